@@ -1,0 +1,405 @@
+//! Model → Rust source. One function per kind of item; no decisions here.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+
+use crate::model::{Field, FieldType, Label, Message, MessagePath, Model, Package, Scalar};
+use crate::{Config, Error, GENERATED_MARKER, JsonForm};
+
+/// The module holding a package's schema statics. Its leading underscore
+/// keeps it clear of package names (`k8s.io.apimachinery.pkg.runtime.schema`).
+const SCHEMA_MODULE: &str = "_schema";
+
+fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+fn path_tokens(segments: &[String]) -> TokenStream {
+    let segments = segments.iter().map(|s| ident(s));
+    quote!(#(#segments)::*)
+}
+
+/// Everything an emitter needs to resolve names.
+struct Ctx<'m> {
+    paths: HashMap<String, MessagePath>,
+    config: &'m Config,
+}
+
+impl Ctx<'_> {
+    fn target(&self, full_name: &str) -> Result<&MessagePath, Error> {
+        self.paths
+            .get(full_name)
+            .ok_or_else(|| Error::Emit(format!("unknown message type {full_name}")))
+    }
+
+    /// The view type of `full_name` as seen from module `from` (package
+    /// module + nested modules).
+    fn view_type(&self, full_name: &str, from: &[String]) -> Result<TokenStream, Error> {
+        let target = self.target(full_name)?;
+        let mut module = target.module.clone();
+        module.extend(target.nested_modules.iter().cloned());
+        let name = ident(&target.type_name);
+        if module == from {
+            return Ok(quote!(#name));
+        }
+        let module = path_tokens(&module);
+        Ok(quote!(crate::#module::#name))
+    }
+
+    /// The schema static of `full_name` as seen from the `schema` module of
+    /// package `from`.
+    fn schema_static(&self, full_name: &str, from_package: &str) -> Result<TokenStream, Error> {
+        let schema_mod = ident(SCHEMA_MODULE);
+        let target = self.target(full_name)?;
+        let name = ident(&target.schema_static);
+        if target.package == from_package {
+            return Ok(quote!(#name));
+        }
+        let module = path_tokens(&target.module);
+        Ok(quote!(crate::#module::#schema_mod::#name))
+    }
+}
+
+/// Emits every file: one per module of the package tree, plus the registry.
+pub fn files(config: &Config, model: &Model) -> Result<BTreeMap<PathBuf, String>, Error> {
+    let ctx = Ctx { paths: model.paths(), config };
+
+    // Module tree: every prefix of every package's module path.
+    let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    let mut packages: BTreeMap<Vec<String>, &Package> = BTreeMap::new();
+    for package in model.packages.values() {
+        for depth in 1..=package.module.len() {
+            children.entry(package.module[..depth].to_vec()).or_default();
+            children
+                .entry(package.module[..depth - 1].to_vec())
+                .or_default()
+                .insert(package.module[depth - 1].clone());
+        }
+        packages.insert(package.module.clone(), package);
+    }
+
+    let mut out = BTreeMap::new();
+    for (module, kids) in &children {
+        if module.is_empty() {
+            continue; // the crate root is hand-written
+        }
+        let body = module_file(&ctx, kids, packages.get(module).copied())?;
+        let mut path: PathBuf = module.iter().collect();
+        if kids.is_empty() {
+            path.set_extension("rs");
+        } else {
+            path.push("mod.rs");
+        }
+        out.insert(path, render(config, body)?);
+    }
+    if config.registry {
+        out.insert(PathBuf::from("registry.rs"), render(config, registry(&ctx, model)?)?);
+    }
+    Ok(out)
+}
+
+fn render(config: &Config, tokens: TokenStream) -> Result<String, Error> {
+    let file: syn::File = syn::parse2(tokens).map_err(|err| Error::Emit(err.to_string()))?;
+    Ok(format!(
+        "{GENERATED_MARKER} by `{}`. Do not edit.\n\n{}",
+        config.regen_command,
+        space_items(&prettyplease::unparse(&file))
+    ))
+}
+
+/// prettyplease packs items together; put a blank line after each closing
+/// brace that ends an item, as rustfmt-formatted code reads.
+fn space_items(code: &str) -> String {
+    let mut out = String::with_capacity(code.len() + code.len() / 16);
+    let mut previous_closed = false;
+    for line in code.lines() {
+        let trimmed = line.trim_start();
+        if previous_closed && !trimmed.starts_with('}') && !trimmed.starts_with(')') && !trimmed.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+        out.push('\n');
+        previous_closed = trimmed == "}" || trimmed == "});" || trimmed.ends_with("];") && trimmed.starts_with(']');
+    }
+    out
+}
+
+fn module_file(
+    ctx: &Ctx<'_>,
+    kids: &BTreeSet<String>,
+    package: Option<&Package>,
+) -> Result<TokenStream, Error> {
+    let kids = kids.iter().map(|k| ident(k));
+    let mut items = quote! { #(pub mod #kids;)* };
+    let Some(package) = package else {
+        return Ok(items);
+    };
+    let doc = format!(" Views of the protobuf package `{}`.", package.name);
+    items = quote! { #![doc = #doc] #items };
+
+    let views: Vec<&Message> = package.messages.iter().filter(|m| !m.map_entry).collect();
+    if !views.is_empty() {
+        items.extend(quote! {
+            #[allow(unused_imports)]
+            use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+        });
+    }
+    // Top-level views, then nested ones in modules named after their parents.
+    let mut nested: BTreeMap<Vec<String>, Vec<TokenStream>> = BTreeMap::new();
+    for message in &views {
+        let target = ctx.target(&message.full_name)?;
+        let mut from = package.module.clone();
+        from.extend(target.nested_modules.iter().cloned());
+        let view = view(ctx, message, &from)?;
+        if target.nested_modules.is_empty() {
+            items.extend(view);
+        } else {
+            nested.entry(target.nested_modules.clone()).or_default().push(view);
+        }
+    }
+    for (modules, views) in nested {
+        let mut body = quote! {
+            #[allow(unused_imports)]
+            use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+            #(#views)*
+        };
+        for module in modules.iter().rev() {
+            let name = ident(module);
+            body = quote! { pub mod #name { #body } };
+        }
+        items.extend(body);
+    }
+    items.extend(schema_module(ctx, package)?);
+    Ok(items)
+}
+
+fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream, Error> {
+        let schema_mod = ident(SCHEMA_MODULE);
+    let name = ident(&message.type_name);
+    let schema = ident(&message.schema_static);
+    let schema_path = if from.len() > ctx.target(&message.full_name)?.module.len() {
+        let package_module = path_tokens(&ctx.target(&message.full_name)?.module);
+        quote!(crate::#package_module::#schema_mod::#schema)
+    } else {
+        quote!(#schema_mod::#schema)
+    };
+    let mut doc = vec![format!(" View of `{}`.", message.full_name)];
+    let package = &ctx.target(&message.full_name)?.package;
+    if let Some(link) = ctx.config.doc_link.as_ref().and_then(|f| f(package, &message.nesting.join("."))) {
+        doc.push(String::new());
+        doc.push(format!(" [Kubernetes API reference]({link})"));
+    }
+    let debug_name = Literal::string(&message.type_name);
+    let accessors = message
+        .fields
+        .iter()
+        .map(|field| accessor(ctx, field, from))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(quote! {
+        #(#[doc = #doc])*
+        #[derive(Clone, Copy, Default)]
+        pub struct #name<'a> {
+            bytes: &'a [u8],
+        }
+
+        impl<'a> #name<'a> {
+            /// Wraps the encoded message; nothing is read until an accessor runs.
+            pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+                Self { bytes }
+            }
+
+            /// The encoded message this view reads.
+            pub const fn as_bytes(&self) -> &'a [u8] {
+                self.bytes
+            }
+
+            #(#accessors)*
+        }
+
+        impl<'a> View<'a> for #name<'a> {
+            const SCHEMA: &'static MessageSchema = &#schema_path;
+
+            fn from_bytes(bytes: &'a [u8]) -> Self {
+                Self { bytes }
+            }
+
+            fn as_bytes(&self) -> &'a [u8] {
+                self.bytes
+            }
+        }
+
+        impl ::core::fmt::Debug for #name<'_> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#debug_name).field("len", &self.bytes.len()).finish_non_exhaustive()
+            }
+        }
+    })
+}
+
+fn scalar_codec(scalar: Scalar) -> (TokenStream, TokenStream) {
+    match scalar {
+        Scalar::Int32 => (quote!(codec::Int32), quote!(i32)),
+        Scalar::Int64 => (quote!(codec::Int64), quote!(i64)),
+        Scalar::Uint32 => (quote!(codec::Uint32), quote!(u32)),
+        Scalar::Uint64 => (quote!(codec::Uint64), quote!(u64)),
+        Scalar::Sint32 => (quote!(codec::Sint32), quote!(i32)),
+        Scalar::Sint64 => (quote!(codec::Sint64), quote!(i64)),
+        Scalar::Bool => (quote!(codec::Bool), quote!(bool)),
+        Scalar::Enum => (quote!(codec::Enum), quote!(i32)),
+        Scalar::Fixed32 => (quote!(codec::Fixed32), quote!(u32)),
+        Scalar::Sfixed32 => (quote!(codec::Sfixed32), quote!(i32)),
+        Scalar::Float => (quote!(codec::Float), quote!(f32)),
+        Scalar::Fixed64 => (quote!(codec::Fixed64), quote!(u64)),
+        Scalar::Sfixed64 => (quote!(codec::Sfixed64), quote!(i64)),
+        Scalar::Double => (quote!(codec::Double), quote!(f64)),
+    }
+}
+
+/// The codec and item type of a field type.
+fn codec(ctx: &Ctx<'_>, ty: &FieldType, from: &[String]) -> Result<(TokenStream, TokenStream), Error> {
+    Ok(match ty {
+        FieldType::Scalar(scalar) => scalar_codec(*scalar),
+        FieldType::String => (quote!(codec::Str), quote!(&'a str)),
+        FieldType::Bytes => (quote!(codec::Bytes), quote!(&'a [u8])),
+        FieldType::Message(name) => {
+            let view = ctx.view_type(name, from)?;
+            (quote!(codec::Msg<#view<'a>>), quote!(#view<'a>))
+        }
+    })
+}
+
+fn accessor(ctx: &Ctx<'_>, field: &Field, from: &[String]) -> Result<TokenStream, Error> {
+    let method = ident(&field.method);
+    let number = Literal::u32_unsuffixed(field.number);
+    let doc = format!(" `{}` (field {}).", field.proto_name, field.number);
+    Ok(match &field.label {
+        Label::Singular => {
+            let (codec, item) = codec(ctx, &field.ty, from)?;
+            let mut tokens = quote! {
+                #[doc = #doc]
+                pub fn #method(&self) -> Option<#item> {
+                    rt::get::<#codec>(self.bytes, #number)
+                }
+            };
+            if let Some(raw) = &field.raw_method {
+                let raw = ident(raw);
+                let raw_doc = format!(" `{}` (field {}) as raw bytes, not checked for UTF-8.", field.proto_name, field.number);
+                tokens.extend(quote! {
+                    #[doc = #raw_doc]
+                    pub fn #raw(&self) -> Option<&'a [u8]> {
+                        rt::get::<codec::Bytes>(self.bytes, #number)
+                    }
+                });
+            }
+            tokens
+        }
+        Label::Repeated => {
+            let (codec, _) = codec(ctx, &field.ty, from)?;
+            quote! {
+                #[doc = #doc]
+                pub fn #method(&self) -> Repeated<'a, #codec> {
+                    Repeated::new(self.bytes, #number)
+                }
+            }
+        }
+        Label::Map { key, value } => {
+            let (key, _) = codec(ctx, key, from)?;
+            let (value, _) = codec(ctx, value, from)?;
+            quote! {
+                #[doc = #doc]
+                pub fn #method(&self) -> Map<'a, #key, #value> {
+                    Map::new(self.bytes, #number)
+                }
+            }
+        }
+    })
+}
+
+fn json_form(form: JsonForm) -> TokenStream {
+    match form {
+        JsonForm::Object => quote!(JsonForm::Object),
+        JsonForm::Timestamp { frac_digits } => {
+            let digits = Literal::u8_unsuffixed(frac_digits);
+            quote!(JsonForm::Timestamp { frac_digits: #digits })
+        }
+        JsonForm::EmbeddedString => quote!(JsonForm::EmbeddedString),
+        JsonForm::IntOrString => quote!(JsonForm::IntOrString),
+        JsonForm::RawJson => quote!(JsonForm::RawJson),
+        JsonForm::BareArray => quote!(JsonForm::BareArray),
+        JsonForm::Duration => quote!(JsonForm::Duration),
+    }
+}
+
+fn kind(ctx: &Ctx<'_>, field: &Field, package: &str) -> Result<TokenStream, Error> {
+    Ok(match &field.ty {
+        FieldType::Scalar(scalar) => {
+            let name = ident(&format!("{scalar:?}"));
+            quote!(Kind::#name)
+        }
+        FieldType::String => quote!(Kind::String),
+        FieldType::Bytes => quote!(Kind::Bytes),
+        FieldType::Message(name) => {
+            let path = ctx.schema_static(name, package)?;
+            quote!(Kind::Message(&#path))
+        }
+    })
+}
+
+fn schema_module(ctx: &Ctx<'_>, package: &Package) -> Result<TokenStream, Error> {
+        let schema_mod = ident(SCHEMA_MODULE);
+    let mut statics = Vec::new();
+    for message in &package.messages {
+        let name = ident(&message.schema_static);
+        let full_name = Literal::string(&message.full_name);
+        let form = json_form(message.json);
+        let fields = message
+            .fields
+            .iter()
+            .map(|field| {
+                let number = Literal::u32_unsuffixed(field.number);
+                let proto_name = Literal::string(&field.proto_name);
+                let label = match field.label {
+                    Label::Singular => quote!(Label::Singular),
+                    Label::Repeated => quote!(Label::Repeated),
+                    Label::Map { .. } => quote!(Label::Map),
+                };
+                let kind = kind(ctx, field, &package.name)?;
+                Ok(quote!(F::new(#number, #proto_name, #label, #kind)))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        statics.push(quote! {
+            pub static #name: MessageSchema = MessageSchema::new(#full_name, #form, &[#(#fields),*]);
+        });
+    }
+    Ok(quote! {
+        /// Static schemas of this package's messages (for validation and JSON).
+        #[doc(hidden)]
+        pub mod #schema_mod {
+            #[allow(unused_imports)]
+            use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
+            #(#statics)*
+        }
+    })
+}
+
+fn registry(ctx: &Ctx<'_>, model: &Model) -> Result<TokenStream, Error> {
+    let mut entries: Vec<(&str, TokenStream)> = Vec::new();
+    for package in model.packages.values() {
+        for message in package.messages.iter().filter(|m| !m.map_entry) {
+            entries.push((&message.full_name, ctx.schema_static(&message.full_name, "")?));
+        }
+    }
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let paths = entries.iter().map(|(_, path)| path);
+    Ok(quote! {
+        //! Every message schema of the crate, sorted by full protobuf name.
+
+        use kguest_wire::schema::MessageSchema;
+
+        /// All message schemas (map entries excluded), sorted by full name.
+        pub static MESSAGES: &[&MessageSchema] = &[#(&#paths),*];
+    })
+}

@@ -1,0 +1,188 @@
+//! Generates zero-copy, allocation-free protobuf views from `.proto` files.
+//!
+//! The pipeline is: compile with [protox] (no `protoc`), lower the
+//! descriptors into a small model, emit Rust with `quote`, format with
+//! `prettyplease`. [`Config::generate`] is pure and returns every file's
+//! contents; [`write_files`] is the only step that touches the disk.
+//!
+//! ```no_run
+//! let mut config = kguest_codegen::Config::new();
+//! config.include("protos").file("my/pkg/messages.proto");
+//! let files = config.generate().unwrap();
+//! kguest_codegen::write_files("src", &files).unwrap();
+//! ```
+//!
+//! The generated code depends on the `kguest-wire` crate.
+
+mod emit;
+mod model;
+pub mod naming;
+mod write;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+pub use write::{WriteReport, stale_files, write_files};
+
+/// The marker on line 1 of every generated file; [`write_files`] only ever
+/// deletes files that carry it.
+pub const GENERATED_MARKER: &str = "// @generated";
+
+/// How a message is written as JSON, mirroring `kguest_wire::schema::JsonForm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonForm {
+    Object,
+    Timestamp { frac_digits: u8 },
+    EmbeddedString,
+    IntOrString,
+    RawJson,
+    BareArray,
+    Duration,
+}
+
+/// Builds the generator's settings, in the spirit of `prost_build::Config`.
+pub struct Config {
+    includes: Vec<PathBuf>,
+    files: Vec<PathBuf>,
+    strip_package_prefix: Option<String>,
+    json_forms: BTreeMap<String, JsonForm>,
+    doc_link: Option<DocLink>,
+    regen_command: String,
+    registry: bool,
+}
+
+type DocLink = Box<dyn Fn(&str, &str) -> Option<String>>;
+
+impl Default for Config {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Config {
+    pub fn new() -> Self {
+        Config {
+            includes: Vec::new(),
+            files: Vec::new(),
+            strip_package_prefix: None,
+            json_forms: BTreeMap::new(),
+            doc_link: None,
+            regen_command: "the kguest code generator".into(),
+            registry: false,
+        }
+    }
+
+    /// Adds an include directory (the root that import paths are relative to).
+    pub fn include(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.includes.push(dir.into());
+        self
+    }
+
+    /// Adds a file to generate, relative to an include directory. Its
+    /// imports are compiled too, and generated as well.
+    pub fn file(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.files.push(path.into());
+        self
+    }
+
+    /// Drops a leading package prefix from module paths: with `k8s.io`, the
+    /// package `k8s.io.api.core.v1` becomes the module `api::core::v1`.
+    pub fn strip_package_prefix(&mut self, prefix: impl Into<String>) -> &mut Self {
+        self.strip_package_prefix = Some(prefix.into());
+        self
+    }
+
+    /// Gives the message `full_name` (no leading dot) a special JSON form.
+    pub fn json_form(&mut self, full_name: impl Into<String>, form: JsonForm) -> &mut Self {
+        self.json_forms.insert(full_name.into(), form);
+        self
+    }
+
+    /// A link for each view type's doc comment, from (package, message name).
+    pub fn doc_link(&mut self, link: impl Fn(&str, &str) -> Option<String> + 'static) -> &mut Self {
+        self.doc_link = Some(Box::new(link));
+        self
+    }
+
+    /// The command named in each file's `@generated` header.
+    pub fn regen_command(&mut self, command: impl Into<String>) -> &mut Self {
+        self.regen_command = command.into();
+        self
+    }
+
+    /// Also emits `registry.rs`: a `MESSAGES` slice of every message schema,
+    /// sorted by full name, for tools that pick a type at run time.
+    pub fn registry(&mut self, on: bool) -> &mut Self {
+        self.registry = on;
+        self
+    }
+
+    /// Compiles the configured files with protox.
+    pub fn compile(&self) -> Result<prost_types::FileDescriptorSet, Error> {
+        let set = protox::compile(&self.files, &self.includes)
+            .map_err(|err| Error::Compile(format!("{err:?}")))?;
+        Ok(set)
+    }
+
+    /// Compiles and generates: file path (relative to the output `src/`) →
+    /// contents.
+    pub fn generate(&self) -> Result<BTreeMap<PathBuf, String>, Error> {
+        self.generate_from(&self.compile()?)
+    }
+
+    /// Generates from already compiled descriptors. Pure and deterministic.
+    pub fn generate_from(
+        &self,
+        set: &prost_types::FileDescriptorSet,
+    ) -> Result<BTreeMap<PathBuf, String>, Error> {
+        let model = model::lower(self, set)?;
+        emit::files(self, &model)
+    }
+
+    fn module_path(&self, package: &str) -> Vec<String> {
+        let mut rest = package;
+        if let Some(prefix) = &self.strip_package_prefix {
+            if let Some(stripped) = rest.strip_prefix(prefix.as_str()) {
+                rest = stripped.trim_start_matches('.');
+            }
+        }
+        rest.split('.').filter(|c| !c.is_empty()).map(naming::module).collect()
+    }
+}
+
+/// What can go wrong while generating.
+#[derive(Debug)]
+pub enum Error {
+    /// protox could not compile the files.
+    Compile(String),
+    /// A descriptor feature the views do not support (e.g. groups).
+    Unsupported { message: String, field: String, what: String },
+    /// Two items would get the same Rust name.
+    NameClash(String),
+    /// The emitted code did not parse (a generator bug).
+    Emit(String),
+    Io(std::io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Compile(msg) => write!(f, "compiling protos: {msg}"),
+            Error::Unsupported { message, field, what } => {
+                write!(f, "{message}.{field}: {what} are not supported")
+            }
+            Error::NameClash(msg) => write!(f, "name clash: {msg}"),
+            Error::Emit(msg) => write!(f, "emitting code: {msg}"),
+            Error::Io(err) => write!(f, "{err}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(err: std::io::Error) -> Self {
+        Error::Io(err)
+    }
+}

@@ -1,0 +1,295 @@
+//! The descriptors, lowered once into what the emitters need.
+//!
+//! Every decision about names, labels, maps and JSON forms is made here, so
+//! the emitters only print.
+
+use std::collections::{BTreeMap, HashMap};
+
+use prost_types::field_descriptor_proto::{Label as ProtoLabel, Type as ProtoType};
+use prost_types::{DescriptorProto, FileDescriptorSet};
+
+use crate::{Config, Error, JsonForm, naming};
+
+/// All packages to generate, by protobuf package name.
+#[derive(Debug)]
+pub struct Model {
+    pub packages: BTreeMap<String, Package>,
+}
+
+#[derive(Debug)]
+pub struct Package {
+    /// Protobuf package, e.g. `k8s.io.api.core.v1`.
+    pub name: String,
+    /// Rust module path below the crate root, e.g. `["api", "core", "v1"]`.
+    pub module: Vec<String>,
+    /// Messages in declaration order of nesting, sorted by name; map entries included.
+    pub messages: Vec<Message>,
+}
+
+#[derive(Debug)]
+pub struct Message {
+    /// Fully qualified protobuf name without the leading dot.
+    pub full_name: String,
+    /// Message names from the package down: `["PodSpec", "NodeSelectorEntry"]`.
+    pub nesting: Vec<String>,
+    pub type_name: String,
+    pub schema_static: String,
+    pub map_entry: bool,
+    pub json: JsonForm,
+    pub fields: Vec<Field>,
+}
+
+#[derive(Debug)]
+pub struct Field {
+    pub number: u32,
+    pub proto_name: String,
+    pub method: String,
+    /// The raw-bytes accessor, for singular strings.
+    pub raw_method: Option<String>,
+    pub label: Label,
+    pub ty: FieldType,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Label {
+    Singular,
+    Repeated,
+    /// A `map<K, V>` field; `ty` is the entry message.
+    Map { key: FieldType, value: FieldType },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldType {
+    Scalar(Scalar),
+    String,
+    Bytes,
+    /// A message, by fully qualified name.
+    Message(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scalar {
+    Int32,
+    Int64,
+    Uint32,
+    Uint64,
+    Sint32,
+    Sint64,
+    Bool,
+    Enum,
+    Fixed32,
+    Sfixed32,
+    Float,
+    Fixed64,
+    Sfixed64,
+    Double,
+}
+
+/// Where a message's generated items live.
+#[derive(Debug, Clone)]
+pub struct MessagePath {
+    pub package: String,
+    /// Rust module path of the package.
+    pub module: Vec<String>,
+    /// Modules for nesting (parents' names, snake-cased).
+    pub nested_modules: Vec<String>,
+    pub type_name: String,
+    pub schema_static: String,
+}
+
+impl Model {
+    /// An index from fully qualified message name to where it is generated.
+    pub fn paths(&self) -> HashMap<String, MessagePath> {
+        let mut out = HashMap::new();
+        for package in self.packages.values() {
+            for message in &package.messages {
+                let nested_modules =
+                    message.nesting[..message.nesting.len() - 1].iter().map(|n| naming::module(n)).collect();
+                out.insert(
+                    message.full_name.clone(),
+                    MessagePath {
+                        package: package.name.clone(),
+                        module: package.module.clone(),
+                        nested_modules,
+                        type_name: message.type_name.clone(),
+                        schema_static: message.schema_static.clone(),
+                    },
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Lowers the compiled descriptors of the files selected in `config`.
+pub fn lower(config: &Config, set: &FileDescriptorSet) -> Result<Model, Error> {
+    let mut packages: BTreeMap<String, Package> = BTreeMap::new();
+    for file in &set.file {
+        let package_name = file.package().to_string();
+        let module = config.module_path(&package_name);
+        let package = packages.entry(package_name.clone()).or_insert_with(|| Package {
+            name: package_name.clone(),
+            module,
+            messages: Vec::new(),
+        });
+        for message in &file.message_type {
+            lower_message(config, &package_name, &[], message, &mut package.messages)?;
+        }
+    }
+    for package in packages.values_mut() {
+        package.messages.sort_by(|a, b| a.nesting.cmp(&b.nesting));
+    }
+    let model = Model { packages };
+    check_unique_names(&model)?;
+    Ok(model)
+}
+
+fn lower_message(
+    config: &Config,
+    package: &str,
+    parents: &[String],
+    proto: &DescriptorProto,
+    out: &mut Vec<Message>,
+) -> Result<(), Error> {
+    let mut nesting = parents.to_vec();
+    nesting.push(proto.name().to_string());
+    let full_name = if package.is_empty() {
+        nesting.join(".")
+    } else {
+        format!("{package}.{}", nesting.join("."))
+    };
+    let map_entry = proto.options.as_ref().is_some_and(|o| o.map_entry());
+
+    let map_entries: HashMap<String, &DescriptorProto> = proto
+        .nested_type
+        .iter()
+        .filter(|n| n.options.as_ref().is_some_and(|o| o.map_entry()))
+        .map(|n| (format!(".{full_name}.{}", n.name()), n))
+        .collect();
+
+    let mut fields = Vec::new();
+    for field in &proto.field {
+        let ty = field_type(field).map_err(|what| Error::Unsupported {
+            message: full_name.clone(),
+            field: field.name().to_string(),
+            what,
+        })?;
+        let label = match field.label() {
+            ProtoLabel::Repeated => match (&ty, field.r#type()) {
+                (FieldType::Message(name), _) if map_entries.contains_key(&format!(".{name}")) => {
+                    let entry = map_entries[&format!(".{name}")];
+                    let part = |number: i32| {
+                        entry
+                            .field
+                            .iter()
+                            .find(|f| f.number() == number)
+                            .ok_or_else(|| Error::Unsupported {
+                                message: full_name.clone(),
+                                field: field.name().to_string(),
+                                what: "a map entry without key or value".into(),
+                            })
+                            .and_then(|f| {
+                                field_type(f).map_err(|what| Error::Unsupported {
+                                    message: full_name.clone(),
+                                    field: field.name().to_string(),
+                                    what,
+                                })
+                            })
+                    };
+                    Label::Map { key: part(1)?, value: part(2)? }
+                }
+                _ => Label::Repeated,
+            },
+            _ => Label::Singular,
+        };
+        fields.push(Field {
+            number: u32::try_from(field.number()).map_err(|_| Error::Unsupported {
+                message: full_name.clone(),
+                field: field.name().to_string(),
+                what: "a negative field number".into(),
+            })?,
+            proto_name: field.name().to_string(),
+            method: naming::field_method(field.name()),
+            raw_method: (ty == FieldType::String && label == Label::Singular)
+                .then(|| naming::raw_bytes_method(field.name())),
+            label,
+            ty,
+        });
+    }
+    fields.sort_by_key(|f| f.number);
+
+    let json = config.json_forms.get(&full_name).copied().unwrap_or(JsonForm::Object);
+    out.push(Message {
+        type_name: naming::type_name(proto.name()),
+        schema_static: naming::schema_static(&nesting),
+        full_name,
+        nesting: nesting.clone(),
+        map_entry,
+        json,
+        fields,
+    });
+    for nested in &proto.nested_type {
+        lower_message(config, package, &nesting, nested, out)?;
+    }
+    Ok(())
+}
+
+fn field_type(field: &prost_types::FieldDescriptorProto) -> Result<FieldType, String> {
+    let scalar = |s| Ok(FieldType::Scalar(s));
+    match field.r#type() {
+        ProtoType::Double => scalar(Scalar::Double),
+        ProtoType::Float => scalar(Scalar::Float),
+        ProtoType::Int64 => scalar(Scalar::Int64),
+        ProtoType::Uint64 => scalar(Scalar::Uint64),
+        ProtoType::Int32 => scalar(Scalar::Int32),
+        ProtoType::Fixed64 => scalar(Scalar::Fixed64),
+        ProtoType::Fixed32 => scalar(Scalar::Fixed32),
+        ProtoType::Bool => scalar(Scalar::Bool),
+        ProtoType::String => Ok(FieldType::String),
+        ProtoType::Bytes => Ok(FieldType::Bytes),
+        ProtoType::Uint32 => scalar(Scalar::Uint32),
+        ProtoType::Enum => scalar(Scalar::Enum),
+        ProtoType::Sfixed32 => scalar(Scalar::Sfixed32),
+        ProtoType::Sfixed64 => scalar(Scalar::Sfixed64),
+        ProtoType::Sint32 => scalar(Scalar::Sint32),
+        ProtoType::Sint64 => scalar(Scalar::Sint64),
+        ProtoType::Message => {
+            Ok(FieldType::Message(field.type_name().trim_start_matches('.').to_string()))
+        }
+        ProtoType::Group => Err("groups".into()),
+    }
+}
+
+fn check_unique_names(model: &Model) -> Result<(), Error> {
+    const RESERVED: &[&str] = &["from_bytes", "as_bytes", "validate"];
+    for package in model.packages.values() {
+        let mut statics = HashMap::new();
+        for message in &package.messages {
+            if let Some(other) = statics.insert(&message.schema_static, &message.full_name) {
+                return Err(Error::NameClash(format!(
+                    "{} and {} both map to the static {}",
+                    other, message.full_name, message.schema_static
+                )));
+            }
+            let mut methods = HashMap::new();
+            for field in &message.fields {
+                let names = std::iter::once(field.method.clone()).chain(field.raw_method.clone());
+                for name in names {
+                    if RESERVED.contains(&name.as_str()) {
+                        return Err(Error::NameClash(format!(
+                            "{}.{} maps to the reserved method {name}",
+                            message.full_name, field.proto_name
+                        )));
+                    }
+                    if let Some(other) = methods.insert(name.clone(), &field.proto_name) {
+                        return Err(Error::NameClash(format!(
+                            "{}: fields {other} and {} both map to {name}",
+                            message.full_name, field.proto_name
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! The API server's protobuf framing: `k8s\0` followed by a
+//! `runtime.Unknown` that names the type and carries the object's bytes.
+//!
+//! [`unwrap`] is zero-copy: the returned `raw` borrows the input, so a host
+//! that already holds API-server bytes can hand the object to a guest (or a
+//! view) without re-encoding it.
+
+use crate::apimachinery::pkg::runtime::Unknown;
+use kguest_wire::{DecodeError, View};
+
+/// The four bytes that start every protobuf object the API server sends.
+pub const MAGIC: [u8; 4] = *b"k8s\0";
+
+/// An unwrapped object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Envelope<'a> {
+    /// e.g. `v1`, `apps/v1`.
+    pub api_version: &'a str,
+    /// e.g. `Pod`.
+    pub kind: &'a str,
+    /// The object's own protobuf message.
+    pub raw: &'a [u8],
+    /// Empty for plain protobuf.
+    pub content_encoding: &'a str,
+    /// Empty for plain protobuf.
+    pub content_type: &'a str,
+}
+
+/// Why bytes are not an enveloped object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnvelopeError {
+    /// The input does not start with `k8s\0`.
+    MissingMagic,
+    /// The `runtime.Unknown` wrapper is malformed; the offset counts from
+    /// the start of the input, magic included.
+    Malformed(DecodeError),
+}
+
+impl EnvelopeError {
+    /// A short lowercase description.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            EnvelopeError::MissingMagic => "not a Kubernetes protobuf object (no `k8s\\0` prefix)",
+            EnvelopeError::Malformed(err) => err.kind.as_str(),
+        }
+    }
+}
+
+/// True when `bytes` starts with the `k8s\0` magic.
+pub fn has_magic(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}
+
+/// Splits an enveloped object into its type and raw bytes, without copying.
+pub fn unwrap(bytes: &[u8]) -> Result<Envelope<'_>, EnvelopeError> {
+    let body = bytes.strip_prefix(&MAGIC).ok_or(EnvelopeError::MissingMagic)?;
+    let unknown = Unknown::from_bytes(body);
+    unknown.validate().map_err(|mut err| {
+        err.offset += MAGIC.len();
+        EnvelopeError::Malformed(err)
+    })?;
+    let type_meta = unknown.type_meta();
+    Ok(Envelope {
+        api_version: type_meta.and_then(|t| t.api_version()).unwrap_or(""),
+        kind: type_meta.and_then(|t| t.kind()).unwrap_or(""),
+        raw: unknown.raw().unwrap_or(&[]),
+        content_encoding: unknown.content_encoding().unwrap_or(""),
+        content_type: unknown.content_type().unwrap_or(""),
+    })
+}

@@ -1,0 +1,49 @@
+//! Wire primitives for kguest's zero-copy protobuf views.
+//!
+//! Generated view types (see `kguest-k8s`) are thin wrappers around a borrowed
+//! `&[u8]`. Every accessor calls into this crate with a field number: the
+//! message is scanned when the field is read, and nothing is decoded, copied
+//! or allocated up front. A guest links only the few functions its accessors
+//! reach.
+//!
+//! - [`View`]: the trait every generated view implements.
+//! - [`Repeated`] and [`Map`]: lazy, `Copy` iterators over repeated and map fields.
+//! - [`codec`]: how one field value is read (`Str`, `Int64`, `Msg<V>`, ...).
+//! - [`schema`]: static message descriptions, used by [`View::validate`] and,
+//!   behind the `json` feature, by the JSON serializer.
+//!
+//! Reading follows protobuf's rules: the last occurrence of a singular field
+//! wins, unknown fields are skipped, fields may come in any order, repeated
+//! scalars may be packed or not. Malformed input never panics: accessors return
+//! `None` and iterators stop; [`View::validate`] names the first problem and
+//! its byte offset.
+//!
+//! One deviation from a full decoder: a singular message field split over
+//! several occurrences is merged by protobuf; a view reads the last
+//! occurrence only. Kubernetes never writes such input.
+
+#![no_std]
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "json")]
+extern crate alloc;
+#[cfg(feature = "json")]
+extern crate std;
+
+pub mod codec;
+mod error;
+#[cfg(feature = "json")]
+pub mod json;
+mod map;
+mod repeated;
+#[doc(hidden)]
+pub mod rt;
+pub mod schema;
+pub mod timefmt;
+mod view;
+pub mod wire;
+
+pub use error::{DecodeError, ErrorKind};
+pub use map::Map;
+pub use repeated::Repeated;
+pub use view::View;

@@ -1,0 +1,87 @@
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::codec::Codec;
+use crate::wire::{Value, next_field};
+
+/// The elements of a repeated field, read lazily in order.
+///
+/// `Copy`: iterating a copy leaves the original at its position. Scalars are
+/// accepted packed and unpacked, mixed. Iteration stops at malformed input.
+pub struct Repeated<'a, C> {
+    rest: &'a [u8],
+    packed: &'a [u8],
+    number: u32,
+    codec: PhantomData<fn() -> C>,
+}
+
+impl<C> Clone for Repeated<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for Repeated<'_, C> {}
+
+impl<'a, C: Codec<'a>> Repeated<'a, C> {
+    /// The occurrences of field `number` in the message `bytes`.
+    pub const fn new(bytes: &'a [u8], number: u32) -> Self {
+        Repeated { rest: bytes, packed: &[], number, codec: PhantomData }
+    }
+
+    /// True when no element remains.
+    pub fn is_empty(&self) -> bool {
+        self.clone().next().is_none()
+    }
+
+    fn stop(&mut self) -> Option<C::Item> {
+        self.rest = &[];
+        self.packed = &[];
+        None
+    }
+}
+
+impl<'a, C: Codec<'a>> Iterator for Repeated<'a, C> {
+    type Item = C::Item;
+
+    fn next(&mut self) -> Option<C::Item> {
+        if !self.packed.is_empty() {
+            return match C::decode_packed(&mut self.packed) {
+                Some(item) => Some(item),
+                None => self.stop(),
+            };
+        }
+        loop {
+            let (number, value) = match next_field(&mut self.rest) {
+                Ok(Some(field)) => field,
+                Ok(None) | Err(_) => return self.stop(),
+            };
+            if number != self.number {
+                continue;
+            }
+            if let Some(item) = C::decode(value) {
+                return Some(item);
+            }
+            // A length-delimited occurrence of a scalar field is a packed run.
+            match value {
+                Value::Len(run) => {
+                    self.packed = run;
+                    if run.is_empty() {
+                        continue;
+                    }
+                    return match C::decode_packed(&mut self.packed) {
+                        Some(item) => Some(item),
+                        None => self.stop(),
+                    };
+                }
+                _ => return self.stop(),
+            }
+        }
+    }
+}
+
+impl<C> fmt::Debug for Repeated<'_, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Repeated").field("number", &self.number).finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,42 @@
+//! Project automation: `cargo xtask <task>`. One module per task.
+
+mod paths;
+mod regen;
+mod vendor;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <task> [options]
+
+tasks:
+  vendor [--from DIR] [--check]   fetch the pinned Kubernetes protos and fixtures into proto-vendor/
+  regen [--check]                 regenerate generated/ from the vendored protos
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((task, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match task.as_str() {
+        "vendor" => vendor::run(rest),
+        "regen" => regen::run(rest),
+        "-h" | "--help" | "help" => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        other => {
+            eprintln!("error: unknown task `{other}`\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! Where things live in the repository.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root (the parent of `xtask/`).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+/// The vendored tree: `proto-vendor/` holds `proto/` and `testdata/`.
+pub fn vendor_dir() -> PathBuf {
+    root().join("proto-vendor")
+}
+
+/// The committed lock manifest pinning every vendored file.
+pub fn lock_file() -> PathBuf {
+    vendor_dir().join("kubernetes.lock")
+}
