@@ -1,7 +1,10 @@
 //! Project automation: `cargo xtask <task>`. One module per task.
 
+mod demo;
+mod guests;
 mod paths;
 mod regen;
+mod test;
 mod vendor;
 
 use std::process::ExitCode;
@@ -10,7 +13,10 @@ const USAGE: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
+  demo                            decode an embedded sample Pod and build the nodeName guest
+  test                            everything CI checks (vendor, regen --check, tests, guest sizes)
   vendor [--from DIR] [--check]   fetch the pinned Kubernetes protos and fixtures into proto-vendor/
+         [--update-lock --from DIR [--kubernetes X.Y.Z]]
   regen [--check]                 regenerate generated/ from the vendored protos
 ";
 
@@ -21,6 +27,8 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let result = match task.as_str() {
+        "demo" => demo::run(rest),
+        "test" => test::run(rest),
         "vendor" => vendor::run(rest),
         "regen" => regen::run(rest),
         "-h" | "--help" | "help" => {

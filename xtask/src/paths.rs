@@ -19,3 +19,14 @@ pub fn vendor_dir() -> PathBuf {
 pub fn lock_file() -> PathBuf {
     vendor_dir().join("kubernetes.lock")
 }
+
+/// Cargo's target directory (`CARGO_TARGET_DIR` or `<root>/target`).
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() { dir } else { root().join(dir) }
+        }
+        None => root().join("target"),
+    }
+}

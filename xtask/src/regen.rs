@@ -76,6 +76,7 @@ pub fn kubernetes_config(proto_dir: &Path) -> Result<Config, String> {
         .strip_package_prefix("k8s.io")
         .regen_command("cargo xtask regen")
         .registry(true)
+        .reflect_feature("reflect")
         .doc_link(api_reference_link);
     for file in proto_files(proto_dir)? {
         config.file(file);

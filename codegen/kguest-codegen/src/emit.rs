@@ -198,6 +198,10 @@ fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream
         .iter()
         .map(|field| accessor(ctx, field, from))
         .collect::<Result<Vec<_>, _>>()?;
+    let reflect = match &ctx.config.reflect_feature {
+        Some(feature) => reflect_impl(ctx, message, from, feature)?,
+        None => TokenStream::new(),
+    };
     Ok(quote! {
         #(#[doc = #doc])*
         #[derive(Clone, Copy, Default)]
@@ -234,6 +238,68 @@ fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream
         impl ::core::fmt::Debug for #name<'_> {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.debug_struct(#debug_name).field("len", &self.bytes.len()).finish_non_exhaustive()
+            }
+        }
+
+        #reflect
+    })
+}
+
+/// The reflect item for a value `expr` of type `ty`.
+fn reflect_item(ty: &FieldType, expr: TokenStream) -> TokenStream {
+    let variant = match ty {
+        FieldType::Message(_) => return quote!(Item::Message(&#expr)),
+        FieldType::String => "Str",
+        FieldType::Bytes => "Bytes",
+        FieldType::Scalar(scalar) => match scalar {
+            Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32 | Scalar::Enum => "I32",
+            Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 => "I64",
+            Scalar::Uint32 | Scalar::Fixed32 => "U32",
+            Scalar::Uint64 | Scalar::Fixed64 => "U64",
+            Scalar::Bool => "Bool",
+            Scalar::Float => "F32",
+            Scalar::Double => "F64",
+        },
+    };
+    let variant = ident(variant);
+    quote!(Item::#variant(#expr))
+}
+
+fn reflect_impl(ctx: &Ctx<'_>, message: &Message, from: &[String], feature: &str) -> Result<TokenStream, Error> {
+    let _ = (ctx, from);
+    let name = ident(&message.type_name);
+    let visits = message.fields.iter().map(|field| {
+        let method = ident(&field.method);
+        let number = Literal::u32_unsuffixed(field.number);
+        match &field.label {
+            Label::Singular => {
+                let item = reflect_item(&field.ty, quote!(*x));
+                quote!(visitor.field(#number, self.#method().as_ref().map(|x| #item));)
+            }
+            Label::Repeated => {
+                let item = reflect_item(&field.ty, quote!(x));
+                quote!(for x in self.#method() { visitor.element(#number, #item); })
+            }
+            Label::Map { key, value } => {
+                let key = reflect_item(key, quote!(k));
+                let value = reflect_item(value, quote!(v));
+                quote!(for (k, v) in self.#method() { visitor.entry(#number, #key, #value); })
+            }
+        }
+    });
+    let visitor = if message.fields.is_empty() { quote!(_visitor) } else { quote!(visitor) };
+    Ok(quote! {
+        #[cfg(feature = #feature)]
+        impl<'a> kguest_wire::reflect::Reflect<'a> for #name<'a> {
+            fn schema(&self) -> &'static MessageSchema {
+                <Self as View<'a>>::SCHEMA
+            }
+
+            #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+            fn reflect(&self, #visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+                #[allow(unused_imports)]
+                use kguest_wire::reflect::Item;
+                #(#visits)*
             }
         }
     })

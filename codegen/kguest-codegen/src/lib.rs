@@ -50,6 +50,7 @@ pub struct Config {
     doc_link: Option<DocLink>,
     regen_command: String,
     registry: bool,
+    reflect_feature: Option<String>,
 }
 
 type DocLink = Box<dyn Fn(&str, &str) -> Option<String>>;
@@ -70,6 +71,7 @@ impl Config {
             doc_link: None,
             regen_command: "the kguest code generator".into(),
             registry: false,
+            reflect_feature: None,
         }
     }
 
@@ -115,6 +117,13 @@ impl Config {
     /// sorted by full name, for tools that pick a type at run time.
     pub fn registry(&mut self, on: bool) -> &mut Self {
         self.registry = on;
+        self
+    }
+
+    /// Also emits `kguest_wire::reflect::Reflect` for every view, compiled
+    /// only when the generated crate's cargo feature `feature` is on.
+    pub fn reflect_feature(&mut self, feature: impl Into<String>) -> &mut Self {
+        self.reflect_feature = Some(feature.into());
         self
     }
 

@@ -218,7 +218,12 @@ fn decimal_value(p: &Parts<'_>, exp: i64, format: Format) -> Result<Quantity, Qu
     let top = exp.saturating_add(int_len).saturating_sub(1);
     // Digits weighing less than 10^-9 only matter as "something was there".
     let last_kept = top.saturating_add(9);
-    let mut mag: u128 = 0;
+    // Digits go into a wide integer so that a value which only fits once
+    // rounded (`...999.9n`) is still accepted; zeros wait in `zeros` until a
+    // non-zero digit follows, so long runs of them cost nothing.
+    let mut w = Wide::ZERO;
+    let mut started = false;
+    let mut fits = true;
     let mut zeros: u32 = 0;
     let mut low = 0i64;
     let mut sticky = false;
@@ -231,32 +236,43 @@ fn decimal_value(p: &Parts<'_>, exp: i64, format: Format) -> Result<Quantity, Qu
                 break;
             }
         } else if d == 0 {
-            if mag != 0 {
+            if started {
                 zeros = zeros.saturating_add(1);
             }
         } else {
-            let scale = pow10(zeros.saturating_add(1)).ok_or(QuantityError::OutOfRange)?;
-            mag = mag
-                .checked_mul(scale)
-                .and_then(|m| m.checked_add(u128::from(d)))
-                .ok_or(QuantityError::OutOfRange)?;
+            fits &=
+                w.mul_pow10(zeros.saturating_add(u32::from(started))) && w.mul_add(1, u64::from(d));
+            if !fits {
+                return Err(QuantityError::OutOfRange);
+            }
+            started = true;
             zeros = 0;
             low = top.saturating_sub(j);
         }
     }
     if sticky {
         // Add one nano to the magnitude; every kept digit weighs at least 10^-9.
-        let shift = if mag == 0 {
-            0
-        } else {
-            u32::try_from(low.saturating_add(9)).map_err(|_| QuantityError::OutOfRange)?
-        };
-        mag = pow10(shift)
-            .and_then(|p| mag.checked_mul(p))
-            .and_then(|m| m.checked_add(1))
-            .ok_or(QuantityError::OutOfRange)?;
+        if started {
+            let shift =
+                u32::try_from(low.saturating_add(9)).map_err(|_| QuantityError::OutOfRange)?;
+            fits &= w.mul_pow10(shift);
+        }
+        fits &= w.mul_add(1, 1);
         low = -9;
+        // Rounding up may carry into trailing zeros (384 bits hold < 116 digits).
+        for _ in 0..116 {
+            let mut t = w;
+            if !fits || t.div_rem(10) != 0 {
+                break;
+            }
+            w = t;
+            low = low.saturating_add(1);
+        }
     }
+    let mag = match w.to_u128() {
+        Some(m) if fits => m,
+        _ => return Err(QuantityError::OutOfRange),
+    };
     build(p.negative, mag, low, format)
 }
 
@@ -316,7 +332,12 @@ fn binary_value(p: &Parts<'_>, power: u32) -> Result<Quantity, QuantityError> {
 }
 
 /// Normalises `±mag × 10^exp` into a [`Quantity`].
-fn build(negative: bool, mut mag: u128, mut exp: i64, format: Format) -> Result<Quantity, QuantityError> {
+fn build(
+    negative: bool,
+    mut mag: u128,
+    mut exp: i64,
+    format: Format,
+) -> Result<Quantity, QuantityError> {
     if mag == 0 {
         return Ok(Quantity {
             mant: 0,
@@ -325,7 +346,7 @@ fn build(negative: bool, mut mag: u128, mut exp: i64, format: Format) -> Result<
         });
     }
     let max = i64::from(i32::MAX);
-    while mag % 10 == 0 && exp < max {
+    while mag.is_multiple_of(10) && exp < max {
         mag /= 10;
         exp = exp.saturating_add(1);
     }
@@ -480,7 +501,11 @@ impl Quantity {
                 // p >= 10, never zero.
                 Some(p) => {
                     let q = mag / p;
-                    if mag % p == 0 { q } else { q.saturating_add(1) }
+                    if mag.is_multiple_of(p) {
+                        q
+                    } else {
+                        q.saturating_add(1)
+                    }
                 }
                 // 10^shift exceeds any u128: the quotient is below one.
                 None => 1,
@@ -555,7 +580,7 @@ impl Quantity {
                 Some(v) if v >= 1024 => {
                     let mut v = v;
                     let mut power = 0usize;
-                    while v % 1024 == 0 {
+                    while v.is_multiple_of(1024) {
                         v /= 1024;
                         power = power.saturating_add(1);
                     }
@@ -723,6 +748,18 @@ impl Wide {
         carry == 0
     }
 
+    /// `self = self × 10^n`; false if the result does not fit.
+    fn mul_pow10(&mut self, mut n: u32) -> bool {
+        while n > 0 {
+            let step = n.min(19);
+            if !self.mul_add(10u64.pow(step), 0) {
+                return false;
+            }
+            n = n.saturating_sub(step);
+        }
+        true
+    }
+
     /// `self = self / d`, returning the remainder; `d` must not be zero.
     fn div_rem(&mut self, d: u64) -> u64 {
         let d = u128::from(d);
@@ -871,13 +908,23 @@ mod tests {
             ("0.00000012354", 124, -9, DecimalSI),
             ("-0.00000012345", -124, -9, DecimalSI),
             ("1e-2147483647", 1, -9, DecimalExponent),
-            ("0.000000000000000000000000000000000000000000000000001", 1, -9, DecimalSI),
+            (
+                "0.000000000000000000000000000000000000000000000000001",
+                1,
+                -9,
+                DecimalSI,
+            ),
             // Binary values are capped at 2^63-1.
             ("9Ei", i64::MAX as i128, 0, BinarySI),
             ("8Ei", i64::MAX as i128, 0, BinarySI),
             ("-8Ei", -(i64::MAX as i128), 0, BinarySI),
             ("9223372036854775807Ki", i64::MAX as i128, 0, BinarySI),
-            ("123456789012345678901234567890Ei", i64::MAX as i128, 0, BinarySI),
+            (
+                "123456789012345678901234567890Ei",
+                i64::MAX as i128,
+                0,
+                BinarySI,
+            ),
             ("7.99999999999999999999Ei", i64::MAX as i128, 0, BinarySI),
             ("12E", 12, 18, DecimalSI),
             // Decimal values are not capped.
@@ -898,7 +945,12 @@ mod tests {
             ("0.000000000001Ki", 2, -9, DecimalSI),
             ("0.0001Ki", 1024, -4, DecimalSI),
             ("-0.0001Ki", -1024, -4, DecimalSI),
-            ("0.0000000000000000000000000000000000000001Ei", 1, -9, DecimalSI),
+            (
+                "0.0000000000000000000000000000000000000001Ei",
+                1,
+                -9,
+                DecimalSI,
+            ),
             ("0.000000000000000000000000001Ei", 2, -9, DecimalSI),
             (".001", 1, -3, DecimalSI),
             (".0001k", 1, -1, DecimalSI),
@@ -921,9 +973,37 @@ mod tests {
             ("E", 0, 0, DecimalSI),
             ("e-9", 0, 0, DecimalExponent),
             // Long digit strings whose value still fits.
-            ("1000000000000000000000000000000000000000000000000000", 1, 51, DecimalSI),
-            ("0.00000000000000000000000000000000000000000000001e50", 1, 3, DecimalExponent),
-            ("1.0000000000000000000000000000000000000000001", 1000000001, -9, DecimalSI),
+            (
+                "1000000000000000000000000000000000000000000000000000",
+                1,
+                51,
+                DecimalSI,
+            ),
+            (
+                "0.00000000000000000000000000000000000000000000001e50",
+                1,
+                3,
+                DecimalExponent,
+            ),
+            (
+                "1.0000000000000000000000000000000000000000001",
+                1000000001,
+                -9,
+                DecimalSI,
+            ),
+            // Too wide until rounding carries into trailing zeros.
+            (
+                "999999999999999999999999999999999999999.1n",
+                1,
+                30,
+                DecimalSI,
+            ),
+            (
+                "-9999999999999999999999999999999999999999.9999999999",
+                -1,
+                40,
+                DecimalSI,
+            ),
         ];
         for &(input, m, e, format) in table {
             let got = q(input);
@@ -991,8 +1071,14 @@ mod tests {
             ("-.E-12", Numeric),
             ("1234567890123456789012345678901234567891", OutOfRange),
             ("1234567890123456789012345678901234567891e-5", OutOfRange),
-            ("1000000000000000000000000000000000000000.0000000001", OutOfRange),
-            ("1000000000000000000000000000000000000000000000001e2147483647", OutOfRange),
+            (
+                "1000000000000000000000000000000000000000.0000000001",
+                OutOfRange,
+            ),
+            (
+                "1000000000000000000000000000000000000000000000001e2147483647",
+                OutOfRange,
+            ),
         ];
         for &(input, want) in table {
             assert_eq!(parse(input.as_bytes()).err(), Some(want), "{input:?}");
@@ -1119,7 +1205,10 @@ mod tests {
             ("1e2147483647", "10e2147483646"),
             ("100e2147483647", "1000e2147483646"),
             ("1e-2147483647", "1e-9"),
-            ("123456789012345678901234567890123456789", "123456789012345678901234567890123456789"),
+            (
+                "123456789012345678901234567890123456789",
+                "123456789012345678901234567890123456789",
+            ),
         ];
         for &(input, want) in table {
             assert_eq!(canon(input), want, "{input}");
@@ -1142,8 +1231,14 @@ mod tests {
             (Quantity::from_i64(2000, BinarySI), "2000"),
             (Quantity::from_i64(-2000, BinarySI), "-2000"),
             (Quantity::from_i64(i64::MIN, BinarySI), "-8Ei"),
-            (Quantity::from_i64(i64::MAX, DecimalSI), "9223372036854775807"),
-            (Quantity::from_i64(i64::MIN, DecimalExponent), "-9223372036854775808"),
+            (
+                Quantity::from_i64(i64::MAX, DecimalSI),
+                "9223372036854775807",
+            ),
+            (
+                Quantity::from_i64(i64::MIN, DecimalExponent),
+                "-9223372036854775808",
+            ),
             (Quantity::from_milli(500, BinarySI), "500m"),
             (Quantity::from_milli(1234567, BinarySI), "1234567m"),
             (Quantity::from_milli(1500, DecimalSI), "1500m"),
@@ -1263,16 +1358,28 @@ mod tests {
             ("9223372036854775808", None, None),
             ("-9223372036854775808", Some(i64::MIN), None),
             ("-9223372036854775809", None, None),
-            ("9223372036854775.807", Some(9223372036854776), Some(i64::MAX)),
+            (
+                "9223372036854775.807",
+                Some(9223372036854776),
+                Some(i64::MAX),
+            ),
             ("9223372036854775.808", Some(9223372036854776), None),
-            ("-9223372036854775.808", Some(-9223372036854776), Some(i64::MIN)),
+            (
+                "-9223372036854775.808",
+                Some(-9223372036854776),
+                Some(i64::MIN),
+            ),
             ("8Ei", Some(i64::MAX), None),
             ("1e18", Some(1_000_000_000_000_000_000), None),
             ("1e19", None, None),
             ("1e2147483647", None, None),
             ("1e-2147483647", Some(1), Some(1)),
             ("123456789012345678901234567890123456789n", None, None),
-            ("1234567890123456789012345678n", Some(1234567890123456790), None),
+            (
+                "1234567890123456789012345678n",
+                Some(1234567890123456790),
+                None,
+            ),
         ];
         for &(input, value, milli) in table {
             let v = q(input);
@@ -1326,8 +1433,16 @@ mod tests {
             ("901e-2", "9.01", Equal),
             ("90e-1", "9.01", Less),
             ("800m", "790m", Greater),
-            ("123456789012345678901234567890123456789", "123456789012345678901234567890123456788", Greater),
-            ("170141183460469231731687303715884105727", "17014118346046923173168730371588410572.7e1", Equal),
+            (
+                "123456789012345678901234567890123456789",
+                "123456789012345678901234567890123456788",
+                Greater,
+            ),
+            (
+                "170141183460469231731687303715884105727",
+                "17014118346046923173168730371588410572.7e1",
+                Equal,
+            ),
             ("1e38", "99999999999999999999999999999999999999", Greater),
             ("99999999999999999999999999999999999999e1", "1e39", Less),
         ];
@@ -1374,7 +1489,10 @@ mod tests {
         let mut s = String::new();
         s.push_str(rng.pick(&["", "", "", "-", "+"]));
         let digits = |rng: &mut Lcg, s: &mut String| {
-            let n = rng.pick(&["0", "1", "2", "3", "5", "9", "19", "25", "40"]).parse::<u64>().unwrap();
+            let n = rng
+                .pick(&["0", "1", "2", "3", "5", "9", "19", "25", "40"])
+                .parse::<u64>()
+                .unwrap();
             let n = rng.below(n + 1);
             for _ in 0..n {
                 let d = if rng.below(3) == 0 { 0 } else { rng.below(10) };
@@ -1396,13 +1514,26 @@ mod tests {
             2 => {
                 s.push_str(rng.pick(&["e", "E"]));
                 s.push_str(rng.pick(&["", "-", "+"]));
-                s.push_str(rng.pick(&["0", "3", "9", "12", "18", "21", "40", "99", "2147483647", "2147483600"]));
+                s.push_str(rng.pick(&[
+                    "0",
+                    "3",
+                    "9",
+                    "12",
+                    "18",
+                    "21",
+                    "40",
+                    "99",
+                    "2147483647",
+                    "2147483600",
+                ]));
             }
             _ => {
                 // Noise from the characters the scanner cares about.
                 let alphabet = b"0123456789.+-eEinumkKMGTP xi\xc2\xb5";
                 for _ in 0..rng.below(4) {
-                    s.push(char::from(alphabet[rng.below(alphabet.len() as u64) as usize]));
+                    s.push(char::from(
+                        alphabet[rng.below(alphabet.len() as u64) as usize],
+                    ));
                 }
             }
         }
@@ -1465,7 +1596,9 @@ mod tests {
             let _ = reserialize(&bytes, &mut buf);
         }
         // Very long inputs.
-        let long_zeros: Vec<u8> = core::iter::once(b'1').chain(core::iter::repeat_n(b'0', 5000)).collect();
+        let long_zeros: Vec<u8> = core::iter::once(b'1')
+            .chain(core::iter::repeat_n(b'0', 5000))
+            .collect();
         let v = parse(&long_zeros).unwrap();
         assert_eq!(v.exponent(), 5000);
         let mut long_frac = b"0.".to_vec();

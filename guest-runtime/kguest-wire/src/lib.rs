@@ -35,6 +35,7 @@ mod error;
 #[cfg(feature = "json")]
 pub mod json;
 mod map;
+pub mod reflect;
 mod repeated;
 #[doc(hidden)]
 pub mod rt;

@@ -1,1 +1,74 @@
-fn main() {}
+//! `kguest`: tools around Kubernetes protobuf for hosts and plugin authors.
+
+mod decode;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: kguest <command> [options]
+
+commands:
+  decode [--type TYPE] [FILE|-]   Kubernetes protobuf -> JSON (views -> JSON)
+
+  Input is what the API server sends (`k8s\\0` + runtime.Unknown; the type is
+  read from it) or, with --type, one raw message. TYPE looks like core.v1.Pod,
+  apps.v1.Deployment, rbac.authorization.k8s.io.v1.Role, meta.v1.Status or a
+  full protobuf name (k8s.io.api.core.v1.Pod).
+
+options:
+  -h, --help      this text
+  -V, --version   print the version
+";
+
+/// What went wrong, and which exit code it earns.
+pub enum Failure {
+    /// Bad command line: exit code 2.
+    Usage(String),
+    /// Bad input or I/O: exit code 1.
+    Input(String),
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        None => Err(Failure::Usage("missing command".into())),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some("-V" | "--version") => {
+            println!("kguest {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        Some("decode") => decode::run(&args[1..]),
+        Some(other) => Err(Failure::Usage(format!("unknown command `{other}`"))),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("error: {msg}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Input(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Reads FILE, or standard input for `-` or no file.
+pub fn read_input(path: Option<&str>) -> Result<(String, Vec<u8>), Failure> {
+    use std::io::Read;
+    match path {
+        None | Some("-") => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|err| Failure::Input(format!("reading standard input: {err}")))?;
+            Ok(("<stdin>".into(), bytes))
+        }
+        Some(path) => std::fs::read(path)
+            .map(|bytes| (path.to_string(), bytes))
+            .map_err(|err| Failure::Input(format!("{path}: {err}"))),
+    }
+}

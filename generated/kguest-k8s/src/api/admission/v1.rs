@@ -179,6 +179,34 @@ impl ::core::fmt::Debug for AdmissionRequest<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.kind().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.resource().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.sub_resource().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.operation().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.user_info().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(9, self.object().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(10, self.old_object().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.dry_run().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(12, self.options().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(13, self.request_kind().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(14, self.request_resource().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(15, self.request_sub_resource().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admission.v1.AdmissionResponse`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#admissionresponse-v1-admission-k8s-io)
@@ -267,6 +295,31 @@ impl ::core::fmt::Debug for AdmissionResponse<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionResponse<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.allowed().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.patch().as_ref().map(|x| Item::Bytes(*x)));
+        visitor.field(5, self.patch_type().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.audit_annotations() {
+            visitor.entry(6, Item::Str(k), Item::Str(v));
+        }
+
+        for x in self.warnings() {
+            visitor.element(7, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admission.v1.AdmissionReview`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#admissionreview-v1-admission-k8s-io)
@@ -313,6 +366,21 @@ impl ::core::fmt::Debug for AdmissionReview<'_> {
         f.debug_struct("AdmissionReview")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionReview<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.request().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.response().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 

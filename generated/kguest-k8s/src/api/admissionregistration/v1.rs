@@ -52,6 +52,20 @@ impl ::core::fmt::Debug for ApplyConfiguration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.expression().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.AuditAnnotation`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#auditannotation-v1-admissionregistration-k8s-io)
@@ -108,6 +122,21 @@ impl ::core::fmt::Debug for AuditAnnotation<'_> {
         f.debug_struct("AuditAnnotation")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AuditAnnotation<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value_expression().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -170,6 +199,21 @@ impl ::core::fmt::Debug for ExpressionWarning<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExpressionWarning<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(2, self.field_ref().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.warning().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.JSONPatch`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jsonpatch-v1-admissionregistration-k8s-io)
@@ -216,6 +260,20 @@ impl ::core::fmt::Debug for JSONPatch<'_> {
         f.debug_struct("JSONPatch")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JSONPatch<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.expression().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -275,6 +333,21 @@ impl ::core::fmt::Debug for MatchCondition<'_> {
         f.debug_struct("MatchCondition")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MatchCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.expression().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -359,6 +432,30 @@ impl ::core::fmt::Debug for MatchResources<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MatchResources<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.namespace_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.object_selector().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.resource_rules() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        for x in self.exclude_resource_rules() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(7, self.match_policy().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicy-v1-admissionregistration-k8s-io)
@@ -409,6 +506,21 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicy<'_> {
         f.debug_struct("MutatingAdmissionPolicy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -465,6 +577,21 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicyBinding<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBinding<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBindingList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicybindinglist-v1-admissionregistration-k8s-io)
@@ -515,6 +642,23 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicyBindingList<'_> {
         f.debug_struct("MutatingAdmissionPolicyBindingList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -577,6 +721,22 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicyBindingSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.policy_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.param_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.match_resources().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicylist-v1-admissionregistration-k8s-io)
@@ -627,6 +787,23 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicyList<'_> {
         f.debug_struct("MutatingAdmissionPolicyList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -711,6 +888,35 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicySpec<'_> {
         f.debug_struct("MutatingAdmissionPolicySpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicySpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.param_kind().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.match_constraints().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.variables() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        for x in self.mutations() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(5, self.failure_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.match_conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.reinvocation_policy().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -846,6 +1052,39 @@ impl ::core::fmt::Debug for MutatingWebhook<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhook<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.client_config().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.rules() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(4, self.failure_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.namespace_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.side_effects().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.timeout_seconds().as_ref().map(|x| Item::I32(*x)));
+        for x in self.admission_review_versions() {
+            visitor.element(8, Item::Str(x));
+        }
+
+        visitor.field(9, self.match_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.reinvocation_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(11, self.object_selector().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.match_conditions() {
+            visitor.element(12, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingwebhookconfiguration-v1-admissionregistration-k8s-io)
@@ -899,6 +1138,23 @@ impl ::core::fmt::Debug for MutatingWebhookConfiguration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.webhooks() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.MutatingWebhookConfigurationList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingwebhookconfigurationlist-v1-admissionregistration-k8s-io)
@@ -949,6 +1205,23 @@ impl ::core::fmt::Debug for MutatingWebhookConfigurationList<'_> {
         f.debug_struct("MutatingWebhookConfigurationList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfigurationList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1011,6 +1284,23 @@ impl ::core::fmt::Debug for Mutation<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Mutation<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(2, self.patch_type().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.apply_configuration().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.json_patch().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.NamedRuleWithOperations`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namedrulewithoperations-v1-admissionregistration-k8s-io)
@@ -1057,6 +1347,25 @@ impl ::core::fmt::Debug for NamedRuleWithOperations<'_> {
         f.debug_struct("NamedRuleWithOperations")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NamedRuleWithOperations<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.resource_names() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor
+            .field(2, self.rule_with_operations().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1116,6 +1425,21 @@ impl ::core::fmt::Debug for ParamKind<'_> {
         f.debug_struct("ParamKind")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ParamKind<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.kind().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -1197,6 +1521,24 @@ impl ::core::fmt::Debug for ParamRef<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ParamRef<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.parameter_not_found_action().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.Rule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rule-v1-admissionregistration-k8s-io)
@@ -1259,6 +1601,32 @@ impl ::core::fmt::Debug for Rule<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Rule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.api_groups() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.api_versions() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        for x in self.resources() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        visitor.field(4, self.scope().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.RuleWithOperations`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rulewithoperations-v1-admissionregistration-k8s-io)
@@ -1305,6 +1673,24 @@ impl ::core::fmt::Debug for RuleWithOperations<'_> {
         f.debug_struct("RuleWithOperations")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RuleWithOperations<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.operations() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.rule().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1382,6 +1768,23 @@ impl ::core::fmt::Debug for ServiceReference<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.port().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.TypeChecking`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#typechecking-v1-admissionregistration-k8s-io)
@@ -1425,6 +1828,22 @@ impl ::core::fmt::Debug for TypeChecking<'_> {
         f.debug_struct("TypeChecking")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TypeChecking<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.expression_warnings() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -1486,6 +1905,22 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicy<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicybinding-v1-admissionregistration-k8s-io)
@@ -1536,6 +1971,21 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyBinding<'_> {
         f.debug_struct("ValidatingAdmissionPolicyBinding")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBinding<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1591,6 +2041,23 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyBindingList<'_> {
         f.debug_struct("ValidatingAdmissionPolicyBindingList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1658,6 +2125,25 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyBindingSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.policy_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.param_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.match_resources().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.validation_actions() {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicylist-v1-admissionregistration-k8s-io)
@@ -1708,6 +2194,23 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyList<'_> {
         f.debug_struct("ValidatingAdmissionPolicyList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1790,6 +2293,37 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicySpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicySpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.param_kind().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.match_constraints().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.validations() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(4, self.failure_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.audit_annotations() {
+            visitor.element(5, Item::Message(&x));
+        }
+
+        for x in self.match_conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        for x in self.variables() {
+            visitor.element(7, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicystatus-v1-admissionregistration-k8s-io)
@@ -1846,6 +2380,24 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyStatus<'_> {
         f.debug_struct("ValidatingAdmissionPolicyStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.type_checking().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.conditions() {
+            visitor.element(3, Item::Message(&x));
+        }
     }
 }
 
@@ -1971,6 +2523,38 @@ impl ::core::fmt::Debug for ValidatingWebhook<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhook<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.client_config().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.rules() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(4, self.failure_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.namespace_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.side_effects().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.timeout_seconds().as_ref().map(|x| Item::I32(*x)));
+        for x in self.admission_review_versions() {
+            visitor.element(8, Item::Str(x));
+        }
+
+        visitor.field(9, self.match_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.object_selector().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.match_conditions() {
+            visitor.element(11, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingwebhookconfiguration-v1-admissionregistration-k8s-io)
@@ -2024,6 +2608,23 @@ impl ::core::fmt::Debug for ValidatingWebhookConfiguration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.webhooks() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingWebhookConfigurationList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingwebhookconfigurationlist-v1-admissionregistration-k8s-io)
@@ -2074,6 +2675,23 @@ impl ::core::fmt::Debug for ValidatingWebhookConfigurationList<'_> {
         f.debug_struct("ValidatingWebhookConfigurationList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfigurationList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -2156,6 +2774,23 @@ impl ::core::fmt::Debug for Validation<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Validation<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.expression().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.message_expression().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.Variable`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#variable-v1-admissionregistration-k8s-io)
@@ -2215,6 +2850,21 @@ impl ::core::fmt::Debug for Variable<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Variable<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.expression().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1.WebhookClientConfig`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#webhookclientconfig-v1-admissionregistration-k8s-io)
@@ -2271,6 +2921,22 @@ impl ::core::fmt::Debug for WebhookClientConfig<'_> {
         f.debug_struct("WebhookClientConfig")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for WebhookClientConfig<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.service().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.ca_bundle().as_ref().map(|x| Item::Bytes(*x)));
+        visitor.field(3, self.url().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

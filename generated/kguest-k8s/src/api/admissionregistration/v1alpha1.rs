@@ -52,6 +52,20 @@ impl ::core::fmt::Debug for ApplyConfiguration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.expression().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.AuditAnnotation`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#auditannotation-v1alpha1-admissionregistration-k8s-io)
@@ -108,6 +122,21 @@ impl ::core::fmt::Debug for AuditAnnotation<'_> {
         f.debug_struct("AuditAnnotation")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AuditAnnotation<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value_expression().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -170,6 +199,21 @@ impl ::core::fmt::Debug for ExpressionWarning<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExpressionWarning<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(2, self.field_ref().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.warning().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.JSONPatch`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jsonpatch-v1alpha1-admissionregistration-k8s-io)
@@ -216,6 +260,20 @@ impl ::core::fmt::Debug for JSONPatch<'_> {
         f.debug_struct("JSONPatch")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JSONPatch<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.expression().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -275,6 +333,21 @@ impl ::core::fmt::Debug for MatchCondition<'_> {
         f.debug_struct("MatchCondition")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MatchCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.expression().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -359,6 +432,30 @@ impl ::core::fmt::Debug for MatchResources<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MatchResources<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.namespace_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.object_selector().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.resource_rules() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        for x in self.exclude_resource_rules() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(7, self.match_policy().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicy-v1alpha1-admissionregistration-k8s-io)
@@ -409,6 +506,21 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicy<'_> {
         f.debug_struct("MutatingAdmissionPolicy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -465,6 +577,21 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicyBinding<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBinding<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicybindinglist-v1alpha1-admissionregistration-k8s-io)
@@ -515,6 +642,23 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicyBindingList<'_> {
         f.debug_struct("MutatingAdmissionPolicyBindingList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -577,6 +721,22 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicyBindingSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.policy_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.param_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.match_resources().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicylist-v1alpha1-admissionregistration-k8s-io)
@@ -627,6 +787,23 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicyList<'_> {
         f.debug_struct("MutatingAdmissionPolicyList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -714,6 +891,35 @@ impl ::core::fmt::Debug for MutatingAdmissionPolicySpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicySpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.param_kind().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.match_constraints().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.variables() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        for x in self.mutations() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(5, self.failure_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.match_conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.reinvocation_policy().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.Mutation`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutation-v1alpha1-admissionregistration-k8s-io)
@@ -773,6 +979,23 @@ impl ::core::fmt::Debug for Mutation<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Mutation<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(2, self.patch_type().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.apply_configuration().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.json_patch().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.NamedRuleWithOperations`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namedrulewithoperations-v1alpha1-admissionregistration-k8s-io)
@@ -823,6 +1046,25 @@ impl ::core::fmt::Debug for NamedRuleWithOperations<'_> {
         f.debug_struct("NamedRuleWithOperations")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NamedRuleWithOperations<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.resource_names() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor
+            .field(2, self.rule_with_operations().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -882,6 +1124,21 @@ impl ::core::fmt::Debug for ParamKind<'_> {
         f.debug_struct("ParamKind")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ParamKind<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.kind().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -963,6 +1220,24 @@ impl ::core::fmt::Debug for ParamRef<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ParamRef<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.parameter_not_found_action().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.TypeChecking`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#typechecking-v1alpha1-admissionregistration-k8s-io)
@@ -1006,6 +1281,22 @@ impl ::core::fmt::Debug for TypeChecking<'_> {
         f.debug_struct("TypeChecking")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TypeChecking<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.expression_warnings() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -1067,6 +1358,22 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicy<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBinding`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicybinding-v1alpha1-admissionregistration-k8s-io)
@@ -1117,6 +1424,21 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyBinding<'_> {
         f.debug_struct("ValidatingAdmissionPolicyBinding")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBinding<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1172,6 +1494,23 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyBindingList<'_> {
         f.debug_struct("ValidatingAdmissionPolicyBindingList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1239,6 +1578,25 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyBindingSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.policy_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.param_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.match_resources().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.validation_actions() {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicylist-v1alpha1-admissionregistration-k8s-io)
@@ -1289,6 +1647,23 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyList<'_> {
         f.debug_struct("ValidatingAdmissionPolicyList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1371,6 +1746,37 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicySpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicySpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.param_kind().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.match_constraints().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.validations() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(4, self.failure_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.audit_annotations() {
+            visitor.element(5, Item::Message(&x));
+        }
+
+        for x in self.match_conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        for x in self.variables() {
+            visitor.element(7, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicystatus-v1alpha1-admissionregistration-k8s-io)
@@ -1427,6 +1833,24 @@ impl ::core::fmt::Debug for ValidatingAdmissionPolicyStatus<'_> {
         f.debug_struct("ValidatingAdmissionPolicyStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.type_checking().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.conditions() {
+            visitor.element(3, Item::Message(&x));
+        }
     }
 }
 
@@ -1509,6 +1933,23 @@ impl ::core::fmt::Debug for Validation<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Validation<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.expression().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.message_expression().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.admissionregistration.v1alpha1.Variable`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#variable-v1alpha1-admissionregistration-k8s-io)
@@ -1565,6 +2006,21 @@ impl ::core::fmt::Debug for Variable<'_> {
         f.debug_struct("Variable")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Variable<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.expression().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

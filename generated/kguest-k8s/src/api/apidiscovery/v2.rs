@@ -56,6 +56,23 @@ impl ::core::fmt::Debug for APIGroupDiscovery<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupDiscovery<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.versions() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.apidiscovery.v2.APIGroupDiscoveryList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apigroupdiscoverylist-v2-apidiscovery-k8s-io)
@@ -106,6 +123,23 @@ impl ::core::fmt::Debug for APIGroupDiscoveryList<'_> {
         f.debug_struct("APIGroupDiscoveryList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupDiscoveryList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -207,6 +241,38 @@ impl ::core::fmt::Debug for APIResourceDiscovery<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIResourceDiscovery<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.resource().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.response_kind().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.scope().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.singular_resource().as_ref().map(|x| Item::Str(*x)));
+        for x in self.verbs() {
+            visitor.element(5, Item::Str(x));
+        }
+
+        for x in self.short_names() {
+            visitor.element(6, Item::Str(x));
+        }
+
+        for x in self.categories() {
+            visitor.element(7, Item::Str(x));
+        }
+
+        for x in self.subresources() {
+            visitor.element(8, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.apidiscovery.v2.APISubresourceDiscovery`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apisubresourcediscovery-v2-apidiscovery-k8s-io)
@@ -280,6 +346,28 @@ impl ::core::fmt::Debug for APISubresourceDiscovery<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APISubresourceDiscovery<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.subresource().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.response_kind().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.accepted_types() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        for x in self.verbs() {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.apidiscovery.v2.APIVersionDiscovery`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apiversiondiscovery-v2-apidiscovery-k8s-io)
@@ -341,6 +429,25 @@ impl ::core::fmt::Debug for APIVersionDiscovery<'_> {
         f.debug_struct("APIVersionDiscovery")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIVersionDiscovery<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.version().as_ref().map(|x| Item::Str(*x)));
+        for x in self.resources() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(3, self.freshness().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -72,6 +72,28 @@ impl ::core::fmt::Debug for ServerStorageVersion<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServerStorageVersion<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_server_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.encoding_version().as_ref().map(|x| Item::Str(*x)));
+        for x in self.decodable_versions() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        for x in self.served_versions() {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersion`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversion-v1alpha1-internal-apiserver-k8s-io)
@@ -127,6 +149,22 @@ impl ::core::fmt::Debug for StorageVersion<'_> {
         f.debug_struct("StorageVersion")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersion<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -223,6 +261,26 @@ impl ::core::fmt::Debug for StorageVersionCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor
+            .field(4, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionlist-v1alpha1-internal-apiserver-k8s-io)
@@ -276,6 +334,23 @@ impl ::core::fmt::Debug for StorageVersionList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionspec-v1alpha1-internal-apiserver-k8s-io)
@@ -312,6 +387,19 @@ impl ::core::fmt::Debug for StorageVersionSpec<'_> {
         f.debug_struct("StorageVersionSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
     }
 }
 
@@ -373,6 +461,27 @@ impl ::core::fmt::Debug for StorageVersionStatus<'_> {
         f.debug_struct("StorageVersionStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.storage_versions() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.common_encoding_version().as_ref().map(|x| Item::Str(*x)));
+        for x in self.conditions() {
+            visitor.element(3, Item::Message(&x));
+        }
     }
 }
 

@@ -63,6 +63,22 @@ impl ::core::fmt::Debug for ControllerRevision<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevision<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.data().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.revision().as_ref().map(|x| Item::I64(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.ControllerRevisionList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#controllerrevisionlist-v1-apps)
@@ -113,6 +129,23 @@ impl ::core::fmt::Debug for ControllerRevisionList<'_> {
         f.debug_struct("ControllerRevisionList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevisionList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -171,6 +204,22 @@ impl ::core::fmt::Debug for DaemonSet<'_> {
         f.debug_struct("DaemonSet")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -262,6 +311,25 @@ impl ::core::fmt::Debug for DaemonSetCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.DaemonSetList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetlist-v1-apps)
@@ -312,6 +380,23 @@ impl ::core::fmt::Debug for DaemonSetList<'_> {
         f.debug_struct("DaemonSetList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -380,6 +465,24 @@ impl ::core::fmt::Debug for DaemonSetSpec<'_> {
         f.debug_struct("DaemonSetSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.update_strategy().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.revision_history_limit().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -472,6 +575,34 @@ impl ::core::fmt::Debug for DaemonSetStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.current_number_scheduled().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.number_misscheduled().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(3, self.desired_number_scheduled().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.number_ready().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor
+            .field(6, self.updated_number_scheduled().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(7, self.number_available().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(8, self.number_unavailable().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.collision_count().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(10, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.DaemonSetUpdateStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetupdatestrategy-v1-apps)
@@ -523,6 +654,21 @@ impl ::core::fmt::Debug for DaemonSetUpdateStrategy<'_> {
         f.debug_struct("DaemonSetUpdateStrategy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetUpdateStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.rolling_update().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -581,6 +727,22 @@ impl ::core::fmt::Debug for Deployment<'_> {
         f.debug_struct("Deployment")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -681,6 +843,26 @@ impl ::core::fmt::Debug for DeploymentCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.last_update_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(7, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.DeploymentList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentlist-v1-apps)
@@ -731,6 +913,23 @@ impl ::core::fmt::Debug for DeploymentList<'_> {
         f.debug_struct("DeploymentList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -814,6 +1013,28 @@ impl ::core::fmt::Debug for DeploymentSpec<'_> {
         f.debug_struct("DeploymentSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.strategy().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.revision_history_limit().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(7, self.paused().as_ref().map(|x| Item::Bool(*x)));
+        visitor
+            .field(9, self.progress_deadline_seconds().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -901,6 +1122,31 @@ impl ::core::fmt::Debug for DeploymentStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.updated_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.available_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.unavailable_replicas().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.ready_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(8, self.collision_count().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.terminating_replicas().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.DeploymentStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstrategy-v1-apps)
@@ -952,6 +1198,21 @@ impl ::core::fmt::Debug for DeploymentStrategy<'_> {
         f.debug_struct("DeploymentStrategy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.rolling_update().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1010,6 +1271,22 @@ impl ::core::fmt::Debug for ReplicaSet<'_> {
         f.debug_struct("ReplicaSet")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1101,6 +1378,25 @@ impl ::core::fmt::Debug for ReplicaSetCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.ReplicaSetList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetlist-v1-apps)
@@ -1151,6 +1447,23 @@ impl ::core::fmt::Debug for ReplicaSetList<'_> {
         f.debug_struct("ReplicaSetList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1214,6 +1527,23 @@ impl ::core::fmt::Debug for ReplicaSetSpec<'_> {
         f.debug_struct("ReplicaSetSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -1291,6 +1621,29 @@ impl ::core::fmt::Debug for ReplicaSetStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.fully_labeled_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(4, self.ready_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.available_replicas().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.terminating_replicas().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.RollingUpdateDaemonSet`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatedaemonset-v1-apps)
@@ -1345,6 +1698,21 @@ impl ::core::fmt::Debug for RollingUpdateDaemonSet<'_> {
         f.debug_struct("RollingUpdateDaemonSet")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDaemonSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.max_surge().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1405,6 +1773,21 @@ impl ::core::fmt::Debug for RollingUpdateDeployment<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.max_surge().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatestatefulsetstrategy-v1-apps)
@@ -1455,6 +1838,21 @@ impl ::core::fmt::Debug for RollingUpdateStatefulSetStrategy<'_> {
         f.debug_struct("RollingUpdateStatefulSetStrategy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateStatefulSetStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.partition().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.max_unavailable().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1513,6 +1911,22 @@ impl ::core::fmt::Debug for StatefulSet<'_> {
         f.debug_struct("StatefulSet")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1604,6 +2018,25 @@ impl ::core::fmt::Debug for StatefulSetCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.StatefulSetList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetlist-v1-apps)
@@ -1657,6 +2090,23 @@ impl ::core::fmt::Debug for StatefulSetList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.StatefulSetOrdinals`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetordinals-v1-apps)
@@ -1698,6 +2148,20 @@ impl ::core::fmt::Debug for StatefulSetOrdinals<'_> {
         f.debug_struct("StatefulSetOrdinals")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetOrdinals<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.start().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -1757,6 +2221,22 @@ impl ::core::fmt::Debug for StatefulSetPersistentVolumeClaimRetentionPolicy<'_> 
         f.debug_struct("StatefulSetPersistentVolumeClaimRetentionPolicy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a>
+for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.when_deleted().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.when_scaled().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -1874,6 +2354,40 @@ impl ::core::fmt::Debug for StatefulSetSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.template().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.volume_claim_templates() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(5, self.service_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.pod_management_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.update_strategy().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.revision_history_limit().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(
+                10,
+                self
+                    .persistent_volume_claim_retention_policy()
+                    .as_ref()
+                    .map(|x| Item::Message(&*x)),
+            );
+        visitor.field(11, self.ordinals().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.StatefulSetStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetstatus-v1-apps)
@@ -1973,6 +2487,32 @@ impl ::core::fmt::Debug for StatefulSetStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.ready_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.current_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.updated_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.current_revision().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.update_revision().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.collision_count().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(10, Item::Message(&x));
+        }
+
+        visitor.field(11, self.available_replicas().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1.StatefulSetUpdateStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetupdatestrategy-v1-apps)
@@ -2024,6 +2564,21 @@ impl ::core::fmt::Debug for StatefulSetUpdateStrategy<'_> {
         f.debug_struct("StatefulSetUpdateStrategy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetUpdateStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.rolling_update().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 

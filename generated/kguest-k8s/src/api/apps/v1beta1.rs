@@ -63,6 +63,22 @@ impl ::core::fmt::Debug for ControllerRevision<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevision<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.data().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.revision().as_ref().map(|x| Item::I64(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.ControllerRevisionList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#controllerrevisionlist-v1beta1-apps)
@@ -113,6 +129,23 @@ impl ::core::fmt::Debug for ControllerRevisionList<'_> {
         f.debug_struct("ControllerRevisionList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevisionList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -171,6 +204,22 @@ impl ::core::fmt::Debug for Deployment<'_> {
         f.debug_struct("Deployment")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -271,6 +320,26 @@ impl ::core::fmt::Debug for DeploymentCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.last_update_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(7, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.DeploymentList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentlist-v1beta1-apps)
@@ -321,6 +390,23 @@ impl ::core::fmt::Debug for DeploymentList<'_> {
         f.debug_struct("DeploymentList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -380,6 +466,25 @@ impl ::core::fmt::Debug for DeploymentRollback<'_> {
         f.debug_struct("DeploymentRollback")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentRollback<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.updated_annotations() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(3, self.rollback_to().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -471,6 +576,29 @@ impl ::core::fmt::Debug for DeploymentSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.strategy().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.revision_history_limit().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(7, self.paused().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(8, self.rollback_to().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(9, self.progress_deadline_seconds().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.DeploymentStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstatus-v1beta1-apps)
@@ -555,6 +683,31 @@ impl ::core::fmt::Debug for DeploymentStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.updated_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.available_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.unavailable_replicas().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.ready_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(8, self.collision_count().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.terminating_replicas().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.DeploymentStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstrategy-v1beta1-apps)
@@ -609,6 +762,21 @@ impl ::core::fmt::Debug for DeploymentStrategy<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.rolling_update().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.RollbackConfig`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollbackconfig-v1beta1-apps)
@@ -650,6 +818,20 @@ impl ::core::fmt::Debug for RollbackConfig<'_> {
         f.debug_struct("RollbackConfig")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollbackConfig<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.revision().as_ref().map(|x| Item::I64(*x)));
     }
 }
 
@@ -710,6 +892,21 @@ impl ::core::fmt::Debug for RollingUpdateDeployment<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.max_surge().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.RollingUpdateStatefulSetStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatestatefulsetstrategy-v1beta1-apps)
@@ -760,6 +957,21 @@ impl ::core::fmt::Debug for RollingUpdateStatefulSetStrategy<'_> {
         f.debug_struct("RollingUpdateStatefulSetStrategy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateStatefulSetStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.partition().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.max_unavailable().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -819,6 +1031,22 @@ impl ::core::fmt::Debug for Scale<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.ScaleSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalespec-v1beta1-apps)
@@ -860,6 +1088,20 @@ impl ::core::fmt::Debug for ScaleSpec<'_> {
         f.debug_struct("ScaleSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -922,6 +1164,25 @@ impl ::core::fmt::Debug for ScaleStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        for (k, v) in self.selector() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(3, self.target_selector().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.StatefulSet`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulset-v1beta1-apps)
@@ -977,6 +1238,22 @@ impl ::core::fmt::Debug for StatefulSet<'_> {
         f.debug_struct("StatefulSet")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1068,6 +1345,25 @@ impl ::core::fmt::Debug for StatefulSetCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetlist-v1beta1-apps)
@@ -1121,6 +1417,23 @@ impl ::core::fmt::Debug for StatefulSetList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetOrdinals`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetordinals-v1beta1-apps)
@@ -1162,6 +1475,20 @@ impl ::core::fmt::Debug for StatefulSetOrdinals<'_> {
         f.debug_struct("StatefulSetOrdinals")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetOrdinals<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.start().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -1221,6 +1548,22 @@ impl ::core::fmt::Debug for StatefulSetPersistentVolumeClaimRetentionPolicy<'_> 
         f.debug_struct("StatefulSetPersistentVolumeClaimRetentionPolicy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a>
+for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.when_deleted().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.when_scaled().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -1338,6 +1681,40 @@ impl ::core::fmt::Debug for StatefulSetSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.template().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.volume_claim_templates() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(5, self.service_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.pod_management_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.update_strategy().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.revision_history_limit().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(
+                10,
+                self
+                    .persistent_volume_claim_retention_policy()
+                    .as_ref()
+                    .map(|x| Item::Message(&*x)),
+            );
+        visitor.field(11, self.ordinals().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetstatus-v1beta1-apps)
@@ -1437,6 +1814,32 @@ impl ::core::fmt::Debug for StatefulSetStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.ready_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.current_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.updated_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.current_revision().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.update_revision().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.collision_count().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(10, Item::Message(&x));
+        }
+
+        visitor.field(11, self.available_replicas().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetUpdateStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetupdatestrategy-v1beta1-apps)
@@ -1488,6 +1891,21 @@ impl ::core::fmt::Debug for StatefulSetUpdateStrategy<'_> {
         f.debug_struct("StatefulSetUpdateStrategy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetUpdateStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.rolling_update().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 

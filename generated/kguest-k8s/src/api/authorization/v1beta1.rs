@@ -47,6 +47,22 @@ impl ::core::fmt::Debug for ExtraValue<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.items() {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.authorization.v1beta1.LocalSubjectAccessReview`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#localsubjectaccessreview-v1beta1-authorization-k8s-io)
@@ -102,6 +118,22 @@ impl ::core::fmt::Debug for LocalSubjectAccessReview<'_> {
         f.debug_struct("LocalSubjectAccessReview")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LocalSubjectAccessReview<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -164,6 +196,21 @@ impl ::core::fmt::Debug for NonResourceAttributes<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceAttributes<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.verb().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.authorization.v1beta1.NonResourceRule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nonresourcerule-v1beta1-authorization-k8s-io)
@@ -210,6 +257,26 @@ impl ::core::fmt::Debug for NonResourceRule<'_> {
         f.debug_struct("NonResourceRule")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.verbs() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.non_resource_urls() {
+            visitor.element(2, Item::Str(x));
+        }
     }
 }
 
@@ -340,6 +407,28 @@ impl ::core::fmt::Debug for ResourceAttributes<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceAttributes<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.verb().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.resource().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.subresource().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.field_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(9, self.label_selector().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.authorization.v1beta1.ResourceRule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcerule-v1beta1-authorization-k8s-io)
@@ -396,6 +485,34 @@ impl ::core::fmt::Debug for ResourceRule<'_> {
         f.debug_struct("ResourceRule")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.verbs() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.api_groups() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        for x in self.resources() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        for x in self.resource_names() {
+            visitor.element(4, Item::Str(x));
+        }
     }
 }
 
@@ -457,6 +574,22 @@ impl ::core::fmt::Debug for SelfSubjectAccessReview<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReview<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.authorization.v1beta1.SelfSubjectAccessReviewSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectaccessreviewspec-v1beta1-authorization-k8s-io)
@@ -503,6 +636,26 @@ impl ::core::fmt::Debug for SelfSubjectAccessReviewSpec<'_> {
         f.debug_struct("SelfSubjectAccessReviewSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReviewSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.resource_attributes().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                2,
+                self.non_resource_attributes().as_ref().map(|x| Item::Message(&*x)),
+            );
     }
 }
 
@@ -564,6 +717,22 @@ impl ::core::fmt::Debug for SelfSubjectRulesReview<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReview<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.authorization.v1beta1.SelfSubjectRulesReviewSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectrulesreviewspec-v1beta1-authorization-k8s-io)
@@ -610,6 +779,20 @@ impl ::core::fmt::Debug for SelfSubjectRulesReviewSpec<'_> {
         f.debug_struct("SelfSubjectRulesReviewSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReviewSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.namespace().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -668,6 +851,22 @@ impl ::core::fmt::Debug for SubjectAccessReview<'_> {
         f.debug_struct("SubjectAccessReview")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReview<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -750,6 +949,36 @@ impl ::core::fmt::Debug for SubjectAccessReviewSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.resource_attributes().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                2,
+                self.non_resource_attributes().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(3, self.user().as_ref().map(|x| Item::Str(*x)));
+        for x in self.group() {
+            visitor.element(4, Item::Str(x));
+        }
+
+        for (k, v) in self.extra() {
+            visitor.entry(5, Item::Str(k), Item::Message(&v));
+        }
+
+        visitor.field(6, self.uid().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.authorization.v1beta1.SubjectAccessReviewStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectaccessreviewstatus-v1beta1-authorization-k8s-io)
@@ -819,6 +1048,23 @@ impl ::core::fmt::Debug for SubjectAccessReviewStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.allowed().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(2, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.evaluation_error().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.denied().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.authorization.v1beta1.SubjectRulesReviewStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectrulesreviewstatus-v1beta1-authorization-k8s-io)
@@ -880,6 +1126,29 @@ impl ::core::fmt::Debug for SubjectRulesReviewStatus<'_> {
         f.debug_struct("SubjectRulesReviewStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectRulesReviewStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.resource_rules() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.non_resource_rules() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(3, self.incomplete().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.evaluation_error().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -76,6 +76,25 @@ impl ::core::fmt::Debug for ContainerResourceMetricSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(2, self.target_average_utilization().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(3, self.target_average_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.container().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerresourcemetricstatus-v1-autoscaling)
@@ -149,6 +168,28 @@ impl ::core::fmt::Debug for ContainerResourceMetricStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(
+                2,
+                self.current_average_utilization().as_ref().map(|x| Item::I32(*x)),
+            );
+        visitor
+            .field(3, self.current_average_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.container().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.CrossVersionObjectReference`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#crossversionobjectreference-v1-autoscaling)
@@ -215,6 +256,22 @@ impl ::core::fmt::Debug for CrossVersionObjectReference<'_> {
         f.debug_struct("CrossVersionObjectReference")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CrossVersionObjectReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.api_version().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -294,6 +351,24 @@ impl ::core::fmt::Debug for ExternalMetricSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.metric_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.target_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.target_average_value().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.ExternalMetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#externalmetricstatus-v1-autoscaling)
@@ -370,6 +445,24 @@ impl ::core::fmt::Debug for ExternalMetricStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.metric_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.current_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.current_average_value().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscaler-v1-autoscaling)
@@ -425,6 +518,22 @@ impl ::core::fmt::Debug for HorizontalPodAutoscaler<'_> {
         f.debug_struct("HorizontalPodAutoscaler")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscaler<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -516,6 +625,25 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerlist-v1-autoscaling)
@@ -566,6 +694,23 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerList<'_> {
         f.debug_struct("HorizontalPodAutoscalerList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -625,6 +770,27 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerSpec<'_> {
         f.debug_struct("HorizontalPodAutoscalerSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.scale_target_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.min_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.max_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(
+                4,
+                self.target_cpu_utilization_percentage().as_ref().map(|x| Item::I32(*x)),
+            );
     }
 }
 
@@ -693,6 +859,28 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerStatus<'_> {
         f.debug_struct("HorizontalPodAutoscalerStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.last_scale_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.current_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.desired_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(
+                5,
+                self.current_cpu_utilization_percentage().as_ref().map(|x| Item::I32(*x)),
+            );
     }
 }
 
@@ -770,6 +958,25 @@ impl ::core::fmt::Debug for MetricSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MetricSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.object().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.pods().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.resource().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.external().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.container_resource().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.MetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricstatus-v1-autoscaling)
@@ -841,6 +1048,25 @@ impl ::core::fmt::Debug for MetricStatus<'_> {
         f.debug_struct("MetricStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.object().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.pods().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.resource().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.external().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.container_resource().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -925,6 +1151,24 @@ impl ::core::fmt::Debug for ObjectMetricSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.target().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.metric_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.target_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.average_value().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.ObjectMetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectmetricstatus-v1-autoscaling)
@@ -1006,6 +1250,24 @@ impl ::core::fmt::Debug for ObjectMetricStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.target().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.metric_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.current_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.average_value().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.PodsMetricSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsmetricsource-v1-autoscaling)
@@ -1070,6 +1332,23 @@ impl ::core::fmt::Debug for PodsMetricSource<'_> {
         f.debug_struct("PodsMetricSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric_name().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(2, self.target_average_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.selector().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1140,6 +1419,23 @@ impl ::core::fmt::Debug for PodsMetricStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric_name().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(2, self.current_average_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.selector().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.ResourceMetricSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcemetricsource-v1-autoscaling)
@@ -1200,6 +1496,24 @@ impl ::core::fmt::Debug for ResourceMetricSource<'_> {
         f.debug_struct("ResourceMetricSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(2, self.target_average_utilization().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(3, self.target_average_value().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1266,6 +1580,27 @@ impl ::core::fmt::Debug for ResourceMetricStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(
+                2,
+                self.current_average_utilization().as_ref().map(|x| Item::I32(*x)),
+            );
+        visitor
+            .field(3, self.current_average_value().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.Scale`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scale-v1-autoscaling)
@@ -1322,6 +1657,22 @@ impl ::core::fmt::Debug for Scale<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v1.ScaleSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalespec-v1-autoscaling)
@@ -1363,6 +1714,20 @@ impl ::core::fmt::Debug for ScaleSpec<'_> {
         f.debug_struct("ScaleSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -1417,6 +1782,21 @@ impl ::core::fmt::Debug for ScaleStatus<'_> {
         f.debug_struct("ScaleStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -67,6 +67,22 @@ impl ::core::fmt::Debug for ContainerResourceMetricSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.target().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.container().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerresourcemetricstatus-v2-autoscaling)
@@ -128,6 +144,22 @@ impl ::core::fmt::Debug for ContainerResourceMetricStatus<'_> {
         f.debug_struct("ContainerResourceMetricStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.current().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.container().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -200,6 +232,22 @@ impl ::core::fmt::Debug for CrossVersionObjectReference<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CrossVersionObjectReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.api_version().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.ExternalMetricSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#externalmetricsource-v2-autoscaling)
@@ -249,6 +297,21 @@ impl ::core::fmt::Debug for ExternalMetricSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.target().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.ExternalMetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#externalmetricstatus-v2-autoscaling)
@@ -295,6 +358,21 @@ impl ::core::fmt::Debug for ExternalMetricStatus<'_> {
         f.debug_struct("ExternalMetricStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.current().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -354,6 +432,22 @@ impl ::core::fmt::Debug for HPAScalingPolicy<'_> {
         f.debug_struct("HPAScalingPolicy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HPAScalingPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.period_seconds().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -425,6 +519,30 @@ impl ::core::fmt::Debug for HPAScalingRules<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HPAScalingRules<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.select_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.policies() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor
+            .field(
+                3,
+                self.stabilization_window_seconds().as_ref().map(|x| Item::I32(*x)),
+            );
+        visitor.field(4, self.tolerance().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscaler-v2-autoscaling)
@@ -483,6 +601,22 @@ impl ::core::fmt::Debug for HorizontalPodAutoscaler<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscaler<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerbehavior-v2-autoscaling)
@@ -529,6 +663,21 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerBehavior<'_> {
         f.debug_struct("HorizontalPodAutoscalerBehavior")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerBehavior<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.scale_up().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.scale_down().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -620,6 +769,25 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerlist-v2-autoscaling)
@@ -670,6 +838,23 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerList<'_> {
         f.debug_struct("HorizontalPodAutoscalerList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -734,6 +919,27 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerSpec<'_> {
         f.debug_struct("HorizontalPodAutoscalerSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.scale_target_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.min_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.max_replicas().as_ref().map(|x| Item::I32(*x)));
+        for x in self.metrics() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(5, self.behavior().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -812,6 +1018,30 @@ impl ::core::fmt::Debug for HorizontalPodAutoscalerStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.last_scale_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.current_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.desired_replicas().as_ref().map(|x| Item::I32(*x)));
+        for x in self.current_metrics() {
+            visitor.element(5, Item::Message(&x));
+        }
+
+        for x in self.conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.MetricIdentifier`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricidentifier-v2-autoscaling)
@@ -867,6 +1097,21 @@ impl ::core::fmt::Debug for MetricIdentifier<'_> {
         f.debug_struct("MetricIdentifier")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MetricIdentifier<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -944,6 +1189,25 @@ impl ::core::fmt::Debug for MetricSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MetricSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.object().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.pods().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.resource().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.external().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.container_resource().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.MetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricstatus-v2-autoscaling)
@@ -1015,6 +1279,25 @@ impl ::core::fmt::Debug for MetricStatus<'_> {
         f.debug_struct("MetricStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.object().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.pods().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.resource().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.external().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.container_resource().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1090,6 +1373,23 @@ impl ::core::fmt::Debug for MetricTarget<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MetricTarget<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.average_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.average_utilization().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.MetricValueStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricvaluestatus-v2-autoscaling)
@@ -1152,6 +1452,22 @@ impl ::core::fmt::Debug for MetricValueStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MetricValueStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.average_value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.average_utilization().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.ObjectMetricSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectmetricsource-v2-autoscaling)
@@ -1203,6 +1519,22 @@ impl ::core::fmt::Debug for ObjectMetricSource<'_> {
         f.debug_struct("ObjectMetricSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.described_object().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.target().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.metric().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1260,6 +1592,22 @@ impl ::core::fmt::Debug for ObjectMetricStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.current().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.described_object().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.PodsMetricSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsmetricsource-v2-autoscaling)
@@ -1309,6 +1657,21 @@ impl ::core::fmt::Debug for PodsMetricSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.target().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.PodsMetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsmetricstatus-v2-autoscaling)
@@ -1355,6 +1718,21 @@ impl ::core::fmt::Debug for PodsMetricStatus<'_> {
         f.debug_struct("PodsMetricStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metric().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.current().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1412,6 +1790,21 @@ impl ::core::fmt::Debug for ResourceMetricSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.target().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.autoscaling.v2.ResourceMetricStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcemetricstatus-v2-autoscaling)
@@ -1463,6 +1856,21 @@ impl ::core::fmt::Debug for ResourceMetricStatus<'_> {
         f.debug_struct("ResourceMetricStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.current().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 

@@ -59,6 +59,22 @@ impl ::core::fmt::Debug for CronJob<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CronJob<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.CronJobList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjoblist-v1-batch)
@@ -109,6 +125,23 @@ impl ::core::fmt::Debug for CronJobList<'_> {
         f.debug_struct("CronJobList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -206,6 +239,33 @@ impl ::core::fmt::Debug for CronJobSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.schedule().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(2, self.starting_deadline_seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(3, self.concurrency_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.suspend().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.job_template().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                6,
+                self.successful_jobs_history_limit().as_ref().map(|x| Item::I32(*x)),
+            );
+        visitor
+            .field(7, self.failed_jobs_history_limit().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(8, self.time_zone().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.CronJobStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjobstatus-v1-batch)
@@ -270,6 +330,26 @@ impl ::core::fmt::Debug for CronJobStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.active() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(4, self.last_schedule_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(5, self.last_successful_time().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.Job`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#job-v1-batch)
@@ -323,6 +403,22 @@ impl<'a> View<'a> for Job<'a> {
 impl ::core::fmt::Debug for Job<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Job").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Job<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -423,6 +519,26 @@ impl ::core::fmt::Debug for JobCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JobCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.last_probe_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.JobList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#joblist-v1-batch)
@@ -471,6 +587,23 @@ impl<'a> View<'a> for JobList<'a> {
 impl ::core::fmt::Debug for JobList<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("JobList").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JobList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -610,6 +743,38 @@ impl ::core::fmt::Debug for JobSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JobSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.parallelism().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.completions().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.active_deadline_seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(4, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.manual_selector().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(6, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.backoff_limit().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(8, self.ttl_seconds_after_finished().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.completion_mode().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.suspend().as_ref().map(|x| Item::Bool(*x)));
+        visitor
+            .field(11, self.pod_failure_policy().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(12, self.backoff_limit_per_index().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(13, self.max_failed_indexes().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(14, self.pod_replacement_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(15, self.managed_by().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(16, self.success_policy().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.JobStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jobstatus-v1-batch)
@@ -722,6 +887,37 @@ impl ::core::fmt::Debug for JobStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JobStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.start_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.completion_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.active().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.succeeded().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.failed().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(7, self.completed_indexes().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(
+                8,
+                self.uncounted_terminated_pods().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(9, self.ready().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(10, self.failed_indexes().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(11, self.terminating().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.JobTemplateSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jobtemplatespec-v1-batch)
@@ -775,6 +971,21 @@ impl ::core::fmt::Debug for JobTemplateSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JobTemplateSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.PodFailurePolicy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podfailurepolicy-v1-batch)
@@ -816,6 +1027,22 @@ impl ::core::fmt::Debug for PodFailurePolicy<'_> {
         f.debug_struct("PodFailurePolicy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodFailurePolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.rules() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -883,6 +1110,25 @@ impl ::core::fmt::Debug for PodFailurePolicyOnExitCodesRequirement<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a>
+for PodFailurePolicyOnExitCodesRequirement<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.container_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.operator().as_ref().map(|x| Item::Str(*x)));
+        for x in self.values() {
+            visitor.element(3, Item::I32(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podfailurepolicyonpodconditionspattern-v1-batch)
@@ -939,6 +1185,22 @@ impl ::core::fmt::Debug for PodFailurePolicyOnPodConditionsPattern<'_> {
         f.debug_struct("PodFailurePolicyOnPodConditionsPattern")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a>
+for PodFailurePolicyOnPodConditionsPattern<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -1003,6 +1265,24 @@ impl ::core::fmt::Debug for PodFailurePolicyRule<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodFailurePolicyRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.action().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.on_exit_codes().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.on_pod_conditions() {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.SuccessPolicy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#successpolicy-v1-batch)
@@ -1044,6 +1324,22 @@ impl ::core::fmt::Debug for SuccessPolicy<'_> {
         f.debug_struct("SuccessPolicy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SuccessPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.rules() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -1101,6 +1397,21 @@ impl ::core::fmt::Debug for SuccessPolicyRule<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SuccessPolicyRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.succeeded_indexes().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.succeeded_count().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.UncountedTerminatedPods`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#uncountedterminatedpods-v1-batch)
@@ -1147,6 +1458,26 @@ impl ::core::fmt::Debug for UncountedTerminatedPods<'_> {
         f.debug_struct("UncountedTerminatedPods")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for UncountedTerminatedPods<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.succeeded() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.failed() {
+            visitor.element(2, Item::Str(x));
+        }
     }
 }
 

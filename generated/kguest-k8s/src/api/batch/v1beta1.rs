@@ -59,6 +59,22 @@ impl ::core::fmt::Debug for CronJob<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CronJob<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1beta1.CronJobList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjoblist-v1beta1-batch)
@@ -109,6 +125,23 @@ impl ::core::fmt::Debug for CronJobList<'_> {
         f.debug_struct("CronJobList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -206,6 +239,33 @@ impl ::core::fmt::Debug for CronJobSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.schedule().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(2, self.starting_deadline_seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(3, self.concurrency_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.suspend().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.job_template().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                6,
+                self.successful_jobs_history_limit().as_ref().map(|x| Item::I32(*x)),
+            );
+        visitor
+            .field(7, self.failed_jobs_history_limit().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(8, self.time_zone().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1beta1.CronJobStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjobstatus-v1beta1-batch)
@@ -270,6 +330,26 @@ impl ::core::fmt::Debug for CronJobStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.active() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(4, self.last_schedule_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(5, self.last_successful_time().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.batch.v1beta1.JobTemplateSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jobtemplatespec-v1beta1-batch)
@@ -320,6 +400,21 @@ impl ::core::fmt::Debug for JobTemplateSpec<'_> {
         f.debug_struct("JobTemplateSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JobTemplateSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 

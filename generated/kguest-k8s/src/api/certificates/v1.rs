@@ -61,6 +61,22 @@ impl ::core::fmt::Debug for CertificateSigningRequest<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequestCondition`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestcondition-v1-certificates-k8s-io)
@@ -158,6 +174,26 @@ impl ::core::fmt::Debug for CertificateSigningRequestCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.last_update_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(5, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.status().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequestList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestlist-v1-certificates-k8s-io)
@@ -208,6 +244,23 @@ impl ::core::fmt::Debug for CertificateSigningRequestList<'_> {
         f.debug_struct("CertificateSigningRequestList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -305,6 +358,36 @@ impl ::core::fmt::Debug for CertificateSigningRequestSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.request().as_ref().map(|x| Item::Bytes(*x)));
+        visitor.field(2, self.username().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.uid().as_ref().map(|x| Item::Str(*x)));
+        for x in self.groups() {
+            visitor.element(4, Item::Str(x));
+        }
+
+        for x in self.usages() {
+            visitor.element(5, Item::Str(x));
+        }
+
+        for (k, v) in self.extra() {
+            visitor.entry(6, Item::Str(k), Item::Message(&v));
+        }
+
+        visitor.field(7, self.signer_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.expiration_seconds().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequestStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequeststatus-v1-certificates-k8s-io)
@@ -356,6 +439,24 @@ impl ::core::fmt::Debug for CertificateSigningRequestStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.certificate().as_ref().map(|x| Item::Bytes(*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1.ExtraValue`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#extravalue-v1-certificates-k8s-io)
@@ -397,6 +498,22 @@ impl ::core::fmt::Debug for ExtraValue<'_> {
         f.debug_struct("ExtraValue")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.items() {
+            visitor.element(1, Item::Str(x));
+        }
     }
 }
 

@@ -61,6 +61,22 @@ impl ::core::fmt::Debug for CertificateSigningRequest<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestCondition`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestcondition-v1beta1-certificates-k8s-io)
@@ -158,6 +174,26 @@ impl ::core::fmt::Debug for CertificateSigningRequestCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.last_update_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(5, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.status().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestlist-v1beta1-certificates-k8s-io)
@@ -208,6 +244,23 @@ impl ::core::fmt::Debug for CertificateSigningRequestList<'_> {
         f.debug_struct("CertificateSigningRequestList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -305,6 +358,36 @@ impl ::core::fmt::Debug for CertificateSigningRequestSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.request().as_ref().map(|x| Item::Bytes(*x)));
+        visitor.field(2, self.username().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.uid().as_ref().map(|x| Item::Str(*x)));
+        for x in self.groups() {
+            visitor.element(4, Item::Str(x));
+        }
+
+        for x in self.usages() {
+            visitor.element(5, Item::Str(x));
+        }
+
+        for (k, v) in self.extra() {
+            visitor.entry(6, Item::Str(k), Item::Message(&v));
+        }
+
+        visitor.field(7, self.signer_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.expiration_seconds().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequeststatus-v1beta1-certificates-k8s-io)
@@ -353,6 +436,24 @@ impl ::core::fmt::Debug for CertificateSigningRequestStatus<'_> {
         f.debug_struct("CertificateSigningRequestStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.certificate().as_ref().map(|x| Item::Bytes(*x)));
     }
 }
 
@@ -409,6 +510,21 @@ impl ::core::fmt::Debug for ClusterTrustBundle<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundle<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1beta1.ClusterTrustBundleList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clustertrustbundlelist-v1beta1-certificates-k8s-io)
@@ -459,6 +575,23 @@ impl ::core::fmt::Debug for ClusterTrustBundleList<'_> {
         f.debug_struct("ClusterTrustBundleList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -521,6 +654,21 @@ impl ::core::fmt::Debug for ClusterTrustBundleSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.signer_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.trust_bundle().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1beta1.ExtraValue`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#extravalue-v1beta1-certificates-k8s-io)
@@ -562,6 +710,22 @@ impl ::core::fmt::Debug for ExtraValue<'_> {
         f.debug_struct("ExtraValue")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.items() {
+            visitor.element(1, Item::Str(x));
+        }
     }
 }
 
@@ -623,6 +787,22 @@ impl ::core::fmt::Debug for PodCertificateRequest<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1beta1.PodCertificateRequestList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podcertificaterequestlist-v1beta1-certificates-k8s-io)
@@ -673,6 +853,23 @@ impl ::core::fmt::Debug for PodCertificateRequestList<'_> {
         f.debug_struct("PodCertificateRequestList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -810,6 +1007,34 @@ impl ::core::fmt::Debug for PodCertificateRequestSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.signer_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.pod_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.pod_uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.service_account_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.service_account_uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.node_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.node_uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.max_expiration_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.pkix_public_key().as_ref().map(|x| Item::Bytes(*x)));
+        visitor.field(10, self.proof_of_possession().as_ref().map(|x| Item::Bytes(*x)));
+        for (k, v) in self.unverified_user_annotations() {
+            visitor.entry(11, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(12, self.stub_pkcs10_request().as_ref().map(|x| Item::Bytes(*x)));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1beta1.PodCertificateRequestStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podcertificaterequeststatus-v1beta1-certificates-k8s-io)
@@ -893,6 +1118,27 @@ impl ::core::fmt::Debug for PodCertificateRequestStatus<'_> {
         f.debug_struct("PodCertificateRequestStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.certificate_chain().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.not_before().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.begin_refresh_at().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.not_after().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 

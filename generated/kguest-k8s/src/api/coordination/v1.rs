@@ -54,6 +54,21 @@ impl ::core::fmt::Debug for Lease<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Lease<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.coordination.v1.LeaseList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leaselist-v1-coordination-k8s-io)
@@ -104,6 +119,23 @@ impl ::core::fmt::Debug for LeaseList<'_> {
         f.debug_struct("LeaseList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -201,6 +233,26 @@ impl ::core::fmt::Debug for LeaseSpec<'_> {
         f.debug_struct("LeaseSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.holder_identity().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.lease_duration_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.acquire_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.renew_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.lease_transitions().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.strategy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.preferred_holder().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -56,6 +56,21 @@ impl ::core::fmt::Debug for LeaseCandidate<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidate<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.coordination.v1alpha2.LeaseCandidateList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasecandidatelist-v1alpha2-coordination-k8s-io)
@@ -106,6 +121,23 @@ impl ::core::fmt::Debug for LeaseCandidateList<'_> {
         f.debug_struct("LeaseCandidateList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidateList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -203,6 +235,25 @@ impl ::core::fmt::Debug for LeaseCandidateSpec<'_> {
         f.debug_struct("LeaseCandidateSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidateSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.lease_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.ping_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.renew_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.binary_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.emulation_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.strategy().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -72,6 +72,23 @@ impl ::core::fmt::Debug for AWSElasticBlockStoreVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AWSElasticBlockStoreVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.volume_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.partition().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Affinity`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#affinity-v1-core)
@@ -123,6 +140,22 @@ impl ::core::fmt::Debug for Affinity<'_> {
         f.debug_struct("Affinity")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Affinity<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.node_affinity().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.pod_affinity().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.pod_anti_affinity().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -185,6 +218,21 @@ impl ::core::fmt::Debug for AppArmorProfile<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AppArmorProfile<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.localhost_profile().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.AttachedVolume`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#attachedvolume-v1-core)
@@ -244,6 +292,21 @@ impl ::core::fmt::Debug for AttachedVolume<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AttachedVolume<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.device_path().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.AvoidPods`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#avoidpods-v1-core)
@@ -287,6 +350,22 @@ impl ::core::fmt::Debug for AvoidPods<'_> {
         f.debug_struct("AvoidPods")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AvoidPods<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.prefer_avoid_pods() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -384,6 +463,25 @@ impl ::core::fmt::Debug for AzureDiskVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AzureDiskVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.disk_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.disk_uri().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.caching_mode().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(6, self.kind().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.AzureFilePersistentVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#azurefilepersistentvolumesource-v1-core)
@@ -458,6 +556,23 @@ impl ::core::fmt::Debug for AzureFilePersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AzureFilePersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.secret_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.share_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.secret_namespace().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.AzureFileVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#azurefilevolumesource-v1-core)
@@ -522,6 +637,22 @@ impl ::core::fmt::Debug for AzureFileVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AzureFileVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.secret_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.share_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Binding`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#binding-v1-core)
@@ -570,6 +701,21 @@ impl<'a> View<'a> for Binding<'a> {
 impl ::core::fmt::Debug for Binding<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Binding").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Binding<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.target().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -677,6 +823,49 @@ impl ::core::fmt::Debug for CSIPersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSIPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.volume_handle().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.volume_attributes() {
+            visitor.entry(5, Item::Str(k), Item::Str(v));
+        }
+
+        visitor
+            .field(
+                6,
+                self.controller_publish_secret_ref().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor
+            .field(7, self.node_stage_secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                8,
+                self.node_publish_secret_ref().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor
+            .field(
+                9,
+                self.controller_expand_secret_ref().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor
+            .field(
+                10,
+                self.node_expand_secret_ref().as_ref().map(|x| Item::Message(&*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.core.v1.CSIVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csivolumesource-v1-core)
@@ -751,6 +940,31 @@ impl ::core::fmt::Debug for CSIVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSIVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.volume_attributes() {
+            visitor.entry(4, Item::Str(k), Item::Str(v));
+        }
+
+        visitor
+            .field(
+                5,
+                self.node_publish_secret_ref().as_ref().map(|x| Item::Message(&*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Capabilities`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#capabilities-v1-core)
@@ -797,6 +1011,26 @@ impl ::core::fmt::Debug for Capabilities<'_> {
         f.debug_struct("Capabilities")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Capabilities<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.add() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.drop() {
+            visitor.element(2, Item::Str(x));
+        }
     }
 }
 
@@ -884,6 +1118,28 @@ impl ::core::fmt::Debug for CephFSPersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CephFSPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.monitors() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.user().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.secret_file().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.CephFSVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cephfsvolumesource-v1-core)
@@ -968,6 +1224,28 @@ impl ::core::fmt::Debug for CephFSVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CephFSVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.monitors() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.user().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.secret_file().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.CinderPersistentVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cinderpersistentvolumesource-v1-core)
@@ -1034,6 +1312,23 @@ impl ::core::fmt::Debug for CinderPersistentVolumeSource<'_> {
         f.debug_struct("CinderPersistentVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CinderPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.volume_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1106,6 +1401,23 @@ impl ::core::fmt::Debug for CinderVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CinderVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.volume_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ClientIPConfig`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clientipconfig-v1-core)
@@ -1147,6 +1459,20 @@ impl ::core::fmt::Debug for ClientIPConfig<'_> {
         f.debug_struct("ClientIPConfig")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ClientIPConfig<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.timeout_seconds().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -1233,6 +1559,24 @@ impl ::core::fmt::Debug for ClusterTrustBundleProjection<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleProjection<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.signer_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.label_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.optional().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ComponentCondition`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#componentcondition-v1-core)
@@ -1312,6 +1656,23 @@ impl ::core::fmt::Debug for ComponentCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.error().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ComponentStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#componentstatus-v1-core)
@@ -1365,6 +1726,23 @@ impl ::core::fmt::Debug for ComponentStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.conditions() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ComponentStatusList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#componentstatuslist-v1-core)
@@ -1415,6 +1793,23 @@ impl ::core::fmt::Debug for ComponentStatusList<'_> {
         f.debug_struct("ComponentStatusList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentStatusList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1481,6 +1876,29 @@ impl ::core::fmt::Debug for ConfigMap<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMap<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for (k, v) in self.data() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        for (k, v) in self.binary_data() {
+            visitor.entry(3, Item::Str(k), Item::Bytes(v));
+        }
+
+        visitor.field(4, self.immutable().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ConfigMapEnvSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmapenvsource-v1-core)
@@ -1527,6 +1945,25 @@ impl ::core::fmt::Debug for ConfigMapEnvSource<'_> {
         f.debug_struct("ConfigMapEnvSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapEnvSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.local_object_reference().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(2, self.optional().as_ref().map(|x| Item::Bool(*x)));
     }
 }
 
@@ -1589,6 +2026,26 @@ impl ::core::fmt::Debug for ConfigMapKeySelector<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapKeySelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.local_object_reference().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(2, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.optional().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ConfigMapList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmaplist-v1-core)
@@ -1639,6 +2096,23 @@ impl ::core::fmt::Debug for ConfigMapList<'_> {
         f.debug_struct("ConfigMapList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1731,6 +2205,24 @@ impl ::core::fmt::Debug for ConfigMapNodeConfigSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapNodeConfigSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.resource_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.kubelet_config_key().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ConfigMapProjection`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmapprojection-v1-core)
@@ -1782,6 +2274,29 @@ impl ::core::fmt::Debug for ConfigMapProjection<'_> {
         f.debug_struct("ConfigMapProjection")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapProjection<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.local_object_reference().as_ref().map(|x| Item::Message(&*x)),
+            );
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(4, self.optional().as_ref().map(|x| Item::Bool(*x)));
     }
 }
 
@@ -1841,6 +2356,30 @@ impl ::core::fmt::Debug for ConfigMapVolumeSource<'_> {
         f.debug_struct("ConfigMapVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.local_object_reference().as_ref().map(|x| Item::Message(&*x)),
+            );
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(3, self.default_mode().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.optional().as_ref().map(|x| Item::Bool(*x)));
     }
 }
 
@@ -2045,6 +2584,75 @@ impl ::core::fmt::Debug for Container<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Container<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.image().as_ref().map(|x| Item::Str(*x)));
+        for x in self.command() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        for x in self.args() {
+            visitor.element(4, Item::Str(x));
+        }
+
+        visitor.field(5, self.working_dir().as_ref().map(|x| Item::Str(*x)));
+        for x in self.ports() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        for x in self.env() {
+            visitor.element(7, Item::Message(&x));
+        }
+
+        visitor.field(8, self.resources().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.volume_mounts() {
+            visitor.element(9, Item::Message(&x));
+        }
+
+        visitor.field(10, self.liveness_probe().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.readiness_probe().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(12, self.lifecycle().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(13, self.termination_message_path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(14, self.image_pull_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(15, self.security_context().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(16, self.stdin().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(17, self.stdin_once().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(18, self.tty().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.env_from() {
+            visitor.element(19, Item::Message(&x));
+        }
+
+        visitor
+            .field(
+                20,
+                self.termination_message_policy().as_ref().map(|x| Item::Str(*x)),
+            );
+        for x in self.volume_devices() {
+            visitor.element(21, Item::Message(&x));
+        }
+
+        visitor.field(22, self.startup_probe().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.resize_policy() {
+            visitor.element(23, Item::Message(&x));
+        }
+
+        visitor.field(24, self.restart_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.restart_policy_rules() {
+            visitor.element(25, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ContainerExtendedResourceRequest`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerextendedresourcerequest-v1-core)
@@ -2114,6 +2722,22 @@ impl ::core::fmt::Debug for ContainerExtendedResourceRequest<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerExtendedResourceRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.container_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.resource_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.request_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ContainerImage`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerimage-v1-core)
@@ -2160,6 +2784,24 @@ impl ::core::fmt::Debug for ContainerImage<'_> {
         f.debug_struct("ContainerImage")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerImage<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.names() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.size_bytes().as_ref().map(|x| Item::I64(*x)));
     }
 }
 
@@ -2242,6 +2884,24 @@ impl ::core::fmt::Debug for ContainerPort<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerPort<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.host_port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.container_port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.protocol().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.host_ip().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ContainerResizePolicy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerresizepolicy-v1-core)
@@ -2301,6 +2961,21 @@ impl ::core::fmt::Debug for ContainerResizePolicy<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResizePolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.resource_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.restart_policy().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ContainerRestartRule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerrestartrule-v1-core)
@@ -2352,6 +3027,21 @@ impl ::core::fmt::Debug for ContainerRestartRule<'_> {
         f.debug_struct("ContainerRestartRule")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerRestartRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.action().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.exit_codes().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2409,6 +3099,23 @@ impl ::core::fmt::Debug for ContainerRestartRuleOnExitCodes<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerRestartRuleOnExitCodes<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.operator().as_ref().map(|x| Item::Str(*x)));
+        for x in self.values() {
+            visitor.element(2, Item::I32(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ContainerState`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerstate-v1-core)
@@ -2463,6 +3170,22 @@ impl ::core::fmt::Debug for ContainerState<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerState<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.waiting().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.running().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.terminated().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ContainerStateRunning`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerstaterunning-v1-core)
@@ -2508,6 +3231,20 @@ impl ::core::fmt::Debug for ContainerStateRunning<'_> {
         f.debug_struct("ContainerStateRunning")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateRunning<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.started_at().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2608,6 +3345,26 @@ impl ::core::fmt::Debug for ContainerStateTerminated<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateTerminated<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.exit_code().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.signal().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.started_at().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.finished_at().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.container_id().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ContainerStateWaiting`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerstatewaiting-v1-core)
@@ -2664,6 +3421,21 @@ impl ::core::fmt::Debug for ContainerStateWaiting<'_> {
         f.debug_struct("ContainerStateWaiting")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateWaiting<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.message().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -2814,6 +3586,43 @@ impl ::core::fmt::Debug for ContainerStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.state().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.last_state().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.ready().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.restart_count().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.image().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.image_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.container_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.started().as_ref().map(|x| Item::Bool(*x)));
+        for (k, v) in self.allocated_resources() {
+            visitor.entry(10, Item::Str(k), Item::Message(&v));
+        }
+
+        visitor.field(11, self.resources().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.volume_mounts() {
+            visitor.element(12, Item::Message(&x));
+        }
+
+        visitor.field(13, self.user().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.allocated_resources_status() {
+            visitor.element(14, Item::Message(&x));
+        }
+
+        visitor.field(15, self.stop_signal().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ContainerUser`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containeruser-v1-core)
@@ -2855,6 +3664,20 @@ impl ::core::fmt::Debug for ContainerUser<'_> {
         f.debug_struct("ContainerUser")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerUser<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.linux().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2902,6 +3725,20 @@ impl ::core::fmt::Debug for DaemonEndpoint<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonEndpoint<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.port().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.DownwardAPIProjection`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#downwardapiprojection-v1-core)
@@ -2943,6 +3780,22 @@ impl ::core::fmt::Debug for DownwardAPIProjection<'_> {
         f.debug_struct("DownwardAPIProjection")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIProjection<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.items() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -3010,6 +3863,23 @@ impl ::core::fmt::Debug for DownwardAPIVolumeFile<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeFile<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.field_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.resource_field_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.mode().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.DownwardAPIVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#downwardapivolumesource-v1-core)
@@ -3056,6 +3926,24 @@ impl ::core::fmt::Debug for DownwardAPIVolumeSource<'_> {
         f.debug_struct("DownwardAPIVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.items() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.default_mode().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -3114,6 +4002,21 @@ impl ::core::fmt::Debug for EmptyDirVolumeSource<'_> {
         f.debug_struct("EmptyDirVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EmptyDirVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.medium().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.size_limit().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -3191,6 +4094,23 @@ impl ::core::fmt::Debug for EndpointAddress<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointAddress<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.ip().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.target_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.hostname().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.node_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.EndpointPort`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointport-v1-core)
@@ -3265,6 +4185,23 @@ impl ::core::fmt::Debug for EndpointPort<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointPort<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.protocol().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.app_protocol().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.EndpointSubset`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointsubset-v1-core)
@@ -3316,6 +4253,30 @@ impl ::core::fmt::Debug for EndpointSubset<'_> {
         f.debug_struct("EndpointSubset")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSubset<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.addresses() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.not_ready_addresses() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.ports() {
+            visitor.element(3, Item::Message(&x));
+        }
     }
 }
 
@@ -3372,6 +4333,23 @@ impl ::core::fmt::Debug for Endpoints<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Endpoints<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.subsets() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.EndpointsList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointslist-v1-core)
@@ -3422,6 +4400,23 @@ impl ::core::fmt::Debug for EndpointsList<'_> {
         f.debug_struct("EndpointsList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointsList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -3484,6 +4479,22 @@ impl ::core::fmt::Debug for EnvFromSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EnvFromSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.prefix().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.config_map_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.EnvVar`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#envvar-v1-core)
@@ -3543,6 +4554,22 @@ impl<'a> View<'a> for EnvVar<'a> {
 impl ::core::fmt::Debug for EnvVar<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("EnvVar").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EnvVar<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.value_from().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -3610,6 +4637,24 @@ impl ::core::fmt::Debug for EnvVarSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EnvVarSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.field_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.resource_field_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.config_map_key_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.secret_key_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.file_key_ref().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.EphemeralContainer`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ephemeralcontainer-v1-core)
@@ -3661,6 +4706,25 @@ impl ::core::fmt::Debug for EphemeralContainer<'_> {
         f.debug_struct("EphemeralContainer")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralContainer<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.ephemeral_container_common().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(2, self.target_container_name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -3865,6 +4929,75 @@ impl ::core::fmt::Debug for EphemeralContainerCommon<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralContainerCommon<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.image().as_ref().map(|x| Item::Str(*x)));
+        for x in self.command() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        for x in self.args() {
+            visitor.element(4, Item::Str(x));
+        }
+
+        visitor.field(5, self.working_dir().as_ref().map(|x| Item::Str(*x)));
+        for x in self.ports() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        for x in self.env() {
+            visitor.element(7, Item::Message(&x));
+        }
+
+        visitor.field(8, self.resources().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.volume_mounts() {
+            visitor.element(9, Item::Message(&x));
+        }
+
+        visitor.field(10, self.liveness_probe().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.readiness_probe().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(12, self.lifecycle().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(13, self.termination_message_path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(14, self.image_pull_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(15, self.security_context().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(16, self.stdin().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(17, self.stdin_once().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(18, self.tty().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.env_from() {
+            visitor.element(19, Item::Message(&x));
+        }
+
+        visitor
+            .field(
+                20,
+                self.termination_message_policy().as_ref().map(|x| Item::Str(*x)),
+            );
+        for x in self.volume_devices() {
+            visitor.element(21, Item::Message(&x));
+        }
+
+        visitor.field(22, self.startup_probe().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.resize_policy() {
+            visitor.element(23, Item::Message(&x));
+        }
+
+        visitor.field(24, self.restart_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.restart_policy_rules() {
+            visitor.element(25, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.EphemeralVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ephemeralvolumesource-v1-core)
@@ -3906,6 +5039,21 @@ impl ::core::fmt::Debug for EphemeralVolumeSource<'_> {
         f.debug_struct("EphemeralVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.volume_claim_template().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -4067,6 +5215,34 @@ impl ::core::fmt::Debug for Event<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Event<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.involved_object().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.source().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.first_timestamp().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.last_timestamp().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.count().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.event_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.series().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(12, self.action().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(13, self.related().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(14, self.reporting_component().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(15, self.reporting_instance().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.EventList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventlist-v1-core)
@@ -4120,6 +5296,23 @@ impl ::core::fmt::Debug for EventList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EventList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.EventSeries`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventseries-v1-core)
@@ -4170,6 +5363,21 @@ impl ::core::fmt::Debug for EventSeries<'_> {
         f.debug_struct("EventSeries")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EventSeries<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.count().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.last_observed_time().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -4232,6 +5440,21 @@ impl ::core::fmt::Debug for EventSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EventSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.component().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.host().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ExecAction`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#execaction-v1-core)
@@ -4273,6 +5496,22 @@ impl ::core::fmt::Debug for ExecAction<'_> {
         f.debug_struct("ExecAction")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExecAction<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.command() {
+            visitor.element(1, Item::Str(x));
+        }
     }
 }
 
@@ -4342,6 +5581,29 @@ impl ::core::fmt::Debug for FCVolumeSource<'_> {
         f.debug_struct("FCVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FCVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.target_wwns() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.lun().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.wwids() {
+            visitor.element(5, Item::Str(x));
+        }
     }
 }
 
@@ -4419,6 +5681,23 @@ impl ::core::fmt::Debug for FileKeySelector<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FileKeySelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.volume_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.optional().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.FlexPersistentVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flexpersistentvolumesource-v1-core)
@@ -4490,6 +5769,26 @@ impl ::core::fmt::Debug for FlexPersistentVolumeSource<'_> {
         f.debug_struct("FlexPersistentVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlexPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        for (k, v) in self.options() {
+            visitor.entry(5, Item::Str(k), Item::Str(v));
+        }
     }
 }
 
@@ -4567,6 +5866,26 @@ impl ::core::fmt::Debug for FlexVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlexVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        for (k, v) in self.options() {
+            visitor.entry(5, Item::Str(k), Item::Str(v));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.FlockerVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flockervolumesource-v1-core)
@@ -4623,6 +5942,21 @@ impl ::core::fmt::Debug for FlockerVolumeSource<'_> {
         f.debug_struct("FlockerVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlockerVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.dataset_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.dataset_uuid().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -4695,6 +6029,23 @@ impl ::core::fmt::Debug for GCEPersistentDiskVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GCEPersistentDiskVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.pd_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.partition().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.GRPCAction`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#grpcaction-v1-core)
@@ -4746,6 +6097,21 @@ impl ::core::fmt::Debug for GRPCAction<'_> {
         f.debug_struct("GRPCAction")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GRPCAction<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.service().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -4815,6 +6181,22 @@ impl ::core::fmt::Debug for GitRepoVolumeSource<'_> {
         f.debug_struct("GitRepoVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GitRepoVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.repository().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.revision().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.directory().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -4892,6 +6274,23 @@ impl ::core::fmt::Debug for GlusterfsPersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GlusterfsPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.endpoints().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.endpoints_namespace().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.GlusterfsVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#glusterfsvolumesource-v1-core)
@@ -4953,6 +6352,22 @@ impl ::core::fmt::Debug for GlusterfsVolumeSource<'_> {
         f.debug_struct("GlusterfsVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GlusterfsVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.endpoints().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
     }
 }
 
@@ -5039,6 +6454,26 @@ impl ::core::fmt::Debug for HTTPGetAction<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPGetAction<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.port().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.host().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.scheme().as_ref().map(|x| Item::Str(*x)));
+        for x in self.http_headers() {
+            visitor.element(5, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.HTTPHeader`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpheader-v1-core)
@@ -5098,6 +6533,21 @@ impl ::core::fmt::Debug for HTTPHeader<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPHeader<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.HostAlias`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#hostalias-v1-core)
@@ -5152,6 +6602,23 @@ impl ::core::fmt::Debug for HostAlias<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HostAlias<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.ip().as_ref().map(|x| Item::Str(*x)));
+        for x in self.hostnames() {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.HostIP`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#hostip-v1-core)
@@ -5196,6 +6663,20 @@ impl<'a> View<'a> for HostIP<'a> {
 impl ::core::fmt::Debug for HostIP<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("HostIP").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HostIP<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.ip().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -5255,6 +6736,21 @@ impl ::core::fmt::Debug for HostPathVolumeSource<'_> {
         f.debug_struct("HostPathVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HostPathVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.type_().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -5377,6 +6873,33 @@ impl ::core::fmt::Debug for ISCSIPersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ISCSIPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.target_portal().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.iqn().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.lun().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.iscsi_interface().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.portals() {
+            visitor.element(7, Item::Str(x));
+        }
+
+        visitor.field(8, self.chap_auth_discovery().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(10, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.chap_auth_session().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(12, self.initiator_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ISCSIVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#iscsivolumesource-v1-core)
@@ -5496,6 +7019,33 @@ impl ::core::fmt::Debug for ISCSIVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ISCSIVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.target_portal().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.iqn().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.lun().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.iscsi_interface().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.portals() {
+            visitor.element(7, Item::Str(x));
+        }
+
+        visitor.field(8, self.chap_auth_discovery().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(10, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.chap_auth_session().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(12, self.initiator_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ImageVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagevolumesource-v1-core)
@@ -5555,6 +7105,21 @@ impl ::core::fmt::Debug for ImageVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ImageVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.reference().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.pull_policy().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ImageVolumeStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagevolumestatus-v1-core)
@@ -5601,6 +7166,20 @@ impl ::core::fmt::Debug for ImageVolumeStatus<'_> {
         f.debug_struct("ImageVolumeStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ImageVolumeStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.image_ref().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -5668,6 +7247,22 @@ impl ::core::fmt::Debug for KeyToPath<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for KeyToPath<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.mode().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Lifecycle`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#lifecycle-v1-core)
@@ -5724,6 +7319,22 @@ impl ::core::fmt::Debug for Lifecycle<'_> {
         f.debug_struct("Lifecycle")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Lifecycle<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.post_start().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.pre_stop().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.stop_signal().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -5786,6 +7397,23 @@ impl ::core::fmt::Debug for LifecycleHandler<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LifecycleHandler<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.exec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.http_get().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.tcp_socket().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.sleep().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.LimitRange`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitrange-v1-core)
@@ -5836,6 +7464,21 @@ impl ::core::fmt::Debug for LimitRange<'_> {
         f.debug_struct("LimitRange")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRange<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -5943,6 +7586,39 @@ impl ::core::fmt::Debug for LimitRangeItem<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeItem<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.max() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.min() {
+            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.default() {
+            visitor.entry(4, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.default_request() {
+            visitor.entry(5, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.max_limit_request_ratio() {
+            visitor.entry(6, Item::Str(k), Item::Message(&v));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.LimitRangeList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitrangelist-v1-core)
@@ -5996,6 +7672,23 @@ impl ::core::fmt::Debug for LimitRangeList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.LimitRangeSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitrangespec-v1-core)
@@ -6037,6 +7730,22 @@ impl ::core::fmt::Debug for LimitRangeSpec<'_> {
         f.debug_struct("LimitRangeSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.limits() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -6094,6 +7803,24 @@ impl ::core::fmt::Debug for LinuxContainerUser<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LinuxContainerUser<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.uid().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.gid().as_ref().map(|x| Item::I64(*x)));
+        for x in self.supplemental_groups() {
+            visitor.element(3, Item::I64(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.List`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#list-v1-core)
@@ -6144,6 +7871,23 @@ impl<'a> View<'a> for List<'a> {
 impl ::core::fmt::Debug for List<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("List").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for List<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -6221,6 +7965,25 @@ impl ::core::fmt::Debug for LoadBalancerIngress<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LoadBalancerIngress<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.ip().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.hostname().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.ip_mode().as_ref().map(|x| Item::Str(*x)));
+        for x in self.ports() {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.LoadBalancerStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#loadbalancerstatus-v1-core)
@@ -6262,6 +8025,22 @@ impl ::core::fmt::Debug for LoadBalancerStatus<'_> {
         f.debug_struct("LoadBalancerStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LoadBalancerStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.ingress() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -6311,6 +8090,20 @@ impl ::core::fmt::Debug for LocalObjectReference<'_> {
         f.debug_struct("LocalObjectReference")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LocalObjectReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -6373,6 +8166,21 @@ impl ::core::fmt::Debug for LocalVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LocalVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ModifyVolumeStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#modifyvolumestatus-v1-core)
@@ -6429,6 +8237,28 @@ impl ::core::fmt::Debug for ModifyVolumeStatus<'_> {
         f.debug_struct("ModifyVolumeStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ModifyVolumeStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self
+                    .target_volume_attributes_class_name()
+                    .as_ref()
+                    .map(|x| Item::Str(*x)),
+            );
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -6496,6 +8326,22 @@ impl ::core::fmt::Debug for NFSVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NFSVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.server().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Namespace`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namespace-v1-core)
@@ -6551,6 +8397,22 @@ impl ::core::fmt::Debug for Namespace<'_> {
         f.debug_struct("Namespace")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Namespace<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -6642,6 +8504,25 @@ impl ::core::fmt::Debug for NamespaceCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(4, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NamespaceList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namespacelist-v1-core)
@@ -6695,6 +8576,23 @@ impl ::core::fmt::Debug for NamespaceList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NamespaceSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namespacespec-v1-core)
@@ -6736,6 +8634,22 @@ impl ::core::fmt::Debug for NamespaceSpec<'_> {
         f.debug_struct("NamespaceSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.finalizers() {
+            visitor.element(1, Item::Str(x));
+        }
     }
 }
 
@@ -6793,6 +8707,23 @@ impl ::core::fmt::Debug for NamespaceStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.phase().as_ref().map(|x| Item::Str(*x)));
+        for x in self.conditions() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Node`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#node-v1-core)
@@ -6846,6 +8777,22 @@ impl<'a> View<'a> for Node<'a> {
 impl ::core::fmt::Debug for Node<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Node").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Node<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -6908,6 +8855,21 @@ impl ::core::fmt::Debug for NodeAddress<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAddress<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.address().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeAffinity`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeaffinity-v1-core)
@@ -6958,6 +8920,30 @@ impl ::core::fmt::Debug for NodeAffinity<'_> {
         f.debug_struct("NodeAffinity")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAffinity<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self
+                    .required_during_scheduling_ignored_during_execution()
+                    .as_ref()
+                    .map(|x| Item::Message(&*x)),
+            );
+        for x in self.preferred_during_scheduling_ignored_during_execution() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -7023,6 +9009,27 @@ impl ::core::fmt::Debug for NodeAllocatableResourceClaimStatus<'_> {
         f.debug_struct("NodeAllocatableResourceClaimStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceClaimStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.resource_claim_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.containers() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        for (k, v) in self.resources() {
+            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        }
     }
 }
 
@@ -7123,6 +9130,27 @@ impl ::core::fmt::Debug for NodeCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_heartbeat_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeConfigSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeconfigsource-v1-core)
@@ -7164,6 +9192,20 @@ impl ::core::fmt::Debug for NodeConfigSource<'_> {
         f.debug_struct("NodeConfigSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeConfigSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(2, self.config_map().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -7231,6 +9273,23 @@ impl ::core::fmt::Debug for NodeConfigStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeConfigStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.assigned().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.active().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.last_known_good().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.error().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeDaemonEndpoints`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodedaemonendpoints-v1-core)
@@ -7275,6 +9334,20 @@ impl ::core::fmt::Debug for NodeDaemonEndpoints<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeDaemonEndpoints<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.kubelet_endpoint().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeFeatures`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodefeatures-v1-core)
@@ -7316,6 +9389,24 @@ impl ::core::fmt::Debug for NodeFeatures<'_> {
         f.debug_struct("NodeFeatures")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeFeatures<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.supplemental_groups_policy().as_ref().map(|x| Item::Bool(*x)),
+            );
     }
 }
 
@@ -7372,6 +9463,23 @@ impl ::core::fmt::Debug for NodeList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeProxyOptions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeproxyoptions-v1-core)
@@ -7418,6 +9526,20 @@ impl ::core::fmt::Debug for NodeProxyOptions<'_> {
         f.debug_struct("NodeProxyOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeProxyOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -7475,6 +9597,21 @@ impl ::core::fmt::Debug for NodeRuntimeHandler<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeRuntimeHandler<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.features().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeRuntimeHandlerFeatures`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#noderuntimehandlerfeatures-v1-core)
@@ -7524,6 +9661,25 @@ impl ::core::fmt::Debug for NodeRuntimeHandlerFeatures<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeRuntimeHandlerFeatures<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.recursive_read_only_mounts().as_ref().map(|x| Item::Bool(*x)),
+            );
+        visitor.field(2, self.user_namespaces().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeSelector`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeselector-v1-core)
@@ -7565,6 +9721,22 @@ impl ::core::fmt::Debug for NodeSelector<'_> {
         f.debug_struct("NodeSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.node_selector_terms() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -7632,6 +9804,24 @@ impl ::core::fmt::Debug for NodeSelectorRequirement<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelectorRequirement<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.operator().as_ref().map(|x| Item::Str(*x)));
+        for x in self.values() {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeSelectorTerm`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeselectorterm-v1-core)
@@ -7680,6 +9870,26 @@ impl ::core::fmt::Debug for NodeSelectorTerm<'_> {
         f.debug_struct("NodeSelectorTerm")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelectorTerm<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.match_expressions() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.match_fields() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -7769,6 +9979,31 @@ impl ::core::fmt::Debug for NodeSpec<'_> {
         f.debug_struct("NodeSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.pod_cidr().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.external_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.provider_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.unschedulable().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.taints() {
+            visitor.element(5, Item::Message(&x));
+        }
+
+        visitor.field(6, self.config_source().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.pod_cidrs() {
+            visitor.element(7, Item::Str(x));
+        }
     }
 }
 
@@ -7898,6 +10133,59 @@ impl ::core::fmt::Debug for NodeStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for (k, v) in self.capacity() {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.allocatable() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+
+        visitor.field(3, self.phase().as_ref().map(|x| Item::Str(*x)));
+        for x in self.conditions() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        for x in self.addresses() {
+            visitor.element(5, Item::Message(&x));
+        }
+
+        visitor.field(6, self.daemon_endpoints().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.node_info().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.images() {
+            visitor.element(8, Item::Message(&x));
+        }
+
+        for x in self.volumes_in_use() {
+            visitor.element(9, Item::Str(x));
+        }
+
+        for x in self.volumes_attached() {
+            visitor.element(10, Item::Message(&x));
+        }
+
+        visitor.field(11, self.config().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.runtime_handlers() {
+            visitor.element(12, Item::Message(&x));
+        }
+
+        visitor.field(13, self.features().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.declared_features() {
+            visitor.element(14, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeSwapStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeswapstatus-v1-core)
@@ -7939,6 +10227,20 @@ impl ::core::fmt::Debug for NodeSwapStatus<'_> {
         f.debug_struct("NodeSwapStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSwapStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.capacity().as_ref().map(|x| Item::I64(*x)));
     }
 }
 
@@ -8086,6 +10388,31 @@ impl ::core::fmt::Debug for NodeSystemInfo<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSystemInfo<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.machine_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.system_uuid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.boot_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.kernel_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.os_image().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(6, self.container_runtime_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.kubelet_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.kube_proxy_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.operating_system().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.architecture().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(11, self.swap().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ObjectFieldSelector`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectfieldselector-v1-core)
@@ -8142,6 +10469,21 @@ impl ::core::fmt::Debug for ObjectFieldSelector<'_> {
         f.debug_struct("ObjectFieldSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectFieldSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.field_path().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -8254,6 +10596,26 @@ impl ::core::fmt::Debug for ObjectReference<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.api_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.resource_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.field_path().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PersistentVolume`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolume-v1-core)
@@ -8312,6 +10674,22 @@ impl ::core::fmt::Debug for PersistentVolume<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolume<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaim`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaim-v1-core)
@@ -8367,6 +10745,22 @@ impl ::core::fmt::Debug for PersistentVolumeClaim<'_> {
         f.debug_struct("PersistentVolumeClaim")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaim<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -8467,6 +10861,26 @@ impl ::core::fmt::Debug for PersistentVolumeClaimCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.last_probe_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimlist-v1-core)
@@ -8517,6 +10931,23 @@ impl ::core::fmt::Debug for PersistentVolumeClaimList<'_> {
         f.debug_struct("PersistentVolumeClaimList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -8628,6 +11059,35 @@ impl ::core::fmt::Debug for PersistentVolumeClaimSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.access_modes() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.resources().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.volume_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.storage_class_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.volume_mode().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.data_source().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.data_source_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                9,
+                self.volume_attributes_class_name().as_ref().map(|x| Item::Str(*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimstatus-v1-core)
@@ -8731,6 +11191,50 @@ impl ::core::fmt::Debug for PersistentVolumeClaimStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.phase().as_ref().map(|x| Item::Str(*x)));
+        for x in self.access_modes() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        for (k, v) in self.capacity() {
+            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        }
+
+        for x in self.conditions() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        for (k, v) in self.allocated_resources() {
+            visitor.entry(5, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.allocated_resource_statuses() {
+            visitor.entry(7, Item::Str(k), Item::Str(v));
+        }
+
+        visitor
+            .field(
+                8,
+                self
+                    .current_volume_attributes_class_name()
+                    .as_ref()
+                    .map(|x| Item::Str(*x)),
+            );
+        visitor
+            .field(9, self.modify_volume_status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimTemplate`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimtemplate-v1-core)
@@ -8781,6 +11285,21 @@ impl ::core::fmt::Debug for PersistentVolumeClaimTemplate<'_> {
         f.debug_struct("PersistentVolumeClaimTemplate")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimTemplate<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -8838,6 +11357,21 @@ impl ::core::fmt::Debug for PersistentVolumeClaimVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.claim_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PersistentVolumeList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumelist-v1-core)
@@ -8888,6 +11422,23 @@ impl ::core::fmt::Debug for PersistentVolumeList<'_> {
         f.debug_struct("PersistentVolumeList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -9044,6 +11595,50 @@ impl ::core::fmt::Debug for PersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.gce_persistent_disk().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                2,
+                self.aws_elastic_block_store().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(3, self.host_path().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.glusterfs().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.nfs().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.rbd().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.iscsi().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.cinder().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(9, self.cephfs().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(10, self.fc().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.flocker().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(12, self.flex_volume().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(13, self.azure_file().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(14, self.vsphere_volume().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(15, self.quobyte().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(16, self.azure_disk().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                17,
+                self.photon_persistent_disk().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(18, self.portworx_volume().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(19, self.scale_io().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(20, self.local().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(21, self.storageos().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(22, self.csi().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PersistentVolumeSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumespec-v1-core)
@@ -9159,6 +11754,50 @@ impl ::core::fmt::Debug for PersistentVolumeSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for (k, v) in self.capacity() {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+
+        visitor
+            .field(
+                2,
+                self.persistent_volume_source().as_ref().map(|x| Item::Message(&*x)),
+            );
+        for x in self.access_modes() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        visitor.field(4, self.claim_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                5,
+                self.persistent_volume_reclaim_policy().as_ref().map(|x| Item::Str(*x)),
+            );
+        visitor.field(6, self.storage_class_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.mount_options() {
+            visitor.element(7, Item::Str(x));
+        }
+
+        visitor.field(8, self.volume_mode().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.node_affinity().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                10,
+                self.volume_attributes_class_name().as_ref().map(|x| Item::Str(*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PersistentVolumeStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumestatus-v1-core)
@@ -9237,6 +11876,27 @@ impl ::core::fmt::Debug for PersistentVolumeStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.phase().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(
+                4,
+                self.last_phase_transition_time().as_ref().map(|x| Item::Message(&*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#photonpersistentdiskvolumesource-v1-core)
@@ -9296,6 +11956,21 @@ impl ::core::fmt::Debug for PhotonPersistentDiskVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PhotonPersistentDiskVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.pd_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Pod`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#pod-v1-core)
@@ -9352,6 +12027,22 @@ impl ::core::fmt::Debug for Pod<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Pod<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodAffinity`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podaffinity-v1-core)
@@ -9402,6 +12093,26 @@ impl ::core::fmt::Debug for PodAffinity<'_> {
         f.debug_struct("PodAffinity")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodAffinity<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.required_during_scheduling_ignored_during_execution() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.preferred_during_scheduling_ignored_during_execution() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -9487,6 +12198,33 @@ impl ::core::fmt::Debug for PodAffinityTerm<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodAffinityTerm<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.label_selector().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.namespaces() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        visitor.field(3, self.topology_key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.namespace_selector().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.match_label_keys() {
+            visitor.element(5, Item::Str(x));
+        }
+
+        for x in self.mismatch_label_keys() {
+            visitor.element(6, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodAntiAffinity`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podantiaffinity-v1-core)
@@ -9537,6 +12275,26 @@ impl ::core::fmt::Debug for PodAntiAffinity<'_> {
         f.debug_struct("PodAntiAffinity")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodAntiAffinity<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.required_during_scheduling_ignored_during_execution() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.preferred_during_scheduling_ignored_during_execution() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -9606,6 +12364,24 @@ impl ::core::fmt::Debug for PodAttachOptions<'_> {
         f.debug_struct("PodAttachOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodAttachOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.stdin().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(2, self.stdout().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.stderr().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.tty().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.container().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -9705,6 +12481,28 @@ impl ::core::fmt::Debug for PodCertificateProjection<'_> {
         f.debug_struct("PodCertificateProjection")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateProjection<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.signer_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.key_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.max_expiration_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.credential_bundle_path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.key_path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.certificate_chain_path().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.user_annotations() {
+            visitor.entry(7, Item::Str(k), Item::Str(v));
+        }
     }
 }
 
@@ -9810,6 +12608,27 @@ impl ::core::fmt::Debug for PodCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.last_probe_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodDNSConfig`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddnsconfig-v1-core)
@@ -9861,6 +12680,30 @@ impl ::core::fmt::Debug for PodDNSConfig<'_> {
         f.debug_struct("PodDNSConfig")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodDNSConfig<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.nameservers() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.searches() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        for x in self.options() {
+            visitor.element(3, Item::Message(&x));
+        }
     }
 }
 
@@ -9920,6 +12763,21 @@ impl ::core::fmt::Debug for PodDNSConfigOption<'_> {
         f.debug_struct("PodDNSConfigOption")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodDNSConfigOption<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -9997,6 +12855,27 @@ impl ::core::fmt::Debug for PodExecOptions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodExecOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.stdin().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(2, self.stdout().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.stderr().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.tty().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.container().as_ref().map(|x| Item::Str(*x)));
+        for x in self.command() {
+            visitor.element(6, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodExtendedResourceClaimStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podextendedresourceclaimstatus-v1-core)
@@ -10053,6 +12932,24 @@ impl ::core::fmt::Debug for PodExtendedResourceClaimStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodExtendedResourceClaimStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.request_mappings() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.resource_claim_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodIP`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podip-v1-core)
@@ -10097,6 +12994,20 @@ impl<'a> View<'a> for PodIP<'a> {
 impl ::core::fmt::Debug for PodIP<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("PodIP").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodIP<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.ip().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -10148,6 +13059,23 @@ impl<'a> View<'a> for PodList<'a> {
 impl ::core::fmt::Debug for PodList<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("PodList").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -10254,6 +13182,33 @@ impl ::core::fmt::Debug for PodLogOptions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodLogOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.container().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.follow().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.previous().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.since_seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(5, self.since_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.timestamps().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(7, self.tail_lines().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(8, self.limit_bytes().as_ref().map(|x| Item::I64(*x)));
+        visitor
+            .field(
+                9,
+                self.insecure_skip_tls_verify_backend().as_ref().map(|x| Item::Bool(*x)),
+            );
+        visitor.field(10, self.stream().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodOS`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podos-v1-core)
@@ -10301,6 +13256,20 @@ impl ::core::fmt::Debug for PodOS<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodOS<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodPortForwardOptions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podportforwardoptions-v1-core)
@@ -10342,6 +13311,22 @@ impl ::core::fmt::Debug for PodPortForwardOptions<'_> {
         f.debug_struct("PodPortForwardOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodPortForwardOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.ports() {
+            visitor.element(1, Item::I32(x));
+        }
     }
 }
 
@@ -10394,6 +13379,20 @@ impl ::core::fmt::Debug for PodProxyOptions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodProxyOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodReadinessGate`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podreadinessgate-v1-core)
@@ -10440,6 +13439,20 @@ impl ::core::fmt::Debug for PodReadinessGate<'_> {
         f.debug_struct("PodReadinessGate")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodReadinessGate<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.condition_type().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -10512,6 +13525,26 @@ impl ::core::fmt::Debug for PodResourceClaim<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodResourceClaim<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.resource_claim_name().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(
+                4,
+                self.resource_claim_template_name().as_ref().map(|x| Item::Str(*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodResourceClaimStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podresourceclaimstatus-v1-core)
@@ -10571,6 +13604,21 @@ impl ::core::fmt::Debug for PodResourceClaimStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodResourceClaimStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.resource_claim_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodSchedulingGate`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podschedulinggate-v1-core)
@@ -10620,6 +13668,20 @@ impl ::core::fmt::Debug for PodSchedulingGate<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodSchedulingGate<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodSchedulingGroup`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podschedulinggroup-v1-core)
@@ -10666,6 +13728,20 @@ impl ::core::fmt::Debug for PodSchedulingGroup<'_> {
         f.debug_struct("PodSchedulingGroup")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodSchedulingGroup<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.pod_group_name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -10788,6 +13864,42 @@ impl ::core::fmt::Debug for PodSecurityContext<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodSecurityContext<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.se_linux_options().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.run_as_user().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(3, self.run_as_non_root().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.supplemental_groups() {
+            visitor.element(4, Item::I64(x));
+        }
+
+        visitor.field(5, self.fs_group().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(6, self.run_as_group().as_ref().map(|x| Item::I64(*x)));
+        for x in self.sysctls() {
+            visitor.element(7, Item::Message(&x));
+        }
+
+        visitor.field(8, self.windows_options().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(9, self.fs_group_change_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.seccomp_profile().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.app_armor_profile().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                12,
+                self.supplemental_groups_policy().as_ref().map(|x| Item::Str(*x)),
+            );
+        visitor.field(13, self.se_linux_change_policy().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodSignature`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsignature-v1-core)
@@ -10833,6 +13945,20 @@ impl ::core::fmt::Debug for PodSignature<'_> {
         f.debug_struct("PodSignature")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodSignature<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.pod_controller().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -11155,6 +14281,109 @@ impl ::core::fmt::Debug for PodSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.volumes() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.containers() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(3, self.restart_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(
+                4,
+                self.termination_grace_period_seconds().as_ref().map(|x| Item::I64(*x)),
+            );
+        visitor.field(5, self.active_deadline_seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(6, self.dns_policy().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.node_selector() {
+            visitor.entry(7, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(8, self.service_account_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.service_account().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.node_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(11, self.host_network().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(12, self.host_pid().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(13, self.host_ipc().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(14, self.security_context().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.image_pull_secrets() {
+            visitor.element(15, Item::Message(&x));
+        }
+
+        visitor.field(16, self.hostname().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(17, self.subdomain().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(18, self.affinity().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(19, self.scheduler_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.init_containers() {
+            visitor.element(20, Item::Message(&x));
+        }
+
+        visitor
+            .field(
+                21,
+                self.automount_service_account_token().as_ref().map(|x| Item::Bool(*x)),
+            );
+        for x in self.tolerations() {
+            visitor.element(22, Item::Message(&x));
+        }
+
+        for x in self.host_aliases() {
+            visitor.element(23, Item::Message(&x));
+        }
+
+        visitor.field(24, self.priority_class_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(25, self.priority().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(26, self.dns_config().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(27, self.share_process_namespace().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.readiness_gates() {
+            visitor.element(28, Item::Message(&x));
+        }
+
+        visitor.field(29, self.runtime_class_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(30, self.enable_service_links().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(31, self.preemption_policy().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.overhead() {
+            visitor.entry(32, Item::Str(k), Item::Message(&v));
+        }
+
+        for x in self.topology_spread_constraints() {
+            visitor.element(33, Item::Message(&x));
+        }
+
+        for x in self.ephemeral_containers() {
+            visitor.element(34, Item::Message(&x));
+        }
+
+        visitor.field(35, self.set_hostname_as_fqdn().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(36, self.os().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(37, self.host_users().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.scheduling_gates() {
+            visitor.element(38, Item::Message(&x));
+        }
+
+        for x in self.resource_claims() {
+            visitor.element(39, Item::Message(&x));
+        }
+
+        visitor.field(40, self.resources().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(41, self.hostname_override().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(43, self.scheduling_group().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podstatus-v1-core)
@@ -11359,6 +14588,73 @@ impl ::core::fmt::Debug for PodStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.phase().as_ref().map(|x| Item::Str(*x)));
+        for x in self.conditions() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(3, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.host_ip().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.pod_ip().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.start_time().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.container_statuses() {
+            visitor.element(8, Item::Message(&x));
+        }
+
+        visitor.field(9, self.qos_class().as_ref().map(|x| Item::Str(*x)));
+        for x in self.init_container_statuses() {
+            visitor.element(10, Item::Message(&x));
+        }
+
+        visitor.field(11, self.nominated_node_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.pod_ips() {
+            visitor.element(12, Item::Message(&x));
+        }
+
+        for x in self.ephemeral_container_statuses() {
+            visitor.element(13, Item::Message(&x));
+        }
+
+        visitor.field(14, self.resize().as_ref().map(|x| Item::Str(*x)));
+        for x in self.resource_claim_statuses() {
+            visitor.element(15, Item::Message(&x));
+        }
+
+        for x in self.host_ips() {
+            visitor.element(16, Item::Message(&x));
+        }
+
+        visitor.field(17, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor
+            .field(
+                18,
+                self
+                    .extended_resource_claim_status()
+                    .as_ref()
+                    .map(|x| Item::Message(&*x)),
+            );
+        for (k, v) in self.allocated_resources() {
+            visitor.entry(19, Item::Str(k), Item::Message(&v));
+        }
+
+        visitor.field(20, self.resources().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.node_allocatable_resource_claim_statuses() {
+            visitor.element(21, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodStatusResult`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podstatusresult-v1-core)
@@ -11409,6 +14705,21 @@ impl ::core::fmt::Debug for PodStatusResult<'_> {
         f.debug_struct("PodStatusResult")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatusResult<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -11465,6 +14776,21 @@ impl ::core::fmt::Debug for PodTemplate<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplate<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.template().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodTemplateList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podtemplatelist-v1-core)
@@ -11518,6 +14844,23 @@ impl ::core::fmt::Debug for PodTemplateList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplateList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PodTemplateSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podtemplatespec-v1-core)
@@ -11568,6 +14911,21 @@ impl ::core::fmt::Debug for PodTemplateSpec<'_> {
         f.debug_struct("PodTemplateSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplateSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -11635,6 +14993,22 @@ impl ::core::fmt::Debug for PortStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PortStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.protocol().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.error().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PortworxVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#portworxvolumesource-v1-core)
@@ -11699,6 +15073,22 @@ impl ::core::fmt::Debug for PortworxVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PortworxVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.volume_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Preconditions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#preconditions-v1-core)
@@ -11745,6 +15135,20 @@ impl ::core::fmt::Debug for Preconditions<'_> {
         f.debug_struct("Preconditions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Preconditions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.uid().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -11821,6 +15225,23 @@ impl ::core::fmt::Debug for PreferAvoidPodsEntry<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PreferAvoidPodsEntry<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.pod_signature().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.eviction_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PreferredSchedulingTerm`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#preferredschedulingterm-v1-core)
@@ -11867,6 +15288,21 @@ impl ::core::fmt::Debug for PreferredSchedulingTerm<'_> {
         f.debug_struct("PreferredSchedulingTerm")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PreferredSchedulingTerm<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.weight().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.preference().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -11942,6 +15378,30 @@ impl ::core::fmt::Debug for Probe<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Probe<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.handler().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.initial_delay_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.timeout_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.period_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.success_threshold().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.failure_threshold().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(
+                7,
+                self.termination_grace_period_seconds().as_ref().map(|x| Item::I64(*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ProbeHandler`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#probehandler-v1-core)
@@ -12001,6 +15461,23 @@ impl ::core::fmt::Debug for ProbeHandler<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ProbeHandler<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.exec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.http_get().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.tcp_socket().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.grpc().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ProjectedVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#projectedvolumesource-v1-core)
@@ -12047,6 +15524,24 @@ impl ::core::fmt::Debug for ProjectedVolumeSource<'_> {
         f.debug_struct("ProjectedVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ProjectedVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.sources() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.default_mode().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -12141,6 +15636,25 @@ impl ::core::fmt::Debug for QuobyteVolumeSource<'_> {
         f.debug_struct("QuobyteVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for QuobyteVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.registry().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.volume().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.user().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.tenant().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -12248,6 +15762,30 @@ impl ::core::fmt::Debug for RBDPersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RBDPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.monitors() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.image().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.pool().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.user().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.keyring().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.RBDVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rbdvolumesource-v1-core)
@@ -12352,6 +15890,30 @@ impl ::core::fmt::Debug for RBDVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RBDVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.monitors() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.image().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.pool().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.user().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.keyring().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.RangeAllocation`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rangeallocation-v1-core)
@@ -12415,6 +15977,22 @@ impl ::core::fmt::Debug for RangeAllocation<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RangeAllocation<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.range().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.data().as_ref().map(|x| Item::Bytes(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ReplicationController`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicationcontroller-v1-core)
@@ -12470,6 +16048,22 @@ impl ::core::fmt::Debug for ReplicationController<'_> {
         f.debug_struct("ReplicationController")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationController<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -12561,6 +16155,25 @@ impl ::core::fmt::Debug for ReplicationControllerCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ReplicationControllerList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicationcontrollerlist-v1-core)
@@ -12611,6 +16224,23 @@ impl ::core::fmt::Debug for ReplicationControllerList<'_> {
         f.debug_struct("ReplicationControllerList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -12670,6 +16300,26 @@ impl ::core::fmt::Debug for ReplicationControllerSpec<'_> {
         f.debug_struct("ReplicationControllerSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        for (k, v) in self.selector() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(3, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -12744,6 +16394,27 @@ impl ::core::fmt::Debug for ReplicationControllerStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.fully_labeled_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(4, self.ready_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.available_replicas().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ResourceClaim`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaim-v1-core)
@@ -12800,6 +16471,21 @@ impl ::core::fmt::Debug for ResourceClaim<'_> {
         f.debug_struct("ResourceClaim")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.request().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -12868,6 +16554,22 @@ impl ::core::fmt::Debug for ResourceFieldSelector<'_> {
         f.debug_struct("ResourceFieldSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceFieldSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.container_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.resource().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.divisor().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -12940,6 +16642,22 @@ impl ::core::fmt::Debug for ResourceHealth<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceHealth<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.resource_id().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.health().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ResourceQuota`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcequota-v1-core)
@@ -12998,6 +16716,22 @@ impl ::core::fmt::Debug for ResourceQuota<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuota<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ResourceQuotaList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcequotalist-v1-core)
@@ -13048,6 +16782,23 @@ impl ::core::fmt::Debug for ResourceQuotaList<'_> {
         f.debug_struct("ResourceQuotaList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -13111,6 +16862,28 @@ impl ::core::fmt::Debug for ResourceQuotaSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for (k, v) in self.hard() {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+
+        for x in self.scopes() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        visitor.field(3, self.scope_selector().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ResourceQuotaStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcequotastatus-v1-core)
@@ -13169,6 +16942,26 @@ impl ::core::fmt::Debug for ResourceQuotaStatus<'_> {
         f.debug_struct("ResourceQuotaStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for (k, v) in self.hard() {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.used() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
     }
 }
 
@@ -13238,6 +17031,30 @@ impl ::core::fmt::Debug for ResourceRequirements<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRequirements<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for (k, v) in self.limits() {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.requests() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+
+        for x in self.claims() {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ResourceStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcestatus-v1-core)
@@ -13289,6 +17106,23 @@ impl ::core::fmt::Debug for ResourceStatus<'_> {
         f.debug_struct("ResourceStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.resources() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -13368,6 +17202,23 @@ impl ::core::fmt::Debug for SELinuxOptions<'_> {
         f.debug_struct("SELinuxOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SELinuxOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.user().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.role().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.level().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -13495,6 +17346,29 @@ impl ::core::fmt::Debug for ScaleIOPersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleIOPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.gateway().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.system().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.ssl_enabled().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.protection_domain().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.storage_pool().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.storage_mode().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.volume_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ScaleIOVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scaleiovolumesource-v1-core)
@@ -13619,6 +17493,29 @@ impl ::core::fmt::Debug for ScaleIOVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleIOVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.gateway().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.system().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.ssl_enabled().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.protection_domain().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.storage_pool().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.storage_mode().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.volume_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ScopeSelector`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scopeselector-v1-core)
@@ -13662,6 +17559,22 @@ impl ::core::fmt::Debug for ScopeSelector<'_> {
         f.debug_struct("ScopeSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScopeSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.match_expressions() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -13729,6 +17642,24 @@ impl ::core::fmt::Debug for ScopedResourceSelectorRequirement<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScopedResourceSelectorRequirement<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.scope_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.operator().as_ref().map(|x| Item::Str(*x)));
+        for x in self.values() {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.SeccompProfile`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#seccompprofile-v1-core)
@@ -13785,6 +17716,21 @@ impl ::core::fmt::Debug for SeccompProfile<'_> {
         f.debug_struct("SeccompProfile")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SeccompProfile<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.localhost_profile().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -13859,6 +17805,30 @@ impl ::core::fmt::Debug for Secret<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Secret<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for (k, v) in self.data() {
+            visitor.entry(2, Item::Str(k), Item::Bytes(v));
+        }
+
+        visitor.field(3, self.type_().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.string_data() {
+            visitor.entry(4, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(5, self.immutable().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.SecretEnvSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secretenvsource-v1-core)
@@ -13905,6 +17875,25 @@ impl ::core::fmt::Debug for SecretEnvSource<'_> {
         f.debug_struct("SecretEnvSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SecretEnvSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.local_object_reference().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(2, self.optional().as_ref().map(|x| Item::Bool(*x)));
     }
 }
 
@@ -13967,6 +17956,26 @@ impl ::core::fmt::Debug for SecretKeySelector<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SecretKeySelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.local_object_reference().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(2, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.optional().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.SecretList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secretlist-v1-core)
@@ -14017,6 +18026,23 @@ impl ::core::fmt::Debug for SecretList<'_> {
         f.debug_struct("SecretList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SecretList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -14071,6 +18097,29 @@ impl ::core::fmt::Debug for SecretProjection<'_> {
         f.debug_struct("SecretProjection")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SecretProjection<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.local_object_reference().as_ref().map(|x| Item::Message(&*x)),
+            );
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(4, self.optional().as_ref().map(|x| Item::Bool(*x)));
     }
 }
 
@@ -14130,6 +18179,21 @@ impl ::core::fmt::Debug for SecretReference<'_> {
         f.debug_struct("SecretReference")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SecretReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.namespace().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -14194,6 +18258,26 @@ impl ::core::fmt::Debug for SecretVolumeSource<'_> {
         f.debug_struct("SecretVolumeSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SecretVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.secret_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(3, self.default_mode().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.optional().as_ref().map(|x| Item::Bool(*x)));
     }
 }
 
@@ -14301,6 +18385,36 @@ impl ::core::fmt::Debug for SecurityContext<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SecurityContext<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.capabilities().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.privileged().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.se_linux_options().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.run_as_user().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(5, self.run_as_non_root().as_ref().map(|x| Item::Bool(*x)));
+        visitor
+            .field(6, self.read_only_root_filesystem().as_ref().map(|x| Item::Bool(*x)));
+        visitor
+            .field(
+                7,
+                self.allow_privilege_escalation().as_ref().map(|x| Item::Bool(*x)),
+            );
+        visitor.field(8, self.run_as_group().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(9, self.proc_mount().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.windows_options().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(11, self.seccomp_profile().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(12, self.app_armor_profile().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.SerializedReference`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serializedreference-v1-core)
@@ -14342,6 +18456,20 @@ impl ::core::fmt::Debug for SerializedReference<'_> {
         f.debug_struct("SerializedReference")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SerializedReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.reference().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -14398,6 +18526,22 @@ impl<'a> View<'a> for Service<'a> {
 impl ::core::fmt::Debug for Service<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Service").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Service<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -14466,6 +18610,33 @@ impl ::core::fmt::Debug for ServiceAccount<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccount<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.secrets() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.image_pull_secrets() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor
+            .field(
+                4,
+                self.automount_service_account_token().as_ref().map(|x| Item::Bool(*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ServiceAccountList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceaccountlist-v1-core)
@@ -14516,6 +18687,23 @@ impl ::core::fmt::Debug for ServiceAccountList<'_> {
         f.debug_struct("ServiceAccountList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -14583,6 +18771,22 @@ impl ::core::fmt::Debug for ServiceAccountTokenProjection<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountTokenProjection<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.audience().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.expiration_seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(3, self.path().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ServiceList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicelist-v1-core)
@@ -14633,6 +18837,23 @@ impl ::core::fmt::Debug for ServiceList<'_> {
         f.debug_struct("ServiceList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -14724,6 +18945,25 @@ impl ::core::fmt::Debug for ServicePort<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServicePort<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.protocol().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.target_port().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.node_port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.app_protocol().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ServiceProxyOptions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceproxyoptions-v1-core)
@@ -14770,6 +19010,20 @@ impl ::core::fmt::Debug for ServiceProxyOptions<'_> {
         f.debug_struct("ServiceProxyOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceProxyOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -14962,6 +19216,71 @@ impl ::core::fmt::Debug for ServiceSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.ports() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for (k, v) in self.selector() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(3, self.cluster_ip().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.type_().as_ref().map(|x| Item::Str(*x)));
+        for x in self.external_ips() {
+            visitor.element(5, Item::Str(x));
+        }
+
+        visitor.field(7, self.session_affinity().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.load_balancer_ip().as_ref().map(|x| Item::Str(*x)));
+        for x in self.load_balancer_source_ranges() {
+            visitor.element(9, Item::Str(x));
+        }
+
+        visitor.field(10, self.external_name().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(11, self.external_traffic_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(12, self.health_check_node_port().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(
+                13,
+                self.publish_not_ready_addresses().as_ref().map(|x| Item::Bool(*x)),
+            );
+        visitor
+            .field(
+                14,
+                self.session_affinity_config().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(17, self.ip_family_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.cluster_ips() {
+            visitor.element(18, Item::Str(x));
+        }
+
+        for x in self.ip_families() {
+            visitor.element(19, Item::Str(x));
+        }
+
+        visitor
+            .field(
+                20,
+                self.allocate_load_balancer_node_ports().as_ref().map(|x| Item::Bool(*x)),
+            );
+        visitor.field(21, self.load_balancer_class().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(22, self.internal_traffic_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(23, self.traffic_distribution().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ServiceStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicestatus-v1-core)
@@ -15016,6 +19335,23 @@ impl ::core::fmt::Debug for ServiceStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.load_balancer().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.conditions() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.SessionAffinityConfig`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#sessionaffinityconfig-v1-core)
@@ -15060,6 +19396,20 @@ impl ::core::fmt::Debug for SessionAffinityConfig<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SessionAffinityConfig<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.client_ip().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.SleepAction`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#sleepaction-v1-core)
@@ -15101,6 +19451,20 @@ impl ::core::fmt::Debug for SleepAction<'_> {
         f.debug_struct("SleepAction")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SleepAction<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.seconds().as_ref().map(|x| Item::I64(*x)));
     }
 }
 
@@ -15183,6 +19547,24 @@ impl ::core::fmt::Debug for StorageOSPersistentVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageOSPersistentVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.volume_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.volume_namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.StorageOSVolumeSource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageosvolumesource-v1-core)
@@ -15262,6 +19644,24 @@ impl ::core::fmt::Debug for StorageOSVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageOSVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.volume_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.volume_namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.secret_ref().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Sysctl`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#sysctl-v1-core)
@@ -15316,6 +19716,21 @@ impl<'a> View<'a> for Sysctl<'a> {
 impl ::core::fmt::Debug for Sysctl<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Sysctl").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Sysctl<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -15374,6 +19789,21 @@ impl ::core::fmt::Debug for TCPSocketAction<'_> {
         f.debug_struct("TCPSocketAction")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TCPSocketAction<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.port().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.host().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -15450,6 +19880,23 @@ impl<'a> View<'a> for Taint<'a> {
 impl ::core::fmt::Debug for Taint<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Taint").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Taint<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.effect().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.time_added().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -15537,6 +19984,24 @@ impl ::core::fmt::Debug for Toleration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Toleration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.operator().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.value().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.effect().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.toleration_seconds().as_ref().map(|x| Item::I64(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.TopologySelectorLabelRequirement`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#topologyselectorlabelrequirement-v1-core)
@@ -15591,6 +20056,23 @@ impl ::core::fmt::Debug for TopologySelectorLabelRequirement<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySelectorLabelRequirement<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        for x in self.values() {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.TopologySelectorTerm`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#topologyselectorterm-v1-core)
@@ -15634,6 +20116,22 @@ impl ::core::fmt::Debug for TopologySelectorTerm<'_> {
         f.debug_struct("TopologySelectorTerm")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySelectorTerm<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.match_label_expressions() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -15740,6 +20238,29 @@ impl ::core::fmt::Debug for TopologySpreadConstraint<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySpreadConstraint<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.max_skew().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.topology_key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.when_unsatisfiable().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.label_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.min_domains().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.node_affinity_policy().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.node_taints_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.match_label_keys() {
+            visitor.element(8, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.TypedLocalObjectReference`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#typedlocalobjectreference-v1-core)
@@ -15806,6 +20327,22 @@ impl ::core::fmt::Debug for TypedLocalObjectReference<'_> {
         f.debug_struct("TypedLocalObjectReference")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TypedLocalObjectReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -15888,6 +20425,23 @@ impl ::core::fmt::Debug for TypedObjectReference<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TypedObjectReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.namespace().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.Volume`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volume-v1-core)
@@ -15937,6 +20491,21 @@ impl<'a> View<'a> for Volume<'a> {
 impl ::core::fmt::Debug for Volume<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Volume").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Volume<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.volume_source().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -15996,6 +20565,21 @@ impl ::core::fmt::Debug for VolumeDevice<'_> {
         f.debug_struct("VolumeDevice")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeDevice<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.device_path().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -16103,6 +20687,26 @@ impl ::core::fmt::Debug for VolumeMount<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMount<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.mount_path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.sub_path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.mount_propagation().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.sub_path_expr().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.recursive_read_only().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.VolumeMountStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumemountstatus-v1-core)
@@ -16182,6 +20786,24 @@ impl ::core::fmt::Debug for VolumeMountStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMountStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.mount_path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.read_only().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.recursive_read_only().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.volume_status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.VolumeNodeAffinity`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumenodeaffinity-v1-core)
@@ -16223,6 +20845,20 @@ impl ::core::fmt::Debug for VolumeNodeAffinity<'_> {
         f.debug_struct("VolumeNodeAffinity")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeNodeAffinity<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.required().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -16295,6 +20931,27 @@ impl ::core::fmt::Debug for VolumeProjection<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeProjection<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.secret().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.downward_api().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.config_map().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(4, self.service_account_token().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(5, self.cluster_trust_bundle().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.pod_certificate().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.VolumeResourceRequirements`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeresourcerequirements-v1-core)
@@ -16353,6 +21010,26 @@ impl ::core::fmt::Debug for VolumeResourceRequirements<'_> {
         f.debug_struct("VolumeResourceRequirements")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeResourceRequirements<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for (k, v) in self.limits() {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.requests() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
     }
 }
 
@@ -16551,6 +21228,62 @@ impl ::core::fmt::Debug for VolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.host_path().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.empty_dir().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(3, self.gce_persistent_disk().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                4,
+                self.aws_elastic_block_store().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(5, self.git_repo().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.secret().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.nfs().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.iscsi().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(9, self.glusterfs().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                10,
+                self.persistent_volume_claim().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(11, self.rbd().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(12, self.flex_volume().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(13, self.cinder().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(14, self.cephfs().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(15, self.flocker().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(16, self.downward_api().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(17, self.fc().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(18, self.azure_file().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(19, self.config_map().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(20, self.vsphere_volume().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(21, self.quobyte().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(22, self.azure_disk().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                23,
+                self.photon_persistent_disk().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(24, self.portworx_volume().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(25, self.scale_io().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(26, self.projected().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(27, self.storageos().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(28, self.csi().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(29, self.ephemeral().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(30, self.image().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.VolumeStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumestatus-v1-core)
@@ -16592,6 +21325,20 @@ impl ::core::fmt::Debug for VolumeStatus<'_> {
         f.debug_struct("VolumeStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.image().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -16674,6 +21421,23 @@ impl ::core::fmt::Debug for VsphereVirtualDiskVolumeSource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VsphereVirtualDiskVolumeSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.volume_path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.fs_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.storage_policy_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.storage_policy_id().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.WeightedPodAffinityTerm`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#weightedpodaffinityterm-v1-core)
@@ -16720,6 +21484,21 @@ impl ::core::fmt::Debug for WeightedPodAffinityTerm<'_> {
         f.debug_struct("WeightedPodAffinityTerm")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for WeightedPodAffinityTerm<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.weight().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.pod_affinity_term().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -16794,6 +21573,24 @@ impl ::core::fmt::Debug for WindowsSecurityContextOptions<'_> {
         f.debug_struct("WindowsSecurityContextOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for WindowsSecurityContextOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.gmsa_credential_spec_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.gmsa_credential_spec().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.run_as_user_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.host_process().as_ref().map(|x| Item::Bool(*x)));
     }
 }
 

@@ -97,6 +97,33 @@ impl ::core::fmt::Debug for Endpoint<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Endpoint<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.addresses() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.conditions().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.hostname().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.target_ref().as_ref().map(|x| Item::Message(&*x)));
+        for (k, v) in self.deprecated_topology() {
+            visitor.entry(5, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(6, self.node_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.zone().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.hints().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.discovery.v1.EndpointConditions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointconditions-v1-discovery-k8s-io)
@@ -151,6 +178,22 @@ impl ::core::fmt::Debug for EndpointConditions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointConditions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.ready().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(2, self.serving().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.terminating().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.api.discovery.v1.EndpointHints`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointhints-v1-discovery-k8s-io)
@@ -197,6 +240,26 @@ impl ::core::fmt::Debug for EndpointHints<'_> {
         f.debug_struct("EndpointHints")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointHints<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.for_zones() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.for_nodes() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -274,6 +337,23 @@ impl ::core::fmt::Debug for EndpointPort<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointPort<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.protocol().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.app_protocol().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.discovery.v1.EndpointSlice`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointslice-v1-discovery-k8s-io)
@@ -342,6 +422,29 @@ impl ::core::fmt::Debug for EndpointSlice<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSlice<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.endpoints() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.ports() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(4, self.address_type().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.discovery.v1.EndpointSliceList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointslicelist-v1-discovery-k8s-io)
@@ -395,6 +498,23 @@ impl ::core::fmt::Debug for EndpointSliceList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSliceList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.discovery.v1.ForNode`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#fornode-v1-discovery-k8s-io)
@@ -442,6 +562,20 @@ impl ::core::fmt::Debug for ForNode<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ForNode<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.discovery.v1.ForZone`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#forzone-v1-discovery-k8s-io)
@@ -486,6 +620,20 @@ impl<'a> View<'a> for ForZone<'a> {
 impl ::core::fmt::Debug for ForZone<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("ForZone").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ForZone<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -161,6 +161,42 @@ impl ::core::fmt::Debug for Event<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Event<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.event_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.series().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reporting_controller().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.reporting_instance().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.action().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(8, self.regarding().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(9, self.related().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(10, self.note().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(11, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(12, self.deprecated_source().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                13,
+                self.deprecated_first_timestamp().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor
+            .field(
+                14,
+                self.deprecated_last_timestamp().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(15, self.deprecated_count().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.events.v1.EventList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventlist-v1-events-k8s-io)
@@ -214,6 +250,23 @@ impl ::core::fmt::Debug for EventList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EventList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.events.v1.EventSeries`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventseries-v1-events-k8s-io)
@@ -264,6 +317,21 @@ impl ::core::fmt::Debug for EventSeries<'_> {
         f.debug_struct("EventSeries")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EventSeries<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.count().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.last_observed_time().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 

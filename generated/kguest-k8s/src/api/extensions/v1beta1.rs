@@ -61,6 +61,22 @@ impl ::core::fmt::Debug for DaemonSet<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSetCondition`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetcondition-v1beta1-extensions)
@@ -149,6 +165,25 @@ impl ::core::fmt::Debug for DaemonSetCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSetList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetlist-v1beta1-extensions)
@@ -199,6 +234,23 @@ impl ::core::fmt::Debug for DaemonSetList<'_> {
         f.debug_struct("DaemonSetList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -272,6 +324,25 @@ impl ::core::fmt::Debug for DaemonSetSpec<'_> {
         f.debug_struct("DaemonSetSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.update_strategy().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.template_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(6, self.revision_history_limit().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -364,6 +435,34 @@ impl ::core::fmt::Debug for DaemonSetStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.current_number_scheduled().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.number_misscheduled().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(3, self.desired_number_scheduled().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.number_ready().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor
+            .field(6, self.updated_number_scheduled().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(7, self.number_available().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(8, self.number_unavailable().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.collision_count().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(10, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSetUpdateStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetupdatestrategy-v1beta1-extensions)
@@ -415,6 +514,21 @@ impl ::core::fmt::Debug for DaemonSetUpdateStrategy<'_> {
         f.debug_struct("DaemonSetUpdateStrategy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetUpdateStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.rolling_update().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -473,6 +587,22 @@ impl ::core::fmt::Debug for Deployment<'_> {
         f.debug_struct("Deployment")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -573,6 +703,26 @@ impl ::core::fmt::Debug for DeploymentCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.last_update_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(7, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentlist-v1beta1-extensions)
@@ -623,6 +773,23 @@ impl ::core::fmt::Debug for DeploymentList<'_> {
         f.debug_struct("DeploymentList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -682,6 +849,25 @@ impl ::core::fmt::Debug for DeploymentRollback<'_> {
         f.debug_struct("DeploymentRollback")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentRollback<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.updated_annotations() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(3, self.rollback_to().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -773,6 +959,29 @@ impl ::core::fmt::Debug for DeploymentSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.strategy().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.revision_history_limit().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(7, self.paused().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(8, self.rollback_to().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(9, self.progress_deadline_seconds().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstatus-v1beta1-extensions)
@@ -857,6 +1066,31 @@ impl ::core::fmt::Debug for DeploymentStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.updated_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.available_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.unavailable_replicas().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.ready_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(8, self.collision_count().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.terminating_replicas().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentStrategy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstrategy-v1beta1-extensions)
@@ -908,6 +1142,21 @@ impl ::core::fmt::Debug for DeploymentStrategy<'_> {
         f.debug_struct("DeploymentStrategy")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.rolling_update().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -975,6 +1224,22 @@ impl ::core::fmt::Debug for HTTPIngressPath<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.path().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.backend().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.path_type().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.HTTPIngressRuleValue`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpingressrulevalue-v1beta1-extensions)
@@ -1016,6 +1281,22 @@ impl ::core::fmt::Debug for HTTPIngressRuleValue<'_> {
         f.debug_struct("HTTPIngressRuleValue")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.paths() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -1068,6 +1349,23 @@ impl<'a> View<'a> for IPBlock<'a> {
 impl ::core::fmt::Debug for IPBlock<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("IPBlock").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IPBlock<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.cidr().as_ref().map(|x| Item::Str(*x)));
+        for x in self.except() {
+            visitor.element(2, Item::Str(x));
+        }
     }
 }
 
@@ -1124,6 +1422,22 @@ impl<'a> View<'a> for Ingress<'a> {
 impl ::core::fmt::Debug for Ingress<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Ingress").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1194,6 +1508,22 @@ impl ::core::fmt::Debug for IngressBackend<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.service_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.service_port().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.resource().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.IngressList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingresslist-v1beta1-extensions)
@@ -1244,6 +1574,23 @@ impl ::core::fmt::Debug for IngressList<'_> {
         f.debug_struct("IngressList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1311,6 +1658,24 @@ impl ::core::fmt::Debug for IngressLoadBalancerIngress<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.ip().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.hostname().as_ref().map(|x| Item::Str(*x)));
+        for x in self.ports() {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.IngressLoadBalancerStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressloadbalancerstatus-v1beta1-extensions)
@@ -1352,6 +1717,22 @@ impl ::core::fmt::Debug for IngressLoadBalancerStatus<'_> {
         f.debug_struct("IngressLoadBalancerStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.ingress() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -1419,6 +1800,22 @@ impl ::core::fmt::Debug for IngressPortStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.port().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.protocol().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.error().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.IngressRule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressrule-v1beta1-extensions)
@@ -1473,6 +1870,21 @@ impl ::core::fmt::Debug for IngressRule<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.host().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.ingress_rule_value().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.IngressRuleValue`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressrulevalue-v1beta1-extensions)
@@ -1514,6 +1926,20 @@ impl ::core::fmt::Debug for IngressRuleValue<'_> {
         f.debug_struct("IngressRuleValue")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.http().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1581,6 +2007,29 @@ impl ::core::fmt::Debug for IngressSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.backend().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.tls() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.rules() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(4, self.ingress_class_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.IngressStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressstatus-v1beta1-extensions)
@@ -1622,6 +2071,20 @@ impl ::core::fmt::Debug for IngressStatus<'_> {
         f.debug_struct("IngressStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.load_balancer().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1679,6 +2142,24 @@ impl ::core::fmt::Debug for IngressTLS<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.hosts() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.secret_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicy`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicy-v1beta1-extensions)
@@ -1732,6 +2213,21 @@ impl ::core::fmt::Debug for NetworkPolicy<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicyEgressRule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyegressrule-v1beta1-extensions)
@@ -1781,6 +2277,26 @@ impl ::core::fmt::Debug for NetworkPolicyEgressRule<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyEgressRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.ports() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.to() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicyIngressRule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyingressrule-v1beta1-extensions)
@@ -1827,6 +2343,26 @@ impl ::core::fmt::Debug for NetworkPolicyIngressRule<'_> {
         f.debug_struct("NetworkPolicyIngressRule")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyIngressRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.ports() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.from() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1880,6 +2416,23 @@ impl ::core::fmt::Debug for NetworkPolicyList<'_> {
         f.debug_struct("NetworkPolicyList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1942,6 +2495,22 @@ impl ::core::fmt::Debug for NetworkPolicyPeer<'_> {
         f.debug_struct("NetworkPolicyPeer")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPeer<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.pod_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.namespace_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.ip_block().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2008,6 +2577,22 @@ impl ::core::fmt::Debug for NetworkPolicyPort<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPort<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.protocol().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.port().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.end_port().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicySpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyspec-v1beta1-extensions)
@@ -2071,6 +2656,31 @@ impl ::core::fmt::Debug for NetworkPolicySpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicySpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.pod_selector().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.ingress() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.egress() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        for x in self.policy_types() {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.ReplicaSet`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicaset-v1beta1-extensions)
@@ -2126,6 +2736,22 @@ impl ::core::fmt::Debug for ReplicaSet<'_> {
         f.debug_struct("ReplicaSet")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2217,6 +2843,25 @@ impl ::core::fmt::Debug for ReplicaSetCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.ReplicaSetList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetlist-v1beta1-extensions)
@@ -2267,6 +2912,23 @@ impl ::core::fmt::Debug for ReplicaSetList<'_> {
         f.debug_struct("ReplicaSetList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -2330,6 +2992,23 @@ impl ::core::fmt::Debug for ReplicaSetSpec<'_> {
         f.debug_struct("ReplicaSetSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.template().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.min_ready_seconds().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -2407,6 +3086,29 @@ impl ::core::fmt::Debug for ReplicaSetStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.fully_labeled_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(4, self.ready_replicas().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.available_replicas().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.terminating_replicas().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.RollbackConfig`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollbackconfig-v1beta1-extensions)
@@ -2448,6 +3150,20 @@ impl ::core::fmt::Debug for RollbackConfig<'_> {
         f.debug_struct("RollbackConfig")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollbackConfig<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.revision().as_ref().map(|x| Item::I64(*x)));
     }
 }
 
@@ -2508,6 +3224,21 @@ impl ::core::fmt::Debug for RollingUpdateDaemonSet<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDaemonSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.max_surge().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.RollingUpdateDeployment`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatedeployment-v1beta1-extensions)
@@ -2562,6 +3293,21 @@ impl ::core::fmt::Debug for RollingUpdateDeployment<'_> {
         f.debug_struct("RollingUpdateDeployment")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.max_surge().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2621,6 +3367,22 @@ impl ::core::fmt::Debug for Scale<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.extensions.v1beta1.ScaleSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalespec-v1beta1-extensions)
@@ -2662,6 +3424,20 @@ impl ::core::fmt::Debug for ScaleSpec<'_> {
         f.debug_struct("ScaleSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -2721,6 +3497,25 @@ impl ::core::fmt::Debug for ScaleStatus<'_> {
         f.debug_struct("ScaleStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.replicas().as_ref().map(|x| Item::I32(*x)));
+        for (k, v) in self.selector() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(3, self.target_selector().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -52,6 +52,22 @@ impl ::core::fmt::Debug for ExemptPriorityLevelConfiguration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExemptPriorityLevelConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.nominal_concurrency_shares().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.lendable_percent().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.FlowDistinguisherMethod`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowdistinguishermethod-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -98,6 +114,20 @@ impl ::core::fmt::Debug for FlowDistinguisherMethod<'_> {
         f.debug_struct("FlowDistinguisherMethod")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlowDistinguisherMethod<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -156,6 +186,22 @@ impl ::core::fmt::Debug for FlowSchema<'_> {
         f.debug_struct("FlowSchema")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchema<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -247,6 +293,25 @@ impl ::core::fmt::Debug for FlowSchemaCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.FlowSchemaList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowschemalist-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -297,6 +362,23 @@ impl ::core::fmt::Debug for FlowSchemaList<'_> {
         f.debug_struct("FlowSchemaList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -361,6 +443,30 @@ impl ::core::fmt::Debug for FlowSchemaSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(
+                1,
+                self.priority_level_configuration().as_ref().map(|x| Item::Message(&*x)),
+            );
+        visitor.field(2, self.matching_precedence().as_ref().map(|x| Item::I32(*x)));
+        visitor
+            .field(3, self.distinguisher_method().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.rules() {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.FlowSchemaStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowschemastatus-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -402,6 +508,22 @@ impl ::core::fmt::Debug for FlowSchemaStatus<'_> {
         f.debug_struct("FlowSchemaStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -451,6 +573,20 @@ impl ::core::fmt::Debug for GroupSubject<'_> {
         f.debug_struct("GroupSubject")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GroupSubject<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -505,6 +641,21 @@ impl ::core::fmt::Debug for LimitResponse<'_> {
         f.debug_struct("LimitResponse")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LimitResponse<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.queuing().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -567,6 +718,24 @@ impl ::core::fmt::Debug for LimitedPriorityLevelConfiguration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LimitedPriorityLevelConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.assured_concurrency_shares().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.limit_response().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.lendable_percent().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.borrowing_limit_percent().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.NonResourcePolicyRule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nonresourcepolicyrule-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -613,6 +782,26 @@ impl ::core::fmt::Debug for NonResourcePolicyRule<'_> {
         f.debug_struct("NonResourcePolicyRule")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourcePolicyRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.verbs() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.non_resource_urls() {
+            visitor.element(6, Item::Str(x));
+        }
     }
 }
 
@@ -672,6 +861,30 @@ impl ::core::fmt::Debug for PolicyRulesWithSubjects<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PolicyRulesWithSubjects<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.subjects() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.resource_rules() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.non_resource_rules() {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.PriorityLevelConfiguration`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfiguration-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -727,6 +940,22 @@ impl ::core::fmt::Debug for PriorityLevelConfiguration<'_> {
         f.debug_struct("PriorityLevelConfiguration")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -818,6 +1047,25 @@ impl ::core::fmt::Debug for PriorityLevelConfigurationCondition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(3, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.PriorityLevelConfigurationList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfigurationlist-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -871,6 +1119,23 @@ impl ::core::fmt::Debug for PriorityLevelConfigurationList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.PriorityLevelConfigurationReference`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfigurationreference-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -917,6 +1182,20 @@ impl ::core::fmt::Debug for PriorityLevelConfigurationReference<'_> {
         f.debug_struct("PriorityLevelConfigurationReference")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -979,6 +1258,22 @@ impl ::core::fmt::Debug for PriorityLevelConfigurationSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.limited().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.exempt().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.PriorityLevelConfigurationStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfigurationstatus-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -1022,6 +1317,22 @@ impl ::core::fmt::Debug for PriorityLevelConfigurationStatus<'_> {
         f.debug_struct("PriorityLevelConfigurationStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -1076,6 +1387,22 @@ impl ::core::fmt::Debug for QueuingConfiguration<'_> {
         f.debug_struct("QueuingConfiguration")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for QueuingConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.queues().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(2, self.hand_size().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.queue_length_limit().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -1143,6 +1470,35 @@ impl ::core::fmt::Debug for ResourcePolicyRule<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePolicyRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.verbs() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.api_groups() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        for x in self.resources() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        visitor.field(4, self.cluster_scope().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.namespaces() {
+            visitor.element(5, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.ServiceAccountSubject`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceaccountsubject-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -1199,6 +1555,21 @@ impl ::core::fmt::Debug for ServiceAccountSubject<'_> {
         f.debug_struct("ServiceAccountSubject")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountSubject<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -1264,6 +1635,23 @@ impl ::core::fmt::Debug for Subject<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Subject<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.user().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.group().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.service_account().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.flowcontrol.v1beta2.UserSubject`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#usersubject-v1beta2-flowcontrol-apiserver-k8s-io)
@@ -1310,6 +1698,20 @@ impl ::core::fmt::Debug for UserSubject<'_> {
         f.debug_struct("UserSubject")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for UserSubject<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

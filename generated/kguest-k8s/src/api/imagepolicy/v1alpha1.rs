@@ -61,6 +61,22 @@ impl ::core::fmt::Debug for ImageReview<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReview<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.imagepolicy.v1alpha1.ImageReviewContainerSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagereviewcontainerspec-v1alpha1-imagepolicy-k8s-io)
@@ -107,6 +123,20 @@ impl ::core::fmt::Debug for ImageReviewContainerSpec<'_> {
         f.debug_struct("ImageReviewContainerSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewContainerSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.image().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -169,6 +199,28 @@ impl ::core::fmt::Debug for ImageReviewSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.containers() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for (k, v) in self.annotations() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(3, self.namespace().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.imagepolicy.v1alpha1.ImageReviewStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagereviewstatus-v1alpha1-imagepolicy-k8s-io)
@@ -225,6 +277,24 @@ impl ::core::fmt::Debug for ImageReviewStatus<'_> {
         f.debug_struct("ImageReviewStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.allowed().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(2, self.reason().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.audit_annotations() {
+            visitor.entry(3, Item::Str(k), Item::Str(v));
+        }
     }
 }
 

@@ -60,6 +60,21 @@ impl ::core::fmt::Debug for Eviction<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Eviction<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.delete_options().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.policy.v1beta1.PodDisruptionBudget`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddisruptionbudget-v1beta1-policy)
@@ -118,6 +133,22 @@ impl ::core::fmt::Debug for PodDisruptionBudget<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudget<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.policy.v1beta1.PodDisruptionBudgetList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddisruptionbudgetlist-v1beta1-policy)
@@ -168,6 +199,23 @@ impl ::core::fmt::Debug for PodDisruptionBudgetList<'_> {
         f.debug_struct("PodDisruptionBudgetList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudgetList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -244,6 +292,27 @@ impl ::core::fmt::Debug for PodDisruptionBudgetSpec<'_> {
         f.debug_struct("PodDisruptionBudgetSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudgetSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.min_available().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.max_unavailable().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                4,
+                self.unhealthy_pod_eviction_policy().as_ref().map(|x| Item::Str(*x)),
+            );
     }
 }
 
@@ -329,6 +398,31 @@ impl ::core::fmt::Debug for PodDisruptionBudgetStatus<'_> {
         f.debug_struct("PodDisruptionBudgetStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudgetStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        for (k, v) in self.disrupted_pods() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+
+        visitor.field(3, self.disruptions_allowed().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(4, self.current_healthy().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.desired_healthy().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.expected_pods().as_ref().map(|x| Item::I32(*x)));
+        for x in self.conditions() {
+            visitor.element(7, Item::Message(&x));
+        }
     }
 }
 

@@ -104,6 +104,29 @@ impl ::core::fmt::Debug for AllocatedDeviceStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AllocatedDeviceStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.pool().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.device().as_ref().map(|x| Item::Str(*x)));
+        for x in self.conditions() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(5, self.data().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.network_data().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.share_id().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.AllocationResult`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#allocationresult-v1-resource-k8s-io)
@@ -162,6 +185,23 @@ impl ::core::fmt::Debug for AllocationResult<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AllocationResult<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.devices().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.node_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(5, self.allocation_timestamp().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.CELDeviceSelector`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#celdeviceselector-v1-resource-k8s-io)
@@ -208,6 +248,20 @@ impl ::core::fmt::Debug for CELDeviceSelector<'_> {
         f.debug_struct("CELDeviceSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.expression().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -274,6 +328,25 @@ impl ::core::fmt::Debug for CapacityRequestPolicy<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.default().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.valid_values() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(4, self.valid_range().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.CapacityRequestPolicyRange`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#capacityrequestpolicyrange-v1-resource-k8s-io)
@@ -334,6 +407,22 @@ impl ::core::fmt::Debug for CapacityRequestPolicyRange<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicyRange<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.min().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.max().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.step().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.CapacityRequirements`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#capacityrequirements-v1-resource-k8s-io)
@@ -384,6 +473,22 @@ impl ::core::fmt::Debug for CapacityRequirements<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequirements<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for (k, v) in self.requests() {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.Counter`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#counter-v1-resource-k8s-io)
@@ -427,6 +532,20 @@ impl<'a> View<'a> for Counter<'a> {
 impl ::core::fmt::Debug for Counter<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Counter").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Counter<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.value().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -481,6 +600,23 @@ impl ::core::fmt::Debug for CounterSet<'_> {
         f.debug_struct("CounterSet")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CounterSet<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.counters() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
     }
 }
 
@@ -600,6 +736,56 @@ impl ::core::fmt::Debug for Device<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Device<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.attributes() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+
+        for (k, v) in self.capacity() {
+            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        }
+
+        for x in self.consumes_counters() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(5, self.node_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.node_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(7, self.all_nodes().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.taints() {
+            visitor.element(8, Item::Message(&x));
+        }
+
+        visitor.field(9, self.binds_to_node().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.binding_conditions() {
+            visitor.element(10, Item::Str(x));
+        }
+
+        for x in self.binding_failure_conditions() {
+            visitor.element(11, Item::Str(x));
+        }
+
+        visitor
+            .field(
+                12,
+                self.allow_multiple_allocations().as_ref().map(|x| Item::Bool(*x)),
+            );
+        for (k, v) in self.node_allocatable_resource_mappings() {
+            visitor.entry(13, Item::Str(k), Item::Message(&v));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceAllocationConfiguration`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceallocationconfiguration-v1-resource-k8s-io)
@@ -659,6 +845,26 @@ impl ::core::fmt::Debug for DeviceAllocationConfiguration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.source().as_ref().map(|x| Item::Str(*x)));
+        for x in self.requests() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        visitor
+            .field(3, self.device_configuration().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceAllocationResult`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceallocationresult-v1-resource-k8s-io)
@@ -707,6 +913,26 @@ impl ::core::fmt::Debug for DeviceAllocationResult<'_> {
         f.debug_struct("DeviceAllocationResult")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationResult<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.results() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.config() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -799,6 +1025,38 @@ impl ::core::fmt::Debug for DeviceAttribute<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAttribute<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(2, self.int().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(3, self.bool().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.string().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.version().as_ref().map(|x| Item::Str(*x)));
+        for x in self.ints() {
+            visitor.element(6, Item::I64(x));
+        }
+
+        for x in self.bools() {
+            visitor.element(7, Item::Bool(x));
+        }
+
+        for x in self.strings() {
+            visitor.element(8, Item::Str(x));
+        }
+
+        for x in self.versions() {
+            visitor.element(9, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceCapacity`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicecapacity-v1-resource-k8s-io)
@@ -849,6 +1107,21 @@ impl ::core::fmt::Debug for DeviceCapacity<'_> {
         f.debug_struct("DeviceCapacity")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCapacity<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.value().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.request_policy().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -906,6 +1179,30 @@ impl ::core::fmt::Debug for DeviceClaim<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaim<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.requests() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.constraints() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.config() {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceClaimConfiguration`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceclaimconfiguration-v1-resource-k8s-io)
@@ -952,6 +1249,25 @@ impl ::core::fmt::Debug for DeviceClaimConfiguration<'_> {
         f.debug_struct("DeviceClaimConfiguration")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaimConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.requests() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor
+            .field(2, self.device_configuration().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1008,6 +1324,21 @@ impl ::core::fmt::Debug for DeviceClass<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClass<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceClassConfiguration`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceclassconfiguration-v1-resource-k8s-io)
@@ -1049,6 +1380,21 @@ impl ::core::fmt::Debug for DeviceClassConfiguration<'_> {
         f.debug_struct("DeviceClassConfiguration")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor
+            .field(1, self.device_configuration().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1102,6 +1448,23 @@ impl ::core::fmt::Debug for DeviceClassList<'_> {
         f.debug_struct("DeviceClassList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1164,6 +1527,28 @@ impl ::core::fmt::Debug for DeviceClassSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.selectors() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        for x in self.config() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(4, self.extended_resource_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceConfiguration`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceconfiguration-v1-resource-k8s-io)
@@ -1205,6 +1590,20 @@ impl ::core::fmt::Debug for DeviceConfiguration<'_> {
         f.debug_struct("DeviceConfiguration")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.opaque().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1272,6 +1671,25 @@ impl ::core::fmt::Debug for DeviceConstraint<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConstraint<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.requests() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.match_attribute().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.distinct_attribute().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceCounterConsumption`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicecounterconsumption-v1-resource-k8s-io)
@@ -1323,6 +1741,23 @@ impl ::core::fmt::Debug for DeviceCounterConsumption<'_> {
         f.debug_struct("DeviceCounterConsumption")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCounterConsumption<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.counter_set().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.counters() {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
     }
 }
 
@@ -1382,6 +1817,24 @@ impl ::core::fmt::Debug for DeviceRequest<'_> {
         f.debug_struct("DeviceRequest")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.exactly().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.first_available() {
+            visitor.element(3, Item::Message(&x));
+        }
     }
 }
 
@@ -1505,6 +1958,40 @@ impl ::core::fmt::Debug for DeviceRequestAllocationResult<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequestAllocationResult<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.request().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.pool().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.device().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.admin_access().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.tolerations() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        for x in self.binding_conditions() {
+            visitor.element(7, Item::Str(x));
+        }
+
+        for x in self.binding_failure_conditions() {
+            visitor.element(8, Item::Str(x));
+        }
+
+        visitor.field(9, self.share_id().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.consumed_capacity() {
+            visitor.entry(10, Item::Str(k), Item::Message(&v));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceSelector`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceselector-v1-resource-k8s-io)
@@ -1546,6 +2033,20 @@ impl ::core::fmt::Debug for DeviceSelector<'_> {
         f.debug_struct("DeviceSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.cel().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1638,6 +2139,32 @@ impl ::core::fmt::Debug for DeviceSubRequest<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSubRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.device_class_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.selectors() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(4, self.allocation_mode().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.count().as_ref().map(|x| Item::I64(*x)));
+        for x in self.tolerations() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.capacity().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.DeviceTaint`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaint-v1-resource-k8s-io)
@@ -1713,6 +2240,23 @@ impl ::core::fmt::Debug for DeviceTaint<'_> {
         f.debug_struct("DeviceTaint")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.effect().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.time_added().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1800,6 +2344,24 @@ impl ::core::fmt::Debug for DeviceToleration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceToleration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.operator().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.value().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.effect().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.toleration_seconds().as_ref().map(|x| Item::I64(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.ExactDeviceRequest`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#exactdevicerequest-v1-resource-k8s-io)
@@ -1884,6 +2446,32 @@ impl ::core::fmt::Debug for ExactDeviceRequest<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ExactDeviceRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.device_class_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.selectors() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(3, self.allocation_mode().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.count().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(5, self.admin_access().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.tolerations() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.capacity().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.NetworkDeviceData`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkdevicedata-v1-resource-k8s-io)
@@ -1948,6 +2536,25 @@ impl ::core::fmt::Debug for NetworkDeviceData<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkDeviceData<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.interface_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.ips() {
+            visitor.element(2, Item::Str(x));
+        }
+
+        visitor.field(3, self.hardware_address().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.NodeAllocatableResourceMapping`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeallocatableresourcemapping-v1-resource-k8s-io)
@@ -2003,6 +2610,22 @@ impl ::core::fmt::Debug for NodeAllocatableResourceMapping<'_> {
         f.debug_struct("NodeAllocatableResourceMapping")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceMapping<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.capacity_key().as_ref().map(|x| Item::Str(*x)));
+        visitor
+            .field(2, self.allocation_multiplier().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2064,6 +2687,21 @@ impl ::core::fmt::Debug for OpaqueDeviceConfiguration<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for OpaqueDeviceConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.parameters().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.ResourceClaim`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaim-v1-resource-k8s-io)
@@ -2119,6 +2757,22 @@ impl ::core::fmt::Debug for ResourceClaim<'_> {
         f.debug_struct("ResourceClaim")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2201,6 +2855,23 @@ impl ::core::fmt::Debug for ResourceClaimConsumerReference<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimConsumerReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.resource().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.uid().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.ResourceClaimList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimlist-v1-resource-k8s-io)
@@ -2254,6 +2925,23 @@ impl ::core::fmt::Debug for ResourceClaimList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.ResourceClaimSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimspec-v1-resource-k8s-io)
@@ -2295,6 +2983,20 @@ impl ::core::fmt::Debug for ResourceClaimSpec<'_> {
         f.debug_struct("ResourceClaimSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.devices().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2354,6 +3056,27 @@ impl ::core::fmt::Debug for ResourceClaimStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.allocation().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.reserved_for() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.devices() {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.ResourceClaimTemplate`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimtemplate-v1-resource-k8s-io)
@@ -2404,6 +3127,21 @@ impl ::core::fmt::Debug for ResourceClaimTemplate<'_> {
         f.debug_struct("ResourceClaimTemplate")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplate<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2460,6 +3198,23 @@ impl ::core::fmt::Debug for ResourceClaimTemplateList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.ResourceClaimTemplateSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimtemplatespec-v1-resource-k8s-io)
@@ -2510,6 +3265,21 @@ impl ::core::fmt::Debug for ResourceClaimTemplateSpec<'_> {
         f.debug_struct("ResourceClaimTemplateSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2572,6 +3342,22 @@ impl ::core::fmt::Debug for ResourcePool<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePool<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(3, self.resource_slice_count().as_ref().map(|x| Item::I64(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.ResourceSlice`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceslice-v1-resource-k8s-io)
@@ -2625,6 +3411,21 @@ impl ::core::fmt::Debug for ResourceSlice<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSlice<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1.ResourceSliceList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceslicelist-v1-resource-k8s-io)
@@ -2675,6 +3476,23 @@ impl ::core::fmt::Debug for ResourceSliceList<'_> {
         f.debug_struct("ResourceSliceList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -2764,6 +3582,33 @@ impl ::core::fmt::Debug for ResourceSliceSpec<'_> {
         f.debug_struct("ResourceSliceSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.pool().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.node_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.node_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.all_nodes().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.devices() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor
+            .field(7, self.per_device_node_selection().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.shared_counters() {
+            visitor.element(8, Item::Message(&x));
+        }
     }
 }
 

@@ -52,6 +52,20 @@ impl ::core::fmt::Debug for CELDeviceSelector<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.expression().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.DeviceSelector`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceselector-v1alpha3-resource-k8s-io)
@@ -93,6 +107,20 @@ impl ::core::fmt::Debug for DeviceSelector<'_> {
         f.debug_struct("DeviceSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.cel().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -174,6 +202,23 @@ impl ::core::fmt::Debug for DeviceTaint<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.value().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.effect().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.time_added().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintRule`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrule-v1alpha3-resource-k8s-io)
@@ -232,6 +277,22 @@ impl ::core::fmt::Debug for DeviceTaintRule<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRule<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulelist-v1alpha3-resource-k8s-io)
@@ -285,6 +346,23 @@ impl ::core::fmt::Debug for DeviceTaintRuleList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulespec-v1alpha3-resource-k8s-io)
@@ -334,6 +412,21 @@ impl ::core::fmt::Debug for DeviceTaintRuleSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.device_selector().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.taint().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulestatus-v1alpha3-resource-k8s-io)
@@ -380,6 +473,22 @@ impl ::core::fmt::Debug for DeviceTaintRuleStatus<'_> {
         f.debug_struct("DeviceTaintRuleStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -449,6 +558,22 @@ impl ::core::fmt::Debug for DeviceTaintSelector<'_> {
         f.debug_struct("DeviceTaintSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(2, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.pool().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.device().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -561,6 +686,29 @@ impl ::core::fmt::Debug for PoolStatus<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PoolStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.pool_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.node_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.total_devices().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(5, self.allocated_devices().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.available_devices().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(7, self.unavailable_devices().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(8, self.resource_slice_count().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(9, self.generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(10, self.validation_error().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequest`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepoolstatusrequest-v1alpha3-resource-k8s-io)
@@ -619,6 +767,22 @@ impl ::core::fmt::Debug for ResourcePoolStatusRequest<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepoolstatusrequestlist-v1alpha3-resource-k8s-io)
@@ -669,6 +833,23 @@ impl ::core::fmt::Debug for ResourcePoolStatusRequestList<'_> {
         f.debug_struct("ResourcePoolStatusRequestList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -736,6 +917,22 @@ impl ::core::fmt::Debug for ResourcePoolStatusRequestSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.driver().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.pool_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.limit().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepoolstatusrequeststatus-v1alpha3-resource-k8s-io)
@@ -792,6 +989,28 @@ impl ::core::fmt::Debug for ResourcePoolStatusRequestStatus<'_> {
         f.debug_struct("ResourcePoolStatusRequestStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.pools() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        for x in self.conditions() {
+            visitor.element(3, Item::Message(&x));
+        }
+
+        visitor.field(6, self.pool_count().as_ref().map(|x| Item::I32(*x)));
     }
 }
 

@@ -56,6 +56,21 @@ impl ::core::fmt::Debug for CSIDriver<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriver<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.CSIDriverList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csidriverlist-v1-storage-k8s-io)
@@ -106,6 +121,23 @@ impl ::core::fmt::Debug for CSIDriverList<'_> {
         f.debug_struct("CSIDriverList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriverList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -208,6 +240,51 @@ impl ::core::fmt::Debug for CSIDriverSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriverSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.attach_required().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(2, self.pod_info_on_mount().as_ref().map(|x| Item::Bool(*x)));
+        for x in self.volume_lifecycle_modes() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        visitor.field(4, self.storage_capacity().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(5, self.fs_group_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.token_requests() {
+            visitor.element(6, Item::Message(&x));
+        }
+
+        visitor.field(7, self.requires_republish().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(8, self.se_linux_mount().as_ref().map(|x| Item::Bool(*x)));
+        visitor
+            .field(
+                9,
+                self
+                    .node_allocatable_update_period_seconds()
+                    .as_ref()
+                    .map(|x| Item::I64(*x)),
+            );
+        visitor
+            .field(
+                10,
+                self.service_account_token_in_secrets().as_ref().map(|x| Item::Bool(*x)),
+            );
+        visitor
+            .field(
+                11,
+                self.prevent_pod_scheduling_if_missing().as_ref().map(|x| Item::Bool(*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.CSINode`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csinode-v1-storage-k8s-io)
@@ -256,6 +333,21 @@ impl<'a> View<'a> for CSINode<'a> {
 impl ::core::fmt::Debug for CSINode<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("CSINode").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSINode<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -328,6 +420,26 @@ impl ::core::fmt::Debug for CSINodeDriver<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeDriver<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.node_id().as_ref().map(|x| Item::Str(*x)));
+        for x in self.topology_keys() {
+            visitor.element(3, Item::Str(x));
+        }
+
+        visitor.field(4, self.allocatable().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.CSINodeList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csinodelist-v1-storage-k8s-io)
@@ -381,6 +493,23 @@ impl ::core::fmt::Debug for CSINodeList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.CSINodeSpec`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csinodespec-v1-storage-k8s-io)
@@ -422,6 +551,22 @@ impl ::core::fmt::Debug for CSINodeSpec<'_> {
         f.debug_struct("CSINodeSpec")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.drivers() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -510,6 +655,25 @@ impl ::core::fmt::Debug for CSIStorageCapacity<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacity<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.node_topology().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.storage_class_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.capacity().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(5, self.maximum_volume_size().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.CSIStorageCapacityList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csistoragecapacitylist-v1-storage-k8s-io)
@@ -560,6 +724,23 @@ impl ::core::fmt::Debug for CSIStorageCapacityList<'_> {
         f.debug_struct("CSIStorageCapacityList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacityList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -663,6 +844,35 @@ impl ::core::fmt::Debug for StorageClass<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageClass<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.provisioner().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.parameters() {
+            visitor.entry(3, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(4, self.reclaim_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.mount_options() {
+            visitor.element(5, Item::Str(x));
+        }
+
+        visitor.field(6, self.allow_volume_expansion().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(7, self.volume_binding_mode().as_ref().map(|x| Item::Str(*x)));
+        for x in self.allowed_topologies() {
+            visitor.element(8, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.StorageClassList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageclasslist-v1-storage-k8s-io)
@@ -713,6 +923,23 @@ impl ::core::fmt::Debug for StorageClassList<'_> {
         f.debug_struct("StorageClassList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageClassList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -767,6 +994,21 @@ impl ::core::fmt::Debug for TokenRequest<'_> {
         f.debug_struct("TokenRequest")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.audience().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.expiration_seconds().as_ref().map(|x| Item::I64(*x)));
     }
 }
 
@@ -828,6 +1070,22 @@ impl ::core::fmt::Debug for VolumeAttachment<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachment<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.VolumeAttachmentList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentlist-v1-storage-k8s-io)
@@ -878,6 +1136,23 @@ impl ::core::fmt::Debug for VolumeAttachmentList<'_> {
         f.debug_struct("VolumeAttachmentList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -936,6 +1211,21 @@ impl ::core::fmt::Debug for VolumeAttachmentSource<'_> {
         f.debug_struct("VolumeAttachmentSource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.persistent_volume_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.inline_volume_spec().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1003,6 +1293,22 @@ impl ::core::fmt::Debug for VolumeAttachmentSpec<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.attacher().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.source().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.node_name().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.VolumeAttachmentStatus`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentstatus-v1-storage-k8s-io)
@@ -1059,6 +1365,26 @@ impl ::core::fmt::Debug for VolumeAttachmentStatus<'_> {
         f.debug_struct("VolumeAttachmentStatus")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.attached().as_ref().map(|x| Item::Bool(*x)));
+        for (k, v) in self.attachment_metadata() {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+
+        visitor.field(3, self.attach_error().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(4, self.detach_error().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1125,6 +1451,24 @@ impl ::core::fmt::Debug for VolumeAttributesClass<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClass<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.driver_name().as_ref().map(|x| Item::Str(*x)));
+        for (k, v) in self.parameters() {
+            visitor.entry(3, Item::Str(k), Item::Str(v));
+        }
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.VolumeAttributesClassList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattributesclasslist-v1-storage-k8s-io)
@@ -1175,6 +1519,23 @@ impl ::core::fmt::Debug for VolumeAttributesClassList<'_> {
         f.debug_struct("VolumeAttributesClassList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClassList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1239,6 +1600,22 @@ impl ::core::fmt::Debug for VolumeError<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeError<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.error_code().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.api.storage.v1.VolumeNodeResources`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumenoderesources-v1-storage-k8s-io)
@@ -1280,6 +1657,20 @@ impl ::core::fmt::Debug for VolumeNodeResources<'_> {
         f.debug_struct("VolumeNodeResources")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeNodeResources<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.count().as_ref().map(|x| Item::I32(*x)));
     }
 }
 

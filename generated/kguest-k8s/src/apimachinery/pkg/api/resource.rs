@@ -50,6 +50,20 @@ impl ::core::fmt::Debug for Quantity<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Quantity<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.string().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.api.resource.QuantityValue`.
 #[derive(Clone, Copy, Default)]
 pub struct QuantityValue<'a> {
@@ -94,6 +108,20 @@ impl ::core::fmt::Debug for QuantityValue<'_> {
         f.debug_struct("QuantityValue")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for QuantityValue<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.string().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -46,6 +46,20 @@ impl ::core::fmt::Debug for RawExtension<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RawExtension<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.raw().as_ref().map(|x| Item::Bytes(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.runtime.TypeMeta`.
 #[derive(Clone, Copy, Default)]
 pub struct TypeMeta<'a> {
@@ -100,6 +114,21 @@ impl ::core::fmt::Debug for TypeMeta<'_> {
         f.debug_struct("TypeMeta")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TypeMeta<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.kind().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -165,6 +194,23 @@ impl<'a> View<'a> for Unknown<'a> {
 impl ::core::fmt::Debug for Unknown<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Unknown").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Unknown<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_meta().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.raw().as_ref().map(|x| Item::Bytes(*x)));
+        visitor.field(3, self.content_encoding().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.content_type().as_ref().map(|x| Item::Str(*x)));
     }
 }
 

@@ -60,6 +60,22 @@ impl ::core::fmt::Debug for IntOrString<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for IntOrString<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.int_val().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(3, self.str_val().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// Static schemas of this package's messages (for validation and JSON).
 #[doc(hidden)]
 pub mod _schema {

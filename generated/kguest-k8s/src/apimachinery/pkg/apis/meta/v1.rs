@@ -69,6 +69,28 @@ impl ::core::fmt::Debug for APIGroup<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroup<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.versions() {
+            visitor.element(2, Item::Message(&x));
+        }
+
+        visitor.field(3, self.preferred_version().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.server_address_by_client_cidrs() {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apigrouplist-v1-meta)
@@ -110,6 +132,22 @@ impl ::core::fmt::Debug for APIGroupList<'_> {
         f.debug_struct("APIGroupList")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.groups() {
+            visitor.element(1, Item::Message(&x));
+        }
     }
 }
 
@@ -232,6 +270,35 @@ impl ::core::fmt::Debug for APIResource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIResource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.namespaced().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.verbs().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.short_names() {
+            visitor.element(5, Item::Str(x));
+        }
+
+        visitor.field(6, self.singular_name().as_ref().map(|x| Item::Str(*x)));
+        for x in self.categories() {
+            visitor.element(7, Item::Str(x));
+        }
+
+        visitor.field(8, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(10, self.storage_version_hash().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apiresourcelist-v1-meta)
@@ -286,6 +353,23 @@ impl ::core::fmt::Debug for APIResourceList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIResourceList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.group_version().as_ref().map(|x| Item::Str(*x)));
+        for x in self.resources() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apiversions-v1-meta)
@@ -334,6 +418,26 @@ impl ::core::fmt::Debug for APIVersions<'_> {
         f.debug_struct("APIVersions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for APIVersions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.versions() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        for x in self.server_address_by_client_cidrs() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -393,6 +497,25 @@ impl ::core::fmt::Debug for ApplyOptions<'_> {
         f.debug_struct("ApplyOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.dry_run() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.force().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.field_manager().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -485,6 +608,26 @@ impl ::core::fmt::Debug for Condition<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Condition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.observed_generation().as_ref().map(|x| Item::I64(*x)));
+        visitor
+            .field(4, self.last_transition_time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(5, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.message().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.CreateOptions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#createoptions-v1-meta)
@@ -546,6 +689,25 @@ impl ::core::fmt::Debug for CreateOptions<'_> {
         f.debug_struct("CreateOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CreateOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.dry_run() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(3, self.field_manager().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.field_validation().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -625,6 +787,35 @@ impl ::core::fmt::Debug for DeleteOptions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeleteOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.grace_period_seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.preconditions().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(3, self.orphan_dependents().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.propagation_policy().as_ref().map(|x| Item::Str(*x)));
+        for x in self.dry_run() {
+            visitor.element(5, Item::Str(x));
+        }
+
+        visitor
+            .field(
+                6,
+                self
+                    .ignore_store_read_error_with_cluster_breaking_potential()
+                    .as_ref()
+                    .map(|x| Item::Bool(*x)),
+            );
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Duration`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#duration-v1-meta)
@@ -666,6 +857,20 @@ impl ::core::fmt::Debug for Duration<'_> {
         f.debug_struct("Duration")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Duration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.duration().as_ref().map(|x| Item::I64(*x)));
     }
 }
 
@@ -733,6 +938,24 @@ impl ::core::fmt::Debug for FieldSelectorRequirement<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FieldSelectorRequirement<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.operator().as_ref().map(|x| Item::Str(*x)));
+        for x in self.values() {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#fieldsv1-v1-meta)
@@ -774,6 +997,20 @@ impl ::core::fmt::Debug for FieldsV1<'_> {
         f.debug_struct("FieldsV1")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for FieldsV1<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.raw().as_ref().map(|x| Item::Bytes(*x)));
     }
 }
 
@@ -823,6 +1060,20 @@ impl ::core::fmt::Debug for GetOptions<'_> {
         f.debug_struct("GetOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GetOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.resource_version().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -885,6 +1136,21 @@ impl ::core::fmt::Debug for GroupKind<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GroupKind<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.kind().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupresource-v1-meta)
@@ -941,6 +1207,21 @@ impl ::core::fmt::Debug for GroupResource<'_> {
         f.debug_struct("GroupResource")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GroupResource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.resource().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -1003,6 +1284,21 @@ impl ::core::fmt::Debug for GroupVersion<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersion<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.version().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupversionfordiscovery-v1-meta)
@@ -1059,6 +1355,21 @@ impl ::core::fmt::Debug for GroupVersionForDiscovery<'_> {
         f.debug_struct("GroupVersionForDiscovery")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionForDiscovery<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.group_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.version().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -1131,6 +1442,22 @@ impl ::core::fmt::Debug for GroupVersionKind<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionKind<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.kind().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupversionresource-v1-meta)
@@ -1200,6 +1527,22 @@ impl ::core::fmt::Debug for GroupVersionResource<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionResource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.resource().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#labelselector-v1-meta)
@@ -1248,6 +1591,26 @@ impl ::core::fmt::Debug for LabelSelector<'_> {
         f.debug_struct("LabelSelector")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelector<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for (k, v) in self.match_labels() {
+            visitor.entry(1, Item::Str(k), Item::Str(v));
+        }
+
+        for x in self.match_expressions() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1315,6 +1678,24 @@ impl ::core::fmt::Debug for LabelSelectorRequirement<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelectorRequirement<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.operator().as_ref().map(|x| Item::Str(*x)));
+        for x in self.values() {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.List`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#list-v1-meta)
@@ -1361,6 +1742,23 @@ impl<'a> View<'a> for List<'a> {
 impl ::core::fmt::Debug for List<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("List").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for List<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
     }
 }
 
@@ -1440,6 +1838,24 @@ impl ::core::fmt::Debug for ListMeta<'_> {
         f.debug_struct("ListMeta")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ListMeta<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.self_link().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.resource_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.continue_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.remaining_item_count().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(5, self.shard_info().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -1567,6 +1983,30 @@ impl ::core::fmt::Debug for ListOptions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ListOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.label_selector().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.field_selector().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.watch().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(4, self.resource_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.timeout_seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(7, self.limit().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(8, self.continue_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(9, self.allow_watch_bookmarks().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(10, self.resource_version_match().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(11, self.send_initial_events().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(15, self.shard_selector().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#managedfieldsentry-v1-meta)
@@ -1666,6 +2106,26 @@ impl ::core::fmt::Debug for ManagedFieldsEntry<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ManagedFieldsEntry<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.manager().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.operation().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.api_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.time().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.fields_type().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.fields_v1().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(8, self.subresource().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#microtime-v1-meta)
@@ -1712,6 +2172,21 @@ impl ::core::fmt::Debug for MicroTime<'_> {
         f.debug_struct("MicroTime")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for MicroTime<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.nanos().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -1859,6 +2334,52 @@ impl ::core::fmt::Debug for ObjectMeta<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMeta<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.generate_name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.namespace().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.self_link().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.resource_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(7, self.generation().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(8, self.creation_timestamp().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(9, self.deletion_timestamp().as_ref().map(|x| Item::Message(&*x)));
+        visitor
+            .field(
+                10,
+                self.deletion_grace_period_seconds().as_ref().map(|x| Item::I64(*x)),
+            );
+        for (k, v) in self.labels() {
+            visitor.entry(11, Item::Str(k), Item::Str(v));
+        }
+
+        for (k, v) in self.annotations() {
+            visitor.entry(12, Item::Str(k), Item::Str(v));
+        }
+
+        for x in self.owner_references() {
+            visitor.element(13, Item::Message(&x));
+        }
+
+        for x in self.finalizers() {
+            visitor.element(14, Item::Str(x));
+        }
+
+        for x in self.managed_fields() {
+            visitor.element(17, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ownerreference-v1-meta)
@@ -1948,6 +2469,25 @@ impl ::core::fmt::Debug for OwnerReference<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for OwnerReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.api_version().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(6, self.controller().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(7, self.block_owner_deletion().as_ref().map(|x| Item::Bool(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#partialobjectmetadata-v1-meta)
@@ -1989,6 +2529,20 @@ impl ::core::fmt::Debug for PartialObjectMetadata<'_> {
         f.debug_struct("PartialObjectMetadata")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadata<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 
@@ -2041,6 +2595,23 @@ impl ::core::fmt::Debug for PartialObjectMetadataList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadataList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Patch`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#patch-v1-meta)
@@ -2075,6 +2646,19 @@ impl<'a> View<'a> for Patch<'a> {
 impl ::core::fmt::Debug for Patch<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Patch").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Patch<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
     }
 }
 
@@ -2147,6 +2731,26 @@ impl ::core::fmt::Debug for PatchOptions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PatchOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.dry_run() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.force().as_ref().map(|x| Item::Bool(*x)));
+        visitor.field(3, self.field_manager().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.field_validation().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#preconditions-v1-meta)
@@ -2206,6 +2810,21 @@ impl ::core::fmt::Debug for Preconditions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Preconditions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.uid().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.resource_version().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rootpaths-v1-meta)
@@ -2247,6 +2866,22 @@ impl ::core::fmt::Debug for RootPaths<'_> {
         f.debug_struct("RootPaths")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for RootPaths<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.paths() {
+            visitor.element(1, Item::Str(x));
+        }
     }
 }
 
@@ -2309,6 +2944,21 @@ impl ::core::fmt::Debug for ServerAddressByClientCIDR<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ServerAddressByClientCIDR<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.client_cidr().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.server_address().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ShardInfo`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#shardinfo-v1-meta)
@@ -2355,6 +3005,20 @@ impl ::core::fmt::Debug for ShardInfo<'_> {
         f.debug_struct("ShardInfo")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ShardInfo<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.selector().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -2440,6 +3104,25 @@ impl ::core::fmt::Debug for Status<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Status<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(2, self.status().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(4, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(5, self.details().as_ref().map(|x| Item::Message(&*x)));
+        visitor.field(6, self.code().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statuscause-v1-meta)
@@ -2506,6 +3189,22 @@ impl ::core::fmt::Debug for StatusCause<'_> {
         f.debug_struct("StatusCause")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatusCause<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.reason().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.message().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.field().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -2598,6 +3297,28 @@ impl ::core::fmt::Debug for StatusDetails<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StatusDetails<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.group().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.kind().as_ref().map(|x| Item::Str(*x)));
+        for x in self.causes() {
+            visitor.element(4, Item::Message(&x));
+        }
+
+        visitor.field(5, self.retry_after_seconds().as_ref().map(|x| Item::I32(*x)));
+        visitor.field(6, self.uid().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tableoptions-v1-meta)
@@ -2644,6 +3365,20 @@ impl ::core::fmt::Debug for TableOptions<'_> {
         f.debug_struct("TableOptions")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TableOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.include_object().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -2694,6 +3429,21 @@ impl ::core::fmt::Debug for Time<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Time<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.nanos().as_ref().map(|x| Item::I32(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#timestamp-v1-meta)
@@ -2740,6 +3490,21 @@ impl ::core::fmt::Debug for Timestamp<'_> {
         f.debug_struct("Timestamp")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Timestamp<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.seconds().as_ref().map(|x| Item::I64(*x)));
+        visitor.field(2, self.nanos().as_ref().map(|x| Item::I32(*x)));
     }
 }
 
@@ -2799,6 +3564,21 @@ impl ::core::fmt::Debug for TypeMeta<'_> {
         f.debug_struct("TypeMeta")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TypeMeta<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.kind().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.api_version().as_ref().map(|x| Item::Str(*x)));
     }
 }
 
@@ -2866,6 +3646,25 @@ impl ::core::fmt::Debug for UpdateOptions<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for UpdateOptions<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.dry_run() {
+            visitor.element(1, Item::Str(x));
+        }
+
+        visitor.field(2, self.field_manager().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(3, self.field_validation().as_ref().map(|x| Item::Str(*x)));
+    }
+}
+
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Verbs`.
 ///
 /// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#verbs-v1-meta)
@@ -2905,6 +3704,22 @@ impl<'a> View<'a> for Verbs<'a> {
 impl ::core::fmt::Debug for Verbs<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.debug_struct("Verbs").field("len", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Verbs<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.items() {
+            visitor.element(1, Item::Str(x));
+        }
     }
 }
 
@@ -2961,6 +3776,21 @@ impl ::core::fmt::Debug for WatchEvent<'_> {
         f.debug_struct("WatchEvent")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for WatchEvent<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().as_ref().map(|x| Item::Str(*x)));
+        visitor.field(2, self.object().as_ref().map(|x| Item::Message(&*x)));
     }
 }
 

@@ -61,6 +61,24 @@ impl ::core::fmt::Debug for PartialObjectMetadataList<'_> {
     }
 }
 
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadataList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.items() {
+            visitor.element(1, Item::Message(&x));
+        }
+
+        visitor.field(2, self.metadata().as_ref().map(|x| Item::Message(&*x)));
+    }
+}
+
 /// Static schemas of this package's messages (for validation and JSON).
 #[doc(hidden)]
 pub mod _schema {

@@ -1,0 +1,58 @@
+//! Finding the vendored upstream data. `.ci/run` vendors it first; on a
+//! developer machine `cargo xtask vendor` does. A missing tree is a test
+//! failure with instructions, never a silent skip.
+
+use std::path::{Path, PathBuf};
+
+/// The vendored tree: `$KGUEST_VENDOR_DIR` or `<workspace>/proto-vendor`.
+pub fn vendor_dir() -> PathBuf {
+    match std::env::var_os("KGUEST_VENDOR_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto-vendor"),
+    }
+}
+
+fn existing(dir: PathBuf) -> PathBuf {
+    assert!(
+        dir.is_dir(),
+        "{} is missing: run `cargo xtask vendor` (or `cargo xtask vendor --from DIR`) first",
+        dir.display()
+    );
+    dir
+}
+
+pub fn testdata_dir() -> PathBuf {
+    existing(vendor_dir().join("testdata"))
+}
+
+pub fn proto_dir() -> PathBuf {
+    existing(vendor_dir().join("proto"))
+}
+
+/// One upstream fixture: `<group>.<version>.<Kind>` with its encodings.
+pub struct Fixture {
+    pub name: String,
+    pub pb: Vec<u8>,
+    pub json: serde_json::Value,
+}
+
+/// Every fixture that has both a `.pb` and a `.json`, sorted by name.
+pub fn all() -> Vec<Fixture> {
+    let dir = testdata_dir();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("read testdata")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".pb").map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no fixtures in {}", dir.display());
+    names
+        .into_iter()
+        .map(|name| {
+            let pb = std::fs::read(dir.join(format!("{name}.pb"))).expect("read .pb");
+            let json_text = std::fs::read(dir.join(format!("{name}.json"))).expect("read .json");
+            let json = serde_json::from_slice(&json_text).expect("fixture .json parses");
+            Fixture { name, pb, json }
+        })
+        .collect()
+}

@@ -1,0 +1,6 @@
+//! Conformance of kguest's views with the upstream Kubernetes fixtures and
+//! with an independent protobuf decoder. One test binary, one module per
+//! concern.
+
+mod fixtures;
+mod json_conformance;

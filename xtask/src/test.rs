@@ -1,0 +1,33 @@
+//! `cargo xtask test`: everything CI checks, in the order that fails fastest.
+//!
+//! 1. vendor the pinned upstream files (from `KGUEST_K8S_DIR` or upstream),
+//! 2. `regen --check`: the committed generated code is what the generator writes,
+//! 3. `cargo test --workspace`,
+//! 4. build the wasm guests with the size profile and check their budgets.
+
+use std::process::Command;
+
+use crate::{guests, regen, vendor};
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    if let Some(arg) = args.first() {
+        return Err(format!("usage: cargo xtask test (unknown argument `{arg}`)"));
+    }
+    vendor::ensure_vendored()?;
+    regen::run(&["--check".to_string()])?;
+    cargo(&["test", "--workspace", "--quiet"])?;
+    guests::check_sizes()?;
+    Ok(())
+}
+
+/// Runs cargo with `args` in the workspace, failing on a non-zero exit.
+pub fn cargo(args: &[&str]) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new(cargo)
+        .args(args)
+        .current_dir(crate::paths::root())
+        .status()
+        .map_err(|err| format!("running cargo: {err}"))?;
+    if status.success() { Ok(()) } else { Err(format!("`cargo {}` failed ({status})", args.join(" "))) }
+}
