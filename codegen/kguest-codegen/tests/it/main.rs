@@ -1,0 +1,4 @@
+//! Integration tests of kguest-codegen, in one test binary.
+
+mod snapshots;
+mod util;
