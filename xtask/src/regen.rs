@@ -20,8 +20,8 @@ const JSON_FORMS: &[(&str, JsonForm)] = &[
     ("apimachinery.pkg.apis.meta.v1.FieldsV1", JsonForm::RawJson),
     ("apimachinery.pkg.apis.meta.v1.Verbs", JsonForm::BareArray),
     ("apimachinery.pkg.runtime.RawExtension", JsonForm::RawJson),
-    ("apimachinery.pkg.api.resource.Quantity", JsonForm::EmbeddedString),
-    ("apimachinery.pkg.api.resource.QuantityValue", JsonForm::EmbeddedString),
+    ("apimachinery.pkg.api.resource.Quantity", JsonForm::Quantity),
+    ("apimachinery.pkg.api.resource.QuantityValue", JsonForm::Quantity),
     ("apimachinery.pkg.util.intstr.IntOrString", JsonForm::IntOrString),
     ("api.authentication.v1.ExtraValue", JsonForm::BareArray),
     ("api.authentication.v1beta1.ExtraValue", JsonForm::BareArray),
@@ -29,6 +29,59 @@ const JSON_FORMS: &[(&str, JsonForm)] = &[
     ("api.authorization.v1beta1.ExtraValue", JsonForm::BareArray),
     ("api.certificates.v1.ExtraValue", JsonForm::BareArray),
     ("api.certificates.v1beta1.ExtraValue", JsonForm::BareArray),
+];
+
+/// Fields whose JSON name differs from their protobuf name:
+/// (message below `k8s.io.`, protobuf name, JSON name).
+const JSON_NAMES: &[(&str, &str, &str)] = &[
+    ("api.admissionregistration.v1.MutatingWebhookConfiguration", "Webhooks", "webhooks"),
+    ("api.admissionregistration.v1.ValidatingWebhookConfiguration", "Webhooks", "webhooks"),
+    ("api.admissionregistration.v1.Validation", "Expression", "expression"),
+    ("api.admissionregistration.v1.Variable", "Name", "name"),
+    ("api.admissionregistration.v1.Variable", "Expression", "expression"),
+    ("api.admissionregistration.v1alpha1.Validation", "Expression", "expression"),
+    ("api.admissionregistration.v1alpha1.Variable", "Name", "name"),
+    ("api.admissionregistration.v1alpha1.Variable", "Expression", "expression"),
+    ("api.admissionregistration.v1beta1.MutatingWebhookConfiguration", "Webhooks", "webhooks"),
+    ("api.admissionregistration.v1beta1.ValidatingWebhookConfiguration", "Webhooks", "webhooks"),
+    ("api.admissionregistration.v1beta1.Validation", "Expression", "expression"),
+    ("api.admissionregistration.v1beta1.Variable", "Name", "name"),
+    ("api.admissionregistration.v1beta1.Variable", "Expression", "expression"),
+    ("api.authentication.v1.BoundObjectReference", "uID", "uid"),
+    ("api.networking.v1.IngressClassParametersReference", "aPIGroup", "apiGroup"),
+    ("api.networking.v1beta1.IngressClassParametersReference", "aPIGroup", "apiGroup"),
+];
+
+/// Message fields that are Go structs embedded with `json:",inline"`: their
+/// members appear in the parent's JSON object. (message below `k8s.io.`, field)
+const JSON_INLINE: &[(&str, &str)] = &[
+    ("api.admissionregistration.v1.NamedRuleWithOperations", "ruleWithOperations"),
+    ("api.admissionregistration.v1.RuleWithOperations", "rule"),
+    ("api.admissionregistration.v1alpha1.NamedRuleWithOperations", "ruleWithOperations"),
+    ("api.admissionregistration.v1beta1.NamedRuleWithOperations", "ruleWithOperations"),
+    ("api.core.v1.ConfigMapEnvSource", "localObjectReference"),
+    ("api.core.v1.ConfigMapKeySelector", "localObjectReference"),
+    ("api.core.v1.ConfigMapProjection", "localObjectReference"),
+    ("api.core.v1.ConfigMapVolumeSource", "localObjectReference"),
+    ("api.core.v1.EphemeralContainer", "ephemeralContainerCommon"),
+    ("api.core.v1.PersistentVolumeSpec", "persistentVolumeSource"),
+    ("api.core.v1.Probe", "handler"),
+    ("api.core.v1.SecretEnvSource", "localObjectReference"),
+    ("api.core.v1.SecretKeySelector", "localObjectReference"),
+    ("api.core.v1.SecretProjection", "localObjectReference"),
+    ("api.core.v1.Volume", "volumeSource"),
+    ("api.extensions.v1beta1.IngressRule", "ingressRuleValue"),
+    ("api.networking.v1.IngressRule", "ingressRuleValue"),
+    ("api.networking.v1beta1.IngressRule", "ingressRuleValue"),
+    ("api.resource.v1.DeviceAllocationConfiguration", "deviceConfiguration"),
+    ("api.resource.v1.DeviceClaimConfiguration", "deviceConfiguration"),
+    ("api.resource.v1.DeviceClassConfiguration", "deviceConfiguration"),
+    ("api.resource.v1beta1.DeviceAllocationConfiguration", "deviceConfiguration"),
+    ("api.resource.v1beta1.DeviceClaimConfiguration", "deviceConfiguration"),
+    ("api.resource.v1beta1.DeviceClassConfiguration", "deviceConfiguration"),
+    ("api.resource.v1beta2.DeviceAllocationConfiguration", "deviceConfiguration"),
+    ("api.resource.v1beta2.DeviceClaimConfiguration", "deviceConfiguration"),
+    ("api.resource.v1beta2.DeviceClassConfiguration", "deviceConfiguration"),
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -84,7 +137,40 @@ pub fn kubernetes_config(proto_dir: &Path) -> Result<Config, String> {
     for (name, form) in JSON_FORMS {
         config.json_form(format!("k8s.io.{name}"), *form);
     }
+    for (message, field, json_name) in JSON_NAMES {
+        config.json_name(format!("k8s.io.{message}"), *field, *json_name);
+    }
+    for (message, field) in JSON_INLINE {
+        config.json_inline(format!("k8s.io.{message}"), *field);
+    }
+    config.go_presence(true);
+    for (message, field) in go_pointer_fields()? {
+        config.explicit_presence(message, field);
+    }
     Ok(config)
+}
+
+/// The Go pointer fields of Kubernetes' API structs, which Go's marshaller
+/// writes only when set (every other singular field it always writes).
+/// Facts read from the upstream Go types, kept in `xtask/data/go-nullable.txt`.
+fn go_pointer_fields() -> Result<Vec<(String, String)>, String> {
+    let path = paths::root().join("xtask/data/go-nullable.txt");
+    let text = std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let message = words.next().unwrap_or_default();
+        let fields: Vec<&str> = words.collect();
+        if fields.is_empty() {
+            return Err(format!("{}:{}: a message without fields", path.display(), i + 1));
+        }
+        out.extend(fields.into_iter().map(|f| (message.to_string(), f.to_string())));
+    }
+    Ok(out)
 }
 
 /// Every `.proto` below `dir`, relative to it, sorted.

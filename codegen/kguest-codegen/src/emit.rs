@@ -392,6 +392,7 @@ fn json_form(form: JsonForm) -> TokenStream {
             quote!(JsonForm::Timestamp { frac_digits: #digits })
         }
         JsonForm::EmbeddedString => quote!(JsonForm::EmbeddedString),
+        JsonForm::Quantity => quote!(JsonForm::Quantity),
         JsonForm::IntOrString => quote!(JsonForm::IntOrString),
         JsonForm::RawJson => quote!(JsonForm::RawJson),
         JsonForm::BareArray => quote!(JsonForm::BareArray),
@@ -433,7 +434,17 @@ fn schema_module(ctx: &Ctx<'_>, package: &Package) -> Result<TokenStream, Error>
                     Label::Map { .. } => quote!(Label::Map),
                 };
                 let kind = kind(ctx, field, &package.name)?;
-                Ok(quote!(F::new(#number, #proto_name, #label, #kind)))
+                let mut tokens = quote!(F::new(#number, #proto_name, #label, #kind));
+                if field.always {
+                    tokens.extend(quote!(.always()));
+                }
+                if field.inline {
+                    tokens.extend(quote!(.inline()));
+                }
+                if let Some(json_name) = &field.json_name {
+                    tokens.extend(quote!(.with_json_name(#json_name)));
+                }
+                Ok(tokens)
             })
             .collect::<Result<Vec<_>, Error>>()?;
         statics.push(quote! {

@@ -35,6 +35,7 @@ pub enum JsonForm {
     Object,
     Timestamp { frac_digits: u8 },
     EmbeddedString,
+    Quantity,
     IntOrString,
     RawJson,
     BareArray,
@@ -51,6 +52,10 @@ pub struct Config {
     regen_command: String,
     registry: bool,
     reflect_feature: Option<String>,
+    go_presence: bool,
+    explicit_presence: BTreeMap<String, Vec<String>>,
+    json_names: BTreeMap<(String, String), String>,
+    json_inline: BTreeMap<String, Vec<String>>,
 }
 
 type DocLink = Box<dyn Fn(&str, &str) -> Option<String>>;
@@ -72,6 +77,10 @@ impl Config {
             regen_command: "the kguest code generator".into(),
             registry: false,
             reflect_feature: None,
+            go_presence: false,
+            explicit_presence: BTreeMap::new(),
+            json_names: BTreeMap::new(),
+            json_inline: BTreeMap::new(),
         }
     }
 
@@ -127,6 +136,42 @@ impl Config {
         self
     }
 
+    /// Marks singular fields "always written" (see
+    /// `kguest_wire::schema::FieldSchema::always`), as Go's gogo marshaller
+    /// treats non-pointer fields, except those named with
+    /// [`Config::explicit_presence`]. Off by default: encoders then write a
+    /// singular field only when it is set.
+    pub fn go_presence(&mut self, on: bool) -> &mut Self {
+        self.go_presence = on;
+        self
+    }
+
+    /// With [`Config::go_presence`]: the field `field` (protobuf name) of the
+    /// message `message` (full name) is a Go pointer, written only when set.
+    pub fn explicit_presence(&mut self, message: impl Into<String>, field: impl Into<String>) -> &mut Self {
+        self.explicit_presence.entry(message.into()).or_default().push(field.into());
+        self
+    }
+
+    /// The field `field` of `message` has the JSON name `json_name` instead
+    /// of its protobuf name.
+    pub fn json_name(
+        &mut self,
+        message: impl Into<String>,
+        field: impl Into<String>,
+        json_name: impl Into<String>,
+    ) -> &mut Self {
+        self.json_names.insert((message.into(), field.into()), json_name.into());
+        self
+    }
+
+    /// The message field `field` of `message` is inlined into its parent's
+    /// JSON object (a Go struct embedded with `json:",inline"`).
+    pub fn json_inline(&mut self, message: impl Into<String>, field: impl Into<String>) -> &mut Self {
+        self.json_inline.entry(message.into()).or_default().push(field.into());
+        self
+    }
+
     /// Compiles the configured files with protox.
     pub fn compile(&self) -> Result<prost_types::FileDescriptorSet, Error> {
         let set = protox::compile(&self.files, &self.includes)
@@ -169,6 +214,8 @@ pub enum Error {
     Unsupported { message: String, field: String, what: String },
     /// Two items would get the same Rust name.
     NameClash(String),
+    /// A field or message named in the configuration does not exist.
+    UnknownField(String),
     /// The emitted code did not parse (a generator bug).
     Emit(String),
     Io(std::io::Error),
@@ -182,6 +229,7 @@ impl fmt::Display for Error {
                 write!(f, "{message}.{field}: {what} are not supported")
             }
             Error::NameClash(msg) => write!(f, "name clash: {msg}"),
+            Error::UnknownField(name) => write!(f, "the configuration names {name}, which the protos do not have"),
             Error::Emit(msg) => write!(f, "emitting code: {msg}"),
             Error::Io(err) => write!(f, "{err}"),
         }

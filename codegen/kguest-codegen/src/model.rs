@@ -46,6 +46,12 @@ pub struct Field {
     pub method: String,
     /// The raw-bytes accessor, for singular strings.
     pub raw_method: Option<String>,
+    /// Written by encoders even when zero (Go non-pointer fields).
+    pub always: bool,
+    /// The JSON name, when it differs from the protobuf name.
+    pub json_name: Option<String>,
+    /// Inlined into the parent's JSON object.
+    pub inline: bool,
     pub label: Label,
     pub ty: FieldType,
 }
@@ -141,7 +147,36 @@ pub fn lower(config: &Config, set: &FileDescriptorSet) -> Result<Model, Error> {
     }
     let model = Model { packages };
     check_unique_names(&model)?;
+    check_field_tables(config, &model)?;
     Ok(model)
+}
+
+/// Every field named in the configuration's tables exists: a typo or a field
+/// removed upstream is an error, not a silently ignored entry.
+fn check_field_tables(config: &Config, model: &Model) -> Result<(), Error> {
+    let fields: std::collections::HashSet<(&str, &str)> = model
+        .packages
+        .values()
+        .flat_map(|p| &p.messages)
+        .flat_map(|m| m.fields.iter().map(move |f| (m.full_name.as_str(), f.proto_name.as_str())))
+        .collect();
+    let named = config
+        .explicit_presence
+        .iter()
+        .chain(&config.json_inline)
+        .flat_map(|(message, fields)| fields.iter().map(move |f| (message.as_str(), f.as_str())))
+        .chain(config.json_names.keys().map(|(m, f)| (m.as_str(), f.as_str())));
+    for (message, field) in named {
+        if !fields.contains(&(message, field)) {
+            return Err(Error::UnknownField(format!("{message}.{field}")));
+        }
+    }
+    for message in config.json_forms.keys() {
+        if !model.packages.values().flat_map(|p| &p.messages).any(|m| &m.full_name == message) {
+            return Err(Error::UnknownField(format!("{message} (a message with a JSON form)")));
+        }
+    }
+    Ok(())
 }
 
 fn lower_message(
@@ -212,6 +247,19 @@ fn lower_message(
             method: naming::field_method(field.name()),
             raw_method: (ty == FieldType::String && label == Label::Singular)
                 .then(|| naming::raw_bytes_method(field.name())),
+            // Go writes `[]byte` only when non-nil, whatever the pointer-ness.
+            always: config.go_presence
+                && label == Label::Singular
+                && ty != FieldType::Bytes
+                && !config
+                    .explicit_presence
+                    .get(&full_name)
+                    .is_some_and(|fields| fields.iter().any(|f| f == field.name())),
+            json_name: config.json_names.get(&(full_name.clone(), field.name().to_string())).cloned(),
+            inline: config
+                .json_inline
+                .get(&full_name)
+                .is_some_and(|fields| fields.iter().any(|f| f == field.name())),
             label,
             ty,
         });

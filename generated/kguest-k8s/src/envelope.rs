@@ -68,3 +68,21 @@ pub fn unwrap(bytes: &[u8]) -> Result<Envelope<'_>, EnvelopeError> {
         content_type: unknown.content_type().unwrap_or(""),
     })
 }
+
+/// Wraps an object's protobuf bytes as the API server sends them: the magic,
+/// then a `runtime.Unknown` with the type, the bytes and empty content
+/// encoding and type, exactly as Kubernetes' Go marshaller lays it out.
+#[cfg(feature = "json")]
+pub fn wrap(api_version: &str, kind: &str, raw: &[u8]) -> std::vec::Vec<u8> {
+    use kguest_wire::encode::put_bytes;
+    let mut type_meta = std::vec::Vec::new();
+    put_bytes(&mut type_meta, 1, api_version.as_bytes());
+    put_bytes(&mut type_meta, 2, kind.as_bytes());
+    let mut out = std::vec::Vec::with_capacity(raw.len() + type_meta.len() + 16);
+    out.extend_from_slice(&MAGIC);
+    put_bytes(&mut out, 1, &type_meta);
+    put_bytes(&mut out, 2, raw);
+    put_bytes(&mut out, 3, b"");
+    put_bytes(&mut out, 4, b"");
+    out
+}

@@ -90,3 +90,50 @@ pub fn object_to_json(
     }
     Ok(Value::Object(object))
 }
+
+/// Encodes the JSON of one message of type `schema` as Kubernetes' Go
+/// marshaller would.
+pub fn from_json(schema: &MessageSchema, json: &Value) -> Result<std::vec::Vec<u8>, JsonError> {
+    wire_json::from_json(schema, json)
+}
+
+/// A top-level object encoded from its JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedObject {
+    pub api_version: String,
+    pub kind: String,
+    /// The object's own message, without envelope.
+    pub raw: std::vec::Vec<u8>,
+}
+
+impl EncodedObject {
+    /// The object as the API server sends it (`k8s\0` + `runtime.Unknown`).
+    pub fn enveloped(&self) -> std::vec::Vec<u8> {
+        crate::envelope::wrap(&self.api_version, &self.kind, &self.raw)
+    }
+}
+
+/// Encodes a top-level object: its `apiVersion` and `kind` pick the message
+/// type and go to the envelope, the rest is the message.
+pub fn object_from_json(json: &Value) -> Result<EncodedObject, JsonError> {
+    let invalid = |reason: String| JsonError::Invalid { path: ".".into(), reason };
+    let Value::Object(members) = json else {
+        return Err(invalid("expected an object".into()));
+    };
+    let text = |key: &str| match members.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+        Some(_) => Err(invalid(std::format!("`{key}` must be a non-empty string"))),
+        None => Err(invalid(std::format!("missing `{key}`"))),
+    };
+    let (api_version, kind) = (text("apiVersion")?, text("kind")?);
+    let schema = schema_for_api_version(&api_version, &kind)
+        .ok_or_else(|| invalid(std::format!("unknown apiVersion `{api_version}` / kind `{kind}`")))?;
+    let mut body = members.clone();
+    for key in ["apiVersion", "kind"] {
+        if !schema.fields.iter().any(|f| f.name() == key) {
+            body.remove(key);
+        }
+    }
+    let raw = wire_json::from_json(schema, &Value::Object(body))?;
+    Ok(EncodedObject { api_version, kind, raw })
+}

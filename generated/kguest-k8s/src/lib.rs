@@ -36,8 +36,7 @@ pub mod groups;
 pub mod helpers;
 #[cfg(feature = "json")]
 pub mod json;
-pub mod quantity;
 #[cfg(feature = "json")]
 pub mod registry;
 
-pub use kguest_wire::{DecodeError, ErrorKind, Map, Repeated, View};
+pub use kguest_wire::{DecodeError, ErrorKind, Map, Repeated, View, quantity};

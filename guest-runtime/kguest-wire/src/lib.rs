@@ -31,6 +31,8 @@ extern crate alloc;
 extern crate std;
 
 pub mod codec;
+#[cfg(feature = "json")]
+pub mod encode;
 mod error;
 #[cfg(feature = "json")]
 pub mod json;
@@ -39,6 +41,7 @@ pub mod reflect;
 mod repeated;
 #[doc(hidden)]
 pub mod rt;
+pub mod quantity;
 pub mod schema;
 pub mod timefmt;
 mod view;

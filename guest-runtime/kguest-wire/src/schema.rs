@@ -58,8 +58,17 @@ pub struct FieldSchema {
     pub number: u32,
     pub label: Label,
     pub kind: Kind,
+    /// A singular field that an encoder writes even when it holds its zero
+    /// value, as Go's marshaller does for non-pointer struct fields. Readers
+    /// ignore it.
+    pub always: bool,
+    /// A message field whose members Kubernetes JSON writes into the parent
+    /// object (a Go struct embedded with `json:",inline"`).
+    pub inline: bool,
     #[cfg(feature = "names")]
     name: &'static str,
+    #[cfg(feature = "names")]
+    json_name: Option<&'static str>,
 }
 
 impl FieldSchema {
@@ -72,15 +81,54 @@ impl FieldSchema {
             number,
             label,
             kind,
+            always: false,
+            inline: false,
             #[cfg(feature = "names")]
             name,
+            #[cfg(feature = "names")]
+            json_name: None,
         }
+    }
+
+    /// Marks the field as written even when zero (see [`FieldSchema::always`]).
+    pub const fn always(mut self) -> Self {
+        self.always = true;
+        self
+    }
+
+    /// Marks a message field as inlined into its parent's JSON object.
+    pub const fn inline(mut self) -> Self {
+        self.inline = true;
+        self
+    }
+
+    /// Gives the field a JSON name other than its protobuf name (Kubernetes
+    /// has a few: `Webhooks` is `webhooks` in JSON, `uID` is `uid`).
+    #[cfg(feature = "names")]
+    pub const fn with_json_name(mut self, json_name: &'static str) -> Self {
+        self.json_name = Some(json_name);
+        self
+    }
+
+    /// Without the `names` feature JSON names are not kept.
+    #[cfg(not(feature = "names"))]
+    pub const fn with_json_name(self, _json_name: &'static str) -> Self {
+        self
     }
 
     /// The protobuf field name.
     #[cfg(feature = "names")]
     pub const fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// The field's name in Kubernetes JSON.
+    #[cfg(feature = "names")]
+    pub const fn json_name(&self) -> &'static str {
+        match self.json_name {
+            Some(name) => name,
+            None => self.name,
+        }
     }
 }
 
@@ -128,6 +176,9 @@ pub enum JsonForm {
     Timestamp { frac_digits: u8 },
     /// Field 1, a string, stands for the whole message.
     EmbeddedString,
+    /// Like `EmbeddedString`, holding a Kubernetes `resource.Quantity`, which
+    /// Kubernetes rewrites in canonical form (`0.5` → `500m`) both ways.
+    Quantity,
     /// `type` (1), `intVal` (2), `strVal` (3): a JSON number or string.
     IntOrString,
     /// Field 1 holds JSON text, embedded as is.

@@ -80,7 +80,7 @@ fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
 /// The date `days` after 1970-01-01; callers keep it within years 1..=9999.
 fn civil_from_days(days: i64) -> (i64, u8, u8) {
     let n = days + EPOCH_DAYS;
-    // 146_097 days make 400 years; the estimate is off by at most one year.
+    // 146_097 days make 400 years: a close estimate, which the loops correct.
     let mut year = n * 400 / 146_097 + 1;
     while days_before_year(year + 1) <= n {
         year += 1;
@@ -166,7 +166,7 @@ impl<'b> Writer<'b> {
     /// Writes the low `width` decimal digits of `v`, zero-padded.
     fn push_digits(&mut self, v: u32, width: u32) {
         for i in (0..width).rev() {
-            let d = v / 10u32.saturating_pow(i) % 10;
+            let d = v.checked_div(10u32.saturating_pow(i)).unwrap_or(0) % 10;
             // d < 10
             self.push(b'0' + d as u8);
         }
@@ -208,7 +208,8 @@ pub fn format_rfc3339(
     if frac_digits > 0 {
         w.push(b'.');
         let digits = u32::from(frac_digits);
-        w.push_digits(t.nanos / 10u32.pow(9 - digits), digits);
+        let dropped = 10u32.pow(9u32.saturating_sub(digits));
+        w.push_digits(t.nanos.checked_div(dropped).unwrap_or(0), digits);
     }
     w.push(b'Z');
     Some(w.finish())

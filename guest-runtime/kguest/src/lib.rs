@@ -1,1 +1,79 @@
+//! Rust SDK for [kube-scheduler-wasm-extension] (KSW) plugins: `no_std`, no
+//! allocator, no `core::fmt` on the guest path.
+//!
+//! A plugin is a type implementing [`Plugin`] and one trait per hook it
+//! serves ([`Filter`], [`Score`], ...), exported with [`export!`]:
+//!
+//! ```
+//! use kguest::{Cycle, Filter, Plugin, Status};
+//!
+//! struct OnlyNamed;
+//!
+//! impl Plugin for OnlyNamed {
+//!     fn new() -> Self { OnlyNamed }
+//! }
+//!
+//! impl Filter for OnlyNamed {
+//!     fn filter<'a>(&'a mut self, cx: &'a Cycle) -> Status<'a> {
+//!         let named = cx.pod().and_then(|p| p.metadata()).and_then(|m| m.name()).is_some();
+//!         if named { Status::success() } else { Status::unresolvable("pod has no name") }
+//!     }
+//! }
+//!
+//! kguest::export!(OnlyNamed => [filter]);
+//! ```
+//!
+//! Inputs come through the [`Cycle`] handle as zero-copy
+//! [`kguest_k8s`] views; the Pod is fetched once per scheduling cycle, the
+//! Node only on demand. Reasons are `&str`s ([`ReasonBuf`] builds them
+//! without `fmt`). [`config`] returns the plugin's config bytes ([`json`]
+//! reads simple JSON). [`log`] goes to klog.
+//!
+//! On `wasm32` the crate provides the `#[panic_handler]` (it traps) unless
+//! the default `panic-handler` feature is off; plugins must not define
+//! their own while it is on. Native builds have no exports; plugins test
+//! with [`testing::TestHost`], which runs the same code as the exports
+//! against stand-in imports.
+//!
+//! [kube-scheduler-wasm-extension]: https://github.com/kubernetes-sigs/kube-scheduler-wasm-extension
+
 #![no_std]
+#![deny(unsafe_code)]
+
+#[cfg(not(target_arch = "wasm32"))]
+extern crate std;
+
+mod cycle;
+pub mod export;
+mod hooks;
+pub mod json;
+pub mod log;
+mod reason;
+#[doc(hidden)]
+pub mod rt;
+mod status;
+mod sys;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod testing;
+
+pub use cycle::Cycle;
+pub use hooks::*;
+pub use kguest_k8s as k8s;
+pub use reason::ReasonBuf;
+pub use status::{Code, Status, UnknownCode};
+
+/// The plugin configuration (`PluginConfig.GuestConfig`, by convention
+/// JSON), fetched from the host once and kept. Empty when there is none.
+/// Callable from [`Plugin::new`].
+pub fn config() -> &'static [u8] {
+    sys::input(sys::Getter::Config)
+}
+
+/// Items the [`export!`] expansion names. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::export::bits;
+    pub use crate::export::check_hooks;
+    pub use crate::rt;
+    pub use crate::sys::Instance;
+}

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use expect_test::expect_file;
 
+use kguest_codegen::JsonForm;
+
 use crate::util::{config, manifest_path};
 
 fn snapshot_files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
@@ -72,4 +74,35 @@ fn file_layout() {
             path.display()
         );
     }
+}
+
+#[test]
+fn json_forms_and_doc_links() {
+    let mut config = config();
+    config
+        .json_form("kt.ab.schema.GroupVersion", JsonForm::EmbeddedString)
+        .json_form("kt.shapes.Pod.Container", JsonForm::Timestamp { frac_digits: 6 })
+        .doc_link(|package, name| {
+            (package != "kt.scalars").then(|| format!("https://example.test/{package}#{name}"))
+        });
+    let files = config.generate().unwrap();
+    let schema = &files[Path::new("kt/ab/schema.rs")];
+    assert!(schema.contains(
+        "pub static GROUP_VERSION: MessageSchema = MessageSchema::new(\n        \
+         \"kt.ab.schema.GroupVersion\",\n        JsonForm::EmbeddedString,"
+    ));
+    let shapes = &files[Path::new("kt/shapes.rs")];
+    assert!(shapes.contains("JsonForm::Timestamp { frac_digits: 6 }"));
+    // Nested messages are named from the package down.
+    assert!(shapes.contains(
+        "    /// View of `kt.shapes.Pod.Spec`.\n    ///\n    \
+         /// [Kubernetes API reference](https://example.test/kt.shapes#Pod.Spec)\n"
+    ));
+    assert!(!files[Path::new("kt/scalars.rs")].contains("API reference"));
+    // Everything else is as blessed.
+    assert_eq!(files[Path::new("kt/ab/c.rs")], config_default_file("kt/ab/c.rs"));
+}
+
+fn config_default_file(path: &str) -> String {
+    config().generate().unwrap().remove(Path::new(path)).unwrap()
 }

@@ -23,14 +23,19 @@ pub fn manifest_path(rel: &str) -> PathBuf {
 
 /// The configuration the snapshots are generated with.
 pub fn config() -> Config {
+    config_with(PROTOS.iter().copied())
+}
+
+/// The snapshots' configuration, with `files` to generate.
+pub fn config_with<'a>(files: impl IntoIterator<Item = &'a str>) -> Config {
     let mut config = Config::new();
     config
         .include(manifest_path("tests/protos"))
         .regen_command("UPDATE_EXPECT=1 cargo test -p kguest-codegen --test it")
         .registry(true)
         .reflect_feature("reflect");
-    for proto in PROTOS {
-        config.file(*proto);
+    for file in files {
+        config.file(file);
     }
     config
 }

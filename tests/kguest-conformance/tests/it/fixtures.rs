@@ -36,6 +36,17 @@ pub struct Fixture {
     pub json: serde_json::Value,
 }
 
+impl Fixture {
+    /// The message type: from the envelope, or, for the few objects whose
+    /// envelope leaves the type empty (`WatchEvent`), from the file name.
+    pub fn schema(&self) -> &'static kguest_wire::schema::MessageSchema {
+        let env = kguest_k8s::envelope::unwrap(&self.pb).expect("fixture envelope");
+        kguest_k8s::json::schema_for_api_version(env.api_version, env.kind)
+            .or_else(|| kguest_k8s::json::schema_by_type_name(&self.name))
+            .unwrap_or_else(|| panic!("{}: no schema", self.name))
+    }
+}
+
 /// Every fixture that has both a `.pb` and a `.json`, sorted by name.
 pub fn all() -> Vec<Fixture> {
     let dir = testdata_dir();

@@ -2,5 +2,8 @@
 //! with an independent protobuf decoder. One test binary, one module per
 //! concern.
 
+mod differential;
 mod fixtures;
 mod json_conformance;
+mod no_panic;
+mod json_encode;

@@ -393,85 +393,102 @@ pub mod _schema {
         "k8s.io.api.admission.v1.AdmissionRequest",
         JsonForm::Object,
         &[
-            F::new(1, "uid", Label::Singular, Kind::String),
+            F::new(1, "uid", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "kind",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                ),
-            ),
+                    2,
+                    "kind",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "resource",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_RESOURCE,
-                ),
-            ),
-            F::new(4, "subResource", Label::Singular, Kind::String),
-            F::new(5, "name", Label::Singular, Kind::String),
-            F::new(6, "namespace", Label::Singular, Kind::String),
-            F::new(7, "operation", Label::Singular, Kind::String),
+                    3,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_RESOURCE,
+                    ),
+                )
+                .always(),
+            F::new(4, "subResource", Label::Singular, Kind::String).always(),
+            F::new(5, "name", Label::Singular, Kind::String).always(),
+            F::new(6, "namespace", Label::Singular, Kind::String).always(),
+            F::new(7, "operation", Label::Singular, Kind::String).always(),
             F::new(
-                8,
-                "userInfo",
-                Label::Singular,
-                Kind::Message(&crate::api::authentication::v1::_schema::USER_INFO),
-            ),
+                    8,
+                    "userInfo",
+                    Label::Singular,
+                    Kind::Message(&crate::api::authentication::v1::_schema::USER_INFO),
+                )
+                .always(),
             F::new(
-                9,
-                "object",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    9,
+                    "object",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
             F::new(
-                10,
-                "oldObject",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
-            F::new(11, "dryRun", Label::Singular, Kind::Bool),
+                    10,
+                    "oldObject",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
+            F::new(11, "dryRun", Label::Singular, Kind::Bool).always(),
             F::new(
-                12,
-                "options",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    12,
+                    "options",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
             F::new(
-                13,
-                "requestKind",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                ),
-            ),
+                    13,
+                    "requestKind",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                    ),
+                )
+                .always(),
             F::new(
-                14,
-                "requestResource",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_RESOURCE,
-                ),
-            ),
-            F::new(15, "requestSubResource", Label::Singular, Kind::String),
+                    14,
+                    "requestResource",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_RESOURCE,
+                    ),
+                )
+                .always(),
+            F::new(15, "requestSubResource", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ADMISSION_RESPONSE: MessageSchema = MessageSchema::new(
         "k8s.io.api.admission.v1.AdmissionResponse",
         JsonForm::Object,
         &[
-            F::new(1, "uid", Label::Singular, Kind::String),
-            F::new(2, "allowed", Label::Singular, Kind::Bool),
+            F::new(1, "uid", Label::Singular, Kind::String).always(),
+            F::new(2, "allowed", Label::Singular, Kind::Bool).always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::STATUS,
+                    ),
+                )
+                .always(),
             F::new(4, "patch", Label::Singular, Kind::Bytes),
-            F::new(5, "patchType", Label::Singular, Kind::String),
+            F::new(5, "patchType", Label::Singular, Kind::String).always(),
             F::new(
                 6,
                 "auditAnnotations",
@@ -485,16 +502,18 @@ pub mod _schema {
         "k8s.io.api.admission.v1.AdmissionResponse.AuditAnnotationsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ADMISSION_REVIEW: MessageSchema = MessageSchema::new(
         "k8s.io.api.admission.v1.AdmissionReview",
         JsonForm::Object,
         &[
-            F::new(1, "request", Label::Singular, Kind::Message(&ADMISSION_REQUEST)),
-            F::new(2, "response", Label::Singular, Kind::Message(&ADMISSION_RESPONSE)),
+            F::new(1, "request", Label::Singular, Kind::Message(&ADMISSION_REQUEST))
+                .always(),
+            F::new(2, "response", Label::Singular, Kind::Message(&ADMISSION_RESPONSE))
+                .always(),
         ],
     );
 }

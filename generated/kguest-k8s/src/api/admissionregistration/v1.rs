@@ -2948,35 +2948,35 @@ pub mod _schema {
     pub static APPLY_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.ApplyConfiguration",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static AUDIT_ANNOTATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.AuditAnnotation",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "valueExpression", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "valueExpression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EXPRESSION_WARNING: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.ExpressionWarning",
         JsonForm::Object,
         &[
-            F::new(2, "fieldRef", Label::Singular, Kind::String),
-            F::new(3, "warning", Label::Singular, Kind::String),
+            F::new(2, "fieldRef", Label::Singular, Kind::String).always(),
+            F::new(3, "warning", Label::Singular, Kind::String).always(),
         ],
     );
     pub static JSON_PATCH: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.JSONPatch",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static MATCH_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.MatchCondition",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "expression", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "expression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MATCH_RESOURCES: MessageSchema = MessageSchema::new(
@@ -2984,21 +2984,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 3,
                 "resourceRules",
@@ -3011,7 +3013,7 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&NAMED_RULE_WITH_OPERATIONS),
             ),
-            F::new(7, "matchPolicy", Label::Singular, Kind::String),
+            F::new(7, "matchPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY: MessageSchema = MessageSchema::new(
@@ -3019,19 +3021,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
+                )
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_BINDING: MessageSchema = MessageSchema::new(
@@ -3039,19 +3043,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
+                )
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_BINDING_LIST: MessageSchema = MessageSchema::new(
@@ -3059,13 +3065,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3078,9 +3085,10 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String),
-            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
-            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES)),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)).always(),
+            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES))
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_LIST: MessageSchema = MessageSchema::new(
@@ -3088,13 +3096,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3107,59 +3116,63 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicySpec",
         JsonForm::Object,
         &[
-            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
+            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)).always(),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .always(),
             F::new(3, "variables", Label::Repeated, Kind::Message(&VARIABLE)),
             F::new(4, "mutations", Label::Repeated, Kind::Message(&MUTATION)),
-            F::new(5, "failurePolicy", Label::Singular, Kind::String),
+            F::new(5, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
                 6,
                 "matchConditions",
                 Label::Repeated,
                 Kind::Message(&MATCH_CONDITION),
             ),
-            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String),
+            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MUTATING_WEBHOOK: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.MutatingWebhook",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "clientConfig",
-                Label::Singular,
-                Kind::Message(&WEBHOOK_CLIENT_CONFIG),
-            ),
+                    2,
+                    "clientConfig",
+                    Label::Singular,
+                    Kind::Message(&WEBHOOK_CLIENT_CONFIG),
+                )
+                .always(),
             F::new(3, "rules", Label::Repeated, Kind::Message(&RULE_WITH_OPERATIONS)),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
+            F::new(4, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
-                5,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(6, "sideEffects", Label::Singular, Kind::String),
-            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
+                    5,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(6, "sideEffects", Label::Singular, Kind::String).always(),
+            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32).always(),
             F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String),
-            F::new(9, "matchPolicy", Label::Singular, Kind::String),
-            F::new(10, "reinvocationPolicy", Label::Singular, Kind::String),
+            F::new(9, "matchPolicy", Label::Singular, Kind::String).always(),
+            F::new(10, "reinvocationPolicy", Label::Singular, Kind::String).always(),
             F::new(
-                11,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    11,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 12,
                 "matchConditions",
@@ -3173,14 +3186,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "Webhooks", Label::Repeated, Kind::Message(&MUTATING_WEBHOOK)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "Webhooks", Label::Repeated, Kind::Message(&MUTATING_WEBHOOK))
+                .with_json_name("webhooks"),
         ],
     );
     pub static MUTATING_WEBHOOK_CONFIGURATION_LIST: MessageSchema = MessageSchema::new(
@@ -3188,13 +3203,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3207,14 +3223,15 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.Mutation",
         JsonForm::Object,
         &[
-            F::new(2, "patchType", Label::Singular, Kind::String),
+            F::new(2, "patchType", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "applyConfiguration",
-                Label::Singular,
-                Kind::Message(&APPLY_CONFIGURATION),
-            ),
-            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)),
+                    3,
+                    "applyConfiguration",
+                    Label::Singular,
+                    Kind::Message(&APPLY_CONFIGURATION),
+                )
+                .always(),
+            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)).always(),
         ],
     );
     pub static NAMED_RULE_WITH_OPERATIONS: MessageSchema = MessageSchema::new(
@@ -3223,36 +3240,39 @@ pub mod _schema {
         &[
             F::new(1, "resourceNames", Label::Repeated, Kind::String),
             F::new(
-                2,
-                "ruleWithOperations",
-                Label::Singular,
-                Kind::Message(&RULE_WITH_OPERATIONS),
-            ),
+                    2,
+                    "ruleWithOperations",
+                    Label::Singular,
+                    Kind::Message(&RULE_WITH_OPERATIONS),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static PARAM_KIND: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.ParamKind",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PARAM_REF: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.ParamRef",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "namespace", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "namespace", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String),
+                    3,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String).always(),
         ],
     );
     pub static RULE: MessageSchema = MessageSchema::new(
@@ -3262,7 +3282,7 @@ pub mod _schema {
             F::new(1, "apiGroups", Label::Repeated, Kind::String),
             F::new(2, "apiVersions", Label::Repeated, Kind::String),
             F::new(3, "resources", Label::Repeated, Kind::String),
-            F::new(4, "scope", Label::Singular, Kind::String),
+            F::new(4, "scope", Label::Singular, Kind::String).always(),
         ],
     );
     pub static RULE_WITH_OPERATIONS: MessageSchema = MessageSchema::new(
@@ -3270,17 +3290,17 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "operations", Label::Repeated, Kind::String),
-            F::new(2, "rule", Label::Singular, Kind::Message(&RULE)),
+            F::new(2, "rule", Label::Singular, Kind::Message(&RULE)).always().inline(),
         ],
     );
     pub static SERVICE_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.ServiceReference",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String),
-            F::new(2, "name", Label::Singular, Kind::String),
-            F::new(3, "path", Label::Singular, Kind::String),
-            F::new(4, "port", Label::Singular, Kind::Int32),
+            F::new(1, "namespace", Label::Singular, Kind::String).always(),
+            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(3, "path", Label::Singular, Kind::String).always(),
+            F::new(4, "port", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static TYPE_CHECKING: MessageSchema = MessageSchema::new(
@@ -3300,25 +3320,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_STATUS),
+                )
+                .always(),
         ],
     );
     pub static VALIDATING_ADMISSION_POLICY_BINDING: MessageSchema = MessageSchema::new(
@@ -3326,19 +3349,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
+                )
+                .always(),
         ],
     );
     pub static VALIDATING_ADMISSION_POLICY_BINDING_LIST: MessageSchema = MessageSchema::new(
@@ -3346,13 +3371,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3365,14 +3391,10 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String),
-            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
-            F::new(
-                3,
-                "matchResources",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)).always(),
+            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES))
+                .always(),
             F::new(4, "validationActions", Label::Repeated, Kind::String),
         ],
     );
@@ -3381,13 +3403,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3400,15 +3423,16 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicySpec",
         JsonForm::Object,
         &[
-            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
+            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)).always(),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .always(),
             F::new(3, "validations", Label::Repeated, Kind::Message(&VALIDATION)),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
+            F::new(4, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
                 5,
                 "auditAnnotations",
@@ -3428,8 +3452,9 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(2, "typeChecking", Label::Singular, Kind::Message(&TYPE_CHECKING)),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(2, "typeChecking", Label::Singular, Kind::Message(&TYPE_CHECKING))
+                .always(),
             F::new(
                 3,
                 "conditions",
@@ -3444,35 +3469,38 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ValidatingWebhook",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "clientConfig",
-                Label::Singular,
-                Kind::Message(&WEBHOOK_CLIENT_CONFIG),
-            ),
+                    2,
+                    "clientConfig",
+                    Label::Singular,
+                    Kind::Message(&WEBHOOK_CLIENT_CONFIG),
+                )
+                .always(),
             F::new(3, "rules", Label::Repeated, Kind::Message(&RULE_WITH_OPERATIONS)),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
+            F::new(4, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
-                5,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(6, "sideEffects", Label::Singular, Kind::String),
-            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
+                    5,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(6, "sideEffects", Label::Singular, Kind::String).always(),
+            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32).always(),
             F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String),
-            F::new(9, "matchPolicy", Label::Singular, Kind::String),
+            F::new(9, "matchPolicy", Label::Singular, Kind::String).always(),
             F::new(
-                10,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    10,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 11,
                 "matchConditions",
@@ -3486,14 +3514,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "Webhooks", Label::Repeated, Kind::Message(&VALIDATING_WEBHOOK)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "Webhooks", Label::Repeated, Kind::Message(&VALIDATING_WEBHOOK))
+                .with_json_name("webhooks"),
         ],
     );
     pub static VALIDATING_WEBHOOK_CONFIGURATION_LIST: MessageSchema = MessageSchema::new(
@@ -3501,13 +3531,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3520,27 +3551,34 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.Validation",
         JsonForm::Object,
         &[
-            F::new(1, "Expression", Label::Singular, Kind::String),
-            F::new(2, "message", Label::Singular, Kind::String),
-            F::new(3, "reason", Label::Singular, Kind::String),
-            F::new(4, "messageExpression", Label::Singular, Kind::String),
+            F::new(1, "Expression", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("expression"),
+            F::new(2, "message", Label::Singular, Kind::String).always(),
+            F::new(3, "reason", Label::Singular, Kind::String).always(),
+            F::new(4, "messageExpression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VARIABLE: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.Variable",
         JsonForm::Object,
         &[
-            F::new(1, "Name", Label::Singular, Kind::String),
-            F::new(2, "Expression", Label::Singular, Kind::String),
+            F::new(1, "Name", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("name"),
+            F::new(2, "Expression", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("expression"),
         ],
     );
     pub static WEBHOOK_CLIENT_CONFIG: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.WebhookClientConfig",
         JsonForm::Object,
         &[
-            F::new(1, "service", Label::Singular, Kind::Message(&SERVICE_REFERENCE)),
+            F::new(1, "service", Label::Singular, Kind::Message(&SERVICE_REFERENCE))
+                .always(),
             F::new(2, "caBundle", Label::Singular, Kind::Bytes),
-            F::new(3, "url", Label::Singular, Kind::String),
+            F::new(3, "url", Label::Singular, Kind::String).always(),
         ],
     );
 }

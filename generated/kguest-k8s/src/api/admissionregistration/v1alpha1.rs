@@ -2032,35 +2032,35 @@ pub mod _schema {
     pub static APPLY_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.ApplyConfiguration",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static AUDIT_ANNOTATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.AuditAnnotation",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "valueExpression", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "valueExpression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EXPRESSION_WARNING: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.ExpressionWarning",
         JsonForm::Object,
         &[
-            F::new(2, "fieldRef", Label::Singular, Kind::String),
-            F::new(3, "warning", Label::Singular, Kind::String),
+            F::new(2, "fieldRef", Label::Singular, Kind::String).always(),
+            F::new(3, "warning", Label::Singular, Kind::String).always(),
         ],
     );
     pub static JSON_PATCH: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.JSONPatch",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static MATCH_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.MatchCondition",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "expression", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "expression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MATCH_RESOURCES: MessageSchema = MessageSchema::new(
@@ -2068,21 +2068,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 3,
                 "resourceRules",
@@ -2095,7 +2097,7 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&NAMED_RULE_WITH_OPERATIONS),
             ),
-            F::new(7, "matchPolicy", Label::Singular, Kind::String),
+            F::new(7, "matchPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY: MessageSchema = MessageSchema::new(
@@ -2103,19 +2105,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
+                )
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_BINDING: MessageSchema = MessageSchema::new(
@@ -2123,19 +2127,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
+                )
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_BINDING_LIST: MessageSchema = MessageSchema::new(
@@ -2143,13 +2149,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -2162,9 +2169,10 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String),
-            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
-            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES)),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)).always(),
+            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES))
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_LIST: MessageSchema = MessageSchema::new(
@@ -2172,13 +2180,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -2191,37 +2200,39 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicySpec",
         JsonForm::Object,
         &[
-            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
+            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)).always(),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .always(),
             F::new(3, "variables", Label::Repeated, Kind::Message(&VARIABLE)),
             F::new(4, "mutations", Label::Repeated, Kind::Message(&MUTATION)),
-            F::new(5, "failurePolicy", Label::Singular, Kind::String),
+            F::new(5, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
                 6,
                 "matchConditions",
                 Label::Repeated,
                 Kind::Message(&MATCH_CONDITION),
             ),
-            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String),
+            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MUTATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.Mutation",
         JsonForm::Object,
         &[
-            F::new(2, "patchType", Label::Singular, Kind::String),
+            F::new(2, "patchType", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "applyConfiguration",
-                Label::Singular,
-                Kind::Message(&APPLY_CONFIGURATION),
-            ),
-            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)),
+                    3,
+                    "applyConfiguration",
+                    Label::Singular,
+                    Kind::Message(&APPLY_CONFIGURATION),
+                )
+                .always(),
+            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)).always(),
         ],
     );
     pub static NAMED_RULE_WITH_OPERATIONS: MessageSchema = MessageSchema::new(
@@ -2230,38 +2241,41 @@ pub mod _schema {
         &[
             F::new(1, "resourceNames", Label::Repeated, Kind::String),
             F::new(
-                2,
-                "ruleWithOperations",
-                Label::Singular,
-                Kind::Message(
-                    &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
-                ),
-            ),
+                    2,
+                    "ruleWithOperations",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
+                    ),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static PARAM_KIND: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.ParamKind",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PARAM_REF: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.ParamRef",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "namespace", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "namespace", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String),
+                    3,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String).always(),
         ],
     );
     pub static TYPE_CHECKING: MessageSchema = MessageSchema::new(
@@ -2281,25 +2295,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_STATUS),
+                )
+                .always(),
         ],
     );
     pub static VALIDATING_ADMISSION_POLICY_BINDING: MessageSchema = MessageSchema::new(
@@ -2307,19 +2324,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
+                )
+                .always(),
         ],
     );
     pub static VALIDATING_ADMISSION_POLICY_BINDING_LIST: MessageSchema = MessageSchema::new(
@@ -2327,13 +2346,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -2346,14 +2366,10 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String),
-            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
-            F::new(
-                3,
-                "matchResources",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)).always(),
+            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES))
+                .always(),
             F::new(4, "validationActions", Label::Repeated, Kind::String),
         ],
     );
@@ -2362,13 +2378,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -2381,15 +2398,16 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicySpec",
         JsonForm::Object,
         &[
-            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
+            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)).always(),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .always(),
             F::new(3, "validations", Label::Repeated, Kind::Message(&VALIDATION)),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
+            F::new(4, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
                 5,
                 "auditAnnotations",
@@ -2409,8 +2427,9 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(2, "typeChecking", Label::Singular, Kind::Message(&TYPE_CHECKING)),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(2, "typeChecking", Label::Singular, Kind::Message(&TYPE_CHECKING))
+                .always(),
             F::new(
                 3,
                 "conditions",
@@ -2425,18 +2444,24 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.Validation",
         JsonForm::Object,
         &[
-            F::new(1, "Expression", Label::Singular, Kind::String),
-            F::new(2, "message", Label::Singular, Kind::String),
-            F::new(3, "reason", Label::Singular, Kind::String),
-            F::new(4, "messageExpression", Label::Singular, Kind::String),
+            F::new(1, "Expression", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("expression"),
+            F::new(2, "message", Label::Singular, Kind::String).always(),
+            F::new(3, "reason", Label::Singular, Kind::String).always(),
+            F::new(4, "messageExpression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VARIABLE: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.Variable",
         JsonForm::Object,
         &[
-            F::new(1, "Name", Label::Singular, Kind::String),
-            F::new(2, "Expression", Label::Singular, Kind::String),
+            F::new(1, "Name", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("name"),
+            F::new(2, "Expression", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("expression"),
         ],
     );
 }

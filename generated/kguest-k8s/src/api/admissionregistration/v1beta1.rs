@@ -2807,35 +2807,35 @@ pub mod _schema {
     pub static APPLY_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.ApplyConfiguration",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static AUDIT_ANNOTATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.AuditAnnotation",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "valueExpression", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "valueExpression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EXPRESSION_WARNING: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.ExpressionWarning",
         JsonForm::Object,
         &[
-            F::new(2, "fieldRef", Label::Singular, Kind::String),
-            F::new(3, "warning", Label::Singular, Kind::String),
+            F::new(2, "fieldRef", Label::Singular, Kind::String).always(),
+            F::new(3, "warning", Label::Singular, Kind::String).always(),
         ],
     );
     pub static JSON_PATCH: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.JSONPatch",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static MATCH_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.MatchCondition",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "expression", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "expression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MATCH_RESOURCES: MessageSchema = MessageSchema::new(
@@ -2843,21 +2843,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 3,
                 "resourceRules",
@@ -2870,7 +2872,7 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&NAMED_RULE_WITH_OPERATIONS),
             ),
-            F::new(7, "matchPolicy", Label::Singular, Kind::String),
+            F::new(7, "matchPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY: MessageSchema = MessageSchema::new(
@@ -2878,19 +2880,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
+                )
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_BINDING: MessageSchema = MessageSchema::new(
@@ -2898,19 +2902,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
+                )
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_BINDING_LIST: MessageSchema = MessageSchema::new(
@@ -2918,13 +2924,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -2937,9 +2944,10 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String),
-            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
-            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES)),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)).always(),
+            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES))
+                .always(),
         ],
     );
     pub static MUTATING_ADMISSION_POLICY_LIST: MessageSchema = MessageSchema::new(
@@ -2947,13 +2955,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -2966,36 +2975,38 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicySpec",
         JsonForm::Object,
         &[
-            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
+            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)).always(),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .always(),
             F::new(3, "variables", Label::Repeated, Kind::Message(&VARIABLE)),
             F::new(4, "mutations", Label::Repeated, Kind::Message(&MUTATION)),
-            F::new(5, "failurePolicy", Label::Singular, Kind::String),
+            F::new(5, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
                 6,
                 "matchConditions",
                 Label::Repeated,
                 Kind::Message(&MATCH_CONDITION),
             ),
-            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String),
+            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MUTATING_WEBHOOK: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.MutatingWebhook",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "clientConfig",
-                Label::Singular,
-                Kind::Message(&WEBHOOK_CLIENT_CONFIG),
-            ),
+                    2,
+                    "clientConfig",
+                    Label::Singular,
+                    Kind::Message(&WEBHOOK_CLIENT_CONFIG),
+                )
+                .always(),
             F::new(
                 3,
                 "rules",
@@ -3004,28 +3015,30 @@ pub mod _schema {
                     &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
                 ),
             ),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
+            F::new(4, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
-                5,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(6, "sideEffects", Label::Singular, Kind::String),
-            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
+                    5,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(6, "sideEffects", Label::Singular, Kind::String).always(),
+            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32).always(),
             F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String),
-            F::new(9, "matchPolicy", Label::Singular, Kind::String),
-            F::new(10, "reinvocationPolicy", Label::Singular, Kind::String),
+            F::new(9, "matchPolicy", Label::Singular, Kind::String).always(),
+            F::new(10, "reinvocationPolicy", Label::Singular, Kind::String).always(),
             F::new(
-                11,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    11,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 12,
                 "matchConditions",
@@ -3039,14 +3052,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "Webhooks", Label::Repeated, Kind::Message(&MUTATING_WEBHOOK)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "Webhooks", Label::Repeated, Kind::Message(&MUTATING_WEBHOOK))
+                .with_json_name("webhooks"),
         ],
     );
     pub static MUTATING_WEBHOOK_CONFIGURATION_LIST: MessageSchema = MessageSchema::new(
@@ -3054,13 +3069,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3073,14 +3089,15 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.Mutation",
         JsonForm::Object,
         &[
-            F::new(2, "patchType", Label::Singular, Kind::String),
+            F::new(2, "patchType", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "applyConfiguration",
-                Label::Singular,
-                Kind::Message(&APPLY_CONFIGURATION),
-            ),
-            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)),
+                    3,
+                    "applyConfiguration",
+                    Label::Singular,
+                    Kind::Message(&APPLY_CONFIGURATION),
+                )
+                .always(),
+            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)).always(),
         ],
     );
     pub static NAMED_RULE_WITH_OPERATIONS: MessageSchema = MessageSchema::new(
@@ -3089,48 +3106,51 @@ pub mod _schema {
         &[
             F::new(1, "resourceNames", Label::Repeated, Kind::String),
             F::new(
-                2,
-                "ruleWithOperations",
-                Label::Singular,
-                Kind::Message(
-                    &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
-                ),
-            ),
+                    2,
+                    "ruleWithOperations",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
+                    ),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static PARAM_KIND: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.ParamKind",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PARAM_REF: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.ParamRef",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "namespace", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "namespace", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String),
+                    3,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SERVICE_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.ServiceReference",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String),
-            F::new(2, "name", Label::Singular, Kind::String),
-            F::new(3, "path", Label::Singular, Kind::String),
-            F::new(4, "port", Label::Singular, Kind::Int32),
+            F::new(1, "namespace", Label::Singular, Kind::String).always(),
+            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(3, "path", Label::Singular, Kind::String).always(),
+            F::new(4, "port", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static TYPE_CHECKING: MessageSchema = MessageSchema::new(
@@ -3150,25 +3170,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_STATUS),
+                )
+                .always(),
         ],
     );
     pub static VALIDATING_ADMISSION_POLICY_BINDING: MessageSchema = MessageSchema::new(
@@ -3176,19 +3199,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
+                )
+                .always(),
         ],
     );
     pub static VALIDATING_ADMISSION_POLICY_BINDING_LIST: MessageSchema = MessageSchema::new(
@@ -3196,13 +3221,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3215,14 +3241,10 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String),
-            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
-            F::new(
-                3,
-                "matchResources",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)).always(),
+            F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES))
+                .always(),
             F::new(4, "validationActions", Label::Repeated, Kind::String),
         ],
     );
@@ -3231,13 +3253,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3250,15 +3273,16 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicySpec",
         JsonForm::Object,
         &[
-            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
+            F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)).always(),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .always(),
             F::new(3, "validations", Label::Repeated, Kind::Message(&VALIDATION)),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
+            F::new(4, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
                 5,
                 "auditAnnotations",
@@ -3278,8 +3302,9 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(2, "typeChecking", Label::Singular, Kind::Message(&TYPE_CHECKING)),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(2, "typeChecking", Label::Singular, Kind::Message(&TYPE_CHECKING))
+                .always(),
             F::new(
                 3,
                 "conditions",
@@ -3294,13 +3319,14 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ValidatingWebhook",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "clientConfig",
-                Label::Singular,
-                Kind::Message(&WEBHOOK_CLIENT_CONFIG),
-            ),
+                    2,
+                    "clientConfig",
+                    Label::Singular,
+                    Kind::Message(&WEBHOOK_CLIENT_CONFIG),
+                )
+                .always(),
             F::new(
                 3,
                 "rules",
@@ -3309,27 +3335,29 @@ pub mod _schema {
                     &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
                 ),
             ),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
+            F::new(4, "failurePolicy", Label::Singular, Kind::String).always(),
             F::new(
-                5,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(6, "sideEffects", Label::Singular, Kind::String),
-            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
+                    5,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(6, "sideEffects", Label::Singular, Kind::String).always(),
+            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32).always(),
             F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String),
-            F::new(9, "matchPolicy", Label::Singular, Kind::String),
+            F::new(9, "matchPolicy", Label::Singular, Kind::String).always(),
             F::new(
-                10,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    10,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 11,
                 "matchConditions",
@@ -3343,14 +3371,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "Webhooks", Label::Repeated, Kind::Message(&VALIDATING_WEBHOOK)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "Webhooks", Label::Repeated, Kind::Message(&VALIDATING_WEBHOOK))
+                .with_json_name("webhooks"),
         ],
     );
     pub static VALIDATING_WEBHOOK_CONFIGURATION_LIST: MessageSchema = MessageSchema::new(
@@ -3358,13 +3388,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -3377,27 +3408,34 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.Validation",
         JsonForm::Object,
         &[
-            F::new(1, "Expression", Label::Singular, Kind::String),
-            F::new(2, "message", Label::Singular, Kind::String),
-            F::new(3, "reason", Label::Singular, Kind::String),
-            F::new(4, "messageExpression", Label::Singular, Kind::String),
+            F::new(1, "Expression", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("expression"),
+            F::new(2, "message", Label::Singular, Kind::String).always(),
+            F::new(3, "reason", Label::Singular, Kind::String).always(),
+            F::new(4, "messageExpression", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VARIABLE: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.Variable",
         JsonForm::Object,
         &[
-            F::new(1, "Name", Label::Singular, Kind::String),
-            F::new(2, "Expression", Label::Singular, Kind::String),
+            F::new(1, "Name", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("name"),
+            F::new(2, "Expression", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("expression"),
         ],
     );
     pub static WEBHOOK_CLIENT_CONFIG: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.WebhookClientConfig",
         JsonForm::Object,
         &[
-            F::new(1, "service", Label::Singular, Kind::Message(&SERVICE_REFERENCE)),
+            F::new(1, "service", Label::Singular, Kind::Message(&SERVICE_REFERENCE))
+                .always(),
             F::new(2, "caBundle", Label::Singular, Kind::Bytes),
-            F::new(3, "url", Label::Singular, Kind::String),
+            F::new(3, "url", Label::Singular, Kind::String).always(),
         ],
     );
 }

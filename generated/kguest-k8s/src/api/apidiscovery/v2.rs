@@ -461,13 +461,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "versions", Label::Repeated, Kind::Message(&API_VERSION_DISCOVERY)),
         ],
     );
@@ -476,13 +477,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&API_GROUP_DISCOVERY)),
         ],
     );
@@ -490,17 +492,18 @@ pub mod _schema {
         "k8s.io.api.apidiscovery.v2.APIResourceDiscovery",
         JsonForm::Object,
         &[
-            F::new(1, "resource", Label::Singular, Kind::String),
+            F::new(1, "resource", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "responseKind",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                ),
-            ),
-            F::new(3, "scope", Label::Singular, Kind::String),
-            F::new(4, "singularResource", Label::Singular, Kind::String),
+                    2,
+                    "responseKind",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                    ),
+                )
+                .always(),
+            F::new(3, "scope", Label::Singular, Kind::String).always(),
+            F::new(4, "singularResource", Label::Singular, Kind::String).always(),
             F::new(5, "verbs", Label::Repeated, Kind::String),
             F::new(6, "shortNames", Label::Repeated, Kind::String),
             F::new(7, "categories", Label::Repeated, Kind::String),
@@ -516,15 +519,16 @@ pub mod _schema {
         "k8s.io.api.apidiscovery.v2.APISubresourceDiscovery",
         JsonForm::Object,
         &[
-            F::new(1, "subresource", Label::Singular, Kind::String),
+            F::new(1, "subresource", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "responseKind",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                ),
-            ),
+                    2,
+                    "responseKind",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                    ),
+                )
+                .always(),
             F::new(
                 3,
                 "acceptedTypes",
@@ -540,14 +544,14 @@ pub mod _schema {
         "k8s.io.api.apidiscovery.v2.APIVersionDiscovery",
         JsonForm::Object,
         &[
-            F::new(1, "version", Label::Singular, Kind::String),
+            F::new(1, "version", Label::Singular, Kind::String).always(),
             F::new(
                 2,
                 "resources",
                 Label::Repeated,
                 Kind::Message(&API_RESOURCE_DISCOVERY),
             ),
-            F::new(3, "freshness", Label::Singular, Kind::String),
+            F::new(3, "freshness", Label::Singular, Kind::String).always(),
         ],
     );
 }

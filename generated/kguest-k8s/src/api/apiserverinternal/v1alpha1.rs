@@ -494,8 +494,8 @@ pub mod _schema {
         "k8s.io.api.apiserverinternal.v1alpha1.ServerStorageVersion",
         JsonForm::Object,
         &[
-            F::new(1, "apiServerID", Label::Singular, Kind::String),
-            F::new(2, "encodingVersion", Label::Singular, Kind::String),
+            F::new(1, "apiServerID", Label::Singular, Kind::String).always(),
+            F::new(2, "encodingVersion", Label::Singular, Kind::String).always(),
             F::new(3, "decodableVersions", Label::Repeated, Kind::String),
             F::new(4, "servedVersions", Label::Repeated, Kind::String),
         ],
@@ -505,32 +505,38 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&STORAGE_VERSION_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&STORAGE_VERSION_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&STORAGE_VERSION_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&STORAGE_VERSION_STATUS))
+                .always(),
         ],
     );
     pub static STORAGE_VERSION_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.apiserverinternal.v1alpha1.StorageVersionCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
-            F::new(3, "observedGeneration", Label::Singular, Kind::Int64),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(
-                4,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(5, "reason", Label::Singular, Kind::String),
-            F::new(6, "message", Label::Singular, Kind::String),
+                    4,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(5, "reason", Label::Singular, Kind::String).always(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static STORAGE_VERSION_LIST: MessageSchema = MessageSchema::new(
@@ -538,13 +544,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&STORAGE_VERSION)),
         ],
     );
@@ -563,7 +570,7 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&SERVER_STORAGE_VERSION),
             ),
-            F::new(2, "commonEncodingVersion", Label::Singular, Kind::String),
+            F::new(2, "commonEncodingVersion", Label::Singular, Kind::String).always(),
             F::new(
                 3,
                 "conditions",

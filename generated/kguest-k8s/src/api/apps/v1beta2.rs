@@ -2800,20 +2800,24 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "data",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
-            F::new(3, "revision", Label::Singular, Kind::Int64),
+                    2,
+                    "data",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
+            F::new(3, "revision", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static CONTROLLER_REVISION_LIST: MessageSchema = MessageSchema::new(
@@ -2821,13 +2825,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CONTROLLER_REVISION)),
         ],
     );
@@ -2836,31 +2841,36 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&DAEMON_SET_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&DAEMON_SET_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&DAEMON_SET_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&DAEMON_SET_STATUS))
+                .always(),
         ],
     );
     pub static DAEMON_SET_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.DaemonSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DAEMON_SET_LIST: MessageSchema = MessageSchema::new(
@@ -2868,13 +2878,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&DAEMON_SET)),
         ],
     );
@@ -2883,42 +2894,45 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "template",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-            ),
+                    2,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "updateStrategy",
-                Label::Singular,
-                Kind::Message(&DAEMON_SET_UPDATE_STRATEGY),
-            ),
-            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32),
-            F::new(6, "revisionHistoryLimit", Label::Singular, Kind::Int32),
+                    3,
+                    "updateStrategy",
+                    Label::Singular,
+                    Kind::Message(&DAEMON_SET_UPDATE_STRATEGY),
+                )
+                .always(),
+            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
+            F::new(6, "revisionHistoryLimit", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static DAEMON_SET_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.DaemonSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32),
-            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32),
-            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32),
-            F::new(4, "numberReady", Label::Singular, Kind::Int32),
-            F::new(5, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(6, "updatedNumberScheduled", Label::Singular, Kind::Int32),
-            F::new(7, "numberAvailable", Label::Singular, Kind::Int32),
-            F::new(8, "numberUnavailable", Label::Singular, Kind::Int32),
-            F::new(9, "collisionCount", Label::Singular, Kind::Int32),
+            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32).always(),
+            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32).always(),
+            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32).always(),
+            F::new(4, "numberReady", Label::Singular, Kind::Int32).always(),
+            F::new(5, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(6, "updatedNumberScheduled", Label::Singular, Kind::Int32).always(),
+            F::new(7, "numberAvailable", Label::Singular, Kind::Int32).always(),
+            F::new(8, "numberUnavailable", Label::Singular, Kind::Int32).always(),
+            F::new(9, "collisionCount", Label::Singular, Kind::Int32).always(),
             F::new(
                 10,
                 "conditions",
@@ -2931,13 +2945,14 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.DaemonSetUpdateStrategy",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "rollingUpdate",
-                Label::Singular,
-                Kind::Message(&ROLLING_UPDATE_DAEMON_SET),
-            ),
+                    2,
+                    "rollingUpdate",
+                    Label::Singular,
+                    Kind::Message(&ROLLING_UPDATE_DAEMON_SET),
+                )
+                .always(),
         ],
     );
     pub static DEPLOYMENT: MessageSchema = MessageSchema::new(
@@ -2945,37 +2960,45 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&DEPLOYMENT_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&DEPLOYMENT_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&DEPLOYMENT_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&DEPLOYMENT_STATUS))
+                .always(),
         ],
     );
     pub static DEPLOYMENT_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.DeploymentCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
             F::new(
-                6,
-                "lastUpdateTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    6,
+                    "lastUpdateTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                7,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    7,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static DEPLOYMENT_LIST: MessageSchema = MessageSchema::new(
@@ -2983,13 +3006,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)),
         ],
     );
@@ -2997,59 +3021,63 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.DeploymentSpec",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "template",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-            ),
-            F::new(4, "strategy", Label::Singular, Kind::Message(&DEPLOYMENT_STRATEGY)),
-            F::new(5, "minReadySeconds", Label::Singular, Kind::Int32),
-            F::new(6, "revisionHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(7, "paused", Label::Singular, Kind::Bool),
-            F::new(9, "progressDeadlineSeconds", Label::Singular, Kind::Int32),
+                    3,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                )
+                .always(),
+            F::new(4, "strategy", Label::Singular, Kind::Message(&DEPLOYMENT_STRATEGY))
+                .always(),
+            F::new(5, "minReadySeconds", Label::Singular, Kind::Int32).always(),
+            F::new(6, "revisionHistoryLimit", Label::Singular, Kind::Int32).always(),
+            F::new(7, "paused", Label::Singular, Kind::Bool).always(),
+            F::new(9, "progressDeadlineSeconds", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static DEPLOYMENT_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.DeploymentStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(2, "replicas", Label::Singular, Kind::Int32),
-            F::new(3, "updatedReplicas", Label::Singular, Kind::Int32),
-            F::new(4, "availableReplicas", Label::Singular, Kind::Int32),
-            F::new(5, "unavailableReplicas", Label::Singular, Kind::Int32),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "updatedReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(4, "availableReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(5, "unavailableReplicas", Label::Singular, Kind::Int32).always(),
             F::new(
                 6,
                 "conditions",
                 Label::Repeated,
                 Kind::Message(&DEPLOYMENT_CONDITION),
             ),
-            F::new(7, "readyReplicas", Label::Singular, Kind::Int32),
-            F::new(8, "collisionCount", Label::Singular, Kind::Int32),
-            F::new(9, "terminatingReplicas", Label::Singular, Kind::Int32),
+            F::new(7, "readyReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(8, "collisionCount", Label::Singular, Kind::Int32).always(),
+            F::new(9, "terminatingReplicas", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static DEPLOYMENT_STRATEGY: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.DeploymentStrategy",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "rollingUpdate",
-                Label::Singular,
-                Kind::Message(&ROLLING_UPDATE_DEPLOYMENT),
-            ),
+                    2,
+                    "rollingUpdate",
+                    Label::Singular,
+                    Kind::Message(&ROLLING_UPDATE_DEPLOYMENT),
+                )
+                .always(),
         ],
     );
     pub static REPLICA_SET: MessageSchema = MessageSchema::new(
@@ -3057,31 +3085,37 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&REPLICA_SET_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&REPLICA_SET_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&REPLICA_SET_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&REPLICA_SET_STATUS))
+                .always(),
         ],
     );
     pub static REPLICA_SET_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.ReplicaSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static REPLICA_SET_LIST: MessageSchema = MessageSchema::new(
@@ -3089,13 +3123,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&REPLICA_SET)),
         ],
     );
@@ -3103,40 +3138,42 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.ReplicaSetSpec",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "template",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-            ),
-            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32),
+                    3,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                )
+                .always(),
+            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static REPLICA_SET_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.ReplicaSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
-            F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32),
-            F::new(3, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(4, "readyReplicas", Label::Singular, Kind::Int32),
-            F::new(5, "availableReplicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(5, "availableReplicas", Label::Singular, Kind::Int32).always(),
             F::new(
                 6,
                 "conditions",
                 Label::Repeated,
                 Kind::Message(&REPLICA_SET_CONDITION),
             ),
-            F::new(7, "terminatingReplicas", Label::Singular, Kind::Int32),
+            F::new(7, "terminatingReplicas", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static ROLLING_UPDATE_DAEMON_SET: MessageSchema = MessageSchema::new(
@@ -3144,21 +3181,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "maxUnavailable",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    1,
+                    "maxUnavailable",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "maxSurge",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    2,
+                    "maxSurge",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static ROLLING_UPDATE_DEPLOYMENT: MessageSchema = MessageSchema::new(
@@ -3166,36 +3205,39 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "maxUnavailable",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    1,
+                    "maxUnavailable",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "maxSurge",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    2,
+                    "maxSurge",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static ROLLING_UPDATE_STATEFUL_SET_STRATEGY: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.RollingUpdateStatefulSetStrategy",
         JsonForm::Object,
         &[
-            F::new(1, "partition", Label::Singular, Kind::Int32),
+            F::new(1, "partition", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "maxUnavailable",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    2,
+                    "maxUnavailable",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static SCALE: MessageSchema = MessageSchema::new(
@@ -3203,42 +3245,43 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&SCALE_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&SCALE_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&SCALE_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&SCALE_STATUS)).always(),
         ],
     );
     pub static SCALE_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.ScaleSpec",
         JsonForm::Object,
-        &[F::new(1, "replicas", Label::Singular, Kind::Int32)],
+        &[F::new(1, "replicas", Label::Singular, Kind::Int32).always()],
     );
     pub static SCALE_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.ScaleStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
             F::new(
                 2,
                 "selector",
                 Label::Map,
                 Kind::Message(&SCALE_STATUS_SELECTOR_ENTRY),
             ),
-            F::new(3, "targetSelector", Label::Singular, Kind::String),
+            F::new(3, "targetSelector", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SCALE_STATUS_SELECTOR_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.ScaleStatus.SelectorEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static STATEFUL_SET: MessageSchema = MessageSchema::new(
@@ -3246,31 +3289,37 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&STATEFUL_SET_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&STATEFUL_SET_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&STATEFUL_SET_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&STATEFUL_SET_STATUS))
+                .always(),
         ],
     );
     pub static STATEFUL_SET_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.StatefulSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static STATEFUL_SET_LIST: MessageSchema = MessageSchema::new(
@@ -3278,110 +3327,117 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&STATEFUL_SET)),
         ],
     );
     pub static STATEFUL_SET_ORDINALS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.StatefulSetOrdinals",
         JsonForm::Object,
-        &[F::new(1, "start", Label::Singular, Kind::Int32)],
+        &[F::new(1, "start", Label::Singular, Kind::Int32).always()],
     );
     pub static STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.StatefulSetPersistentVolumeClaimRetentionPolicy",
         JsonForm::Object,
         &[
-            F::new(1, "whenDeleted", Label::Singular, Kind::String),
-            F::new(2, "whenScaled", Label::Singular, Kind::String),
+            F::new(1, "whenDeleted", Label::Singular, Kind::String).always(),
+            F::new(2, "whenScaled", Label::Singular, Kind::String).always(),
         ],
     );
     pub static STATEFUL_SET_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.StatefulSetSpec",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "template",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-            ),
+                    3,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                )
+                .always(),
             F::new(
                 4,
                 "volumeClaimTemplates",
                 Label::Repeated,
                 Kind::Message(&crate::api::core::v1::_schema::PERSISTENT_VOLUME_CLAIM),
             ),
-            F::new(5, "serviceName", Label::Singular, Kind::String),
-            F::new(6, "podManagementPolicy", Label::Singular, Kind::String),
+            F::new(5, "serviceName", Label::Singular, Kind::String).always(),
+            F::new(6, "podManagementPolicy", Label::Singular, Kind::String).always(),
             F::new(
-                7,
-                "updateStrategy",
-                Label::Singular,
-                Kind::Message(&STATEFUL_SET_UPDATE_STRATEGY),
-            ),
-            F::new(8, "revisionHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(9, "minReadySeconds", Label::Singular, Kind::Int32),
+                    7,
+                    "updateStrategy",
+                    Label::Singular,
+                    Kind::Message(&STATEFUL_SET_UPDATE_STRATEGY),
+                )
+                .always(),
+            F::new(8, "revisionHistoryLimit", Label::Singular, Kind::Int32).always(),
+            F::new(9, "minReadySeconds", Label::Singular, Kind::Int32).always(),
             F::new(
-                10,
-                "persistentVolumeClaimRetentionPolicy",
-                Label::Singular,
-                Kind::Message(&STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY),
-            ),
+                    10,
+                    "persistentVolumeClaimRetentionPolicy",
+                    Label::Singular,
+                    Kind::Message(&STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY),
+                )
+                .always(),
             F::new(
-                11,
-                "ordinals",
-                Label::Singular,
-                Kind::Message(&STATEFUL_SET_ORDINALS),
-            ),
+                    11,
+                    "ordinals",
+                    Label::Singular,
+                    Kind::Message(&STATEFUL_SET_ORDINALS),
+                )
+                .always(),
         ],
     );
     pub static STATEFUL_SET_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.StatefulSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(2, "replicas", Label::Singular, Kind::Int32),
-            F::new(3, "readyReplicas", Label::Singular, Kind::Int32),
-            F::new(4, "currentReplicas", Label::Singular, Kind::Int32),
-            F::new(5, "updatedReplicas", Label::Singular, Kind::Int32),
-            F::new(6, "currentRevision", Label::Singular, Kind::String),
-            F::new(7, "updateRevision", Label::Singular, Kind::String),
-            F::new(9, "collisionCount", Label::Singular, Kind::Int32),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "readyReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(4, "currentReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(5, "updatedReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(6, "currentRevision", Label::Singular, Kind::String).always(),
+            F::new(7, "updateRevision", Label::Singular, Kind::String).always(),
+            F::new(9, "collisionCount", Label::Singular, Kind::Int32).always(),
             F::new(
                 10,
                 "conditions",
                 Label::Repeated,
                 Kind::Message(&STATEFUL_SET_CONDITION),
             ),
-            F::new(11, "availableReplicas", Label::Singular, Kind::Int32),
+            F::new(11, "availableReplicas", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static STATEFUL_SET_UPDATE_STRATEGY: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.StatefulSetUpdateStrategy",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "rollingUpdate",
-                Label::Singular,
-                Kind::Message(&ROLLING_UPDATE_STATEFUL_SET_STRATEGY),
-            ),
+                    2,
+                    "rollingUpdate",
+                    Label::Singular,
+                    Kind::Message(&ROLLING_UPDATE_STATEFUL_SET_STRATEGY),
+                )
+                .always(),
         ],
     );
 }

@@ -834,10 +834,12 @@ pub mod _schema {
         "k8s.io.api.authentication.v1.BoundObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String),
-            F::new(2, "apiVersion", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
-            F::new(4, "uID", Label::Singular, Kind::String),
+            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(2, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(4, "uID", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("uid"),
         ],
     );
     pub static EXTRA_VALUE: MessageSchema = MessageSchema::new(
@@ -850,40 +852,45 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "status",
-                Label::Singular,
-                Kind::Message(&SELF_SUBJECT_REVIEW_STATUS),
-            ),
+                    2,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&SELF_SUBJECT_REVIEW_STATUS),
+                )
+                .always(),
         ],
     );
     pub static SELF_SUBJECT_REVIEW_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1.SelfSubjectReviewStatus",
         JsonForm::Object,
-        &[F::new(1, "userInfo", Label::Singular, Kind::Message(&USER_INFO))],
+        &[F::new(1, "userInfo", Label::Singular, Kind::Message(&USER_INFO)).always()],
     );
     pub static TOKEN_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1.TokenRequest",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&TOKEN_REQUEST_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&TOKEN_REQUEST_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&TOKEN_REQUEST_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&TOKEN_REQUEST_STATUS))
+                .always(),
         ],
     );
     pub static TOKEN_REQUEST_SPEC: MessageSchema = MessageSchema::new(
@@ -892,25 +899,29 @@ pub mod _schema {
         &[
             F::new(1, "audiences", Label::Repeated, Kind::String),
             F::new(
-                3,
-                "boundObjectRef",
-                Label::Singular,
-                Kind::Message(&BOUND_OBJECT_REFERENCE),
-            ),
-            F::new(4, "expirationSeconds", Label::Singular, Kind::Int64),
+                    3,
+                    "boundObjectRef",
+                    Label::Singular,
+                    Kind::Message(&BOUND_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(4, "expirationSeconds", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static TOKEN_REQUEST_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1.TokenRequestStatus",
         JsonForm::Object,
         &[
-            F::new(1, "token", Label::Singular, Kind::String),
+            F::new(1, "token", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "expirationTimestamp",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    2,
+                    "expirationTimestamp",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static TOKEN_REVIEW: MessageSchema = MessageSchema::new(
@@ -918,22 +929,25 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&TOKEN_REVIEW_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&TOKEN_REVIEW_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&TOKEN_REVIEW_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&TOKEN_REVIEW_STATUS))
+                .always(),
         ],
     );
     pub static TOKEN_REVIEW_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1.TokenReviewSpec",
         JsonForm::Object,
         &[
-            F::new(1, "token", Label::Singular, Kind::String),
+            F::new(1, "token", Label::Singular, Kind::String).always(),
             F::new(2, "audiences", Label::Repeated, Kind::String),
         ],
     );
@@ -941,9 +955,9 @@ pub mod _schema {
         "k8s.io.api.authentication.v1.TokenReviewStatus",
         JsonForm::Object,
         &[
-            F::new(1, "authenticated", Label::Singular, Kind::Bool),
-            F::new(2, "user", Label::Singular, Kind::Message(&USER_INFO)),
-            F::new(3, "error", Label::Singular, Kind::String),
+            F::new(1, "authenticated", Label::Singular, Kind::Bool).always(),
+            F::new(2, "user", Label::Singular, Kind::Message(&USER_INFO)).always(),
+            F::new(3, "error", Label::Singular, Kind::String).always(),
             F::new(4, "audiences", Label::Repeated, Kind::String),
         ],
     );
@@ -951,8 +965,8 @@ pub mod _schema {
         "k8s.io.api.authentication.v1.UserInfo",
         JsonForm::Object,
         &[
-            F::new(1, "username", Label::Singular, Kind::String),
-            F::new(2, "uid", Label::Singular, Kind::String),
+            F::new(1, "username", Label::Singular, Kind::String).always(),
+            F::new(2, "uid", Label::Singular, Kind::String).always(),
             F::new(3, "groups", Label::Repeated, Kind::String),
             F::new(4, "extra", Label::Map, Kind::Message(&USER_INFO_EXTRA_ENTRY)),
         ],
@@ -961,8 +975,8 @@ pub mod _schema {
         "k8s.io.api.authentication.v1.UserInfo.ExtraEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)).always(),
         ],
     );
 }

@@ -141,19 +141,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "status",
-                Label::Singular,
-                Kind::Message(&SELF_SUBJECT_REVIEW_STATUS),
-            ),
+                    2,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&SELF_SUBJECT_REVIEW_STATUS),
+                )
+                .always(),
         ],
     );
     pub static SELF_SUBJECT_REVIEW_STATUS: MessageSchema = MessageSchema::new(
@@ -161,11 +163,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "userInfo",
-                Label::Singular,
-                Kind::Message(&crate::api::authentication::v1::_schema::USER_INFO),
-            ),
+                    1,
+                    "userInfo",
+                    Label::Singular,
+                    Kind::Message(&crate::api::authentication::v1::_schema::USER_INFO),
+                )
+                .always(),
         ],
     );
 }

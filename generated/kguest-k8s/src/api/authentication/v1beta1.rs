@@ -525,19 +525,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "status",
-                Label::Singular,
-                Kind::Message(&SELF_SUBJECT_REVIEW_STATUS),
-            ),
+                    2,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&SELF_SUBJECT_REVIEW_STATUS),
+                )
+                .always(),
         ],
     );
     pub static SELF_SUBJECT_REVIEW_STATUS: MessageSchema = MessageSchema::new(
@@ -545,11 +547,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "userInfo",
-                Label::Singular,
-                Kind::Message(&crate::api::authentication::v1::_schema::USER_INFO),
-            ),
+                    1,
+                    "userInfo",
+                    Label::Singular,
+                    Kind::Message(&crate::api::authentication::v1::_schema::USER_INFO),
+                )
+                .always(),
         ],
     );
     pub static TOKEN_REVIEW: MessageSchema = MessageSchema::new(
@@ -557,22 +560,25 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&TOKEN_REVIEW_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&TOKEN_REVIEW_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&TOKEN_REVIEW_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&TOKEN_REVIEW_STATUS))
+                .always(),
         ],
     );
     pub static TOKEN_REVIEW_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1beta1.TokenReviewSpec",
         JsonForm::Object,
         &[
-            F::new(1, "token", Label::Singular, Kind::String),
+            F::new(1, "token", Label::Singular, Kind::String).always(),
             F::new(2, "audiences", Label::Repeated, Kind::String),
         ],
     );
@@ -580,9 +586,9 @@ pub mod _schema {
         "k8s.io.api.authentication.v1beta1.TokenReviewStatus",
         JsonForm::Object,
         &[
-            F::new(1, "authenticated", Label::Singular, Kind::Bool),
-            F::new(2, "user", Label::Singular, Kind::Message(&USER_INFO)),
-            F::new(3, "error", Label::Singular, Kind::String),
+            F::new(1, "authenticated", Label::Singular, Kind::Bool).always(),
+            F::new(2, "user", Label::Singular, Kind::Message(&USER_INFO)).always(),
+            F::new(3, "error", Label::Singular, Kind::String).always(),
             F::new(4, "audiences", Label::Repeated, Kind::String),
         ],
     );
@@ -590,8 +596,8 @@ pub mod _schema {
         "k8s.io.api.authentication.v1beta1.UserInfo",
         JsonForm::Object,
         &[
-            F::new(1, "username", Label::Singular, Kind::String),
-            F::new(2, "uid", Label::Singular, Kind::String),
+            F::new(1, "username", Label::Singular, Kind::String).always(),
+            F::new(2, "uid", Label::Singular, Kind::String).always(),
             F::new(3, "groups", Label::Repeated, Kind::String),
             F::new(4, "extra", Label::Map, Kind::Message(&USER_INFO_EXTRA_ENTRY)),
         ],
@@ -600,8 +606,8 @@ pub mod _schema {
         "k8s.io.api.authentication.v1beta1.UserInfo.ExtraEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)).always(),
         ],
     );
 }

@@ -1167,33 +1167,36 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&SUBJECT_ACCESS_REVIEW_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&SUBJECT_ACCESS_REVIEW_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&SUBJECT_ACCESS_REVIEW_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&SUBJECT_ACCESS_REVIEW_STATUS),
+                )
+                .always(),
         ],
     );
     pub static NON_RESOURCE_ATTRIBUTES: MessageSchema = MessageSchema::new(
         "k8s.io.api.authorization.v1beta1.NonResourceAttributes",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String),
-            F::new(2, "verb", Label::Singular, Kind::String),
+            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(2, "verb", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NON_RESOURCE_RULE: MessageSchema = MessageSchema::new(
@@ -1208,29 +1211,31 @@ pub mod _schema {
         "k8s.io.api.authorization.v1beta1.ResourceAttributes",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String),
-            F::new(2, "verb", Label::Singular, Kind::String),
-            F::new(3, "group", Label::Singular, Kind::String),
-            F::new(4, "version", Label::Singular, Kind::String),
-            F::new(5, "resource", Label::Singular, Kind::String),
-            F::new(6, "subresource", Label::Singular, Kind::String),
-            F::new(7, "name", Label::Singular, Kind::String),
+            F::new(1, "namespace", Label::Singular, Kind::String).always(),
+            F::new(2, "verb", Label::Singular, Kind::String).always(),
+            F::new(3, "group", Label::Singular, Kind::String).always(),
+            F::new(4, "version", Label::Singular, Kind::String).always(),
+            F::new(5, "resource", Label::Singular, Kind::String).always(),
+            F::new(6, "subresource", Label::Singular, Kind::String).always(),
+            F::new(7, "name", Label::Singular, Kind::String).always(),
             F::new(
-                8,
-                "fieldSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::api::authorization::v1::_schema::FIELD_SELECTOR_ATTRIBUTES,
-                ),
-            ),
+                    8,
+                    "fieldSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::api::authorization::v1::_schema::FIELD_SELECTOR_ATTRIBUTES,
+                    ),
+                )
+                .always(),
             F::new(
-                9,
-                "labelSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::api::authorization::v1::_schema::LABEL_SELECTOR_ATTRIBUTES,
-                ),
-            ),
+                    9,
+                    "labelSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::api::authorization::v1::_schema::LABEL_SELECTOR_ATTRIBUTES,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_RULE: MessageSchema = MessageSchema::new(
@@ -1248,25 +1253,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&SELF_SUBJECT_ACCESS_REVIEW_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&SELF_SUBJECT_ACCESS_REVIEW_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&SUBJECT_ACCESS_REVIEW_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&SUBJECT_ACCESS_REVIEW_STATUS),
+                )
+                .always(),
         ],
     );
     pub static SELF_SUBJECT_ACCESS_REVIEW_SPEC: MessageSchema = MessageSchema::new(
@@ -1274,17 +1282,19 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "resourceAttributes",
-                Label::Singular,
-                Kind::Message(&RESOURCE_ATTRIBUTES),
-            ),
+                    1,
+                    "resourceAttributes",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_ATTRIBUTES),
+                )
+                .always(),
             F::new(
-                2,
-                "nonResourceAttributes",
-                Label::Singular,
-                Kind::Message(&NON_RESOURCE_ATTRIBUTES),
-            ),
+                    2,
+                    "nonResourceAttributes",
+                    Label::Singular,
+                    Kind::Message(&NON_RESOURCE_ATTRIBUTES),
+                )
+                .always(),
         ],
     );
     pub static SELF_SUBJECT_RULES_REVIEW: MessageSchema = MessageSchema::new(
@@ -1292,56 +1302,62 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&SELF_SUBJECT_RULES_REVIEW_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&SELF_SUBJECT_RULES_REVIEW_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&SUBJECT_RULES_REVIEW_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&SUBJECT_RULES_REVIEW_STATUS),
+                )
+                .always(),
         ],
     );
     pub static SELF_SUBJECT_RULES_REVIEW_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.authorization.v1beta1.SelfSubjectRulesReviewSpec",
         JsonForm::Object,
-        &[F::new(1, "namespace", Label::Singular, Kind::String)],
+        &[F::new(1, "namespace", Label::Singular, Kind::String).always()],
     );
     pub static SUBJECT_ACCESS_REVIEW: MessageSchema = MessageSchema::new(
         "k8s.io.api.authorization.v1beta1.SubjectAccessReview",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&SUBJECT_ACCESS_REVIEW_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&SUBJECT_ACCESS_REVIEW_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&SUBJECT_ACCESS_REVIEW_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&SUBJECT_ACCESS_REVIEW_STATUS),
+                )
+                .always(),
         ],
     );
     pub static SUBJECT_ACCESS_REVIEW_SPEC: MessageSchema = MessageSchema::new(
@@ -1349,18 +1365,20 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "resourceAttributes",
-                Label::Singular,
-                Kind::Message(&RESOURCE_ATTRIBUTES),
-            ),
+                    1,
+                    "resourceAttributes",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_ATTRIBUTES),
+                )
+                .always(),
             F::new(
-                2,
-                "nonResourceAttributes",
-                Label::Singular,
-                Kind::Message(&NON_RESOURCE_ATTRIBUTES),
-            ),
-            F::new(3, "user", Label::Singular, Kind::String),
+                    2,
+                    "nonResourceAttributes",
+                    Label::Singular,
+                    Kind::Message(&NON_RESOURCE_ATTRIBUTES),
+                )
+                .always(),
+            F::new(3, "user", Label::Singular, Kind::String).always(),
             F::new(4, "group", Label::Repeated, Kind::String),
             F::new(
                 5,
@@ -1368,25 +1386,25 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&SUBJECT_ACCESS_REVIEW_SPEC_EXTRA_ENTRY),
             ),
-            F::new(6, "uid", Label::Singular, Kind::String),
+            F::new(6, "uid", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SUBJECT_ACCESS_REVIEW_SPEC_EXTRA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.authorization.v1beta1.SubjectAccessReviewSpec.ExtraEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)).always(),
         ],
     );
     pub static SUBJECT_ACCESS_REVIEW_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.authorization.v1beta1.SubjectAccessReviewStatus",
         JsonForm::Object,
         &[
-            F::new(1, "allowed", Label::Singular, Kind::Bool),
-            F::new(2, "reason", Label::Singular, Kind::String),
-            F::new(3, "evaluationError", Label::Singular, Kind::String),
-            F::new(4, "denied", Label::Singular, Kind::Bool),
+            F::new(1, "allowed", Label::Singular, Kind::Bool).always(),
+            F::new(2, "reason", Label::Singular, Kind::String).always(),
+            F::new(3, "evaluationError", Label::Singular, Kind::String).always(),
+            F::new(4, "denied", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static SUBJECT_RULES_REVIEW_STATUS: MessageSchema = MessageSchema::new(
@@ -1400,8 +1418,8 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&NON_RESOURCE_RULE),
             ),
-            F::new(3, "incomplete", Label::Singular, Kind::Bool),
-            F::new(4, "evaluationError", Label::Singular, Kind::String),
+            F::new(3, "incomplete", Label::Singular, Kind::Bool).always(),
+            F::new(4, "evaluationError", Label::Singular, Kind::String).always(),
         ],
     );
 }

@@ -1809,105 +1809,114 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.ContainerResourceMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "targetAverageUtilization", Label::Singular, Kind::Int32),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "targetAverageUtilization", Label::Singular, Kind::Int32).always(),
             F::new(
-                3,
-                "targetAverageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
-            F::new(5, "container", Label::Singular, Kind::String),
+                    3,
+                    "targetAverageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
+            F::new(5, "container", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONTAINER_RESOURCE_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "currentAverageUtilization", Label::Singular, Kind::Int32),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "currentAverageUtilization", Label::Singular, Kind::Int32)
+                .always(),
             F::new(
-                3,
-                "currentAverageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
-            F::new(4, "container", Label::Singular, Kind::String),
+                    3,
+                    "currentAverageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
+            F::new(4, "container", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CROSS_VERSION_OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.CrossVersionObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String),
-            F::new(2, "name", Label::Singular, Kind::String),
-            F::new(3, "apiVersion", Label::Singular, Kind::String),
+            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(3, "apiVersion", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EXTERNAL_METRIC_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.ExternalMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "metricName", Label::Singular, Kind::String),
+            F::new(1, "metricName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "metricSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "metricSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "targetValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "targetValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "targetAverageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    4,
+                    "targetAverageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static EXTERNAL_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.ExternalMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "metricName", Label::Singular, Kind::String),
+            F::new(1, "metricName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "metricSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "metricSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "currentValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "currentValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "currentAverageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    4,
+                    "currentAverageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER: MessageSchema = MessageSchema::new(
@@ -1915,41 +1924,47 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&HORIZONTAL_POD_AUTOSCALER_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&HORIZONTAL_POD_AUTOSCALER_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&HORIZONTAL_POD_AUTOSCALER_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&HORIZONTAL_POD_AUTOSCALER_STATUS),
+                )
+                .always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER_LIST: MessageSchema = MessageSchema::new(
@@ -1957,13 +1972,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -1977,84 +1993,100 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "scaleTargetRef",
-                Label::Singular,
-                Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
-            ),
-            F::new(2, "minReplicas", Label::Singular, Kind::Int32),
-            F::new(3, "maxReplicas", Label::Singular, Kind::Int32),
-            F::new(4, "targetCPUUtilizationPercentage", Label::Singular, Kind::Int32),
+                    1,
+                    "scaleTargetRef",
+                    Label::Singular,
+                    Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(2, "minReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "maxReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(4, "targetCPUUtilizationPercentage", Label::Singular, Kind::Int32)
+                .always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(
-                2,
-                "lastScaleTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(3, "currentReplicas", Label::Singular, Kind::Int32),
-            F::new(4, "desiredReplicas", Label::Singular, Kind::Int32),
-            F::new(5, "currentCPUUtilizationPercentage", Label::Singular, Kind::Int32),
+                    2,
+                    "lastScaleTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(3, "currentReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(4, "desiredReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(5, "currentCPUUtilizationPercentage", Label::Singular, Kind::Int32)
+                .always(),
         ],
     );
     pub static METRIC_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.MetricSpec",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_SOURCE)),
-            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE)),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_SOURCE))
+                .always(),
+            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE))
+                .always(),
             F::new(
-                4,
-                "resource",
-                Label::Singular,
-                Kind::Message(&RESOURCE_METRIC_SOURCE),
-            ),
+                    4,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_METRIC_SOURCE),
+                )
+                .always(),
             F::new(
-                5,
-                "external",
-                Label::Singular,
-                Kind::Message(&EXTERNAL_METRIC_SOURCE),
-            ),
+                    5,
+                    "external",
+                    Label::Singular,
+                    Kind::Message(&EXTERNAL_METRIC_SOURCE),
+                )
+                .always(),
             F::new(
-                7,
-                "containerResource",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESOURCE_METRIC_SOURCE),
-            ),
+                    7,
+                    "containerResource",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESOURCE_METRIC_SOURCE),
+                )
+                .always(),
         ],
     );
     pub static METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.MetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_STATUS)),
-            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS)),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_STATUS))
+                .always(),
+            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS))
+                .always(),
             F::new(
-                4,
-                "resource",
-                Label::Singular,
-                Kind::Message(&RESOURCE_METRIC_STATUS),
-            ),
+                    4,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_METRIC_STATUS),
+                )
+                .always(),
             F::new(
-                5,
-                "external",
-                Label::Singular,
-                Kind::Message(&EXTERNAL_METRIC_STATUS),
-            ),
+                    5,
+                    "external",
+                    Label::Singular,
+                    Kind::Message(&EXTERNAL_METRIC_STATUS),
+                )
+                .always(),
             F::new(
-                7,
-                "containerResource",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESOURCE_METRIC_STATUS),
-            ),
+                    7,
+                    "containerResource",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESOURCE_METRIC_STATUS),
+                )
+                .always(),
         ],
     );
     pub static OBJECT_METRIC_SOURCE: MessageSchema = MessageSchema::new(
@@ -2062,36 +2094,40 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "target",
-                Label::Singular,
-                Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
-            ),
-            F::new(2, "metricName", Label::Singular, Kind::String),
+                    1,
+                    "target",
+                    Label::Singular,
+                    Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(2, "metricName", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "targetValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "targetValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    4,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "averageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    5,
+                    "averageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static OBJECT_METRIC_STATUS: MessageSchema = MessageSchema::new(
@@ -2099,114 +2135,125 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "target",
-                Label::Singular,
-                Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
-            ),
-            F::new(2, "metricName", Label::Singular, Kind::String),
+                    1,
+                    "target",
+                    Label::Singular,
+                    Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(2, "metricName", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "currentValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "currentValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    4,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "averageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    5,
+                    "averageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static PODS_METRIC_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.PodsMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "metricName", Label::Singular, Kind::String),
+            F::new(1, "metricName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "targetAverageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "targetAverageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    3,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static PODS_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.PodsMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "metricName", Label::Singular, Kind::String),
+            F::new(1, "metricName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "currentAverageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "currentAverageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    3,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_METRIC_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.ResourceMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "targetAverageUtilization", Label::Singular, Kind::Int32),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "targetAverageUtilization", Label::Singular, Kind::Int32).always(),
             F::new(
-                3,
-                "targetAverageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "targetAverageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.ResourceMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "currentAverageUtilization", Label::Singular, Kind::Int32),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "currentAverageUtilization", Label::Singular, Kind::Int32)
+                .always(),
             F::new(
-                3,
-                "currentAverageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "currentAverageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static SCALE: MessageSchema = MessageSchema::new(
@@ -2214,28 +2261,29 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&SCALE_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&SCALE_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&SCALE_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&SCALE_STATUS)).always(),
         ],
     );
     pub static SCALE_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.ScaleSpec",
         JsonForm::Object,
-        &[F::new(1, "replicas", Label::Singular, Kind::Int32)],
+        &[F::new(1, "replicas", Label::Singular, Kind::Int32).always()],
     );
     pub static SCALE_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.ScaleStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
-            F::new(2, "selector", Label::Singular, Kind::String),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(2, "selector", Label::Singular, Kind::String).always(),
         ],
     );
 }

@@ -1883,69 +1883,75 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.ContainerResourceMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)),
-            F::new(3, "container", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
+            F::new(3, "container", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONTAINER_RESOURCE_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS)),
-            F::new(3, "container", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
+                .always(),
+            F::new(3, "container", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CROSS_VERSION_OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.CrossVersionObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String),
-            F::new(2, "name", Label::Singular, Kind::String),
-            F::new(3, "apiVersion", Label::Singular, Kind::String),
+            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(3, "apiVersion", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EXTERNAL_METRIC_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.ExternalMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER)),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)),
+            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
+                .always(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
         ],
     );
     pub static EXTERNAL_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.ExternalMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER)),
-            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS)),
+            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
+                .always(),
+            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
+                .always(),
         ],
     );
     pub static HPA_SCALING_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.HPAScalingPolicy",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Int32),
-            F::new(3, "periodSeconds", Label::Singular, Kind::Int32),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Int32).always(),
+            F::new(3, "periodSeconds", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static HPA_SCALING_RULES: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.HPAScalingRules",
         JsonForm::Object,
         &[
-            F::new(1, "selectPolicy", Label::Singular, Kind::String),
+            F::new(1, "selectPolicy", Label::Singular, Kind::String).always(),
             F::new(2, "policies", Label::Repeated, Kind::Message(&HPA_SCALING_POLICY)),
-            F::new(3, "stabilizationWindowSeconds", Label::Singular, Kind::Int32),
+            F::new(3, "stabilizationWindowSeconds", Label::Singular, Kind::Int32)
+                .always(),
             F::new(
-                4,
-                "tolerance",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    4,
+                    "tolerance",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER: MessageSchema = MessageSchema::new(
@@ -1953,49 +1959,57 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&HORIZONTAL_POD_AUTOSCALER_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&HORIZONTAL_POD_AUTOSCALER_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&HORIZONTAL_POD_AUTOSCALER_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&HORIZONTAL_POD_AUTOSCALER_STATUS),
+                )
+                .always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER_BEHAVIOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior",
         JsonForm::Object,
         &[
-            F::new(1, "scaleUp", Label::Singular, Kind::Message(&HPA_SCALING_RULES)),
-            F::new(2, "scaleDown", Label::Singular, Kind::Message(&HPA_SCALING_RULES)),
+            F::new(1, "scaleUp", Label::Singular, Kind::Message(&HPA_SCALING_RULES))
+                .always(),
+            F::new(2, "scaleDown", Label::Singular, Kind::Message(&HPA_SCALING_RULES))
+                .always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER_LIST: MessageSchema = MessageSchema::new(
@@ -2003,13 +2017,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -2023,35 +2038,40 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "scaleTargetRef",
-                Label::Singular,
-                Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
-            ),
-            F::new(2, "minReplicas", Label::Singular, Kind::Int32),
-            F::new(3, "maxReplicas", Label::Singular, Kind::Int32),
+                    1,
+                    "scaleTargetRef",
+                    Label::Singular,
+                    Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(2, "minReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "maxReplicas", Label::Singular, Kind::Int32).always(),
             F::new(4, "metrics", Label::Repeated, Kind::Message(&METRIC_SPEC)),
             F::new(
-                5,
-                "behavior",
-                Label::Singular,
-                Kind::Message(&HORIZONTAL_POD_AUTOSCALER_BEHAVIOR),
-            ),
+                    5,
+                    "behavior",
+                    Label::Singular,
+                    Kind::Message(&HORIZONTAL_POD_AUTOSCALER_BEHAVIOR),
+                )
+                .always(),
         ],
     );
     pub static HORIZONTAL_POD_AUTOSCALER_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(
-                2,
-                "lastScaleTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(3, "currentReplicas", Label::Singular, Kind::Int32),
-            F::new(4, "desiredReplicas", Label::Singular, Kind::Int32),
+                    2,
+                    "lastScaleTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(3, "currentReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(4, "desiredReplicas", Label::Singular, Kind::Int32).always(),
             F::new(5, "currentMetrics", Label::Repeated, Kind::Message(&METRIC_STATUS)),
             F::new(
                 6,
@@ -2065,93 +2085,106 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.MetricIdentifier",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static METRIC_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.MetricSpec",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_SOURCE)),
-            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE)),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_SOURCE))
+                .always(),
+            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE))
+                .always(),
             F::new(
-                4,
-                "resource",
-                Label::Singular,
-                Kind::Message(&RESOURCE_METRIC_SOURCE),
-            ),
+                    4,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_METRIC_SOURCE),
+                )
+                .always(),
             F::new(
-                5,
-                "external",
-                Label::Singular,
-                Kind::Message(&EXTERNAL_METRIC_SOURCE),
-            ),
+                    5,
+                    "external",
+                    Label::Singular,
+                    Kind::Message(&EXTERNAL_METRIC_SOURCE),
+                )
+                .always(),
             F::new(
-                7,
-                "containerResource",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESOURCE_METRIC_SOURCE),
-            ),
+                    7,
+                    "containerResource",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESOURCE_METRIC_SOURCE),
+                )
+                .always(),
         ],
     );
     pub static METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.MetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_STATUS)),
-            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS)),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_STATUS))
+                .always(),
+            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS))
+                .always(),
             F::new(
-                4,
-                "resource",
-                Label::Singular,
-                Kind::Message(&RESOURCE_METRIC_STATUS),
-            ),
+                    4,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_METRIC_STATUS),
+                )
+                .always(),
             F::new(
-                5,
-                "external",
-                Label::Singular,
-                Kind::Message(&EXTERNAL_METRIC_STATUS),
-            ),
+                    5,
+                    "external",
+                    Label::Singular,
+                    Kind::Message(&EXTERNAL_METRIC_STATUS),
+                )
+                .always(),
             F::new(
-                7,
-                "containerResource",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESOURCE_METRIC_STATUS),
-            ),
+                    7,
+                    "containerResource",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESOURCE_METRIC_STATUS),
+                )
+                .always(),
         ],
     );
     pub static METRIC_TARGET: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.MetricTarget",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "averageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
-            F::new(4, "averageUtilization", Label::Singular, Kind::Int32),
+                    3,
+                    "averageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
+            F::new(4, "averageUtilization", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static METRIC_VALUE_STATUS: MessageSchema = MessageSchema::new(
@@ -2159,22 +2192,24 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "averageValue",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
-            F::new(3, "averageUtilization", Label::Singular, Kind::Int32),
+                    2,
+                    "averageValue",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
+            F::new(3, "averageUtilization", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static OBJECT_METRIC_SOURCE: MessageSchema = MessageSchema::new(
@@ -2182,59 +2217,68 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "describedObject",
-                Label::Singular,
-                Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
-            ),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)),
-            F::new(3, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER)),
+                    1,
+                    "describedObject",
+                    Label::Singular,
+                    Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
+            F::new(3, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
+                .always(),
         ],
     );
     pub static OBJECT_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.ObjectMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER)),
-            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS)),
+            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
+                .always(),
+            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
+                .always(),
             F::new(
-                3,
-                "describedObject",
-                Label::Singular,
-                Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
-            ),
+                    3,
+                    "describedObject",
+                    Label::Singular,
+                    Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
+                )
+                .always(),
         ],
     );
     pub static PODS_METRIC_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.PodsMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER)),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)),
+            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
+                .always(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
         ],
     );
     pub static PODS_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.PodsMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER)),
-            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS)),
+            F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
+                .always(),
+            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
+                .always(),
         ],
     );
     pub static RESOURCE_METRIC_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.ResourceMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
         ],
     );
     pub static RESOURCE_METRIC_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.ResourceMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
+                .always(),
         ],
     );
 }

@@ -1491,15 +1491,17 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&CRON_JOB_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&CRON_JOB_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CRON_JOB_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&CRON_JOB_STATUS))
+                .always(),
         ],
     );
     pub static CRON_JOB_LIST: MessageSchema = MessageSchema::new(
@@ -1507,13 +1509,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CRON_JOB)),
         ],
     );
@@ -1521,14 +1524,16 @@ pub mod _schema {
         "k8s.io.api.batch.v1.CronJobSpec",
         JsonForm::Object,
         &[
-            F::new(1, "schedule", Label::Singular, Kind::String),
-            F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64),
-            F::new(3, "concurrencyPolicy", Label::Singular, Kind::String),
-            F::new(4, "suspend", Label::Singular, Kind::Bool),
-            F::new(5, "jobTemplate", Label::Singular, Kind::Message(&JOB_TEMPLATE_SPEC)),
-            F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(8, "timeZone", Label::Singular, Kind::String),
+            F::new(1, "schedule", Label::Singular, Kind::String).always(),
+            F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64).always(),
+            F::new(3, "concurrencyPolicy", Label::Singular, Kind::String).always(),
+            F::new(4, "suspend", Label::Singular, Kind::Bool).always(),
+            F::new(5, "jobTemplate", Label::Singular, Kind::Message(&JOB_TEMPLATE_SPEC))
+                .always(),
+            F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32)
+                .always(),
+            F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32).always(),
+            F::new(8, "timeZone", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CRON_JOB_STATUS: MessageSchema = MessageSchema::new(
@@ -1542,17 +1547,23 @@ pub mod _schema {
                 Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
             ),
             F::new(
-                4,
-                "lastScheduleTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "lastScheduleTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "lastSuccessfulTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    5,
+                    "lastSuccessfulTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static JOB: MessageSchema = MessageSchema::new(
@@ -1560,37 +1571,44 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&JOB_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&JOB_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&JOB_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&JOB_STATUS)).always(),
         ],
     );
     pub static JOB_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.batch.v1.JobCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastProbeTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    3,
+                    "lastProbeTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(5, "reason", Label::Singular, Kind::String),
-            F::new(6, "message", Label::Singular, Kind::String),
+                    4,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(5, "reason", Label::Singular, Kind::String).always(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static JOB_LIST: MessageSchema = MessageSchema::new(
@@ -1598,13 +1616,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&JOB)),
         ],
     );
@@ -1612,39 +1631,43 @@ pub mod _schema {
         "k8s.io.api.batch.v1.JobSpec",
         JsonForm::Object,
         &[
-            F::new(1, "parallelism", Label::Singular, Kind::Int32),
-            F::new(2, "completions", Label::Singular, Kind::Int32),
-            F::new(3, "activeDeadlineSeconds", Label::Singular, Kind::Int64),
+            F::new(1, "parallelism", Label::Singular, Kind::Int32).always(),
+            F::new(2, "completions", Label::Singular, Kind::Int32).always(),
+            F::new(3, "activeDeadlineSeconds", Label::Singular, Kind::Int64).always(),
             F::new(
-                4,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(5, "manualSelector", Label::Singular, Kind::Bool),
+                    4,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(5, "manualSelector", Label::Singular, Kind::Bool).always(),
             F::new(
-                6,
-                "template",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-            ),
-            F::new(7, "backoffLimit", Label::Singular, Kind::Int32),
-            F::new(8, "ttlSecondsAfterFinished", Label::Singular, Kind::Int32),
-            F::new(9, "completionMode", Label::Singular, Kind::String),
-            F::new(10, "suspend", Label::Singular, Kind::Bool),
+                    6,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                )
+                .always(),
+            F::new(7, "backoffLimit", Label::Singular, Kind::Int32).always(),
+            F::new(8, "ttlSecondsAfterFinished", Label::Singular, Kind::Int32).always(),
+            F::new(9, "completionMode", Label::Singular, Kind::String).always(),
+            F::new(10, "suspend", Label::Singular, Kind::Bool).always(),
             F::new(
-                11,
-                "podFailurePolicy",
-                Label::Singular,
-                Kind::Message(&POD_FAILURE_POLICY),
-            ),
-            F::new(12, "backoffLimitPerIndex", Label::Singular, Kind::Int32),
-            F::new(13, "maxFailedIndexes", Label::Singular, Kind::Int32),
-            F::new(14, "podReplacementPolicy", Label::Singular, Kind::String),
-            F::new(15, "managedBy", Label::Singular, Kind::String),
-            F::new(16, "successPolicy", Label::Singular, Kind::Message(&SUCCESS_POLICY)),
+                    11,
+                    "podFailurePolicy",
+                    Label::Singular,
+                    Kind::Message(&POD_FAILURE_POLICY),
+                )
+                .always(),
+            F::new(12, "backoffLimitPerIndex", Label::Singular, Kind::Int32).always(),
+            F::new(13, "maxFailedIndexes", Label::Singular, Kind::Int32).always(),
+            F::new(14, "podReplacementPolicy", Label::Singular, Kind::String).always(),
+            F::new(15, "managedBy", Label::Singular, Kind::String).always(),
+            F::new(16, "successPolicy", Label::Singular, Kind::Message(&SUCCESS_POLICY))
+                .always(),
         ],
     );
     pub static JOB_STATUS: MessageSchema = MessageSchema::new(
@@ -1653,30 +1676,37 @@ pub mod _schema {
         &[
             F::new(1, "conditions", Label::Repeated, Kind::Message(&JOB_CONDITION)),
             F::new(
-                2,
-                "startTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    2,
+                    "startTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "completionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "active", Label::Singular, Kind::Int32),
-            F::new(5, "succeeded", Label::Singular, Kind::Int32),
-            F::new(6, "failed", Label::Singular, Kind::Int32),
-            F::new(7, "completedIndexes", Label::Singular, Kind::String),
+                    3,
+                    "completionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "active", Label::Singular, Kind::Int32).always(),
+            F::new(5, "succeeded", Label::Singular, Kind::Int32).always(),
+            F::new(6, "failed", Label::Singular, Kind::Int32).always(),
+            F::new(7, "completedIndexes", Label::Singular, Kind::String).always(),
             F::new(
-                8,
-                "uncountedTerminatedPods",
-                Label::Singular,
-                Kind::Message(&UNCOUNTED_TERMINATED_PODS),
-            ),
-            F::new(9, "ready", Label::Singular, Kind::Int32),
-            F::new(10, "failedIndexes", Label::Singular, Kind::String),
-            F::new(11, "terminating", Label::Singular, Kind::Int32),
+                    8,
+                    "uncountedTerminatedPods",
+                    Label::Singular,
+                    Kind::Message(&UNCOUNTED_TERMINATED_PODS),
+                )
+                .always(),
+            F::new(9, "ready", Label::Singular, Kind::Int32).always(),
+            F::new(10, "failedIndexes", Label::Singular, Kind::String).always(),
+            F::new(11, "terminating", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static JOB_TEMPLATE_SPEC: MessageSchema = MessageSchema::new(
@@ -1684,14 +1714,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&JOB_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&JOB_SPEC)).always(),
         ],
     );
     pub static POD_FAILURE_POLICY: MessageSchema = MessageSchema::new(
@@ -1703,8 +1734,8 @@ pub mod _schema {
         "k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "containerName", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String),
+            F::new(1, "containerName", Label::Singular, Kind::String).always(),
+            F::new(2, "operator", Label::Singular, Kind::String).always(),
             F::new(3, "values", Label::Repeated, Kind::Int32),
         ],
     );
@@ -1712,21 +1743,22 @@ pub mod _schema {
         "k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_FAILURE_POLICY_RULE: MessageSchema = MessageSchema::new(
         "k8s.io.api.batch.v1.PodFailurePolicyRule",
         JsonForm::Object,
         &[
-            F::new(1, "action", Label::Singular, Kind::String),
+            F::new(1, "action", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "onExitCodes",
-                Label::Singular,
-                Kind::Message(&POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT),
-            ),
+                    2,
+                    "onExitCodes",
+                    Label::Singular,
+                    Kind::Message(&POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT),
+                )
+                .always(),
             F::new(
                 3,
                 "onPodConditions",
@@ -1744,8 +1776,8 @@ pub mod _schema {
         "k8s.io.api.batch.v1.SuccessPolicyRule",
         JsonForm::Object,
         &[
-            F::new(1, "succeededIndexes", Label::Singular, Kind::String),
-            F::new(2, "succeededCount", Label::Singular, Kind::Int32),
+            F::new(1, "succeededIndexes", Label::Singular, Kind::String).always(),
+            F::new(2, "succeededCount", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static UNCOUNTED_TERMINATED_PODS: MessageSchema = MessageSchema::new(

@@ -428,15 +428,17 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&CRON_JOB_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&CRON_JOB_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CRON_JOB_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&CRON_JOB_STATUS))
+                .always(),
         ],
     );
     pub static CRON_JOB_LIST: MessageSchema = MessageSchema::new(
@@ -444,13 +446,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CRON_JOB)),
         ],
     );
@@ -458,14 +461,16 @@ pub mod _schema {
         "k8s.io.api.batch.v1beta1.CronJobSpec",
         JsonForm::Object,
         &[
-            F::new(1, "schedule", Label::Singular, Kind::String),
-            F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64),
-            F::new(3, "concurrencyPolicy", Label::Singular, Kind::String),
-            F::new(4, "suspend", Label::Singular, Kind::Bool),
-            F::new(5, "jobTemplate", Label::Singular, Kind::Message(&JOB_TEMPLATE_SPEC)),
-            F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(8, "timeZone", Label::Singular, Kind::String),
+            F::new(1, "schedule", Label::Singular, Kind::String).always(),
+            F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64).always(),
+            F::new(3, "concurrencyPolicy", Label::Singular, Kind::String).always(),
+            F::new(4, "suspend", Label::Singular, Kind::Bool).always(),
+            F::new(5, "jobTemplate", Label::Singular, Kind::Message(&JOB_TEMPLATE_SPEC))
+                .always(),
+            F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32)
+                .always(),
+            F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32).always(),
+            F::new(8, "timeZone", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CRON_JOB_STATUS: MessageSchema = MessageSchema::new(
@@ -479,17 +484,23 @@ pub mod _schema {
                 Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
             ),
             F::new(
-                4,
-                "lastScheduleTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "lastScheduleTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "lastSuccessfulTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    5,
+                    "lastSuccessfulTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static JOB_TEMPLATE_SPEC: MessageSchema = MessageSchema::new(
@@ -497,19 +508,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&crate::api::batch::v1::_schema::JOB_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&crate::api::batch::v1::_schema::JOB_SPEC),
+                )
+                .always(),
         ],
     );
 }

@@ -527,47 +527,56 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&CERTIFICATE_SIGNING_REQUEST_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&CERTIFICATE_SIGNING_REQUEST_STATUS),
+                )
+                .always(),
         ],
     );
     pub static CERTIFICATE_SIGNING_REQUEST_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1.CertificateSigningRequestCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "reason", Label::Singular, Kind::String),
-            F::new(3, "message", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "reason", Label::Singular, Kind::String).always(),
+            F::new(3, "message", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "lastUpdateTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "lastUpdateTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(6, "status", Label::Singular, Kind::String),
+                    5,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(6, "status", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CERTIFICATE_SIGNING_REQUEST_LIST: MessageSchema = MessageSchema::new(
@@ -575,13 +584,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -595,8 +605,8 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "request", Label::Singular, Kind::Bytes),
-            F::new(2, "username", Label::Singular, Kind::String),
-            F::new(3, "uid", Label::Singular, Kind::String),
+            F::new(2, "username", Label::Singular, Kind::String).always(),
+            F::new(3, "uid", Label::Singular, Kind::String).always(),
             F::new(4, "groups", Label::Repeated, Kind::String),
             F::new(5, "usages", Label::Repeated, Kind::String),
             F::new(
@@ -605,16 +615,16 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY),
             ),
-            F::new(7, "signerName", Label::Singular, Kind::String),
-            F::new(8, "expirationSeconds", Label::Singular, Kind::Int32),
+            F::new(7, "signerName", Label::Singular, Kind::String).always(),
+            F::new(8, "expirationSeconds", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1.CertificateSigningRequestSpec.ExtraEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)).always(),
         ],
     );
     pub static CERTIFICATE_SIGNING_REQUEST_STATUS: MessageSchema = MessageSchema::new(

@@ -225,14 +225,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&CLUSTER_TRUST_BUNDLE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CLUSTER_TRUST_BUNDLE_SPEC))
+                .always(),
         ],
     );
     pub static CLUSTER_TRUST_BUNDLE_LIST: MessageSchema = MessageSchema::new(
@@ -240,13 +242,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_TRUST_BUNDLE)),
         ],
     );
@@ -254,8 +257,8 @@ pub mod _schema {
         "k8s.io.api.certificates.v1alpha1.ClusterTrustBundleSpec",
         JsonForm::Object,
         &[
-            F::new(1, "signerName", Label::Singular, Kind::String),
-            F::new(2, "trustBundle", Label::Singular, Kind::String),
+            F::new(1, "signerName", Label::Singular, Kind::String).always(),
+            F::new(2, "trustBundle", Label::Singular, Kind::String).always(),
         ],
     );
 }

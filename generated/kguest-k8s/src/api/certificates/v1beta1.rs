@@ -1152,47 +1152,56 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&CERTIFICATE_SIGNING_REQUEST_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&CERTIFICATE_SIGNING_REQUEST_STATUS),
+                )
+                .always(),
         ],
     );
     pub static CERTIFICATE_SIGNING_REQUEST_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1beta1.CertificateSigningRequestCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "reason", Label::Singular, Kind::String),
-            F::new(3, "message", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "reason", Label::Singular, Kind::String).always(),
+            F::new(3, "message", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "lastUpdateTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "lastUpdateTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(6, "status", Label::Singular, Kind::String),
+                    5,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(6, "status", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CERTIFICATE_SIGNING_REQUEST_LIST: MessageSchema = MessageSchema::new(
@@ -1200,13 +1209,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -1220,8 +1230,8 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "request", Label::Singular, Kind::Bytes),
-            F::new(2, "username", Label::Singular, Kind::String),
-            F::new(3, "uid", Label::Singular, Kind::String),
+            F::new(2, "username", Label::Singular, Kind::String).always(),
+            F::new(3, "uid", Label::Singular, Kind::String).always(),
             F::new(4, "groups", Label::Repeated, Kind::String),
             F::new(5, "usages", Label::Repeated, Kind::String),
             F::new(
@@ -1230,16 +1240,16 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY),
             ),
-            F::new(7, "signerName", Label::Singular, Kind::String),
-            F::new(8, "expirationSeconds", Label::Singular, Kind::Int32),
+            F::new(7, "signerName", Label::Singular, Kind::String).always(),
+            F::new(8, "expirationSeconds", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1beta1.CertificateSigningRequestSpec.ExtraEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&EXTRA_VALUE)).always(),
         ],
     );
     pub static CERTIFICATE_SIGNING_REQUEST_STATUS: MessageSchema = MessageSchema::new(
@@ -1260,14 +1270,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&CLUSTER_TRUST_BUNDLE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CLUSTER_TRUST_BUNDLE_SPEC))
+                .always(),
         ],
     );
     pub static CLUSTER_TRUST_BUNDLE_LIST: MessageSchema = MessageSchema::new(
@@ -1275,13 +1287,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_TRUST_BUNDLE)),
         ],
     );
@@ -1289,8 +1302,8 @@ pub mod _schema {
         "k8s.io.api.certificates.v1beta1.ClusterTrustBundleSpec",
         JsonForm::Object,
         &[
-            F::new(1, "signerName", Label::Singular, Kind::String),
-            F::new(2, "trustBundle", Label::Singular, Kind::String),
+            F::new(1, "signerName", Label::Singular, Kind::String).always(),
+            F::new(2, "trustBundle", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EXTRA_VALUE: MessageSchema = MessageSchema::new(
@@ -1303,25 +1316,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&POD_CERTIFICATE_REQUEST_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&POD_CERTIFICATE_REQUEST_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&POD_CERTIFICATE_REQUEST_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&POD_CERTIFICATE_REQUEST_STATUS),
+                )
+                .always(),
         ],
     );
     pub static POD_CERTIFICATE_REQUEST_LIST: MessageSchema = MessageSchema::new(
@@ -1329,13 +1345,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&POD_CERTIFICATE_REQUEST)),
         ],
     );
@@ -1343,14 +1360,14 @@ pub mod _schema {
         "k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec",
         JsonForm::Object,
         &[
-            F::new(1, "signerName", Label::Singular, Kind::String),
-            F::new(2, "podName", Label::Singular, Kind::String),
-            F::new(3, "podUID", Label::Singular, Kind::String),
-            F::new(4, "serviceAccountName", Label::Singular, Kind::String),
-            F::new(5, "serviceAccountUID", Label::Singular, Kind::String),
-            F::new(6, "nodeName", Label::Singular, Kind::String),
-            F::new(7, "nodeUID", Label::Singular, Kind::String),
-            F::new(8, "maxExpirationSeconds", Label::Singular, Kind::Int32),
+            F::new(1, "signerName", Label::Singular, Kind::String).always(),
+            F::new(2, "podName", Label::Singular, Kind::String).always(),
+            F::new(3, "podUID", Label::Singular, Kind::String).always(),
+            F::new(4, "serviceAccountName", Label::Singular, Kind::String).always(),
+            F::new(5, "serviceAccountUID", Label::Singular, Kind::String).always(),
+            F::new(6, "nodeName", Label::Singular, Kind::String).always(),
+            F::new(7, "nodeUID", Label::Singular, Kind::String).always(),
+            F::new(8, "maxExpirationSeconds", Label::Singular, Kind::Int32).always(),
             F::new(9, "pkixPublicKey", Label::Singular, Kind::Bytes),
             F::new(10, "proofOfPossession", Label::Singular, Kind::Bytes),
             F::new(
@@ -1368,8 +1385,8 @@ pub mod _schema {
         "k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec.UnverifiedUserAnnotationsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_CERTIFICATE_REQUEST_STATUS: MessageSchema = MessageSchema::new(
@@ -1384,25 +1401,34 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
                 ),
             ),
-            F::new(2, "certificateChain", Label::Singular, Kind::String),
+            F::new(2, "certificateChain", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "notBefore",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "notBefore",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "beginRefreshAt",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    5,
+                    "beginRefreshAt",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                6,
-                "notAfter",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    6,
+                    "notAfter",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
 }

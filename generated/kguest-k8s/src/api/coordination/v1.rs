@@ -266,14 +266,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_SPEC)).always(),
         ],
     );
     pub static LEASE_LIST: MessageSchema = MessageSchema::new(
@@ -281,13 +282,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&LEASE)),
         ],
     );
@@ -295,27 +297,29 @@ pub mod _schema {
         "k8s.io.api.coordination.v1.LeaseSpec",
         JsonForm::Object,
         &[
-            F::new(1, "holderIdentity", Label::Singular, Kind::String),
-            F::new(2, "leaseDurationSeconds", Label::Singular, Kind::Int32),
+            F::new(1, "holderIdentity", Label::Singular, Kind::String).always(),
+            F::new(2, "leaseDurationSeconds", Label::Singular, Kind::Int32).always(),
             F::new(
-                3,
-                "acquireTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
+                    3,
+                    "acquireTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "renewTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
-            F::new(5, "leaseTransitions", Label::Singular, Kind::Int32),
-            F::new(6, "strategy", Label::Singular, Kind::String),
-            F::new(7, "preferredHolder", Label::Singular, Kind::String),
+                    4,
+                    "renewTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
+            F::new(5, "leaseTransitions", Label::Singular, Kind::Int32).always(),
+            F::new(6, "strategy", Label::Singular, Kind::String).always(),
+            F::new(7, "preferredHolder", Label::Singular, Kind::String).always(),
         ],
     );
 }

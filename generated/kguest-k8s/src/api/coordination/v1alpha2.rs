@@ -267,14 +267,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_CANDIDATE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_CANDIDATE_SPEC))
+                .always(),
         ],
     );
     pub static LEASE_CANDIDATE_LIST: MessageSchema = MessageSchema::new(
@@ -282,13 +284,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&LEASE_CANDIDATE)),
         ],
     );
@@ -296,26 +299,28 @@ pub mod _schema {
         "k8s.io.api.coordination.v1alpha2.LeaseCandidateSpec",
         JsonForm::Object,
         &[
-            F::new(1, "leaseName", Label::Singular, Kind::String),
+            F::new(1, "leaseName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "pingTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
+                    2,
+                    "pingTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "renewTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
-            F::new(4, "binaryVersion", Label::Singular, Kind::String),
-            F::new(5, "emulationVersion", Label::Singular, Kind::String),
-            F::new(6, "strategy", Label::Singular, Kind::String),
+                    3,
+                    "renewTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "binaryVersion", Label::Singular, Kind::String).always(),
+            F::new(5, "emulationVersion", Label::Singular, Kind::String).always(),
+            F::new(6, "strategy", Label::Singular, Kind::String).always(),
         ],
     );
 }

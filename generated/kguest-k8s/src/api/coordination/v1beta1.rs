@@ -520,14 +520,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_SPEC)).always(),
         ],
     );
     pub static LEASE_CANDIDATE: MessageSchema = MessageSchema::new(
@@ -535,14 +536,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_CANDIDATE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_CANDIDATE_SPEC))
+                .always(),
         ],
     );
     pub static LEASE_CANDIDATE_LIST: MessageSchema = MessageSchema::new(
@@ -550,13 +553,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&LEASE_CANDIDATE)),
         ],
     );
@@ -564,26 +568,28 @@ pub mod _schema {
         "k8s.io.api.coordination.v1beta1.LeaseCandidateSpec",
         JsonForm::Object,
         &[
-            F::new(1, "leaseName", Label::Singular, Kind::String),
+            F::new(1, "leaseName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "pingTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
+                    2,
+                    "pingTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "renewTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
-            F::new(4, "binaryVersion", Label::Singular, Kind::String),
-            F::new(5, "emulationVersion", Label::Singular, Kind::String),
-            F::new(6, "strategy", Label::Singular, Kind::String),
+                    3,
+                    "renewTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "binaryVersion", Label::Singular, Kind::String).always(),
+            F::new(5, "emulationVersion", Label::Singular, Kind::String).always(),
+            F::new(6, "strategy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static LEASE_LIST: MessageSchema = MessageSchema::new(
@@ -591,13 +597,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&LEASE)),
         ],
     );
@@ -605,27 +612,29 @@ pub mod _schema {
         "k8s.io.api.coordination.v1beta1.LeaseSpec",
         JsonForm::Object,
         &[
-            F::new(1, "holderIdentity", Label::Singular, Kind::String),
-            F::new(2, "leaseDurationSeconds", Label::Singular, Kind::Int32),
+            F::new(1, "holderIdentity", Label::Singular, Kind::String).always(),
+            F::new(2, "leaseDurationSeconds", Label::Singular, Kind::Int32).always(),
             F::new(
-                3,
-                "acquireTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
+                    3,
+                    "acquireTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "renewTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
-            F::new(5, "leaseTransitions", Label::Singular, Kind::Int32),
-            F::new(6, "strategy", Label::Singular, Kind::String),
-            F::new(7, "preferredHolder", Label::Singular, Kind::String),
+                    4,
+                    "renewTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
+            F::new(5, "leaseTransitions", Label::Singular, Kind::Int32).always(),
+            F::new(6, "strategy", Label::Singular, Kind::String).always(),
+            F::new(7, "preferredHolder", Label::Singular, Kind::String).always(),
         ],
     );
 }

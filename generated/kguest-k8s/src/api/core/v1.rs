@@ -21603,40 +21603,43 @@ pub mod _schema {
         "k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeID", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
-            F::new(3, "partition", Label::Singular, Kind::Int32),
-            F::new(4, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "volumeID", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
+            F::new(3, "partition", Label::Singular, Kind::Int32).always(),
+            F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static AFFINITY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Affinity",
         JsonForm::Object,
         &[
-            F::new(1, "nodeAffinity", Label::Singular, Kind::Message(&NODE_AFFINITY)),
-            F::new(2, "podAffinity", Label::Singular, Kind::Message(&POD_AFFINITY)),
+            F::new(1, "nodeAffinity", Label::Singular, Kind::Message(&NODE_AFFINITY))
+                .always(),
+            F::new(2, "podAffinity", Label::Singular, Kind::Message(&POD_AFFINITY))
+                .always(),
             F::new(
-                3,
-                "podAntiAffinity",
-                Label::Singular,
-                Kind::Message(&POD_ANTI_AFFINITY),
-            ),
+                    3,
+                    "podAntiAffinity",
+                    Label::Singular,
+                    Kind::Message(&POD_ANTI_AFFINITY),
+                )
+                .always(),
         ],
     );
     pub static APP_ARMOR_PROFILE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.AppArmorProfile",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "localhostProfile", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "localhostProfile", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ATTACHED_VOLUME: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.AttachedVolume",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "devicePath", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "devicePath", Label::Singular, Kind::String).always(),
         ],
     );
     pub static AVOID_PODS: MessageSchema = MessageSchema::new(
@@ -21655,31 +21658,31 @@ pub mod _schema {
         "k8s.io.api.core.v1.AzureDiskVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "diskName", Label::Singular, Kind::String),
-            F::new(2, "diskURI", Label::Singular, Kind::String),
-            F::new(3, "cachingMode", Label::Singular, Kind::String),
-            F::new(4, "fsType", Label::Singular, Kind::String),
-            F::new(5, "readOnly", Label::Singular, Kind::Bool),
-            F::new(6, "kind", Label::Singular, Kind::String),
+            F::new(1, "diskName", Label::Singular, Kind::String).always(),
+            F::new(2, "diskURI", Label::Singular, Kind::String).always(),
+            F::new(3, "cachingMode", Label::Singular, Kind::String).always(),
+            F::new(4, "fsType", Label::Singular, Kind::String).always(),
+            F::new(5, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(6, "kind", Label::Singular, Kind::String).always(),
         ],
     );
     pub static AZURE_FILE_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.AzureFilePersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "secretName", Label::Singular, Kind::String),
-            F::new(2, "shareName", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
-            F::new(4, "secretNamespace", Label::Singular, Kind::String),
+            F::new(1, "secretName", Label::Singular, Kind::String).always(),
+            F::new(2, "shareName", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(4, "secretNamespace", Label::Singular, Kind::String).always(),
         ],
     );
     pub static AZURE_FILE_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.AzureFileVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "secretName", Label::Singular, Kind::String),
-            F::new(2, "shareName", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "secretName", Label::Singular, Kind::String).always(),
+            F::new(2, "shareName", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static BINDING: MessageSchema = MessageSchema::new(
@@ -21687,24 +21690,26 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "target", Label::Singular, Kind::Message(&OBJECT_REFERENCE)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "target", Label::Singular, Kind::Message(&OBJECT_REFERENCE))
+                .always(),
         ],
     );
     pub static CSI_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.CSIPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "volumeHandle", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
-            F::new(4, "fsType", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "volumeHandle", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(4, "fsType", Label::Singular, Kind::String).always(),
             F::new(
                 5,
                 "volumeAttributes",
@@ -21712,52 +21717,57 @@ pub mod _schema {
                 Kind::Message(&CSI_PERSISTENT_VOLUME_SOURCE_VOLUME_ATTRIBUTES_ENTRY),
             ),
             F::new(
-                6,
-                "controllerPublishSecretRef",
-                Label::Singular,
-                Kind::Message(&SECRET_REFERENCE),
-            ),
+                    6,
+                    "controllerPublishSecretRef",
+                    Label::Singular,
+                    Kind::Message(&SECRET_REFERENCE),
+                )
+                .always(),
             F::new(
-                7,
-                "nodeStageSecretRef",
-                Label::Singular,
-                Kind::Message(&SECRET_REFERENCE),
-            ),
+                    7,
+                    "nodeStageSecretRef",
+                    Label::Singular,
+                    Kind::Message(&SECRET_REFERENCE),
+                )
+                .always(),
             F::new(
-                8,
-                "nodePublishSecretRef",
-                Label::Singular,
-                Kind::Message(&SECRET_REFERENCE),
-            ),
+                    8,
+                    "nodePublishSecretRef",
+                    Label::Singular,
+                    Kind::Message(&SECRET_REFERENCE),
+                )
+                .always(),
             F::new(
-                9,
-                "controllerExpandSecretRef",
-                Label::Singular,
-                Kind::Message(&SECRET_REFERENCE),
-            ),
+                    9,
+                    "controllerExpandSecretRef",
+                    Label::Singular,
+                    Kind::Message(&SECRET_REFERENCE),
+                )
+                .always(),
             F::new(
-                10,
-                "nodeExpandSecretRef",
-                Label::Singular,
-                Kind::Message(&SECRET_REFERENCE),
-            ),
+                    10,
+                    "nodeExpandSecretRef",
+                    Label::Singular,
+                    Kind::Message(&SECRET_REFERENCE),
+                )
+                .always(),
         ],
     );
     pub static CSI_PERSISTENT_VOLUME_SOURCE_VOLUME_ATTRIBUTES_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.CSIPersistentVolumeSource.VolumeAttributesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CSI_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.CSIVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "readOnly", Label::Singular, Kind::Bool),
-            F::new(3, "fsType", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(3, "fsType", Label::Singular, Kind::String).always(),
             F::new(
                 4,
                 "volumeAttributes",
@@ -21765,19 +21775,20 @@ pub mod _schema {
                 Kind::Message(&CSI_VOLUME_SOURCE_VOLUME_ATTRIBUTES_ENTRY),
             ),
             F::new(
-                5,
-                "nodePublishSecretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
+                    5,
+                    "nodePublishSecretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
         ],
     );
     pub static CSI_VOLUME_SOURCE_VOLUME_ATTRIBUTES_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.CSIVolumeSource.VolumeAttributesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CAPABILITIES: MessageSchema = MessageSchema::new(
@@ -21793,11 +21804,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "monitors", Label::Repeated, Kind::String),
-            F::new(2, "path", Label::Singular, Kind::String),
-            F::new(3, "user", Label::Singular, Kind::String),
-            F::new(4, "secretFile", Label::Singular, Kind::String),
-            F::new(5, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
-            F::new(6, "readOnly", Label::Singular, Kind::Bool),
+            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(3, "user", Label::Singular, Kind::String).always(),
+            F::new(4, "secretFile", Label::Singular, Kind::String).always(),
+            F::new(5, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE))
+                .always(),
+            F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static CEPH_FS_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
@@ -21805,74 +21817,78 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "monitors", Label::Repeated, Kind::String),
-            F::new(2, "path", Label::Singular, Kind::String),
-            F::new(3, "user", Label::Singular, Kind::String),
-            F::new(4, "secretFile", Label::Singular, Kind::String),
+            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(3, "user", Label::Singular, Kind::String).always(),
+            F::new(4, "secretFile", Label::Singular, Kind::String).always(),
             F::new(
-                5,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(6, "readOnly", Label::Singular, Kind::Bool),
+                    5,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static CINDER_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.CinderPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeID", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
-            F::new(4, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
+            F::new(1, "volumeID", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(4, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE))
+                .always(),
         ],
     );
     pub static CINDER_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.CinderVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeID", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "volumeID", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(
-                4,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
+                    4,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
         ],
     );
     pub static CLIENT_IP_CONFIG: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ClientIPConfig",
         JsonForm::Object,
-        &[F::new(1, "timeoutSeconds", Label::Singular, Kind::Int32)],
+        &[F::new(1, "timeoutSeconds", Label::Singular, Kind::Int32).always()],
     );
     pub static CLUSTER_TRUST_BUNDLE_PROJECTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ClusterTrustBundleProjection",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "signerName", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "signerName", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "labelSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(4, "path", Label::Singular, Kind::String),
-            F::new(5, "optional", Label::Singular, Kind::Bool),
+                    3,
+                    "labelSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(4, "path", Label::Singular, Kind::String).always(),
+            F::new(5, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static COMPONENT_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ComponentCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
-            F::new(3, "message", Label::Singular, Kind::String),
-            F::new(4, "error", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(3, "message", Label::Singular, Kind::String).always(),
+            F::new(4, "error", Label::Singular, Kind::String).always(),
         ],
     );
     pub static COMPONENT_STATUS: MessageSchema = MessageSchema::new(
@@ -21880,13 +21896,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "conditions", Label::Repeated, Kind::Message(&COMPONENT_CONDITION)),
         ],
     );
@@ -21895,13 +21912,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&COMPONENT_STATUS)),
         ],
     );
@@ -21910,13 +21928,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "data", Label::Map, Kind::Message(&CONFIG_MAP_DATA_ENTRY)),
             F::new(
                 3,
@@ -21924,14 +21943,14 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&CONFIG_MAP_BINARY_DATA_ENTRY),
             ),
-            F::new(4, "immutable", Label::Singular, Kind::Bool),
+            F::new(4, "immutable", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static CONFIG_MAP_BINARY_DATA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ConfigMap.BinaryDataEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(2, "value", Label::Singular, Kind::Bytes),
         ],
     );
@@ -21939,8 +21958,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.ConfigMap.DataEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONFIG_MAP_ENV_SOURCE: MessageSchema = MessageSchema::new(
@@ -21948,12 +21967,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "localObjectReference",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(2, "optional", Label::Singular, Kind::Bool),
+                    1,
+                    "localObjectReference",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always()
+                .inline(),
+            F::new(2, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static CONFIG_MAP_KEY_SELECTOR: MessageSchema = MessageSchema::new(
@@ -21961,13 +21982,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "localObjectReference",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(2, "key", Label::Singular, Kind::String),
-            F::new(3, "optional", Label::Singular, Kind::Bool),
+                    1,
+                    "localObjectReference",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always()
+                .inline(),
+            F::new(2, "key", Label::Singular, Kind::String).always(),
+            F::new(3, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static CONFIG_MAP_LIST: MessageSchema = MessageSchema::new(
@@ -21975,13 +21998,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CONFIG_MAP)),
         ],
     );
@@ -21989,11 +22013,11 @@ pub mod _schema {
         "k8s.io.api.core.v1.ConfigMapNodeConfigSource",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String),
-            F::new(2, "name", Label::Singular, Kind::String),
-            F::new(3, "uid", Label::Singular, Kind::String),
-            F::new(4, "resourceVersion", Label::Singular, Kind::String),
-            F::new(5, "kubeletConfigKey", Label::Singular, Kind::String),
+            F::new(1, "namespace", Label::Singular, Kind::String).always(),
+            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(3, "uid", Label::Singular, Kind::String).always(),
+            F::new(4, "resourceVersion", Label::Singular, Kind::String).always(),
+            F::new(5, "kubeletConfigKey", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONFIG_MAP_PROJECTION: MessageSchema = MessageSchema::new(
@@ -22001,13 +22025,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "localObjectReference",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
+                    1,
+                    "localObjectReference",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always()
+                .inline(),
             F::new(2, "items", Label::Repeated, Kind::Message(&KEY_TO_PATH)),
-            F::new(4, "optional", Label::Singular, Kind::Bool),
+            F::new(4, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static CONFIG_MAP_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
@@ -22015,59 +22041,65 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "localObjectReference",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
+                    1,
+                    "localObjectReference",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always()
+                .inline(),
             F::new(2, "items", Label::Repeated, Kind::Message(&KEY_TO_PATH)),
-            F::new(3, "defaultMode", Label::Singular, Kind::Int32),
-            F::new(4, "optional", Label::Singular, Kind::Bool),
+            F::new(3, "defaultMode", Label::Singular, Kind::Int32).always(),
+            F::new(4, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static CONTAINER: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Container",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "image", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "image", Label::Singular, Kind::String).always(),
             F::new(3, "command", Label::Repeated, Kind::String),
             F::new(4, "args", Label::Repeated, Kind::String),
-            F::new(5, "workingDir", Label::Singular, Kind::String),
+            F::new(5, "workingDir", Label::Singular, Kind::String).always(),
             F::new(6, "ports", Label::Repeated, Kind::Message(&CONTAINER_PORT)),
             F::new(7, "env", Label::Repeated, Kind::Message(&ENV_VAR)),
             F::new(
-                8,
-                "resources",
-                Label::Singular,
-                Kind::Message(&RESOURCE_REQUIREMENTS),
-            ),
+                    8,
+                    "resources",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_REQUIREMENTS),
+                )
+                .always(),
             F::new(9, "volumeMounts", Label::Repeated, Kind::Message(&VOLUME_MOUNT)),
-            F::new(10, "livenessProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(11, "readinessProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(12, "lifecycle", Label::Singular, Kind::Message(&LIFECYCLE)),
-            F::new(13, "terminationMessagePath", Label::Singular, Kind::String),
-            F::new(14, "imagePullPolicy", Label::Singular, Kind::String),
+            F::new(10, "livenessProbe", Label::Singular, Kind::Message(&PROBE)).always(),
+            F::new(11, "readinessProbe", Label::Singular, Kind::Message(&PROBE))
+                .always(),
+            F::new(12, "lifecycle", Label::Singular, Kind::Message(&LIFECYCLE)).always(),
+            F::new(13, "terminationMessagePath", Label::Singular, Kind::String).always(),
+            F::new(14, "imagePullPolicy", Label::Singular, Kind::String).always(),
             F::new(
-                15,
-                "securityContext",
-                Label::Singular,
-                Kind::Message(&SECURITY_CONTEXT),
-            ),
-            F::new(16, "stdin", Label::Singular, Kind::Bool),
-            F::new(17, "stdinOnce", Label::Singular, Kind::Bool),
-            F::new(18, "tty", Label::Singular, Kind::Bool),
+                    15,
+                    "securityContext",
+                    Label::Singular,
+                    Kind::Message(&SECURITY_CONTEXT),
+                )
+                .always(),
+            F::new(16, "stdin", Label::Singular, Kind::Bool).always(),
+            F::new(17, "stdinOnce", Label::Singular, Kind::Bool).always(),
+            F::new(18, "tty", Label::Singular, Kind::Bool).always(),
             F::new(19, "envFrom", Label::Repeated, Kind::Message(&ENV_FROM_SOURCE)),
-            F::new(20, "terminationMessagePolicy", Label::Singular, Kind::String),
+            F::new(20, "terminationMessagePolicy", Label::Singular, Kind::String)
+                .always(),
             F::new(21, "volumeDevices", Label::Repeated, Kind::Message(&VOLUME_DEVICE)),
-            F::new(22, "startupProbe", Label::Singular, Kind::Message(&PROBE)),
+            F::new(22, "startupProbe", Label::Singular, Kind::Message(&PROBE)).always(),
             F::new(
                 23,
                 "resizePolicy",
                 Label::Repeated,
                 Kind::Message(&CONTAINER_RESIZE_POLICY),
             ),
-            F::new(24, "restartPolicy", Label::Singular, Kind::String),
+            F::new(24, "restartPolicy", Label::Singular, Kind::String).always(),
             F::new(
                 25,
                 "restartPolicyRules",
@@ -22080,9 +22112,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.ContainerExtendedResourceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "containerName", Label::Singular, Kind::String),
-            F::new(2, "resourceName", Label::Singular, Kind::String),
-            F::new(3, "requestName", Label::Singular, Kind::String),
+            F::new(1, "containerName", Label::Singular, Kind::String).always(),
+            F::new(2, "resourceName", Label::Singular, Kind::String).always(),
+            F::new(3, "requestName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONTAINER_IMAGE: MessageSchema = MessageSchema::new(
@@ -22090,46 +22122,47 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "names", Label::Repeated, Kind::String),
-            F::new(2, "sizeBytes", Label::Singular, Kind::Int64),
+            F::new(2, "sizeBytes", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static CONTAINER_PORT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerPort",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "hostPort", Label::Singular, Kind::Int32),
-            F::new(3, "containerPort", Label::Singular, Kind::Int32),
-            F::new(4, "protocol", Label::Singular, Kind::String),
-            F::new(5, "hostIP", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "hostPort", Label::Singular, Kind::Int32).always(),
+            F::new(3, "containerPort", Label::Singular, Kind::Int32).always(),
+            F::new(4, "protocol", Label::Singular, Kind::String).always(),
+            F::new(5, "hostIP", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONTAINER_RESIZE_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerResizePolicy",
         JsonForm::Object,
         &[
-            F::new(1, "resourceName", Label::Singular, Kind::String),
-            F::new(2, "restartPolicy", Label::Singular, Kind::String),
+            F::new(1, "resourceName", Label::Singular, Kind::String).always(),
+            F::new(2, "restartPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONTAINER_RESTART_RULE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerRestartRule",
         JsonForm::Object,
         &[
-            F::new(1, "action", Label::Singular, Kind::String),
+            F::new(1, "action", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "exitCodes",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESTART_RULE_ON_EXIT_CODES),
-            ),
+                    2,
+                    "exitCodes",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESTART_RULE_ON_EXIT_CODES),
+                )
+                .always(),
         ],
     );
     pub static CONTAINER_RESTART_RULE_ON_EXIT_CODES: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerRestartRuleOnExitCodes",
         JsonForm::Object,
         &[
-            F::new(1, "operator", Label::Singular, Kind::String),
+            F::new(1, "operator", Label::Singular, Kind::String).always(),
             F::new(2, "values", Label::Repeated, Kind::Int32),
         ],
     );
@@ -22138,23 +22171,26 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "waiting",
-                Label::Singular,
-                Kind::Message(&CONTAINER_STATE_WAITING),
-            ),
+                    1,
+                    "waiting",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_STATE_WAITING),
+                )
+                .always(),
             F::new(
-                2,
-                "running",
-                Label::Singular,
-                Kind::Message(&CONTAINER_STATE_RUNNING),
-            ),
+                    2,
+                    "running",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_STATE_RUNNING),
+                )
+                .always(),
             F::new(
-                3,
-                "terminated",
-                Label::Singular,
-                Kind::Message(&CONTAINER_STATE_TERMINATED),
-            ),
+                    3,
+                    "terminated",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_STATE_TERMINATED),
+                )
+                .always(),
         ],
     );
     pub static CONTAINER_STATE_RUNNING: MessageSchema = MessageSchema::new(
@@ -22162,57 +22198,68 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "startedAt",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    1,
+                    "startedAt",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static CONTAINER_STATE_TERMINATED: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerStateTerminated",
         JsonForm::Object,
         &[
-            F::new(1, "exitCode", Label::Singular, Kind::Int32),
-            F::new(2, "signal", Label::Singular, Kind::Int32),
-            F::new(3, "reason", Label::Singular, Kind::String),
-            F::new(4, "message", Label::Singular, Kind::String),
+            F::new(1, "exitCode", Label::Singular, Kind::Int32).always(),
+            F::new(2, "signal", Label::Singular, Kind::Int32).always(),
+            F::new(3, "reason", Label::Singular, Kind::String).always(),
+            F::new(4, "message", Label::Singular, Kind::String).always(),
             F::new(
-                5,
-                "startedAt",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    5,
+                    "startedAt",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                6,
-                "finishedAt",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(7, "containerID", Label::Singular, Kind::String),
+                    6,
+                    "finishedAt",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(7, "containerID", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONTAINER_STATE_WAITING: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerStateWaiting",
         JsonForm::Object,
         &[
-            F::new(1, "reason", Label::Singular, Kind::String),
-            F::new(2, "message", Label::Singular, Kind::String),
+            F::new(1, "reason", Label::Singular, Kind::String).always(),
+            F::new(2, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONTAINER_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "state", Label::Singular, Kind::Message(&CONTAINER_STATE)),
-            F::new(3, "lastState", Label::Singular, Kind::Message(&CONTAINER_STATE)),
-            F::new(4, "ready", Label::Singular, Kind::Bool),
-            F::new(5, "restartCount", Label::Singular, Kind::Int32),
-            F::new(6, "image", Label::Singular, Kind::String),
-            F::new(7, "imageID", Label::Singular, Kind::String),
-            F::new(8, "containerID", Label::Singular, Kind::String),
-            F::new(9, "started", Label::Singular, Kind::Bool),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "state", Label::Singular, Kind::Message(&CONTAINER_STATE))
+                .always(),
+            F::new(3, "lastState", Label::Singular, Kind::Message(&CONTAINER_STATE))
+                .always(),
+            F::new(4, "ready", Label::Singular, Kind::Bool).always(),
+            F::new(5, "restartCount", Label::Singular, Kind::Int32).always(),
+            F::new(6, "image", Label::Singular, Kind::String).always(),
+            F::new(7, "imageID", Label::Singular, Kind::String).always(),
+            F::new(8, "containerID", Label::Singular, Kind::String).always(),
+            F::new(9, "started", Label::Singular, Kind::Bool).always(),
             F::new(
                 10,
                 "allocatedResources",
@@ -22220,51 +22267,56 @@ pub mod _schema {
                 Kind::Message(&CONTAINER_STATUS_ALLOCATED_RESOURCES_ENTRY),
             ),
             F::new(
-                11,
-                "resources",
-                Label::Singular,
-                Kind::Message(&RESOURCE_REQUIREMENTS),
-            ),
+                    11,
+                    "resources",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_REQUIREMENTS),
+                )
+                .always(),
             F::new(
                 12,
                 "volumeMounts",
                 Label::Repeated,
                 Kind::Message(&VOLUME_MOUNT_STATUS),
             ),
-            F::new(13, "user", Label::Singular, Kind::Message(&CONTAINER_USER)),
+            F::new(13, "user", Label::Singular, Kind::Message(&CONTAINER_USER)).always(),
             F::new(
                 14,
                 "allocatedResourcesStatus",
                 Label::Repeated,
                 Kind::Message(&RESOURCE_STATUS),
             ),
-            F::new(15, "stopSignal", Label::Singular, Kind::String),
+            F::new(15, "stopSignal", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONTAINER_STATUS_ALLOCATED_RESOURCES_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerStatus.AllocatedResourcesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static CONTAINER_USER: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerUser",
         JsonForm::Object,
-        &[F::new(1, "linux", Label::Singular, Kind::Message(&LINUX_CONTAINER_USER))],
+        &[
+            F::new(1, "linux", Label::Singular, Kind::Message(&LINUX_CONTAINER_USER))
+                .always(),
+        ],
     );
     pub static DAEMON_ENDPOINT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.DaemonEndpoint",
         JsonForm::Object,
-        &[F::new(1, "Port", Label::Singular, Kind::Int32)],
+        &[F::new(1, "Port", Label::Singular, Kind::Int32).always()],
     );
     pub static DOWNWARD_API_PROJECTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.DownwardAPIProjection",
@@ -22275,20 +22327,17 @@ pub mod _schema {
         "k8s.io.api.core.v1.DownwardAPIVolumeFile",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String),
+            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(2, "fieldRef", Label::Singular, Kind::Message(&OBJECT_FIELD_SELECTOR))
+                .always(),
             F::new(
-                2,
-                "fieldRef",
-                Label::Singular,
-                Kind::Message(&OBJECT_FIELD_SELECTOR),
-            ),
-            F::new(
-                3,
-                "resourceFieldRef",
-                Label::Singular,
-                Kind::Message(&RESOURCE_FIELD_SELECTOR),
-            ),
-            F::new(4, "mode", Label::Singular, Kind::Int32),
+                    3,
+                    "resourceFieldRef",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_FIELD_SELECTOR),
+                )
+                .always(),
+            F::new(4, "mode", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static DOWNWARD_API_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
@@ -22301,42 +22350,44 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&DOWNWARD_API_VOLUME_FILE),
             ),
-            F::new(2, "defaultMode", Label::Singular, Kind::Int32),
+            F::new(2, "defaultMode", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static EMPTY_DIR_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EmptyDirVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "medium", Label::Singular, Kind::String),
+            F::new(1, "medium", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "sizeLimit",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "sizeLimit",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static ENDPOINT_ADDRESS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EndpointAddress",
         JsonForm::Object,
         &[
-            F::new(1, "ip", Label::Singular, Kind::String),
-            F::new(2, "targetRef", Label::Singular, Kind::Message(&OBJECT_REFERENCE)),
-            F::new(3, "hostname", Label::Singular, Kind::String),
-            F::new(4, "nodeName", Label::Singular, Kind::String),
+            F::new(1, "ip", Label::Singular, Kind::String).always(),
+            F::new(2, "targetRef", Label::Singular, Kind::Message(&OBJECT_REFERENCE))
+                .always(),
+            F::new(3, "hostname", Label::Singular, Kind::String).always(),
+            F::new(4, "nodeName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ENDPOINT_PORT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EndpointPort",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "port", Label::Singular, Kind::Int32),
-            F::new(3, "protocol", Label::Singular, Kind::String),
-            F::new(4, "appProtocol", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "port", Label::Singular, Kind::Int32).always(),
+            F::new(3, "protocol", Label::Singular, Kind::String).always(),
+            F::new(4, "appProtocol", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ENDPOINT_SUBSET: MessageSchema = MessageSchema::new(
@@ -22358,13 +22409,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "subsets", Label::Repeated, Kind::Message(&ENDPOINT_SUBSET)),
         ],
     );
@@ -22373,13 +22425,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&ENDPOINTS)),
         ],
     );
@@ -22387,54 +22440,57 @@ pub mod _schema {
         "k8s.io.api.core.v1.EnvFromSource",
         JsonForm::Object,
         &[
-            F::new(1, "prefix", Label::Singular, Kind::String),
+            F::new(1, "prefix", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "configMapRef",
-                Label::Singular,
-                Kind::Message(&CONFIG_MAP_ENV_SOURCE),
-            ),
-            F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_ENV_SOURCE)),
+                    2,
+                    "configMapRef",
+                    Label::Singular,
+                    Kind::Message(&CONFIG_MAP_ENV_SOURCE),
+                )
+                .always(),
+            F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_ENV_SOURCE))
+                .always(),
         ],
     );
     pub static ENV_VAR: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EnvVar",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
-            F::new(3, "valueFrom", Label::Singular, Kind::Message(&ENV_VAR_SOURCE)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
+            F::new(3, "valueFrom", Label::Singular, Kind::Message(&ENV_VAR_SOURCE))
+                .always(),
         ],
     );
     pub static ENV_VAR_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EnvVarSource",
         JsonForm::Object,
         &[
+            F::new(1, "fieldRef", Label::Singular, Kind::Message(&OBJECT_FIELD_SELECTOR))
+                .always(),
             F::new(
-                1,
-                "fieldRef",
-                Label::Singular,
-                Kind::Message(&OBJECT_FIELD_SELECTOR),
-            ),
+                    2,
+                    "resourceFieldRef",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_FIELD_SELECTOR),
+                )
+                .always(),
             F::new(
-                2,
-                "resourceFieldRef",
-                Label::Singular,
-                Kind::Message(&RESOURCE_FIELD_SELECTOR),
-            ),
+                    3,
+                    "configMapKeyRef",
+                    Label::Singular,
+                    Kind::Message(&CONFIG_MAP_KEY_SELECTOR),
+                )
+                .always(),
             F::new(
-                3,
-                "configMapKeyRef",
-                Label::Singular,
-                Kind::Message(&CONFIG_MAP_KEY_SELECTOR),
-            ),
-            F::new(
-                4,
-                "secretKeyRef",
-                Label::Singular,
-                Kind::Message(&SECRET_KEY_SELECTOR),
-            ),
-            F::new(5, "fileKeyRef", Label::Singular, Kind::Message(&FILE_KEY_SELECTOR)),
+                    4,
+                    "secretKeyRef",
+                    Label::Singular,
+                    Kind::Message(&SECRET_KEY_SELECTOR),
+                )
+                .always(),
+            F::new(5, "fileKeyRef", Label::Singular, Kind::Message(&FILE_KEY_SELECTOR))
+                .always(),
         ],
     );
     pub static EPHEMERAL_CONTAINER: MessageSchema = MessageSchema::new(
@@ -22442,57 +22498,63 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "ephemeralContainerCommon",
-                Label::Singular,
-                Kind::Message(&EPHEMERAL_CONTAINER_COMMON),
-            ),
-            F::new(2, "targetContainerName", Label::Singular, Kind::String),
+                    1,
+                    "ephemeralContainerCommon",
+                    Label::Singular,
+                    Kind::Message(&EPHEMERAL_CONTAINER_COMMON),
+                )
+                .always()
+                .inline(),
+            F::new(2, "targetContainerName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EPHEMERAL_CONTAINER_COMMON: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EphemeralContainerCommon",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "image", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "image", Label::Singular, Kind::String).always(),
             F::new(3, "command", Label::Repeated, Kind::String),
             F::new(4, "args", Label::Repeated, Kind::String),
-            F::new(5, "workingDir", Label::Singular, Kind::String),
+            F::new(5, "workingDir", Label::Singular, Kind::String).always(),
             F::new(6, "ports", Label::Repeated, Kind::Message(&CONTAINER_PORT)),
             F::new(7, "env", Label::Repeated, Kind::Message(&ENV_VAR)),
             F::new(
-                8,
-                "resources",
-                Label::Singular,
-                Kind::Message(&RESOURCE_REQUIREMENTS),
-            ),
+                    8,
+                    "resources",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_REQUIREMENTS),
+                )
+                .always(),
             F::new(9, "volumeMounts", Label::Repeated, Kind::Message(&VOLUME_MOUNT)),
-            F::new(10, "livenessProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(11, "readinessProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(12, "lifecycle", Label::Singular, Kind::Message(&LIFECYCLE)),
-            F::new(13, "terminationMessagePath", Label::Singular, Kind::String),
-            F::new(14, "imagePullPolicy", Label::Singular, Kind::String),
+            F::new(10, "livenessProbe", Label::Singular, Kind::Message(&PROBE)).always(),
+            F::new(11, "readinessProbe", Label::Singular, Kind::Message(&PROBE))
+                .always(),
+            F::new(12, "lifecycle", Label::Singular, Kind::Message(&LIFECYCLE)).always(),
+            F::new(13, "terminationMessagePath", Label::Singular, Kind::String).always(),
+            F::new(14, "imagePullPolicy", Label::Singular, Kind::String).always(),
             F::new(
-                15,
-                "securityContext",
-                Label::Singular,
-                Kind::Message(&SECURITY_CONTEXT),
-            ),
-            F::new(16, "stdin", Label::Singular, Kind::Bool),
-            F::new(17, "stdinOnce", Label::Singular, Kind::Bool),
-            F::new(18, "tty", Label::Singular, Kind::Bool),
+                    15,
+                    "securityContext",
+                    Label::Singular,
+                    Kind::Message(&SECURITY_CONTEXT),
+                )
+                .always(),
+            F::new(16, "stdin", Label::Singular, Kind::Bool).always(),
+            F::new(17, "stdinOnce", Label::Singular, Kind::Bool).always(),
+            F::new(18, "tty", Label::Singular, Kind::Bool).always(),
             F::new(19, "envFrom", Label::Repeated, Kind::Message(&ENV_FROM_SOURCE)),
-            F::new(20, "terminationMessagePolicy", Label::Singular, Kind::String),
+            F::new(20, "terminationMessagePolicy", Label::Singular, Kind::String)
+                .always(),
             F::new(21, "volumeDevices", Label::Repeated, Kind::Message(&VOLUME_DEVICE)),
-            F::new(22, "startupProbe", Label::Singular, Kind::Message(&PROBE)),
+            F::new(22, "startupProbe", Label::Singular, Kind::Message(&PROBE)).always(),
             F::new(
                 23,
                 "resizePolicy",
                 Label::Repeated,
                 Kind::Message(&CONTAINER_RESIZE_POLICY),
             ),
-            F::new(24, "restartPolicy", Label::Singular, Kind::String),
+            F::new(24, "restartPolicy", Label::Singular, Kind::String).always(),
             F::new(
                 25,
                 "restartPolicyRules",
@@ -22506,11 +22568,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "volumeClaimTemplate",
-                Label::Singular,
-                Kind::Message(&PERSISTENT_VOLUME_CLAIM_TEMPLATE),
-            ),
+                    1,
+                    "volumeClaimTemplate",
+                    Label::Singular,
+                    Kind::Message(&PERSISTENT_VOLUME_CLAIM_TEMPLATE),
+                )
+                .always(),
         ],
     );
     pub static EVENT: MessageSchema = MessageSchema::new(
@@ -22518,49 +22581,59 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "involvedObject",
-                Label::Singular,
-                Kind::Message(&OBJECT_REFERENCE),
-            ),
-            F::new(3, "reason", Label::Singular, Kind::String),
-            F::new(4, "message", Label::Singular, Kind::String),
-            F::new(5, "source", Label::Singular, Kind::Message(&EVENT_SOURCE)),
+                    2,
+                    "involvedObject",
+                    Label::Singular,
+                    Kind::Message(&OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(3, "reason", Label::Singular, Kind::String).always(),
+            F::new(4, "message", Label::Singular, Kind::String).always(),
+            F::new(5, "source", Label::Singular, Kind::Message(&EVENT_SOURCE)).always(),
             F::new(
-                6,
-                "firstTimestamp",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    6,
+                    "firstTimestamp",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                7,
-                "lastTimestamp",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(8, "count", Label::Singular, Kind::Int32),
-            F::new(9, "type", Label::Singular, Kind::String),
+                    7,
+                    "lastTimestamp",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(8, "count", Label::Singular, Kind::Int32).always(),
+            F::new(9, "type", Label::Singular, Kind::String).always(),
             F::new(
-                10,
-                "eventTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
-            F::new(11, "series", Label::Singular, Kind::Message(&EVENT_SERIES)),
-            F::new(12, "action", Label::Singular, Kind::String),
-            F::new(13, "related", Label::Singular, Kind::Message(&OBJECT_REFERENCE)),
-            F::new(14, "reportingComponent", Label::Singular, Kind::String),
-            F::new(15, "reportingInstance", Label::Singular, Kind::String),
+                    10,
+                    "eventTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
+            F::new(11, "series", Label::Singular, Kind::Message(&EVENT_SERIES)).always(),
+            F::new(12, "action", Label::Singular, Kind::String).always(),
+            F::new(13, "related", Label::Singular, Kind::Message(&OBJECT_REFERENCE))
+                .always(),
+            F::new(14, "reportingComponent", Label::Singular, Kind::String).always(),
+            F::new(15, "reportingInstance", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EVENT_LIST: MessageSchema = MessageSchema::new(
@@ -22568,13 +22641,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&EVENT)),
         ],
     );
@@ -22582,23 +22656,24 @@ pub mod _schema {
         "k8s.io.api.core.v1.EventSeries",
         JsonForm::Object,
         &[
-            F::new(1, "count", Label::Singular, Kind::Int32),
+            F::new(1, "count", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "lastObservedTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
+                    2,
+                    "lastObservedTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static EVENT_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EventSource",
         JsonForm::Object,
         &[
-            F::new(1, "component", Label::Singular, Kind::String),
-            F::new(2, "host", Label::Singular, Kind::String),
+            F::new(1, "component", Label::Singular, Kind::String).always(),
+            F::new(2, "host", Label::Singular, Kind::String).always(),
         ],
     );
     pub static EXEC_ACTION: MessageSchema = MessageSchema::new(
@@ -22611,9 +22686,9 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "targetWWNs", Label::Repeated, Kind::String),
-            F::new(2, "lun", Label::Singular, Kind::Int32),
-            F::new(3, "fsType", Label::Singular, Kind::String),
-            F::new(4, "readOnly", Label::Singular, Kind::Bool),
+            F::new(2, "lun", Label::Singular, Kind::Int32).always(),
+            F::new(3, "fsType", Label::Singular, Kind::String).always(),
+            F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(5, "wwids", Label::Repeated, Kind::String),
         ],
     );
@@ -22621,20 +22696,21 @@ pub mod _schema {
         "k8s.io.api.core.v1.FileKeySelector",
         JsonForm::Object,
         &[
-            F::new(1, "volumeName", Label::Singular, Kind::String),
-            F::new(2, "path", Label::Singular, Kind::String),
-            F::new(3, "key", Label::Singular, Kind::String),
-            F::new(4, "optional", Label::Singular, Kind::Bool),
+            F::new(1, "volumeName", Label::Singular, Kind::String).always(),
+            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(3, "key", Label::Singular, Kind::String).always(),
+            F::new(4, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static FLEX_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.FlexPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
-            F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
-            F::new(4, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
+            F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE))
+                .always(),
+            F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(
                 5,
                 "options",
@@ -22647,23 +22723,24 @@ pub mod _schema {
         "k8s.io.api.core.v1.FlexPersistentVolumeSource.OptionsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static FLEX_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.FlexVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(4, "readOnly", Label::Singular, Kind::Bool),
+                    3,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(
                 5,
                 "options",
@@ -22676,79 +22753,80 @@ pub mod _schema {
         "k8s.io.api.core.v1.FlexVolumeSource.OptionsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static FLOCKER_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.FlockerVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "datasetName", Label::Singular, Kind::String),
-            F::new(2, "datasetUUID", Label::Singular, Kind::String),
+            F::new(1, "datasetName", Label::Singular, Kind::String).always(),
+            F::new(2, "datasetUUID", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GCE_PERSISTENT_DISK_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.GCEPersistentDiskVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "pdName", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
-            F::new(3, "partition", Label::Singular, Kind::Int32),
-            F::new(4, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "pdName", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
+            F::new(3, "partition", Label::Singular, Kind::Int32).always(),
+            F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static GRPC_ACTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.GRPCAction",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32),
-            F::new(2, "service", Label::Singular, Kind::String),
+            F::new(1, "port", Label::Singular, Kind::Int32).always(),
+            F::new(2, "service", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GIT_REPO_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.GitRepoVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "repository", Label::Singular, Kind::String),
-            F::new(2, "revision", Label::Singular, Kind::String),
-            F::new(3, "directory", Label::Singular, Kind::String),
+            F::new(1, "repository", Label::Singular, Kind::String).always(),
+            F::new(2, "revision", Label::Singular, Kind::String).always(),
+            F::new(3, "directory", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GLUSTERFS_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.GlusterfsPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "endpoints", Label::Singular, Kind::String),
-            F::new(2, "path", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
-            F::new(4, "endpointsNamespace", Label::Singular, Kind::String),
+            F::new(1, "endpoints", Label::Singular, Kind::String).always(),
+            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(4, "endpointsNamespace", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GLUSTERFS_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.GlusterfsVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "endpoints", Label::Singular, Kind::String),
-            F::new(2, "path", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "endpoints", Label::Singular, Kind::String).always(),
+            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static HTTP_GET_ACTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.HTTPGetAction",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String),
+            F::new(1, "path", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "port",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
-            F::new(3, "host", Label::Singular, Kind::String),
-            F::new(4, "scheme", Label::Singular, Kind::String),
+                    2,
+                    "port",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
+            F::new(3, "host", Label::Singular, Kind::String).always(),
+            F::new(4, "scheme", Label::Singular, Kind::String).always(),
             F::new(5, "httpHeaders", Label::Repeated, Kind::Message(&HTTP_HEADER)),
         ],
     );
@@ -22756,109 +22834,115 @@ pub mod _schema {
         "k8s.io.api.core.v1.HTTPHeader",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static HOST_ALIAS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.HostAlias",
         JsonForm::Object,
         &[
-            F::new(1, "ip", Label::Singular, Kind::String),
+            F::new(1, "ip", Label::Singular, Kind::String).always(),
             F::new(2, "hostnames", Label::Repeated, Kind::String),
         ],
     );
     pub static HOST_IP: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.HostIP",
         JsonForm::Object,
-        &[F::new(1, "ip", Label::Singular, Kind::String)],
+        &[F::new(1, "ip", Label::Singular, Kind::String).always()],
     );
     pub static HOST_PATH_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.HostPathVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String),
-            F::new(2, "type", Label::Singular, Kind::String),
+            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(2, "type", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ISCSI_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ISCSIPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "targetPortal", Label::Singular, Kind::String),
-            F::new(2, "iqn", Label::Singular, Kind::String),
-            F::new(3, "lun", Label::Singular, Kind::Int32),
-            F::new(4, "iscsiInterface", Label::Singular, Kind::String),
-            F::new(5, "fsType", Label::Singular, Kind::String),
-            F::new(6, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "targetPortal", Label::Singular, Kind::String).always(),
+            F::new(2, "iqn", Label::Singular, Kind::String).always(),
+            F::new(3, "lun", Label::Singular, Kind::Int32).always(),
+            F::new(4, "iscsiInterface", Label::Singular, Kind::String).always(),
+            F::new(5, "fsType", Label::Singular, Kind::String).always(),
+            F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(7, "portals", Label::Repeated, Kind::String),
-            F::new(8, "chapAuthDiscovery", Label::Singular, Kind::Bool),
-            F::new(10, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
-            F::new(11, "chapAuthSession", Label::Singular, Kind::Bool),
-            F::new(12, "initiatorName", Label::Singular, Kind::String),
+            F::new(8, "chapAuthDiscovery", Label::Singular, Kind::Bool).always(),
+            F::new(10, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE))
+                .always(),
+            F::new(11, "chapAuthSession", Label::Singular, Kind::Bool).always(),
+            F::new(12, "initiatorName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ISCSI_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ISCSIVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "targetPortal", Label::Singular, Kind::String),
-            F::new(2, "iqn", Label::Singular, Kind::String),
-            F::new(3, "lun", Label::Singular, Kind::Int32),
-            F::new(4, "iscsiInterface", Label::Singular, Kind::String),
-            F::new(5, "fsType", Label::Singular, Kind::String),
-            F::new(6, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "targetPortal", Label::Singular, Kind::String).always(),
+            F::new(2, "iqn", Label::Singular, Kind::String).always(),
+            F::new(3, "lun", Label::Singular, Kind::Int32).always(),
+            F::new(4, "iscsiInterface", Label::Singular, Kind::String).always(),
+            F::new(5, "fsType", Label::Singular, Kind::String).always(),
+            F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(7, "portals", Label::Repeated, Kind::String),
-            F::new(8, "chapAuthDiscovery", Label::Singular, Kind::Bool),
+            F::new(8, "chapAuthDiscovery", Label::Singular, Kind::Bool).always(),
             F::new(
-                10,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(11, "chapAuthSession", Label::Singular, Kind::Bool),
-            F::new(12, "initiatorName", Label::Singular, Kind::String),
+                    10,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(11, "chapAuthSession", Label::Singular, Kind::Bool).always(),
+            F::new(12, "initiatorName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static IMAGE_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ImageVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "reference", Label::Singular, Kind::String),
-            F::new(2, "pullPolicy", Label::Singular, Kind::String),
+            F::new(1, "reference", Label::Singular, Kind::String).always(),
+            F::new(2, "pullPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static IMAGE_VOLUME_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ImageVolumeStatus",
         JsonForm::Object,
-        &[F::new(1, "imageRef", Label::Singular, Kind::String)],
+        &[F::new(1, "imageRef", Label::Singular, Kind::String).always()],
     );
     pub static KEY_TO_PATH: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.KeyToPath",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "path", Label::Singular, Kind::String),
-            F::new(3, "mode", Label::Singular, Kind::Int32),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(3, "mode", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static LIFECYCLE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Lifecycle",
         JsonForm::Object,
         &[
-            F::new(1, "postStart", Label::Singular, Kind::Message(&LIFECYCLE_HANDLER)),
-            F::new(2, "preStop", Label::Singular, Kind::Message(&LIFECYCLE_HANDLER)),
-            F::new(3, "stopSignal", Label::Singular, Kind::String),
+            F::new(1, "postStart", Label::Singular, Kind::Message(&LIFECYCLE_HANDLER))
+                .always(),
+            F::new(2, "preStop", Label::Singular, Kind::Message(&LIFECYCLE_HANDLER))
+                .always(),
+            F::new(3, "stopSignal", Label::Singular, Kind::String).always(),
         ],
     );
     pub static LIFECYCLE_HANDLER: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LifecycleHandler",
         JsonForm::Object,
         &[
-            F::new(1, "exec", Label::Singular, Kind::Message(&EXEC_ACTION)),
-            F::new(2, "httpGet", Label::Singular, Kind::Message(&HTTP_GET_ACTION)),
-            F::new(3, "tcpSocket", Label::Singular, Kind::Message(&TCP_SOCKET_ACTION)),
-            F::new(4, "sleep", Label::Singular, Kind::Message(&SLEEP_ACTION)),
+            F::new(1, "exec", Label::Singular, Kind::Message(&EXEC_ACTION)).always(),
+            F::new(2, "httpGet", Label::Singular, Kind::Message(&HTTP_GET_ACTION))
+                .always(),
+            F::new(3, "tcpSocket", Label::Singular, Kind::Message(&TCP_SOCKET_ACTION))
+                .always(),
+            F::new(4, "sleep", Label::Singular, Kind::Message(&SLEEP_ACTION)).always(),
         ],
     );
     pub static LIMIT_RANGE: MessageSchema = MessageSchema::new(
@@ -22866,21 +22950,22 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&LIMIT_RANGE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&LIMIT_RANGE_SPEC)).always(),
         ],
     );
     pub static LIMIT_RANGE_ITEM: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LimitRangeItem",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(2, "max", Label::Map, Kind::Message(&LIMIT_RANGE_ITEM_MAX_ENTRY)),
             F::new(3, "min", Label::Map, Kind::Message(&LIMIT_RANGE_ITEM_MIN_ENTRY)),
             F::new(
@@ -22907,75 +22992,80 @@ pub mod _schema {
         "k8s.io.api.core.v1.LimitRangeItem.DefaultEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static LIMIT_RANGE_ITEM_DEFAULT_REQUEST_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LimitRangeItem.DefaultRequestEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static LIMIT_RANGE_ITEM_MAX_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LimitRangeItem.MaxEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static LIMIT_RANGE_ITEM_MAX_LIMIT_REQUEST_RATIO_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LimitRangeItem.MaxLimitRequestRatioEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static LIMIT_RANGE_ITEM_MIN_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LimitRangeItem.MinEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static LIMIT_RANGE_LIST: MessageSchema = MessageSchema::new(
@@ -22983,13 +23073,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&LIMIT_RANGE)),
         ],
     );
@@ -23002,8 +23093,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.LinuxContainerUser",
         JsonForm::Object,
         &[
-            F::new(1, "uid", Label::Singular, Kind::Int64),
-            F::new(2, "gid", Label::Singular, Kind::Int64),
+            F::new(1, "uid", Label::Singular, Kind::Int64).always(),
+            F::new(2, "gid", Label::Singular, Kind::Int64).always(),
             F::new(3, "supplementalGroups", Label::Repeated, Kind::Int64),
         ],
     );
@@ -23012,13 +23103,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -23031,9 +23123,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.LoadBalancerIngress",
         JsonForm::Object,
         &[
-            F::new(1, "ip", Label::Singular, Kind::String),
-            F::new(2, "hostname", Label::Singular, Kind::String),
-            F::new(3, "ipMode", Label::Singular, Kind::String),
+            F::new(1, "ip", Label::Singular, Kind::String).always(),
+            F::new(2, "hostname", Label::Singular, Kind::String).always(),
+            F::new(3, "ipMode", Label::Singular, Kind::String).always(),
             F::new(4, "ports", Label::Repeated, Kind::Message(&PORT_STATUS)),
         ],
     );
@@ -23045,31 +23137,32 @@ pub mod _schema {
     pub static LOCAL_OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LocalObjectReference",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String)],
+        &[F::new(1, "name", Label::Singular, Kind::String).always()],
     );
     pub static LOCAL_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LocalVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
+            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MODIFY_VOLUME_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ModifyVolumeStatus",
         JsonForm::Object,
         &[
-            F::new(1, "targetVolumeAttributesClassName", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "targetVolumeAttributesClassName", Label::Singular, Kind::String)
+                .always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NFS_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NFSVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "server", Label::Singular, Kind::String),
-            F::new(2, "path", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "server", Label::Singular, Kind::String).always(),
+            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static NAMESPACE: MessageSchema = MessageSchema::new(
@@ -23077,31 +23170,36 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&NAMESPACE_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&NAMESPACE_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&NAMESPACE_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&NAMESPACE_STATUS))
+                .always(),
         ],
     );
     pub static NAMESPACE_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NamespaceCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(5, "reason", Label::Singular, Kind::String),
-            F::new(6, "message", Label::Singular, Kind::String),
+                    4,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(5, "reason", Label::Singular, Kind::String).always(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NAMESPACE_LIST: MessageSchema = MessageSchema::new(
@@ -23109,13 +23207,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&NAMESPACE)),
         ],
     );
@@ -23128,7 +23227,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.NamespaceStatus",
         JsonForm::Object,
         &[
-            F::new(1, "phase", Label::Singular, Kind::String),
+            F::new(1, "phase", Label::Singular, Kind::String).always(),
             F::new(2, "conditions", Label::Repeated, Kind::Message(&NAMESPACE_CONDITION)),
         ],
     );
@@ -23137,23 +23236,24 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&NODE_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&NODE_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&NODE_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&NODE_STATUS)).always(),
         ],
     );
     pub static NODE_ADDRESS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeAddress",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "address", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "address", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NODE_AFFINITY: MessageSchema = MessageSchema::new(
@@ -23161,11 +23261,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "requiredDuringSchedulingIgnoredDuringExecution",
-                Label::Singular,
-                Kind::Message(&NODE_SELECTOR),
-            ),
+                    1,
+                    "requiredDuringSchedulingIgnoredDuringExecution",
+                    Label::Singular,
+                    Kind::Message(&NODE_SELECTOR),
+                )
+                .always(),
             F::new(
                 2,
                 "preferredDuringSchedulingIgnoredDuringExecution",
@@ -23178,7 +23279,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "resourceClaimName", Label::Singular, Kind::String),
+            F::new(1, "resourceClaimName", Label::Singular, Kind::String).always(),
             F::new(2, "containers", Label::Repeated, Kind::String),
             F::new(
                 3,
@@ -23192,37 +23293,44 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus.ResourcesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static NODE_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastHeartbeatTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    3,
+                    "lastHeartbeatTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(5, "reason", Label::Singular, Kind::String),
-            F::new(6, "message", Label::Singular, Kind::String),
+                    4,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(5, "reason", Label::Singular, Kind::String).always(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NODE_CONFIG_SOURCE: MessageSchema = MessageSchema::new(
@@ -23230,77 +23338,91 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                2,
-                "configMap",
-                Label::Singular,
-                Kind::Message(&CONFIG_MAP_NODE_CONFIG_SOURCE),
-            ),
+                    2,
+                    "configMap",
+                    Label::Singular,
+                    Kind::Message(&CONFIG_MAP_NODE_CONFIG_SOURCE),
+                )
+                .always(),
         ],
     );
     pub static NODE_CONFIG_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeConfigStatus",
         JsonForm::Object,
         &[
-            F::new(1, "assigned", Label::Singular, Kind::Message(&NODE_CONFIG_SOURCE)),
-            F::new(2, "active", Label::Singular, Kind::Message(&NODE_CONFIG_SOURCE)),
+            F::new(1, "assigned", Label::Singular, Kind::Message(&NODE_CONFIG_SOURCE))
+                .always(),
+            F::new(2, "active", Label::Singular, Kind::Message(&NODE_CONFIG_SOURCE))
+                .always(),
             F::new(
-                3,
-                "lastKnownGood",
-                Label::Singular,
-                Kind::Message(&NODE_CONFIG_SOURCE),
-            ),
-            F::new(4, "error", Label::Singular, Kind::String),
+                    3,
+                    "lastKnownGood",
+                    Label::Singular,
+                    Kind::Message(&NODE_CONFIG_SOURCE),
+                )
+                .always(),
+            F::new(4, "error", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NODE_DAEMON_ENDPOINTS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeDaemonEndpoints",
         JsonForm::Object,
-        &[F::new(1, "kubeletEndpoint", Label::Singular, Kind::Message(&DAEMON_ENDPOINT))],
+        &[
+            F::new(
+                    1,
+                    "kubeletEndpoint",
+                    Label::Singular,
+                    Kind::Message(&DAEMON_ENDPOINT),
+                )
+                .always(),
+        ],
     );
     pub static NODE_FEATURES: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeFeatures",
         JsonForm::Object,
-        &[F::new(1, "supplementalGroupsPolicy", Label::Singular, Kind::Bool)],
+        &[F::new(1, "supplementalGroupsPolicy", Label::Singular, Kind::Bool).always()],
     );
     pub static NODE_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeList",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&NODE)),
         ],
     );
     pub static NODE_PROXY_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeProxyOptions",
         JsonForm::Object,
-        &[F::new(1, "path", Label::Singular, Kind::String)],
+        &[F::new(1, "path", Label::Singular, Kind::String).always()],
     );
     pub static NODE_RUNTIME_HANDLER: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeRuntimeHandler",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "features",
-                Label::Singular,
-                Kind::Message(&NODE_RUNTIME_HANDLER_FEATURES),
-            ),
+                    2,
+                    "features",
+                    Label::Singular,
+                    Kind::Message(&NODE_RUNTIME_HANDLER_FEATURES),
+                )
+                .always(),
         ],
     );
     pub static NODE_RUNTIME_HANDLER_FEATURES: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeRuntimeHandlerFeatures",
         JsonForm::Object,
         &[
-            F::new(1, "recursiveReadOnlyMounts", Label::Singular, Kind::Bool),
-            F::new(2, "userNamespaces", Label::Singular, Kind::Bool),
+            F::new(1, "recursiveReadOnlyMounts", Label::Singular, Kind::Bool).always(),
+            F::new(2, "userNamespaces", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static NODE_SELECTOR: MessageSchema = MessageSchema::new(
@@ -23319,8 +23441,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeSelectorRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "operator", Label::Singular, Kind::String).always(),
             F::new(3, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -23346,17 +23468,18 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeSpec",
         JsonForm::Object,
         &[
-            F::new(1, "podCIDR", Label::Singular, Kind::String),
-            F::new(2, "externalID", Label::Singular, Kind::String),
-            F::new(3, "providerID", Label::Singular, Kind::String),
-            F::new(4, "unschedulable", Label::Singular, Kind::Bool),
+            F::new(1, "podCIDR", Label::Singular, Kind::String).always(),
+            F::new(2, "externalID", Label::Singular, Kind::String).always(),
+            F::new(3, "providerID", Label::Singular, Kind::String).always(),
+            F::new(4, "unschedulable", Label::Singular, Kind::Bool).always(),
             F::new(5, "taints", Label::Repeated, Kind::Message(&TAINT)),
             F::new(
-                6,
-                "configSource",
-                Label::Singular,
-                Kind::Message(&NODE_CONFIG_SOURCE),
-            ),
+                    6,
+                    "configSource",
+                    Label::Singular,
+                    Kind::Message(&NODE_CONFIG_SOURCE),
+                )
+                .always(),
             F::new(7, "podCIDRs", Label::Repeated, Kind::String),
         ],
     );
@@ -23376,16 +23499,18 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&NODE_STATUS_ALLOCATABLE_ENTRY),
             ),
-            F::new(3, "phase", Label::Singular, Kind::String),
+            F::new(3, "phase", Label::Singular, Kind::String).always(),
             F::new(4, "conditions", Label::Repeated, Kind::Message(&NODE_CONDITION)),
             F::new(5, "addresses", Label::Repeated, Kind::Message(&NODE_ADDRESS)),
             F::new(
-                6,
-                "daemonEndpoints",
-                Label::Singular,
-                Kind::Message(&NODE_DAEMON_ENDPOINTS),
-            ),
-            F::new(7, "nodeInfo", Label::Singular, Kind::Message(&NODE_SYSTEM_INFO)),
+                    6,
+                    "daemonEndpoints",
+                    Label::Singular,
+                    Kind::Message(&NODE_DAEMON_ENDPOINTS),
+                )
+                .always(),
+            F::new(7, "nodeInfo", Label::Singular, Kind::Message(&NODE_SYSTEM_INFO))
+                .always(),
             F::new(8, "images", Label::Repeated, Kind::Message(&CONTAINER_IMAGE)),
             F::new(9, "volumesInUse", Label::Repeated, Kind::String),
             F::new(
@@ -23394,14 +23519,16 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&ATTACHED_VOLUME),
             ),
-            F::new(11, "config", Label::Singular, Kind::Message(&NODE_CONFIG_STATUS)),
+            F::new(11, "config", Label::Singular, Kind::Message(&NODE_CONFIG_STATUS))
+                .always(),
             F::new(
                 12,
                 "runtimeHandlers",
                 Label::Repeated,
                 Kind::Message(&NODE_RUNTIME_HANDLER),
             ),
-            F::new(13, "features", Label::Singular, Kind::Message(&NODE_FEATURES)),
+            F::new(13, "features", Label::Singular, Kind::Message(&NODE_FEATURES))
+                .always(),
             F::new(14, "declaredFeatures", Label::Repeated, Kind::String),
         ],
     );
@@ -23409,73 +23536,76 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeStatus.AllocatableEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static NODE_STATUS_CAPACITY_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeStatus.CapacityEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static NODE_SWAP_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeSwapStatus",
         JsonForm::Object,
-        &[F::new(1, "capacity", Label::Singular, Kind::Int64)],
+        &[F::new(1, "capacity", Label::Singular, Kind::Int64).always()],
     );
     pub static NODE_SYSTEM_INFO: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeSystemInfo",
         JsonForm::Object,
         &[
-            F::new(1, "machineID", Label::Singular, Kind::String),
-            F::new(2, "systemUUID", Label::Singular, Kind::String),
-            F::new(3, "bootID", Label::Singular, Kind::String),
-            F::new(4, "kernelVersion", Label::Singular, Kind::String),
-            F::new(5, "osImage", Label::Singular, Kind::String),
-            F::new(6, "containerRuntimeVersion", Label::Singular, Kind::String),
-            F::new(7, "kubeletVersion", Label::Singular, Kind::String),
-            F::new(8, "kubeProxyVersion", Label::Singular, Kind::String),
-            F::new(9, "operatingSystem", Label::Singular, Kind::String),
-            F::new(10, "architecture", Label::Singular, Kind::String),
-            F::new(11, "swap", Label::Singular, Kind::Message(&NODE_SWAP_STATUS)),
+            F::new(1, "machineID", Label::Singular, Kind::String).always(),
+            F::new(2, "systemUUID", Label::Singular, Kind::String).always(),
+            F::new(3, "bootID", Label::Singular, Kind::String).always(),
+            F::new(4, "kernelVersion", Label::Singular, Kind::String).always(),
+            F::new(5, "osImage", Label::Singular, Kind::String).always(),
+            F::new(6, "containerRuntimeVersion", Label::Singular, Kind::String).always(),
+            F::new(7, "kubeletVersion", Label::Singular, Kind::String).always(),
+            F::new(8, "kubeProxyVersion", Label::Singular, Kind::String).always(),
+            F::new(9, "operatingSystem", Label::Singular, Kind::String).always(),
+            F::new(10, "architecture", Label::Singular, Kind::String).always(),
+            F::new(11, "swap", Label::Singular, Kind::Message(&NODE_SWAP_STATUS))
+                .always(),
         ],
     );
     pub static OBJECT_FIELD_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ObjectFieldSelector",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String),
-            F::new(2, "fieldPath", Label::Singular, Kind::String),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "fieldPath", Label::Singular, Kind::String).always(),
         ],
     );
     pub static OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String),
-            F::new(2, "namespace", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
-            F::new(4, "uid", Label::Singular, Kind::String),
-            F::new(5, "apiVersion", Label::Singular, Kind::String),
-            F::new(6, "resourceVersion", Label::Singular, Kind::String),
-            F::new(7, "fieldPath", Label::Singular, Kind::String),
+            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(2, "namespace", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(4, "uid", Label::Singular, Kind::String).always(),
+            F::new(5, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(6, "resourceVersion", Label::Singular, Kind::String).always(),
+            F::new(7, "fieldPath", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PERSISTENT_VOLUME: MessageSchema = MessageSchema::new(
@@ -23483,20 +23613,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&PERSISTENT_VOLUME_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&PERSISTENT_VOLUME_SPEC))
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&PERSISTENT_VOLUME_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&PERSISTENT_VOLUME_STATUS),
+                )
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM: MessageSchema = MessageSchema::new(
@@ -23504,47 +23637,56 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&PERSISTENT_VOLUME_CLAIM_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&PERSISTENT_VOLUME_CLAIM_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&PERSISTENT_VOLUME_CLAIM_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&PERSISTENT_VOLUME_CLAIM_STATUS),
+                )
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeClaimCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastProbeTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    3,
+                    "lastProbeTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(5, "reason", Label::Singular, Kind::String),
-            F::new(6, "message", Label::Singular, Kind::String),
+                    4,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(5, "reason", Label::Singular, Kind::String).always(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM_LIST: MessageSchema = MessageSchema::new(
@@ -23552,13 +23694,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&PERSISTENT_VOLUME_CLAIM)),
         ],
     );
@@ -23568,42 +23711,47 @@ pub mod _schema {
         &[
             F::new(1, "accessModes", Label::Repeated, Kind::String),
             F::new(
-                2,
-                "resources",
-                Label::Singular,
-                Kind::Message(&VOLUME_RESOURCE_REQUIREMENTS),
-            ),
-            F::new(3, "volumeName", Label::Singular, Kind::String),
+                    2,
+                    "resources",
+                    Label::Singular,
+                    Kind::Message(&VOLUME_RESOURCE_REQUIREMENTS),
+                )
+                .always(),
+            F::new(3, "volumeName", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(5, "storageClassName", Label::Singular, Kind::String),
-            F::new(6, "volumeMode", Label::Singular, Kind::String),
+                    4,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(5, "storageClassName", Label::Singular, Kind::String).always(),
+            F::new(6, "volumeMode", Label::Singular, Kind::String).always(),
             F::new(
-                7,
-                "dataSource",
-                Label::Singular,
-                Kind::Message(&TYPED_LOCAL_OBJECT_REFERENCE),
-            ),
+                    7,
+                    "dataSource",
+                    Label::Singular,
+                    Kind::Message(&TYPED_LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
             F::new(
-                8,
-                "dataSourceRef",
-                Label::Singular,
-                Kind::Message(&TYPED_OBJECT_REFERENCE),
-            ),
-            F::new(9, "volumeAttributesClassName", Label::Singular, Kind::String),
+                    8,
+                    "dataSourceRef",
+                    Label::Singular,
+                    Kind::Message(&TYPED_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(9, "volumeAttributesClassName", Label::Singular, Kind::String)
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "phase", Label::Singular, Kind::String),
+            F::new(1, "phase", Label::Singular, Kind::String).always(),
             F::new(2, "accessModes", Label::Repeated, Kind::String),
             F::new(
                 3,
@@ -23631,51 +23779,55 @@ pub mod _schema {
                     &PERSISTENT_VOLUME_CLAIM_STATUS_ALLOCATED_RESOURCE_STATUSES_ENTRY,
                 ),
             ),
-            F::new(8, "currentVolumeAttributesClassName", Label::Singular, Kind::String),
+            F::new(8, "currentVolumeAttributesClassName", Label::Singular, Kind::String)
+                .always(),
             F::new(
-                9,
-                "modifyVolumeStatus",
-                Label::Singular,
-                Kind::Message(&MODIFY_VOLUME_STATUS),
-            ),
+                    9,
+                    "modifyVolumeStatus",
+                    Label::Singular,
+                    Kind::Message(&MODIFY_VOLUME_STATUS),
+                )
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM_STATUS_ALLOCATED_RESOURCE_STATUSES_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeClaimStatus.AllocatedResourceStatusesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM_STATUS_ALLOCATED_RESOURCES_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeClaimStatus.AllocatedResourcesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM_STATUS_CAPACITY_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeClaimStatus.CapacityEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM_TEMPLATE: MessageSchema = MessageSchema::new(
@@ -23683,27 +23835,29 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&PERSISTENT_VOLUME_CLAIM_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&PERSISTENT_VOLUME_CLAIM_SPEC),
+                )
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "claimName", Label::Singular, Kind::String),
-            F::new(2, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "claimName", Label::Singular, Kind::String).always(),
+            F::new(2, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static PERSISTENT_VOLUME_LIST: MessageSchema = MessageSchema::new(
@@ -23711,13 +23865,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&PERSISTENT_VOLUME)),
         ],
     );
@@ -23726,122 +23881,133 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "gcePersistentDisk",
-                Label::Singular,
-                Kind::Message(&GCE_PERSISTENT_DISK_VOLUME_SOURCE),
-            ),
+                    1,
+                    "gcePersistentDisk",
+                    Label::Singular,
+                    Kind::Message(&GCE_PERSISTENT_DISK_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                2,
-                "awsElasticBlockStore",
-                Label::Singular,
-                Kind::Message(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE),
-            ),
+                    2,
+                    "awsElasticBlockStore",
+                    Label::Singular,
+                    Kind::Message(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                3,
-                "hostPath",
-                Label::Singular,
-                Kind::Message(&HOST_PATH_VOLUME_SOURCE),
-            ),
+                    3,
+                    "hostPath",
+                    Label::Singular,
+                    Kind::Message(&HOST_PATH_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                4,
-                "glusterfs",
-                Label::Singular,
-                Kind::Message(&GLUSTERFS_PERSISTENT_VOLUME_SOURCE),
-            ),
-            F::new(5, "nfs", Label::Singular, Kind::Message(&NFS_VOLUME_SOURCE)),
+                    4,
+                    "glusterfs",
+                    Label::Singular,
+                    Kind::Message(&GLUSTERFS_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(5, "nfs", Label::Singular, Kind::Message(&NFS_VOLUME_SOURCE))
+                .always(),
             F::new(
-                6,
-                "rbd",
-                Label::Singular,
-                Kind::Message(&RBD_PERSISTENT_VOLUME_SOURCE),
-            ),
+                    6,
+                    "rbd",
+                    Label::Singular,
+                    Kind::Message(&RBD_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                7,
-                "iscsi",
-                Label::Singular,
-                Kind::Message(&ISCSI_PERSISTENT_VOLUME_SOURCE),
-            ),
+                    7,
+                    "iscsi",
+                    Label::Singular,
+                    Kind::Message(&ISCSI_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                8,
-                "cinder",
-                Label::Singular,
-                Kind::Message(&CINDER_PERSISTENT_VOLUME_SOURCE),
-            ),
+                    8,
+                    "cinder",
+                    Label::Singular,
+                    Kind::Message(&CINDER_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                9,
-                "cephfs",
-                Label::Singular,
-                Kind::Message(&CEPH_FS_PERSISTENT_VOLUME_SOURCE),
-            ),
-            F::new(10, "fc", Label::Singular, Kind::Message(&FC_VOLUME_SOURCE)),
+                    9,
+                    "cephfs",
+                    Label::Singular,
+                    Kind::Message(&CEPH_FS_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(10, "fc", Label::Singular, Kind::Message(&FC_VOLUME_SOURCE)).always(),
+            F::new(11, "flocker", Label::Singular, Kind::Message(&FLOCKER_VOLUME_SOURCE))
+                .always(),
             F::new(
-                11,
-                "flocker",
-                Label::Singular,
-                Kind::Message(&FLOCKER_VOLUME_SOURCE),
-            ),
+                    12,
+                    "flexVolume",
+                    Label::Singular,
+                    Kind::Message(&FLEX_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                12,
-                "flexVolume",
-                Label::Singular,
-                Kind::Message(&FLEX_PERSISTENT_VOLUME_SOURCE),
-            ),
+                    13,
+                    "azureFile",
+                    Label::Singular,
+                    Kind::Message(&AZURE_FILE_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                13,
-                "azureFile",
-                Label::Singular,
-                Kind::Message(&AZURE_FILE_PERSISTENT_VOLUME_SOURCE),
-            ),
+                    14,
+                    "vsphereVolume",
+                    Label::Singular,
+                    Kind::Message(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(15, "quobyte", Label::Singular, Kind::Message(&QUOBYTE_VOLUME_SOURCE))
+                .always(),
             F::new(
-                14,
-                "vsphereVolume",
-                Label::Singular,
-                Kind::Message(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
-            ),
+                    16,
+                    "azureDisk",
+                    Label::Singular,
+                    Kind::Message(&AZURE_DISK_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                15,
-                "quobyte",
-                Label::Singular,
-                Kind::Message(&QUOBYTE_VOLUME_SOURCE),
-            ),
+                    17,
+                    "photonPersistentDisk",
+                    Label::Singular,
+                    Kind::Message(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                16,
-                "azureDisk",
-                Label::Singular,
-                Kind::Message(&AZURE_DISK_VOLUME_SOURCE),
-            ),
+                    18,
+                    "portworxVolume",
+                    Label::Singular,
+                    Kind::Message(&PORTWORX_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                17,
-                "photonPersistentDisk",
-                Label::Singular,
-                Kind::Message(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE),
-            ),
+                    19,
+                    "scaleIO",
+                    Label::Singular,
+                    Kind::Message(&SCALE_IO_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(20, "local", Label::Singular, Kind::Message(&LOCAL_VOLUME_SOURCE))
+                .always(),
             F::new(
-                18,
-                "portworxVolume",
-                Label::Singular,
-                Kind::Message(&PORTWORX_VOLUME_SOURCE),
-            ),
+                    21,
+                    "storageos",
+                    Label::Singular,
+                    Kind::Message(&STORAGE_OS_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                19,
-                "scaleIO",
-                Label::Singular,
-                Kind::Message(&SCALE_IO_PERSISTENT_VOLUME_SOURCE),
-            ),
-            F::new(20, "local", Label::Singular, Kind::Message(&LOCAL_VOLUME_SOURCE)),
-            F::new(
-                21,
-                "storageos",
-                Label::Singular,
-                Kind::Message(&STORAGE_OS_PERSISTENT_VOLUME_SOURCE),
-            ),
-            F::new(
-                22,
-                "csi",
-                Label::Singular,
-                Kind::Message(&CSI_PERSISTENT_VOLUME_SOURCE),
-            ),
+                    22,
+                    "csi",
+                    Label::Singular,
+                    Kind::Message(&CSI_PERSISTENT_VOLUME_SOURCE),
+                )
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_SPEC: MessageSchema = MessageSchema::new(
@@ -23855,62 +24021,72 @@ pub mod _schema {
                 Kind::Message(&PERSISTENT_VOLUME_SPEC_CAPACITY_ENTRY),
             ),
             F::new(
-                2,
-                "persistentVolumeSource",
-                Label::Singular,
-                Kind::Message(&PERSISTENT_VOLUME_SOURCE),
-            ),
+                    2,
+                    "persistentVolumeSource",
+                    Label::Singular,
+                    Kind::Message(&PERSISTENT_VOLUME_SOURCE),
+                )
+                .always()
+                .inline(),
             F::new(3, "accessModes", Label::Repeated, Kind::String),
-            F::new(4, "claimRef", Label::Singular, Kind::Message(&OBJECT_REFERENCE)),
-            F::new(5, "persistentVolumeReclaimPolicy", Label::Singular, Kind::String),
-            F::new(6, "storageClassName", Label::Singular, Kind::String),
+            F::new(4, "claimRef", Label::Singular, Kind::Message(&OBJECT_REFERENCE))
+                .always(),
+            F::new(5, "persistentVolumeReclaimPolicy", Label::Singular, Kind::String)
+                .always(),
+            F::new(6, "storageClassName", Label::Singular, Kind::String).always(),
             F::new(7, "mountOptions", Label::Repeated, Kind::String),
-            F::new(8, "volumeMode", Label::Singular, Kind::String),
+            F::new(8, "volumeMode", Label::Singular, Kind::String).always(),
             F::new(
-                9,
-                "nodeAffinity",
-                Label::Singular,
-                Kind::Message(&VOLUME_NODE_AFFINITY),
-            ),
-            F::new(10, "volumeAttributesClassName", Label::Singular, Kind::String),
+                    9,
+                    "nodeAffinity",
+                    Label::Singular,
+                    Kind::Message(&VOLUME_NODE_AFFINITY),
+                )
+                .always(),
+            F::new(10, "volumeAttributesClassName", Label::Singular, Kind::String)
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_SPEC_CAPACITY_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeSpec.CapacityEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static PERSISTENT_VOLUME_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeStatus",
         JsonForm::Object,
         &[
-            F::new(1, "phase", Label::Singular, Kind::String),
-            F::new(2, "message", Label::Singular, Kind::String),
-            F::new(3, "reason", Label::Singular, Kind::String),
+            F::new(1, "phase", Label::Singular, Kind::String).always(),
+            F::new(2, "message", Label::Singular, Kind::String).always(),
+            F::new(3, "reason", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "lastPhaseTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "lastPhaseTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static PHOTON_PERSISTENT_DISK_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "pdID", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
+            F::new(1, "pdID", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD: MessageSchema = MessageSchema::new(
@@ -23918,15 +24094,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&POD_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&POD_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&POD_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&POD_STATUS)).always(),
         ],
     );
     pub static POD_AFFINITY: MessageSchema = MessageSchema::new(
@@ -23952,23 +24129,25 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "labelSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "labelSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(2, "namespaces", Label::Repeated, Kind::String),
-            F::new(3, "topologyKey", Label::Singular, Kind::String),
+            F::new(3, "topologyKey", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    4,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(5, "matchLabelKeys", Label::Repeated, Kind::String),
             F::new(6, "mismatchLabelKeys", Label::Repeated, Kind::String),
         ],
@@ -23995,23 +24174,23 @@ pub mod _schema {
         "k8s.io.api.core.v1.PodAttachOptions",
         JsonForm::Object,
         &[
-            F::new(1, "stdin", Label::Singular, Kind::Bool),
-            F::new(2, "stdout", Label::Singular, Kind::Bool),
-            F::new(3, "stderr", Label::Singular, Kind::Bool),
-            F::new(4, "tty", Label::Singular, Kind::Bool),
-            F::new(5, "container", Label::Singular, Kind::String),
+            F::new(1, "stdin", Label::Singular, Kind::Bool).always(),
+            F::new(2, "stdout", Label::Singular, Kind::Bool).always(),
+            F::new(3, "stderr", Label::Singular, Kind::Bool).always(),
+            F::new(4, "tty", Label::Singular, Kind::Bool).always(),
+            F::new(5, "container", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_CERTIFICATE_PROJECTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodCertificateProjection",
         JsonForm::Object,
         &[
-            F::new(1, "signerName", Label::Singular, Kind::String),
-            F::new(2, "keyType", Label::Singular, Kind::String),
-            F::new(3, "maxExpirationSeconds", Label::Singular, Kind::Int32),
-            F::new(4, "credentialBundlePath", Label::Singular, Kind::String),
-            F::new(5, "keyPath", Label::Singular, Kind::String),
-            F::new(6, "certificateChainPath", Label::Singular, Kind::String),
+            F::new(1, "signerName", Label::Singular, Kind::String).always(),
+            F::new(2, "keyType", Label::Singular, Kind::String).always(),
+            F::new(3, "maxExpirationSeconds", Label::Singular, Kind::Int32).always(),
+            F::new(4, "credentialBundlePath", Label::Singular, Kind::String).always(),
+            F::new(5, "keyPath", Label::Singular, Kind::String).always(),
+            F::new(6, "certificateChainPath", Label::Singular, Kind::String).always(),
             F::new(
                 7,
                 "userAnnotations",
@@ -24024,31 +24203,37 @@ pub mod _schema {
         "k8s.io.api.core.v1.PodCertificateProjection.UserAnnotationsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastProbeTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    3,
+                    "lastProbeTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(5, "reason", Label::Singular, Kind::String),
-            F::new(6, "message", Label::Singular, Kind::String),
-            F::new(7, "observedGeneration", Label::Singular, Kind::Int64),
+                    4,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(5, "reason", Label::Singular, Kind::String).always(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
+            F::new(7, "observedGeneration", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static POD_DNS_CONFIG: MessageSchema = MessageSchema::new(
@@ -24064,19 +24249,19 @@ pub mod _schema {
         "k8s.io.api.core.v1.PodDNSConfigOption",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_EXEC_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodExecOptions",
         JsonForm::Object,
         &[
-            F::new(1, "stdin", Label::Singular, Kind::Bool),
-            F::new(2, "stdout", Label::Singular, Kind::Bool),
-            F::new(3, "stderr", Label::Singular, Kind::Bool),
-            F::new(4, "tty", Label::Singular, Kind::Bool),
-            F::new(5, "container", Label::Singular, Kind::String),
+            F::new(1, "stdin", Label::Singular, Kind::Bool).always(),
+            F::new(2, "stdout", Label::Singular, Kind::Bool).always(),
+            F::new(3, "stderr", Label::Singular, Kind::Bool).always(),
+            F::new(4, "tty", Label::Singular, Kind::Bool).always(),
+            F::new(5, "container", Label::Singular, Kind::String).always(),
             F::new(6, "command", Label::Repeated, Kind::String),
         ],
     );
@@ -24090,26 +24275,27 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&CONTAINER_EXTENDED_RESOURCE_REQUEST),
             ),
-            F::new(2, "resourceClaimName", Label::Singular, Kind::String),
+            F::new(2, "resourceClaimName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_IP: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodIP",
         JsonForm::Object,
-        &[F::new(1, "ip", Label::Singular, Kind::String)],
+        &[F::new(1, "ip", Label::Singular, Kind::String).always()],
     );
     pub static POD_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodList",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&POD)),
         ],
     );
@@ -24117,27 +24303,31 @@ pub mod _schema {
         "k8s.io.api.core.v1.PodLogOptions",
         JsonForm::Object,
         &[
-            F::new(1, "container", Label::Singular, Kind::String),
-            F::new(2, "follow", Label::Singular, Kind::Bool),
-            F::new(3, "previous", Label::Singular, Kind::Bool),
-            F::new(4, "sinceSeconds", Label::Singular, Kind::Int64),
+            F::new(1, "container", Label::Singular, Kind::String).always(),
+            F::new(2, "follow", Label::Singular, Kind::Bool).always(),
+            F::new(3, "previous", Label::Singular, Kind::Bool).always(),
+            F::new(4, "sinceSeconds", Label::Singular, Kind::Int64).always(),
             F::new(
-                5,
-                "sinceTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(6, "timestamps", Label::Singular, Kind::Bool),
-            F::new(7, "tailLines", Label::Singular, Kind::Int64),
-            F::new(8, "limitBytes", Label::Singular, Kind::Int64),
-            F::new(9, "insecureSkipTLSVerifyBackend", Label::Singular, Kind::Bool),
-            F::new(10, "stream", Label::Singular, Kind::String),
+                    5,
+                    "sinceTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(6, "timestamps", Label::Singular, Kind::Bool).always(),
+            F::new(7, "tailLines", Label::Singular, Kind::Int64).always(),
+            F::new(8, "limitBytes", Label::Singular, Kind::Int64).always(),
+            F::new(9, "insecureSkipTLSVerifyBackend", Label::Singular, Kind::Bool)
+                .always(),
+            F::new(10, "stream", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_OS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodOS",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String)],
+        &[F::new(1, "name", Label::Singular, Kind::String).always()],
     );
     pub static POD_PORT_FORWARD_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodPortForwardOptions",
@@ -24147,77 +24337,83 @@ pub mod _schema {
     pub static POD_PROXY_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodProxyOptions",
         JsonForm::Object,
-        &[F::new(1, "path", Label::Singular, Kind::String)],
+        &[F::new(1, "path", Label::Singular, Kind::String).always()],
     );
     pub static POD_READINESS_GATE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodReadinessGate",
         JsonForm::Object,
-        &[F::new(1, "conditionType", Label::Singular, Kind::String)],
+        &[F::new(1, "conditionType", Label::Singular, Kind::String).always()],
     );
     pub static POD_RESOURCE_CLAIM: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodResourceClaim",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(3, "resourceClaimName", Label::Singular, Kind::String),
-            F::new(4, "resourceClaimTemplateName", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(3, "resourceClaimName", Label::Singular, Kind::String).always(),
+            F::new(4, "resourceClaimTemplateName", Label::Singular, Kind::String)
+                .always(),
         ],
     );
     pub static POD_RESOURCE_CLAIM_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodResourceClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "resourceClaimName", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "resourceClaimName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_SCHEDULING_GATE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodSchedulingGate",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String)],
+        &[F::new(1, "name", Label::Singular, Kind::String).always()],
     );
     pub static POD_SCHEDULING_GROUP: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodSchedulingGroup",
         JsonForm::Object,
-        &[F::new(1, "podGroupName", Label::Singular, Kind::String)],
+        &[F::new(1, "podGroupName", Label::Singular, Kind::String).always()],
     );
     pub static POD_SECURITY_CONTEXT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodSecurityContext",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "seLinuxOptions",
-                Label::Singular,
-                Kind::Message(&SE_LINUX_OPTIONS),
-            ),
-            F::new(2, "runAsUser", Label::Singular, Kind::Int64),
-            F::new(3, "runAsNonRoot", Label::Singular, Kind::Bool),
+                    1,
+                    "seLinuxOptions",
+                    Label::Singular,
+                    Kind::Message(&SE_LINUX_OPTIONS),
+                )
+                .always(),
+            F::new(2, "runAsUser", Label::Singular, Kind::Int64).always(),
+            F::new(3, "runAsNonRoot", Label::Singular, Kind::Bool).always(),
             F::new(4, "supplementalGroups", Label::Repeated, Kind::Int64),
-            F::new(5, "fsGroup", Label::Singular, Kind::Int64),
-            F::new(6, "runAsGroup", Label::Singular, Kind::Int64),
+            F::new(5, "fsGroup", Label::Singular, Kind::Int64).always(),
+            F::new(6, "runAsGroup", Label::Singular, Kind::Int64).always(),
             F::new(7, "sysctls", Label::Repeated, Kind::Message(&SYSCTL)),
             F::new(
-                8,
-                "windowsOptions",
-                Label::Singular,
-                Kind::Message(&WINDOWS_SECURITY_CONTEXT_OPTIONS),
-            ),
-            F::new(9, "fsGroupChangePolicy", Label::Singular, Kind::String),
+                    8,
+                    "windowsOptions",
+                    Label::Singular,
+                    Kind::Message(&WINDOWS_SECURITY_CONTEXT_OPTIONS),
+                )
+                .always(),
+            F::new(9, "fsGroupChangePolicy", Label::Singular, Kind::String).always(),
             F::new(
-                10,
-                "seccompProfile",
-                Label::Singular,
-                Kind::Message(&SECCOMP_PROFILE),
-            ),
+                    10,
+                    "seccompProfile",
+                    Label::Singular,
+                    Kind::Message(&SECCOMP_PROFILE),
+                )
+                .always(),
             F::new(
-                11,
-                "appArmorProfile",
-                Label::Singular,
-                Kind::Message(&APP_ARMOR_PROFILE),
-            ),
-            F::new(12, "supplementalGroupsPolicy", Label::Singular, Kind::String),
-            F::new(13, "seLinuxChangePolicy", Label::Singular, Kind::String),
+                    11,
+                    "appArmorProfile",
+                    Label::Singular,
+                    Kind::Message(&APP_ARMOR_PROFILE),
+                )
+                .always(),
+            F::new(12, "supplementalGroupsPolicy", Label::Singular, Kind::String)
+                .always(),
+            F::new(13, "seLinuxChangePolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_SIGNATURE: MessageSchema = MessageSchema::new(
@@ -24225,13 +24421,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "podController",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OWNER_REFERENCE,
-                ),
-            ),
+                    1,
+                    "podController",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OWNER_REFERENCE,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static POD_SPEC: MessageSchema = MessageSchema::new(
@@ -24240,55 +24437,59 @@ pub mod _schema {
         &[
             F::new(1, "volumes", Label::Repeated, Kind::Message(&VOLUME)),
             F::new(2, "containers", Label::Repeated, Kind::Message(&CONTAINER)),
-            F::new(3, "restartPolicy", Label::Singular, Kind::String),
-            F::new(4, "terminationGracePeriodSeconds", Label::Singular, Kind::Int64),
-            F::new(5, "activeDeadlineSeconds", Label::Singular, Kind::Int64),
-            F::new(6, "dnsPolicy", Label::Singular, Kind::String),
+            F::new(3, "restartPolicy", Label::Singular, Kind::String).always(),
+            F::new(4, "terminationGracePeriodSeconds", Label::Singular, Kind::Int64)
+                .always(),
+            F::new(5, "activeDeadlineSeconds", Label::Singular, Kind::Int64).always(),
+            F::new(6, "dnsPolicy", Label::Singular, Kind::String).always(),
             F::new(
                 7,
                 "nodeSelector",
                 Label::Map,
                 Kind::Message(&POD_SPEC_NODE_SELECTOR_ENTRY),
             ),
-            F::new(8, "serviceAccountName", Label::Singular, Kind::String),
-            F::new(9, "serviceAccount", Label::Singular, Kind::String),
-            F::new(10, "nodeName", Label::Singular, Kind::String),
-            F::new(11, "hostNetwork", Label::Singular, Kind::Bool),
-            F::new(12, "hostPID", Label::Singular, Kind::Bool),
-            F::new(13, "hostIPC", Label::Singular, Kind::Bool),
+            F::new(8, "serviceAccountName", Label::Singular, Kind::String).always(),
+            F::new(9, "serviceAccount", Label::Singular, Kind::String).always(),
+            F::new(10, "nodeName", Label::Singular, Kind::String).always(),
+            F::new(11, "hostNetwork", Label::Singular, Kind::Bool).always(),
+            F::new(12, "hostPID", Label::Singular, Kind::Bool).always(),
+            F::new(13, "hostIPC", Label::Singular, Kind::Bool).always(),
             F::new(
-                14,
-                "securityContext",
-                Label::Singular,
-                Kind::Message(&POD_SECURITY_CONTEXT),
-            ),
+                    14,
+                    "securityContext",
+                    Label::Singular,
+                    Kind::Message(&POD_SECURITY_CONTEXT),
+                )
+                .always(),
             F::new(
                 15,
                 "imagePullSecrets",
                 Label::Repeated,
                 Kind::Message(&LOCAL_OBJECT_REFERENCE),
             ),
-            F::new(16, "hostname", Label::Singular, Kind::String),
-            F::new(17, "subdomain", Label::Singular, Kind::String),
-            F::new(18, "affinity", Label::Singular, Kind::Message(&AFFINITY)),
-            F::new(19, "schedulerName", Label::Singular, Kind::String),
+            F::new(16, "hostname", Label::Singular, Kind::String).always(),
+            F::new(17, "subdomain", Label::Singular, Kind::String).always(),
+            F::new(18, "affinity", Label::Singular, Kind::Message(&AFFINITY)).always(),
+            F::new(19, "schedulerName", Label::Singular, Kind::String).always(),
             F::new(20, "initContainers", Label::Repeated, Kind::Message(&CONTAINER)),
-            F::new(21, "automountServiceAccountToken", Label::Singular, Kind::Bool),
+            F::new(21, "automountServiceAccountToken", Label::Singular, Kind::Bool)
+                .always(),
             F::new(22, "tolerations", Label::Repeated, Kind::Message(&TOLERATION)),
             F::new(23, "hostAliases", Label::Repeated, Kind::Message(&HOST_ALIAS)),
-            F::new(24, "priorityClassName", Label::Singular, Kind::String),
-            F::new(25, "priority", Label::Singular, Kind::Int32),
-            F::new(26, "dnsConfig", Label::Singular, Kind::Message(&POD_DNS_CONFIG)),
-            F::new(27, "shareProcessNamespace", Label::Singular, Kind::Bool),
+            F::new(24, "priorityClassName", Label::Singular, Kind::String).always(),
+            F::new(25, "priority", Label::Singular, Kind::Int32).always(),
+            F::new(26, "dnsConfig", Label::Singular, Kind::Message(&POD_DNS_CONFIG))
+                .always(),
+            F::new(27, "shareProcessNamespace", Label::Singular, Kind::Bool).always(),
             F::new(
                 28,
                 "readinessGates",
                 Label::Repeated,
                 Kind::Message(&POD_READINESS_GATE),
             ),
-            F::new(29, "runtimeClassName", Label::Singular, Kind::String),
-            F::new(30, "enableServiceLinks", Label::Singular, Kind::Bool),
-            F::new(31, "preemptionPolicy", Label::Singular, Kind::String),
+            F::new(29, "runtimeClassName", Label::Singular, Kind::String).always(),
+            F::new(30, "enableServiceLinks", Label::Singular, Kind::Bool).always(),
+            F::new(31, "preemptionPolicy", Label::Singular, Kind::String).always(),
             F::new(32, "overhead", Label::Map, Kind::Message(&POD_SPEC_OVERHEAD_ENTRY)),
             F::new(
                 33,
@@ -24302,9 +24503,9 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&EPHEMERAL_CONTAINER),
             ),
-            F::new(35, "setHostnameAsFQDN", Label::Singular, Kind::Bool),
-            F::new(36, "os", Label::Singular, Kind::Message(&POD_OS)),
-            F::new(37, "hostUsers", Label::Singular, Kind::Bool),
+            F::new(35, "setHostnameAsFQDN", Label::Singular, Kind::Bool).always(),
+            F::new(36, "os", Label::Singular, Kind::Message(&POD_OS)).always(),
+            F::new(37, "hostUsers", Label::Singular, Kind::Bool).always(),
             F::new(
                 38,
                 "schedulingGates",
@@ -24318,73 +24519,79 @@ pub mod _schema {
                 Kind::Message(&POD_RESOURCE_CLAIM),
             ),
             F::new(
-                40,
-                "resources",
-                Label::Singular,
-                Kind::Message(&RESOURCE_REQUIREMENTS),
-            ),
-            F::new(41, "hostnameOverride", Label::Singular, Kind::String),
+                    40,
+                    "resources",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_REQUIREMENTS),
+                )
+                .always(),
+            F::new(41, "hostnameOverride", Label::Singular, Kind::String).always(),
             F::new(
-                43,
-                "schedulingGroup",
-                Label::Singular,
-                Kind::Message(&POD_SCHEDULING_GROUP),
-            ),
+                    43,
+                    "schedulingGroup",
+                    Label::Singular,
+                    Kind::Message(&POD_SCHEDULING_GROUP),
+                )
+                .always(),
         ],
     );
     pub static POD_SPEC_NODE_SELECTOR_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodSpec.NodeSelectorEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_SPEC_OVERHEAD_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodSpec.OverheadEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static POD_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodStatus",
         JsonForm::Object,
         &[
-            F::new(1, "phase", Label::Singular, Kind::String),
+            F::new(1, "phase", Label::Singular, Kind::String).always(),
             F::new(2, "conditions", Label::Repeated, Kind::Message(&POD_CONDITION)),
-            F::new(3, "message", Label::Singular, Kind::String),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "hostIP", Label::Singular, Kind::String),
-            F::new(6, "podIP", Label::Singular, Kind::String),
+            F::new(3, "message", Label::Singular, Kind::String).always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "hostIP", Label::Singular, Kind::String).always(),
+            F::new(6, "podIP", Label::Singular, Kind::String).always(),
             F::new(
-                7,
-                "startTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    7,
+                    "startTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
                 8,
                 "containerStatuses",
                 Label::Repeated,
                 Kind::Message(&CONTAINER_STATUS),
             ),
-            F::new(9, "qosClass", Label::Singular, Kind::String),
+            F::new(9, "qosClass", Label::Singular, Kind::String).always(),
             F::new(
                 10,
                 "initContainerStatuses",
                 Label::Repeated,
                 Kind::Message(&CONTAINER_STATUS),
             ),
-            F::new(11, "nominatedNodeName", Label::Singular, Kind::String),
+            F::new(11, "nominatedNodeName", Label::Singular, Kind::String).always(),
             F::new(12, "podIPs", Label::Repeated, Kind::Message(&POD_IP)),
             F::new(
                 13,
@@ -24392,7 +24599,7 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&CONTAINER_STATUS),
             ),
-            F::new(14, "resize", Label::Singular, Kind::String),
+            F::new(14, "resize", Label::Singular, Kind::String).always(),
             F::new(
                 15,
                 "resourceClaimStatuses",
@@ -24400,13 +24607,14 @@ pub mod _schema {
                 Kind::Message(&POD_RESOURCE_CLAIM_STATUS),
             ),
             F::new(16, "hostIPs", Label::Repeated, Kind::Message(&HOST_IP)),
-            F::new(17, "observedGeneration", Label::Singular, Kind::Int64),
+            F::new(17, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(
-                18,
-                "extendedResourceClaimStatus",
-                Label::Singular,
-                Kind::Message(&POD_EXTENDED_RESOURCE_CLAIM_STATUS),
-            ),
+                    18,
+                    "extendedResourceClaimStatus",
+                    Label::Singular,
+                    Kind::Message(&POD_EXTENDED_RESOURCE_CLAIM_STATUS),
+                )
+                .always(),
             F::new(
                 19,
                 "allocatedResources",
@@ -24414,11 +24622,12 @@ pub mod _schema {
                 Kind::Message(&POD_STATUS_ALLOCATED_RESOURCES_ENTRY),
             ),
             F::new(
-                20,
-                "resources",
-                Label::Singular,
-                Kind::Message(&RESOURCE_REQUIREMENTS),
-            ),
+                    20,
+                    "resources",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_REQUIREMENTS),
+                )
+                .always(),
             F::new(
                 21,
                 "nodeAllocatableResourceClaimStatuses",
@@ -24431,15 +24640,16 @@ pub mod _schema {
         "k8s.io.api.core.v1.PodStatus.AllocatedResourcesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static POD_STATUS_RESULT: MessageSchema = MessageSchema::new(
@@ -24447,14 +24657,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "status", Label::Singular, Kind::Message(&POD_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "status", Label::Singular, Kind::Message(&POD_STATUS)).always(),
         ],
     );
     pub static POD_TEMPLATE: MessageSchema = MessageSchema::new(
@@ -24462,14 +24673,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "template", Label::Singular, Kind::Message(&POD_TEMPLATE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "template", Label::Singular, Kind::Message(&POD_TEMPLATE_SPEC))
+                .always(),
         ],
     );
     pub static POD_TEMPLATE_LIST: MessageSchema = MessageSchema::new(
@@ -24477,13 +24690,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&POD_TEMPLATE)),
         ],
     );
@@ -24492,83 +24706,94 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&POD_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&POD_SPEC)).always(),
         ],
     );
     pub static PORT_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PortStatus",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32),
-            F::new(2, "protocol", Label::Singular, Kind::String),
-            F::new(3, "error", Label::Singular, Kind::String),
+            F::new(1, "port", Label::Singular, Kind::Int32).always(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(3, "error", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PORTWORX_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PortworxVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeID", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "volumeID", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static PRECONDITIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Preconditions",
         JsonForm::Object,
-        &[F::new(1, "uid", Label::Singular, Kind::String)],
+        &[F::new(1, "uid", Label::Singular, Kind::String).always()],
     );
     pub static PREFER_AVOID_PODS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PreferAvoidPodsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "podSignature", Label::Singular, Kind::Message(&POD_SIGNATURE)),
+            F::new(1, "podSignature", Label::Singular, Kind::Message(&POD_SIGNATURE))
+                .always(),
             F::new(
-                2,
-                "evictionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(3, "reason", Label::Singular, Kind::String),
-            F::new(4, "message", Label::Singular, Kind::String),
+                    2,
+                    "evictionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(3, "reason", Label::Singular, Kind::String).always(),
+            F::new(4, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PREFERRED_SCHEDULING_TERM: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PreferredSchedulingTerm",
         JsonForm::Object,
         &[
-            F::new(1, "weight", Label::Singular, Kind::Int32),
-            F::new(2, "preference", Label::Singular, Kind::Message(&NODE_SELECTOR_TERM)),
+            F::new(1, "weight", Label::Singular, Kind::Int32).always(),
+            F::new(2, "preference", Label::Singular, Kind::Message(&NODE_SELECTOR_TERM))
+                .always(),
         ],
     );
     pub static PROBE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Probe",
         JsonForm::Object,
         &[
-            F::new(1, "handler", Label::Singular, Kind::Message(&PROBE_HANDLER)),
-            F::new(2, "initialDelaySeconds", Label::Singular, Kind::Int32),
-            F::new(3, "timeoutSeconds", Label::Singular, Kind::Int32),
-            F::new(4, "periodSeconds", Label::Singular, Kind::Int32),
-            F::new(5, "successThreshold", Label::Singular, Kind::Int32),
-            F::new(6, "failureThreshold", Label::Singular, Kind::Int32),
-            F::new(7, "terminationGracePeriodSeconds", Label::Singular, Kind::Int64),
+            F::new(1, "handler", Label::Singular, Kind::Message(&PROBE_HANDLER))
+                .always()
+                .inline(),
+            F::new(2, "initialDelaySeconds", Label::Singular, Kind::Int32).always(),
+            F::new(3, "timeoutSeconds", Label::Singular, Kind::Int32).always(),
+            F::new(4, "periodSeconds", Label::Singular, Kind::Int32).always(),
+            F::new(5, "successThreshold", Label::Singular, Kind::Int32).always(),
+            F::new(6, "failureThreshold", Label::Singular, Kind::Int32).always(),
+            F::new(7, "terminationGracePeriodSeconds", Label::Singular, Kind::Int64)
+                .always(),
         ],
     );
     pub static PROBE_HANDLER: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ProbeHandler",
         JsonForm::Object,
         &[
-            F::new(1, "exec", Label::Singular, Kind::Message(&EXEC_ACTION)),
-            F::new(2, "httpGet", Label::Singular, Kind::Message(&HTTP_GET_ACTION)),
-            F::new(3, "tcpSocket", Label::Singular, Kind::Message(&TCP_SOCKET_ACTION)),
-            F::new(4, "grpc", Label::Singular, Kind::Message(&GRPC_ACTION)),
+            F::new(1, "exec", Label::Singular, Kind::Message(&EXEC_ACTION)).always(),
+            F::new(2, "httpGet", Label::Singular, Kind::Message(&HTTP_GET_ACTION))
+                .always(),
+            F::new(3, "tcpSocket", Label::Singular, Kind::Message(&TCP_SOCKET_ACTION))
+                .always(),
+            F::new(4, "grpc", Label::Singular, Kind::Message(&GRPC_ACTION)).always(),
         ],
     );
     pub static PROJECTED_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
@@ -24576,19 +24801,19 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "sources", Label::Repeated, Kind::Message(&VOLUME_PROJECTION)),
-            F::new(2, "defaultMode", Label::Singular, Kind::Int32),
+            F::new(2, "defaultMode", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static QUOBYTE_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.QuobyteVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "registry", Label::Singular, Kind::String),
-            F::new(2, "volume", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
-            F::new(4, "user", Label::Singular, Kind::String),
-            F::new(5, "group", Label::Singular, Kind::String),
-            F::new(6, "tenant", Label::Singular, Kind::String),
+            F::new(1, "registry", Label::Singular, Kind::String).always(),
+            F::new(2, "volume", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(4, "user", Label::Singular, Kind::String).always(),
+            F::new(5, "group", Label::Singular, Kind::String).always(),
+            F::new(6, "tenant", Label::Singular, Kind::String).always(),
         ],
     );
     pub static RBD_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
@@ -24596,13 +24821,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "monitors", Label::Repeated, Kind::String),
-            F::new(2, "image", Label::Singular, Kind::String),
-            F::new(3, "fsType", Label::Singular, Kind::String),
-            F::new(4, "pool", Label::Singular, Kind::String),
-            F::new(5, "user", Label::Singular, Kind::String),
-            F::new(6, "keyring", Label::Singular, Kind::String),
-            F::new(7, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
-            F::new(8, "readOnly", Label::Singular, Kind::Bool),
+            F::new(2, "image", Label::Singular, Kind::String).always(),
+            F::new(3, "fsType", Label::Singular, Kind::String).always(),
+            F::new(4, "pool", Label::Singular, Kind::String).always(),
+            F::new(5, "user", Label::Singular, Kind::String).always(),
+            F::new(6, "keyring", Label::Singular, Kind::String).always(),
+            F::new(7, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE))
+                .always(),
+            F::new(8, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static RBD_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
@@ -24610,18 +24836,19 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "monitors", Label::Repeated, Kind::String),
-            F::new(2, "image", Label::Singular, Kind::String),
-            F::new(3, "fsType", Label::Singular, Kind::String),
-            F::new(4, "pool", Label::Singular, Kind::String),
-            F::new(5, "user", Label::Singular, Kind::String),
-            F::new(6, "keyring", Label::Singular, Kind::String),
+            F::new(2, "image", Label::Singular, Kind::String).always(),
+            F::new(3, "fsType", Label::Singular, Kind::String).always(),
+            F::new(4, "pool", Label::Singular, Kind::String).always(),
+            F::new(5, "user", Label::Singular, Kind::String).always(),
+            F::new(6, "keyring", Label::Singular, Kind::String).always(),
             F::new(
-                7,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(8, "readOnly", Label::Singular, Kind::Bool),
+                    7,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(8, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static RANGE_ALLOCATION: MessageSchema = MessageSchema::new(
@@ -24629,14 +24856,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "range", Label::Singular, Kind::String),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "range", Label::Singular, Kind::String).always(),
             F::new(3, "data", Label::Singular, Kind::Bytes),
         ],
     );
@@ -24645,41 +24873,47 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&REPLICATION_CONTROLLER_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&REPLICATION_CONTROLLER_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&REPLICATION_CONTROLLER_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&REPLICATION_CONTROLLER_STATUS),
+                )
+                .always(),
         ],
     );
     pub static REPLICATION_CONTROLLER_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ReplicationControllerCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static REPLICATION_CONTROLLER_LIST: MessageSchema = MessageSchema::new(
@@ -24687,13 +24921,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&REPLICATION_CONTROLLER)),
         ],
     );
@@ -24701,34 +24936,35 @@ pub mod _schema {
         "k8s.io.api.core.v1.ReplicationControllerSpec",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
             F::new(
                 2,
                 "selector",
                 Label::Map,
                 Kind::Message(&REPLICATION_CONTROLLER_SPEC_SELECTOR_ENTRY),
             ),
-            F::new(3, "template", Label::Singular, Kind::Message(&POD_TEMPLATE_SPEC)),
-            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32),
+            F::new(3, "template", Label::Singular, Kind::Message(&POD_TEMPLATE_SPEC))
+                .always(),
+            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static REPLICATION_CONTROLLER_SPEC_SELECTOR_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ReplicationControllerSpec.SelectorEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static REPLICATION_CONTROLLER_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ReplicationControllerStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
-            F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32),
-            F::new(3, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(4, "readyReplicas", Label::Singular, Kind::Int32),
-            F::new(5, "availableReplicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(5, "availableReplicas", Label::Singular, Kind::Int32).always(),
             F::new(
                 6,
                 "conditions",
@@ -24741,33 +24977,34 @@ pub mod _schema {
         "k8s.io.api.core.v1.ResourceClaim",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "request", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "request", Label::Singular, Kind::String).always(),
         ],
     );
     pub static RESOURCE_FIELD_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ResourceFieldSelector",
         JsonForm::Object,
         &[
-            F::new(1, "containerName", Label::Singular, Kind::String),
-            F::new(2, "resource", Label::Singular, Kind::String),
+            F::new(1, "containerName", Label::Singular, Kind::String).always(),
+            F::new(2, "resource", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "divisor",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "divisor",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_HEALTH: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ResourceHealth",
         JsonForm::Object,
         &[
-            F::new(1, "resourceID", Label::Singular, Kind::String),
-            F::new(2, "health", Label::Singular, Kind::String),
-            F::new(6, "message", Label::Singular, Kind::String),
+            F::new(1, "resourceID", Label::Singular, Kind::String).always(),
+            F::new(2, "health", Label::Singular, Kind::String).always(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static RESOURCE_QUOTA: MessageSchema = MessageSchema::new(
@@ -24775,15 +25012,18 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_QUOTA_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_QUOTA_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_QUOTA_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_QUOTA_STATUS))
+                .always(),
         ],
     );
     pub static RESOURCE_QUOTA_LIST: MessageSchema = MessageSchema::new(
@@ -24791,13 +25031,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_QUOTA)),
         ],
     );
@@ -24812,22 +25053,24 @@ pub mod _schema {
                 Kind::Message(&RESOURCE_QUOTA_SPEC_HARD_ENTRY),
             ),
             F::new(2, "scopes", Label::Repeated, Kind::String),
-            F::new(3, "scopeSelector", Label::Singular, Kind::Message(&SCOPE_SELECTOR)),
+            F::new(3, "scopeSelector", Label::Singular, Kind::Message(&SCOPE_SELECTOR))
+                .always(),
         ],
     );
     pub static RESOURCE_QUOTA_SPEC_HARD_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ResourceQuotaSpec.HardEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_QUOTA_STATUS: MessageSchema = MessageSchema::new(
@@ -24852,30 +25095,32 @@ pub mod _schema {
         "k8s.io.api.core.v1.ResourceQuotaStatus.HardEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_QUOTA_STATUS_USED_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ResourceQuotaStatus.UsedEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_REQUIREMENTS: MessageSchema = MessageSchema::new(
@@ -24901,37 +25146,39 @@ pub mod _schema {
         "k8s.io.api.core.v1.ResourceRequirements.LimitsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_REQUIREMENTS_REQUESTS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ResourceRequirements.RequestsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ResourceStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(2, "resources", Label::Repeated, Kind::Message(&RESOURCE_HEALTH)),
         ],
     );
@@ -24939,47 +25186,49 @@ pub mod _schema {
         "k8s.io.api.core.v1.SELinuxOptions",
         JsonForm::Object,
         &[
-            F::new(1, "user", Label::Singular, Kind::String),
-            F::new(2, "role", Label::Singular, Kind::String),
-            F::new(3, "type", Label::Singular, Kind::String),
-            F::new(4, "level", Label::Singular, Kind::String),
+            F::new(1, "user", Label::Singular, Kind::String).always(),
+            F::new(2, "role", Label::Singular, Kind::String).always(),
+            F::new(3, "type", Label::Singular, Kind::String).always(),
+            F::new(4, "level", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SCALE_IO_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ScaleIOPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "gateway", Label::Singular, Kind::String),
-            F::new(2, "system", Label::Singular, Kind::String),
-            F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
-            F::new(4, "sslEnabled", Label::Singular, Kind::Bool),
-            F::new(5, "protectionDomain", Label::Singular, Kind::String),
-            F::new(6, "storagePool", Label::Singular, Kind::String),
-            F::new(7, "storageMode", Label::Singular, Kind::String),
-            F::new(8, "volumeName", Label::Singular, Kind::String),
-            F::new(9, "fsType", Label::Singular, Kind::String),
-            F::new(10, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "gateway", Label::Singular, Kind::String).always(),
+            F::new(2, "system", Label::Singular, Kind::String).always(),
+            F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE))
+                .always(),
+            F::new(4, "sslEnabled", Label::Singular, Kind::Bool).always(),
+            F::new(5, "protectionDomain", Label::Singular, Kind::String).always(),
+            F::new(6, "storagePool", Label::Singular, Kind::String).always(),
+            F::new(7, "storageMode", Label::Singular, Kind::String).always(),
+            F::new(8, "volumeName", Label::Singular, Kind::String).always(),
+            F::new(9, "fsType", Label::Singular, Kind::String).always(),
+            F::new(10, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static SCALE_IO_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ScaleIOVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "gateway", Label::Singular, Kind::String),
-            F::new(2, "system", Label::Singular, Kind::String),
+            F::new(1, "gateway", Label::Singular, Kind::String).always(),
+            F::new(2, "system", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(4, "sslEnabled", Label::Singular, Kind::Bool),
-            F::new(5, "protectionDomain", Label::Singular, Kind::String),
-            F::new(6, "storagePool", Label::Singular, Kind::String),
-            F::new(7, "storageMode", Label::Singular, Kind::String),
-            F::new(8, "volumeName", Label::Singular, Kind::String),
-            F::new(9, "fsType", Label::Singular, Kind::String),
-            F::new(10, "readOnly", Label::Singular, Kind::Bool),
+                    3,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(4, "sslEnabled", Label::Singular, Kind::Bool).always(),
+            F::new(5, "protectionDomain", Label::Singular, Kind::String).always(),
+            F::new(6, "storagePool", Label::Singular, Kind::String).always(),
+            F::new(7, "storageMode", Label::Singular, Kind::String).always(),
+            F::new(8, "volumeName", Label::Singular, Kind::String).always(),
+            F::new(9, "fsType", Label::Singular, Kind::String).always(),
+            F::new(10, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static SCOPE_SELECTOR: MessageSchema = MessageSchema::new(
@@ -24998,8 +25247,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.ScopedResourceSelectorRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "scopeName", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String),
+            F::new(1, "scopeName", Label::Singular, Kind::String).always(),
+            F::new(2, "operator", Label::Singular, Kind::String).always(),
             F::new(3, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -25007,8 +25256,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.SeccompProfile",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "localhostProfile", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "localhostProfile", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SECRET: MessageSchema = MessageSchema::new(
@@ -25016,29 +25265,30 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "data", Label::Map, Kind::Message(&SECRET_DATA_ENTRY)),
-            F::new(3, "type", Label::Singular, Kind::String),
+            F::new(3, "type", Label::Singular, Kind::String).always(),
             F::new(
                 4,
                 "stringData",
                 Label::Map,
                 Kind::Message(&SECRET_STRING_DATA_ENTRY),
             ),
-            F::new(5, "immutable", Label::Singular, Kind::Bool),
+            F::new(5, "immutable", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static SECRET_DATA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Secret.DataEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(2, "value", Label::Singular, Kind::Bytes),
         ],
     );
@@ -25046,8 +25296,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.Secret.StringDataEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SECRET_ENV_SOURCE: MessageSchema = MessageSchema::new(
@@ -25055,12 +25305,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "localObjectReference",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(2, "optional", Label::Singular, Kind::Bool),
+                    1,
+                    "localObjectReference",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always()
+                .inline(),
+            F::new(2, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static SECRET_KEY_SELECTOR: MessageSchema = MessageSchema::new(
@@ -25068,13 +25320,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "localObjectReference",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(2, "key", Label::Singular, Kind::String),
-            F::new(3, "optional", Label::Singular, Kind::Bool),
+                    1,
+                    "localObjectReference",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always()
+                .inline(),
+            F::new(2, "key", Label::Singular, Kind::String).always(),
+            F::new(3, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static SECRET_LIST: MessageSchema = MessageSchema::new(
@@ -25082,13 +25336,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&SECRET)),
         ],
     );
@@ -25097,90 +25352,101 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "localObjectReference",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
+                    1,
+                    "localObjectReference",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always()
+                .inline(),
             F::new(2, "items", Label::Repeated, Kind::Message(&KEY_TO_PATH)),
-            F::new(4, "optional", Label::Singular, Kind::Bool),
+            F::new(4, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static SECRET_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.SecretReference",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "namespace", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "namespace", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SECRET_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.SecretVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "secretName", Label::Singular, Kind::String),
+            F::new(1, "secretName", Label::Singular, Kind::String).always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&KEY_TO_PATH)),
-            F::new(3, "defaultMode", Label::Singular, Kind::Int32),
-            F::new(4, "optional", Label::Singular, Kind::Bool),
+            F::new(3, "defaultMode", Label::Singular, Kind::Int32).always(),
+            F::new(4, "optional", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static SECURITY_CONTEXT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.SecurityContext",
         JsonForm::Object,
         &[
-            F::new(1, "capabilities", Label::Singular, Kind::Message(&CAPABILITIES)),
-            F::new(2, "privileged", Label::Singular, Kind::Bool),
+            F::new(1, "capabilities", Label::Singular, Kind::Message(&CAPABILITIES))
+                .always(),
+            F::new(2, "privileged", Label::Singular, Kind::Bool).always(),
             F::new(
-                3,
-                "seLinuxOptions",
-                Label::Singular,
-                Kind::Message(&SE_LINUX_OPTIONS),
-            ),
-            F::new(4, "runAsUser", Label::Singular, Kind::Int64),
-            F::new(5, "runAsNonRoot", Label::Singular, Kind::Bool),
-            F::new(6, "readOnlyRootFilesystem", Label::Singular, Kind::Bool),
-            F::new(7, "allowPrivilegeEscalation", Label::Singular, Kind::Bool),
-            F::new(8, "runAsGroup", Label::Singular, Kind::Int64),
-            F::new(9, "procMount", Label::Singular, Kind::String),
+                    3,
+                    "seLinuxOptions",
+                    Label::Singular,
+                    Kind::Message(&SE_LINUX_OPTIONS),
+                )
+                .always(),
+            F::new(4, "runAsUser", Label::Singular, Kind::Int64).always(),
+            F::new(5, "runAsNonRoot", Label::Singular, Kind::Bool).always(),
+            F::new(6, "readOnlyRootFilesystem", Label::Singular, Kind::Bool).always(),
+            F::new(7, "allowPrivilegeEscalation", Label::Singular, Kind::Bool).always(),
+            F::new(8, "runAsGroup", Label::Singular, Kind::Int64).always(),
+            F::new(9, "procMount", Label::Singular, Kind::String).always(),
             F::new(
-                10,
-                "windowsOptions",
-                Label::Singular,
-                Kind::Message(&WINDOWS_SECURITY_CONTEXT_OPTIONS),
-            ),
+                    10,
+                    "windowsOptions",
+                    Label::Singular,
+                    Kind::Message(&WINDOWS_SECURITY_CONTEXT_OPTIONS),
+                )
+                .always(),
             F::new(
-                11,
-                "seccompProfile",
-                Label::Singular,
-                Kind::Message(&SECCOMP_PROFILE),
-            ),
+                    11,
+                    "seccompProfile",
+                    Label::Singular,
+                    Kind::Message(&SECCOMP_PROFILE),
+                )
+                .always(),
             F::new(
-                12,
-                "appArmorProfile",
-                Label::Singular,
-                Kind::Message(&APP_ARMOR_PROFILE),
-            ),
+                    12,
+                    "appArmorProfile",
+                    Label::Singular,
+                    Kind::Message(&APP_ARMOR_PROFILE),
+                )
+                .always(),
         ],
     );
     pub static SERIALIZED_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.SerializedReference",
         JsonForm::Object,
-        &[F::new(1, "reference", Label::Singular, Kind::Message(&OBJECT_REFERENCE))],
+        &[
+            F::new(1, "reference", Label::Singular, Kind::Message(&OBJECT_REFERENCE))
+                .always(),
+        ],
     );
     pub static SERVICE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Service",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&SERVICE_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&SERVICE_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&SERVICE_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&SERVICE_STATUS)).always(),
         ],
     );
     pub static SERVICE_ACCOUNT: MessageSchema = MessageSchema::new(
@@ -25188,13 +25454,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "secrets", Label::Repeated, Kind::Message(&OBJECT_REFERENCE)),
             F::new(
                 3,
@@ -25202,7 +25469,8 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&LOCAL_OBJECT_REFERENCE),
             ),
-            F::new(4, "automountServiceAccountToken", Label::Singular, Kind::Bool),
+            F::new(4, "automountServiceAccountToken", Label::Singular, Kind::Bool)
+                .always(),
         ],
     );
     pub static SERVICE_ACCOUNT_LIST: MessageSchema = MessageSchema::new(
@@ -25210,13 +25478,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_ACCOUNT)),
         ],
     );
@@ -25224,9 +25493,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.ServiceAccountTokenProjection",
         JsonForm::Object,
         &[
-            F::new(1, "audience", Label::Singular, Kind::String),
-            F::new(2, "expirationSeconds", Label::Singular, Kind::Int64),
-            F::new(3, "path", Label::Singular, Kind::String),
+            F::new(1, "audience", Label::Singular, Kind::String).always(),
+            F::new(2, "expirationSeconds", Label::Singular, Kind::Int64).always(),
+            F::new(3, "path", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SERVICE_LIST: MessageSchema = MessageSchema::new(
@@ -25234,13 +25503,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE)),
         ],
     );
@@ -25248,25 +25518,26 @@ pub mod _schema {
         "k8s.io.api.core.v1.ServicePort",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "protocol", Label::Singular, Kind::String),
-            F::new(3, "port", Label::Singular, Kind::Int32),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(3, "port", Label::Singular, Kind::Int32).always(),
             F::new(
-                4,
-                "targetPort",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
-            F::new(5, "nodePort", Label::Singular, Kind::Int32),
-            F::new(6, "appProtocol", Label::Singular, Kind::String),
+                    4,
+                    "targetPort",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
+            F::new(5, "nodePort", Label::Singular, Kind::Int32).always(),
+            F::new(6, "appProtocol", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SERVICE_PROXY_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ServiceProxyOptions",
         JsonForm::Object,
-        &[F::new(1, "path", Label::Singular, Kind::String)],
+        &[F::new(1, "path", Label::Singular, Kind::String).always()],
     );
     pub static SERVICE_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ServiceSpec",
@@ -25279,37 +25550,39 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&SERVICE_SPEC_SELECTOR_ENTRY),
             ),
-            F::new(3, "clusterIP", Label::Singular, Kind::String),
-            F::new(4, "type", Label::Singular, Kind::String),
+            F::new(3, "clusterIP", Label::Singular, Kind::String).always(),
+            F::new(4, "type", Label::Singular, Kind::String).always(),
             F::new(5, "externalIPs", Label::Repeated, Kind::String),
-            F::new(7, "sessionAffinity", Label::Singular, Kind::String),
-            F::new(8, "loadBalancerIP", Label::Singular, Kind::String),
+            F::new(7, "sessionAffinity", Label::Singular, Kind::String).always(),
+            F::new(8, "loadBalancerIP", Label::Singular, Kind::String).always(),
             F::new(9, "loadBalancerSourceRanges", Label::Repeated, Kind::String),
-            F::new(10, "externalName", Label::Singular, Kind::String),
-            F::new(11, "externalTrafficPolicy", Label::Singular, Kind::String),
-            F::new(12, "healthCheckNodePort", Label::Singular, Kind::Int32),
-            F::new(13, "publishNotReadyAddresses", Label::Singular, Kind::Bool),
+            F::new(10, "externalName", Label::Singular, Kind::String).always(),
+            F::new(11, "externalTrafficPolicy", Label::Singular, Kind::String).always(),
+            F::new(12, "healthCheckNodePort", Label::Singular, Kind::Int32).always(),
+            F::new(13, "publishNotReadyAddresses", Label::Singular, Kind::Bool).always(),
             F::new(
-                14,
-                "sessionAffinityConfig",
-                Label::Singular,
-                Kind::Message(&SESSION_AFFINITY_CONFIG),
-            ),
-            F::new(17, "ipFamilyPolicy", Label::Singular, Kind::String),
+                    14,
+                    "sessionAffinityConfig",
+                    Label::Singular,
+                    Kind::Message(&SESSION_AFFINITY_CONFIG),
+                )
+                .always(),
+            F::new(17, "ipFamilyPolicy", Label::Singular, Kind::String).always(),
             F::new(18, "clusterIPs", Label::Repeated, Kind::String),
             F::new(19, "ipFamilies", Label::Repeated, Kind::String),
-            F::new(20, "allocateLoadBalancerNodePorts", Label::Singular, Kind::Bool),
-            F::new(21, "loadBalancerClass", Label::Singular, Kind::String),
-            F::new(22, "internalTrafficPolicy", Label::Singular, Kind::String),
-            F::new(23, "trafficDistribution", Label::Singular, Kind::String),
+            F::new(20, "allocateLoadBalancerNodePorts", Label::Singular, Kind::Bool)
+                .always(),
+            F::new(21, "loadBalancerClass", Label::Singular, Kind::String).always(),
+            F::new(22, "internalTrafficPolicy", Label::Singular, Kind::String).always(),
+            F::new(23, "trafficDistribution", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SERVICE_SPEC_SELECTOR_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ServiceSpec.SelectorEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SERVICE_STATUS: MessageSchema = MessageSchema::new(
@@ -25317,11 +25590,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "loadBalancer",
-                Label::Singular,
-                Kind::Message(&LOAD_BALANCER_STATUS),
-            ),
+                    1,
+                    "loadBalancer",
+                    Label::Singular,
+                    Kind::Message(&LOAD_BALANCER_STATUS),
+                )
+                .always(),
             F::new(
                 2,
                 "conditions",
@@ -25335,46 +25609,51 @@ pub mod _schema {
     pub static SESSION_AFFINITY_CONFIG: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.SessionAffinityConfig",
         JsonForm::Object,
-        &[F::new(1, "clientIP", Label::Singular, Kind::Message(&CLIENT_IP_CONFIG))],
+        &[
+            F::new(1, "clientIP", Label::Singular, Kind::Message(&CLIENT_IP_CONFIG))
+                .always(),
+        ],
     );
     pub static SLEEP_ACTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.SleepAction",
         JsonForm::Object,
-        &[F::new(1, "seconds", Label::Singular, Kind::Int64)],
+        &[F::new(1, "seconds", Label::Singular, Kind::Int64).always()],
     );
     pub static STORAGE_OS_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.StorageOSPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeName", Label::Singular, Kind::String),
-            F::new(2, "volumeNamespace", Label::Singular, Kind::String),
-            F::new(3, "fsType", Label::Singular, Kind::String),
-            F::new(4, "readOnly", Label::Singular, Kind::Bool),
-            F::new(5, "secretRef", Label::Singular, Kind::Message(&OBJECT_REFERENCE)),
+            F::new(1, "volumeName", Label::Singular, Kind::String).always(),
+            F::new(2, "volumeNamespace", Label::Singular, Kind::String).always(),
+            F::new(3, "fsType", Label::Singular, Kind::String).always(),
+            F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(5, "secretRef", Label::Singular, Kind::Message(&OBJECT_REFERENCE))
+                .always(),
         ],
     );
     pub static STORAGE_OS_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.StorageOSVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeName", Label::Singular, Kind::String),
-            F::new(2, "volumeNamespace", Label::Singular, Kind::String),
-            F::new(3, "fsType", Label::Singular, Kind::String),
-            F::new(4, "readOnly", Label::Singular, Kind::Bool),
+            F::new(1, "volumeName", Label::Singular, Kind::String).always(),
+            F::new(2, "volumeNamespace", Label::Singular, Kind::String).always(),
+            F::new(3, "fsType", Label::Singular, Kind::String).always(),
+            F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(
-                5,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
+                    5,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
         ],
     );
     pub static SYSCTL: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Sysctl",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static TCP_SOCKET_ACTION: MessageSchema = MessageSchema::new(
@@ -25382,47 +25661,51 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "port",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
-            F::new(2, "host", Label::Singular, Kind::String),
+                    1,
+                    "port",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
+            F::new(2, "host", Label::Singular, Kind::String).always(),
         ],
     );
     pub static TAINT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Taint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
-            F::new(3, "effect", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "timeAdded",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "timeAdded",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static TOLERATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Toleration",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String),
-            F::new(3, "value", Label::Singular, Kind::String),
-            F::new(4, "effect", Label::Singular, Kind::String),
-            F::new(5, "tolerationSeconds", Label::Singular, Kind::Int64),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "operator", Label::Singular, Kind::String).always(),
+            F::new(3, "value", Label::Singular, Kind::String).always(),
+            F::new(4, "effect", Label::Singular, Kind::String).always(),
+            F::new(5, "tolerationSeconds", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static TOPOLOGY_SELECTOR_LABEL_REQUIREMENT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.TopologySelectorLabelRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(2, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -25442,20 +25725,21 @@ pub mod _schema {
         "k8s.io.api.core.v1.TopologySpreadConstraint",
         JsonForm::Object,
         &[
-            F::new(1, "maxSkew", Label::Singular, Kind::Int32),
-            F::new(2, "topologyKey", Label::Singular, Kind::String),
-            F::new(3, "whenUnsatisfiable", Label::Singular, Kind::String),
+            F::new(1, "maxSkew", Label::Singular, Kind::Int32).always(),
+            F::new(2, "topologyKey", Label::Singular, Kind::String).always(),
+            F::new(3, "whenUnsatisfiable", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "labelSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(5, "minDomains", Label::Singular, Kind::Int32),
-            F::new(6, "nodeAffinityPolicy", Label::Singular, Kind::String),
-            F::new(7, "nodeTaintsPolicy", Label::Singular, Kind::String),
+                    4,
+                    "labelSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(5, "minDomains", Label::Singular, Kind::Int32).always(),
+            F::new(6, "nodeAffinityPolicy", Label::Singular, Kind::String).always(),
+            F::new(7, "nodeTaintsPolicy", Label::Singular, Kind::String).always(),
             F::new(8, "matchLabelKeys", Label::Repeated, Kind::String),
         ],
     );
@@ -25463,101 +25747,110 @@ pub mod _schema {
         "k8s.io.api.core.v1.TypedLocalObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
         ],
     );
     pub static TYPED_OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.TypedObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
-            F::new(4, "namespace", Label::Singular, Kind::String),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(4, "namespace", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Volume",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "volumeSource", Label::Singular, Kind::Message(&VOLUME_SOURCE)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "volumeSource", Label::Singular, Kind::Message(&VOLUME_SOURCE))
+                .always()
+                .inline(),
         ],
     );
     pub static VOLUME_DEVICE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeDevice",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "devicePath", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "devicePath", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME_MOUNT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeMount",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "readOnly", Label::Singular, Kind::Bool),
-            F::new(3, "mountPath", Label::Singular, Kind::String),
-            F::new(4, "subPath", Label::Singular, Kind::String),
-            F::new(5, "mountPropagation", Label::Singular, Kind::String),
-            F::new(6, "subPathExpr", Label::Singular, Kind::String),
-            F::new(7, "recursiveReadOnly", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(3, "mountPath", Label::Singular, Kind::String).always(),
+            F::new(4, "subPath", Label::Singular, Kind::String).always(),
+            F::new(5, "mountPropagation", Label::Singular, Kind::String).always(),
+            F::new(6, "subPathExpr", Label::Singular, Kind::String).always(),
+            F::new(7, "recursiveReadOnly", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME_MOUNT_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeMountStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "mountPath", Label::Singular, Kind::String),
-            F::new(3, "readOnly", Label::Singular, Kind::Bool),
-            F::new(4, "recursiveReadOnly", Label::Singular, Kind::String),
-            F::new(5, "volumeStatus", Label::Singular, Kind::Message(&VOLUME_STATUS)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "mountPath", Label::Singular, Kind::String).always(),
+            F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
+            F::new(4, "recursiveReadOnly", Label::Singular, Kind::String).always(),
+            F::new(5, "volumeStatus", Label::Singular, Kind::Message(&VOLUME_STATUS))
+                .always(),
         ],
     );
     pub static VOLUME_NODE_AFFINITY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeNodeAffinity",
         JsonForm::Object,
-        &[F::new(1, "required", Label::Singular, Kind::Message(&NODE_SELECTOR))],
+        &[F::new(1, "required", Label::Singular, Kind::Message(&NODE_SELECTOR)).always()],
     );
     pub static VOLUME_PROJECTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeProjection",
         JsonForm::Object,
         &[
-            F::new(1, "secret", Label::Singular, Kind::Message(&SECRET_PROJECTION)),
+            F::new(1, "secret", Label::Singular, Kind::Message(&SECRET_PROJECTION))
+                .always(),
             F::new(
-                2,
-                "downwardAPI",
-                Label::Singular,
-                Kind::Message(&DOWNWARD_API_PROJECTION),
-            ),
+                    2,
+                    "downwardAPI",
+                    Label::Singular,
+                    Kind::Message(&DOWNWARD_API_PROJECTION),
+                )
+                .always(),
             F::new(
-                3,
-                "configMap",
-                Label::Singular,
-                Kind::Message(&CONFIG_MAP_PROJECTION),
-            ),
+                    3,
+                    "configMap",
+                    Label::Singular,
+                    Kind::Message(&CONFIG_MAP_PROJECTION),
+                )
+                .always(),
             F::new(
-                4,
-                "serviceAccountToken",
-                Label::Singular,
-                Kind::Message(&SERVICE_ACCOUNT_TOKEN_PROJECTION),
-            ),
+                    4,
+                    "serviceAccountToken",
+                    Label::Singular,
+                    Kind::Message(&SERVICE_ACCOUNT_TOKEN_PROJECTION),
+                )
+                .always(),
             F::new(
-                5,
-                "clusterTrustBundle",
-                Label::Singular,
-                Kind::Message(&CLUSTER_TRUST_BUNDLE_PROJECTION),
-            ),
+                    5,
+                    "clusterTrustBundle",
+                    Label::Singular,
+                    Kind::Message(&CLUSTER_TRUST_BUNDLE_PROJECTION),
+                )
+                .always(),
             F::new(
-                6,
-                "podCertificate",
-                Label::Singular,
-                Kind::Message(&POD_CERTIFICATE_PROJECTION),
-            ),
+                    6,
+                    "podCertificate",
+                    Label::Singular,
+                    Kind::Message(&POD_CERTIFICATE_PROJECTION),
+                )
+                .always(),
         ],
     );
     pub static VOLUME_RESOURCE_REQUIREMENTS: MessageSchema = MessageSchema::new(
@@ -25582,30 +25875,32 @@ pub mod _schema {
         "k8s.io.api.core.v1.VolumeResourceRequirements.LimitsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static VOLUME_RESOURCE_REQUIREMENTS_REQUESTS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeResourceRequirements.RequestsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static VOLUME_SOURCE: MessageSchema = MessageSchema::new(
@@ -25613,178 +25908,191 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "hostPath",
-                Label::Singular,
-                Kind::Message(&HOST_PATH_VOLUME_SOURCE),
-            ),
+                    1,
+                    "hostPath",
+                    Label::Singular,
+                    Kind::Message(&HOST_PATH_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                2,
-                "emptyDir",
-                Label::Singular,
-                Kind::Message(&EMPTY_DIR_VOLUME_SOURCE),
-            ),
+                    2,
+                    "emptyDir",
+                    Label::Singular,
+                    Kind::Message(&EMPTY_DIR_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                3,
-                "gcePersistentDisk",
-                Label::Singular,
-                Kind::Message(&GCE_PERSISTENT_DISK_VOLUME_SOURCE),
-            ),
+                    3,
+                    "gcePersistentDisk",
+                    Label::Singular,
+                    Kind::Message(&GCE_PERSISTENT_DISK_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                4,
-                "awsElasticBlockStore",
-                Label::Singular,
-                Kind::Message(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE),
-            ),
+                    4,
+                    "awsElasticBlockStore",
+                    Label::Singular,
+                    Kind::Message(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(5, "gitRepo", Label::Singular, Kind::Message(&GIT_REPO_VOLUME_SOURCE))
+                .always(),
+            F::new(6, "secret", Label::Singular, Kind::Message(&SECRET_VOLUME_SOURCE))
+                .always(),
+            F::new(7, "nfs", Label::Singular, Kind::Message(&NFS_VOLUME_SOURCE))
+                .always(),
+            F::new(8, "iscsi", Label::Singular, Kind::Message(&ISCSI_VOLUME_SOURCE))
+                .always(),
             F::new(
-                5,
-                "gitRepo",
-                Label::Singular,
-                Kind::Message(&GIT_REPO_VOLUME_SOURCE),
-            ),
-            F::new(6, "secret", Label::Singular, Kind::Message(&SECRET_VOLUME_SOURCE)),
-            F::new(7, "nfs", Label::Singular, Kind::Message(&NFS_VOLUME_SOURCE)),
-            F::new(8, "iscsi", Label::Singular, Kind::Message(&ISCSI_VOLUME_SOURCE)),
+                    9,
+                    "glusterfs",
+                    Label::Singular,
+                    Kind::Message(&GLUSTERFS_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                9,
-                "glusterfs",
-                Label::Singular,
-                Kind::Message(&GLUSTERFS_VOLUME_SOURCE),
-            ),
+                    10,
+                    "persistentVolumeClaim",
+                    Label::Singular,
+                    Kind::Message(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(11, "rbd", Label::Singular, Kind::Message(&RBD_VOLUME_SOURCE))
+                .always(),
+            F::new(12, "flexVolume", Label::Singular, Kind::Message(&FLEX_VOLUME_SOURCE))
+                .always(),
+            F::new(13, "cinder", Label::Singular, Kind::Message(&CINDER_VOLUME_SOURCE))
+                .always(),
+            F::new(14, "cephfs", Label::Singular, Kind::Message(&CEPH_FS_VOLUME_SOURCE))
+                .always(),
+            F::new(15, "flocker", Label::Singular, Kind::Message(&FLOCKER_VOLUME_SOURCE))
+                .always(),
             F::new(
-                10,
-                "persistentVolumeClaim",
-                Label::Singular,
-                Kind::Message(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE),
-            ),
-            F::new(11, "rbd", Label::Singular, Kind::Message(&RBD_VOLUME_SOURCE)),
+                    16,
+                    "downwardAPI",
+                    Label::Singular,
+                    Kind::Message(&DOWNWARD_API_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(17, "fc", Label::Singular, Kind::Message(&FC_VOLUME_SOURCE)).always(),
             F::new(
-                12,
-                "flexVolume",
-                Label::Singular,
-                Kind::Message(&FLEX_VOLUME_SOURCE),
-            ),
-            F::new(13, "cinder", Label::Singular, Kind::Message(&CINDER_VOLUME_SOURCE)),
-            F::new(14, "cephfs", Label::Singular, Kind::Message(&CEPH_FS_VOLUME_SOURCE)),
+                    18,
+                    "azureFile",
+                    Label::Singular,
+                    Kind::Message(&AZURE_FILE_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                15,
-                "flocker",
-                Label::Singular,
-                Kind::Message(&FLOCKER_VOLUME_SOURCE),
-            ),
+                    19,
+                    "configMap",
+                    Label::Singular,
+                    Kind::Message(&CONFIG_MAP_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                16,
-                "downwardAPI",
-                Label::Singular,
-                Kind::Message(&DOWNWARD_API_VOLUME_SOURCE),
-            ),
-            F::new(17, "fc", Label::Singular, Kind::Message(&FC_VOLUME_SOURCE)),
+                    20,
+                    "vsphereVolume",
+                    Label::Singular,
+                    Kind::Message(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(21, "quobyte", Label::Singular, Kind::Message(&QUOBYTE_VOLUME_SOURCE))
+                .always(),
             F::new(
-                18,
-                "azureFile",
-                Label::Singular,
-                Kind::Message(&AZURE_FILE_VOLUME_SOURCE),
-            ),
+                    22,
+                    "azureDisk",
+                    Label::Singular,
+                    Kind::Message(&AZURE_DISK_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                19,
-                "configMap",
-                Label::Singular,
-                Kind::Message(&CONFIG_MAP_VOLUME_SOURCE),
-            ),
+                    23,
+                    "photonPersistentDisk",
+                    Label::Singular,
+                    Kind::Message(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                20,
-                "vsphereVolume",
-                Label::Singular,
-                Kind::Message(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
-            ),
+                    24,
+                    "portworxVolume",
+                    Label::Singular,
+                    Kind::Message(&PORTWORX_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                21,
-                "quobyte",
-                Label::Singular,
-                Kind::Message(&QUOBYTE_VOLUME_SOURCE),
-            ),
+                    25,
+                    "scaleIO",
+                    Label::Singular,
+                    Kind::Message(&SCALE_IO_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                22,
-                "azureDisk",
-                Label::Singular,
-                Kind::Message(&AZURE_DISK_VOLUME_SOURCE),
-            ),
+                    26,
+                    "projected",
+                    Label::Singular,
+                    Kind::Message(&PROJECTED_VOLUME_SOURCE),
+                )
+                .always(),
             F::new(
-                23,
-                "photonPersistentDisk",
-                Label::Singular,
-                Kind::Message(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE),
-            ),
+                    27,
+                    "storageos",
+                    Label::Singular,
+                    Kind::Message(&STORAGE_OS_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(28, "csi", Label::Singular, Kind::Message(&CSI_VOLUME_SOURCE))
+                .always(),
             F::new(
-                24,
-                "portworxVolume",
-                Label::Singular,
-                Kind::Message(&PORTWORX_VOLUME_SOURCE),
-            ),
-            F::new(
-                25,
-                "scaleIO",
-                Label::Singular,
-                Kind::Message(&SCALE_IO_VOLUME_SOURCE),
-            ),
-            F::new(
-                26,
-                "projected",
-                Label::Singular,
-                Kind::Message(&PROJECTED_VOLUME_SOURCE),
-            ),
-            F::new(
-                27,
-                "storageos",
-                Label::Singular,
-                Kind::Message(&STORAGE_OS_VOLUME_SOURCE),
-            ),
-            F::new(28, "csi", Label::Singular, Kind::Message(&CSI_VOLUME_SOURCE)),
-            F::new(
-                29,
-                "ephemeral",
-                Label::Singular,
-                Kind::Message(&EPHEMERAL_VOLUME_SOURCE),
-            ),
-            F::new(30, "image", Label::Singular, Kind::Message(&IMAGE_VOLUME_SOURCE)),
+                    29,
+                    "ephemeral",
+                    Label::Singular,
+                    Kind::Message(&EPHEMERAL_VOLUME_SOURCE),
+                )
+                .always(),
+            F::new(30, "image", Label::Singular, Kind::Message(&IMAGE_VOLUME_SOURCE))
+                .always(),
         ],
     );
     pub static VOLUME_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeStatus",
         JsonForm::Object,
-        &[F::new(1, "image", Label::Singular, Kind::Message(&IMAGE_VOLUME_STATUS))],
+        &[
+            F::new(1, "image", Label::Singular, Kind::Message(&IMAGE_VOLUME_STATUS))
+                .always(),
+        ],
     );
     pub static VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumePath", Label::Singular, Kind::String),
-            F::new(2, "fsType", Label::Singular, Kind::String),
-            F::new(3, "storagePolicyName", Label::Singular, Kind::String),
-            F::new(4, "storagePolicyID", Label::Singular, Kind::String),
+            F::new(1, "volumePath", Label::Singular, Kind::String).always(),
+            F::new(2, "fsType", Label::Singular, Kind::String).always(),
+            F::new(3, "storagePolicyName", Label::Singular, Kind::String).always(),
+            F::new(4, "storagePolicyID", Label::Singular, Kind::String).always(),
         ],
     );
     pub static WEIGHTED_POD_AFFINITY_TERM: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.WeightedPodAffinityTerm",
         JsonForm::Object,
         &[
-            F::new(1, "weight", Label::Singular, Kind::Int32),
+            F::new(1, "weight", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "podAffinityTerm",
-                Label::Singular,
-                Kind::Message(&POD_AFFINITY_TERM),
-            ),
+                    2,
+                    "podAffinityTerm",
+                    Label::Singular,
+                    Kind::Message(&POD_AFFINITY_TERM),
+                )
+                .always(),
         ],
     );
     pub static WINDOWS_SECURITY_CONTEXT_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.WindowsSecurityContextOptions",
         JsonForm::Object,
         &[
-            F::new(1, "gmsaCredentialSpecName", Label::Singular, Kind::String),
-            F::new(2, "gmsaCredentialSpec", Label::Singular, Kind::String),
-            F::new(3, "runAsUserName", Label::Singular, Kind::String),
-            F::new(4, "hostProcess", Label::Singular, Kind::Bool),
+            F::new(1, "gmsaCredentialSpecName", Label::Singular, Kind::String).always(),
+            F::new(2, "gmsaCredentialSpec", Label::Singular, Kind::String).always(),
+            F::new(3, "runAsUserName", Label::Singular, Kind::String).always(),
+            F::new(4, "hostProcess", Label::Singular, Kind::Bool).always(),
         ],
     );
 }

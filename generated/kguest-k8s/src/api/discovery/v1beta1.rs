@@ -636,39 +636,36 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "addresses", Label::Repeated, Kind::String),
+            F::new(2, "conditions", Label::Singular, Kind::Message(&ENDPOINT_CONDITIONS))
+                .always(),
+            F::new(3, "hostname", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "conditions",
-                Label::Singular,
-                Kind::Message(&ENDPOINT_CONDITIONS),
-            ),
-            F::new(3, "hostname", Label::Singular, Kind::String),
-            F::new(
-                4,
-                "targetRef",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
-            ),
+                    4,
+                    "targetRef",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
+                )
+                .always(),
             F::new(5, "topology", Label::Map, Kind::Message(&ENDPOINT_TOPOLOGY_ENTRY)),
-            F::new(6, "nodeName", Label::Singular, Kind::String),
-            F::new(7, "hints", Label::Singular, Kind::Message(&ENDPOINT_HINTS)),
+            F::new(6, "nodeName", Label::Singular, Kind::String).always(),
+            F::new(7, "hints", Label::Singular, Kind::Message(&ENDPOINT_HINTS)).always(),
         ],
     );
     pub static ENDPOINT_TOPOLOGY_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.discovery.v1beta1.Endpoint.TopologyEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ENDPOINT_CONDITIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.discovery.v1beta1.EndpointConditions",
         JsonForm::Object,
         &[
-            F::new(1, "ready", Label::Singular, Kind::Bool),
-            F::new(2, "serving", Label::Singular, Kind::Bool),
-            F::new(3, "terminating", Label::Singular, Kind::Bool),
+            F::new(1, "ready", Label::Singular, Kind::Bool).always(),
+            F::new(2, "serving", Label::Singular, Kind::Bool).always(),
+            F::new(3, "terminating", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static ENDPOINT_HINTS: MessageSchema = MessageSchema::new(
@@ -683,10 +680,10 @@ pub mod _schema {
         "k8s.io.api.discovery.v1beta1.EndpointPort",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "protocol", Label::Singular, Kind::String),
-            F::new(3, "port", Label::Singular, Kind::Int32),
-            F::new(4, "appProtocol", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(3, "port", Label::Singular, Kind::Int32).always(),
+            F::new(4, "appProtocol", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ENDPOINT_SLICE: MessageSchema = MessageSchema::new(
@@ -694,16 +691,17 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "endpoints", Label::Repeated, Kind::Message(&ENDPOINT)),
             F::new(3, "ports", Label::Repeated, Kind::Message(&ENDPOINT_PORT)),
-            F::new(4, "addressType", Label::Singular, Kind::String),
+            F::new(4, "addressType", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ENDPOINT_SLICE_LIST: MessageSchema = MessageSchema::new(
@@ -711,24 +709,25 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&ENDPOINT_SLICE)),
         ],
     );
     pub static FOR_NODE: MessageSchema = MessageSchema::new(
         "k8s.io.api.discovery.v1beta1.ForNode",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String)],
+        &[F::new(1, "name", Label::Singular, Kind::String).always()],
     );
     pub static FOR_ZONE: MessageSchema = MessageSchema::new(
         "k8s.io.api.discovery.v1beta1.ForZone",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String)],
+        &[F::new(1, "name", Label::Singular, Kind::String).always()],
     );
 }

@@ -345,59 +345,70 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "eventTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
-            F::new(3, "series", Label::Singular, Kind::Message(&EVENT_SERIES)),
-            F::new(4, "reportingController", Label::Singular, Kind::String),
-            F::new(5, "reportingInstance", Label::Singular, Kind::String),
-            F::new(6, "action", Label::Singular, Kind::String),
-            F::new(7, "reason", Label::Singular, Kind::String),
+                    2,
+                    "eventTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
+            F::new(3, "series", Label::Singular, Kind::Message(&EVENT_SERIES)).always(),
+            F::new(4, "reportingController", Label::Singular, Kind::String).always(),
+            F::new(5, "reportingInstance", Label::Singular, Kind::String).always(),
+            F::new(6, "action", Label::Singular, Kind::String).always(),
+            F::new(7, "reason", Label::Singular, Kind::String).always(),
             F::new(
-                8,
-                "regarding",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
-            ),
+                    8,
+                    "regarding",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
+                )
+                .always(),
             F::new(
-                9,
-                "related",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
-            ),
-            F::new(10, "note", Label::Singular, Kind::String),
-            F::new(11, "type", Label::Singular, Kind::String),
+                    9,
+                    "related",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
+                )
+                .always(),
+            F::new(10, "note", Label::Singular, Kind::String).always(),
+            F::new(11, "type", Label::Singular, Kind::String).always(),
             F::new(
-                12,
-                "deprecatedSource",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::EVENT_SOURCE),
-            ),
+                    12,
+                    "deprecatedSource",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::EVENT_SOURCE),
+                )
+                .always(),
             F::new(
-                13,
-                "deprecatedFirstTimestamp",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    13,
+                    "deprecatedFirstTimestamp",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                14,
-                "deprecatedLastTimestamp",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(15, "deprecatedCount", Label::Singular, Kind::Int32),
+                    14,
+                    "deprecatedLastTimestamp",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(15, "deprecatedCount", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static EVENT_LIST: MessageSchema = MessageSchema::new(
@@ -405,13 +416,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&EVENT)),
         ],
     );
@@ -419,15 +431,16 @@ pub mod _schema {
         "k8s.io.api.events.v1.EventSeries",
         JsonForm::Object,
         &[
-            F::new(1, "count", Label::Singular, Kind::Int32),
+            F::new(1, "count", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "lastObservedTime",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
-                ),
-            ),
+                    2,
+                    "lastObservedTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
+                    ),
+                )
+                .always(),
         ],
     );
 }

@@ -3529,31 +3529,36 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&DAEMON_SET_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&DAEMON_SET_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&DAEMON_SET_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&DAEMON_SET_STATUS))
+                .always(),
         ],
     );
     pub static DAEMON_SET_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DaemonSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DAEMON_SET_LIST: MessageSchema = MessageSchema::new(
@@ -3561,13 +3566,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&DAEMON_SET)),
         ],
     );
@@ -3576,43 +3582,46 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "template",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-            ),
+                    2,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "updateStrategy",
-                Label::Singular,
-                Kind::Message(&DAEMON_SET_UPDATE_STRATEGY),
-            ),
-            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32),
-            F::new(5, "templateGeneration", Label::Singular, Kind::Int64),
-            F::new(6, "revisionHistoryLimit", Label::Singular, Kind::Int32),
+                    3,
+                    "updateStrategy",
+                    Label::Singular,
+                    Kind::Message(&DAEMON_SET_UPDATE_STRATEGY),
+                )
+                .always(),
+            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
+            F::new(5, "templateGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(6, "revisionHistoryLimit", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static DAEMON_SET_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DaemonSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32),
-            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32),
-            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32),
-            F::new(4, "numberReady", Label::Singular, Kind::Int32),
-            F::new(5, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(6, "updatedNumberScheduled", Label::Singular, Kind::Int32),
-            F::new(7, "numberAvailable", Label::Singular, Kind::Int32),
-            F::new(8, "numberUnavailable", Label::Singular, Kind::Int32),
-            F::new(9, "collisionCount", Label::Singular, Kind::Int32),
+            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32).always(),
+            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32).always(),
+            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32).always(),
+            F::new(4, "numberReady", Label::Singular, Kind::Int32).always(),
+            F::new(5, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(6, "updatedNumberScheduled", Label::Singular, Kind::Int32).always(),
+            F::new(7, "numberAvailable", Label::Singular, Kind::Int32).always(),
+            F::new(8, "numberUnavailable", Label::Singular, Kind::Int32).always(),
+            F::new(9, "collisionCount", Label::Singular, Kind::Int32).always(),
             F::new(
                 10,
                 "conditions",
@@ -3625,13 +3634,14 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.DaemonSetUpdateStrategy",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "rollingUpdate",
-                Label::Singular,
-                Kind::Message(&ROLLING_UPDATE_DAEMON_SET),
-            ),
+                    2,
+                    "rollingUpdate",
+                    Label::Singular,
+                    Kind::Message(&ROLLING_UPDATE_DAEMON_SET),
+                )
+                .always(),
         ],
     );
     pub static DEPLOYMENT: MessageSchema = MessageSchema::new(
@@ -3639,37 +3649,45 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&DEPLOYMENT_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&DEPLOYMENT_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&DEPLOYMENT_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&DEPLOYMENT_STATUS))
+                .always(),
         ],
     );
     pub static DEPLOYMENT_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DeploymentCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
             F::new(
-                6,
-                "lastUpdateTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    6,
+                    "lastUpdateTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
             F::new(
-                7,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    7,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static DEPLOYMENT_LIST: MessageSchema = MessageSchema::new(
@@ -3677,13 +3695,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)),
         ],
     );
@@ -3691,91 +3710,98 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.DeploymentRollback",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
                 2,
                 "updatedAnnotations",
                 Label::Map,
                 Kind::Message(&DEPLOYMENT_ROLLBACK_UPDATED_ANNOTATIONS_ENTRY),
             ),
-            F::new(3, "rollbackTo", Label::Singular, Kind::Message(&ROLLBACK_CONFIG)),
+            F::new(3, "rollbackTo", Label::Singular, Kind::Message(&ROLLBACK_CONFIG))
+                .always(),
         ],
     );
     pub static DEPLOYMENT_ROLLBACK_UPDATED_ANNOTATIONS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DeploymentRollback.UpdatedAnnotationsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DEPLOYMENT_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DeploymentSpec",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "template",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-            ),
-            F::new(4, "strategy", Label::Singular, Kind::Message(&DEPLOYMENT_STRATEGY)),
-            F::new(5, "minReadySeconds", Label::Singular, Kind::Int32),
-            F::new(6, "revisionHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(7, "paused", Label::Singular, Kind::Bool),
-            F::new(8, "rollbackTo", Label::Singular, Kind::Message(&ROLLBACK_CONFIG)),
-            F::new(9, "progressDeadlineSeconds", Label::Singular, Kind::Int32),
+                    3,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                )
+                .always(),
+            F::new(4, "strategy", Label::Singular, Kind::Message(&DEPLOYMENT_STRATEGY))
+                .always(),
+            F::new(5, "minReadySeconds", Label::Singular, Kind::Int32).always(),
+            F::new(6, "revisionHistoryLimit", Label::Singular, Kind::Int32).always(),
+            F::new(7, "paused", Label::Singular, Kind::Bool).always(),
+            F::new(8, "rollbackTo", Label::Singular, Kind::Message(&ROLLBACK_CONFIG))
+                .always(),
+            F::new(9, "progressDeadlineSeconds", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static DEPLOYMENT_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DeploymentStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(2, "replicas", Label::Singular, Kind::Int32),
-            F::new(3, "updatedReplicas", Label::Singular, Kind::Int32),
-            F::new(4, "availableReplicas", Label::Singular, Kind::Int32),
-            F::new(5, "unavailableReplicas", Label::Singular, Kind::Int32),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "updatedReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(4, "availableReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(5, "unavailableReplicas", Label::Singular, Kind::Int32).always(),
             F::new(
                 6,
                 "conditions",
                 Label::Repeated,
                 Kind::Message(&DEPLOYMENT_CONDITION),
             ),
-            F::new(7, "readyReplicas", Label::Singular, Kind::Int32),
-            F::new(8, "collisionCount", Label::Singular, Kind::Int32),
-            F::new(9, "terminatingReplicas", Label::Singular, Kind::Int32),
+            F::new(7, "readyReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(8, "collisionCount", Label::Singular, Kind::Int32).always(),
+            F::new(9, "terminatingReplicas", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static DEPLOYMENT_STRATEGY: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DeploymentStrategy",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "rollingUpdate",
-                Label::Singular,
-                Kind::Message(&ROLLING_UPDATE_DEPLOYMENT),
-            ),
+                    2,
+                    "rollingUpdate",
+                    Label::Singular,
+                    Kind::Message(&ROLLING_UPDATE_DEPLOYMENT),
+                )
+                .always(),
         ],
     );
     pub static HTTP_INGRESS_PATH: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.HTTPIngressPath",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String),
-            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
-            F::new(3, "pathType", Label::Singular, Kind::String),
+            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                .always(),
+            F::new(3, "pathType", Label::Singular, Kind::String).always(),
         ],
     );
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
@@ -3787,7 +3813,7 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.IPBlock",
         JsonForm::Object,
         &[
-            F::new(1, "cidr", Label::Singular, Kind::String),
+            F::new(1, "cidr", Label::Singular, Kind::String).always(),
             F::new(2, "except", Label::Repeated, Kind::String),
         ],
     );
@@ -3796,38 +3822,41 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&INGRESS_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&INGRESS_STATUS)).always(),
         ],
     );
     pub static INGRESS_BACKEND: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.IngressBackend",
         JsonForm::Object,
         &[
-            F::new(1, "serviceName", Label::Singular, Kind::String),
+            F::new(1, "serviceName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "servicePort",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    2,
+                    "servicePort",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "resource",
-                Label::Singular,
-                Kind::Message(
-                    &crate::api::core::v1::_schema::TYPED_LOCAL_OBJECT_REFERENCE,
-                ),
-            ),
+                    3,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::api::core::v1::_schema::TYPED_LOCAL_OBJECT_REFERENCE,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static INGRESS_LIST: MessageSchema = MessageSchema::new(
@@ -3835,13 +3864,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)),
         ],
     );
@@ -3849,8 +3879,8 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.IngressLoadBalancerIngress",
         JsonForm::Object,
         &[
-            F::new(1, "ip", Label::Singular, Kind::String),
-            F::new(2, "hostname", Label::Singular, Kind::String),
+            F::new(1, "ip", Label::Singular, Kind::String).always(),
+            F::new(2, "hostname", Label::Singular, Kind::String).always(),
             F::new(4, "ports", Label::Repeated, Kind::Message(&INGRESS_PORT_STATUS)),
         ],
     );
@@ -3870,37 +3900,43 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.IngressPortStatus",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32),
-            F::new(2, "protocol", Label::Singular, Kind::String),
-            F::new(3, "error", Label::Singular, Kind::String),
+            F::new(1, "port", Label::Singular, Kind::Int32).always(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(3, "error", Label::Singular, Kind::String).always(),
         ],
     );
     pub static INGRESS_RULE: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.IngressRule",
         JsonForm::Object,
         &[
-            F::new(1, "host", Label::Singular, Kind::String),
+            F::new(1, "host", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "ingressRuleValue",
-                Label::Singular,
-                Kind::Message(&INGRESS_RULE_VALUE),
-            ),
+                    2,
+                    "ingressRuleValue",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_RULE_VALUE),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.IngressRuleValue",
         JsonForm::Object,
-        &[F::new(1, "http", Label::Singular, Kind::Message(&HTTP_INGRESS_RULE_VALUE))],
+        &[
+            F::new(1, "http", Label::Singular, Kind::Message(&HTTP_INGRESS_RULE_VALUE))
+                .always(),
+        ],
     );
     pub static INGRESS_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.IngressSpec",
         JsonForm::Object,
         &[
-            F::new(1, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
+            F::new(1, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                .always(),
             F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
             F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
-            F::new(4, "ingressClassName", Label::Singular, Kind::String),
+            F::new(4, "ingressClassName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static INGRESS_STATUS: MessageSchema = MessageSchema::new(
@@ -3908,11 +3944,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "loadBalancer",
-                Label::Singular,
-                Kind::Message(&INGRESS_LOAD_BALANCER_STATUS),
-            ),
+                    1,
+                    "loadBalancer",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_LOAD_BALANCER_STATUS),
+                )
+                .always(),
         ],
     );
     pub static INGRESS_TLS: MessageSchema = MessageSchema::new(
@@ -3920,7 +3957,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "hosts", Label::Repeated, Kind::String),
-            F::new(2, "secretName", Label::Singular, Kind::String),
+            F::new(2, "secretName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NETWORK_POLICY: MessageSchema = MessageSchema::new(
@@ -3928,14 +3965,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&NETWORK_POLICY_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&NETWORK_POLICY_SPEC))
+                .always(),
         ],
     );
     pub static NETWORK_POLICY_EGRESS_RULE: MessageSchema = MessageSchema::new(
@@ -3959,13 +3998,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&NETWORK_POLICY)),
         ],
     );
@@ -3974,38 +4014,41 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "podSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "podSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(3, "ipBlock", Label::Singular, Kind::Message(&IP_BLOCK)),
+                    2,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(3, "ipBlock", Label::Singular, Kind::Message(&IP_BLOCK)).always(),
         ],
     );
     pub static NETWORK_POLICY_PORT: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.NetworkPolicyPort",
         JsonForm::Object,
         &[
-            F::new(1, "protocol", Label::Singular, Kind::String),
+            F::new(1, "protocol", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "port",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
-            F::new(3, "endPort", Label::Singular, Kind::Int32),
+                    2,
+                    "port",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
+            F::new(3, "endPort", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static NETWORK_POLICY_SPEC: MessageSchema = MessageSchema::new(
@@ -4013,13 +4056,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "podSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "podSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "ingress",
@@ -4040,31 +4084,37 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&REPLICA_SET_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&REPLICA_SET_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&REPLICA_SET_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&REPLICA_SET_STATUS))
+                .always(),
         ],
     );
     pub static REPLICA_SET_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.ReplicaSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static REPLICA_SET_LIST: MessageSchema = MessageSchema::new(
@@ -4072,13 +4122,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&REPLICA_SET)),
         ],
     );
@@ -4086,67 +4137,71 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.ReplicaSetSpec",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "template",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-            ),
-            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32),
+                    3,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                )
+                .always(),
+            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static REPLICA_SET_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.ReplicaSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
-            F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32),
-            F::new(3, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(4, "readyReplicas", Label::Singular, Kind::Int32),
-            F::new(5, "availableReplicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(5, "availableReplicas", Label::Singular, Kind::Int32).always(),
             F::new(
                 6,
                 "conditions",
                 Label::Repeated,
                 Kind::Message(&REPLICA_SET_CONDITION),
             ),
-            F::new(7, "terminatingReplicas", Label::Singular, Kind::Int32),
+            F::new(7, "terminatingReplicas", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static ROLLBACK_CONFIG: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.RollbackConfig",
         JsonForm::Object,
-        &[F::new(1, "revision", Label::Singular, Kind::Int64)],
+        &[F::new(1, "revision", Label::Singular, Kind::Int64).always()],
     );
     pub static ROLLING_UPDATE_DAEMON_SET: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.RollingUpdateDaemonSet",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "maxUnavailable",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    1,
+                    "maxUnavailable",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "maxSurge",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    2,
+                    "maxSurge",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static ROLLING_UPDATE_DEPLOYMENT: MessageSchema = MessageSchema::new(
@@ -4154,21 +4209,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "maxUnavailable",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    1,
+                    "maxUnavailable",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "maxSurge",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    2,
+                    "maxSurge",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static SCALE: MessageSchema = MessageSchema::new(
@@ -4176,42 +4233,43 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&SCALE_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&SCALE_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&SCALE_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&SCALE_STATUS)).always(),
         ],
     );
     pub static SCALE_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.ScaleSpec",
         JsonForm::Object,
-        &[F::new(1, "replicas", Label::Singular, Kind::Int32)],
+        &[F::new(1, "replicas", Label::Singular, Kind::Int32).always()],
     );
     pub static SCALE_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.ScaleStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
             F::new(
                 2,
                 "selector",
                 Label::Map,
                 Kind::Message(&SCALE_STATUS_SELECTOR_ENTRY),
             ),
-            F::new(3, "targetSelector", Label::Singular, Kind::String),
+            F::new(3, "targetSelector", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SCALE_STATUS_SELECTOR_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.ScaleStatus.SelectorEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
 }

@@ -1724,45 +1724,51 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta1.ExemptPriorityLevelConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "nominalConcurrencyShares", Label::Singular, Kind::Int32),
-            F::new(2, "lendablePercent", Label::Singular, Kind::Int32),
+            F::new(1, "nominalConcurrencyShares", Label::Singular, Kind::Int32).always(),
+            F::new(2, "lendablePercent", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static FLOW_DISTINGUISHER_METHOD: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.FlowDistinguisherMethod",
         JsonForm::Object,
-        &[F::new(1, "type", Label::Singular, Kind::String)],
+        &[F::new(1, "type", Label::Singular, Kind::String).always()],
     );
     pub static FLOW_SCHEMA: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.FlowSchema",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&FLOW_SCHEMA_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&FLOW_SCHEMA_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&FLOW_SCHEMA_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&FLOW_SCHEMA_STATUS))
+                .always(),
         ],
     );
     pub static FLOW_SCHEMA_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.FlowSchemaCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static FLOW_SCHEMA_LIST: MessageSchema = MessageSchema::new(
@@ -1770,13 +1776,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&FLOW_SCHEMA)),
         ],
     );
@@ -1785,18 +1792,20 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "priorityLevelConfiguration",
-                Label::Singular,
-                Kind::Message(&PRIORITY_LEVEL_CONFIGURATION_REFERENCE),
-            ),
-            F::new(2, "matchingPrecedence", Label::Singular, Kind::Int32),
+                    1,
+                    "priorityLevelConfiguration",
+                    Label::Singular,
+                    Kind::Message(&PRIORITY_LEVEL_CONFIGURATION_REFERENCE),
+                )
+                .always(),
+            F::new(2, "matchingPrecedence", Label::Singular, Kind::Int32).always(),
             F::new(
-                3,
-                "distinguisherMethod",
-                Label::Singular,
-                Kind::Message(&FLOW_DISTINGUISHER_METHOD),
-            ),
+                    3,
+                    "distinguisherMethod",
+                    Label::Singular,
+                    Kind::Message(&FLOW_DISTINGUISHER_METHOD),
+                )
+                .always(),
             F::new(
                 4,
                 "rules",
@@ -1820,24 +1829,26 @@ pub mod _schema {
     pub static GROUP_SUBJECT: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.GroupSubject",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String)],
+        &[F::new(1, "name", Label::Singular, Kind::String).always()],
     );
     pub static LIMIT_RESPONSE: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.LimitResponse",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "queuing", Label::Singular, Kind::Message(&QUEUING_CONFIGURATION)),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "queuing", Label::Singular, Kind::Message(&QUEUING_CONFIGURATION))
+                .always(),
         ],
     );
     pub static LIMITED_PRIORITY_LEVEL_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.LimitedPriorityLevelConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "assuredConcurrencyShares", Label::Singular, Kind::Int32),
-            F::new(2, "limitResponse", Label::Singular, Kind::Message(&LIMIT_RESPONSE)),
-            F::new(3, "lendablePercent", Label::Singular, Kind::Int32),
-            F::new(4, "borrowingLimitPercent", Label::Singular, Kind::Int32),
+            F::new(1, "assuredConcurrencyShares", Label::Singular, Kind::Int32).always(),
+            F::new(2, "limitResponse", Label::Singular, Kind::Message(&LIMIT_RESPONSE))
+                .always(),
+            F::new(3, "lendablePercent", Label::Singular, Kind::Int32).always(),
+            F::new(4, "borrowingLimitPercent", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static NON_RESOURCE_POLICY_RULE: MessageSchema = MessageSchema::new(
@@ -1872,41 +1883,47 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&PRIORITY_LEVEL_CONFIGURATION_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&PRIORITY_LEVEL_CONFIGURATION_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&PRIORITY_LEVEL_CONFIGURATION_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&PRIORITY_LEVEL_CONFIGURATION_STATUS),
+                )
+                .always(),
         ],
     );
     pub static PRIORITY_LEVEL_CONFIGURATION_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.PriorityLevelConfigurationCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
-                3,
-                "lastTransitionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "message", Label::Singular, Kind::String),
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PRIORITY_LEVEL_CONFIGURATION_LIST: MessageSchema = MessageSchema::new(
@@ -1914,13 +1931,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -1932,25 +1950,27 @@ pub mod _schema {
     pub static PRIORITY_LEVEL_CONFIGURATION_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.PriorityLevelConfigurationReference",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String)],
+        &[F::new(1, "name", Label::Singular, Kind::String).always()],
     );
     pub static PRIORITY_LEVEL_CONFIGURATION_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.PriorityLevelConfigurationSpec",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "limited",
-                Label::Singular,
-                Kind::Message(&LIMITED_PRIORITY_LEVEL_CONFIGURATION),
-            ),
+                    2,
+                    "limited",
+                    Label::Singular,
+                    Kind::Message(&LIMITED_PRIORITY_LEVEL_CONFIGURATION),
+                )
+                .always(),
             F::new(
-                3,
-                "exempt",
-                Label::Singular,
-                Kind::Message(&EXEMPT_PRIORITY_LEVEL_CONFIGURATION),
-            ),
+                    3,
+                    "exempt",
+                    Label::Singular,
+                    Kind::Message(&EXEMPT_PRIORITY_LEVEL_CONFIGURATION),
+                )
+                .always(),
         ],
     );
     pub static PRIORITY_LEVEL_CONFIGURATION_STATUS: MessageSchema = MessageSchema::new(
@@ -1969,9 +1989,9 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta1.QueuingConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "queues", Label::Singular, Kind::Int32),
-            F::new(2, "handSize", Label::Singular, Kind::Int32),
-            F::new(3, "queueLengthLimit", Label::Singular, Kind::Int32),
+            F::new(1, "queues", Label::Singular, Kind::Int32).always(),
+            F::new(2, "handSize", Label::Singular, Kind::Int32).always(),
+            F::new(3, "queueLengthLimit", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static RESOURCE_POLICY_RULE: MessageSchema = MessageSchema::new(
@@ -1981,7 +2001,7 @@ pub mod _schema {
             F::new(1, "verbs", Label::Repeated, Kind::String),
             F::new(2, "apiGroups", Label::Repeated, Kind::String),
             F::new(3, "resources", Label::Repeated, Kind::String),
-            F::new(4, "clusterScope", Label::Singular, Kind::Bool),
+            F::new(4, "clusterScope", Label::Singular, Kind::Bool).always(),
             F::new(5, "namespaces", Label::Repeated, Kind::String),
         ],
     );
@@ -1989,28 +2009,29 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta1.ServiceAccountSubject",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String),
-            F::new(2, "name", Label::Singular, Kind::String),
+            F::new(1, "namespace", Label::Singular, Kind::String).always(),
+            F::new(2, "name", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SUBJECT: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.Subject",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String),
-            F::new(2, "user", Label::Singular, Kind::Message(&USER_SUBJECT)),
-            F::new(3, "group", Label::Singular, Kind::Message(&GROUP_SUBJECT)),
+            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(2, "user", Label::Singular, Kind::Message(&USER_SUBJECT)).always(),
+            F::new(3, "group", Label::Singular, Kind::Message(&GROUP_SUBJECT)).always(),
             F::new(
-                4,
-                "serviceAccount",
-                Label::Singular,
-                Kind::Message(&SERVICE_ACCOUNT_SUBJECT),
-            ),
+                    4,
+                    "serviceAccount",
+                    Label::Singular,
+                    Kind::Message(&SERVICE_ACCOUNT_SUBJECT),
+                )
+                .always(),
         ],
     );
     pub static USER_SUBJECT: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta1.UserSubject",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String)],
+        &[F::new(1, "name", Label::Singular, Kind::String).always()],
     );
 }

@@ -308,21 +308,24 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&IMAGE_REVIEW_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&IMAGE_REVIEW_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&IMAGE_REVIEW_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&IMAGE_REVIEW_STATUS))
+                .always(),
         ],
     );
     pub static IMAGE_REVIEW_CONTAINER_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.imagepolicy.v1alpha1.ImageReviewContainerSpec",
         JsonForm::Object,
-        &[F::new(1, "image", Label::Singular, Kind::String)],
+        &[F::new(1, "image", Label::Singular, Kind::String).always()],
     );
     pub static IMAGE_REVIEW_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.imagepolicy.v1alpha1.ImageReviewSpec",
@@ -340,23 +343,23 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&IMAGE_REVIEW_SPEC_ANNOTATIONS_ENTRY),
             ),
-            F::new(3, "namespace", Label::Singular, Kind::String),
+            F::new(3, "namespace", Label::Singular, Kind::String).always(),
         ],
     );
     pub static IMAGE_REVIEW_SPEC_ANNOTATIONS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.imagepolicy.v1alpha1.ImageReviewSpec.AnnotationsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static IMAGE_REVIEW_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.imagepolicy.v1alpha1.ImageReviewStatus",
         JsonForm::Object,
         &[
-            F::new(1, "allowed", Label::Singular, Kind::Bool),
-            F::new(2, "reason", Label::Singular, Kind::String),
+            F::new(1, "allowed", Label::Singular, Kind::Bool).always(),
+            F::new(2, "reason", Label::Singular, Kind::String).always(),
             F::new(
                 3,
                 "auditAnnotations",
@@ -369,8 +372,8 @@ pub mod _schema {
         "k8s.io.api.imagepolicy.v1alpha1.ImageReviewStatus.AuditAnnotationsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
 }

@@ -2531,9 +2531,10 @@ pub mod _schema {
         "k8s.io.api.networking.v1.HTTPIngressPath",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String),
-            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
-            F::new(3, "pathType", Label::Singular, Kind::String),
+            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                .always(),
+            F::new(3, "pathType", Label::Singular, Kind::String).always(),
         ],
     );
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
@@ -2546,14 +2547,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&IP_ADDRESS_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&IP_ADDRESS_SPEC)).always(),
         ],
     );
     pub static IP_ADDRESS_LIST: MessageSchema = MessageSchema::new(
@@ -2561,26 +2563,30 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&IP_ADDRESS)),
         ],
     );
     pub static IP_ADDRESS_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IPAddressSpec",
         JsonForm::Object,
-        &[F::new(1, "parentRef", Label::Singular, Kind::Message(&PARENT_REFERENCE))],
+        &[
+            F::new(1, "parentRef", Label::Singular, Kind::Message(&PARENT_REFERENCE))
+                .always(),
+        ],
     );
     pub static IP_BLOCK: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IPBlock",
         JsonForm::Object,
         &[
-            F::new(1, "cidr", Label::Singular, Kind::String),
+            F::new(1, "cidr", Label::Singular, Kind::String).always(),
             F::new(2, "except", Label::Repeated, Kind::String),
         ],
     );
@@ -2589,15 +2595,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&INGRESS_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&INGRESS_STATUS)).always(),
         ],
     );
     pub static INGRESS_BACKEND: MessageSchema = MessageSchema::new(
@@ -2605,19 +2612,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                3,
-                "resource",
-                Label::Singular,
-                Kind::Message(
-                    &crate::api::core::v1::_schema::TYPED_LOCAL_OBJECT_REFERENCE,
-                ),
-            ),
+                    3,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::api::core::v1::_schema::TYPED_LOCAL_OBJECT_REFERENCE,
+                    ),
+                )
+                .always(),
             F::new(
-                4,
-                "service",
-                Label::Singular,
-                Kind::Message(&INGRESS_SERVICE_BACKEND),
-            ),
+                    4,
+                    "service",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_SERVICE_BACKEND),
+                )
+                .always(),
         ],
     );
     pub static INGRESS_CLASS: MessageSchema = MessageSchema::new(
@@ -2625,14 +2634,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_CLASS_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_CLASS_SPEC))
+                .always(),
         ],
     );
     pub static INGRESS_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -2640,13 +2651,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS_CLASS)),
         ],
     );
@@ -2654,24 +2666,27 @@ pub mod _schema {
         "k8s.io.api.networking.v1.IngressClassParametersReference",
         JsonForm::Object,
         &[
-            F::new(1, "aPIGroup", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
-            F::new(4, "scope", Label::Singular, Kind::String),
-            F::new(5, "namespace", Label::Singular, Kind::String),
+            F::new(1, "aPIGroup", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("apiGroup"),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(4, "scope", Label::Singular, Kind::String).always(),
+            F::new(5, "namespace", Label::Singular, Kind::String).always(),
         ],
     );
     pub static INGRESS_CLASS_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IngressClassSpec",
         JsonForm::Object,
         &[
-            F::new(1, "controller", Label::Singular, Kind::String),
+            F::new(1, "controller", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "parameters",
-                Label::Singular,
-                Kind::Message(&INGRESS_CLASS_PARAMETERS_REFERENCE),
-            ),
+                    2,
+                    "parameters",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_CLASS_PARAMETERS_REFERENCE),
+                )
+                .always(),
         ],
     );
     pub static INGRESS_LIST: MessageSchema = MessageSchema::new(
@@ -2679,13 +2694,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)),
         ],
     );
@@ -2693,8 +2709,8 @@ pub mod _schema {
         "k8s.io.api.networking.v1.IngressLoadBalancerIngress",
         JsonForm::Object,
         &[
-            F::new(1, "ip", Label::Singular, Kind::String),
-            F::new(2, "hostname", Label::Singular, Kind::String),
+            F::new(1, "ip", Label::Singular, Kind::String).always(),
+            F::new(2, "hostname", Label::Singular, Kind::String).always(),
             F::new(4, "ports", Label::Repeated, Kind::Message(&INGRESS_PORT_STATUS)),
         ],
     );
@@ -2714,50 +2730,52 @@ pub mod _schema {
         "k8s.io.api.networking.v1.IngressPortStatus",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32),
-            F::new(2, "protocol", Label::Singular, Kind::String),
-            F::new(3, "error", Label::Singular, Kind::String),
+            F::new(1, "port", Label::Singular, Kind::Int32).always(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(3, "error", Label::Singular, Kind::String).always(),
         ],
     );
     pub static INGRESS_RULE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IngressRule",
         JsonForm::Object,
         &[
-            F::new(1, "host", Label::Singular, Kind::String),
+            F::new(1, "host", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "ingressRuleValue",
-                Label::Singular,
-                Kind::Message(&INGRESS_RULE_VALUE),
-            ),
+                    2,
+                    "ingressRuleValue",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_RULE_VALUE),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IngressRuleValue",
         JsonForm::Object,
-        &[F::new(1, "http", Label::Singular, Kind::Message(&HTTP_INGRESS_RULE_VALUE))],
+        &[
+            F::new(1, "http", Label::Singular, Kind::Message(&HTTP_INGRESS_RULE_VALUE))
+                .always(),
+        ],
     );
     pub static INGRESS_SERVICE_BACKEND: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IngressServiceBackend",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "port", Label::Singular, Kind::Message(&SERVICE_BACKEND_PORT)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "port", Label::Singular, Kind::Message(&SERVICE_BACKEND_PORT))
+                .always(),
         ],
     );
     pub static INGRESS_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IngressSpec",
         JsonForm::Object,
         &[
-            F::new(
-                1,
-                "defaultBackend",
-                Label::Singular,
-                Kind::Message(&INGRESS_BACKEND),
-            ),
+            F::new(1, "defaultBackend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                .always(),
             F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
             F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
-            F::new(4, "ingressClassName", Label::Singular, Kind::String),
+            F::new(4, "ingressClassName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static INGRESS_STATUS: MessageSchema = MessageSchema::new(
@@ -2765,11 +2783,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "loadBalancer",
-                Label::Singular,
-                Kind::Message(&INGRESS_LOAD_BALANCER_STATUS),
-            ),
+                    1,
+                    "loadBalancer",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_LOAD_BALANCER_STATUS),
+                )
+                .always(),
         ],
     );
     pub static INGRESS_TLS: MessageSchema = MessageSchema::new(
@@ -2777,7 +2796,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "hosts", Label::Repeated, Kind::String),
-            F::new(2, "secretName", Label::Singular, Kind::String),
+            F::new(2, "secretName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NETWORK_POLICY: MessageSchema = MessageSchema::new(
@@ -2785,14 +2804,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&NETWORK_POLICY_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&NETWORK_POLICY_SPEC))
+                .always(),
         ],
     );
     pub static NETWORK_POLICY_EGRESS_RULE: MessageSchema = MessageSchema::new(
@@ -2816,13 +2837,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&NETWORK_POLICY)),
         ],
     );
@@ -2831,38 +2853,41 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "podSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "podSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(3, "ipBlock", Label::Singular, Kind::Message(&IP_BLOCK)),
+                    2,
+                    "namespaceSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(3, "ipBlock", Label::Singular, Kind::Message(&IP_BLOCK)).always(),
         ],
     );
     pub static NETWORK_POLICY_PORT: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.NetworkPolicyPort",
         JsonForm::Object,
         &[
-            F::new(1, "protocol", Label::Singular, Kind::String),
+            F::new(1, "protocol", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "port",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
-            F::new(3, "endPort", Label::Singular, Kind::Int32),
+                    2,
+                    "port",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
+            F::new(3, "endPort", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static NETWORK_POLICY_SPEC: MessageSchema = MessageSchema::new(
@@ -2870,13 +2895,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "podSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "podSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "ingress",
@@ -2896,18 +2922,18 @@ pub mod _schema {
         "k8s.io.api.networking.v1.ParentReference",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String),
-            F::new(2, "resource", Label::Singular, Kind::String),
-            F::new(3, "namespace", Label::Singular, Kind::String),
-            F::new(4, "name", Label::Singular, Kind::String),
+            F::new(1, "group", Label::Singular, Kind::String).always(),
+            F::new(2, "resource", Label::Singular, Kind::String).always(),
+            F::new(3, "namespace", Label::Singular, Kind::String).always(),
+            F::new(4, "name", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SERVICE_BACKEND_PORT: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.ServiceBackendPort",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "number", Label::Singular, Kind::Int32),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "number", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static SERVICE_CIDR: MessageSchema = MessageSchema::new(
@@ -2915,15 +2941,18 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&SERVICE_CIDR_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&SERVICE_CIDR_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&SERVICE_CIDR_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&SERVICE_CIDR_STATUS))
+                .always(),
         ],
     );
     pub static SERVICE_CIDR_LIST: MessageSchema = MessageSchema::new(
@@ -2931,13 +2960,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_CIDR)),
         ],
     );

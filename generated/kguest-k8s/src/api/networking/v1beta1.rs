@@ -1818,9 +1818,10 @@ pub mod _schema {
         "k8s.io.api.networking.v1beta1.HTTPIngressPath",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String),
-            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
-            F::new(3, "pathType", Label::Singular, Kind::String),
+            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                .always(),
+            F::new(3, "pathType", Label::Singular, Kind::String).always(),
         ],
     );
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
@@ -1833,14 +1834,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&IP_ADDRESS_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&IP_ADDRESS_SPEC)).always(),
         ],
     );
     pub static IP_ADDRESS_LIST: MessageSchema = MessageSchema::new(
@@ -1848,58 +1850,65 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&IP_ADDRESS)),
         ],
     );
     pub static IP_ADDRESS_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.IPAddressSpec",
         JsonForm::Object,
-        &[F::new(1, "parentRef", Label::Singular, Kind::Message(&PARENT_REFERENCE))],
+        &[
+            F::new(1, "parentRef", Label::Singular, Kind::Message(&PARENT_REFERENCE))
+                .always(),
+        ],
     );
     pub static INGRESS: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.Ingress",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&INGRESS_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&INGRESS_STATUS)).always(),
         ],
     );
     pub static INGRESS_BACKEND: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.IngressBackend",
         JsonForm::Object,
         &[
-            F::new(1, "serviceName", Label::Singular, Kind::String),
+            F::new(1, "serviceName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "servicePort",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    2,
+                    "servicePort",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "resource",
-                Label::Singular,
-                Kind::Message(
-                    &crate::api::core::v1::_schema::TYPED_LOCAL_OBJECT_REFERENCE,
-                ),
-            ),
+                    3,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::api::core::v1::_schema::TYPED_LOCAL_OBJECT_REFERENCE,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static INGRESS_CLASS: MessageSchema = MessageSchema::new(
@@ -1907,14 +1916,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_CLASS_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&INGRESS_CLASS_SPEC))
+                .always(),
         ],
     );
     pub static INGRESS_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -1922,13 +1933,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS_CLASS)),
         ],
     );
@@ -1936,24 +1948,27 @@ pub mod _schema {
         "k8s.io.api.networking.v1beta1.IngressClassParametersReference",
         JsonForm::Object,
         &[
-            F::new(1, "aPIGroup", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
-            F::new(4, "scope", Label::Singular, Kind::String),
-            F::new(5, "namespace", Label::Singular, Kind::String),
+            F::new(1, "aPIGroup", Label::Singular, Kind::String)
+                .always()
+                .with_json_name("apiGroup"),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(4, "scope", Label::Singular, Kind::String).always(),
+            F::new(5, "namespace", Label::Singular, Kind::String).always(),
         ],
     );
     pub static INGRESS_CLASS_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.IngressClassSpec",
         JsonForm::Object,
         &[
-            F::new(1, "controller", Label::Singular, Kind::String),
+            F::new(1, "controller", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "parameters",
-                Label::Singular,
-                Kind::Message(&INGRESS_CLASS_PARAMETERS_REFERENCE),
-            ),
+                    2,
+                    "parameters",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_CLASS_PARAMETERS_REFERENCE),
+                )
+                .always(),
         ],
     );
     pub static INGRESS_LIST: MessageSchema = MessageSchema::new(
@@ -1961,13 +1976,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)),
         ],
     );
@@ -1975,8 +1991,8 @@ pub mod _schema {
         "k8s.io.api.networking.v1beta1.IngressLoadBalancerIngress",
         JsonForm::Object,
         &[
-            F::new(1, "ip", Label::Singular, Kind::String),
-            F::new(2, "hostname", Label::Singular, Kind::String),
+            F::new(1, "ip", Label::Singular, Kind::String).always(),
+            F::new(2, "hostname", Label::Singular, Kind::String).always(),
             F::new(4, "ports", Label::Repeated, Kind::Message(&INGRESS_PORT_STATUS)),
         ],
     );
@@ -1996,37 +2012,43 @@ pub mod _schema {
         "k8s.io.api.networking.v1beta1.IngressPortStatus",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32),
-            F::new(2, "protocol", Label::Singular, Kind::String),
-            F::new(3, "error", Label::Singular, Kind::String),
+            F::new(1, "port", Label::Singular, Kind::Int32).always(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(3, "error", Label::Singular, Kind::String).always(),
         ],
     );
     pub static INGRESS_RULE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.IngressRule",
         JsonForm::Object,
         &[
-            F::new(1, "host", Label::Singular, Kind::String),
+            F::new(1, "host", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "ingressRuleValue",
-                Label::Singular,
-                Kind::Message(&INGRESS_RULE_VALUE),
-            ),
+                    2,
+                    "ingressRuleValue",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_RULE_VALUE),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.IngressRuleValue",
         JsonForm::Object,
-        &[F::new(1, "http", Label::Singular, Kind::Message(&HTTP_INGRESS_RULE_VALUE))],
+        &[
+            F::new(1, "http", Label::Singular, Kind::Message(&HTTP_INGRESS_RULE_VALUE))
+                .always(),
+        ],
     );
     pub static INGRESS_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.IngressSpec",
         JsonForm::Object,
         &[
-            F::new(1, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
+            F::new(1, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                .always(),
             F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
             F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
-            F::new(4, "ingressClassName", Label::Singular, Kind::String),
+            F::new(4, "ingressClassName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static INGRESS_STATUS: MessageSchema = MessageSchema::new(
@@ -2034,11 +2056,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "loadBalancer",
-                Label::Singular,
-                Kind::Message(&INGRESS_LOAD_BALANCER_STATUS),
-            ),
+                    1,
+                    "loadBalancer",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_LOAD_BALANCER_STATUS),
+                )
+                .always(),
         ],
     );
     pub static INGRESS_TLS: MessageSchema = MessageSchema::new(
@@ -2046,17 +2069,17 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "hosts", Label::Repeated, Kind::String),
-            F::new(2, "secretName", Label::Singular, Kind::String),
+            F::new(2, "secretName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PARENT_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.ParentReference",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String),
-            F::new(2, "resource", Label::Singular, Kind::String),
-            F::new(3, "namespace", Label::Singular, Kind::String),
-            F::new(4, "name", Label::Singular, Kind::String),
+            F::new(1, "group", Label::Singular, Kind::String).always(),
+            F::new(2, "resource", Label::Singular, Kind::String).always(),
+            F::new(3, "namespace", Label::Singular, Kind::String).always(),
+            F::new(4, "name", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SERVICE_CIDR: MessageSchema = MessageSchema::new(
@@ -2064,15 +2087,18 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&SERVICE_CIDR_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&SERVICE_CIDR_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&SERVICE_CIDR_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&SERVICE_CIDR_STATUS))
+                .always(),
         ],
     );
     pub static SERVICE_CIDR_LIST: MessageSchema = MessageSchema::new(
@@ -2080,13 +2106,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_CIDR)),
         ],
     );

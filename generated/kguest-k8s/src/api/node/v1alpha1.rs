@@ -367,15 +367,16 @@ pub mod _schema {
         "k8s.io.api.node.v1alpha1.Overhead.PodFixedEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RUNTIME_CLASS: MessageSchema = MessageSchema::new(
@@ -383,14 +384,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&RUNTIME_CLASS_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&RUNTIME_CLASS_SPEC))
+                .always(),
         ],
     );
     pub static RUNTIME_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -398,13 +401,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RUNTIME_CLASS)),
         ],
     );
@@ -412,9 +416,9 @@ pub mod _schema {
         "k8s.io.api.node.v1alpha1.RuntimeClassSpec",
         JsonForm::Object,
         &[
-            F::new(1, "runtimeHandler", Label::Singular, Kind::String),
-            F::new(2, "overhead", Label::Singular, Kind::Message(&OVERHEAD)),
-            F::new(3, "scheduling", Label::Singular, Kind::Message(&SCHEDULING)),
+            F::new(1, "runtimeHandler", Label::Singular, Kind::String).always(),
+            F::new(2, "overhead", Label::Singular, Kind::Message(&OVERHEAD)).always(),
+            F::new(3, "scheduling", Label::Singular, Kind::Message(&SCHEDULING)).always(),
         ],
     );
     pub static SCHEDULING: MessageSchema = MessageSchema::new(
@@ -439,8 +443,8 @@ pub mod _schema {
         "k8s.io.api.node.v1alpha1.Scheduling.NodeSelectorEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
 }

@@ -309,15 +309,16 @@ pub mod _schema {
         "k8s.io.api.node.v1beta1.Overhead.PodFixedEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RUNTIME_CLASS: MessageSchema = MessageSchema::new(
@@ -325,16 +326,17 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "handler", Label::Singular, Kind::String),
-            F::new(3, "overhead", Label::Singular, Kind::Message(&OVERHEAD)),
-            F::new(4, "scheduling", Label::Singular, Kind::Message(&SCHEDULING)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "handler", Label::Singular, Kind::String).always(),
+            F::new(3, "overhead", Label::Singular, Kind::Message(&OVERHEAD)).always(),
+            F::new(4, "scheduling", Label::Singular, Kind::Message(&SCHEDULING)).always(),
         ],
     );
     pub static RUNTIME_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -342,13 +344,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RUNTIME_CLASS)),
         ],
     );
@@ -374,8 +377,8 @@ pub mod _schema {
         "k8s.io.api.node.v1beta1.Scheduling.NodeSelectorEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
 }

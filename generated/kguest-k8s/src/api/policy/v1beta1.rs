@@ -436,21 +436,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "deleteOptions",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::DELETE_OPTIONS,
-                ),
-            ),
+                    2,
+                    "deleteOptions",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::DELETE_OPTIONS,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static POD_DISRUPTION_BUDGET: MessageSchema = MessageSchema::new(
@@ -458,25 +460,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&POD_DISRUPTION_BUDGET_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&POD_DISRUPTION_BUDGET_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&POD_DISRUPTION_BUDGET_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&POD_DISRUPTION_BUDGET_STATUS),
+                )
+                .always(),
         ],
     );
     pub static POD_DISRUPTION_BUDGET_LIST: MessageSchema = MessageSchema::new(
@@ -484,13 +489,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&POD_DISRUPTION_BUDGET)),
         ],
     );
@@ -499,47 +505,51 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "minAvailable",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
+                    1,
+                    "minAvailable",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "maxUnavailable",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                ),
-            ),
-            F::new(4, "unhealthyPodEvictionPolicy", Label::Singular, Kind::String),
+                    3,
+                    "maxUnavailable",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                    ),
+                )
+                .always(),
+            F::new(4, "unhealthyPodEvictionPolicy", Label::Singular, Kind::String)
+                .always(),
         ],
     );
     pub static POD_DISRUPTION_BUDGET_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.policy.v1beta1.PodDisruptionBudgetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
+            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(
                 2,
                 "disruptedPods",
                 Label::Map,
                 Kind::Message(&POD_DISRUPTION_BUDGET_STATUS_DISRUPTED_PODS_ENTRY),
             ),
-            F::new(3, "disruptionsAllowed", Label::Singular, Kind::Int32),
-            F::new(4, "currentHealthy", Label::Singular, Kind::Int32),
-            F::new(5, "desiredHealthy", Label::Singular, Kind::Int32),
-            F::new(6, "expectedPods", Label::Singular, Kind::Int32),
+            F::new(3, "disruptionsAllowed", Label::Singular, Kind::Int32).always(),
+            F::new(4, "currentHealthy", Label::Singular, Kind::Int32).always(),
+            F::new(5, "desiredHealthy", Label::Singular, Kind::Int32).always(),
+            F::new(6, "expectedPods", Label::Singular, Kind::Int32).always(),
             F::new(
                 7,
                 "conditions",
@@ -554,13 +564,16 @@ pub mod _schema {
         "k8s.io.api.policy.v1beta1.PodDisruptionBudgetStatus.DisruptedPodsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
 }

@@ -944,20 +944,22 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "rules", Label::Repeated, Kind::Message(&POLICY_RULE)),
             F::new(
-                3,
-                "aggregationRule",
-                Label::Singular,
-                Kind::Message(&AGGREGATION_RULE),
-            ),
+                    3,
+                    "aggregationRule",
+                    Label::Singular,
+                    Kind::Message(&AGGREGATION_RULE),
+                )
+                .always(),
         ],
     );
     pub static CLUSTER_ROLE_BINDING: MessageSchema = MessageSchema::new(
@@ -965,15 +967,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "subjects", Label::Repeated, Kind::Message(&SUBJECT)),
-            F::new(3, "roleRef", Label::Singular, Kind::Message(&ROLE_REF)),
+            F::new(3, "roleRef", Label::Singular, Kind::Message(&ROLE_REF)).always(),
         ],
     );
     pub static CLUSTER_ROLE_BINDING_LIST: MessageSchema = MessageSchema::new(
@@ -981,13 +984,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_ROLE_BINDING)),
         ],
     );
@@ -996,13 +1000,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_ROLE)),
         ],
     );
@@ -1022,13 +1027,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "rules", Label::Repeated, Kind::Message(&POLICY_RULE)),
         ],
     );
@@ -1037,15 +1043,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(2, "subjects", Label::Repeated, Kind::Message(&SUBJECT)),
-            F::new(3, "roleRef", Label::Singular, Kind::Message(&ROLE_REF)),
+            F::new(3, "roleRef", Label::Singular, Kind::Message(&ROLE_REF)).always(),
         ],
     );
     pub static ROLE_BINDING_LIST: MessageSchema = MessageSchema::new(
@@ -1053,13 +1060,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&ROLE_BINDING)),
         ],
     );
@@ -1068,13 +1076,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&ROLE)),
         ],
     );
@@ -1082,19 +1091,19 @@ pub mod _schema {
         "k8s.io.api.rbac.v1alpha1.RoleRef",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SUBJECT: MessageSchema = MessageSchema::new(
         "k8s.io.api.rbac.v1alpha1.Subject",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String),
-            F::new(2, "apiVersion", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
-            F::new(4, "namespace", Label::Singular, Kind::String),
+            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(2, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(4, "namespace", Label::Singular, Kind::String).always(),
         ],
     );
 }

@@ -1022,26 +1022,32 @@ pub mod _schema {
     pub static CEL_DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1alpha3.CELDeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1alpha3.DeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "cel", Label::Singular, Kind::Message(&CEL_DEVICE_SELECTOR))],
+        &[
+            F::new(1, "cel", Label::Singular, Kind::Message(&CEL_DEVICE_SELECTOR))
+                .always(),
+        ],
     );
     pub static DEVICE_TAINT: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1alpha3.DeviceTaint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
-            F::new(3, "effect", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "timeAdded",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "timeAdded",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_TAINT_RULE: MessageSchema = MessageSchema::new(
@@ -1049,20 +1055,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_TAINT_RULE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_TAINT_RULE_SPEC))
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&DEVICE_TAINT_RULE_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_TAINT_RULE_STATUS),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_TAINT_RULE_LIST: MessageSchema = MessageSchema::new(
@@ -1070,13 +1079,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_TAINT_RULE)),
         ],
     );
@@ -1085,12 +1095,13 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "deviceSelector",
-                Label::Singular,
-                Kind::Message(&DEVICE_TAINT_SELECTOR),
-            ),
-            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT)),
+                    1,
+                    "deviceSelector",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_TAINT_SELECTOR),
+                )
+                .always(),
+            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT)).always(),
         ],
     );
     pub static DEVICE_TAINT_RULE_STATUS: MessageSchema = MessageSchema::new(
@@ -1111,25 +1122,25 @@ pub mod _schema {
         "k8s.io.api.resource.v1alpha3.DeviceTaintSelector",
         JsonForm::Object,
         &[
-            F::new(2, "driver", Label::Singular, Kind::String),
-            F::new(3, "pool", Label::Singular, Kind::String),
-            F::new(4, "device", Label::Singular, Kind::String),
+            F::new(2, "driver", Label::Singular, Kind::String).always(),
+            F::new(3, "pool", Label::Singular, Kind::String).always(),
+            F::new(4, "device", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POOL_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1alpha3.PoolStatus",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "poolName", Label::Singular, Kind::String),
-            F::new(3, "nodeName", Label::Singular, Kind::String),
-            F::new(4, "totalDevices", Label::Singular, Kind::Int32),
-            F::new(5, "allocatedDevices", Label::Singular, Kind::Int32),
-            F::new(6, "availableDevices", Label::Singular, Kind::Int32),
-            F::new(7, "unavailableDevices", Label::Singular, Kind::Int32),
-            F::new(8, "resourceSliceCount", Label::Singular, Kind::Int32),
-            F::new(9, "generation", Label::Singular, Kind::Int64),
-            F::new(10, "validationError", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "poolName", Label::Singular, Kind::String).always(),
+            F::new(3, "nodeName", Label::Singular, Kind::String).always(),
+            F::new(4, "totalDevices", Label::Singular, Kind::Int32).always(),
+            F::new(5, "allocatedDevices", Label::Singular, Kind::Int32).always(),
+            F::new(6, "availableDevices", Label::Singular, Kind::Int32).always(),
+            F::new(7, "unavailableDevices", Label::Singular, Kind::Int32).always(),
+            F::new(8, "resourceSliceCount", Label::Singular, Kind::Int32).always(),
+            F::new(9, "generation", Label::Singular, Kind::Int64).always(),
+            F::new(10, "validationError", Label::Singular, Kind::String).always(),
         ],
     );
     pub static RESOURCE_POOL_STATUS_REQUEST: MessageSchema = MessageSchema::new(
@@ -1137,25 +1148,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&RESOURCE_POOL_STATUS_REQUEST_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_POOL_STATUS_REQUEST_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&RESOURCE_POOL_STATUS_REQUEST_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_POOL_STATUS_REQUEST_STATUS),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_POOL_STATUS_REQUEST_LIST: MessageSchema = MessageSchema::new(
@@ -1163,13 +1177,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -1182,9 +1197,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestSpec",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "poolName", Label::Singular, Kind::String),
-            F::new(3, "limit", Label::Singular, Kind::Int32),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "poolName", Label::Singular, Kind::String).always(),
+            F::new(3, "limit", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static RESOURCE_POOL_STATUS_REQUEST_STATUS: MessageSchema = MessageSchema::new(
@@ -1200,7 +1215,7 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
                 ),
             ),
-            F::new(6, "poolCount", Label::Singular, Kind::Int32),
+            F::new(6, "poolCount", Label::Singular, Kind::Int32).always(),
         ],
     );
 }

@@ -3622,9 +3622,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.AllocatedDeviceStatus",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "pool", Label::Singular, Kind::String),
-            F::new(3, "device", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "pool", Label::Singular, Kind::String).always(),
+            F::new(3, "device", Label::Singular, Kind::String).always(),
             F::new(
                 4,
                 "conditions",
@@ -3634,18 +3634,22 @@ pub mod _schema {
                 ),
             ),
             F::new(
-                5,
-                "data",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    5,
+                    "data",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
             F::new(
-                6,
-                "networkData",
-                Label::Singular,
-                Kind::Message(&NETWORK_DEVICE_DATA),
-            ),
-            F::new(7, "shareID", Label::Singular, Kind::String),
+                    6,
+                    "networkData",
+                    Label::Singular,
+                    Kind::Message(&NETWORK_DEVICE_DATA),
+                )
+                .always(),
+            F::new(7, "shareID", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ALLOCATION_RESULT: MessageSchema = MessageSchema::new(
@@ -3653,23 +3657,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "devices",
-                Label::Singular,
-                Kind::Message(&DEVICE_ALLOCATION_RESULT),
-            ),
+                    1,
+                    "devices",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_ALLOCATION_RESULT),
+                )
+                .always(),
             F::new(
-                3,
-                "nodeSelector",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
-            ),
+                    3,
+                    "nodeSelector",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
+                )
+                .always(),
             F::new(
-                5,
-                "allocationTimestamp",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    5,
+                    "allocationTimestamp",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static BASIC_DEVICE: MessageSchema = MessageSchema::new(
@@ -3694,19 +3703,20 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&DEVICE_COUNTER_CONSUMPTION),
             ),
-            F::new(4, "nodeName", Label::Singular, Kind::String),
+            F::new(4, "nodeName", Label::Singular, Kind::String).always(),
             F::new(
-                5,
-                "nodeSelector",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
-            ),
-            F::new(6, "allNodes", Label::Singular, Kind::Bool),
+                    5,
+                    "nodeSelector",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
+                )
+                .always(),
+            F::new(6, "allNodes", Label::Singular, Kind::Bool).always(),
             F::new(7, "taints", Label::Repeated, Kind::Message(&DEVICE_TAINT)),
-            F::new(8, "bindsToNode", Label::Singular, Kind::Bool),
+            F::new(8, "bindsToNode", Label::Singular, Kind::Bool).always(),
             F::new(9, "bindingConditions", Label::Repeated, Kind::String),
             F::new(10, "bindingFailureConditions", Label::Repeated, Kind::String),
-            F::new(11, "allowMultipleAllocations", Label::Singular, Kind::Bool),
+            F::new(11, "allowMultipleAllocations", Label::Singular, Kind::Bool).always(),
             F::new(
                 12,
                 "nodeAllocatableResourceMappings",
@@ -3719,48 +3729,51 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.BasicDevice.AttributesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&DEVICE_ATTRIBUTE)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&DEVICE_ATTRIBUTE))
+                .always(),
         ],
     );
     pub static BASIC_DEVICE_CAPACITY_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.BasicDevice.CapacityEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&DEVICE_CAPACITY)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&DEVICE_CAPACITY)).always(),
         ],
     );
     pub static BASIC_DEVICE_NODE_ALLOCATABLE_RESOURCE_MAPPINGS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.BasicDevice.NodeAllocatableResourceMappingsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(&NODE_ALLOCATABLE_RESOURCE_MAPPING),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(&NODE_ALLOCATABLE_RESOURCE_MAPPING),
+                )
+                .always(),
         ],
     );
     pub static CEL_DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.CELDeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static CAPACITY_REQUEST_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.CapacityRequestPolicy",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "default",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "default",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
                 3,
                 "validValues",
@@ -3770,11 +3783,12 @@ pub mod _schema {
                 ),
             ),
             F::new(
-                4,
-                "validRange",
-                Label::Singular,
-                Kind::Message(&CAPACITY_REQUEST_POLICY_RANGE),
-            ),
+                    4,
+                    "validRange",
+                    Label::Singular,
+                    Kind::Message(&CAPACITY_REQUEST_POLICY_RANGE),
+                )
+                .always(),
         ],
     );
     pub static CAPACITY_REQUEST_POLICY_RANGE: MessageSchema = MessageSchema::new(
@@ -3782,29 +3796,32 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "min",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "min",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "max",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "max",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "step",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "step",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static CAPACITY_REQUIREMENTS: MessageSchema = MessageSchema::new(
@@ -3823,15 +3840,16 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.CapacityRequirements.RequestsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static COUNTER: MessageSchema = MessageSchema::new(
@@ -3839,20 +3857,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static COUNTER_SET: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.CounterSet",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(2, "counters", Label::Map, Kind::Message(&COUNTER_SET_COUNTERS_ENTRY)),
         ],
     );
@@ -3860,30 +3879,32 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.CounterSet.CountersEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)).always(),
         ],
     );
     pub static DEVICE: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.Device",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "basic", Label::Singular, Kind::Message(&BASIC_DEVICE)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "basic", Label::Singular, Kind::Message(&BASIC_DEVICE)).always(),
         ],
     );
     pub static DEVICE_ALLOCATION_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.DeviceAllocationConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "source", Label::Singular, Kind::String),
+            F::new(1, "source", Label::Singular, Kind::String).always(),
             F::new(2, "requests", Label::Repeated, Kind::String),
             F::new(
-                3,
-                "deviceConfiguration",
-                Label::Singular,
-                Kind::Message(&DEVICE_CONFIGURATION),
-            ),
+                    3,
+                    "deviceConfiguration",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_CONFIGURATION),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static DEVICE_ALLOCATION_RESULT: MessageSchema = MessageSchema::new(
@@ -3908,10 +3929,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceAttribute",
         JsonForm::Object,
         &[
-            F::new(2, "int", Label::Singular, Kind::Int64),
-            F::new(3, "bool", Label::Singular, Kind::Bool),
-            F::new(4, "string", Label::Singular, Kind::String),
-            F::new(5, "version", Label::Singular, Kind::String),
+            F::new(2, "int", Label::Singular, Kind::Int64).always(),
+            F::new(3, "bool", Label::Singular, Kind::Bool).always(),
+            F::new(4, "string", Label::Singular, Kind::String).always(),
+            F::new(5, "version", Label::Singular, Kind::String).always(),
             F::new(6, "ints", Label::Repeated, Kind::Int64),
             F::new(7, "bools", Label::Repeated, Kind::Bool),
             F::new(8, "strings", Label::Repeated, Kind::String),
@@ -3923,19 +3944,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "requestPolicy",
-                Label::Singular,
-                Kind::Message(&CAPACITY_REQUEST_POLICY),
-            ),
+                    2,
+                    "requestPolicy",
+                    Label::Singular,
+                    Kind::Message(&CAPACITY_REQUEST_POLICY),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_CLAIM: MessageSchema = MessageSchema::new(
@@ -3958,11 +3981,13 @@ pub mod _schema {
         &[
             F::new(1, "requests", Label::Repeated, Kind::String),
             F::new(
-                2,
-                "deviceConfiguration",
-                Label::Singular,
-                Kind::Message(&DEVICE_CONFIGURATION),
-            ),
+                    2,
+                    "deviceConfiguration",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_CONFIGURATION),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static DEVICE_CLASS: MessageSchema = MessageSchema::new(
@@ -3970,14 +3995,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_CLASS_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_CLASS_SPEC))
+                .always(),
         ],
     );
     pub static DEVICE_CLASS_CONFIGURATION: MessageSchema = MessageSchema::new(
@@ -3985,11 +4012,13 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "deviceConfiguration",
-                Label::Singular,
-                Kind::Message(&DEVICE_CONFIGURATION),
-            ),
+                    1,
+                    "deviceConfiguration",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_CONFIGURATION),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static DEVICE_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -3997,13 +4026,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_CLASS)),
         ],
     );
@@ -4018,7 +4048,7 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&DEVICE_CLASS_CONFIGURATION),
             ),
-            F::new(4, "extendedResourceName", Label::Singular, Kind::String),
+            F::new(4, "extendedResourceName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DEVICE_CONFIGURATION: MessageSchema = MessageSchema::new(
@@ -4026,11 +4056,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "opaque",
-                Label::Singular,
-                Kind::Message(&OPAQUE_DEVICE_CONFIGURATION),
-            ),
+                    1,
+                    "opaque",
+                    Label::Singular,
+                    Kind::Message(&OPAQUE_DEVICE_CONFIGURATION),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_CONSTRAINT: MessageSchema = MessageSchema::new(
@@ -4038,15 +4069,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "requests", Label::Repeated, Kind::String),
-            F::new(2, "matchAttribute", Label::Singular, Kind::String),
-            F::new(3, "distinctAttribute", Label::Singular, Kind::String),
+            F::new(2, "matchAttribute", Label::Singular, Kind::String).always(),
+            F::new(3, "distinctAttribute", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DEVICE_COUNTER_CONSUMPTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.DeviceCounterConsumption",
         JsonForm::Object,
         &[
-            F::new(1, "counterSet", Label::Singular, Kind::String),
+            F::new(1, "counterSet", Label::Singular, Kind::String).always(),
             F::new(
                 2,
                 "counters",
@@ -4059,20 +4090,20 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceCounterConsumption.CountersEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)).always(),
         ],
     );
     pub static DEVICE_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.DeviceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "deviceClassName", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "deviceClassName", Label::Singular, Kind::String).always(),
             F::new(3, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
-            F::new(4, "allocationMode", Label::Singular, Kind::String),
-            F::new(5, "count", Label::Singular, Kind::Int64),
-            F::new(6, "adminAccess", Label::Singular, Kind::Bool),
+            F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
+            F::new(5, "count", Label::Singular, Kind::Int64).always(),
+            F::new(6, "adminAccess", Label::Singular, Kind::Bool).always(),
             F::new(
                 7,
                 "firstAvailable",
@@ -4080,22 +4111,23 @@ pub mod _schema {
                 Kind::Message(&DEVICE_SUB_REQUEST),
             ),
             F::new(8, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
-            F::new(9, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS)),
+            F::new(9, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS))
+                .always(),
         ],
     );
     pub static DEVICE_REQUEST_ALLOCATION_RESULT: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.DeviceRequestAllocationResult",
         JsonForm::Object,
         &[
-            F::new(1, "request", Label::Singular, Kind::String),
-            F::new(2, "driver", Label::Singular, Kind::String),
-            F::new(3, "pool", Label::Singular, Kind::String),
-            F::new(4, "device", Label::Singular, Kind::String),
-            F::new(5, "adminAccess", Label::Singular, Kind::Bool),
+            F::new(1, "request", Label::Singular, Kind::String).always(),
+            F::new(2, "driver", Label::Singular, Kind::String).always(),
+            F::new(3, "pool", Label::Singular, Kind::String).always(),
+            F::new(4, "device", Label::Singular, Kind::String).always(),
+            F::new(5, "adminAccess", Label::Singular, Kind::Bool).always(),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
             F::new(7, "bindingConditions", Label::Repeated, Kind::String),
             F::new(8, "bindingFailureConditions", Label::Repeated, Kind::String),
-            F::new(9, "shareID", Label::Singular, Kind::String),
+            F::new(9, "shareID", Label::Singular, Kind::String).always(),
             F::new(
                 10,
                 "consumedCapacity",
@@ -4108,96 +4140,108 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceRequestAllocationResult.ConsumedCapacityEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.DeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "cel", Label::Singular, Kind::Message(&CEL_DEVICE_SELECTOR))],
+        &[
+            F::new(1, "cel", Label::Singular, Kind::Message(&CEL_DEVICE_SELECTOR))
+                .always(),
+        ],
     );
     pub static DEVICE_SUB_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.DeviceSubRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "deviceClassName", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "deviceClassName", Label::Singular, Kind::String).always(),
             F::new(3, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
-            F::new(4, "allocationMode", Label::Singular, Kind::String),
-            F::new(5, "count", Label::Singular, Kind::Int64),
+            F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
+            F::new(5, "count", Label::Singular, Kind::Int64).always(),
             F::new(7, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
-            F::new(8, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS)),
+            F::new(8, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS))
+                .always(),
         ],
     );
     pub static DEVICE_TAINT: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.DeviceTaint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
-            F::new(3, "effect", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "timeAdded",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "timeAdded",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_TOLERATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.DeviceToleration",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String),
-            F::new(3, "value", Label::Singular, Kind::String),
-            F::new(4, "effect", Label::Singular, Kind::String),
-            F::new(5, "tolerationSeconds", Label::Singular, Kind::Int64),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "operator", Label::Singular, Kind::String).always(),
+            F::new(3, "value", Label::Singular, Kind::String).always(),
+            F::new(4, "effect", Label::Singular, Kind::String).always(),
+            F::new(5, "tolerationSeconds", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static NETWORK_DEVICE_DATA: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.NetworkDeviceData",
         JsonForm::Object,
         &[
-            F::new(1, "interfaceName", Label::Singular, Kind::String),
+            F::new(1, "interfaceName", Label::Singular, Kind::String).always(),
             F::new(2, "ips", Label::Repeated, Kind::String),
-            F::new(3, "hardwareAddress", Label::Singular, Kind::String),
+            F::new(3, "hardwareAddress", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NODE_ALLOCATABLE_RESOURCE_MAPPING: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.NodeAllocatableResourceMapping",
         JsonForm::Object,
         &[
-            F::new(1, "capacityKey", Label::Singular, Kind::String),
+            F::new(1, "capacityKey", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "allocationMultiplier",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "allocationMultiplier",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static OPAQUE_DEVICE_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.OpaqueDeviceConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "parameters",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    2,
+                    "parameters",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_CLAIM: MessageSchema = MessageSchema::new(
@@ -4205,25 +4249,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_CLAIM_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_CLAIM_STATUS))
+                .always(),
         ],
     );
     pub static RESOURCE_CLAIM_CONSUMER_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.ResourceClaimConsumerReference",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String),
-            F::new(3, "resource", Label::Singular, Kind::String),
-            F::new(4, "name", Label::Singular, Kind::String),
-            F::new(5, "uid", Label::Singular, Kind::String),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
+            F::new(3, "resource", Label::Singular, Kind::String).always(),
+            F::new(4, "name", Label::Singular, Kind::String).always(),
+            F::new(5, "uid", Label::Singular, Kind::String).always(),
         ],
     );
     pub static RESOURCE_CLAIM_LIST: MessageSchema = MessageSchema::new(
@@ -4231,26 +4278,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM)),
         ],
     );
     pub static RESOURCE_CLAIM_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.ResourceClaimSpec",
         JsonForm::Object,
-        &[F::new(1, "devices", Label::Singular, Kind::Message(&DEVICE_CLAIM))],
+        &[F::new(1, "devices", Label::Singular, Kind::Message(&DEVICE_CLAIM)).always()],
     );
     pub static RESOURCE_CLAIM_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.ResourceClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "allocation", Label::Singular, Kind::Message(&ALLOCATION_RESULT)),
+            F::new(1, "allocation", Label::Singular, Kind::Message(&ALLOCATION_RESULT))
+                .always(),
             F::new(
                 2,
                 "reservedFor",
@@ -4270,19 +4319,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&RESOURCE_CLAIM_TEMPLATE_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_CLAIM_TEMPLATE_SPEC),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_CLAIM_TEMPLATE_LIST: MessageSchema = MessageSchema::new(
@@ -4290,13 +4341,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM_TEMPLATE)),
         ],
     );
@@ -4305,23 +4357,25 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
+                .always(),
         ],
     );
     pub static RESOURCE_POOL: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.ResourcePool",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "generation", Label::Singular, Kind::Int64),
-            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "generation", Label::Singular, Kind::Int64).always(),
+            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static RESOURCE_SLICE: MessageSchema = MessageSchema::new(
@@ -4329,14 +4383,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_SLICE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_SLICE_SPEC))
+                .always(),
         ],
     );
     pub static RESOURCE_SLICE_LIST: MessageSchema = MessageSchema::new(
@@ -4344,13 +4400,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_SLICE)),
         ],
     );
@@ -4358,18 +4415,19 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.ResourceSliceSpec",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL)),
-            F::new(3, "nodeName", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL)).always(),
+            F::new(3, "nodeName", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "nodeSelector",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
-            ),
-            F::new(5, "allNodes", Label::Singular, Kind::Bool),
+                    4,
+                    "nodeSelector",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
+                )
+                .always(),
+            F::new(5, "allNodes", Label::Singular, Kind::Bool).always(),
             F::new(6, "devices", Label::Repeated, Kind::Message(&DEVICE)),
-            F::new(7, "perDeviceNodeSelection", Label::Singular, Kind::Bool),
+            F::new(7, "perDeviceNodeSelection", Label::Singular, Kind::Bool).always(),
             F::new(8, "sharedCounters", Label::Repeated, Kind::Message(&COUNTER_SET)),
         ],
     );

@@ -3979,9 +3979,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.AllocatedDeviceStatus",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "pool", Label::Singular, Kind::String),
-            F::new(3, "device", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "pool", Label::Singular, Kind::String).always(),
+            F::new(3, "device", Label::Singular, Kind::String).always(),
             F::new(
                 4,
                 "conditions",
@@ -3991,18 +3991,22 @@ pub mod _schema {
                 ),
             ),
             F::new(
-                5,
-                "data",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    5,
+                    "data",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
             F::new(
-                6,
-                "networkData",
-                Label::Singular,
-                Kind::Message(&NETWORK_DEVICE_DATA),
-            ),
-            F::new(7, "shareID", Label::Singular, Kind::String),
+                    6,
+                    "networkData",
+                    Label::Singular,
+                    Kind::Message(&NETWORK_DEVICE_DATA),
+                )
+                .always(),
+            F::new(7, "shareID", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ALLOCATION_RESULT: MessageSchema = MessageSchema::new(
@@ -4010,42 +4014,48 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "devices",
-                Label::Singular,
-                Kind::Message(&DEVICE_ALLOCATION_RESULT),
-            ),
+                    1,
+                    "devices",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_ALLOCATION_RESULT),
+                )
+                .always(),
             F::new(
-                3,
-                "nodeSelector",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
-            ),
+                    3,
+                    "nodeSelector",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
+                )
+                .always(),
             F::new(
-                5,
-                "allocationTimestamp",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    5,
+                    "allocationTimestamp",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static CEL_DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.CELDeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String)],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
     pub static CAPACITY_REQUEST_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.CapacityRequestPolicy",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "default",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "default",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
                 3,
                 "validValues",
@@ -4055,11 +4065,12 @@ pub mod _schema {
                 ),
             ),
             F::new(
-                4,
-                "validRange",
-                Label::Singular,
-                Kind::Message(&CAPACITY_REQUEST_POLICY_RANGE),
-            ),
+                    4,
+                    "validRange",
+                    Label::Singular,
+                    Kind::Message(&CAPACITY_REQUEST_POLICY_RANGE),
+                )
+                .always(),
         ],
     );
     pub static CAPACITY_REQUEST_POLICY_RANGE: MessageSchema = MessageSchema::new(
@@ -4067,29 +4078,32 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "min",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "min",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "max",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "max",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                3,
-                "step",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    3,
+                    "step",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static CAPACITY_REQUIREMENTS: MessageSchema = MessageSchema::new(
@@ -4108,15 +4122,16 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.CapacityRequirements.RequestsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static COUNTER: MessageSchema = MessageSchema::new(
@@ -4124,20 +4139,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static COUNTER_SET: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.CounterSet",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(2, "counters", Label::Map, Kind::Message(&COUNTER_SET_COUNTERS_ENTRY)),
         ],
     );
@@ -4145,15 +4161,15 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.CounterSet.CountersEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)).always(),
         ],
     );
     pub static DEVICE: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.Device",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(2, "attributes", Label::Map, Kind::Message(&DEVICE_ATTRIBUTES_ENTRY)),
             F::new(3, "capacity", Label::Map, Kind::Message(&DEVICE_CAPACITY_ENTRY)),
             F::new(
@@ -4162,19 +4178,20 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&DEVICE_COUNTER_CONSUMPTION),
             ),
-            F::new(5, "nodeName", Label::Singular, Kind::String),
+            F::new(5, "nodeName", Label::Singular, Kind::String).always(),
             F::new(
-                6,
-                "nodeSelector",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
-            ),
-            F::new(7, "allNodes", Label::Singular, Kind::Bool),
+                    6,
+                    "nodeSelector",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
+                )
+                .always(),
+            F::new(7, "allNodes", Label::Singular, Kind::Bool).always(),
             F::new(8, "taints", Label::Repeated, Kind::Message(&DEVICE_TAINT)),
-            F::new(9, "bindsToNode", Label::Singular, Kind::Bool),
+            F::new(9, "bindsToNode", Label::Singular, Kind::Bool).always(),
             F::new(10, "bindingConditions", Label::Repeated, Kind::String),
             F::new(11, "bindingFailureConditions", Label::Repeated, Kind::String),
-            F::new(12, "allowMultipleAllocations", Label::Singular, Kind::Bool),
+            F::new(12, "allowMultipleAllocations", Label::Singular, Kind::Bool).always(),
             F::new(
                 13,
                 "nodeAllocatableResourceMappings",
@@ -4187,43 +4204,47 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.Device.AttributesEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&DEVICE_ATTRIBUTE)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&DEVICE_ATTRIBUTE))
+                .always(),
         ],
     );
     pub static DEVICE_CAPACITY_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.Device.CapacityEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&DEVICE_CAPACITY)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&DEVICE_CAPACITY)).always(),
         ],
     );
     pub static DEVICE_NODE_ALLOCATABLE_RESOURCE_MAPPINGS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.Device.NodeAllocatableResourceMappingsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(&NODE_ALLOCATABLE_RESOURCE_MAPPING),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(&NODE_ALLOCATABLE_RESOURCE_MAPPING),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_ALLOCATION_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.DeviceAllocationConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "source", Label::Singular, Kind::String),
+            F::new(1, "source", Label::Singular, Kind::String).always(),
             F::new(2, "requests", Label::Repeated, Kind::String),
             F::new(
-                3,
-                "deviceConfiguration",
-                Label::Singular,
-                Kind::Message(&DEVICE_CONFIGURATION),
-            ),
+                    3,
+                    "deviceConfiguration",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_CONFIGURATION),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static DEVICE_ALLOCATION_RESULT: MessageSchema = MessageSchema::new(
@@ -4248,10 +4269,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceAttribute",
         JsonForm::Object,
         &[
-            F::new(2, "int", Label::Singular, Kind::Int64),
-            F::new(3, "bool", Label::Singular, Kind::Bool),
-            F::new(4, "string", Label::Singular, Kind::String),
-            F::new(5, "version", Label::Singular, Kind::String),
+            F::new(2, "int", Label::Singular, Kind::Int64).always(),
+            F::new(3, "bool", Label::Singular, Kind::Bool).always(),
+            F::new(4, "string", Label::Singular, Kind::String).always(),
+            F::new(5, "version", Label::Singular, Kind::String).always(),
             F::new(6, "ints", Label::Repeated, Kind::Int64),
             F::new(7, "bools", Label::Repeated, Kind::Bool),
             F::new(8, "strings", Label::Repeated, Kind::String),
@@ -4263,19 +4284,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "requestPolicy",
-                Label::Singular,
-                Kind::Message(&CAPACITY_REQUEST_POLICY),
-            ),
+                    2,
+                    "requestPolicy",
+                    Label::Singular,
+                    Kind::Message(&CAPACITY_REQUEST_POLICY),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_CLAIM: MessageSchema = MessageSchema::new(
@@ -4298,11 +4321,13 @@ pub mod _schema {
         &[
             F::new(1, "requests", Label::Repeated, Kind::String),
             F::new(
-                2,
-                "deviceConfiguration",
-                Label::Singular,
-                Kind::Message(&DEVICE_CONFIGURATION),
-            ),
+                    2,
+                    "deviceConfiguration",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_CONFIGURATION),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static DEVICE_CLASS: MessageSchema = MessageSchema::new(
@@ -4310,14 +4335,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_CLASS_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_CLASS_SPEC))
+                .always(),
         ],
     );
     pub static DEVICE_CLASS_CONFIGURATION: MessageSchema = MessageSchema::new(
@@ -4325,11 +4352,13 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "deviceConfiguration",
-                Label::Singular,
-                Kind::Message(&DEVICE_CONFIGURATION),
-            ),
+                    1,
+                    "deviceConfiguration",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_CONFIGURATION),
+                )
+                .always()
+                .inline(),
         ],
     );
     pub static DEVICE_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -4337,13 +4366,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_CLASS)),
         ],
     );
@@ -4358,7 +4388,7 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&DEVICE_CLASS_CONFIGURATION),
             ),
-            F::new(4, "extendedResourceName", Label::Singular, Kind::String),
+            F::new(4, "extendedResourceName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DEVICE_CONFIGURATION: MessageSchema = MessageSchema::new(
@@ -4366,11 +4396,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "opaque",
-                Label::Singular,
-                Kind::Message(&OPAQUE_DEVICE_CONFIGURATION),
-            ),
+                    1,
+                    "opaque",
+                    Label::Singular,
+                    Kind::Message(&OPAQUE_DEVICE_CONFIGURATION),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_CONSTRAINT: MessageSchema = MessageSchema::new(
@@ -4378,15 +4409,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "requests", Label::Repeated, Kind::String),
-            F::new(2, "matchAttribute", Label::Singular, Kind::String),
-            F::new(3, "distinctAttribute", Label::Singular, Kind::String),
+            F::new(2, "matchAttribute", Label::Singular, Kind::String).always(),
+            F::new(3, "distinctAttribute", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DEVICE_COUNTER_CONSUMPTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.DeviceCounterConsumption",
         JsonForm::Object,
         &[
-            F::new(1, "counterSet", Label::Singular, Kind::String),
+            F::new(1, "counterSet", Label::Singular, Kind::String).always(),
             F::new(
                 2,
                 "counters",
@@ -4399,16 +4430,17 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceCounterConsumption.CountersEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)).always(),
         ],
     );
     pub static DEVICE_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.DeviceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "exactly", Label::Singular, Kind::Message(&EXACT_DEVICE_REQUEST)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "exactly", Label::Singular, Kind::Message(&EXACT_DEVICE_REQUEST))
+                .always(),
             F::new(
                 3,
                 "firstAvailable",
@@ -4421,15 +4453,15 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceRequestAllocationResult",
         JsonForm::Object,
         &[
-            F::new(1, "request", Label::Singular, Kind::String),
-            F::new(2, "driver", Label::Singular, Kind::String),
-            F::new(3, "pool", Label::Singular, Kind::String),
-            F::new(4, "device", Label::Singular, Kind::String),
-            F::new(5, "adminAccess", Label::Singular, Kind::Bool),
+            F::new(1, "request", Label::Singular, Kind::String).always(),
+            F::new(2, "driver", Label::Singular, Kind::String).always(),
+            F::new(3, "pool", Label::Singular, Kind::String).always(),
+            F::new(4, "device", Label::Singular, Kind::String).always(),
+            F::new(5, "adminAccess", Label::Singular, Kind::Bool).always(),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
             F::new(7, "bindingConditions", Label::Repeated, Kind::String),
             F::new(8, "bindingFailureConditions", Label::Repeated, Kind::String),
-            F::new(9, "shareID", Label::Singular, Kind::String),
+            F::new(9, "shareID", Label::Singular, Kind::String).always(),
             F::new(
                 10,
                 "consumedCapacity",
@@ -4442,48 +4474,56 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceRequestAllocationResult.ConsumedCapacityEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "value",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "value",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.DeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "cel", Label::Singular, Kind::Message(&CEL_DEVICE_SELECTOR))],
+        &[
+            F::new(1, "cel", Label::Singular, Kind::Message(&CEL_DEVICE_SELECTOR))
+                .always(),
+        ],
     );
     pub static DEVICE_SUB_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.DeviceSubRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "deviceClassName", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "deviceClassName", Label::Singular, Kind::String).always(),
             F::new(3, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
-            F::new(4, "allocationMode", Label::Singular, Kind::String),
-            F::new(5, "count", Label::Singular, Kind::Int64),
+            F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
+            F::new(5, "count", Label::Singular, Kind::Int64).always(),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
-            F::new(7, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS)),
+            F::new(7, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS))
+                .always(),
         ],
     );
     pub static DEVICE_TAINT: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.DeviceTaint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
-            F::new(3, "effect", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "timeAdded",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
+                    4,
+                    "timeAdded",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_TAINT_RULE: MessageSchema = MessageSchema::new(
@@ -4491,20 +4531,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_TAINT_RULE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_TAINT_RULE_SPEC))
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&DEVICE_TAINT_RULE_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_TAINT_RULE_STATUS),
+                )
+                .always(),
         ],
     );
     pub static DEVICE_TAINT_RULE_LIST: MessageSchema = MessageSchema::new(
@@ -4512,13 +4555,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_TAINT_RULE)),
         ],
     );
@@ -4527,12 +4571,13 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "deviceSelector",
-                Label::Singular,
-                Kind::Message(&DEVICE_TAINT_SELECTOR),
-            ),
-            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT)),
+                    1,
+                    "deviceSelector",
+                    Label::Singular,
+                    Kind::Message(&DEVICE_TAINT_SELECTOR),
+                )
+                .always(),
+            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT)).always(),
         ],
     );
     pub static DEVICE_TAINT_RULE_STATUS: MessageSchema = MessageSchema::new(
@@ -4553,70 +4598,75 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceTaintSelector",
         JsonForm::Object,
         &[
-            F::new(2, "driver", Label::Singular, Kind::String),
-            F::new(3, "pool", Label::Singular, Kind::String),
-            F::new(4, "device", Label::Singular, Kind::String),
+            F::new(2, "driver", Label::Singular, Kind::String).always(),
+            F::new(3, "pool", Label::Singular, Kind::String).always(),
+            F::new(4, "device", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DEVICE_TOLERATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.DeviceToleration",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String),
-            F::new(3, "value", Label::Singular, Kind::String),
-            F::new(4, "effect", Label::Singular, Kind::String),
-            F::new(5, "tolerationSeconds", Label::Singular, Kind::Int64),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "operator", Label::Singular, Kind::String).always(),
+            F::new(3, "value", Label::Singular, Kind::String).always(),
+            F::new(4, "effect", Label::Singular, Kind::String).always(),
+            F::new(5, "tolerationSeconds", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static EXACT_DEVICE_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.ExactDeviceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "deviceClassName", Label::Singular, Kind::String),
+            F::new(1, "deviceClassName", Label::Singular, Kind::String).always(),
             F::new(2, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
-            F::new(3, "allocationMode", Label::Singular, Kind::String),
-            F::new(4, "count", Label::Singular, Kind::Int64),
-            F::new(5, "adminAccess", Label::Singular, Kind::Bool),
+            F::new(3, "allocationMode", Label::Singular, Kind::String).always(),
+            F::new(4, "count", Label::Singular, Kind::Int64).always(),
+            F::new(5, "adminAccess", Label::Singular, Kind::Bool).always(),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
-            F::new(7, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS)),
+            F::new(7, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS))
+                .always(),
         ],
     );
     pub static NETWORK_DEVICE_DATA: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.NetworkDeviceData",
         JsonForm::Object,
         &[
-            F::new(1, "interfaceName", Label::Singular, Kind::String),
+            F::new(1, "interfaceName", Label::Singular, Kind::String).always(),
             F::new(2, "ips", Label::Repeated, Kind::String),
-            F::new(3, "hardwareAddress", Label::Singular, Kind::String),
+            F::new(3, "hardwareAddress", Label::Singular, Kind::String).always(),
         ],
     );
     pub static NODE_ALLOCATABLE_RESOURCE_MAPPING: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.NodeAllocatableResourceMapping",
         JsonForm::Object,
         &[
-            F::new(1, "capacityKey", Label::Singular, Kind::String),
+            F::new(1, "capacityKey", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "allocationMultiplier",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    2,
+                    "allocationMultiplier",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static OPAQUE_DEVICE_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.OpaqueDeviceConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "parameters",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    2,
+                    "parameters",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_CLAIM: MessageSchema = MessageSchema::new(
@@ -4624,25 +4674,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_CLAIM_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
+                .always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_CLAIM_STATUS))
+                .always(),
         ],
     );
     pub static RESOURCE_CLAIM_CONSUMER_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.ResourceClaimConsumerReference",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String),
-            F::new(3, "resource", Label::Singular, Kind::String),
-            F::new(4, "name", Label::Singular, Kind::String),
-            F::new(5, "uid", Label::Singular, Kind::String),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
+            F::new(3, "resource", Label::Singular, Kind::String).always(),
+            F::new(4, "name", Label::Singular, Kind::String).always(),
+            F::new(5, "uid", Label::Singular, Kind::String).always(),
         ],
     );
     pub static RESOURCE_CLAIM_LIST: MessageSchema = MessageSchema::new(
@@ -4650,26 +4703,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM)),
         ],
     );
     pub static RESOURCE_CLAIM_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.ResourceClaimSpec",
         JsonForm::Object,
-        &[F::new(1, "devices", Label::Singular, Kind::Message(&DEVICE_CLAIM))],
+        &[F::new(1, "devices", Label::Singular, Kind::Message(&DEVICE_CLAIM)).always()],
     );
     pub static RESOURCE_CLAIM_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.ResourceClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "allocation", Label::Singular, Kind::Message(&ALLOCATION_RESULT)),
+            F::new(1, "allocation", Label::Singular, Kind::Message(&ALLOCATION_RESULT))
+                .always(),
             F::new(
                 2,
                 "reservedFor",
@@ -4689,19 +4744,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&RESOURCE_CLAIM_TEMPLATE_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_CLAIM_TEMPLATE_SPEC),
+                )
+                .always(),
         ],
     );
     pub static RESOURCE_CLAIM_TEMPLATE_LIST: MessageSchema = MessageSchema::new(
@@ -4709,13 +4766,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM_TEMPLATE)),
         ],
     );
@@ -4724,23 +4782,25 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
+                .always(),
         ],
     );
     pub static RESOURCE_POOL: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.ResourcePool",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "generation", Label::Singular, Kind::Int64),
-            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "generation", Label::Singular, Kind::Int64).always(),
+            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static RESOURCE_SLICE: MessageSchema = MessageSchema::new(
@@ -4748,14 +4808,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_SLICE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_SLICE_SPEC))
+                .always(),
         ],
     );
     pub static RESOURCE_SLICE_LIST: MessageSchema = MessageSchema::new(
@@ -4763,13 +4825,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_SLICE)),
         ],
     );
@@ -4777,18 +4840,19 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.ResourceSliceSpec",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String),
-            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL)),
-            F::new(3, "nodeName", Label::Singular, Kind::String),
+            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL)).always(),
+            F::new(3, "nodeName", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "nodeSelector",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
-            ),
-            F::new(5, "allNodes", Label::Singular, Kind::Bool),
+                    4,
+                    "nodeSelector",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
+                )
+                .always(),
+            F::new(5, "allNodes", Label::Singular, Kind::Bool).always(),
             F::new(6, "devices", Label::Repeated, Kind::Message(&DEVICE)),
-            F::new(7, "perDeviceNodeSelection", Label::Singular, Kind::Bool),
+            F::new(7, "perDeviceNodeSelection", Label::Singular, Kind::Bool).always(),
             F::new(8, "sharedCounters", Label::Repeated, Kind::Message(&COUNTER_SET)),
         ],
     );

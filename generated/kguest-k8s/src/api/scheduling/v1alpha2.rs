@@ -1352,22 +1352,24 @@ pub mod _schema {
     pub static GANG_SCHEDULING_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.scheduling.v1alpha2.GangSchedulingPolicy",
         JsonForm::Object,
-        &[F::new(1, "minCount", Label::Singular, Kind::Int32)],
+        &[F::new(1, "minCount", Label::Singular, Kind::Int32).always()],
     );
     pub static POD_GROUP: MessageSchema = MessageSchema::new(
         "k8s.io.api.scheduling.v1alpha2.PodGroup",
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&POD_GROUP_SPEC)),
-            F::new(3, "status", Label::Singular, Kind::Message(&POD_GROUP_STATUS)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&POD_GROUP_SPEC)).always(),
+            F::new(3, "status", Label::Singular, Kind::Message(&POD_GROUP_STATUS))
+                .always(),
         ],
     );
     pub static POD_GROUP_LIST: MessageSchema = MessageSchema::new(
@@ -1375,13 +1377,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&POD_GROUP)),
         ],
     );
@@ -1389,17 +1392,18 @@ pub mod _schema {
         "k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaim",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "resourceClaimName", Label::Singular, Kind::String),
-            F::new(3, "resourceClaimTemplateName", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "resourceClaimName", Label::Singular, Kind::String).always(),
+            F::new(3, "resourceClaimTemplateName", Label::Singular, Kind::String)
+                .always(),
         ],
     );
     pub static POD_GROUP_RESOURCE_CLAIM_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "resourceClaimName", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "resourceClaimName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static POD_GROUP_SCHEDULING_CONSTRAINTS: MessageSchema = MessageSchema::new(
@@ -1411,8 +1415,10 @@ pub mod _schema {
         "k8s.io.api.scheduling.v1alpha2.PodGroupSchedulingPolicy",
         JsonForm::Object,
         &[
-            F::new(1, "basic", Label::Singular, Kind::Message(&BASIC_SCHEDULING_POLICY)),
-            F::new(2, "gang", Label::Singular, Kind::Message(&GANG_SCHEDULING_POLICY)),
+            F::new(1, "basic", Label::Singular, Kind::Message(&BASIC_SCHEDULING_POLICY))
+                .always(),
+            F::new(2, "gang", Label::Singular, Kind::Message(&GANG_SCHEDULING_POLICY))
+                .always(),
         ],
     );
     pub static POD_GROUP_SPEC: MessageSchema = MessageSchema::new(
@@ -1420,32 +1426,35 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "podGroupTemplateRef",
-                Label::Singular,
-                Kind::Message(&POD_GROUP_TEMPLATE_REFERENCE),
-            ),
+                    1,
+                    "podGroupTemplateRef",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_TEMPLATE_REFERENCE),
+                )
+                .always(),
             F::new(
-                2,
-                "schedulingPolicy",
-                Label::Singular,
-                Kind::Message(&POD_GROUP_SCHEDULING_POLICY),
-            ),
+                    2,
+                    "schedulingPolicy",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_SCHEDULING_POLICY),
+                )
+                .always(),
             F::new(
-                3,
-                "schedulingConstraints",
-                Label::Singular,
-                Kind::Message(&POD_GROUP_SCHEDULING_CONSTRAINTS),
-            ),
+                    3,
+                    "schedulingConstraints",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_SCHEDULING_CONSTRAINTS),
+                )
+                .always(),
             F::new(
                 4,
                 "resourceClaims",
                 Label::Repeated,
                 Kind::Message(&POD_GROUP_RESOURCE_CLAIM),
             ),
-            F::new(5, "disruptionMode", Label::Singular, Kind::String),
-            F::new(6, "priorityClassName", Label::Singular, Kind::String),
-            F::new(7, "priority", Label::Singular, Kind::Int32),
+            F::new(5, "disruptionMode", Label::Singular, Kind::String).always(),
+            F::new(6, "priorityClassName", Label::Singular, Kind::String).always(),
+            F::new(7, "priority", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static POD_GROUP_STATUS: MessageSchema = MessageSchema::new(
@@ -1472,28 +1481,30 @@ pub mod _schema {
         "k8s.io.api.scheduling.v1alpha2.PodGroupTemplate",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "schedulingPolicy",
-                Label::Singular,
-                Kind::Message(&POD_GROUP_SCHEDULING_POLICY),
-            ),
+                    2,
+                    "schedulingPolicy",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_SCHEDULING_POLICY),
+                )
+                .always(),
             F::new(
-                3,
-                "schedulingConstraints",
-                Label::Singular,
-                Kind::Message(&POD_GROUP_SCHEDULING_CONSTRAINTS),
-            ),
+                    3,
+                    "schedulingConstraints",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_SCHEDULING_CONSTRAINTS),
+                )
+                .always(),
             F::new(
                 4,
                 "resourceClaims",
                 Label::Repeated,
                 Kind::Message(&POD_GROUP_RESOURCE_CLAIM),
             ),
-            F::new(5, "disruptionMode", Label::Singular, Kind::String),
-            F::new(6, "priorityClassName", Label::Singular, Kind::String),
-            F::new(7, "priority", Label::Singular, Kind::Int32),
+            F::new(5, "disruptionMode", Label::Singular, Kind::String).always(),
+            F::new(6, "priorityClassName", Label::Singular, Kind::String).always(),
+            F::new(7, "priority", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static POD_GROUP_TEMPLATE_REFERENCE: MessageSchema = MessageSchema::new(
@@ -1501,25 +1512,26 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "workload",
-                Label::Singular,
-                Kind::Message(&WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE),
-            ),
+                    1,
+                    "workload",
+                    Label::Singular,
+                    Kind::Message(&WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE),
+                )
+                .always(),
         ],
     );
     pub static TOPOLOGY_CONSTRAINT: MessageSchema = MessageSchema::new(
         "k8s.io.api.scheduling.v1alpha2.TopologyConstraint",
         JsonForm::Object,
-        &[F::new(1, "key", Label::Singular, Kind::String)],
+        &[F::new(1, "key", Label::Singular, Kind::String).always()],
     );
     pub static TYPED_LOCAL_OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.scheduling.v1alpha2.TypedLocalObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
         ],
     );
     pub static WORKLOAD: MessageSchema = MessageSchema::new(
@@ -1527,14 +1539,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&WORKLOAD_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&WORKLOAD_SPEC)).always(),
         ],
     );
     pub static WORKLOAD_LIST: MessageSchema = MessageSchema::new(
@@ -1542,13 +1555,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&WORKLOAD)),
         ],
     );
@@ -1556,8 +1570,8 @@ pub mod _schema {
         "k8s.io.api.scheduling.v1alpha2.WorkloadPodGroupTemplateReference",
         JsonForm::Object,
         &[
-            F::new(1, "workloadName", Label::Singular, Kind::String),
-            F::new(2, "podGroupTemplateName", Label::Singular, Kind::String),
+            F::new(1, "workloadName", Label::Singular, Kind::String).always(),
+            F::new(2, "podGroupTemplateName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static WORKLOAD_SPEC: MessageSchema = MessageSchema::new(
@@ -1565,11 +1579,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "controllerRef",
-                Label::Singular,
-                Kind::Message(&TYPED_LOCAL_OBJECT_REFERENCE),
-            ),
+                    1,
+                    "controllerRef",
+                    Label::Singular,
+                    Kind::Message(&TYPED_LOCAL_OBJECT_REFERENCE),
+                )
+                .always(),
             F::new(
                 2,
                 "podGroupTemplates",

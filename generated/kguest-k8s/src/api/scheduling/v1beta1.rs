@@ -179,17 +179,18 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "value", Label::Singular, Kind::Int32),
-            F::new(3, "globalDefault", Label::Singular, Kind::Bool),
-            F::new(4, "description", Label::Singular, Kind::String),
-            F::new(5, "preemptionPolicy", Label::Singular, Kind::String),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "value", Label::Singular, Kind::Int32).always(),
+            F::new(3, "globalDefault", Label::Singular, Kind::Bool).always(),
+            F::new(4, "description", Label::Singular, Kind::String).always(),
+            F::new(5, "preemptionPolicy", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PRIORITY_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -197,13 +198,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&PRIORITY_CLASS)),
         ],
     );

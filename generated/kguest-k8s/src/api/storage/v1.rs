@@ -1684,14 +1684,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&CSI_DRIVER_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CSI_DRIVER_SPEC)).always(),
         ],
     );
     pub static CSI_DRIVER_LIST: MessageSchema = MessageSchema::new(
@@ -1699,13 +1700,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CSI_DRIVER)),
         ],
     );
@@ -1713,22 +1715,20 @@ pub mod _schema {
         "k8s.io.api.storage.v1.CSIDriverSpec",
         JsonForm::Object,
         &[
-            F::new(1, "attachRequired", Label::Singular, Kind::Bool),
-            F::new(2, "podInfoOnMount", Label::Singular, Kind::Bool),
+            F::new(1, "attachRequired", Label::Singular, Kind::Bool).always(),
+            F::new(2, "podInfoOnMount", Label::Singular, Kind::Bool).always(),
             F::new(3, "volumeLifecycleModes", Label::Repeated, Kind::String),
-            F::new(4, "storageCapacity", Label::Singular, Kind::Bool),
-            F::new(5, "fsGroupPolicy", Label::Singular, Kind::String),
+            F::new(4, "storageCapacity", Label::Singular, Kind::Bool).always(),
+            F::new(5, "fsGroupPolicy", Label::Singular, Kind::String).always(),
             F::new(6, "tokenRequests", Label::Repeated, Kind::Message(&TOKEN_REQUEST)),
-            F::new(7, "requiresRepublish", Label::Singular, Kind::Bool),
-            F::new(8, "seLinuxMount", Label::Singular, Kind::Bool),
-            F::new(
-                9,
-                "nodeAllocatableUpdatePeriodSeconds",
-                Label::Singular,
-                Kind::Int64,
-            ),
-            F::new(10, "serviceAccountTokenInSecrets", Label::Singular, Kind::Bool),
-            F::new(11, "preventPodSchedulingIfMissing", Label::Singular, Kind::Bool),
+            F::new(7, "requiresRepublish", Label::Singular, Kind::Bool).always(),
+            F::new(8, "seLinuxMount", Label::Singular, Kind::Bool).always(),
+            F::new(9, "nodeAllocatableUpdatePeriodSeconds", Label::Singular, Kind::Int64)
+                .always(),
+            F::new(10, "serviceAccountTokenInSecrets", Label::Singular, Kind::Bool)
+                .always(),
+            F::new(11, "preventPodSchedulingIfMissing", Label::Singular, Kind::Bool)
+                .always(),
         ],
     );
     pub static CSI_NODE: MessageSchema = MessageSchema::new(
@@ -1736,29 +1736,31 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&CSI_NODE_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CSI_NODE_SPEC)).always(),
         ],
     );
     pub static CSI_NODE_DRIVER: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1.CSINodeDriver",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "nodeID", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "nodeID", Label::Singular, Kind::String).always(),
             F::new(3, "topologyKeys", Label::Repeated, Kind::String),
             F::new(
-                4,
-                "allocatable",
-                Label::Singular,
-                Kind::Message(&VOLUME_NODE_RESOURCES),
-            ),
+                    4,
+                    "allocatable",
+                    Label::Singular,
+                    Kind::Message(&VOLUME_NODE_RESOURCES),
+                )
+                .always(),
         ],
     );
     pub static CSI_NODE_LIST: MessageSchema = MessageSchema::new(
@@ -1766,13 +1768,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CSI_NODE)),
         ],
     );
@@ -1786,38 +1789,42 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "nodeTopology",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(3, "storageClassName", Label::Singular, Kind::String),
+                    2,
+                    "nodeTopology",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(3, "storageClassName", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "capacity",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    4,
+                    "capacity",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "maximumVolumeSize",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    5,
+                    "maximumVolumeSize",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static CSI_STORAGE_CAPACITY_LIST: MessageSchema = MessageSchema::new(
@@ -1825,13 +1832,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CSI_STORAGE_CAPACITY)),
         ],
     );
@@ -1840,24 +1848,25 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "provisioner", Label::Singular, Kind::String),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "provisioner", Label::Singular, Kind::String).always(),
             F::new(
                 3,
                 "parameters",
                 Label::Map,
                 Kind::Message(&STORAGE_CLASS_PARAMETERS_ENTRY),
             ),
-            F::new(4, "reclaimPolicy", Label::Singular, Kind::String),
+            F::new(4, "reclaimPolicy", Label::Singular, Kind::String).always(),
             F::new(5, "mountOptions", Label::Repeated, Kind::String),
-            F::new(6, "allowVolumeExpansion", Label::Singular, Kind::Bool),
-            F::new(7, "volumeBindingMode", Label::Singular, Kind::String),
+            F::new(6, "allowVolumeExpansion", Label::Singular, Kind::Bool).always(),
+            F::new(7, "volumeBindingMode", Label::Singular, Kind::String).always(),
             F::new(
                 8,
                 "allowedTopologies",
@@ -1870,8 +1879,8 @@ pub mod _schema {
         "k8s.io.api.storage.v1.StorageClass.ParametersEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static STORAGE_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -1879,13 +1888,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&STORAGE_CLASS)),
         ],
     );
@@ -1893,8 +1903,8 @@ pub mod _schema {
         "k8s.io.api.storage.v1.TokenRequest",
         JsonForm::Object,
         &[
-            F::new(1, "audience", Label::Singular, Kind::String),
-            F::new(2, "expirationSeconds", Label::Singular, Kind::Int64),
+            F::new(1, "audience", Label::Singular, Kind::String).always(),
+            F::new(2, "expirationSeconds", Label::Singular, Kind::Int64).always(),
         ],
     );
     pub static VOLUME_ATTACHMENT: MessageSchema = MessageSchema::new(
@@ -1902,20 +1912,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&VOLUME_ATTACHMENT_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&VOLUME_ATTACHMENT_SPEC))
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&VOLUME_ATTACHMENT_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&VOLUME_ATTACHMENT_STATUS),
+                )
+                .always(),
         ],
     );
     pub static VOLUME_ATTACHMENT_LIST: MessageSchema = MessageSchema::new(
@@ -1923,13 +1936,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTACHMENT)),
         ],
     );
@@ -1937,50 +1951,54 @@ pub mod _schema {
         "k8s.io.api.storage.v1.VolumeAttachmentSource",
         JsonForm::Object,
         &[
-            F::new(1, "persistentVolumeName", Label::Singular, Kind::String),
+            F::new(1, "persistentVolumeName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "inlineVolumeSpec",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::PERSISTENT_VOLUME_SPEC),
-            ),
+                    2,
+                    "inlineVolumeSpec",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::PERSISTENT_VOLUME_SPEC),
+                )
+                .always(),
         ],
     );
     pub static VOLUME_ATTACHMENT_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1.VolumeAttachmentSpec",
         JsonForm::Object,
         &[
-            F::new(1, "attacher", Label::Singular, Kind::String),
+            F::new(1, "attacher", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "source",
-                Label::Singular,
-                Kind::Message(&VOLUME_ATTACHMENT_SOURCE),
-            ),
-            F::new(3, "nodeName", Label::Singular, Kind::String),
+                    2,
+                    "source",
+                    Label::Singular,
+                    Kind::Message(&VOLUME_ATTACHMENT_SOURCE),
+                )
+                .always(),
+            F::new(3, "nodeName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME_ATTACHMENT_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1.VolumeAttachmentStatus",
         JsonForm::Object,
         &[
-            F::new(1, "attached", Label::Singular, Kind::Bool),
+            F::new(1, "attached", Label::Singular, Kind::Bool).always(),
             F::new(
                 2,
                 "attachmentMetadata",
                 Label::Map,
                 Kind::Message(&VOLUME_ATTACHMENT_STATUS_ATTACHMENT_METADATA_ENTRY),
             ),
-            F::new(3, "attachError", Label::Singular, Kind::Message(&VOLUME_ERROR)),
-            F::new(4, "detachError", Label::Singular, Kind::Message(&VOLUME_ERROR)),
+            F::new(3, "attachError", Label::Singular, Kind::Message(&VOLUME_ERROR))
+                .always(),
+            F::new(4, "detachError", Label::Singular, Kind::Message(&VOLUME_ERROR))
+                .always(),
         ],
     );
     pub static VOLUME_ATTACHMENT_STATUS_ATTACHMENT_METADATA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1.VolumeAttachmentStatus.AttachmentMetadataEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME_ATTRIBUTES_CLASS: MessageSchema = MessageSchema::new(
@@ -1988,14 +2006,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "driverName", Label::Singular, Kind::String),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "driverName", Label::Singular, Kind::String).always(),
             F::new(
                 3,
                 "parameters",
@@ -2008,8 +2027,8 @@ pub mod _schema {
         "k8s.io.api.storage.v1.VolumeAttributesClass.ParametersEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME_ATTRIBUTES_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -2017,13 +2036,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTRIBUTES_CLASS)),
         ],
     );
@@ -2032,18 +2052,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "time",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(2, "message", Label::Singular, Kind::String),
-            F::new(3, "errorCode", Label::Singular, Kind::Int32),
+                    1,
+                    "time",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(2, "message", Label::Singular, Kind::String).always(),
+            F::new(3, "errorCode", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static VOLUME_NODE_RESOURCES: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1.VolumeNodeResources",
         JsonForm::Object,
-        &[F::new(1, "count", Label::Singular, Kind::Int32)],
+        &[F::new(1, "count", Label::Singular, Kind::Int32).always()],
     );
 }

@@ -791,38 +791,42 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "nodeTopology",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(3, "storageClassName", Label::Singular, Kind::String),
+                    2,
+                    "nodeTopology",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .always(),
+            F::new(3, "storageClassName", Label::Singular, Kind::String).always(),
             F::new(
-                4,
-                "capacity",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    4,
+                    "capacity",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
             F::new(
-                5,
-                "maximumVolumeSize",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    5,
+                    "maximumVolumeSize",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static CSI_STORAGE_CAPACITY_LIST: MessageSchema = MessageSchema::new(
@@ -830,13 +834,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&CSI_STORAGE_CAPACITY)),
         ],
     );
@@ -845,20 +850,23 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "spec", Label::Singular, Kind::Message(&VOLUME_ATTACHMENT_SPEC)),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&VOLUME_ATTACHMENT_SPEC))
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&VOLUME_ATTACHMENT_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&VOLUME_ATTACHMENT_STATUS),
+                )
+                .always(),
         ],
     );
     pub static VOLUME_ATTACHMENT_LIST: MessageSchema = MessageSchema::new(
@@ -866,13 +874,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTACHMENT)),
         ],
     );
@@ -880,50 +889,54 @@ pub mod _schema {
         "k8s.io.api.storage.v1alpha1.VolumeAttachmentSource",
         JsonForm::Object,
         &[
-            F::new(1, "persistentVolumeName", Label::Singular, Kind::String),
+            F::new(1, "persistentVolumeName", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "inlineVolumeSpec",
-                Label::Singular,
-                Kind::Message(&crate::api::core::v1::_schema::PERSISTENT_VOLUME_SPEC),
-            ),
+                    2,
+                    "inlineVolumeSpec",
+                    Label::Singular,
+                    Kind::Message(&crate::api::core::v1::_schema::PERSISTENT_VOLUME_SPEC),
+                )
+                .always(),
         ],
     );
     pub static VOLUME_ATTACHMENT_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1alpha1.VolumeAttachmentSpec",
         JsonForm::Object,
         &[
-            F::new(1, "attacher", Label::Singular, Kind::String),
+            F::new(1, "attacher", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "source",
-                Label::Singular,
-                Kind::Message(&VOLUME_ATTACHMENT_SOURCE),
-            ),
-            F::new(3, "nodeName", Label::Singular, Kind::String),
+                    2,
+                    "source",
+                    Label::Singular,
+                    Kind::Message(&VOLUME_ATTACHMENT_SOURCE),
+                )
+                .always(),
+            F::new(3, "nodeName", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME_ATTACHMENT_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1alpha1.VolumeAttachmentStatus",
         JsonForm::Object,
         &[
-            F::new(1, "attached", Label::Singular, Kind::Bool),
+            F::new(1, "attached", Label::Singular, Kind::Bool).always(),
             F::new(
                 2,
                 "attachmentMetadata",
                 Label::Map,
                 Kind::Message(&VOLUME_ATTACHMENT_STATUS_ATTACHMENT_METADATA_ENTRY),
             ),
-            F::new(3, "attachError", Label::Singular, Kind::Message(&VOLUME_ERROR)),
-            F::new(4, "detachError", Label::Singular, Kind::Message(&VOLUME_ERROR)),
+            F::new(3, "attachError", Label::Singular, Kind::Message(&VOLUME_ERROR))
+                .always(),
+            F::new(4, "detachError", Label::Singular, Kind::Message(&VOLUME_ERROR))
+                .always(),
         ],
     );
     pub static VOLUME_ATTACHMENT_STATUS_ATTACHMENT_METADATA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1alpha1.VolumeAttachmentStatus.AttachmentMetadataEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME_ATTRIBUTES_CLASS: MessageSchema = MessageSchema::new(
@@ -931,14 +944,15 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
-            F::new(2, "driverName", Label::Singular, Kind::String),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "driverName", Label::Singular, Kind::String).always(),
             F::new(
                 3,
                 "parameters",
@@ -951,8 +965,8 @@ pub mod _schema {
         "k8s.io.api.storage.v1alpha1.VolumeAttributesClass.ParametersEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VOLUME_ATTRIBUTES_CLASS_LIST: MessageSchema = MessageSchema::new(
@@ -960,13 +974,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTRIBUTES_CLASS)),
         ],
     );
@@ -975,13 +990,16 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "time",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(2, "message", Label::Singular, Kind::String),
-            F::new(3, "errorCode", Label::Singular, Kind::Int32),
+                    1,
+                    "time",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+            F::new(2, "message", Label::Singular, Kind::String).always(),
+            F::new(3, "errorCode", Label::Singular, Kind::Int32).always(),
         ],
     );
 }

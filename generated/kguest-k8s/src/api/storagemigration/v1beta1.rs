@@ -296,25 +296,28 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
             F::new(
-                2,
-                "spec",
-                Label::Singular,
-                Kind::Message(&STORAGE_VERSION_MIGRATION_SPEC),
-            ),
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&STORAGE_VERSION_MIGRATION_SPEC),
+                )
+                .always(),
             F::new(
-                3,
-                "status",
-                Label::Singular,
-                Kind::Message(&STORAGE_VERSION_MIGRATION_STATUS),
-            ),
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&STORAGE_VERSION_MIGRATION_STATUS),
+                )
+                .always(),
         ],
     );
     pub static STORAGE_VERSION_MIGRATION_LIST: MessageSchema = MessageSchema::new(
@@ -322,13 +325,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "metadata",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                ),
-            ),
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
             F::new(
                 2,
                 "items",
@@ -342,13 +346,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "resource",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_RESOURCE,
-                ),
-            ),
+                    1,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_RESOURCE,
+                    ),
+                )
+                .always(),
         ],
     );
     pub static STORAGE_VERSION_MIGRATION_STATUS: MessageSchema = MessageSchema::new(
@@ -363,7 +368,7 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
                 ),
             ),
-            F::new(2, "resourceVersion", Label::Singular, Kind::String),
+            F::new(2, "resourceVersion", Label::Singular, Kind::String).always(),
         ],
     );
 }

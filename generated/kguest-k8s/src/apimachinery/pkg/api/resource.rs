@@ -132,12 +132,12 @@ pub mod _schema {
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
     pub static QUANTITY: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.api.resource.Quantity",
-        JsonForm::EmbeddedString,
-        &[F::new(1, "string", Label::Singular, Kind::String)],
+        JsonForm::Quantity,
+        &[F::new(1, "string", Label::Singular, Kind::String).always()],
     );
     pub static QUANTITY_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.api.resource.QuantityValue",
-        JsonForm::EmbeddedString,
-        &[F::new(1, "string", Label::Singular, Kind::String)],
+        JsonForm::Quantity,
+        &[F::new(1, "string", Label::Singular, Kind::String).always()],
     );
 }

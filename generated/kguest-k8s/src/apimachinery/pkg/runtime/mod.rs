@@ -228,18 +228,18 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.runtime.TypeMeta",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
         ],
     );
     pub static UNKNOWN: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.runtime.Unknown",
         JsonForm::Object,
         &[
-            F::new(1, "typeMeta", Label::Singular, Kind::Message(&TYPE_META)),
+            F::new(1, "typeMeta", Label::Singular, Kind::Message(&TYPE_META)).always(),
             F::new(2, "raw", Label::Singular, Kind::Bytes),
-            F::new(3, "contentEncoding", Label::Singular, Kind::String),
-            F::new(4, "contentType", Label::Singular, Kind::String),
+            F::new(3, "contentEncoding", Label::Singular, Kind::String).always(),
+            F::new(4, "contentType", Label::Singular, Kind::String).always(),
         ],
     );
 }

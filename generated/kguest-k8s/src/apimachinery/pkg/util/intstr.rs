@@ -85,9 +85,9 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.util.intstr.IntOrString",
         JsonForm::IntOrString,
         &[
-            F::new(1, "type", Label::Singular, Kind::Int64),
-            F::new(2, "intVal", Label::Singular, Kind::Int32),
-            F::new(3, "strVal", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::Int64).always(),
+            F::new(2, "intVal", Label::Singular, Kind::Int32).always(),
+            F::new(3, "strVal", Label::Singular, Kind::String).always(),
         ],
     );
 }

@@ -3803,7 +3803,7 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(
                 2,
                 "versions",
@@ -3811,11 +3811,12 @@ pub mod _schema {
                 Kind::Message(&GROUP_VERSION_FOR_DISCOVERY),
             ),
             F::new(
-                3,
-                "preferredVersion",
-                Label::Singular,
-                Kind::Message(&GROUP_VERSION_FOR_DISCOVERY),
-            ),
+                    3,
+                    "preferredVersion",
+                    Label::Singular,
+                    Kind::Message(&GROUP_VERSION_FOR_DISCOVERY),
+                )
+                .always(),
             F::new(
                 4,
                 "serverAddressByClientCIDRs",
@@ -3833,23 +3834,23 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIResource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "namespaced", Label::Singular, Kind::Bool),
-            F::new(3, "kind", Label::Singular, Kind::String),
-            F::new(4, "verbs", Label::Singular, Kind::Message(&VERBS)),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "namespaced", Label::Singular, Kind::Bool).always(),
+            F::new(3, "kind", Label::Singular, Kind::String).always(),
+            F::new(4, "verbs", Label::Singular, Kind::Message(&VERBS)).always(),
             F::new(5, "shortNames", Label::Repeated, Kind::String),
-            F::new(6, "singularName", Label::Singular, Kind::String),
+            F::new(6, "singularName", Label::Singular, Kind::String).always(),
             F::new(7, "categories", Label::Repeated, Kind::String),
-            F::new(8, "group", Label::Singular, Kind::String),
-            F::new(9, "version", Label::Singular, Kind::String),
-            F::new(10, "storageVersionHash", Label::Singular, Kind::String),
+            F::new(8, "group", Label::Singular, Kind::String).always(),
+            F::new(9, "version", Label::Singular, Kind::String).always(),
+            F::new(10, "storageVersionHash", Label::Singular, Kind::String).always(),
         ],
     );
     pub static API_RESOURCE_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList",
         JsonForm::Object,
         &[
-            F::new(1, "groupVersion", Label::Singular, Kind::String),
+            F::new(1, "groupVersion", Label::Singular, Kind::String).always(),
             F::new(2, "resources", Label::Repeated, Kind::Message(&API_RESOURCE)),
         ],
     );
@@ -3871,20 +3872,21 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "dryRun", Label::Repeated, Kind::String),
-            F::new(2, "force", Label::Singular, Kind::Bool),
-            F::new(3, "fieldManager", Label::Singular, Kind::String),
+            F::new(2, "force", Label::Singular, Kind::Bool).always(),
+            F::new(3, "fieldManager", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.Condition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
-            F::new(2, "status", Label::Singular, Kind::String),
-            F::new(3, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(4, "lastTransitionTime", Label::Singular, Kind::Message(&TIME)),
-            F::new(5, "reason", Label::Singular, Kind::String),
-            F::new(6, "message", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            F::new(4, "lastTransitionTime", Label::Singular, Kind::Message(&TIME))
+                .always(),
+            F::new(5, "reason", Label::Singular, Kind::String).always(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
         ],
     );
     pub static CREATE_OPTIONS: MessageSchema = MessageSchema::new(
@@ -3892,38 +3894,40 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "dryRun", Label::Repeated, Kind::String),
-            F::new(3, "fieldManager", Label::Singular, Kind::String),
-            F::new(4, "fieldValidation", Label::Singular, Kind::String),
+            F::new(3, "fieldManager", Label::Singular, Kind::String).always(),
+            F::new(4, "fieldValidation", Label::Singular, Kind::String).always(),
         ],
     );
     pub static DELETE_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
         JsonForm::Object,
         &[
-            F::new(1, "gracePeriodSeconds", Label::Singular, Kind::Int64),
-            F::new(2, "preconditions", Label::Singular, Kind::Message(&PRECONDITIONS)),
-            F::new(3, "orphanDependents", Label::Singular, Kind::Bool),
-            F::new(4, "propagationPolicy", Label::Singular, Kind::String),
+            F::new(1, "gracePeriodSeconds", Label::Singular, Kind::Int64).always(),
+            F::new(2, "preconditions", Label::Singular, Kind::Message(&PRECONDITIONS))
+                .always(),
+            F::new(3, "orphanDependents", Label::Singular, Kind::Bool).always(),
+            F::new(4, "propagationPolicy", Label::Singular, Kind::String).always(),
             F::new(5, "dryRun", Label::Repeated, Kind::String),
             F::new(
-                6,
-                "ignoreStoreReadErrorWithClusterBreakingPotential",
-                Label::Singular,
-                Kind::Bool,
-            ),
+                    6,
+                    "ignoreStoreReadErrorWithClusterBreakingPotential",
+                    Label::Singular,
+                    Kind::Bool,
+                )
+                .always(),
         ],
     );
     pub static DURATION: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.Duration",
         JsonForm::Duration,
-        &[F::new(1, "duration", Label::Singular, Kind::Int64)],
+        &[F::new(1, "duration", Label::Singular, Kind::Int64).always()],
     );
     pub static FIELD_SELECTOR_REQUIREMENT: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "operator", Label::Singular, Kind::String).always(),
             F::new(3, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -3935,56 +3939,56 @@ pub mod _schema {
     pub static GET_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.GetOptions",
         JsonForm::Object,
-        &[F::new(1, "resourceVersion", Label::Singular, Kind::String)],
+        &[F::new(1, "resourceVersion", Label::Singular, Kind::String).always()],
     );
     pub static GROUP_KIND: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupKind",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String),
+            F::new(1, "group", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GROUP_RESOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String),
-            F::new(2, "resource", Label::Singular, Kind::String),
+            F::new(1, "group", Label::Singular, Kind::String).always(),
+            F::new(2, "resource", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GROUP_VERSION: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersion",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String),
-            F::new(2, "version", Label::Singular, Kind::String),
+            F::new(1, "group", Label::Singular, Kind::String).always(),
+            F::new(2, "version", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GROUP_VERSION_FOR_DISCOVERY: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery",
         JsonForm::Object,
         &[
-            F::new(1, "groupVersion", Label::Singular, Kind::String),
-            F::new(2, "version", Label::Singular, Kind::String),
+            F::new(1, "groupVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "version", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GROUP_VERSION_KIND: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String),
-            F::new(2, "version", Label::Singular, Kind::String),
-            F::new(3, "kind", Label::Singular, Kind::String),
+            F::new(1, "group", Label::Singular, Kind::String).always(),
+            F::new(2, "version", Label::Singular, Kind::String).always(),
+            F::new(3, "kind", Label::Singular, Kind::String).always(),
         ],
     );
     pub static GROUP_VERSION_RESOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String),
-            F::new(2, "version", Label::Singular, Kind::String),
-            F::new(3, "resource", Label::Singular, Kind::String),
+            F::new(1, "group", Label::Singular, Kind::String).always(),
+            F::new(2, "version", Label::Singular, Kind::String).always(),
+            F::new(3, "resource", Label::Singular, Kind::String).always(),
         ],
     );
     pub static LABEL_SELECTOR: MessageSchema = MessageSchema::new(
@@ -4009,16 +4013,16 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector.MatchLabelsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static LABEL_SELECTOR_REQUIREMENT: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "operator", Label::Singular, Kind::String).always(),
             F::new(3, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -4026,7 +4030,7 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.List",
         JsonForm::Object,
         &[
-            F::new(1, "metadata", Label::Singular, Kind::Message(&LIST_META)),
+            F::new(1, "metadata", Label::Singular, Kind::Message(&LIST_META)).always(),
             F::new(
                 2,
                 "items",
@@ -4039,41 +4043,41 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta",
         JsonForm::Object,
         &[
-            F::new(1, "selfLink", Label::Singular, Kind::String),
-            F::new(2, "resourceVersion", Label::Singular, Kind::String),
-            F::new(3, "continue", Label::Singular, Kind::String),
-            F::new(4, "remainingItemCount", Label::Singular, Kind::Int64),
-            F::new(5, "shardInfo", Label::Singular, Kind::Message(&SHARD_INFO)),
+            F::new(1, "selfLink", Label::Singular, Kind::String).always(),
+            F::new(2, "resourceVersion", Label::Singular, Kind::String).always(),
+            F::new(3, "continue", Label::Singular, Kind::String).always(),
+            F::new(4, "remainingItemCount", Label::Singular, Kind::Int64).always(),
+            F::new(5, "shardInfo", Label::Singular, Kind::Message(&SHARD_INFO)).always(),
         ],
     );
     pub static LIST_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions",
         JsonForm::Object,
         &[
-            F::new(1, "labelSelector", Label::Singular, Kind::String),
-            F::new(2, "fieldSelector", Label::Singular, Kind::String),
-            F::new(3, "watch", Label::Singular, Kind::Bool),
-            F::new(4, "resourceVersion", Label::Singular, Kind::String),
-            F::new(5, "timeoutSeconds", Label::Singular, Kind::Int64),
-            F::new(7, "limit", Label::Singular, Kind::Int64),
-            F::new(8, "continue", Label::Singular, Kind::String),
-            F::new(9, "allowWatchBookmarks", Label::Singular, Kind::Bool),
-            F::new(10, "resourceVersionMatch", Label::Singular, Kind::String),
-            F::new(11, "sendInitialEvents", Label::Singular, Kind::Bool),
-            F::new(15, "shardSelector", Label::Singular, Kind::String),
+            F::new(1, "labelSelector", Label::Singular, Kind::String).always(),
+            F::new(2, "fieldSelector", Label::Singular, Kind::String).always(),
+            F::new(3, "watch", Label::Singular, Kind::Bool).always(),
+            F::new(4, "resourceVersion", Label::Singular, Kind::String).always(),
+            F::new(5, "timeoutSeconds", Label::Singular, Kind::Int64).always(),
+            F::new(7, "limit", Label::Singular, Kind::Int64).always(),
+            F::new(8, "continue", Label::Singular, Kind::String).always(),
+            F::new(9, "allowWatchBookmarks", Label::Singular, Kind::Bool).always(),
+            F::new(10, "resourceVersionMatch", Label::Singular, Kind::String).always(),
+            F::new(11, "sendInitialEvents", Label::Singular, Kind::Bool).always(),
+            F::new(15, "shardSelector", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MANAGED_FIELDS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "manager", Label::Singular, Kind::String),
-            F::new(2, "operation", Label::Singular, Kind::String),
-            F::new(3, "apiVersion", Label::Singular, Kind::String),
-            F::new(4, "time", Label::Singular, Kind::Message(&TIME)),
-            F::new(6, "fieldsType", Label::Singular, Kind::String),
-            F::new(7, "fieldsV1", Label::Singular, Kind::Message(&FIELDS_V1)),
-            F::new(8, "subresource", Label::Singular, Kind::String),
+            F::new(1, "manager", Label::Singular, Kind::String).always(),
+            F::new(2, "operation", Label::Singular, Kind::String).always(),
+            F::new(3, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(4, "time", Label::Singular, Kind::Message(&TIME)).always(),
+            F::new(6, "fieldsType", Label::Singular, Kind::String).always(),
+            F::new(7, "fieldsV1", Label::Singular, Kind::Message(&FIELDS_V1)).always(),
+            F::new(8, "subresource", Label::Singular, Kind::String).always(),
         ],
     );
     pub static MICRO_TIME: MessageSchema = MessageSchema::new(
@@ -4082,24 +4086,27 @@ pub mod _schema {
             frac_digits: 6,
         },
         &[
-            F::new(1, "seconds", Label::Singular, Kind::Int64),
-            F::new(2, "nanos", Label::Singular, Kind::Int32),
+            F::new(1, "seconds", Label::Singular, Kind::Int64).always(),
+            F::new(2, "nanos", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static OBJECT_META: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "generateName", Label::Singular, Kind::String),
-            F::new(3, "namespace", Label::Singular, Kind::String),
-            F::new(4, "selfLink", Label::Singular, Kind::String),
-            F::new(5, "uid", Label::Singular, Kind::String),
-            F::new(6, "resourceVersion", Label::Singular, Kind::String),
-            F::new(7, "generation", Label::Singular, Kind::Int64),
-            F::new(8, "creationTimestamp", Label::Singular, Kind::Message(&TIME)),
-            F::new(9, "deletionTimestamp", Label::Singular, Kind::Message(&TIME)),
-            F::new(10, "deletionGracePeriodSeconds", Label::Singular, Kind::Int64),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "generateName", Label::Singular, Kind::String).always(),
+            F::new(3, "namespace", Label::Singular, Kind::String).always(),
+            F::new(4, "selfLink", Label::Singular, Kind::String).always(),
+            F::new(5, "uid", Label::Singular, Kind::String).always(),
+            F::new(6, "resourceVersion", Label::Singular, Kind::String).always(),
+            F::new(7, "generation", Label::Singular, Kind::Int64).always(),
+            F::new(8, "creationTimestamp", Label::Singular, Kind::Message(&TIME))
+                .always(),
+            F::new(9, "deletionTimestamp", Label::Singular, Kind::Message(&TIME))
+                .always(),
+            F::new(10, "deletionGracePeriodSeconds", Label::Singular, Kind::Int64)
+                .always(),
             F::new(11, "labels", Label::Map, Kind::Message(&OBJECT_META_LABELS_ENTRY)),
             F::new(
                 12,
@@ -4126,40 +4133,40 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.AnnotationsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static OBJECT_META_LABELS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.LabelsEntry",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String),
-            F::new(2, "value", Label::Singular, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
         ],
     );
     pub static OWNER_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String),
-            F::new(3, "name", Label::Singular, Kind::String),
-            F::new(4, "uid", Label::Singular, Kind::String),
-            F::new(5, "apiVersion", Label::Singular, Kind::String),
-            F::new(6, "controller", Label::Singular, Kind::Bool),
-            F::new(7, "blockOwnerDeletion", Label::Singular, Kind::Bool),
+            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(4, "uid", Label::Singular, Kind::String).always(),
+            F::new(5, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(6, "controller", Label::Singular, Kind::Bool).always(),
+            F::new(7, "blockOwnerDeletion", Label::Singular, Kind::Bool).always(),
         ],
     );
     pub static PARTIAL_OBJECT_METADATA: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata",
         JsonForm::Object,
-        &[F::new(1, "metadata", Label::Singular, Kind::Message(&OBJECT_META))],
+        &[F::new(1, "metadata", Label::Singular, Kind::Message(&OBJECT_META)).always()],
     );
     pub static PARTIAL_OBJECT_METADATA_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList",
         JsonForm::Object,
         &[
-            F::new(1, "metadata", Label::Singular, Kind::Message(&LIST_META)),
+            F::new(1, "metadata", Label::Singular, Kind::Message(&LIST_META)).always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&PARTIAL_OBJECT_METADATA)),
         ],
     );
@@ -4173,17 +4180,17 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "dryRun", Label::Repeated, Kind::String),
-            F::new(2, "force", Label::Singular, Kind::Bool),
-            F::new(3, "fieldManager", Label::Singular, Kind::String),
-            F::new(4, "fieldValidation", Label::Singular, Kind::String),
+            F::new(2, "force", Label::Singular, Kind::Bool).always(),
+            F::new(3, "fieldManager", Label::Singular, Kind::String).always(),
+            F::new(4, "fieldValidation", Label::Singular, Kind::String).always(),
         ],
     );
     pub static PRECONDITIONS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions",
         JsonForm::Object,
         &[
-            F::new(1, "uid", Label::Singular, Kind::String),
-            F::new(2, "resourceVersion", Label::Singular, Kind::String),
+            F::new(1, "uid", Label::Singular, Kind::String).always(),
+            F::new(2, "resourceVersion", Label::Singular, Kind::String).always(),
         ],
     );
     pub static ROOT_PATHS: MessageSchema = MessageSchema::new(
@@ -4195,52 +4202,53 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR",
         JsonForm::Object,
         &[
-            F::new(1, "clientCIDR", Label::Singular, Kind::String),
-            F::new(2, "serverAddress", Label::Singular, Kind::String),
+            F::new(1, "clientCIDR", Label::Singular, Kind::String).always(),
+            F::new(2, "serverAddress", Label::Singular, Kind::String).always(),
         ],
     );
     pub static SHARD_INFO: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.ShardInfo",
         JsonForm::Object,
-        &[F::new(1, "selector", Label::Singular, Kind::String)],
+        &[F::new(1, "selector", Label::Singular, Kind::String).always()],
     );
     pub static STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.Status",
         JsonForm::Object,
         &[
-            F::new(1, "metadata", Label::Singular, Kind::Message(&LIST_META)),
-            F::new(2, "status", Label::Singular, Kind::String),
-            F::new(3, "message", Label::Singular, Kind::String),
-            F::new(4, "reason", Label::Singular, Kind::String),
-            F::new(5, "details", Label::Singular, Kind::Message(&STATUS_DETAILS)),
-            F::new(6, "code", Label::Singular, Kind::Int32),
+            F::new(1, "metadata", Label::Singular, Kind::Message(&LIST_META)).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(3, "message", Label::Singular, Kind::String).always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "details", Label::Singular, Kind::Message(&STATUS_DETAILS))
+                .always(),
+            F::new(6, "code", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static STATUS_CAUSE: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause",
         JsonForm::Object,
         &[
-            F::new(1, "reason", Label::Singular, Kind::String),
-            F::new(2, "message", Label::Singular, Kind::String),
-            F::new(3, "field", Label::Singular, Kind::String),
+            F::new(1, "reason", Label::Singular, Kind::String).always(),
+            F::new(2, "message", Label::Singular, Kind::String).always(),
+            F::new(3, "field", Label::Singular, Kind::String).always(),
         ],
     );
     pub static STATUS_DETAILS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "group", Label::Singular, Kind::String),
-            F::new(3, "kind", Label::Singular, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "group", Label::Singular, Kind::String).always(),
+            F::new(3, "kind", Label::Singular, Kind::String).always(),
             F::new(4, "causes", Label::Repeated, Kind::Message(&STATUS_CAUSE)),
-            F::new(5, "retryAfterSeconds", Label::Singular, Kind::Int32),
-            F::new(6, "uid", Label::Singular, Kind::String),
+            F::new(5, "retryAfterSeconds", Label::Singular, Kind::Int32).always(),
+            F::new(6, "uid", Label::Singular, Kind::String).always(),
         ],
     );
     pub static TABLE_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions",
         JsonForm::Object,
-        &[F::new(1, "includeObject", Label::Singular, Kind::String)],
+        &[F::new(1, "includeObject", Label::Singular, Kind::String).always()],
     );
     pub static TIME: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.Time",
@@ -4248,24 +4256,24 @@ pub mod _schema {
             frac_digits: 0,
         },
         &[
-            F::new(1, "seconds", Label::Singular, Kind::Int64),
-            F::new(2, "nanos", Label::Singular, Kind::Int32),
+            F::new(1, "seconds", Label::Singular, Kind::Int64).always(),
+            F::new(2, "nanos", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static TIMESTAMP: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp",
         JsonForm::Object,
         &[
-            F::new(1, "seconds", Label::Singular, Kind::Int64),
-            F::new(2, "nanos", Label::Singular, Kind::Int32),
+            F::new(1, "seconds", Label::Singular, Kind::Int64).always(),
+            F::new(2, "nanos", Label::Singular, Kind::Int32).always(),
         ],
     );
     pub static TYPE_META: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.TypeMeta",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String),
-            F::new(2, "apiVersion", Label::Singular, Kind::String),
+            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(2, "apiVersion", Label::Singular, Kind::String).always(),
         ],
     );
     pub static UPDATE_OPTIONS: MessageSchema = MessageSchema::new(
@@ -4273,8 +4281,8 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "dryRun", Label::Repeated, Kind::String),
-            F::new(2, "fieldManager", Label::Singular, Kind::String),
-            F::new(3, "fieldValidation", Label::Singular, Kind::String),
+            F::new(2, "fieldManager", Label::Singular, Kind::String).always(),
+            F::new(3, "fieldValidation", Label::Singular, Kind::String).always(),
         ],
     );
     pub static VERBS: MessageSchema = MessageSchema::new(
@@ -4286,13 +4294,16 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
             F::new(
-                2,
-                "object",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    2,
+                    "object",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .always(),
         ],
     );
 }

@@ -1,21 +1,15 @@
-//! Schema-driven JSON output in Kubernetes' conventions (feature `json`).
-//!
-//! Field names are the protobuf names, which Kubernetes also uses in JSON.
-//! Messages with a [`JsonForm`] other than `Object` take their special form
-//! (RFC 3339 times, int-or-string, embedded raw JSON, ...). Absent fields,
-//! empty repeated fields and empty maps are left out, as Kubernetes'
-//! `omitempty` does. Unknown fields cannot be expressed and are dropped.
+//! Protobuf → JSON.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::fmt;
 
 use serde_json::{Map as JsonMap, Number, Value as Json};
 
 use crate::schema::{self, FieldSchema, JsonForm, Kind, Label, MessageSchema};
 use crate::timefmt;
 use crate::wire::{Value, next_field, read_fixed32, read_fixed64, read_varint, zigzag32, zigzag64};
-use crate::{DecodeError, rt};
+use super::JsonError;
+use crate::rt;
 
 fn last_value(bytes: &[u8], number: u32) -> Option<Value<'_>> {
     rt::last(bytes, number).and_then(|raw| raw.value())
@@ -23,33 +17,6 @@ fn last_value(bytes: &[u8], number: u32) -> Option<Value<'_>> {
 
 /// Go's zero `time.Time` as Unix seconds; Kubernetes writes it as `null`.
 const GO_ZERO_TIME_SECONDS: i64 = -62_135_596_800;
-
-/// Why a message could not be written as JSON.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JsonError {
-    /// The bytes are not a valid encoding of the message.
-    Decode(DecodeError),
-    /// A value has no JSON form: embedded JSON that does not parse, a time
-    /// outside years 1..=9999.
-    Unrepresentable { path: String, reason: String },
-}
-
-impl fmt::Display for JsonError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            JsonError::Decode(err) => err.fmt(f),
-            JsonError::Unrepresentable { path, reason } => write!(f, "{path}: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for JsonError {}
-
-impl From<DecodeError> for JsonError {
-    fn from(err: DecodeError) -> Self {
-        JsonError::Decode(err)
-    }
-}
 
 /// Writes the message `bytes` of type `schema` as a JSON value.
 pub fn to_json(schema: &MessageSchema, bytes: &[u8]) -> Result<Json, JsonError> {
@@ -61,8 +28,7 @@ pub fn to_json(schema: &MessageSchema, bytes: &[u8]) -> Result<Json, JsonError> 
 type Path = Vec<&'static str>;
 
 fn unrepresentable(path: &Path, reason: impl ToString) -> JsonError {
-    let path = if path.is_empty() { ".".to_string() } else { path.join(".") };
-    JsonError::Unrepresentable { path, reason: reason.to_string() }
+    JsonError::Unrepresentable { path: super::path_string(path), reason: reason.to_string() }
 }
 
 fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json, JsonError> {
@@ -74,11 +40,16 @@ fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json
         JsonForm::Object => {
             let mut object = JsonMap::new();
             for field in schema.fields {
-                path.push(field.name());
+                path.push(field.json_name());
                 let value = field_value(field, bytes, path)?;
                 path.pop();
-                if let Some(value) = value {
-                    object.insert(field.name().to_string(), value);
+                match value {
+                    // An embedded Go struct: its members join this object.
+                    Some(Json::Object(members)) if field.inline => object.extend(members),
+                    Some(value) => {
+                        object.insert(field.json_name().to_string(), value);
+                    }
+                    None => {}
                 }
             }
             Json::Object(object)
@@ -86,7 +57,9 @@ fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json
         JsonForm::Timestamp { frac_digits } => {
             let seconds = varint_field(1) as i64;
             let nanos = varint_field(2) as i32;
-            if seconds == GO_ZERO_TIME_SECONDS && nanos == 0 {
+            // Go writes its zero time as an empty message; older writers used
+            // the zero time's Unix seconds.
+            if bytes.is_empty() || (seconds == GO_ZERO_TIME_SECONDS && nanos == 0) {
                 return Ok(Json::Null);
             }
             let mut buf = [0u8; 40];
@@ -97,6 +70,18 @@ fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json
         }
         JsonForm::EmbeddedString => {
             Json::String(rt::get::<crate::codec::Str>(bytes, 1).unwrap_or("").to_string())
+        }
+        JsonForm::Quantity => {
+            let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
+            if text.is_empty() {
+                Json::String("0".to_string())
+            } else {
+                let mut buf = [0u8; 64];
+                let canonical = crate::quantity::reserialize(text, &mut buf).map_err(|err| {
+                    unrepresentable(path, format_args!("quantity `{}`: {}", String::from_utf8_lossy(text), err.as_str()))
+                })?;
+                Json::String(canonical.to_string())
+            }
         }
         JsonForm::IntOrString => {
             if varint_field(1) == 1 {
@@ -112,7 +97,7 @@ fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json
         },
         JsonForm::BareArray => match schema.fields.first() {
             Some(field) => {
-                path.push(field.name());
+                path.push(field.json_name());
                 let items = repeated(field, bytes, path)?;
                 path.pop();
                 Json::Array(items)
@@ -143,7 +128,7 @@ fn field_value(
         }
         Label::Map => {
             let Kind::Message(entry) = field.kind else { return Ok(None) };
-            let mut object = JsonMap::new();
+            let mut object = alloc::collections::BTreeMap::new();
             for_each_occurrence(bytes, field.number, |value| {
                 let Value::Len(entry_bytes) = value else { return Ok(()) };
                 let key = map_key(entry, entry_bytes);
@@ -155,7 +140,7 @@ fn field_value(
                 object.insert(key, value);
                 Ok(())
             })?;
-            Ok((!object.is_empty()).then_some(Json::Object(object)))
+            Ok((!object.is_empty()).then(|| Json::Object(object.into_iter().collect())))
         }
     }
 }

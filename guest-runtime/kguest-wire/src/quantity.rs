@@ -35,11 +35,13 @@ pub enum QuantityError {
     Suffix,
     /// The number has no digits in a form where Kubernetes needs some (`Pi`, `e-10`).
     Numeric,
-    /// The value is well formed, but needs more than 38 significant digits.
+    /// The value is well formed but its mantissa does not fit an `i128`
+    /// (about 38 significant digits).
     OutOfRange,
 }
 
-/// An exact quantity: `mantissa × 10^exponent`, plus the format it prints with.
+/// An exact quantity: `mantissa × 10^exponent` with an `i128` mantissa and an
+/// `i32` exponent, plus the format it prints with.
 ///
 /// Equality and ordering compare the numeric value only, so `1Ki == 1024`.
 #[derive(Debug, Clone, Copy)]
@@ -54,7 +56,7 @@ pub struct Quantity {
 /// The largest value a binary-suffixed quantity keeps, in nano units: (2^63-1) × 10^9.
 const BINARY_CAP_NANOS: u128 = 9_223_372_036_854_775_807_000_000_000;
 
-/// Digits of the decimal SI suffixes, from nano (`10^-9`) to exa (`10^18`).
+/// The decimal SI suffixes, from nano (`10^-9`) to exa (`10^18`) in steps of 1000.
 const SI_SUFFIXES: [&[u8]; 10] = [b"n", b"u", b"m", b"", b"k", b"M", b"G", b"T", b"P", b"E"];
 
 /// Binary suffixes by power of 1024, starting at 1024^1.
@@ -73,8 +75,7 @@ fn len_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// A quantity string taken apart; digits are unvalidated only in the sense
-/// that leading zeros are kept.
+/// A quantity string taken apart; `int` keeps any leading zeros.
 struct Parts<'a> {
     negative: bool,
     int: &'a [u8],
@@ -498,9 +499,8 @@ impl Quantity {
             mag.checked_mul(p)?
         } else {
             match u32::try_from(shift.unsigned_abs()).ok().and_then(pow10) {
-                // p >= 10, never zero.
                 Some(p) => {
-                    let q = mag / p;
+                    let q = mag.checked_div(p).unwrap_or(0);
                     if mag.is_multiple_of(p) {
                         q
                     } else {
@@ -1609,5 +1609,18 @@ mod tests {
         // Just under 7/9 × 2^60, rounded up to the next nano.
         let mut buf = [0u8; 64];
         assert_eq!(v.canonical(&mut buf), "896716725805325425777777778n");
+    }
+}
+
+impl QuantityError {
+    /// A short lowercase description.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            QuantityError::Empty => "empty quantity",
+            QuantityError::Syntax => "not a number with an optional suffix",
+            QuantityError::Suffix => "unknown suffix",
+            QuantityError::Numeric => "no digits",
+            QuantityError::OutOfRange => "value out of range",
+        }
     }
 }

@@ -1,0 +1,100 @@
+//! The per-call handle through which hooks read their inputs.
+
+use kguest_k8s::api::core::v1::{Node, Pod};
+
+use crate::sys::{self, Getter, Setter};
+
+/// Inputs of the current host call, fetched lazily and cached.
+///
+/// * The Pod being scheduled is fetched at most once per scheduling cycle
+///   (the cache is dropped by the `prefilter` export).
+/// * The current node name, the target pod and the JSON lists are fetched at
+///   most once per call.
+/// * The Node is fetched only when [`Cycle::node`] is called, and kept while
+///   the node name stays the same within the cycle.
+///
+/// Views borrow the handle, so none outlives the call.
+pub struct Cycle {
+    _not_send: core::marker::PhantomData<*const ()>,
+}
+
+impl Cycle {
+    pub(crate) fn new() -> Cycle {
+        Cycle { _not_send: core::marker::PhantomData }
+    }
+
+    /// The pod being scheduled; `None` when the host sent nothing.
+    pub fn pod(&self) -> Option<Pod<'_>> {
+        non_empty(sys::input(Getter::CurrentPod)).map(Pod::from_bytes)
+    }
+
+    /// The pod's protobuf bytes (empty when none).
+    pub fn pod_bytes(&self) -> &[u8] {
+        sys::input(Getter::CurrentPod)
+    }
+
+    /// The node this call is about (Filter, Score, Reserve, Permit, the bind
+    /// hooks, AddPod/RemovePod); `""` when none or not UTF-8.
+    pub fn node_name(&self) -> &str {
+        core::str::from_utf8(self.node_name_bytes()).unwrap_or("")
+    }
+
+    pub fn node_name_bytes(&self) -> &[u8] {
+        sys::input(Getter::NodeName)
+    }
+
+    /// The Node named by [`Cycle::node_name`], fetched on first use.
+    pub fn node(&self) -> Option<Node<'_>> {
+        non_empty(sys::current_node()).map(Node::from_bytes)
+    }
+
+    /// The other pod of AddPod/RemovePod.
+    pub fn target_pod(&self) -> Option<Pod<'_>> {
+        non_empty(sys::input(Getter::TargetPod)).map(Pod::from_bytes)
+    }
+
+    /// PreScore: JSON array of the node names that passed Filter. See
+    /// [`crate::json`] to read it.
+    ///
+    /// One call can read one of the three JSON lists; another one returns
+    /// empty bytes (they share a buffer).
+    pub fn filtered_node_list(&self) -> &[u8] {
+        sys::input(Getter::FilteredNodeList)
+    }
+
+    /// NormalizeScore: JSON object `{node: score}`.
+    pub fn node_score_list(&self) -> &[u8] {
+        sys::input(Getter::NodeScoreList)
+    }
+
+    /// PostFilter: JSON object `{node: status code}`.
+    pub fn node_to_status_map(&self) -> &[u8] {
+        sys::input(Getter::NodeToStatusMap)
+    }
+
+    /// The plugin configuration (see [`crate::config`]).
+    pub fn config(&self) -> &[u8] {
+        crate::config()
+    }
+
+    /// PreFilter: restrict the cycle to these nodes, given as NUL-terminated
+    /// names (`b"node-a\0node-b\0"`). Not calling it means all nodes.
+    pub fn set_node_names(&self, nul_terminated: &[u8]) {
+        sys::set(Setter::NodeNames, nul_terminated);
+    }
+
+    /// NormalizeScore: the new JSON object `{node: score}`.
+    pub fn set_normalized_score_list(&self, json: &[u8]) {
+        sys::set(Setter::NormalizedScoreList, json);
+    }
+}
+
+impl core::fmt::Debug for Cycle {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Cycle")
+    }
+}
+
+fn non_empty(b: &[u8]) -> Option<&[u8]> {
+    if b.is_empty() { None } else { Some(b) }
+}

@@ -1,0 +1,130 @@
+//! Status codes and statuses returned to the scheduler.
+
+/// A scheduler framework status code, as it crosses the ABI (an integer).
+///
+/// The numbering is the one of `framework.Code` and of the Go guest SDK.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Code {
+    /// The plugin ran and the pod may proceed.
+    Success = 0,
+    /// Something went wrong inside the plugin.
+    Error = 1,
+    /// The node does not fit now; preemption may help.
+    Unschedulable = 2,
+    /// The node does not fit and preemption cannot change that.
+    UnschedulableAndUnresolvable = 3,
+    /// Permit only: hold the pod until allowed, rejected or timed out.
+    Wait = 4,
+    /// The plugin has nothing to do for this pod (PreFilter, PreScore, Bind).
+    Skip = 5,
+}
+
+/// A status code the SDK does not know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownCode(pub i64);
+
+impl TryFrom<u32> for Code {
+    type Error = UnknownCode;
+
+    fn try_from(v: u32) -> Result<Code, UnknownCode> {
+        Ok(match v {
+            0 => Code::Success,
+            1 => Code::Error,
+            2 => Code::Unschedulable,
+            3 => Code::UnschedulableAndUnresolvable,
+            4 => Code::Wait,
+            5 => Code::Skip,
+            _ => return Err(UnknownCode(i64::from(v))),
+        })
+    }
+}
+
+impl TryFrom<i32> for Code {
+    type Error = UnknownCode;
+
+    fn try_from(v: i32) -> Result<Code, UnknownCode> {
+        u32::try_from(v).map_err(|_| UnknownCode(i64::from(v))).and_then(Code::try_from)
+    }
+}
+
+impl From<Code> for u32 {
+    fn from(c: Code) -> u32 {
+        c as u32
+    }
+}
+
+/// A status: a code and a reason the scheduler shows for non-success codes.
+///
+/// The reason borrows: a `&'static str`, the plugin's own
+/// [`ReasonBuf`](crate::ReasonBuf), or bytes of the current pod or node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status<'a> {
+    pub code: Code,
+    pub reason: &'a str,
+}
+
+impl<'a> Status<'a> {
+    /// Success, no reason.
+    pub const SUCCESS: Status<'static> = Status { code: Code::Success, reason: "" };
+
+    pub const fn new(code: Code, reason: &'a str) -> Self {
+        Status { code, reason }
+    }
+
+    pub const fn success() -> Self {
+        Status { code: Code::Success, reason: "" }
+    }
+
+    pub const fn error(reason: &'a str) -> Self {
+        Status::new(Code::Error, reason)
+    }
+
+    pub const fn unschedulable(reason: &'a str) -> Self {
+        Status::new(Code::Unschedulable, reason)
+    }
+
+    pub const fn unresolvable(reason: &'a str) -> Self {
+        Status::new(Code::UnschedulableAndUnresolvable, reason)
+    }
+
+    pub const fn skip() -> Self {
+        Status::new(Code::Skip, "")
+    }
+
+    pub const fn is_success(&self) -> bool {
+        matches!(self.code, Code::Success)
+    }
+}
+
+impl Default for Status<'_> {
+    fn default() -> Self {
+        Status::success()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_unknown_values_are_rejected() {
+        for v in 0u32..=5 {
+            assert_eq!(u32::from(Code::try_from(v).unwrap()), v);
+        }
+        assert_eq!(Code::try_from(6u32), Err(UnknownCode(6)));
+        assert_eq!(Code::try_from(u32::MAX), Err(UnknownCode(u32::MAX as i64)));
+        assert_eq!(Code::try_from(-1i32), Err(UnknownCode(-1)));
+        assert_eq!(Code::try_from(i32::MIN), Err(UnknownCode(i32::MIN as i64)));
+        assert_eq!(Code::try_from(3i32), Ok(Code::UnschedulableAndUnresolvable));
+    }
+
+    #[test]
+    fn constructors() {
+        assert!(Status::success().is_success());
+        assert!(!Status::error("x").is_success());
+        assert_eq!(Status::unresolvable("r").code, Code::UnschedulableAndUnresolvable);
+        assert_eq!(Status::skip().code, Code::Skip);
+        assert_eq!(Status::default(), Status::SUCCESS);
+    }
+}

@@ -1,0 +1,697 @@
+//! The host side of the KSW ABI: per-store state, bounds-checked guest
+//! memory access, and every host function the guest may import.
+//!
+//! Getter rule (`(buf, buf_limit) -> len`): an empty value returns 0 and
+//! writes nothing; a value longer than `buf_limit` returns its length and
+//! writes nothing; otherwise exactly `len` bytes are written at `buf`.
+//! Every `ptr`/`len` pair is checked against the current memory size before
+//! use; a bad pair raises [`HostFault`], which traps the call.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use wasmtime::{Caller, ExternType, Linker, Memory, ResourceLimiter, ValType};
+
+use crate::config::{LogRecord, SchedulerHandle};
+use crate::error::{HostFault, MemoryLimitExceeded};
+use crate::snapshot::{Cycle, SnapshotNode};
+use crate::types::{ActionType, ClusterEvent, EventResource};
+
+type Res<T> = wasmtime::Result<T>;
+
+/// Captured WASI stdout/stderr per call is truncated to this many bytes.
+const STDIO_CAP: usize = 64 << 10;
+
+/// Plugin-wide data shared by all of its stores.
+pub(crate) struct PluginShared {
+    pub guest_config: Arc<[u8]>,
+    pub log_severity: i32,
+    pub handle: Arc<dyn SchedulerHandle>,
+}
+
+/// Inputs of the call in progress. Cleared after every call.
+#[derive(Default)]
+pub(crate) struct CallInput {
+    pub cycle: Option<Cycle>,
+    pub node_name: String,
+    pub target_pod: Option<Arc<[u8]>>,
+    pub filtered_nodes: Option<Arc<[u8]>>,
+    pub node_to_status: Option<Arc<[u8]>>,
+    pub node_scores: Option<Arc<[u8]>>,
+}
+
+impl CallInput {
+    pub fn clear(&mut self) {
+        self.cycle = None;
+        self.node_name.clear();
+        self.target_pod = None;
+        self.filtered_nodes = None;
+        self.node_to_status = None;
+        self.node_scores = None;
+    }
+
+    fn node(&self, name: &[u8]) -> Option<&SnapshotNode> {
+        self.cycle.as_ref()?.0.snapshot.get_bytes(name)
+    }
+}
+
+/// Results the guest reported through `result.*` during the call.
+#[derive(Default, Debug)]
+pub(crate) struct CallOutput {
+    pub reason: Option<String>,
+    pub node_names: Option<Vec<String>>,
+    pub cluster_events: Option<Vec<ClusterEvent>>,
+    pub normalized_scores: Option<Vec<u8>>,
+    pub nominated_node_name: Option<String>,
+}
+
+/// Memory limiter that traps (with a typed payload) instead of letting
+/// `memory.grow` return -1, so a runaway guest is reported precisely.
+pub(crate) struct Limiter {
+    pub memory_limit: usize,
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> Res<bool> {
+        if desired > self.memory_limit {
+            return Err(MemoryLimitExceeded {
+                requested: desired,
+                limit: self.memory_limit,
+            }
+            .into());
+        }
+        Ok(true)
+    }
+
+    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> Res<bool> {
+        Ok(desired <= 1 << 20)
+    }
+
+    fn instances(&self) -> usize {
+        1
+    }
+
+    fn memories(&self) -> usize {
+        1
+    }
+
+    fn tables(&self) -> usize {
+        4
+    }
+}
+
+/// Data of one wasmtime `Store` (one instance).
+pub(crate) struct HostState {
+    pub memory: Option<Memory>,
+    pub limiter: Limiter,
+    pub shared: Arc<PluginShared>,
+    pub input: CallInput,
+    pub output: CallOutput,
+    pub stdio: Vec<u8>,
+    rng: u64,
+}
+
+impl HostState {
+    pub fn new(shared: Arc<PluginShared>, memory_limit: usize) -> HostState {
+        use std::hash::{BuildHasher, RandomState};
+        HostState {
+            memory: None,
+            limiter: Limiter { memory_limit },
+            shared,
+            input: CallInput::default(),
+            output: CallOutput::default(),
+            stdio: Vec::new(),
+            rng: RandomState::new().hash_one(0x6b67_7565_7374u64) | 1,
+        }
+    }
+
+    fn next_random(&mut self) -> u64 {
+        // splitmix64: not cryptographic; guests use random_get for map seeds.
+        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Bounds-checked guest memory access.
+
+fn memory<'a>(
+    caller: &'a mut Caller<'_, HostState>,
+    import: &'static str,
+) -> Result<(&'a mut [u8], &'a mut HostState), HostFault> {
+    match caller.data().memory {
+        Some(m) => Ok(m.data_and_store_mut(caller)),
+        None => Err(HostFault::Abi {
+            import,
+            detail: "guest memory is not available yet (called from a start function)".into(),
+        }),
+    }
+}
+
+fn checked_range(
+    data_len: usize,
+    import: &'static str,
+    ptr: i32,
+    len: u64,
+) -> Result<std::ops::Range<usize>, HostFault> {
+    let start = ptr as u32;
+    let end = u64::from(start).checked_add(len);
+    match end {
+        Some(end) if end <= data_len as u64 && end <= u64::from(u32::MAX) + 1 => {
+            Ok(start as usize..end as usize)
+        }
+        _ => Err(HostFault::OutOfBounds {
+            import,
+            ptr: start,
+            len,
+            memory_size: data_len,
+        }),
+    }
+}
+
+fn read<'m>(data: &'m [u8], import: &'static str, ptr: i32, len: i32) -> Result<&'m [u8], HostFault> {
+    let range = checked_range(data.len(), import, ptr, u64::from(len as u32))?;
+    Ok(&data[range])
+}
+
+fn write(data: &mut [u8], import: &'static str, ptr: i32, bytes: &[u8]) -> Result<(), HostFault> {
+    let range = checked_range(data.len(), import, ptr, bytes.len() as u64)?;
+    data[range].copy_from_slice(bytes);
+    Ok(())
+}
+
+fn write_u32(data: &mut [u8], import: &'static str, ptr: i32, v: u32) -> Result<(), HostFault> {
+    write(data, import, ptr, &v.to_le_bytes())
+}
+
+fn write_u64(data: &mut [u8], import: &'static str, ptr: i32, v: u64) -> Result<(), HostFault> {
+    write(data, import, ptr, &v.to_le_bytes())
+}
+
+/// The getter rule; see the module docs.
+fn serve(
+    data: &mut [u8],
+    import: &'static str,
+    value: &[u8],
+    buf: i32,
+    limit: i32,
+) -> Result<i32, HostFault> {
+    if value.is_empty() {
+        return Ok(0);
+    }
+    let Ok(len) = u32::try_from(value.len()) else {
+        return Err(HostFault::Abi {
+            import,
+            detail: format!("value of {} bytes does not fit the 32-bit ABI", value.len()),
+        });
+    };
+    if len > limit as u32 {
+        return Ok(len as i32);
+    }
+    write(data, import, buf, value)?;
+    Ok(len as i32)
+}
+
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+// ---------------------------------------------------------------------------
+// Import table (used for load-time validation).
+
+#[derive(Clone, Copy)]
+enum Ty {
+    I32,
+    I64,
+}
+
+struct ImportSpec {
+    module: &'static str,
+    name: &'static str,
+    params: &'static [Ty],
+    results: &'static [Ty],
+    sig: &'static str,
+}
+
+pub(crate) const MOD_API: &str = "k8s.io/api";
+pub(crate) const MOD_KLOG: &str = "k8s.io/klog";
+pub(crate) const MOD_SCHED: &str = "k8s.io/scheduler";
+pub(crate) const MOD_WASI: &str = "wasi_snapshot_preview1";
+
+use Ty::{I32, I64};
+
+macro_rules! spec {
+    ($m:expr, $n:literal, [$($p:expr),*], [$($r:expr),*], $sig:literal) => {
+        ImportSpec { module: $m, name: $n, params: &[$($p),*], results: &[$($r),*], sig: $sig }
+    };
+}
+
+const GETTER: &str = "(i32, i32) -> i32";
+const SETTER: &str = "(i32, i32) -> ()";
+
+static IMPORTS: &[ImportSpec] = &[
+    spec!(MOD_API, "node", [I32, I32, I32, I32], [I32], "(i32, i32, i32, i32) -> i32"),
+    spec!(MOD_API, "nodeList", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_KLOG, "log", [I32, I32, I32], [], "(i32, i32, i32) -> ()"),
+    spec!(MOD_KLOG, "logs", [I32, I32, I32, I32, I32], [], "(i32, i32, i32, i32, i32) -> ()"),
+    spec!(MOD_KLOG, "severity", [], [I32], "() -> i32"),
+    spec!(MOD_SCHED, "get_config", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_SCHED, "currentPod", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_SCHED, "targetPod", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_SCHED, "currentNodeName", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_SCHED, "filteredNodeList", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_SCHED, "nodeImageStates", [I32, I32, I32, I32], [I32], "(i32, i32, i32, i32) -> i32"),
+    spec!(MOD_SCHED, "nodeToStatusMap", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_SCHED, "nodeScoreList", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_SCHED, "result.status_reason", [I32, I32], [], "(i32, i32) -> ()"),
+    spec!(MOD_SCHED, "result.cluster_events", [I32, I32], [], "(i32, i32) -> ()"),
+    spec!(MOD_SCHED, "result.node_names", [I32, I32], [], "(i32, i32) -> ()"),
+    spec!(MOD_SCHED, "result.nominated_node_name", [I32, I32], [], "(i32, i32) -> ()"),
+    spec!(MOD_SCHED, "result.normalized_score_list", [I32, I32], [], "(i32, i32) -> ()"),
+    spec!(MOD_SCHED, "handle.eventrecorder.eventf", [I32, I32], [], "(i32, i32) -> ()"),
+    spec!(MOD_SCHED, "handle.reject_waiting_pod", [I32, I32, I32, I32], [], "(i32, i32, i32, i32) -> ()"),
+    spec!(MOD_SCHED, "handle.get_waiting_pod", [I32, I32, I32, I32], [], "(i32, i32, i32, i32) -> ()"),
+    spec!(MOD_WASI, "fd_write", [I32, I32, I32, I32], [I32], "(i32, i32, i32, i32) -> i32"),
+    spec!(MOD_WASI, "clock_time_get", [I32, I64, I32], [I32], "(i32, i64, i32) -> i32"),
+    spec!(MOD_WASI, "random_get", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_WASI, "args_sizes_get", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_WASI, "args_get", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_WASI, "environ_sizes_get", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_WASI, "environ_get", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(MOD_WASI, "proc_exit", [I32], [], "(i32) -> ()"),
+];
+
+const _: () = {
+    let _ = GETTER;
+    let _ = SETTER;
+};
+
+fn ty_matches(actual: &ValType, expected: Ty) -> bool {
+    matches!(
+        (actual, expected),
+        (ValType::I32, Ty::I32) | (ValType::I64, Ty::I64)
+    )
+}
+
+/// Checks one import against the table.
+pub(crate) fn check_import(
+    module: &str,
+    name: &str,
+    ty: &ExternType,
+) -> Result<(), crate::LoadError> {
+    let Some(spec) = IMPORTS
+        .iter()
+        .find(|s| s.module == module && s.name == name)
+    else {
+        return Err(crate::LoadError::UnknownImport {
+            module: module.into(),
+            name: name.into(),
+        });
+    };
+    let ok = match ty {
+        ExternType::Func(f) => {
+            f.params().len() == spec.params.len()
+                && f.results().len() == spec.results.len()
+                && f.params().zip(spec.params).all(|(a, e)| ty_matches(&a, *e))
+                && f.results().zip(spec.results).all(|(a, e)| ty_matches(&a, *e))
+        }
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(crate::LoadError::ImportSignature {
+            module: module.into(),
+            name: name.into(),
+            expected: spec.sig,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Host functions.
+
+/// Registers a getter `(buf, buf_limit) -> len` serving `select(state)`.
+fn getter(
+    linker: &mut Linker<HostState>,
+    module: &'static str,
+    name: &'static str,
+    select: for<'s> fn(&'s HostState) -> &'s [u8],
+) -> Res<()> {
+    linker.func_wrap(
+        module,
+        name,
+        move |mut caller: Caller<'_, HostState>, buf: i32, limit: i32| -> Res<i32> {
+            let (data, state) = memory(&mut caller, name)?;
+            Ok(serve(data, name, select(state), buf, limit)?)
+        },
+    )?;
+    Ok(())
+}
+
+/// Registers a setter `(ptr, len) -> ()` handing the bytes to `store`.
+fn setter(
+    linker: &mut Linker<HostState>,
+    name: &'static str,
+    store: fn(&mut HostState, &[u8]) -> Result<(), HostFault>,
+) -> Res<()> {
+    linker.func_wrap(
+        MOD_SCHED,
+        name,
+        move |mut caller: Caller<'_, HostState>, ptr: i32, len: i32| -> Res<()> {
+            let (data, state) = memory(&mut caller, name)?;
+            let bytes = read(data, name, ptr, len)?;
+            Ok(store(state, bytes)?)
+        },
+    )?;
+    Ok(())
+}
+
+/// Getter keyed by a node name passed as `(name, name_len)`.
+fn node_getter(
+    linker: &mut Linker<HostState>,
+    module: &'static str,
+    name: &'static str,
+    select: for<'s> fn(&'s SnapshotNode) -> &'s [u8],
+) -> Res<()> {
+    linker.func_wrap(
+        module,
+        name,
+        move |mut caller: Caller<'_, HostState>,
+              node_ptr: i32,
+              node_len: i32,
+              buf: i32,
+              limit: i32|
+              -> Res<i32> {
+            let (data, state) = memory(&mut caller, name)?;
+            let node_name = read(data, name, node_ptr, node_len)?;
+            let value = state.input.node(node_name).map_or(&[][..], select);
+            Ok(serve(data, name, value, buf, limit)?)
+        },
+    )?;
+    Ok(())
+}
+
+fn opt(v: &Option<Arc<[u8]>>) -> &[u8] {
+    v.as_deref().unwrap_or(&[])
+}
+
+fn log_allowed(state: &HostState, severity: i32) -> bool {
+    severity >= state.shared.log_severity
+}
+
+/// Splits NUL-separated strings, skipping empty entries.
+fn split_nul(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split(|b| *b == 0).filter(|s| !s.is_empty())
+}
+
+pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
+    // k8s.io/api
+    node_getter(linker, MOD_API, "node", |n| &n.node)?;
+    getter(linker, MOD_API, "nodeList", |s| match &s.input.cycle {
+        Some(c) => c.0.snapshot.node_list(),
+        None => &[],
+    })?;
+
+    // k8s.io/scheduler getters
+    getter(linker, MOD_SCHED, "get_config", |s| &s.shared.guest_config)?;
+    getter(linker, MOD_SCHED, "currentPod", |s| match &s.input.cycle {
+        Some(c) => &c.0.pod,
+        None => &[],
+    })?;
+    getter(linker, MOD_SCHED, "targetPod", |s| opt(&s.input.target_pod))?;
+    getter(linker, MOD_SCHED, "currentNodeName", |s| {
+        s.input.node_name.as_bytes()
+    })?;
+    getter(linker, MOD_SCHED, "filteredNodeList", |s| {
+        opt(&s.input.filtered_nodes)
+    })?;
+    getter(linker, MOD_SCHED, "nodeToStatusMap", |s| {
+        opt(&s.input.node_to_status)
+    })?;
+    getter(linker, MOD_SCHED, "nodeScoreList", |s| opt(&s.input.node_scores))?;
+    node_getter(linker, MOD_SCHED, "nodeImageStates", |n| &n.image_states)?;
+
+    // k8s.io/scheduler results
+    setter(linker, "result.status_reason", |s, b| {
+        s.output.reason = Some(lossy(b).into_owned());
+        Ok(())
+    })?;
+    setter(linker, "result.node_names", |s, b| {
+        s.output.node_names = Some(split_nul(b).map(|n| lossy(n).into_owned()).collect());
+        Ok(())
+    })?;
+    setter(linker, "result.nominated_node_name", |s, b| {
+        s.output.nominated_node_name = Some(lossy(b).into_owned());
+        Ok(())
+    })?;
+    setter(linker, "result.normalized_score_list", |s, b| {
+        s.output.normalized_scores = Some(b.to_vec());
+        Ok(())
+    })?;
+    setter(linker, "result.cluster_events", |s, b| {
+        if b.len() % 8 != 0 {
+            return Err(HostFault::Abi {
+                import: "result.cluster_events",
+                detail: format!("length {} is not a multiple of 8", b.len()),
+            });
+        }
+        let events = b
+            .chunks_exact(8)
+            .map(|r| ClusterEvent {
+                resource: EventResource(u32::from_le_bytes([r[0], r[1], r[2], r[3]])),
+                action: ActionType(u32::from_le_bytes([r[4], r[5], r[6], r[7]])),
+            })
+            .collect();
+        s.output.cluster_events = Some(events);
+        Ok(())
+    })?;
+    setter(linker, "handle.eventrecorder.eventf", |s, b| {
+        s.shared.handle.event(b);
+        Ok(())
+    })?;
+    linker.func_wrap(
+        MOD_SCHED,
+        "handle.reject_waiting_pod",
+        |mut caller: Caller<'_, HostState>, uid: i32, uid_len: i32, out: i32, _limit: i32| -> Res<()> {
+            const NAME: &str = "handle.reject_waiting_pod";
+            let (data, state) = memory(&mut caller, NAME)?;
+            // Check the output first so a bad pointer never has side effects.
+            checked_range(data.len(), NAME, out, 8)?;
+            let uid = lossy(read(data, NAME, uid, uid_len)?).into_owned();
+            let rejected = state.shared.handle.reject_waiting_pod(&uid);
+            write_u64(data, NAME, out, u64::from(rejected))?;
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        MOD_SCHED,
+        "handle.get_waiting_pod",
+        |mut caller: Caller<'_, HostState>, uid: i32, uid_len: i32, out: i32, limit: i32| -> Res<()> {
+            const NAME: &str = "handle.get_waiting_pod";
+            let (data, state) = memory(&mut caller, NAME)?;
+            let uid = lossy(read(data, NAME, uid, uid_len)?).into_owned();
+            match state.shared.handle.waiting_pod(&uid) {
+                None => write_u64(data, NAME, out, 0)?,
+                Some(pod) => {
+                    if pod.len() as u64 <= u64::from(limit as u32) {
+                        write(data, NAME, out, &pod)?;
+                    }
+                }
+            }
+            Ok(())
+        },
+    )?;
+
+    // k8s.io/klog
+    linker.func_wrap(
+        MOD_KLOG,
+        "log",
+        |mut caller: Caller<'_, HostState>, severity: i32, msg: i32, msg_len: i32| -> Res<()> {
+            let (data, state) = memory(&mut caller, "log")?;
+            let msg = read(data, "log", msg, msg_len)?;
+            if log_allowed(state, severity) {
+                state.shared.handle.log(&LogRecord {
+                    severity,
+                    message: lossy(msg),
+                    kvs: Vec::new(),
+                });
+            }
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        MOD_KLOG,
+        "logs",
+        |mut caller: Caller<'_, HostState>,
+         severity: i32,
+         msg: i32,
+         msg_len: i32,
+         kvs: i32,
+         kvs_len: i32|
+         -> Res<()> {
+            let (data, state) = memory(&mut caller, "logs")?;
+            let msg = read(data, "logs", msg, msg_len)?;
+            let kvs = read(data, "logs", kvs, kvs_len)?;
+            if log_allowed(state, severity) {
+                let mut parts = kvs.split(|b| *b == 0);
+                let mut pairs = Vec::new();
+                while let Some(k) = parts.next() {
+                    if k.is_empty() {
+                        continue;
+                    }
+                    let v = parts.next().unwrap_or(&[]);
+                    pairs.push((lossy(k), lossy(v)));
+                }
+                state.shared.handle.log(&LogRecord {
+                    severity,
+                    message: lossy(msg),
+                    kvs: pairs,
+                });
+            }
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(MOD_KLOG, "severity", |caller: Caller<'_, HostState>| -> i32 {
+        caller.data().shared.log_severity
+    })?;
+
+    define_wasi(linker)
+}
+
+// ---------------------------------------------------------------------------
+// Minimal WASI preview1, enough for TinyGo guests: stdout/stderr are
+// captured per call, there are no args/env/files, proc_exit traps.
+
+const ERRNO_SUCCESS: i32 = 0;
+const ERRNO_BADF: i32 = 8;
+const ERRNO_INVAL: i32 = 28;
+
+fn define_wasi(linker: &mut Linker<HostState>) -> Res<()> {
+    linker.func_wrap(
+        MOD_WASI,
+        "fd_write",
+        |mut caller: Caller<'_, HostState>, fd: i32, iovs: i32, iovs_len: i32, nwritten: i32| -> Res<i32> {
+            const NAME: &str = "fd_write";
+            let (data, state) = memory(&mut caller, NAME)?;
+            if fd != 1 && fd != 2 {
+                return Ok(ERRNO_BADF);
+            }
+            let table_len = u64::from(iovs_len as u32) * 8;
+            let table = checked_range(data.len(), NAME, iovs, table_len)?;
+            let mut total: u32 = 0;
+            for i in (table.start..table.end).step_by(8) {
+                let ptr = u32::from_le_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]]);
+                let len = u32::from_le_bytes([data[i + 4], data[i + 5], data[i + 6], data[i + 7]]);
+                let bytes = read(data, NAME, ptr as i32, len as i32)?;
+                let room = STDIO_CAP.saturating_sub(state.stdio.len());
+                state.stdio.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                total = total.saturating_add(len);
+            }
+            write_u32(data, NAME, nwritten, total)?;
+            Ok(ERRNO_SUCCESS)
+        },
+    )?;
+    linker.func_wrap(
+        MOD_WASI,
+        "clock_time_get",
+        |mut caller: Caller<'_, HostState>, id: i32, _precision: i64, out: i32| -> Res<i32> {
+            const NAME: &str = "clock_time_get";
+            let (data, _) = memory(&mut caller, NAME)?;
+            let nanos = match id {
+                0 => SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64),
+                1 => monotonic_base().elapsed().as_nanos() as u64,
+                _ => return Ok(ERRNO_INVAL),
+            };
+            write_u64(data, NAME, out, nanos)?;
+            Ok(ERRNO_SUCCESS)
+        },
+    )?;
+    linker.func_wrap(
+        MOD_WASI,
+        "random_get",
+        |mut caller: Caller<'_, HostState>, buf: i32, len: i32| -> Res<i32> {
+            const NAME: &str = "random_get";
+            let (data, state) = memory(&mut caller, NAME)?;
+            let range = checked_range(data.len(), NAME, buf, u64::from(len as u32))?;
+            for chunk in data[range].chunks_mut(8) {
+                let r = state.next_random().to_le_bytes();
+                chunk.copy_from_slice(&r[..chunk.len()]);
+            }
+            Ok(ERRNO_SUCCESS)
+        },
+    )?;
+    for (name, sizes) in [
+        ("args_sizes_get", true),
+        ("environ_sizes_get", true),
+        ("args_get", false),
+        ("environ_get", false),
+    ] {
+        if sizes {
+            linker.func_wrap(
+                MOD_WASI,
+                name,
+                move |mut caller: Caller<'_, HostState>, count: i32, size: i32| -> Res<i32> {
+                    let (data, _) = memory(&mut caller, name)?;
+                    checked_range(data.len(), name, count, 4)?;
+                    checked_range(data.len(), name, size, 4)?;
+                    write_u32(data, name, count, 0)?;
+                    write_u32(data, name, size, 0)?;
+                    Ok(ERRNO_SUCCESS)
+                },
+            )?;
+        } else {
+            // With zero entries there is nothing to write.
+            linker.func_wrap(
+                MOD_WASI,
+                name,
+                |_caller: Caller<'_, HostState>, _ptrs: i32, _buf: i32| -> i32 { ERRNO_SUCCESS },
+            )?;
+        }
+    }
+    linker.func_wrap(
+        MOD_WASI,
+        "proc_exit",
+        |_caller: Caller<'_, HostState>, code: i32| -> Res<()> { Err(HostFault::Exit(code).into()) },
+    )?;
+    Ok(())
+}
+
+fn monotonic_base() -> Instant {
+    static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *BASE.get_or_init(Instant::now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_rejects_overflow_and_out_of_bounds() {
+        assert!(checked_range(100, "t", 90, 10).is_ok());
+        assert!(checked_range(100, "t", 90, 11).is_err());
+        assert!(checked_range(100, "t", -1, 2).is_err());
+        assert!(checked_range(100, "t", 0, u64::from(u32::MAX)).is_err());
+        assert!(checked_range(100, "t", 100, 0).is_ok());
+        assert!(checked_range(100, "t", 101, 0).is_err());
+    }
+
+    #[test]
+    fn serve_follows_getter_rule() {
+        let mut mem = vec![0u8; 16];
+        assert_eq!(serve(&mut mem, "t", b"", 0, 0).unwrap(), 0);
+        assert_eq!(serve(&mut mem, "t", b"hello", 0, 4).unwrap(), 5);
+        assert_eq!(mem, vec![0u8; 16]);
+        assert_eq!(serve(&mut mem, "t", b"hello", 2, 5).unwrap(), 5);
+        assert_eq!(&mem[2..7], b"hello");
+        assert!(serve(&mut mem, "t", b"hello", 12, 5).is_err());
+        // A negative limit is a huge unsigned limit.
+        assert_eq!(serve(&mut mem, "t", b"hi", 0, -1).unwrap(), 2);
+    }
+}

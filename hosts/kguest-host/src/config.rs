@@ -1,0 +1,110 @@
+//! Per-plugin configuration and the callbacks a plugin can make into the
+//! embedding scheduler.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Per-plugin settings.
+#[derive(Clone)]
+pub struct PluginConfig {
+    /// Bytes served by `k8s.io/scheduler.get_config` (by convention JSON).
+    pub guest_config: Arc<[u8]>,
+    /// Value returned by `k8s.io/klog.severity`; messages below it are dropped.
+    /// 0 info, 1 warning, 2 error, 3 fatal.
+    pub log_severity: i32,
+    /// Deadline for each hook call (enforced in epoch ticks, so it may
+    /// overshoot by up to one `RuntimeConfig::epoch_tick`).
+    pub call_timeout: Duration,
+    /// Deadline for instantiation, including `_start`.
+    pub start_timeout: Duration,
+    /// Linear memory limit per instance, in bytes. Growing past it traps the
+    /// call with [`CallError::MemoryLimit`](crate::CallError::MemoryLimit).
+    pub memory_limit: usize,
+    /// Maximum number of idle instances kept for reuse. Concurrent calls
+    /// beyond it get temporary instances (bounded by the runtime's pool).
+    pub pool_size: usize,
+    /// Reject status codes outside 0..=5 with
+    /// [`CallError::UnknownStatus`](crate::CallError::UnknownStatus).
+    /// Off by default: KSW passes any int32 through.
+    pub strict_status: bool,
+    /// Receiver of guest logs, events and waiting-pod requests.
+    pub handle: Arc<dyn SchedulerHandle>,
+}
+
+impl Default for PluginConfig {
+    fn default() -> Self {
+        PluginConfig {
+            guest_config: Arc::default(),
+            log_severity: 0,
+            call_timeout: Duration::from_secs(1),
+            start_timeout: Duration::from_secs(10),
+            memory_limit: 64 << 20,
+            pool_size: 16,
+            strict_status: false,
+            handle: Arc::new(StderrHandle),
+        }
+    }
+}
+
+impl std::fmt::Debug for PluginConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PluginConfig")
+            .field("guest_config_len", &self.guest_config.len())
+            .field("log_severity", &self.log_severity)
+            .field("call_timeout", &self.call_timeout)
+            .field("start_timeout", &self.start_timeout)
+            .field("memory_limit", &self.memory_limit)
+            .field("pool_size", &self.pool_size)
+            .field("strict_status", &self.strict_status)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A log line from `k8s.io/klog.log` / `logs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRecord<'a> {
+    /// 0 info, 1 warning, 2 error, 3 fatal.
+    pub severity: i32,
+    /// The message (lossy UTF-8).
+    pub message: Cow<'a, str>,
+    /// Key/value pairs from `logs` (empty for `log`).
+    pub kvs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+}
+
+/// Callbacks from guest code into the scheduler. Called on the thread that
+/// runs the hook, while the guest is suspended; keep them quick.
+pub trait SchedulerHandle: Send + Sync {
+    /// `k8s.io/klog.log` / `logs`, already filtered by `log_severity`.
+    fn log(&self, record: &LogRecord<'_>) {
+        let _ = record;
+    }
+    /// `k8s.io/scheduler.handle.eventrecorder.eventf`: raw JSON `EventMessage`.
+    fn event(&self, event_json: &[u8]) {
+        let _ = event_json;
+    }
+    /// `handle.reject_waiting_pod`: whether a waiting pod with `uid` was rejected.
+    fn reject_waiting_pod(&self, uid: &str) -> bool {
+        let _ = uid;
+        false
+    }
+    /// `handle.get_waiting_pod`: protobuf Pod of the waiting pod with `uid`.
+    fn waiting_pod(&self, uid: &str) -> Option<Arc<[u8]>> {
+        let _ = uid;
+        None
+    }
+}
+
+/// Default handle: prints logs to stderr, ignores everything else.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StderrHandle;
+
+impl SchedulerHandle for StderrHandle {
+    fn log(&self, record: &LogRecord<'_>) {
+        let mut line = format!("kguest-host: [{}] {}", record.severity, record.message);
+        for (k, v) in &record.kvs {
+            line.push_str(&format!(" {k}={v:?}"));
+        }
+        eprintln!("{line}");
+    }
+}

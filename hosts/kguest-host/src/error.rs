@@ -1,0 +1,266 @@
+//! Typed errors for loading a plugin and for calling a hook.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::types::{Hook, HookSet};
+
+/// Why [`Plugin::load`](crate::Plugin::load) failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The configuration is inconsistent with the runtime (e.g. a memory
+    /// limit above the runtime's pool slot size).
+    InvalidConfig(String),
+    /// The bytes are not a valid wasm module (or use disabled features).
+    Compile(String),
+    /// The guest does not export a 32-bit, unshared linear memory named `memory`.
+    MissingMemory,
+    /// A known export has the wrong kind or signature.
+    WrongSignature {
+        /// Export name, e.g. `"score"` or `"_start"`.
+        export: String,
+        /// What KSW requires, e.g. `"() -> i64"`.
+        expected: &'static str,
+    },
+    /// The guest imports something the host does not provide.
+    UnknownImport {
+        /// Import module.
+        module: String,
+        /// Import name.
+        name: String,
+    },
+    /// A known import is declared with the wrong type.
+    ImportSignature {
+        /// Import module.
+        module: String,
+        /// Import name.
+        name: String,
+        /// The signature the host provides, e.g. `"(i32, i32) -> i32"`.
+        expected: &'static str,
+    },
+    /// The guest exports none of the plugin hooks.
+    NoHooks,
+    /// The exported hooks form a set that KSW's host rejects (mask.go).
+    UnsupportedHookSet(HookSet),
+    /// Linking failed (a host bug if imports validated).
+    Link(String),
+    /// Creating the first instance, or running `_start`, failed.
+    Instantiate(CallError),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::InvalidConfig(m) => write!(f, "invalid plugin configuration: {m}"),
+            LoadError::Compile(m) => write!(f, "error compiling guest: {m}"),
+            LoadError::MissingMemory => f.write_str("guest doesn't export memory[memory]"),
+            LoadError::WrongSignature { export, expected } => write!(
+                f,
+                "guest exports the wrong signature for func[{export}]; should be {expected}"
+            ),
+            LoadError::UnknownImport { module, name } => {
+                write!(f, "guest imports unknown function {module}.{name}")
+            }
+            LoadError::ImportSignature {
+                module,
+                name,
+                expected,
+            } => write!(
+                f,
+                "guest imports {module}.{name} with the wrong signature; host provides {expected}"
+            ),
+            LoadError::NoHooks => f.write_str("guest does not export any plugin functions"),
+            LoadError::UnsupportedHookSet(set) => write!(
+                f,
+                "filter, score, reserve, permit or bind must be exported (unsupported set: {set})"
+            ),
+            LoadError::Link(m) => write!(f, "error linking guest: {m}"),
+            LoadError::Instantiate(e) => write!(f, "error instantiating guest: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LoadError::Instantiate(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Why a hook call failed. After every variant except
+/// [`CallError::NotExported`] and [`CallError::UnknownStatus`] the instance
+/// that ran the call has been discarded; the plugin keeps serving with fresh
+/// instances.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The guest trapped (e.g. `unreachable`). `message` holds any captured
+    /// WASI stdout/stderr followed by the wasmtime error.
+    Trap {
+        /// Hook being called (`None` for `_start`).
+        hook: Option<Hook>,
+        /// Human-readable detail.
+        message: String,
+    },
+    /// The call ran past its deadline and was interrupted.
+    Deadline {
+        /// Hook being called (`None` for `_start`).
+        hook: Option<Hook>,
+        /// The configured timeout.
+        timeout: Duration,
+    },
+    /// The guest exhausted its wasm stack.
+    StackOverflow {
+        /// Hook being called (`None` for `_start`).
+        hook: Option<Hook>,
+    },
+    /// The guest tried to grow its memory past the configured limit.
+    MemoryLimit {
+        /// Hook being called (`None` for `_start`).
+        hook: Option<Hook>,
+        /// Requested memory size in bytes.
+        requested: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A host import was given a `ptr`/`len` outside guest memory (or whose
+    /// sum overflows 32 bits).
+    OutOfBounds {
+        /// Import name, e.g. `"result.status_reason"`.
+        import: &'static str,
+        /// Guest pointer.
+        ptr: u32,
+        /// Length requested.
+        len: u64,
+        /// Guest memory size at the time.
+        memory_size: usize,
+    },
+    /// A host import received malformed data (e.g. a cluster event list whose
+    /// length is not a multiple of 8).
+    Abi {
+        /// Import name.
+        import: &'static str,
+        /// What was wrong.
+        detail: String,
+    },
+    /// The guest called WASI `proc_exit`.
+    Exit {
+        /// Hook being called (`None` for `_start`).
+        hook: Option<Hook>,
+        /// Exit code.
+        code: i32,
+    },
+    /// The guest returned a status code outside 0..=5 and the plugin was
+    /// configured with `strict_status`.
+    UnknownStatus(i32),
+    /// The hook is not exported by this guest.
+    NotExported(Hook),
+    /// A fresh instance could not be created (e.g. the runtime's instance
+    /// pool is exhausted).
+    Instantiate(String),
+}
+
+fn hook_name(hook: &Option<Hook>) -> &'static str {
+    match hook {
+        Some(h) => h.export_name(),
+        None => "_start",
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Trap { hook, message } => {
+                write!(f, "wasm: {} error: {message}", hook_name(hook))
+            }
+            CallError::Deadline { hook, timeout } => write!(
+                f,
+                "wasm: {} error: deadline of {timeout:?} exceeded",
+                hook_name(hook)
+            ),
+            CallError::StackOverflow { hook } => {
+                write!(f, "wasm: {} error: stack overflow", hook_name(hook))
+            }
+            CallError::MemoryLimit {
+                hook,
+                requested,
+                limit,
+            } => write!(
+                f,
+                "wasm: {} error: memory growth to {requested} bytes exceeds the limit of {limit} bytes",
+                hook_name(hook)
+            ),
+            CallError::OutOfBounds {
+                import,
+                ptr,
+                len,
+                memory_size,
+            } => write!(
+                f,
+                "wasm: {import} accessed {len} bytes at {ptr:#x}, outside guest memory of {memory_size} bytes"
+            ),
+            CallError::Abi { import, detail } => write!(f, "wasm: {import}: {detail}"),
+            CallError::Exit { hook, code } => {
+                write!(f, "wasm: {} error: proc_exit({code})", hook_name(hook))
+            }
+            CallError::UnknownStatus(code) => write!(f, "wasm: unknown status code {code}"),
+            CallError::NotExported(hook) => write!(f, "wasm: guest does not export {hook}"),
+            CallError::Instantiate(m) => write!(f, "wasm: error creating instance: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// Raised inside host functions; travels through wasmtime as the trap payload
+/// and is turned back into a [`CallError`] by the caller.
+#[derive(Debug)]
+pub(crate) enum HostFault {
+    OutOfBounds {
+        import: &'static str,
+        ptr: u32,
+        len: u64,
+        memory_size: usize,
+    },
+    Abi {
+        import: &'static str,
+        detail: String,
+    },
+    Exit(i32),
+}
+
+impl fmt::Display for HostFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostFault::OutOfBounds {
+                import, ptr, len, ..
+            } => write!(f, "{import}: {len} bytes at {ptr:#x} out of bounds"),
+            HostFault::Abi { import, detail } => write!(f, "{import}: {detail}"),
+            HostFault::Exit(code) => write!(f, "proc_exit({code})"),
+        }
+    }
+}
+
+impl std::error::Error for HostFault {}
+
+/// Raised by the store's resource limiter when memory would exceed the limit.
+#[derive(Debug)]
+pub(crate) struct MemoryLimitExceeded {
+    pub requested: usize,
+    pub limit: usize,
+}
+
+impl fmt::Display for MemoryLimitExceeded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "memory growth to {} bytes exceeds the limit of {} bytes",
+            self.requested, self.limit
+        )
+    }
+}
+
+impl std::error::Error for MemoryLimitExceeded {}

@@ -1,0 +1,629 @@
+//! Loading a guest and calling its hooks through a pool of instances.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use wasmtime::{ExternType, InstancePre, Module, Store, Trap, TypedFunc};
+
+use crate::abi::{self, CallOutput, HostState, PluginShared};
+use crate::config::PluginConfig;
+use crate::error::{CallError, HostFault, LoadError, MemoryLimitExceeded};
+use crate::runtime::Runtime;
+use crate::snapshot::Cycle;
+use crate::types::{
+    ClusterEvent, Code, Hook, HookResult, HookSet, NominatingMode, NormalizeScoreResult,
+    PermitResult, PostFilterResult, PreFilterResult, Status, ksw_accepts,
+};
+
+/// A loaded plugin: one compiled module, shared by a pool of instances.
+/// `Send + Sync`; call hooks from any number of threads.
+pub struct Plugin {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Plugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plugin")
+            .field("hooks", &self.inner.hooks)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Inner {
+    runtime: Runtime,
+    pre: InstancePre<HostState>,
+    shared: Arc<PluginShared>,
+    hooks: HookSet,
+    config: PluginConfig,
+    call_ticks: u64,
+    start_ticks: u64,
+    idle: Mutex<Vec<Worker>>,
+}
+
+/// Typed handles to every export, fetched once per instance.
+struct Funcs {
+    enqueue: Option<TypedFunc<(), ()>>,
+    prefilter: Option<TypedFunc<(), i32>>,
+    filter: Option<TypedFunc<(), i32>>,
+    postfilter: Option<TypedFunc<(), i64>>,
+    prescore: Option<TypedFunc<(), i32>>,
+    score: Option<TypedFunc<(), i64>>,
+    normalizescore: Option<TypedFunc<(), i32>>,
+    reserve: Option<TypedFunc<(), i32>>,
+    unreserve: Option<TypedFunc<(), ()>>,
+    permit: Option<TypedFunc<(), i64>>,
+    prebind: Option<TypedFunc<(), i32>>,
+    bind: Option<TypedFunc<(), i32>>,
+    postbind: Option<TypedFunc<(), ()>>,
+    addpod: Option<TypedFunc<(), i32>>,
+    removepod: Option<TypedFunc<(), i32>>,
+}
+
+/// One instance with its store.
+struct Worker {
+    store: Store<HostState>,
+    funcs: Funcs,
+    /// Id of the last cycle this instance ran `prefilter` for.
+    cycle: Option<u64>,
+}
+
+/// The raw value an export returned.
+#[derive(Clone, Copy)]
+enum Raw {
+    Unit,
+    I32(i32),
+    I64(i64),
+}
+
+impl Raw {
+    fn i32(self) -> i32 {
+        match self {
+            Raw::I32(v) => v,
+            Raw::I64(v) => v as i32,
+            Raw::Unit => 0,
+        }
+    }
+
+    fn i64(self) -> i64 {
+        match self {
+            Raw::I64(v) => v,
+            Raw::I32(v) => i64::from(v),
+            Raw::Unit => 0,
+        }
+    }
+}
+
+/// Per-call inputs beyond the cycle.
+#[derive(Default)]
+struct Args<'a> {
+    node_name: Option<&'a str>,
+    target_pod: Option<Arc<[u8]>>,
+    filtered_nodes: Option<Arc<[u8]>>,
+    node_to_status: Option<Arc<[u8]>>,
+    node_scores: Option<Arc<[u8]>>,
+}
+
+fn ticks(timeout: Duration, tick: Duration) -> u64 {
+    let n = timeout.as_nanos().div_ceil(tick.as_nanos().max(1));
+    // One extra tick so the deadline is never shorter than `timeout`.
+    u64::try_from(n).unwrap_or(u64::MAX / 2).saturating_add(1)
+}
+
+const UNIT: &str = "() -> ()";
+const TO_I32: &str = "() -> i32";
+const TO_I64: &str = "() -> i64";
+
+impl Plugin {
+    /// Compiles `wasm` once, validates its imports and exports against the
+    /// KSW ABI and registration rules, and creates (and starts) the first
+    /// instance.
+    pub fn load(runtime: &Runtime, wasm: &[u8], config: PluginConfig) -> Result<Plugin, LoadError> {
+        let rt = &runtime.inner;
+        if config.memory_limit > rt.config.max_memory {
+            return Err(LoadError::InvalidConfig(format!(
+                "memory_limit {} exceeds the runtime's max_memory {}",
+                config.memory_limit, rt.config.max_memory
+            )));
+        }
+        if config.call_timeout.is_zero() || config.start_timeout.is_zero() {
+            return Err(LoadError::InvalidConfig("timeouts must be > 0".into()));
+        }
+        let module =
+            Module::new(&rt.engine, wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let hooks = validate_exports(&module)?;
+        for import in module.imports() {
+            abi::check_import(import.module(), import.name(), &import.ty())?;
+        }
+        let pre = rt
+            .linker
+            .instantiate_pre(&module)
+            .map_err(|e| LoadError::Link(format!("{e:#}")))?;
+        let shared = Arc::new(PluginShared {
+            guest_config: config.guest_config.clone(),
+            log_severity: config.log_severity,
+            handle: config.handle.clone(),
+        });
+        let tick = rt.config.epoch_tick;
+        let inner = Inner {
+            runtime: runtime.clone(),
+            pre,
+            shared,
+            hooks,
+            call_ticks: ticks(config.call_timeout, tick),
+            start_ticks: ticks(config.start_timeout, tick),
+            config,
+            idle: Mutex::new(Vec::new()),
+        };
+        let first = inner.instantiate().map_err(LoadError::Instantiate)?;
+        inner.checkin(first);
+        Ok(Plugin {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The hooks the guest exports.
+    pub fn hooks(&self) -> HookSet {
+        self.inner.hooks
+    }
+
+    /// Number of idle instances currently pooled.
+    pub fn idle_instances(&self) -> usize {
+        self.inner.idle.lock().map_or(0, |v| v.len())
+    }
+
+    /// `EnqueueExtensions.EventsToRegister`: calls `enqueue` and returns the
+    /// events reported via `result.cluster_events`, or
+    /// [`ClusterEvent::defaults`] if there is no `enqueue` export or it
+    /// reported none.
+    pub fn events_to_register(&self) -> Result<Vec<ClusterEvent>, CallError> {
+        if !self.inner.hooks.contains(Hook::Enqueue) {
+            return Ok(ClusterEvent::defaults());
+        }
+        let (_, out) = self.inner.call(Hook::Enqueue, None, Args::default())?;
+        Ok(out
+            .cluster_events
+            .filter(|e| !e.is_empty())
+            .unwrap_or_else(ClusterEvent::defaults))
+    }
+
+    /// `PreFilter`. Always available: without a `prefilter` export this
+    /// succeeds with no node restriction (as KSW does).
+    pub fn prefilter(&self, cycle: &Cycle) -> Result<PreFilterResult, CallError> {
+        if !self.inner.hooks.contains(Hook::PreFilter) {
+            return Ok(PreFilterResult::default());
+        }
+        let (raw, mut out) = self.inner.call(Hook::PreFilter, Some(cycle), Args::default())?;
+        Ok(PreFilterResult {
+            status: self.status(raw.i32(), &mut out)?,
+            node_names: out.node_names,
+        })
+    }
+
+    /// `Filter` for `node_name`.
+    pub fn filter(&self, cycle: &Cycle, node_name: &str) -> Result<Status, CallError> {
+        self.status_hook(Hook::Filter, cycle, node(node_name))
+    }
+
+    /// `PostFilter`; `node_to_status` is the JSON `{nodeName: code}` map.
+    pub fn postfilter(
+        &self,
+        cycle: &Cycle,
+        node_to_status: Arc<[u8]>,
+    ) -> Result<PostFilterResult, CallError> {
+        let args = Args {
+            node_to_status: Some(node_to_status),
+            ..Args::default()
+        };
+        let (raw, mut out) = self.inner.call(Hook::PostFilter, Some(cycle), args)?;
+        let v = raw.i64();
+        Ok(PostFilterResult {
+            status: self.status(v as i32, &mut out)?,
+            mode: NominatingMode((v >> 32) as i32),
+            nominated_node_name: out.nominated_node_name,
+        })
+    }
+
+    /// `PreScore`; `filtered_nodes` is the JSON array of node names.
+    pub fn prescore(&self, cycle: &Cycle, filtered_nodes: Arc<[u8]>) -> Result<Status, CallError> {
+        let args = Args {
+            filtered_nodes: Some(filtered_nodes),
+            ..Args::default()
+        };
+        self.status_hook(Hook::PreScore, cycle, args)
+    }
+
+    /// `Score` for `node_name`: `(score, status)`.
+    pub fn score(&self, cycle: &Cycle, node_name: &str) -> Result<(i32, Status), CallError> {
+        let (raw, mut out) = self.inner.call(Hook::Score, Some(cycle), node(node_name))?;
+        let v = raw.i64();
+        Ok(((v >> 32) as i32, self.status(v as i32, &mut out)?))
+    }
+
+    /// `NormalizeScore`; `node_scores` is the JSON `{nodeName: score}` map.
+    pub fn normalize_score(
+        &self,
+        cycle: &Cycle,
+        node_scores: Arc<[u8]>,
+    ) -> Result<NormalizeScoreResult, CallError> {
+        let args = Args {
+            node_scores: Some(node_scores),
+            ..Args::default()
+        };
+        let (raw, mut out) = self.inner.call(Hook::NormalizeScore, Some(cycle), args)?;
+        Ok(NormalizeScoreResult {
+            status: self.status(raw.i32(), &mut out)?,
+            scores_json: out.normalized_scores,
+        })
+    }
+
+    /// `Reserve` on `node_name`.
+    pub fn reserve(&self, cycle: &Cycle, node_name: &str) -> Result<Status, CallError> {
+        self.status_hook(Hook::Reserve, cycle, node(node_name))
+    }
+
+    /// `Unreserve` on `node_name`.
+    pub fn unreserve(&self, cycle: &Cycle, node_name: &str) -> Result<(), CallError> {
+        self.inner.call(Hook::Unreserve, Some(cycle), node(node_name))?;
+        Ok(())
+    }
+
+    /// `Permit` on `node_name` (code in the high half, timeout ms in the low half).
+    pub fn permit(&self, cycle: &Cycle, node_name: &str) -> Result<PermitResult, CallError> {
+        let (raw, mut out) = self.inner.call(Hook::Permit, Some(cycle), node(node_name))?;
+        let v = raw.i64();
+        Ok(PermitResult {
+            status: self.status((v >> 32) as i32, &mut out)?,
+            timeout: Duration::from_millis(u64::from(v as u32)),
+        })
+    }
+
+    /// `PreBind` on `node_name`.
+    pub fn prebind(&self, cycle: &Cycle, node_name: &str) -> Result<Status, CallError> {
+        self.status_hook(Hook::PreBind, cycle, node(node_name))
+    }
+
+    /// `Bind` on `node_name`.
+    pub fn bind(&self, cycle: &Cycle, node_name: &str) -> Result<Status, CallError> {
+        self.status_hook(Hook::Bind, cycle, node(node_name))
+    }
+
+    /// `PostBind` on `node_name`.
+    pub fn postbind(&self, cycle: &Cycle, node_name: &str) -> Result<(), CallError> {
+        self.inner.call(Hook::PostBind, Some(cycle), node(node_name))?;
+        Ok(())
+    }
+
+    /// `PreFilterExtensions.AddPod`: `target_pod` (protobuf Pod) on `node_name`.
+    pub fn add_pod(
+        &self,
+        cycle: &Cycle,
+        node_name: &str,
+        target_pod: Arc<[u8]>,
+    ) -> Result<Status, CallError> {
+        let args = Args {
+            target_pod: Some(target_pod),
+            ..node(node_name)
+        };
+        self.status_hook(Hook::AddPod, cycle, args)
+    }
+
+    /// `PreFilterExtensions.RemovePod`: `target_pod` (protobuf Pod) on `node_name`.
+    pub fn remove_pod(
+        &self,
+        cycle: &Cycle,
+        node_name: &str,
+        target_pod: Arc<[u8]>,
+    ) -> Result<Status, CallError> {
+        let args = Args {
+            target_pod: Some(target_pod),
+            ..node(node_name)
+        };
+        self.status_hook(Hook::RemovePod, cycle, args)
+    }
+
+    fn status_hook(&self, hook: Hook, cycle: &Cycle, args: Args<'_>) -> Result<Status, CallError> {
+        let (raw, mut out) = self.inner.call(hook, Some(cycle), args)?;
+        self.status(raw.i32(), &mut out)
+    }
+
+    fn status(&self, code: i32, out: &mut CallOutput) -> Result<Status, CallError> {
+        let code = Code(code);
+        if self.inner.config.strict_status && !code.is_known() {
+            return Err(CallError::UnknownStatus(code.0));
+        }
+        Ok(Status {
+            code,
+            reason: out.reason.take(),
+        })
+    }
+}
+
+fn node(name: &str) -> Args<'_> {
+    Args {
+        node_name: Some(name),
+        ..Args::default()
+    }
+}
+
+fn validate_exports(module: &Module) -> Result<HookSet, LoadError> {
+    let mut hooks = HookSet::EMPTY;
+    let mut memory_ok = false;
+    for export in module.exports() {
+        let name = export.name();
+        let ty = export.ty();
+        if name == "memory" {
+            memory_ok = matches!(&ty, ExternType::Memory(m) if !m.is_64() && !m.is_shared());
+            continue;
+        }
+        if name == "_start" {
+            if !is_hook_sig(&ty, HookResult::Unit) {
+                return Err(LoadError::WrongSignature {
+                    export: name.into(),
+                    expected: UNIT,
+                });
+            }
+            continue;
+        }
+        let Some(hook) = Hook::from_export_name(name) else {
+            continue;
+        };
+        if !is_hook_sig(&ty, hook.result()) {
+            return Err(LoadError::WrongSignature {
+                export: name.into(),
+                expected: match hook.result() {
+                    HookResult::Unit => UNIT,
+                    HookResult::I32 => TO_I32,
+                    HookResult::I64 => TO_I64,
+                },
+            });
+        }
+        hooks = hooks.with(hook);
+    }
+    if !memory_ok {
+        return Err(LoadError::MissingMemory);
+    }
+    if hooks.is_empty() {
+        return Err(LoadError::NoHooks);
+    }
+    if !ksw_accepts(hooks) {
+        return Err(LoadError::UnsupportedHookSet(hooks));
+    }
+    Ok(hooks)
+}
+
+fn is_hook_sig(ty: &ExternType, result: HookResult) -> bool {
+    let ExternType::Func(f) = ty else {
+        return false;
+    };
+    if f.params().len() != 0 {
+        return false;
+    }
+    let results: Vec<_> = f.results().collect();
+    match (result, results.as_slice()) {
+        (HookResult::Unit, []) => true,
+        (HookResult::I32, [wasmtime::ValType::I32]) => true,
+        (HookResult::I64, [wasmtime::ValType::I64]) => true,
+        _ => false,
+    }
+}
+
+impl Inner {
+    fn instantiate(&self) -> Result<Worker, CallError> {
+        let rt = &self.runtime.inner;
+        let mut store = Store::new(
+            &rt.engine,
+            HostState::new(self.shared.clone(), self.config.memory_limit),
+        );
+        store.limiter(|s| &mut s.limiter);
+        store.epoch_deadline_trap();
+        store.set_epoch_deadline(self.start_ticks);
+        let instance = self
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| self.classify(None, e, &mut store, self.config.start_timeout))?;
+        // Validated at load time; a miss here would be a host bug.
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| CallError::Instantiate("memory export vanished".into()))?;
+        store.data_mut().memory = Some(memory);
+        if let Ok(start) = instance.get_typed_func::<(), ()>(&mut store, "_start") {
+            start
+                .call(&mut store, ())
+                .map_err(|e| self.classify(None, e, &mut store, self.config.start_timeout))?;
+        }
+        store.data_mut().stdio.clear();
+        store.data_mut().output = CallOutput::default();
+        macro_rules! get {
+            ($hook:expr) => {
+                if self.hooks.contains($hook) {
+                    instance
+                        .get_typed_func(&mut store, $hook.export_name())
+                        .ok()
+                } else {
+                    None
+                }
+            };
+        }
+        let funcs = Funcs {
+            enqueue: get!(Hook::Enqueue),
+            prefilter: get!(Hook::PreFilter),
+            filter: get!(Hook::Filter),
+            postfilter: get!(Hook::PostFilter),
+            prescore: get!(Hook::PreScore),
+            score: get!(Hook::Score),
+            normalizescore: get!(Hook::NormalizeScore),
+            reserve: get!(Hook::Reserve),
+            unreserve: get!(Hook::Unreserve),
+            permit: get!(Hook::Permit),
+            prebind: get!(Hook::PreBind),
+            bind: get!(Hook::Bind),
+            postbind: get!(Hook::PostBind),
+            addpod: get!(Hook::AddPod),
+            removepod: get!(Hook::RemovePod),
+        };
+        Ok(Worker {
+            store,
+            funcs,
+            cycle: None,
+        })
+    }
+
+    fn checkout(&self) -> Result<Worker, CallError> {
+        let pooled = self.idle.lock().ok().and_then(|mut v| v.pop());
+        match pooled {
+            Some(w) => Ok(w),
+            None => self.instantiate(),
+        }
+    }
+
+    fn checkin(&self, worker: Worker) {
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < self.config.pool_size.max(1)
+        {
+            idle.push(worker);
+        }
+    }
+
+    /// Runs `hook` on a pooled instance. Any error other than a missing
+    /// export discards the instance.
+    fn call(
+        &self,
+        hook: Hook,
+        cycle: Option<&Cycle>,
+        args: Args<'_>,
+    ) -> Result<(Raw, CallOutput), CallError> {
+        if !self.hooks.contains(hook) {
+            return Err(CallError::NotExported(hook));
+        }
+        let mut worker = self.checkout()?;
+        // KSW guests reset per-cycle caches in `prefilter`; an instance that
+        // has not seen this cycle's prefilter must run it first.
+        if let Some(c) = cycle
+            && hook != Hook::PreFilter
+            && worker.cycle != Some(c.0.id)
+            && self.hooks.contains(Hook::PreFilter)
+        {
+            self.invoke(&mut worker, Hook::PreFilter, Some(c), Args::default())?;
+        }
+        let result = self.invoke(&mut worker, hook, cycle, args)?;
+        self.checkin(worker);
+        Ok(result)
+    }
+
+    fn invoke(
+        &self,
+        worker: &mut Worker,
+        hook: Hook,
+        cycle: Option<&Cycle>,
+        args: Args<'_>,
+    ) -> Result<(Raw, CallOutput), CallError> {
+        let store = &mut worker.store;
+        {
+            let input = &mut store.data_mut().input;
+            input.cycle = cycle.cloned();
+            if let Some(n) = args.node_name {
+                input.node_name.push_str(n);
+            }
+            input.target_pod = args.target_pod;
+            input.filtered_nodes = args.filtered_nodes;
+            input.node_to_status = args.node_to_status;
+            input.node_scores = args.node_scores;
+        }
+        store.set_epoch_deadline(self.call_ticks);
+        let f = &worker.funcs;
+        let missing = || CallError::NotExported(hook);
+        let result = match hook {
+            Hook::Enqueue => f.enqueue.as_ref().ok_or_else(missing)?.call(&mut *store, ()).map(|()| Raw::Unit),
+            Hook::PreFilter => call_i32(&f.prefilter, store).ok_or_else(missing)?,
+            Hook::Filter => call_i32(&f.filter, store).ok_or_else(missing)?,
+            Hook::PostFilter => call_i64(&f.postfilter, store).ok_or_else(missing)?,
+            Hook::PreScore => call_i32(&f.prescore, store).ok_or_else(missing)?,
+            Hook::Score => call_i64(&f.score, store).ok_or_else(missing)?,
+            Hook::NormalizeScore => call_i32(&f.normalizescore, store).ok_or_else(missing)?,
+            Hook::Reserve => call_i32(&f.reserve, store).ok_or_else(missing)?,
+            Hook::Unreserve => f.unreserve.as_ref().ok_or_else(missing)?.call(&mut *store, ()).map(|()| Raw::Unit),
+            Hook::Permit => call_i64(&f.permit, store).ok_or_else(missing)?,
+            Hook::PreBind => call_i32(&f.prebind, store).ok_or_else(missing)?,
+            Hook::Bind => call_i32(&f.bind, store).ok_or_else(missing)?,
+            Hook::PostBind => f.postbind.as_ref().ok_or_else(missing)?.call(&mut *store, ()).map(|()| Raw::Unit),
+            Hook::AddPod => call_i32(&f.addpod, store).ok_or_else(missing)?,
+            Hook::RemovePod => call_i32(&f.removepod, store).ok_or_else(missing)?,
+        };
+        let state = store.data_mut();
+        state.input.clear();
+        let out = std::mem::take(&mut state.output);
+        match result {
+            Ok(raw) => {
+                state.stdio.clear();
+                if hook == Hook::PreFilter {
+                    worker.cycle = cycle.map(|c| c.0.id);
+                }
+                Ok((raw, out))
+            }
+            Err(e) => Err(self.classify(Some(hook), e, store, self.config.call_timeout)),
+        }
+    }
+
+    fn classify(
+        &self,
+        hook: Option<Hook>,
+        err: wasmtime::Error,
+        store: &mut Store<HostState>,
+        timeout: Duration,
+    ) -> CallError {
+        let stdio = std::mem::take(&mut store.data_mut().stdio);
+        if let Some(fault) = err.downcast_ref::<HostFault>() {
+            return match fault {
+                HostFault::OutOfBounds {
+                    import,
+                    ptr,
+                    len,
+                    memory_size,
+                } => CallError::OutOfBounds {
+                    import,
+                    ptr: *ptr,
+                    len: *len,
+                    memory_size: *memory_size,
+                },
+                HostFault::Abi { import, detail } => CallError::Abi {
+                    import,
+                    detail: detail.clone(),
+                },
+                HostFault::Exit(code) => CallError::Exit { hook, code: *code },
+            };
+        }
+        if let Some(m) = err.downcast_ref::<MemoryLimitExceeded>() {
+            return CallError::MemoryLimit {
+                hook,
+                requested: m.requested,
+                limit: m.limit,
+            };
+        }
+        match err.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => return CallError::Deadline { hook, timeout },
+            Some(Trap::StackOverflow) => return CallError::StackOverflow { hook },
+            _ => {}
+        }
+        let detail = String::from_utf8_lossy(&stdio);
+        let message = if detail.is_empty() {
+            format!("{err:#}")
+        } else {
+            format!("{detail}\n{err:#}")
+        };
+        CallError::Trap { hook, message }
+    }
+}
+
+fn call_i32(
+    f: &Option<TypedFunc<(), i32>>,
+    store: &mut Store<HostState>,
+) -> Option<wasmtime::Result<Raw>> {
+    f.as_ref().map(|f| f.call(&mut *store, ()).map(Raw::I32))
+}
+
+fn call_i64(
+    f: &Option<TypedFunc<(), i64>>,
+    store: &mut Store<HostState>,
+) -> Option<wasmtime::Result<Raw>> {
+    f.as_ref().map(|f| f.call(&mut *store, ()).map(Raw::I64))
+}
