@@ -393,7 +393,7 @@ fn getter_fn(g: Getter) -> unsafe fn(*mut u8, u32) -> u32 {
 /// The bytes of input `g`, fetched on first use and kept as long as the
 /// slot's cache rule allows (see [`begin_call`], [`new_cycle`]).
 pub(crate) fn input(g: Getter) -> &'static [u8] {
-    storage::with(|s| {
+    storage::with(|s| -> &'static [u8] {
         let aux = matches!(
             g,
             Getter::FilteredNodeList | Getter::NodeScoreList | Getter::NodeToStatusMap
@@ -422,7 +422,7 @@ pub(crate) fn input(g: Getter) -> &'static [u8] {
 /// and reused while the node name stays the same within a cycle.
 pub(crate) fn current_node() -> &'static [u8] {
     let name = input(Getter::NodeName);
-    storage::with(|s| {
+    storage::with(|s| -> &'static [u8] {
         if s.node.filled && s.node_key.get(..s.node_key_len) == Some(name) {
             return s.node.bytes();
         }
@@ -517,7 +517,7 @@ pub(crate) fn set(which: Setter, bytes: &[u8]) {
 }
 
 pub(crate) fn set_cluster_events(events: &[crate::ClusterEvent]) {
-    let len = events.len().saturating_mul(core::mem::size_of::<crate::ClusterEvent>());
+    let len = events.len().saturating_mul(size_of::<crate::ClusterEvent>());
     // SAFETY: `ClusterEvent` is `repr(C)` of two `u32`s, exactly the host's
     // 8-byte record on little-endian wasm32, and the host copies right away.
     unsafe { host::cluster_events(events.as_ptr().cast::<u8>(), u32::try_from(len).unwrap_or(0)) }

@@ -28,11 +28,21 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         }
     }
     let (name, bytes) = read_input(file)?;
-    let json = decode(&name, &bytes, type_name)?;
+    let json = match crate::objects::unframe(&bytes) {
+        // A stream of several objects reads back as a List.
+        Some(objects) if !envelope::has_magic(&bytes) => {
+            let items = objects
+                .iter()
+                .enumerate()
+                .map(|(i, object)| decode(&format!("{name}, object {}", i + 1), object, type_name))
+                .collect::<Result<Vec<_>, _>>()?;
+            serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": items })
+        }
+        _ => decode(&name, &bytes, type_name)?,
+    };
     let text = serde_json::to_string_pretty(&json)
         .map_err(|err| Failure::Input(format!("{name}: writing JSON: {err}")))?;
-    println!("{text}");
-    Ok(())
+    crate::write_stdout(format!("{text}\n").as_bytes())
 }
 
 fn decode(name: &str, bytes: &[u8], type_name: Option<&str>) -> Result<serde_json::Value, Failure> {

@@ -1,6 +1,8 @@
 //! `kguest`: tools around Kubernetes protobuf for hosts and plugin authors.
 
 mod decode;
+mod encode;
+mod objects;
 
 use std::process::ExitCode;
 
@@ -9,11 +11,19 @@ usage: kguest <command> [options]
 
 commands:
   decode [--type TYPE] [FILE|-]   Kubernetes protobuf -> JSON (views -> JSON)
+  encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
+                                  Kubernetes JSON or YAML -> protobuf, byte for byte
+                                  what the API server writes
 
-  Input is what the API server sends (`k8s\\0` + runtime.Unknown; the type is
+  decode input is what the API server sends (`k8s\\0` + runtime.Unknown; the type is
   read from it) or, with --type, one raw message. TYPE looks like core.v1.Pod,
   apps.v1.Deployment, rbac.authorization.k8s.io.v1.Role, meta.v1.Status or a
   full protobuf name (k8s.io.api.core.v1.Pod).
+
+  encode input is one object, a multi-document YAML stream or a List. One
+  object is written as `k8s\0` + runtime.Unknown (--raw: the bare message);
+  several are written as a stream, each prefixed by its 4-byte big-endian
+  length, which decode reads back as a List.
 
 options:
   -h, --help      this text
@@ -41,12 +51,13 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some("decode") => decode::run(&args[1..]),
+        Some("encode") => encode::run(&args[1..]),
         Some(other) => Err(Failure::Usage(format!("unknown command `{other}`"))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(msg)) => {
-            eprintln!("error: {msg}\n\n{USAGE}");
+            eprintln!("error: {msg} (see `kguest --help`)");
             ExitCode::from(2)
         }
         Err(Failure::Input(msg)) => {
@@ -70,5 +81,17 @@ pub fn read_input(path: Option<&str>) -> Result<(String, Vec<u8>), Failure> {
         Some(path) => std::fs::read(path)
             .map(|bytes| (path.to_string(), bytes))
             .map_err(|err| Failure::Input(format!("{path}: {err}"))),
+    }
+}
+
+/// Writes to standard output; a closed pipe (`kguest decode x | head`) is
+/// not an error.
+pub fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(err) => Err(Failure::Input(format!("writing standard output: {err}"))),
     }
 }

@@ -250,9 +250,6 @@ macro_rules! spec {
     };
 }
 
-const GETTER: &str = "(i32, i32) -> i32";
-const SETTER: &str = "(i32, i32) -> ()";
-
 static IMPORTS: &[ImportSpec] = &[
     spec!(MOD_API, "node", [I32, I32, I32, I32], [I32], "(i32, i32, i32, i32) -> i32"),
     spec!(MOD_API, "nodeList", [I32, I32], [I32], "(i32, i32) -> i32"),
@@ -285,15 +282,10 @@ static IMPORTS: &[ImportSpec] = &[
     spec!(MOD_WASI, "proc_exit", [I32], [], "(i32) -> ()"),
 ];
 
-const _: () = {
-    let _ = GETTER;
-    let _ = SETTER;
-};
-
 fn ty_matches(actual: &ValType, expected: Ty) -> bool {
     matches!(
         (actual, expected),
-        (ValType::I32, Ty::I32) | (ValType::I64, Ty::I64)
+        (ValType::I32, I32) | (ValType::I64, I64)
     )
 }
 

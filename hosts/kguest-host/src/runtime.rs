@@ -84,7 +84,8 @@ impl Runtime {
         let engine = Engine::new(&wasm).map_err(|e| LoadError::InvalidConfig(format!("{e:#}")))?;
         let mut linker = Linker::new(&engine);
         abi::define_imports(&mut linker).map_err(|e| LoadError::Link(format!("{e:#}")))?;
-        let ticker = Ticker::start(engine.clone(), config.epoch_tick);
+        let ticker = Ticker::start(engine.clone(), config.epoch_tick)
+            .map_err(|e| LoadError::InvalidConfig(format!("cannot start epoch ticker: {e}")))?;
         Ok(Runtime {
             inner: Arc::new(RuntimeInner {
                 engine,
@@ -112,7 +113,7 @@ struct Ticker {
 }
 
 impl Ticker {
-    fn start(engine: Engine, tick: Duration) -> Ticker {
+    fn start(engine: Engine, tick: Duration) -> std::io::Result<Ticker> {
         let (stop, rx) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("kguest-epoch".into())
@@ -120,12 +121,11 @@ impl Ticker {
                 while let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(tick) {
                     engine.increment_epoch();
                 }
-            })
-            .ok();
-        Ticker {
+            })?;
+        Ok(Ticker {
             stop: Some(stop),
-            thread,
-        }
+            thread: Some(thread),
+        })
     }
 }
 

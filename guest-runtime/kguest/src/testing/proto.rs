@@ -3,6 +3,7 @@
 //! [`Msg`] appends fields by number; the builders know the few field numbers
 //! of `k8s.io/api/core/v1` that example plugins read.
 
+use std::format;
 use std::string::String;
 use std::vec::Vec;
 

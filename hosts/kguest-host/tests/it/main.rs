@@ -1,0 +1,9 @@
+//! Integration tests for kguest-host. Guests are tiny inline WAT modules,
+//! each exercising one behaviour.
+
+mod abi;
+mod hostile;
+mod load;
+mod pool;
+mod snapshot;
+mod util;
