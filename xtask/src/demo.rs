@@ -10,14 +10,20 @@ use crate::{guests, paths};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
-        return Err(format!("usage: cargo xtask demo (unknown argument `{arg}`)"));
+        return Err(format!(
+            "usage: cargo xtask demo (unknown argument `{arg}`)"
+        ));
     }
     let dir = paths::target_dir().join("demo");
     std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
     let pod_file = dir.join("pod.pb");
     let pod = sample_pod();
     std::fs::write(&pod_file, &pod).map_err(|err| format!("{}: {err}", pod_file.display()))?;
-    println!("== sample Pod: {} bytes of Kubernetes protobuf in {}", pod.len(), pod_file.display());
+    println!(
+        "== sample Pod: {} bytes of Kubernetes protobuf in {}",
+        pod.len(),
+        pod_file.display()
+    );
 
     println!("== kguest decode {}", pod_file.display());
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -34,8 +40,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!("== guests (wasm32-unknown-unknown, guest profile)");
     for (package, budget) in guests::BUDGETS {
         let path = guests::build(package)?;
-        let size = std::fs::metadata(&path).map_err(|err| format!("{}: {err}", path.display()))?.len();
-        println!("{package}: {size} bytes (budget {budget}) at {}", path.display());
+        let size = std::fs::metadata(&path)
+            .map_err(|err| format!("{}: {err}", path.display()))?
+            .len();
+        println!(
+            "{package}: {size} bytes (budget {budget}) at {}",
+            path.display()
+        );
     }
     Ok(())
 }
@@ -89,12 +100,19 @@ fn sample_pod() -> Vec<u8> {
         .entry(1, "memory", quantity("256Mi"))
         .entry(2, "cpu", quantity("250m"))
         .entry(2, "memory", quantity("128Mi"));
-    let container = Msg::default().str(1, "web").str(2, "nginx:1.27").msg(8, resources);
+    let container = Msg::default()
+        .str(1, "web")
+        .str(2, "nginx:1.27")
+        .msg(8, resources);
     let spec = Msg::default().msg(2, container).str(10, "node-a");
     let status = Msg::default().str(1, "Pending");
     let pod = Msg::default().msg(1, metadata).msg(2, spec).msg(3, status);
     let type_meta = Msg::default().str(1, "v1").str(2, "Pod");
-    let unknown = Msg::default().msg(1, type_meta).bytes(2, &pod.0).str(3, "").str(4, "");
+    let unknown = Msg::default()
+        .msg(1, type_meta)
+        .bytes(2, &pod.0)
+        .str(3, "")
+        .str(4, "");
     let mut out = b"k8s\0".to_vec();
     out.extend_from_slice(&unknown.0);
     out

@@ -15,9 +15,21 @@ pub const BUDGETS: &[(&str, u64)] = &[
 
 /// Builds `package` for wasm32 with the `guest` profile; returns the .wasm path.
 pub fn build(package: &str) -> Result<PathBuf, String> {
-    cargo(&["build", "--quiet", "-p", package, "--profile", "guest", "--target", WASM_TARGET])?;
+    cargo(&[
+        "build",
+        "--quiet",
+        "-p",
+        package,
+        "--profile",
+        "guest",
+        "--target",
+        WASM_TARGET,
+    ])?;
     let file = format!("{}.wasm", package.replace('-', "_"));
-    Ok(paths::target_dir().join(WASM_TARGET).join("guest").join(file))
+    Ok(paths::target_dir()
+        .join(WASM_TARGET)
+        .join("guest")
+        .join(file))
 }
 
 /// Builds every budgeted guest and fails when one is over its budget.
@@ -25,11 +37,19 @@ pub fn check_sizes() -> Result<(), String> {
     let mut over = Vec::new();
     for (package, budget) in BUDGETS {
         let path = build(package)?;
-        let size = std::fs::metadata(&path).map_err(|err| format!("{}: {err}", path.display()))?.len();
+        let size = std::fs::metadata(&path)
+            .map_err(|err| format!("{}: {err}", path.display()))?
+            .len();
         println!("size: {package} {size} B (budget {budget} B)");
         if size > *budget {
-            over.push(format!("{package} is {size} B, over its budget of {budget} B"));
+            over.push(format!(
+                "{package} is {size} B, over its budget of {budget} B"
+            ));
         }
     }
-    if over.is_empty() { Ok(()) } else { Err(over.join("; ")) }
+    if over.is_empty() {
+        Ok(())
+    } else {
+        Err(over.join("; "))
+    }
 }

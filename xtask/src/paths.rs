@@ -25,7 +25,11 @@ pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => {
             let dir = PathBuf::from(dir);
-            if dir.is_absolute() { dir } else { root().join(dir) }
+            if dir.is_absolute() {
+                dir
+            } else {
+                root().join(dir)
+            }
         }
         None => root().join("target"),
     }

@@ -14,15 +14,27 @@ mod groups;
 /// Each carries a marker in its `.proto` comment (`+protobuf.as=Timestamp`,
 /// `+protobuf.embed=string`, `+protobuf.nullable=true`, ...).
 const JSON_FORMS: &[(&str, JsonForm)] = &[
-    ("apimachinery.pkg.apis.meta.v1.Time", JsonForm::Timestamp { frac_digits: 0 }),
-    ("apimachinery.pkg.apis.meta.v1.MicroTime", JsonForm::Timestamp { frac_digits: 6 }),
+    (
+        "apimachinery.pkg.apis.meta.v1.Time",
+        JsonForm::Timestamp { frac_digits: 0 },
+    ),
+    (
+        "apimachinery.pkg.apis.meta.v1.MicroTime",
+        JsonForm::Timestamp { frac_digits: 6 },
+    ),
     ("apimachinery.pkg.apis.meta.v1.Duration", JsonForm::Duration),
     ("apimachinery.pkg.apis.meta.v1.FieldsV1", JsonForm::RawJson),
     ("apimachinery.pkg.apis.meta.v1.Verbs", JsonForm::BareArray),
     ("apimachinery.pkg.runtime.RawExtension", JsonForm::RawJson),
     ("apimachinery.pkg.api.resource.Quantity", JsonForm::Quantity),
-    ("apimachinery.pkg.api.resource.QuantityValue", JsonForm::Quantity),
-    ("apimachinery.pkg.util.intstr.IntOrString", JsonForm::IntOrString),
+    (
+        "apimachinery.pkg.api.resource.QuantityValue",
+        JsonForm::Quantity,
+    ),
+    (
+        "apimachinery.pkg.util.intstr.IntOrString",
+        JsonForm::IntOrString,
+    ),
     ("api.authentication.v1.ExtraValue", JsonForm::BareArray),
     ("api.authentication.v1beta1.ExtraValue", JsonForm::BareArray),
     ("api.authorization.v1.ExtraValue", JsonForm::BareArray),
@@ -34,31 +46,92 @@ const JSON_FORMS: &[(&str, JsonForm)] = &[
 /// Fields whose JSON name differs from their protobuf name:
 /// (message below `k8s.io.`, protobuf name, JSON name).
 const JSON_NAMES: &[(&str, &str, &str)] = &[
-    ("api.admissionregistration.v1.MutatingWebhookConfiguration", "Webhooks", "webhooks"),
-    ("api.admissionregistration.v1.ValidatingWebhookConfiguration", "Webhooks", "webhooks"),
-    ("api.admissionregistration.v1.Validation", "Expression", "expression"),
+    (
+        "api.admissionregistration.v1.MutatingWebhookConfiguration",
+        "Webhooks",
+        "webhooks",
+    ),
+    (
+        "api.admissionregistration.v1.ValidatingWebhookConfiguration",
+        "Webhooks",
+        "webhooks",
+    ),
+    (
+        "api.admissionregistration.v1.Validation",
+        "Expression",
+        "expression",
+    ),
     ("api.admissionregistration.v1.Variable", "Name", "name"),
-    ("api.admissionregistration.v1.Variable", "Expression", "expression"),
-    ("api.admissionregistration.v1alpha1.Validation", "Expression", "expression"),
-    ("api.admissionregistration.v1alpha1.Variable", "Name", "name"),
-    ("api.admissionregistration.v1alpha1.Variable", "Expression", "expression"),
-    ("api.admissionregistration.v1beta1.MutatingWebhookConfiguration", "Webhooks", "webhooks"),
-    ("api.admissionregistration.v1beta1.ValidatingWebhookConfiguration", "Webhooks", "webhooks"),
-    ("api.admissionregistration.v1beta1.Validation", "Expression", "expression"),
+    (
+        "api.admissionregistration.v1.Variable",
+        "Expression",
+        "expression",
+    ),
+    (
+        "api.admissionregistration.v1alpha1.Validation",
+        "Expression",
+        "expression",
+    ),
+    (
+        "api.admissionregistration.v1alpha1.Variable",
+        "Name",
+        "name",
+    ),
+    (
+        "api.admissionregistration.v1alpha1.Variable",
+        "Expression",
+        "expression",
+    ),
+    (
+        "api.admissionregistration.v1beta1.MutatingWebhookConfiguration",
+        "Webhooks",
+        "webhooks",
+    ),
+    (
+        "api.admissionregistration.v1beta1.ValidatingWebhookConfiguration",
+        "Webhooks",
+        "webhooks",
+    ),
+    (
+        "api.admissionregistration.v1beta1.Validation",
+        "Expression",
+        "expression",
+    ),
     ("api.admissionregistration.v1beta1.Variable", "Name", "name"),
-    ("api.admissionregistration.v1beta1.Variable", "Expression", "expression"),
+    (
+        "api.admissionregistration.v1beta1.Variable",
+        "Expression",
+        "expression",
+    ),
     ("api.authentication.v1.BoundObjectReference", "uID", "uid"),
-    ("api.networking.v1.IngressClassParametersReference", "aPIGroup", "apiGroup"),
-    ("api.networking.v1beta1.IngressClassParametersReference", "aPIGroup", "apiGroup"),
+    (
+        "api.networking.v1.IngressClassParametersReference",
+        "aPIGroup",
+        "apiGroup",
+    ),
+    (
+        "api.networking.v1beta1.IngressClassParametersReference",
+        "aPIGroup",
+        "apiGroup",
+    ),
 ];
 
 /// Message fields that are Go structs embedded with `json:",inline"`: their
 /// members appear in the parent's JSON object. (message below `k8s.io.`, field)
 const JSON_INLINE: &[(&str, &str)] = &[
-    ("api.admissionregistration.v1.NamedRuleWithOperations", "ruleWithOperations"),
+    (
+        "api.admissionregistration.v1.NamedRuleWithOperations",
+        "ruleWithOperations",
+    ),
     ("api.admissionregistration.v1.RuleWithOperations", "rule"),
-    ("api.admissionregistration.v1alpha1.NamedRuleWithOperations", "ruleWithOperations"),
-    ("api.admissionregistration.v1beta1.NamedRuleWithOperations", "ruleWithOperations"),
+    (
+        "api.admissionregistration.v1alpha1.NamedRuleWithOperations",
+        "ruleWithOperations",
+    ),
+    (
+        "api.admissionregistration.v1beta1.NamedRuleWithOperations",
+        "ruleWithOperations",
+    ),
     ("api.core.v1.ConfigMapEnvSource", "localObjectReference"),
     ("api.core.v1.ConfigMapKeySelector", "localObjectReference"),
     ("api.core.v1.ConfigMapProjection", "localObjectReference"),
@@ -73,15 +146,42 @@ const JSON_INLINE: &[(&str, &str)] = &[
     ("api.extensions.v1beta1.IngressRule", "ingressRuleValue"),
     ("api.networking.v1.IngressRule", "ingressRuleValue"),
     ("api.networking.v1beta1.IngressRule", "ingressRuleValue"),
-    ("api.resource.v1.DeviceAllocationConfiguration", "deviceConfiguration"),
-    ("api.resource.v1.DeviceClaimConfiguration", "deviceConfiguration"),
-    ("api.resource.v1.DeviceClassConfiguration", "deviceConfiguration"),
-    ("api.resource.v1beta1.DeviceAllocationConfiguration", "deviceConfiguration"),
-    ("api.resource.v1beta1.DeviceClaimConfiguration", "deviceConfiguration"),
-    ("api.resource.v1beta1.DeviceClassConfiguration", "deviceConfiguration"),
-    ("api.resource.v1beta2.DeviceAllocationConfiguration", "deviceConfiguration"),
-    ("api.resource.v1beta2.DeviceClaimConfiguration", "deviceConfiguration"),
-    ("api.resource.v1beta2.DeviceClassConfiguration", "deviceConfiguration"),
+    (
+        "api.resource.v1.DeviceAllocationConfiguration",
+        "deviceConfiguration",
+    ),
+    (
+        "api.resource.v1.DeviceClaimConfiguration",
+        "deviceConfiguration",
+    ),
+    (
+        "api.resource.v1.DeviceClassConfiguration",
+        "deviceConfiguration",
+    ),
+    (
+        "api.resource.v1beta1.DeviceAllocationConfiguration",
+        "deviceConfiguration",
+    ),
+    (
+        "api.resource.v1beta1.DeviceClaimConfiguration",
+        "deviceConfiguration",
+    ),
+    (
+        "api.resource.v1beta1.DeviceClassConfiguration",
+        "deviceConfiguration",
+    ),
+    (
+        "api.resource.v1beta2.DeviceAllocationConfiguration",
+        "deviceConfiguration",
+    ),
+    (
+        "api.resource.v1beta2.DeviceClaimConfiguration",
+        "deviceConfiguration",
+    ),
+    (
+        "api.resource.v1beta2.DeviceClassConfiguration",
+        "deviceConfiguration",
+    ),
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -89,7 +189,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for arg in args {
         match arg.as_str() {
             "--check" => check = true,
-            other => return Err(format!("usage: cargo xtask regen [--check] (unknown argument `{other}`)")),
+            other => {
+                return Err(format!(
+                    "usage: cargo xtask regen [--check] (unknown argument `{other}`)"
+                ));
+            }
         }
     }
     let vendored = vendor::ensure_vendored()?;
@@ -155,7 +259,8 @@ pub fn kubernetes_config(proto_dir: &Path) -> Result<Config, String> {
 /// Facts read from the upstream Go types, kept in `xtask/data/go-nullable.txt`.
 fn go_pointer_fields() -> Result<Vec<(String, String)>, String> {
     let path = paths::root().join("xtask/data/go-nullable.txt");
-    let text = std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -166,9 +271,17 @@ fn go_pointer_fields() -> Result<Vec<(String, String)>, String> {
         let message = words.next().unwrap_or_default();
         let fields: Vec<&str> = words.collect();
         if fields.is_empty() {
-            return Err(format!("{}:{}: a message without fields", path.display(), i + 1));
+            return Err(format!(
+                "{}:{}: a message without fields",
+                path.display(),
+                i + 1
+            ));
         }
-        out.extend(fields.into_iter().map(|f| (message.to_string(), f.to_string())));
+        out.extend(
+            fields
+                .into_iter()
+                .map(|f| (message.to_string(), f.to_string())),
+        );
     }
     Ok(out)
 }
@@ -204,9 +317,18 @@ fn api_reference_link(package: &str, message: &str) -> Option<String> {
     let (group, version) = match parts.as_slice() {
         ["k8s", "io", "api", folder, version] => {
             let group = groups::group_of_folder(folder)?;
-            (if group.is_empty() { "core".to_string() } else { group.replace('.', "-") }, *version)
+            (
+                if group.is_empty() {
+                    "core".to_string()
+                } else {
+                    group.replace('.', "-")
+                },
+                *version,
+            )
         }
-        ["k8s", "io", "apimachinery", "pkg", "apis", "meta", version] => ("meta".to_string(), *version),
+        ["k8s", "io", "apimachinery", "pkg", "apis", "meta", version] => {
+            ("meta".to_string(), *version)
+        }
         _ => return None,
     };
     Some(format!(

@@ -11,7 +11,9 @@ use crate::{guests, regen, vendor};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
-        return Err(format!("usage: cargo xtask test (unknown argument `{arg}`)"));
+        return Err(format!(
+            "usage: cargo xtask test (unknown argument `{arg}`)"
+        ));
     }
     vendor::ensure_vendored()?;
     regen::run(&["--check".to_string()])?;
@@ -29,5 +31,9 @@ pub fn cargo(args: &[&str]) -> Result<(), String> {
         .current_dir(crate::paths::root())
         .status()
         .map_err(|err| format!("running cargo: {err}"))?;
-    if status.success() { Ok(()) } else { Err(format!("`cargo {}` failed ({status})", args.join(" "))) }
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
 }

@@ -65,14 +65,19 @@ impl Ctx<'_> {
 
 /// Emits every file: one per module of the package tree, plus the registry.
 pub fn files(config: &Config, model: &Model) -> Result<BTreeMap<PathBuf, String>, Error> {
-    let ctx = Ctx { paths: model.paths(), config };
+    let ctx = Ctx {
+        paths: model.paths(),
+        config,
+    };
 
     // Module tree: every prefix of every package's module path.
     let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
     let mut packages: BTreeMap<Vec<String>, &Package> = BTreeMap::new();
     for package in model.packages.values() {
         for depth in 1..=package.module.len() {
-            children.entry(package.module[..depth].to_vec()).or_default();
+            children
+                .entry(package.module[..depth].to_vec())
+                .or_default();
             children
                 .entry(package.module[..depth - 1].to_vec())
                 .or_default()
@@ -96,7 +101,10 @@ pub fn files(config: &Config, model: &Model) -> Result<BTreeMap<PathBuf, String>
         out.insert(path, render(config, body)?);
     }
     if config.registry {
-        out.insert(PathBuf::from("registry.rs"), render(config, registry(&ctx, model)?)?);
+        out.insert(
+            PathBuf::from("registry.rs"),
+            render(config, registry(&ctx, model)?)?,
+        );
     }
     Ok(out)
 }
@@ -110,19 +118,36 @@ fn render(config: &Config, tokens: TokenStream) -> Result<String, Error> {
     ))
 }
 
-/// prettyplease packs items together; put a blank line after each closing
-/// brace that ends an item, as rustfmt-formatted code reads.
+/// prettyplease packs items together; separate them with blank lines the
+/// way hand-formatted Rust reads: after the module docs, and before every
+/// item (or its docs and attributes) that follows a finished item.
 fn space_items(code: &str) -> String {
+    const ITEM_STARTS: &[&str] = &[
+        "///", "#[", "pub ", "impl", "fn ", "const ", "use ", "mod ", "static ",
+    ];
     let mut out = String::with_capacity(code.len() + code.len() / 16);
-    let mut previous_closed = false;
+    let mut previous = "";
     for line in code.lines() {
-        let trimmed = line.trim_start();
-        if previous_closed && !trimmed.starts_with('}') && !trimmed.starts_with(')') && !trimmed.is_empty() {
+        let this = line.trim_start();
+        let prev = previous.trim_start();
+        let after_module_docs = prev.starts_with("//!") && !this.starts_with("//!");
+        let starts_item = ITEM_STARTS.iter().any(|s| this.starts_with(s));
+        let prev_leads_in = prev.is_empty()
+            || prev.starts_with("///")
+            || prev.starts_with("#[")
+            || prev.starts_with("#![")
+            || prev.starts_with("//!")
+            || prev.ends_with(['{', '(', '[', ',']);
+        // Runs of `pub mod x;` or `use` lines stay together.
+        let same_run = ["pub mod ", "use "]
+            .iter()
+            .any(|s| prev.starts_with(s) && this.starts_with(s));
+        if !this.is_empty() && (after_module_docs || (starts_item && !prev_leads_in && !same_run)) {
             out.push('\n');
         }
         out.push_str(line);
         out.push('\n');
-        previous_closed = trimmed == "}" || trimmed == "});" || trimmed.ends_with("];") && trimmed.starts_with(']');
+        previous = line;
     }
     out
 }
@@ -157,27 +182,49 @@ fn module_file(
         if target.nested_modules.is_empty() {
             items.extend(view);
         } else {
-            nested.entry(target.nested_modules.clone()).or_default().push(view);
+            nested
+                .entry(target.nested_modules.clone())
+                .or_default()
+                .push(view);
         }
     }
-    for (modules, views) in nested {
-        let mut body = quote! {
-            #[allow(unused_imports)]
-            use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
-            #(#views)*
-        };
-        for module in modules.iter().rev() {
-            let name = ident(module);
-            body = quote! { pub mod #name { #body } };
-        }
-        items.extend(body);
-    }
+    items.extend(nested_modules(&nested, &[]));
     items.extend(schema_module(ctx, package)?);
     Ok(items)
 }
 
+/// The modules for nested views below `prefix`, as one tree: every module
+/// is emitted once, holding its views and its own nested modules.
+fn nested_modules(
+    nested: &BTreeMap<Vec<String>, Vec<TokenStream>>,
+    prefix: &[String],
+) -> TokenStream {
+    let children: BTreeSet<&String> = nested
+        .keys()
+        .filter(|path| path.len() > prefix.len() && path.starts_with(prefix))
+        .map(|path| &path[prefix.len()])
+        .collect();
+    let mut out = TokenStream::new();
+    for child in children {
+        let mut path = prefix.to_vec();
+        path.push(child.clone());
+        let views = nested.get(&path).map(Vec::as_slice).unwrap_or_default();
+        let inner = nested_modules(nested, &path);
+        let name = ident(child);
+        out.extend(quote! {
+            pub mod #name {
+                #[allow(unused_imports)]
+                use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+                #(#views)*
+                #inner
+            }
+        });
+    }
+    out
+}
+
 fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream, Error> {
-        let schema_mod = ident(SCHEMA_MODULE);
+    let schema_mod = ident(SCHEMA_MODULE);
     let name = ident(&message.type_name);
     let schema = ident(&message.schema_static);
     let schema_path = if from.len() > ctx.target(&message.full_name)?.module.len() {
@@ -188,7 +235,12 @@ fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream
     };
     let mut doc = vec![format!(" View of `{}`.", message.full_name)];
     let package = &ctx.target(&message.full_name)?.package;
-    if let Some(link) = ctx.config.doc_link.as_ref().and_then(|f| f(package, &message.nesting.join("."))) {
+    if let Some(link) = ctx
+        .config
+        .doc_link
+        .as_ref()
+        .and_then(|f| f(package, &message.nesting.join(".")))
+    {
         doc.push(String::new());
         doc.push(format!(" [Kubernetes API reference]({link})"));
     }
@@ -247,8 +299,16 @@ fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream
 
 /// The reflect item for a value `expr` of type `ty`.
 fn reflect_item(ty: &FieldType, expr: TokenStream) -> TokenStream {
+    match reflect_variant(ty) {
+        Some(variant) => quote!(#variant(#expr)),
+        None => quote!(Item::Message(&#expr)),
+    }
+}
+
+/// The `Item` variant of a non-message type (`None` for messages).
+fn reflect_variant(ty: &FieldType) -> Option<TokenStream> {
     let variant = match ty {
-        FieldType::Message(_) => return quote!(Item::Message(&#expr)),
+        FieldType::Message(_) => return None,
         FieldType::String => "Str",
         FieldType::Bytes => "Bytes",
         FieldType::Scalar(scalar) => match scalar {
@@ -262,20 +322,27 @@ fn reflect_item(ty: &FieldType, expr: TokenStream) -> TokenStream {
         },
     };
     let variant = ident(variant);
-    quote!(Item::#variant(#expr))
+    Some(quote!(Item::#variant))
 }
 
-fn reflect_impl(ctx: &Ctx<'_>, message: &Message, from: &[String], feature: &str) -> Result<TokenStream, Error> {
+fn reflect_impl(
+    ctx: &Ctx<'_>,
+    message: &Message,
+    from: &[String],
+    feature: &str,
+) -> Result<TokenStream, Error> {
     let _ = (ctx, from);
     let name = ident(&message.type_name);
     let visits = message.fields.iter().map(|field| {
         let method = ident(&field.method);
         let number = Literal::u32_unsuffixed(field.number);
         match &field.label {
-            Label::Singular => {
-                let item = reflect_item(&field.ty, quote!(*x));
-                quote!(visitor.field(#number, self.#method().as_ref().map(|x| #item));)
-            }
+            Label::Singular => match reflect_variant(&field.ty) {
+                Some(variant) => quote!(visitor.field(#number, self.#method().map(#variant));),
+                None => {
+                    quote!(visitor.field(#number, self.#method().as_ref().map(|x| Item::Message(x)));)
+                }
+            },
             Label::Repeated => {
                 let item = reflect_item(&field.ty, quote!(x));
                 quote!(for x in self.#method() { visitor.element(#number, #item); })
@@ -287,7 +354,11 @@ fn reflect_impl(ctx: &Ctx<'_>, message: &Message, from: &[String], feature: &str
             }
         }
     });
-    let visitor = if message.fields.is_empty() { quote!(_visitor) } else { quote!(visitor) };
+    let visitor = if message.fields.is_empty() {
+        quote!(_visitor)
+    } else {
+        quote!(visitor)
+    };
     Ok(quote! {
         #[cfg(feature = #feature)]
         impl<'a> kguest_wire::reflect::Reflect<'a> for #name<'a> {
@@ -295,7 +366,6 @@ fn reflect_impl(ctx: &Ctx<'_>, message: &Message, from: &[String], feature: &str
                 <Self as View<'a>>::SCHEMA
             }
 
-            #[allow(clippy::clone_on_copy, clippy::needless_borrow)]
             fn reflect(&self, #visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
                 #[allow(unused_imports)]
                 use kguest_wire::reflect::Item;
@@ -325,7 +395,11 @@ fn scalar_codec(scalar: Scalar) -> (TokenStream, TokenStream) {
 }
 
 /// The codec and item type of a field type.
-fn codec(ctx: &Ctx<'_>, ty: &FieldType, from: &[String]) -> Result<(TokenStream, TokenStream), Error> {
+fn codec(
+    ctx: &Ctx<'_>,
+    ty: &FieldType,
+    from: &[String],
+) -> Result<(TokenStream, TokenStream), Error> {
     Ok(match ty {
         FieldType::Scalar(scalar) => scalar_codec(*scalar),
         FieldType::String => (quote!(codec::Str), quote!(&'a str)),
@@ -344,15 +418,27 @@ fn accessor(ctx: &Ctx<'_>, field: &Field, from: &[String]) -> Result<TokenStream
     Ok(match &field.label {
         Label::Singular => {
             let (codec, item) = codec(ctx, &field.ty, from)?;
+            let siblings = field
+                .oneof_siblings
+                .iter()
+                .map(|n| Literal::u32_unsuffixed(*n));
+            let read = if field.oneof_siblings.is_empty() {
+                quote!(rt::get::<#codec>(self.bytes, #number))
+            } else {
+                quote!(rt::get_in_oneof::<#codec>(self.bytes, #number, &[#(#siblings),*]))
+            };
             let mut tokens = quote! {
                 #[doc = #doc]
                 pub fn #method(&self) -> Option<#item> {
-                    rt::get::<#codec>(self.bytes, #number)
+                    #read
                 }
             };
             if let Some(raw) = &field.raw_method {
                 let raw = ident(raw);
-                let raw_doc = format!(" `{}` (field {}) as raw bytes, not checked for UTF-8.", field.proto_name, field.number);
+                let raw_doc = format!(
+                    " `{}` (field {}) as raw bytes, not checked for UTF-8.",
+                    field.proto_name, field.number
+                );
                 tokens.extend(quote! {
                     #[doc = #raw_doc]
                     pub fn #raw(&self) -> Option<&'a [u8]> {
@@ -416,7 +502,7 @@ fn kind(ctx: &Ctx<'_>, field: &Field, package: &str) -> Result<TokenStream, Erro
 }
 
 fn schema_module(ctx: &Ctx<'_>, package: &Package) -> Result<TokenStream, Error> {
-        let schema_mod = ident(SCHEMA_MODULE);
+    let schema_mod = ident(SCHEMA_MODULE);
     let mut statics = Vec::new();
     for message in &package.messages {
         let name = ident(&message.schema_static);
@@ -466,7 +552,10 @@ fn registry(ctx: &Ctx<'_>, model: &Model) -> Result<TokenStream, Error> {
     let mut entries: Vec<(&str, TokenStream)> = Vec::new();
     for package in model.packages.values() {
         for message in package.messages.iter().filter(|m| !m.map_entry) {
-            entries.push((&message.full_name, ctx.schema_static(&message.full_name, "")?));
+            entries.push((
+                &message.full_name,
+                ctx.schema_static(&message.full_name, "")?,
+            ));
         }
     }
     entries.sort_by(|a, b| a.0.cmp(b.0));

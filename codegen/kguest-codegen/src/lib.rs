@@ -148,8 +148,15 @@ impl Config {
 
     /// With [`Config::go_presence`]: the field `field` (protobuf name) of the
     /// message `message` (full name) is a Go pointer, written only when set.
-    pub fn explicit_presence(&mut self, message: impl Into<String>, field: impl Into<String>) -> &mut Self {
-        self.explicit_presence.entry(message.into()).or_default().push(field.into());
+    pub fn explicit_presence(
+        &mut self,
+        message: impl Into<String>,
+        field: impl Into<String>,
+    ) -> &mut Self {
+        self.explicit_presence
+            .entry(message.into())
+            .or_default()
+            .push(field.into());
         self
     }
 
@@ -161,14 +168,22 @@ impl Config {
         field: impl Into<String>,
         json_name: impl Into<String>,
     ) -> &mut Self {
-        self.json_names.insert((message.into(), field.into()), json_name.into());
+        self.json_names
+            .insert((message.into(), field.into()), json_name.into());
         self
     }
 
     /// The message field `field` of `message` is inlined into its parent's
     /// JSON object (a Go struct embedded with `json:",inline"`).
-    pub fn json_inline(&mut self, message: impl Into<String>, field: impl Into<String>) -> &mut Self {
-        self.json_inline.entry(message.into()).or_default().push(field.into());
+    pub fn json_inline(
+        &mut self,
+        message: impl Into<String>,
+        field: impl Into<String>,
+    ) -> &mut Self {
+        self.json_inline
+            .entry(message.into())
+            .or_default()
+            .push(field.into());
         self
     }
 
@@ -197,11 +212,17 @@ impl Config {
     fn module_path(&self, package: &str) -> Vec<String> {
         let mut rest = package;
         if let Some(prefix) = &self.strip_package_prefix {
-            if let Some(stripped) = rest.strip_prefix(prefix.as_str()) {
-                rest = stripped.trim_start_matches('.');
+            // Whole components only: `kt.a` strips `kt.a.b`, not `kt.ab`.
+            match rest.strip_prefix(prefix.as_str()) {
+                Some("") => rest = "",
+                Some(stripped) if stripped.starts_with('.') => rest = &stripped[1..],
+                _ => {}
             }
         }
-        rest.split('.').filter(|c| !c.is_empty()).map(naming::module).collect()
+        rest.split('.')
+            .filter(|c| !c.is_empty())
+            .map(naming::module)
+            .collect()
     }
 }
 
@@ -211,11 +232,18 @@ pub enum Error {
     /// protox could not compile the files.
     Compile(String),
     /// A descriptor feature the views do not support (e.g. groups).
-    Unsupported { message: String, field: String, what: String },
+    Unsupported {
+        message: String,
+        field: String,
+        what: String,
+    },
     /// Two items would get the same Rust name.
     NameClash(String),
     /// A field or message named in the configuration does not exist.
     UnknownField(String),
+    /// A file declares messages but no package (views live in the module
+    /// of their package).
+    NoPackage(String),
     /// The emitted code did not parse (a generator bug).
     Emit(String),
     Io(std::io::Error),
@@ -225,11 +253,21 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Compile(msg) => write!(f, "compiling protos: {msg}"),
-            Error::Unsupported { message, field, what } => {
+            Error::Unsupported {
+                message,
+                field,
+                what,
+            } => {
                 write!(f, "{message}.{field}: {what} are not supported")
             }
             Error::NameClash(msg) => write!(f, "name clash: {msg}"),
-            Error::UnknownField(name) => write!(f, "the configuration names {name}, which the protos do not have"),
+            Error::NoPackage(file) => {
+                write!(f, "{file}: messages without a package are not supported")
+            }
+            Error::UnknownField(name) => write!(
+                f,
+                "the configuration names {name}, which the protos do not have"
+            ),
             Error::Emit(msg) => write!(f, "emitting code: {msg}"),
             Error::Io(err) => write!(f, "{err}"),
         }

@@ -52,6 +52,9 @@ pub struct Field {
     pub json_name: Option<String>,
     /// Inlined into the parent's JSON object.
     pub inline: bool,
+    /// The other members of this field's oneof (a member is present only
+    /// when no other member comes after it on the wire).
+    pub oneof_siblings: Vec<u32>,
     pub label: Label,
     pub ty: FieldType,
 }
@@ -61,7 +64,10 @@ pub enum Label {
     Singular,
     Repeated,
     /// A `map<K, V>` field; `ty` is the entry message.
-    Map { key: FieldType, value: FieldType },
+    Map {
+        key: FieldType,
+        value: FieldType,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,8 +115,10 @@ impl Model {
         let mut out = HashMap::new();
         for package in self.packages.values() {
             for message in &package.messages {
-                let nested_modules =
-                    message.nesting[..message.nesting.len() - 1].iter().map(|n| naming::module(n)).collect();
+                let nested_modules = message.nesting[..message.nesting.len() - 1]
+                    .iter()
+                    .map(|n| naming::module(n))
+                    .collect();
                 out.insert(
                     message.full_name.clone(),
                     MessagePath {
@@ -132,12 +140,17 @@ pub fn lower(config: &Config, set: &FileDescriptorSet) -> Result<Model, Error> {
     let mut packages: BTreeMap<String, Package> = BTreeMap::new();
     for file in &set.file {
         let package_name = file.package().to_string();
+        if package_name.is_empty() && !file.message_type.is_empty() {
+            return Err(Error::NoPackage(file.name().to_string()));
+        }
         let module = config.module_path(&package_name);
-        let package = packages.entry(package_name.clone()).or_insert_with(|| Package {
-            name: package_name.clone(),
-            module,
-            messages: Vec::new(),
-        });
+        let package = packages
+            .entry(package_name.clone())
+            .or_insert_with(|| Package {
+                name: package_name.clone(),
+                module,
+                messages: Vec::new(),
+            });
         for message in &file.message_type {
             lower_message(config, &package_name, &[], message, &mut package.messages)?;
         }
@@ -158,22 +171,38 @@ fn check_field_tables(config: &Config, model: &Model) -> Result<(), Error> {
         .packages
         .values()
         .flat_map(|p| &p.messages)
-        .flat_map(|m| m.fields.iter().map(move |f| (m.full_name.as_str(), f.proto_name.as_str())))
+        .flat_map(|m| {
+            m.fields
+                .iter()
+                .map(move |f| (m.full_name.as_str(), f.proto_name.as_str()))
+        })
         .collect();
     let named = config
         .explicit_presence
         .iter()
         .chain(&config.json_inline)
         .flat_map(|(message, fields)| fields.iter().map(move |f| (message.as_str(), f.as_str())))
-        .chain(config.json_names.keys().map(|(m, f)| (m.as_str(), f.as_str())));
+        .chain(
+            config
+                .json_names
+                .keys()
+                .map(|(m, f)| (m.as_str(), f.as_str())),
+        );
     for (message, field) in named {
         if !fields.contains(&(message, field)) {
             return Err(Error::UnknownField(format!("{message}.{field}")));
         }
     }
     for message in config.json_forms.keys() {
-        if !model.packages.values().flat_map(|p| &p.messages).any(|m| &m.full_name == message) {
-            return Err(Error::UnknownField(format!("{message} (a message with a JSON form)")));
+        if !model
+            .packages
+            .values()
+            .flat_map(|p| &p.messages)
+            .any(|m| &m.full_name == message)
+        {
+            return Err(Error::UnknownField(format!(
+                "{message} (a message with a JSON form)"
+            )));
         }
     }
     Ok(())
@@ -231,7 +260,10 @@ fn lower_message(
                                 })
                             })
                     };
-                    Label::Map { key: part(1)?, value: part(2)? }
+                    Label::Map {
+                        key: part(1)?,
+                        value: part(2)?,
+                    }
                 }
                 _ => Label::Repeated,
             },
@@ -255,7 +287,20 @@ fn lower_message(
                     .explicit_presence
                     .get(&full_name)
                     .is_some_and(|fields| fields.iter().any(|f| f == field.name())),
-            json_name: config.json_names.get(&(full_name.clone(), field.name().to_string())).cloned(),
+            json_name: config
+                .json_names
+                .get(&(full_name.clone(), field.name().to_string()))
+                .cloned(),
+            oneof_siblings: real_oneof(proto, field)
+                .map(|index| {
+                    proto
+                        .field
+                        .iter()
+                        .filter(|f| f.oneof_index == Some(index) && f.number != field.number)
+                        .filter_map(|f| u32::try_from(f.number()).ok())
+                        .collect()
+                })
+                .unwrap_or_default(),
             inline: config
                 .json_inline
                 .get(&full_name)
@@ -266,7 +311,11 @@ fn lower_message(
     }
     fields.sort_by_key(|f| f.number);
 
-    let json = config.json_forms.get(&full_name).copied().unwrap_or(JsonForm::Object);
+    let json = config
+        .json_forms
+        .get(&full_name)
+        .copied()
+        .unwrap_or(JsonForm::Object);
     out.push(Message {
         type_name: naming::type_name(proto.name()),
         schema_static: naming::schema_static(&nesting),
@@ -280,6 +329,19 @@ fn lower_message(
         lower_message(config, package, &nesting, nested, out)?;
     }
     Ok(())
+}
+
+/// The index of the field's oneof, unless it is the synthetic oneof of a
+/// proto3 `optional` field (which has ordinary presence).
+fn real_oneof(message: &DescriptorProto, field: &prost_types::FieldDescriptorProto) -> Option<i32> {
+    let index = field.oneof_index?;
+    if field.proto3_optional() {
+        return None;
+    }
+    message
+        .oneof_decl
+        .get(usize::try_from(index).ok()?)
+        .map(|_| index)
 }
 
 fn field_type(field: &prost_types::FieldDescriptorProto) -> Result<FieldType, String> {
@@ -301,16 +363,73 @@ fn field_type(field: &prost_types::FieldDescriptorProto) -> Result<FieldType, St
         ProtoType::Sfixed64 => scalar(Scalar::Sfixed64),
         ProtoType::Sint32 => scalar(Scalar::Sint32),
         ProtoType::Sint64 => scalar(Scalar::Sint64),
-        ProtoType::Message => {
-            Ok(FieldType::Message(field.type_name().trim_start_matches('.').to_string()))
-        }
+        ProtoType::Message => Ok(FieldType::Message(
+            field.type_name().trim_start_matches('.').to_string(),
+        )),
         ProtoType::Group => Err("groups".into()),
     }
 }
 
+/// Names every generated module file imports from `kguest_wire`, plus the
+/// schema module; no item of a package may take them.
+const MODULE_RESERVED: &[&str] = &[
+    "Map",
+    "Repeated",
+    "View",
+    "codec",
+    "rt",
+    "MessageSchema",
+    "_schema",
+];
+
 fn check_unique_names(model: &Model) -> Result<(), Error> {
     const RESERVED: &[&str] = &["from_bytes", "as_bytes", "validate"];
     for package in model.packages.values() {
+        // Items at the package module's level: child packages, view types and
+        // the modules holding nested views.
+        let mut items: HashMap<String, String> = HashMap::new();
+        let children = model
+            .packages
+            .values()
+            .filter(|p| {
+                p.module.len() == package.module.len() + 1 && p.module.starts_with(&package.module)
+            })
+            .map(|p| {
+                (
+                    p.module[package.module.len()].clone(),
+                    format!("package {}", p.name),
+                )
+            });
+        let top_level = package
+            .messages
+            .iter()
+            .filter(|m| m.nesting.len() == 1 && !m.map_entry);
+        let views = top_level
+            .clone()
+            .map(|m| (m.type_name.clone(), format!("message {}", m.full_name)));
+        let nested_parents = package
+            .messages
+            .iter()
+            .filter(|m| m.nesting.len() == 2 && !m.map_entry)
+            .map(|m| {
+                (
+                    naming::module(&m.nesting[0]),
+                    format!("nested types of {}.{}", package.name, m.nesting[0]),
+                )
+            });
+        for (name, what) in children.chain(views).chain(nested_parents) {
+            if MODULE_RESERVED.contains(&name.as_str()) {
+                return Err(Error::NameClash(format!(
+                    "{what} takes the reserved name {name}"
+                )));
+            }
+            if let Some(other) = items.get(&name).filter(|other| **other != what) {
+                return Err(Error::NameClash(format!(
+                    "{other} and {what} both map to {name}"
+                )));
+            }
+            items.insert(name, what);
+        }
         let mut statics = HashMap::new();
         for message in &package.messages {
             if let Some(other) = statics.insert(&message.schema_static, &message.full_name) {

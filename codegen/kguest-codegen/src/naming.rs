@@ -18,7 +18,11 @@ pub const KEYWORDS: &[&str] = &[
 ];
 
 fn escape(ident: String) -> String {
-    if KEYWORDS.contains(&ident.as_str()) { ident + "_" } else { ident }
+    if KEYWORDS.contains(&ident.as_str()) {
+        ident + "_"
+    } else {
+        ident
+    }
 }
 
 /// Collapses plural acronyms (`IPs`, `CIDRs`, `URLs`) to one capitalised word
@@ -28,11 +32,16 @@ fn fold_plural_acronyms(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut i = 0;
     while i < chars.len() {
-        let run_end = chars[i..].iter().position(|c| !c.is_ascii_uppercase()).map_or(chars.len(), |p| i + p);
+        let run_end = chars[i..]
+            .iter()
+            .position(|c| !c.is_ascii_uppercase())
+            .map_or(chars.len(), |p| i + p);
         let run = run_end - i;
         let plural = run >= 2
             && chars.get(run_end) == Some(&'s')
-            && chars.get(run_end + 1).is_none_or(|c| !c.is_ascii_lowercase());
+            && chars
+                .get(run_end + 1)
+                .is_none_or(|c| !c.is_ascii_lowercase());
         if plural {
             out.push(chars[i]);
             out.extend(chars[i + 1..run_end].iter().map(|c| c.to_ascii_lowercase()));
@@ -89,7 +98,10 @@ mod tests {
             ("hostIPC", "host_ipc"),
             ("podCIDRs", "pod_cidrs"),
             ("nonResourceURLs", "non_resource_urls"),
-            ("serverAddressByClientCIDRs", "server_address_by_client_cidrs"),
+            (
+                "serverAddressByClientCIDRs",
+                "server_address_by_client_cidrs",
+            ),
             ("targetWWNs", "target_wwns"),
             ("IPFamilyPolicy", "ip_family_policy"),
             ("ipFamilies", "ip_families"),
@@ -118,10 +130,19 @@ mod tests {
     fn every_keyword_is_escaped() {
         for keyword in KEYWORDS {
             let method = field_method(keyword);
-            assert!(!KEYWORDS.contains(&method.as_str()), "{keyword} -> {method}");
-            assert!(syn::parse_str::<syn::Ident>(&method).is_ok(), "{method} is not an identifier");
+            assert!(
+                !KEYWORDS.contains(&method.as_str()),
+                "{keyword} -> {method}"
+            );
+            assert!(
+                syn::parse_str::<syn::Ident>(&method).is_ok(),
+                "{method} is not an identifier"
+            );
             let ty = type_name(keyword);
-            assert!(syn::parse_str::<syn::Ident>(&ty).is_ok(), "{ty} is not an identifier");
+            assert!(
+                syn::parse_str::<syn::Ident>(&ty).is_ok(),
+                "{ty} is not an identifier"
+            );
         }
     }
 

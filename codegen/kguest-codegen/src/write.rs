@@ -18,7 +18,10 @@ pub struct WriteReport {
 /// Writes `files` below `dir`, touching only files whose contents changed,
 /// and removes generated files (those starting with [`GENERATED_MARKER`])
 /// that are no longer produced. Hand-written files are never touched.
-pub fn write_files(dir: impl AsRef<Path>, files: &BTreeMap<PathBuf, String>) -> io::Result<WriteReport> {
+pub fn write_files(
+    dir: impl AsRef<Path>,
+    files: &BTreeMap<PathBuf, String>,
+) -> io::Result<WriteReport> {
     let dir = dir.as_ref();
     let mut report = WriteReport::default();
     for (path, contents) in files {
@@ -36,16 +39,19 @@ pub fn write_files(dir: impl AsRef<Path>, files: &BTreeMap<PathBuf, String>) -> 
     for path in generated_files(dir)? {
         if !files.contains_key(&path) {
             fs::remove_file(dir.join(&path))?;
+            remove_emptied_parents(dir, &path)?;
             report.removed.push(path);
         }
     }
-    remove_empty_dirs(dir)?;
     Ok(report)
 }
 
 /// The paths (relative to `dir`) whose contents differ from `files`, are
 /// missing, or are generated files that would be removed.
-pub fn stale_files(dir: impl AsRef<Path>, files: &BTreeMap<PathBuf, String>) -> io::Result<Vec<PathBuf>> {
+pub fn stale_files(
+    dir: impl AsRef<Path>,
+    files: &BTreeMap<PathBuf, String>,
+) -> io::Result<Vec<PathBuf>> {
     let dir = dir.as_ref();
     let mut stale = Vec::new();
     for (path, contents) in files {
@@ -87,15 +93,17 @@ fn generated_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn remove_empty_dirs(dir: &Path) -> io::Result<bool> {
-    let mut empty = true;
-    for entry in fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() && remove_empty_dirs(&entry.path())? {
-            fs::remove_dir(entry.path())?;
-        } else {
-            empty = false;
+/// Removes the folders between `dir` and the removed file `path` that the
+/// removal left empty; folders that were empty before are not ours to touch.
+fn remove_emptied_parents(dir: &Path, path: &Path) -> io::Result<()> {
+    let mut parent = path.parent();
+    while let Some(rel) = parent.filter(|p| !p.as_os_str().is_empty()) {
+        let full = dir.join(rel);
+        if fs::read_dir(&full)?.next().is_some() {
+            break;
         }
+        fs::remove_dir(&full)?;
+        parent = rel.parent();
     }
-    Ok(empty)
+    Ok(())
 }

@@ -53,7 +53,9 @@ pub fn has_magic(bytes: &[u8]) -> bool {
 
 /// Splits an enveloped object into its type and raw bytes, without copying.
 pub fn unwrap(bytes: &[u8]) -> Result<Envelope<'_>, EnvelopeError> {
-    let body = bytes.strip_prefix(&MAGIC).ok_or(EnvelopeError::MissingMagic)?;
+    let body = bytes
+        .strip_prefix(&MAGIC)
+        .ok_or(EnvelopeError::MissingMagic)?;
     let unknown = Unknown::from_bytes(body);
     unknown.validate().map_err(|mut err| {
         err.offset += MAGIC.len();

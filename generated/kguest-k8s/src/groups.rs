@@ -36,10 +36,16 @@ pub const API_GROUPS: &[(&str, &str)] = &[
 
 /// The API group served from the `k8s.io/api` folder `folder`.
 pub fn group_of_folder(folder: &str) -> Option<&'static str> {
-    API_GROUPS.iter().find(|(f, _)| *f == folder).map(|(_, g)| *g)
+    API_GROUPS
+        .iter()
+        .find(|(f, _)| *f == folder)
+        .map(|(_, g)| *g)
 }
 
 /// The `k8s.io/api` folder of the API group `group` (`""` for core).
 pub fn folder_of_group(group: &str) -> Option<&'static str> {
-    API_GROUPS.iter().find(|(_, g)| *g == group).map(|(f, _)| *f)
+    API_GROUPS
+        .iter()
+        .find(|(_, g)| *g == group)
+        .map(|(f, _)| *f)
 }

@@ -35,7 +35,10 @@ pub struct Timestamp {
 impl Timestamp {
     /// Go's zero `time.Time` (0001-01-01T00:00:00Z), which Kubernetes writes
     /// for an unset time and shows as `null` in JSON.
-    pub const GO_ZERO: Timestamp = Timestamp { seconds: -62_135_596_800, nanos: 0 };
+    pub const GO_ZERO: Timestamp = Timestamp {
+        seconds: -62_135_596_800,
+        nanos: 0,
+    };
 
     /// True for Go's zero time.
     pub fn is_go_zero(&self) -> bool {
@@ -46,14 +49,20 @@ impl Timestamp {
 impl Time<'_> {
     /// The time as seconds and nanoseconds since the Unix epoch.
     pub fn timestamp(&self) -> Timestamp {
-        Timestamp { seconds: self.seconds().unwrap_or(0), nanos: self.nanos().unwrap_or(0) }
+        Timestamp {
+            seconds: self.seconds().unwrap_or(0),
+            nanos: self.nanos().unwrap_or(0),
+        }
     }
 }
 
 impl MicroTime<'_> {
     /// The time as seconds and nanoseconds since the Unix epoch.
     pub fn timestamp(&self) -> Timestamp {
-        Timestamp { seconds: self.seconds().unwrap_or(0), nanos: self.nanos().unwrap_or(0) }
+        Timestamp {
+            seconds: self.seconds().unwrap_or(0),
+            nanos: self.nanos().unwrap_or(0),
+        }
     }
 }
 

@@ -32,9 +32,15 @@ pub fn schema_by_type_name(name: &str) -> Option<&'static MessageSchema> {
     let (rest, kind) = name.rsplit_once('.')?;
     let (prefix, version) = rest.rsplit_once('.')?;
     if prefix == "meta" {
-        return schema_by_full_name(&std::format!("k8s.io.apimachinery.pkg.apis.meta.{version}.{kind}"));
+        return schema_by_full_name(&std::format!(
+            "k8s.io.apimachinery.pkg.apis.meta.{version}.{kind}"
+        ));
     }
-    let folder = if group_of_folder(prefix).is_some() { prefix } else { folder_of_group(prefix)? };
+    let folder = if group_of_folder(prefix).is_some() {
+        prefix
+    } else {
+        folder_of_group(prefix)?
+    };
     schema_for_folder(folder, version, kind)
 }
 
@@ -48,7 +54,9 @@ pub fn schema_for_api_version(api_version: &str, kind: &str) -> Option<&'static 
 
 fn schema_for_folder(folder: &str, version: &str, kind: &str) -> Option<&'static MessageSchema> {
     schema_by_full_name(&std::format!("k8s.io.api.{folder}.{version}.{kind}")).or_else(|| {
-        schema_by_full_name(&std::format!("k8s.io.apimachinery.pkg.apis.meta.{version}.{kind}"))
+        schema_by_full_name(&std::format!(
+            "k8s.io.apimachinery.pkg.apis.meta.{version}.{kind}"
+        ))
     })
 }
 
@@ -60,7 +68,11 @@ pub fn api_version_of(full_name: &str) -> Option<String> {
     let mut parts = rest.split('.');
     let (folder, version) = (parts.next()?, parts.next()?);
     let group = group_of_folder(folder)?;
-    Some(if group.is_empty() { version.to_string() } else { std::format!("{group}/{version}") })
+    Some(if group.is_empty() {
+        version.to_string()
+    } else {
+        std::format!("{group}/{version}")
+    })
 }
 
 /// The message `bytes` of type `schema` as Kubernetes JSON.
@@ -116,7 +128,10 @@ impl EncodedObject {
 /// Encodes a top-level object: its `apiVersion` and `kind` pick the message
 /// type and go to the envelope, the rest is the message.
 pub fn object_from_json(json: &Value) -> Result<EncodedObject, JsonError> {
-    let invalid = |reason: String| JsonError::Invalid { path: ".".into(), reason };
+    let invalid = |reason: String| JsonError::Invalid {
+        path: ".".into(),
+        reason,
+    };
     let Value::Object(members) = json else {
         return Err(invalid("expected an object".into()));
     };
@@ -126,14 +141,21 @@ pub fn object_from_json(json: &Value) -> Result<EncodedObject, JsonError> {
         None => Err(invalid(std::format!("missing `{key}`"))),
     };
     let (api_version, kind) = (text("apiVersion")?, text("kind")?);
-    let schema = schema_for_api_version(&api_version, &kind)
-        .ok_or_else(|| invalid(std::format!("unknown apiVersion `{api_version}` / kind `{kind}`")))?;
+    let schema = schema_for_api_version(&api_version, &kind).ok_or_else(|| {
+        invalid(std::format!(
+            "unknown apiVersion `{api_version}` / kind `{kind}`"
+        ))
+    })?;
     let mut body = members.clone();
     for key in ["apiVersion", "kind"] {
-        if !schema.fields.iter().any(|f| f.name() == key) {
+        if !schema.fields.iter().any(|f| f.json_name() == key) {
             body.remove(key);
         }
     }
     let raw = wire_json::from_json(schema, &Value::Object(body))?;
-    Ok(EncodedObject { api_version, kind, raw })
+    Ok(EncodedObject {
+        api_version,
+        kind,
+        raw,
+    })
 }

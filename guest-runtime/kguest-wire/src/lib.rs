@@ -37,11 +37,11 @@ mod error;
 #[cfg(feature = "json")]
 pub mod json;
 mod map;
+pub mod quantity;
 pub mod reflect;
 mod repeated;
 #[doc(hidden)]
 pub mod rt;
-pub mod quantity;
 pub mod schema;
 pub mod timefmt;
 mod view;

@@ -28,7 +28,11 @@ impl<K, V> Copy for Map<'_, K, V> {}
 impl<'a, K: Codec<'a>, V: Codec<'a>> Map<'a, K, V> {
     /// The entries of map field `number` in the message `bytes`.
     pub const fn new(bytes: &'a [u8], number: u32) -> Self {
-        Map { rest: bytes, number, codecs: PhantomData }
+        Map {
+            rest: bytes,
+            number,
+            codecs: PhantomData,
+        }
     }
 
     /// The value for `key` (the last one if the key repeats).
@@ -72,11 +76,7 @@ impl<'a, K: Codec<'a>, V: Codec<'a>> Iterator for Map<'a, K, V> {
     type Item = (K::Item, V::Item);
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let (number, value) = match next_field(&mut self.rest) {
-                Ok(Some(field)) => field,
-                Ok(None) | Err(_) => break,
-            };
+        while let Ok(Some((number, value))) = next_field(&mut self.rest) {
             if number != self.number {
                 continue;
             }
@@ -107,6 +107,8 @@ fn wire_ok(mut bytes: &[u8]) -> bool {
 
 impl<K, V> fmt::Debug for Map<'_, K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Map").field("number", &self.number).finish_non_exhaustive()
+        f.debug_struct("Map")
+            .field("number", &self.number)
+            .finish_non_exhaustive()
     }
 }

@@ -782,6 +782,19 @@ impl Wide {
     }
 }
 
+impl QuantityError {
+    /// A short lowercase description.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            QuantityError::Empty => "empty quantity",
+            QuantityError::Syntax => "not a number with an optional suffix",
+            QuantityError::Suffix => "unknown suffix",
+            QuantityError::Numeric => "no digits",
+            QuantityError::OutOfRange => "value out of range",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -1609,18 +1622,5 @@ mod tests {
         // Just under 7/9 × 2^60, rounded up to the next nano.
         let mut buf = [0u8; 64];
         assert_eq!(v.canonical(&mut buf), "896716725805325425777777778n");
-    }
-}
-
-impl QuantityError {
-    /// A short lowercase description.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            QuantityError::Empty => "empty quantity",
-            QuantityError::Syntax => "not a number with an optional suffix",
-            QuantityError::Suffix => "unknown suffix",
-            QuantityError::Numeric => "no digits",
-            QuantityError::OutOfRange => "value out of range",
-        }
     }
 }

@@ -26,7 +26,12 @@ impl<C> Copy for Repeated<'_, C> {}
 impl<'a, C: Codec<'a>> Repeated<'a, C> {
     /// The occurrences of field `number` in the message `bytes`.
     pub const fn new(bytes: &'a [u8], number: u32) -> Self {
-        Repeated { rest: bytes, packed: &[], number, codec: PhantomData }
+        Repeated {
+            rest: bytes,
+            packed: &[],
+            number,
+            codec: PhantomData,
+        }
     }
 
     /// True when no element remains.
@@ -82,6 +87,8 @@ impl<'a, C: Codec<'a>> Iterator for Repeated<'a, C> {
 
 impl<C> fmt::Debug for Repeated<'_, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Repeated").field("number", &self.number).finish_non_exhaustive()
+        f.debug_struct("Repeated")
+            .field("number", &self.number)
+            .finish_non_exhaustive()
     }
 }

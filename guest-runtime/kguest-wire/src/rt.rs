@@ -53,6 +53,26 @@ pub fn get<'a, C: Codec<'a>>(bytes: &'a [u8], number: u32) -> Option<C::Item> {
     last(bytes, number).and_then(C::decode_raw)
 }
 
+/// A member of a oneof read with codec `C`: present only when no other
+/// member (`siblings`) occurs after its last occurrence, as protobuf
+/// specifies ("the last member seen wins").
+pub fn get_in_oneof<'a, C: Codec<'a>>(
+    bytes: &'a [u8],
+    number: u32,
+    siblings: &[u32],
+) -> Option<C::Item> {
+    let mine = last(bytes, number)?;
+    let mine_end = mine.bytes.as_ptr() as usize + mine.bytes.len();
+    let later_sibling = siblings.iter().any(|&other| {
+        last(bytes, other).is_some_and(|raw| raw.bytes.as_ptr() as usize >= mine_end)
+    });
+    if later_sibling {
+        None
+    } else {
+        C::decode_raw(mine)
+    }
+}
+
 /// A repeated field read with codec `C`.
 #[inline]
 pub const fn repeated<'a, C: Codec<'a>>(bytes: &'a [u8], number: u32) -> Repeated<'a, C> {

@@ -227,7 +227,11 @@ fn check_message(
     depth: u32,
 ) -> Result<(), DecodeError> {
     if depth > MAX_DEPTH {
-        return Err(DecodeError { kind: ErrorKind::TooDeep, offset: base, field: 0 });
+        return Err(DecodeError {
+            kind: ErrorKind::TooDeep,
+            offset: base,
+            field: 0,
+        });
     }
     let mut rest = bytes;
     loop {
@@ -237,11 +241,21 @@ fn check_message(
             Ok(None) => return Ok(()),
             Err(kind) => {
                 let field = read_varint(&mut { rest }).map_or(0, |key| (key >> 3) as u32);
-                return Err(DecodeError { kind, offset, field });
+                return Err(DecodeError {
+                    kind,
+                    offset,
+                    field,
+                });
             }
         };
-        let Some(field) = schema.field(number) else { continue };
-        let fail = |kind| DecodeError { kind, offset, field: number };
+        let Some(field) = schema.field(number) else {
+            continue;
+        };
+        let fail = |kind| DecodeError {
+            kind,
+            offset,
+            field: number,
+        };
         match (field.kind.wire(), value) {
             (Wire::Varint, Value::Varint(_))
             | (Wire::Fixed32, Value::Fixed32(_))
@@ -252,10 +266,8 @@ fn check_message(
                 }
             }
             (Wire::Len, Value::Len(body)) => match field.kind {
-                Kind::String => {
-                    if core::str::from_utf8(body).is_err() {
-                        return Err(fail(ErrorKind::InvalidUtf8));
-                    }
+                Kind::String if core::str::from_utf8(body).is_err() => {
+                    return Err(fail(ErrorKind::InvalidUtf8));
                 }
                 Kind::Message(inner) => {
                     let body_start = bytes.len() - rest.len() - body.len();

@@ -76,7 +76,10 @@ pub fn read_varint(rest: &mut &[u8]) -> Result<u64, ErrorKind> {
 fn read_le(rest: &mut &[u8], width: usize) -> Result<u64, ErrorKind> {
     let (head, tail) = rest.split_at_checked(width).ok_or(ErrorKind::Truncated)?;
     *rest = tail;
-    Ok(head.iter().rev().fold(0, |acc, &b| (acc << 8) | u64::from(b)))
+    Ok(head
+        .iter()
+        .rev()
+        .fold(0, |acc, &b| (acc << 8) | u64::from(b)))
 }
 
 /// Reads a little-endian `fixed32` from the front of `rest`.
@@ -164,9 +167,15 @@ mod tests {
     #[test]
     fn bad_varints() {
         let overflow = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
-        assert_eq!(read_varint(&mut &overflow[..]), Err(ErrorKind::VarintOverflow));
+        assert_eq!(
+            read_varint(&mut &overflow[..]),
+            Err(ErrorKind::VarintOverflow)
+        );
         let eleven = [0x80u8; 11];
-        assert_eq!(read_varint(&mut &eleven[..]), Err(ErrorKind::VarintOverflow));
+        assert_eq!(
+            read_varint(&mut &eleven[..]),
+            Err(ErrorKind::VarintOverflow)
+        );
         assert_eq!(read_varint(&mut &[0x80u8][..]), Err(ErrorKind::Truncated));
         assert_eq!(read_varint(&mut &[][..]), Err(ErrorKind::Truncated));
     }

@@ -2,7 +2,7 @@
 
 use kguest_k8s::api::core::v1::{Node, Pod};
 
-use crate::sys::{self, Getter, Setter};
+use crate::sys::{self, Setter, getter};
 
 /// Inputs of the current host call, fetched lazily and cached.
 ///
@@ -24,33 +24,39 @@ impl Cycle {
     }
 
     /// The pod being scheduled; `None` when the host sent nothing.
+    #[inline]
     pub fn pod(&self) -> Option<Pod<'_>> {
-        non_empty(sys::input(Getter::CurrentPod)).map(Pod::from_bytes)
+        non_empty(sys::input(getter::CURRENT_POD)).map(Pod::from_bytes)
     }
 
     /// The pod's protobuf bytes (empty when none).
+    #[inline]
     pub fn pod_bytes(&self) -> &[u8] {
-        sys::input(Getter::CurrentPod)
+        sys::input(getter::CURRENT_POD)
     }
 
     /// The node this call is about (Filter, Score, Reserve, Permit, the bind
     /// hooks, AddPod/RemovePod); `""` when none or not UTF-8.
+    #[inline]
     pub fn node_name(&self) -> &str {
         core::str::from_utf8(self.node_name_bytes()).unwrap_or("")
     }
 
+    #[inline]
     pub fn node_name_bytes(&self) -> &[u8] {
-        sys::input(Getter::NodeName)
+        sys::input(getter::NODE_NAME)
     }
 
     /// The Node named by [`Cycle::node_name`], fetched on first use.
+    #[inline]
     pub fn node(&self) -> Option<Node<'_>> {
         non_empty(sys::current_node()).map(Node::from_bytes)
     }
 
     /// The other pod of AddPod/RemovePod.
+    #[inline]
     pub fn target_pod(&self) -> Option<Pod<'_>> {
-        non_empty(sys::input(Getter::TargetPod)).map(Pod::from_bytes)
+        non_empty(sys::input(getter::TARGET_POD)).map(Pod::from_bytes)
     }
 
     /// PreScore: JSON array of the node names that passed Filter. See
@@ -58,32 +64,38 @@ impl Cycle {
     ///
     /// One call can read one of the three JSON lists; another one returns
     /// empty bytes (they share a buffer).
+    #[inline]
     pub fn filtered_node_list(&self) -> &[u8] {
-        sys::input(Getter::FilteredNodeList)
+        sys::input(getter::FILTERED_NODE_LIST)
     }
 
     /// NormalizeScore: JSON object `{node: score}`.
+    #[inline]
     pub fn node_score_list(&self) -> &[u8] {
-        sys::input(Getter::NodeScoreList)
+        sys::input(getter::NODE_SCORE_LIST)
     }
 
     /// PostFilter: JSON object `{node: status code}`.
+    #[inline]
     pub fn node_to_status_map(&self) -> &[u8] {
-        sys::input(Getter::NodeToStatusMap)
+        sys::input(getter::NODE_TO_STATUS_MAP)
     }
 
     /// The plugin configuration (see [`crate::config`]).
+    #[inline]
     pub fn config(&self) -> &[u8] {
         crate::config()
     }
 
     /// PreFilter: restrict the cycle to these nodes, given as NUL-terminated
     /// names (`b"node-a\0node-b\0"`). Not calling it means all nodes.
+    #[inline]
     pub fn set_node_names(&self, nul_terminated: &[u8]) {
         sys::set(Setter::NodeNames, nul_terminated);
     }
 
     /// NormalizeScore: the new JSON object `{node: score}`.
+    #[inline]
     pub fn set_normalized_score_list(&self, json: &[u8]) {
         sys::set(Setter::NormalizedScoreList, json);
     }

@@ -103,7 +103,7 @@ pub const fn check_hooks(hooks: &[u32]) {
 
 /// Exports a plugin type's hooks to the KSW host.
 ///
-/// ```ignore
+/// ```text
 /// struct NodeName;
 /// impl kguest::Plugin for NodeName { fn new() -> Self { NodeName } }
 /// impl kguest::Filter for NodeName { /* ... */ }
@@ -218,6 +218,7 @@ macro_rules! __export_fn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::vec::Vec;
 
     /// Every main-hook subset, against the list of sets `mask.go` enumerates.
     #[test]

@@ -212,6 +212,7 @@ pub fn as_i64(raw: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::vec::Vec;
 
     #[test]
     fn object_members() {

@@ -66,7 +66,7 @@ pub use status::{Code, Status, UnknownCode};
 /// JSON), fetched from the host once and kept. Empty when there is none.
 /// Callable from [`Plugin::new`].
 pub fn config() -> &'static [u8] {
-    sys::input(sys::Getter::Config)
+    sys::input(sys::getter::CONFIG)
 }
 
 /// Items the [`export!`] expansion names. Not a public API.

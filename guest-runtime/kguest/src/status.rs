@@ -68,30 +68,37 @@ impl<'a> Status<'a> {
     /// Success, no reason.
     pub const SUCCESS: Status<'static> = Status { code: Code::Success, reason: "" };
 
+    #[inline(always)]
     pub const fn new(code: Code, reason: &'a str) -> Self {
         Status { code, reason }
     }
 
+    #[inline(always)]
     pub const fn success() -> Self {
         Status { code: Code::Success, reason: "" }
     }
 
+    #[inline(always)]
     pub const fn error(reason: &'a str) -> Self {
         Status::new(Code::Error, reason)
     }
 
+    #[inline(always)]
     pub const fn unschedulable(reason: &'a str) -> Self {
         Status::new(Code::Unschedulable, reason)
     }
 
+    #[inline(always)]
     pub const fn unresolvable(reason: &'a str) -> Self {
         Status::new(Code::UnschedulableAndUnresolvable, reason)
     }
 
+    #[inline(always)]
     pub const fn skip() -> Self {
         Status::new(Code::Skip, "")
     }
 
+    #[inline(always)]
     pub const fn is_success(&self) -> bool {
         matches!(self.code, Code::Success)
     }

@@ -6,18 +6,22 @@
 //! # Buffer model
 //!
 //! Each input the host can hand over (current pod, node, node name, target
-//! pod, config, one JSON list) has its own [`Slot`]. A slot starts on a static
-//! array and, when the host reports a larger object, moves to fresh pages
-//! obtained with `memory.grow` (native builds leak a `Vec`). Slots never
-//! shrink and grown pages are never returned, as in the Go SDK.
+//! pod, config, one JSON list) has its own [`Slot`]. A slot starts without a
+//! buffer: the first getter call (limit 0) only learns the size. The slot
+//! then takes a region of at least 8 KiB, carved from a 64 KiB static
+//! scratch arena while it lasts and afterwards from fresh pages obtained with
+//! `memory.grow` (native builds leak a `Vec`), and asks again. Later objects
+//! that fit take one host call. Slots never shrink and old regions are never
+//! reused, as in the Go SDK (whose first 2 KiB buffer also costs large pods a
+//! second call).
 //!
 //! Soundness rests on one rule: **a slot is only refilled while no view into
 //! it can exist.** Views borrow the [`Cycle`](crate::Cycle) handle, which the
 //! shims create per host call, so they die when the call returns. Within a
 //! call a slot is filled at most once (the `filled` flag), and the per-call
-//! and per-cycle resets run in [`begin_call`] and [`new_cycle`], before the
+//! and per-cycle resets run in [`enter`] and [`new_cycle`], before the
 //! plugin runs. A nested call is refused (trap), so the resets cannot run
-//! under a live view.
+//! under a live view, and the plugin instance is never borrowed twice.
 
 #![allow(unsafe_code)]
 
@@ -25,31 +29,42 @@ use core::ptr::NonNull;
 
 /// The largest object the SDK will make room for (the host has no limit;
 /// realistic Pods and Nodes stay far below 1.5 MiB).
-pub const MAX_OBJECT: usize = 16 << 20;
+const MAX_OBJECT: usize = 16 << 20;
 
-/// Which host getter fills a slot.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Getter {
-    CurrentPod,
-    TargetPod,
-    NodeName,
-    Config,
-    FilteredNodeList,
-    NodeScoreList,
-    NodeToStatusMap,
+/// The smallest region a slot grows to (wasm32; native tests grow to the
+/// exact size to exercise growth).
+#[cfg(target_arch = "wasm32")]
+const MIN_REGION: usize = 8 * 1024;
+#[cfg(not(target_arch = "wasm32"))]
+const MIN_REGION: usize = 1;
+
+/// Input ids; ids from `FILTERED_NODE_LIST` up share the `aux` slot.
+pub(crate) mod getter {
+    pub const CURRENT_POD: u8 = 1;
+    pub const TARGET_POD: u8 = 2;
+    pub const NODE_NAME: u8 = 3;
+    pub const CONFIG: u8 = 4;
+    pub const NODE: u8 = 5;
+    pub const FILTERED_NODE_LIST: u8 = 6;
+    pub const NODE_SCORE_LIST: u8 = 7;
+    pub const NODE_TO_STATUS_MAP: u8 = 8;
 }
+
+/// Every getter, seen through one signature: `(key, key_len, buf, limit)
+/// -> len`. Only `node` uses the key; the others ignore it (see `adapt!`).
+type GetFn = unsafe extern "C" fn(*const u8, u32, *mut u8, u32) -> u32;
 
 /// A growable input buffer and what it currently holds.
 struct Slot {
-    ptr: NonNull<u8>,
+    /// Null until the slot gets a buffer (then `cap > 0`).
+    ptr: *mut u8,
     cap: usize,
     len: usize,
-    filled: bool,
 }
 
 impl Slot {
     const fn empty() -> Slot {
-        Slot { ptr: NonNull::dangling(), cap: 0, len: 0, filled: false }
+        Slot { ptr: core::ptr::null_mut(), cap: 0, len: 0 }
     }
 
     /// The held bytes. The `'static` is a lie the callers narrow to the
@@ -61,7 +76,7 @@ impl Slot {
         // SAFETY: `ptr..ptr+len` was written by the host (or stand-in) into
         // memory this slot owns exclusively, and is only rewritten when no
         // view exists (module docs).
-        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
     }
 
     /// Makes room for `needed` bytes.
@@ -69,9 +84,9 @@ impl Slot {
         if needed > MAX_OBJECT {
             return false;
         }
-        match fresh_region(needed) {
+        match fresh_region(needed.max(MIN_REGION)) {
             Some((ptr, cap)) => {
-                self.ptr = ptr;
+                self.ptr = ptr.as_ptr();
                 self.cap = cap;
                 true
             }
@@ -80,14 +95,19 @@ impl Slot {
     }
 
     /// Fills the slot with `get`, growing once or twice as the host asks.
-    /// A failed fill leaves the slot empty but marked filled, so a broken
-    /// host is asked only once per call.
-    fn fill(&mut self, mut get: impl FnMut(*mut u8, u32) -> u32) -> &'static [u8] {
-        self.filled = true;
+    /// A failed fill leaves the slot empty (the caller has already marked it
+    /// filled, so a broken host is asked only once per call).
+    ///
+    /// # Safety
+    /// `key..key+key_len` must be readable.
+    #[inline(never)]
+    unsafe fn fill(&mut self, get: GetFn, key: *const u8, key_len: u32) -> &'static [u8] {
         self.len = 0;
         for _ in 0..3 {
             let limit = u32::try_from(self.cap).unwrap_or(u32::MAX);
-            let n = get(self.ptr.as_ptr(), limit) as usize;
+            // SAFETY: the buffer is ours with `cap` writable bytes; the key
+            // is readable per the caller.
+            let n = unsafe { get(key, key_len, self.ptr, limit) } as usize;
             if n <= self.cap {
                 self.len = n;
                 return self.bytes();
@@ -100,17 +120,22 @@ impl Slot {
     }
 }
 
-/// All mutable SDK state.
+/// Slot indexes: the input ids below `FILTERED_NODE_LIST`, then `AUX` for
+/// the three JSON lists. Bit `i` of `State::flags` says slot `i` is filled;
+/// bit 0 (no slot) says a host call is running.
+const AUX: usize = 6;
+const IN_CALL: u32 = 1;
+const PER_CALL: u32 = (1 << getter::TARGET_POD) | (1 << getter::NODE_NAME) | (1 << AUX);
+const PER_CYCLE: u32 = (1 << getter::CURRENT_POD) | (1 << getter::NODE);
+
+/// All mutable SDK state. Everything starts zeroed, so it lives in `.bss`.
 struct State {
-    in_call: bool,
-    pod: Slot,
-    target: Slot,
-    node: Slot,
-    node_name: Slot,
-    config: Slot,
-    aux: Slot,
-    aux_getter: Option<Getter>,
-    /// Name of the node held in `node`; `node_key_len == usize::MAX` means none.
+    flags: u32,
+    slots: [Slot; AUX + 1],
+    /// The input whose list `AUX` holds (0: none yet in this call).
+    aux_getter: u8,
+    /// Name of the node held in slot `NODE` (valid while it is filled);
+    /// `node_key_len == 0` means none.
     node_key: [u8; 256],
     node_key_len: usize,
     severity: Option<i32>,
@@ -119,29 +144,12 @@ struct State {
 impl State {
     const fn new() -> State {
         State {
-            in_call: false,
-            pod: Slot::empty(),
-            target: Slot::empty(),
-            node: Slot::empty(),
-            node_name: Slot::empty(),
-            config: Slot::empty(),
-            aux: Slot::empty(),
-            aux_getter: None,
+            flags: 0,
+            slots: [const { Slot::empty() }; AUX + 1],
+            aux_getter: 0,
             node_key: [0; 256],
-            node_key_len: usize::MAX,
+            node_key_len: 0,
             severity: None,
-        }
-    }
-
-    fn slot(&mut self, g: Getter) -> &mut Slot {
-        match g {
-            Getter::CurrentPod => &mut self.pod,
-            Getter::TargetPod => &mut self.target,
-            Getter::NodeName => &mut self.node_name,
-            Getter::Config => &mut self.config,
-            Getter::FilteredNodeList | Getter::NodeScoreList | Getter::NodeToStatusMap => {
-                &mut self.aux
-            }
         }
     }
 }
@@ -156,43 +164,13 @@ mod storage {
 
     static mut STATE: State = State::new();
 
-    /// Initial capacities, in bytes, of the slots that start on static
-    /// arrays. Zero-initialised statics cost nothing in the `.wasm` file.
-    const POD_CAP: usize = 16 * 1024;
-    const NODE_CAP: usize = 16 * 1024;
-    const NAME_CAP: usize = 256;
-    const CONFIG_CAP: usize = 512;
-    static mut POD_BUF: [u8; POD_CAP] = [0; POD_CAP];
-    static mut NODE_BUF: [u8; NODE_CAP] = [0; NODE_CAP];
-    static mut NAME_BUF: [u8; NAME_CAP] = [0; NAME_CAP];
-    static mut CONFIG_BUF: [u8; CONFIG_CAP] = [0; CONFIG_CAP];
-    static mut READY: bool = false;
-
     /// Runs `f` on the state. Callers never nest `with` (each public
     /// function in `sys` takes it once, briefly).
     pub(super) fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
         // SAFETY: wasm32 guests are single-threaded, `with` is not re-entered
         // (no closure passed to it calls back into `with`), so this is the
         // only reference to STATE.
-        let s = unsafe { &mut *(&raw mut STATE) };
-        // SAFETY: as above, and the buffers are only reached through the slots.
-        unsafe {
-            if !READY {
-                READY = true;
-                place(&mut s.pod, &raw mut POD_BUF as *mut u8, POD_CAP);
-                place(&mut s.node, &raw mut NODE_BUF as *mut u8, NODE_CAP);
-                place(&mut s.node_name, &raw mut NAME_BUF as *mut u8, NAME_CAP);
-                place(&mut s.config, &raw mut CONFIG_BUF as *mut u8, CONFIG_CAP);
-            }
-        }
-        f(s)
-    }
-
-    fn place(slot: &mut super::Slot, ptr: *mut u8, cap: usize) {
-        if let Some(p) = core::ptr::NonNull::new(ptr) {
-            slot.ptr = p;
-            slot.cap = cap;
-        }
+        f(unsafe { &mut *(&raw mut STATE) })
     }
 }
 
@@ -220,19 +198,37 @@ mod storage {
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use storage::reset;
 
-/// A new region of at least `needed` bytes that nothing else uses.
+/// Size of the static scratch region slots are carved from first.
+/// Zero-initialised, so it costs nothing in the `.wasm` file.
+#[cfg(target_arch = "wasm32")]
+const ARENA: usize = 64 * 1024;
+
+/// A new region of at least `needed` bytes that nothing else uses: carved
+/// from the static arena while it lasts, then whole pages from
+/// `memory.grow`.
 #[cfg(target_arch = "wasm32")]
 fn fresh_region(needed: usize) -> Option<(NonNull<u8>, usize)> {
+    static mut SCRATCH: [u8; ARENA] = [0; ARENA];
+    static mut USED: usize = 0;
     const PAGE: usize = 64 * 1024;
+    // SAFETY: single-threaded; `USED` only grows, so carved ranges never
+    // overlap, and `SCRATCH` is reached only through the slots.
+    unsafe {
+        let used = USED;
+        if needed <= ARENA - used {
+            USED = used + needed;
+            let base = (&raw mut SCRATCH as *mut u8).add(used);
+            return Some((NonNull::new(base)?, needed));
+        }
+    }
     let pages = needed.div_ceil(PAGE);
     let old = core::arch::wasm32::memory_grow(0, pages);
     if old == usize::MAX {
         return None;
     }
-    let base = old.checked_mul(PAGE)?;
     // The pages past the old end belong to nobody else: this crate has no
     // allocator and is the only caller of memory.grow.
-    Some((NonNull::new(base as *mut u8)?, pages.checked_mul(PAGE)?))
+    Some((NonNull::new((old * PAGE) as *mut u8)?, pages * PAGE))
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -378,87 +374,122 @@ mod host {
 // ---------------------------------------------------------------------------
 // Safe wrappers, one per import.
 
-fn getter_fn(g: Getter) -> unsafe fn(*mut u8, u32) -> u32 {
-    match g {
-        Getter::CurrentPod => host::current_pod,
-        Getter::TargetPod => host::target_pod,
-        Getter::NodeName => host::current_node_name,
-        Getter::Config => host::get_config,
-        Getter::FilteredNodeList => host::filtered_node_list,
-        Getter::NodeScoreList => host::node_score_list,
-        Getter::NodeToStatusMap => host::node_to_status_map,
+/// Gives a two-argument getter the [`GetFn`] signature.
+macro_rules! adapt {
+    ($($name:ident),* $(,)?) => {
+        mod adapted {
+            $(
+                pub(super) unsafe extern "C" fn $name(_: *const u8, _: u32, buf: *mut u8, limit: u32) -> u32 {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { super::host::$name(buf, limit) }
+                }
+            )*
+        }
+    };
+}
+adapt!(
+    current_pod,
+    target_pod,
+    current_node_name,
+    get_config,
+    filtered_node_list,
+    node_score_list,
+    node_to_status_map,
+);
+
+unsafe extern "C" fn node_getter(key: *const u8, key_len: u32, buf: *mut u8, limit: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { host::node(key, key_len, buf, limit) }
+}
+
+/// The getter of input `id` (a constant at every call site).
+#[inline(always)]
+fn getter_of(id: u8) -> GetFn {
+    match id {
+        getter::CURRENT_POD => adapted::current_pod,
+        getter::TARGET_POD => adapted::target_pod,
+        getter::NODE_NAME => adapted::current_node_name,
+        getter::CONFIG => adapted::get_config,
+        getter::FILTERED_NODE_LIST => adapted::filtered_node_list,
+        getter::NODE_SCORE_LIST => adapted::node_score_list,
+        _ => adapted::node_to_status_map,
     }
 }
 
-/// The bytes of input `g`, fetched on first use and kept as long as the
-/// slot's cache rule allows (see [`begin_call`], [`new_cycle`]).
-pub(crate) fn input(g: Getter) -> &'static [u8] {
+/// The bytes of input `id`, fetched on first use and kept as long as the
+/// slot's cache rule allows (see [`enter`], [`new_cycle`]).
+#[inline(always)]
+pub(crate) fn input(id: u8) -> &'static [u8] {
+    fetch(id, getter_of(id))
+}
+
+#[inline(never)]
+fn fetch(id: u8, get: GetFn) -> &'static [u8] {
     storage::with(|s| -> &'static [u8] {
-        let aux = matches!(
-            g,
-            Getter::FilteredNodeList | Getter::NodeScoreList | Getter::NodeToStatusMap
-        );
-        if aux && s.aux_getter != Some(g) {
-            // The aux slot holds one JSON list per call; another list can only
-            // be asked for if none was fetched yet in this call (a refill
-            // would invalidate live borrows).
-            if s.aux_getter.is_some() {
-                return &[];
+        let mut idx = usize::from(id);
+        if idx >= AUX {
+            idx = AUX;
+            if s.aux_getter != id {
+                // The aux slot holds one JSON list per call; another list can
+                // only be asked for if none was fetched yet in this call (a
+                // refill would invalidate live borrows).
+                if s.aux_getter != 0 {
+                    return &[];
+                }
+                s.aux_getter = id;
             }
-            s.aux_getter = Some(g);
-            s.aux.filled = false;
         }
-        let slot = s.slot(g);
-        if slot.filled {
+        let bit = 1u32 << idx;
+        let Some(slot) = s.slots.get_mut(idx) else { return &[] };
+        if s.flags & bit != 0 {
             return slot.bytes();
         }
-        let get = getter_fn(g);
-        // SAFETY: the slot hands out a buffer it owns with its true capacity.
-        slot.fill(|buf, limit| unsafe { get(buf, limit) })
+        s.flags |= bit;
+        // SAFETY: no key.
+        unsafe { slot.fill(get, core::ptr::null(), 0) }
     })
 }
 
 /// The current node's protobuf, fetched with `k8s.io/api.node` on first use
 /// and reused while the node name stays the same within a cycle.
 pub(crate) fn current_node() -> &'static [u8] {
-    let name = input(Getter::NodeName);
+    let name = input(getter::NODE_NAME);
     storage::with(|s| -> &'static [u8] {
-        if s.node.filled && s.node_key.get(..s.node_key_len) == Some(name) {
-            return s.node.bytes();
+        const BIT: u32 = 1 << getter::NODE;
+        let Some(slot) = s.slots.get_mut(usize::from(getter::NODE)) else { return &[] };
+        let cached = s.flags & BIT != 0;
+        if cached && s.node_key_len != 0 && s.node_key.get(..s.node_key_len) == Some(name) {
+            return slot.bytes();
         }
         // A different node: no view into the old one is alive, because the
         // node name only changes between calls.
         if name.is_empty() {
-            s.node.filled = false;
-            s.node.len = 0;
+            s.flags &= !BIT;
             return &[];
         }
+        s.flags |= BIT;
         let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
-        let bytes =
-            // SAFETY: `name` is readable, the slot's buffer is ours.
-            s.node.fill(|buf, limit| unsafe { host::node(name.as_ptr(), name_len, buf, limit) });
-        match s.node_key.get_mut(..name.len()) {
+        // SAFETY: `name` is readable.
+        let bytes = unsafe { slot.fill(node_getter, name.as_ptr(), name_len) };
+        s.node_key_len = match s.node_key.get_mut(..name.len()) {
             Some(key) => {
                 key.copy_from_slice(name);
-                s.node_key_len = name.len();
+                name.len()
             }
             // Names over 256 bytes (invalid in Kubernetes) are not cached.
-            None => s.node_key_len = usize::MAX,
-        }
+            None => 0,
+        };
         bytes
     })
 }
 
 /// Marks the start of a host→guest call: refuses nesting and forgets the
 /// per-call inputs.
-pub(crate) fn begin_call() {
+pub(crate) fn enter() {
     let nested = storage::with(|s| {
-        let nested = s.in_call;
-        s.in_call = true;
-        s.node_name.filled = false;
-        s.target.filled = false;
-        s.aux.filled = false;
-        s.aux_getter = None;
+        let nested = s.flags & IN_CALL != 0;
+        s.flags = (s.flags & !PER_CALL) | IN_CALL;
+        s.aux_getter = 0;
         nested
     });
     if nested {
@@ -466,18 +497,14 @@ pub(crate) fn begin_call() {
     }
 }
 
-pub(crate) fn end_call() {
-    storage::with(|s| s.in_call = false);
+pub(crate) fn exit() {
+    storage::with(|s| s.flags &= !IN_CALL);
 }
 
 /// Forgets the per-cycle inputs (the Pod and the cached Node). Called by
 /// the `prefilter` shim inside a call, before the plugin runs.
 pub(crate) fn new_cycle() {
-    storage::with(|s| {
-        s.pod.filled = false;
-        s.node.filled = false;
-        s.node_key_len = usize::MAX;
-    });
+    storage::with(|s| s.flags &= !PER_CYCLE);
 }
 
 /// Stops the guest: a wasm trap, or a panic in native tests.
@@ -505,15 +532,18 @@ pub(crate) enum Setter {
     NormalizedScoreList,
 }
 
+#[inline(always)]
 pub(crate) fn set(which: Setter, bytes: &[u8]) {
-    let f: unsafe fn(*const u8, u32) = match which {
-        Setter::StatusReason => host::status_reason,
-        Setter::NodeNames => host::node_names,
-        Setter::NominatedNodeName => host::nominated_node_name,
-        Setter::NormalizedScoreList => host::normalized_score_list,
-    };
+    let (ptr, len) = (bytes.as_ptr(), len32(bytes));
     // SAFETY: the host copies `len` readable bytes right away.
-    unsafe { f(bytes.as_ptr(), len32(bytes)) }
+    unsafe {
+        match which {
+            Setter::StatusReason => host::status_reason(ptr, len),
+            Setter::NodeNames => host::node_names(ptr, len),
+            Setter::NominatedNodeName => host::nominated_node_name(ptr, len),
+            Setter::NormalizedScoreList => host::normalized_score_list(ptr, len),
+        }
+    }
 }
 
 pub(crate) fn set_cluster_events(events: &[crate::ClusterEvent]) {
@@ -552,7 +582,6 @@ pub(crate) fn logs(severity: i32, msg: &[u8], kvs: &[u8]) {
 #[doc(hidden)]
 pub struct Instance<T> {
     cell: core::cell::UnsafeCell<Option<T>>,
-    busy: core::cell::Cell<bool>,
 }
 
 // SAFETY: wasm32 guests are single-threaded; the type is only used there
@@ -562,23 +591,22 @@ unsafe impl<T> Sync for Instance<T> {}
 
 impl<T: crate::Plugin> Instance<T> {
     pub const fn new() -> Self {
-        Instance { cell: core::cell::UnsafeCell::new(None), busy: core::cell::Cell::new(false) }
+        Instance { cell: core::cell::UnsafeCell::new(None) }
     }
 
-    /// Runs `f` on the plugin, creating it on first use. A nested call traps.
-    #[inline]
+    /// Runs one host call on the plugin, creating it on first use. A nested
+    /// call traps (in [`enter`]) before the plugin is borrowed again.
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
-        if self.busy.replace(true) {
-            trap();
-        }
-        // SAFETY: `busy` guarantees this is the only live reference.
+        enter();
+        // SAFETY: `enter` admits one call at a time, so this is the only
+        // reference to the cell until `exit`.
         let slot = unsafe { &mut *self.cell.get() };
         let plugin = match slot {
             Some(p) => p,
             None => slot.insert(T::new()),
         };
         let r = f(plugin);
-        self.busy.set(false);
+        exit();
         r
     }
 }

@@ -296,7 +296,9 @@ impl TestHost {
             h.normalized = None;
             h.events = None;
         });
+        crate::sys::enter();
         let r = f();
+        crate::sys::exit();
         (r, self.with(|h| h.reason.clone()))
     }
 

@@ -13,7 +13,9 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--type" | "-t" => {
-                let value = args.next().ok_or_else(|| Failure::Usage("--type needs a value".into()))?;
+                let value = args
+                    .next()
+                    .ok_or_else(|| Failure::Usage("--type needs a value".into()))?;
                 type_name = Some(value.as_str());
             }
             flag if flag.starts_with("--type=") => type_name = Some(&flag["--type=".len()..]),
@@ -52,24 +54,34 @@ fn decode(name: &str, bytes: &[u8], type_name: Option<&str>) -> Result<serde_jso
     }
     let explicit = match type_name {
         Some(t) => Some(schema_by_type_name(t).ok_or_else(|| {
-            Failure::Usage(format!("unknown type `{t}` (try core.v1.Pod or apps.v1.Deployment)"))
+            Failure::Usage(format!(
+                "unknown type `{t}` (try core.v1.Pod or apps.v1.Deployment)"
+            ))
         })?),
         None => None,
     };
     if envelope::has_magic(bytes) {
         let env = envelope::unwrap(bytes).map_err(|err| match err {
-            envelope::EnvelopeError::Malformed(e) => {
-                fail(format!("malformed envelope: {} at byte {}", e.kind.as_str(), e.offset))
-            }
+            envelope::EnvelopeError::Malformed(e) => fail(format!(
+                "malformed envelope: {} at byte {}",
+                e.kind.as_str(),
+                e.offset
+            )),
             other => fail(other.as_str().into()),
         })?;
         if !env.content_encoding.is_empty() {
-            return Err(fail(format!("unsupported content encoding `{}`", env.content_encoding)));
+            return Err(fail(format!(
+                "unsupported content encoding `{}`",
+                env.content_encoding
+            )));
         }
         let schema = match explicit {
             Some(schema) => schema,
             None => schema_for_api_version(env.api_version, env.kind).ok_or_else(|| {
-                fail(format!("unknown apiVersion `{}` / kind `{}`", env.api_version, env.kind))
+                fail(format!(
+                    "unknown apiVersion `{}` / kind `{}`",
+                    env.api_version, env.kind
+                ))
             })?,
         };
         let offset = envelope_raw_offset(bytes, env.raw);
@@ -78,7 +90,8 @@ fn decode(name: &str, bytes: &[u8], type_name: Option<&str>) -> Result<serde_jso
     }
     let Some(schema) = explicit else {
         return Err(fail(
-            "no `k8s\\0` envelope; pass --type to name the message (e.g. --type core.v1.Pod)".into(),
+            "no `k8s\\0` envelope; pass --type to name the message (e.g. --type core.v1.Pod)"
+                .into(),
         ));
     };
     to_json(schema, bytes).map_err(|err| fail(describe(err, 0)))
@@ -92,8 +105,16 @@ fn envelope_raw_offset(whole: &[u8], raw: &[u8]) -> usize {
 fn describe(err: JsonError, base: usize) -> String {
     match err {
         JsonError::Decode(e) => {
-            let field = if e.field != 0 { format!(" (field {})", e.field) } else { String::new() };
-            format!("malformed protobuf: {} at byte {}{field}", e.kind.as_str(), e.offset + base)
+            let field = if e.field != 0 {
+                format!(" (field {})", e.field)
+            } else {
+                String::new()
+            };
+            format!(
+                "malformed protobuf: {} at byte {}{field}",
+                e.kind.as_str(),
+                e.offset + base
+            )
         }
         other => other.to_string(),
     }

@@ -15,10 +15,16 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         match arg.as_str() {
             "--raw" => raw = true,
             "-o" | "--output" => {
-                output = Some(args.next().ok_or_else(|| Failure::Usage("-o needs a file".into()))?);
+                output = Some(
+                    args.next()
+                        .ok_or_else(|| Failure::Usage("-o needs a file".into()))?,
+                );
             }
             "--type" | "-t" => {
-                type_name = Some(args.next().ok_or_else(|| Failure::Usage("--type needs a value".into()))?);
+                type_name = Some(
+                    args.next()
+                        .ok_or_else(|| Failure::Usage("--type needs a value".into()))?,
+                );
             }
             flag if flag.starts_with('-') && flag != "-" => {
                 return Err(Failure::Usage(format!("encode: unknown option `{flag}`")));
@@ -31,7 +37,8 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         }
     }
     let (name, bytes) = read_input(file)?;
-    let text = String::from_utf8(bytes).map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
     let documents = objects::parse(&name, &text).map_err(Failure::Input)?;
     if raw && documents.len() > 1 {
         return Err(Failure::Input(format!(
@@ -66,7 +73,13 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
                 if raw {
                     raw_bytes
                 } else {
-                    let text = |key: &str| doc.json.get(key).and_then(|v| v.as_str()).unwrap_or("").to_string();
+                    let text = |key: &str| {
+                        doc.json
+                            .get(key)
+                            .and_then(|v| v.as_str())
+                            .unwrap_or("")
+                            .to_string()
+                    };
                     kguest_k8s::envelope::wrap(&text("apiVersion"), &text("kind"), &raw_bytes)
                 }
             }
@@ -77,9 +90,15 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         };
         encoded.push(bytes);
     }
-    let out = if encoded.len() == 1 { encoded.pop().unwrap_or_default() } else { frame(&encoded) };
+    let out = if encoded.len() == 1 {
+        encoded.pop().unwrap_or_default()
+    } else {
+        frame(&encoded)
+    };
     match output {
-        Some(path) => std::fs::write(path, &out).map_err(|err| Failure::Input(format!("{path}: {err}"))),
+        Some(path) => {
+            std::fs::write(path, &out).map_err(|err| Failure::Input(format!("{path}: {err}")))
+        }
         None => crate::write_stdout(&out),
     }
 }

@@ -17,7 +17,11 @@ pub fn parse(name: &str, text: &str) -> Result<Vec<Document>, String> {
     for (i, doc) in serde_norway::Deserializer::from_str(text).enumerate() {
         let value = Value::deserialize(doc).map_err(|err| {
             let err = err.to_string();
-            format!("{name}: document {}: invalid YAML/JSON: {}", i + 1, err.lines().next().unwrap_or(""))
+            format!(
+                "{name}: document {}: invalid YAML/JSON: {}",
+                i + 1,
+                err.lines().next().unwrap_or("")
+            )
         })?;
         if !value.is_null() {
             values.push(value);
@@ -26,7 +30,11 @@ pub fn parse(name: &str, text: &str) -> Result<Vec<Document>, String> {
     let count = values.len();
     let mut out = Vec::new();
     for (i, value) in values.into_iter().enumerate() {
-        let origin = if count == 1 { name.to_string() } else { format!("{name}, document {}", i + 1) };
+        let origin = if count == 1 {
+            name.to_string()
+        } else {
+            format!("{name}, document {}", i + 1)
+        };
         expand(origin, value, &mut out)?;
     }
     if out.is_empty() {
@@ -38,11 +46,17 @@ pub fn parse(name: &str, text: &str) -> Result<Vec<Document>, String> {
 /// A `List` (or `*List` with `items` of typed objects) becomes its items.
 fn expand(origin: String, value: Value, out: &mut Vec<Document>) -> Result<(), String> {
     if !value.is_object() {
-        return Err(format!("{origin}: expected an object, found {}", kind_of(&value)));
+        return Err(format!(
+            "{origin}: expected an object, found {}",
+            kind_of(&value)
+        ));
     }
     let is_list = value.get("kind").and_then(Value::as_str) == Some("List");
     if !is_list {
-        out.push(Document { origin, json: value });
+        out.push(Document {
+            origin,
+            json: value,
+        });
         return Ok(());
     }
     let Some(Value::Array(items)) = value.get("items") else {

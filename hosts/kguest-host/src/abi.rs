@@ -73,7 +73,12 @@ pub(crate) struct Limiter {
 }
 
 impl ResourceLimiter for Limiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> Res<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> Res<bool> {
         if desired > self.memory_limit {
             return Err(MemoryLimitExceeded {
                 requested: desired,
@@ -173,7 +178,12 @@ fn checked_range(
     }
 }
 
-fn read<'m>(data: &'m [u8], import: &'static str, ptr: i32, len: i32) -> Result<&'m [u8], HostFault> {
+fn read<'m>(
+    data: &'m [u8],
+    import: &'static str,
+    ptr: i32,
+    len: i32,
+) -> Result<&'m [u8], HostFault> {
     let range = checked_range(data.len(), import, ptr, u64::from(len as u32))?;
     Ok(&data[range])
 }
@@ -251,34 +261,184 @@ macro_rules! spec {
 }
 
 static IMPORTS: &[ImportSpec] = &[
-    spec!(MOD_API, "node", [I32, I32, I32, I32], [I32], "(i32, i32, i32, i32) -> i32"),
+    spec!(
+        MOD_API,
+        "node",
+        [I32, I32, I32, I32],
+        [I32],
+        "(i32, i32, i32, i32) -> i32"
+    ),
     spec!(MOD_API, "nodeList", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_KLOG, "log", [I32, I32, I32], [], "(i32, i32, i32) -> ()"),
-    spec!(MOD_KLOG, "logs", [I32, I32, I32, I32, I32], [], "(i32, i32, i32, i32, i32) -> ()"),
+    spec!(
+        MOD_KLOG,
+        "log",
+        [I32, I32, I32],
+        [],
+        "(i32, i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_KLOG,
+        "logs",
+        [I32, I32, I32, I32, I32],
+        [],
+        "(i32, i32, i32, i32, i32) -> ()"
+    ),
     spec!(MOD_KLOG, "severity", [], [I32], "() -> i32"),
-    spec!(MOD_SCHED, "get_config", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_SCHED, "currentPod", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_SCHED, "targetPod", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_SCHED, "currentNodeName", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_SCHED, "filteredNodeList", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_SCHED, "nodeImageStates", [I32, I32, I32, I32], [I32], "(i32, i32, i32, i32) -> i32"),
-    spec!(MOD_SCHED, "nodeToStatusMap", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_SCHED, "nodeScoreList", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_SCHED, "result.status_reason", [I32, I32], [], "(i32, i32) -> ()"),
-    spec!(MOD_SCHED, "result.cluster_events", [I32, I32], [], "(i32, i32) -> ()"),
-    spec!(MOD_SCHED, "result.node_names", [I32, I32], [], "(i32, i32) -> ()"),
-    spec!(MOD_SCHED, "result.nominated_node_name", [I32, I32], [], "(i32, i32) -> ()"),
-    spec!(MOD_SCHED, "result.normalized_score_list", [I32, I32], [], "(i32, i32) -> ()"),
-    spec!(MOD_SCHED, "handle.eventrecorder.eventf", [I32, I32], [], "(i32, i32) -> ()"),
-    spec!(MOD_SCHED, "handle.reject_waiting_pod", [I32, I32, I32, I32], [], "(i32, i32, i32, i32) -> ()"),
-    spec!(MOD_SCHED, "handle.get_waiting_pod", [I32, I32, I32, I32], [], "(i32, i32, i32, i32) -> ()"),
-    spec!(MOD_WASI, "fd_write", [I32, I32, I32, I32], [I32], "(i32, i32, i32, i32) -> i32"),
-    spec!(MOD_WASI, "clock_time_get", [I32, I64, I32], [I32], "(i32, i64, i32) -> i32"),
-    spec!(MOD_WASI, "random_get", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_WASI, "args_sizes_get", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(
+        MOD_SCHED,
+        "get_config",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_SCHED,
+        "currentPod",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_SCHED,
+        "targetPod",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_SCHED,
+        "currentNodeName",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_SCHED,
+        "filteredNodeList",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_SCHED,
+        "nodeImageStates",
+        [I32, I32, I32, I32],
+        [I32],
+        "(i32, i32, i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_SCHED,
+        "nodeToStatusMap",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_SCHED,
+        "nodeScoreList",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_SCHED,
+        "result.status_reason",
+        [I32, I32],
+        [],
+        "(i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_SCHED,
+        "result.cluster_events",
+        [I32, I32],
+        [],
+        "(i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_SCHED,
+        "result.node_names",
+        [I32, I32],
+        [],
+        "(i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_SCHED,
+        "result.nominated_node_name",
+        [I32, I32],
+        [],
+        "(i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_SCHED,
+        "result.normalized_score_list",
+        [I32, I32],
+        [],
+        "(i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_SCHED,
+        "handle.eventrecorder.eventf",
+        [I32, I32],
+        [],
+        "(i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_SCHED,
+        "handle.reject_waiting_pod",
+        [I32, I32, I32, I32],
+        [],
+        "(i32, i32, i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_SCHED,
+        "handle.get_waiting_pod",
+        [I32, I32, I32, I32],
+        [],
+        "(i32, i32, i32, i32) -> ()"
+    ),
+    spec!(
+        MOD_WASI,
+        "fd_write",
+        [I32, I32, I32, I32],
+        [I32],
+        "(i32, i32, i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_WASI,
+        "clock_time_get",
+        [I32, I64, I32],
+        [I32],
+        "(i32, i64, i32) -> i32"
+    ),
+    spec!(
+        MOD_WASI,
+        "random_get",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_WASI,
+        "args_sizes_get",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
     spec!(MOD_WASI, "args_get", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_WASI, "environ_sizes_get", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(MOD_WASI, "environ_get", [I32, I32], [I32], "(i32, i32) -> i32"),
+    spec!(
+        MOD_WASI,
+        "environ_sizes_get",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
+    spec!(
+        MOD_WASI,
+        "environ_get",
+        [I32, I32],
+        [I32],
+        "(i32, i32) -> i32"
+    ),
     spec!(MOD_WASI, "proc_exit", [I32], [], "(i32) -> ()"),
 ];
 
@@ -309,7 +469,9 @@ pub(crate) fn check_import(
             f.params().len() == spec.params.len()
                 && f.results().len() == spec.results.len()
                 && f.params().zip(spec.params).all(|(a, e)| ty_matches(&a, *e))
-                && f.results().zip(spec.results).all(|(a, e)| ty_matches(&a, *e))
+                && f.results()
+                    .zip(spec.results)
+                    .all(|(a, e)| ty_matches(&a, *e))
         }
         _ => false,
     };
@@ -425,7 +587,9 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
     getter(linker, MOD_SCHED, "nodeToStatusMap", |s| {
         opt(&s.input.node_to_status)
     })?;
-    getter(linker, MOD_SCHED, "nodeScoreList", |s| opt(&s.input.node_scores))?;
+    getter(linker, MOD_SCHED, "nodeScoreList", |s| {
+        opt(&s.input.node_scores)
+    })?;
     node_getter(linker, MOD_SCHED, "nodeImageStates", |n| &n.image_states)?;
 
     // k8s.io/scheduler results
@@ -469,7 +633,12 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
     linker.func_wrap(
         MOD_SCHED,
         "handle.reject_waiting_pod",
-        |mut caller: Caller<'_, HostState>, uid: i32, uid_len: i32, out: i32, _limit: i32| -> Res<()> {
+        |mut caller: Caller<'_, HostState>,
+         uid: i32,
+         uid_len: i32,
+         out: i32,
+         _limit: i32|
+         -> Res<()> {
             const NAME: &str = "handle.reject_waiting_pod";
             let (data, state) = memory(&mut caller, NAME)?;
             // Check the output first so a bad pointer never has side effects.
@@ -483,7 +652,12 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
     linker.func_wrap(
         MOD_SCHED,
         "handle.get_waiting_pod",
-        |mut caller: Caller<'_, HostState>, uid: i32, uid_len: i32, out: i32, limit: i32| -> Res<()> {
+        |mut caller: Caller<'_, HostState>,
+         uid: i32,
+         uid_len: i32,
+         out: i32,
+         limit: i32|
+         -> Res<()> {
             const NAME: &str = "handle.get_waiting_pod";
             let (data, state) = memory(&mut caller, NAME)?;
             let uid = lossy(read(data, NAME, uid, uid_len)?).into_owned();
@@ -548,9 +722,11 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
             Ok(())
         },
     )?;
-    linker.func_wrap(MOD_KLOG, "severity", |caller: Caller<'_, HostState>| -> i32 {
-        caller.data().shared.log_severity
-    })?;
+    linker.func_wrap(
+        MOD_KLOG,
+        "severity",
+        |caller: Caller<'_, HostState>| -> i32 { caller.data().shared.log_severity },
+    )?;
 
     define_wasi(linker)
 }
@@ -567,7 +743,12 @@ fn define_wasi(linker: &mut Linker<HostState>) -> Res<()> {
     linker.func_wrap(
         MOD_WASI,
         "fd_write",
-        |mut caller: Caller<'_, HostState>, fd: i32, iovs: i32, iovs_len: i32, nwritten: i32| -> Res<i32> {
+        |mut caller: Caller<'_, HostState>,
+         fd: i32,
+         iovs: i32,
+         iovs_len: i32,
+         nwritten: i32|
+         -> Res<i32> {
             const NAME: &str = "fd_write";
             let (data, state) = memory(&mut caller, NAME)?;
             if fd != 1 && fd != 2 {
@@ -581,7 +762,9 @@ fn define_wasi(linker: &mut Linker<HostState>) -> Res<()> {
                 let len = u32::from_le_bytes([data[i + 4], data[i + 5], data[i + 6], data[i + 7]]);
                 let bytes = read(data, NAME, ptr as i32, len as i32)?;
                 let room = STDIO_CAP.saturating_sub(state.stdio.len());
-                state.stdio.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                state
+                    .stdio
+                    .extend_from_slice(&bytes[..bytes.len().min(room)]);
                 total = total.saturating_add(len);
             }
             write_u32(data, NAME, nwritten, total)?;
@@ -650,7 +833,9 @@ fn define_wasi(linker: &mut Linker<HostState>) -> Res<()> {
     linker.func_wrap(
         MOD_WASI,
         "proc_exit",
-        |_caller: Caller<'_, HostState>, code: i32| -> Res<()> { Err(HostFault::Exit(code).into()) },
+        |_caller: Caller<'_, HostState>, code: i32| -> Res<()> {
+            Err(HostFault::Exit(code).into())
+        },
     )?;
     Ok(())
 }

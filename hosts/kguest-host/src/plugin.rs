@@ -192,7 +192,9 @@ impl Plugin {
         if !self.inner.hooks.contains(Hook::PreFilter) {
             return Ok(PreFilterResult::default());
         }
-        let (raw, mut out) = self.inner.call(Hook::PreFilter, Some(cycle), Args::default())?;
+        let (raw, mut out) = self
+            .inner
+            .call(Hook::PreFilter, Some(cycle), Args::default())?;
         Ok(PreFilterResult {
             status: self.status(raw.i32(), &mut out)?,
             node_names: out.node_names,
@@ -263,13 +265,16 @@ impl Plugin {
 
     /// `Unreserve` on `node_name`.
     pub fn unreserve(&self, cycle: &Cycle, node_name: &str) -> Result<(), CallError> {
-        self.inner.call(Hook::Unreserve, Some(cycle), node(node_name))?;
+        self.inner
+            .call(Hook::Unreserve, Some(cycle), node(node_name))?;
         Ok(())
     }
 
     /// `Permit` on `node_name` (code in the high half, timeout ms in the low half).
     pub fn permit(&self, cycle: &Cycle, node_name: &str) -> Result<PermitResult, CallError> {
-        let (raw, mut out) = self.inner.call(Hook::Permit, Some(cycle), node(node_name))?;
+        let (raw, mut out) = self
+            .inner
+            .call(Hook::Permit, Some(cycle), node(node_name))?;
         let v = raw.i64();
         Ok(PermitResult {
             status: self.status((v >> 32) as i32, &mut out)?,
@@ -289,7 +294,8 @@ impl Plugin {
 
     /// `PostBind` on `node_name`.
     pub fn postbind(&self, cycle: &Cycle, node_name: &str) -> Result<(), CallError> {
-        self.inner.call(Hook::PostBind, Some(cycle), node(node_name))?;
+        self.inner
+            .call(Hook::PostBind, Some(cycle), node(node_name))?;
         Ok(())
     }
 
@@ -399,12 +405,12 @@ fn is_hook_sig(ty: &ExternType, result: HookResult) -> bool {
         return false;
     }
     let results: Vec<_> = f.results().collect();
-    match (result, results.as_slice()) {
-        (HookResult::Unit, []) => true,
-        (HookResult::I32, [wasmtime::ValType::I32]) => true,
-        (HookResult::I64, [wasmtime::ValType::I64]) => true,
-        _ => false,
-    }
+    matches!(
+        (result, results.as_slice()),
+        (HookResult::Unit, [])
+            | (HookResult::I32, [wasmtime::ValType::I32])
+            | (HookResult::I64, [wasmtime::ValType::I64])
+    )
 }
 
 impl Inner {
@@ -533,7 +539,12 @@ impl Inner {
         let f = &worker.funcs;
         let missing = || CallError::NotExported(hook);
         let result = match hook {
-            Hook::Enqueue => f.enqueue.as_ref().ok_or_else(missing)?.call(&mut *store, ()).map(|()| Raw::Unit),
+            Hook::Enqueue => f
+                .enqueue
+                .as_ref()
+                .ok_or_else(missing)?
+                .call(&mut *store, ())
+                .map(|()| Raw::Unit),
             Hook::PreFilter => call_i32(&f.prefilter, store).ok_or_else(missing)?,
             Hook::Filter => call_i32(&f.filter, store).ok_or_else(missing)?,
             Hook::PostFilter => call_i64(&f.postfilter, store).ok_or_else(missing)?,
@@ -541,11 +552,21 @@ impl Inner {
             Hook::Score => call_i64(&f.score, store).ok_or_else(missing)?,
             Hook::NormalizeScore => call_i32(&f.normalizescore, store).ok_or_else(missing)?,
             Hook::Reserve => call_i32(&f.reserve, store).ok_or_else(missing)?,
-            Hook::Unreserve => f.unreserve.as_ref().ok_or_else(missing)?.call(&mut *store, ()).map(|()| Raw::Unit),
+            Hook::Unreserve => f
+                .unreserve
+                .as_ref()
+                .ok_or_else(missing)?
+                .call(&mut *store, ())
+                .map(|()| Raw::Unit),
             Hook::Permit => call_i64(&f.permit, store).ok_or_else(missing)?,
             Hook::PreBind => call_i32(&f.prebind, store).ok_or_else(missing)?,
             Hook::Bind => call_i32(&f.bind, store).ok_or_else(missing)?,
-            Hook::PostBind => f.postbind.as_ref().ok_or_else(missing)?.call(&mut *store, ()).map(|()| Raw::Unit),
+            Hook::PostBind => f
+                .postbind
+                .as_ref()
+                .ok_or_else(missing)?
+                .call(&mut *store, ())
+                .map(|()| Raw::Unit),
             Hook::AddPod => call_i32(&f.addpod, store).ok_or_else(missing)?,
             Hook::RemovePod => call_i32(&f.removepod, store).ok_or_else(missing)?,
         };
@@ -602,7 +623,11 @@ impl Inner {
         match err.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => return CallError::Deadline { hook, timeout },
             Some(Trap::StackOverflow) => return CallError::StackOverflow { hook },
-            _ => {}
+            Some(_) => {}
+            // Not raised by guest code: e.g. the runtime's instance pool is
+            // exhausted.
+            None if hook.is_none() => return CallError::Instantiate(format!("{err:#}")),
+            None => {}
         }
         let detail = String::from_utf8_lossy(&stdio);
         let message = if detail.is_empty() {

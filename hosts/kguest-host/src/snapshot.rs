@@ -113,6 +113,8 @@ fn push_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+type CachedNode = (Arc<str>, Arc<[u8]>);
+
 /// Caches encoded Node bytes per `(name, resourceVersion)` so a node is
 /// encoded once per change rather than once per pod.
 ///
@@ -120,7 +122,8 @@ fn push_varint(out: &mut Vec<u8>, mut v: u64) {
 /// on every lookup.
 #[derive(Debug, Default)]
 pub struct NodeCache {
-    entries: HashMap<Arc<str>, (Arc<str>, Arc<[u8]>)>,
+    /// name -> (resource version, encoded bytes)
+    entries: HashMap<Arc<str>, CachedNode>,
     encodes: u64,
 }
 

@@ -466,7 +466,7 @@ fn oneof_members_read_independently() {
 }
 
 #[test]
-#[ignore = "views do not implement oneof semantics: an earlier member stays readable after a later one"]
+
 fn oneof_last_member_wins() {
     // protobuf: "if the parser encounters multiple members of the same oneof
     // on the wire, only the last member seen is used in the parsed message".

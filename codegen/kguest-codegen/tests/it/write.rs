@@ -195,7 +195,7 @@ fn directories_emptied_by_removal_are_removed() {
 }
 
 #[test]
-#[ignore = "write_files removes every empty directory below the output, not only those it emptied"]
+
 fn hand_made_empty_directories_are_kept() {
     let tmp = TempDir::new("emptydir");
     let dir = tmp.path();
@@ -205,7 +205,7 @@ fn hand_made_empty_directories_are_kept() {
 }
 
 #[test]
-#[ignore = "write_files fails with NotFound for a missing output directory when there is nothing to write"]
+
 fn nothing_to_write_into_a_missing_directory() {
     let tmp = TempDir::new("missing");
     let out = tmp.path().join("not-there");

@@ -27,7 +27,10 @@ struct Path(Vec<String>);
 
 impl Path {
     fn invalid(&self, reason: impl ToString) -> JsonError {
-        JsonError::Invalid { path: self.render(), reason: reason.to_string() }
+        JsonError::Invalid {
+            path: self.render(),
+            reason: reason.to_string(),
+        }
     }
 
     fn render(&self) -> String {
@@ -60,14 +63,24 @@ fn type_name(json: &Json) -> &'static str {
     }
 }
 
-fn message(schema: &MessageSchema, json: &Json, out: &mut Vec<u8>, path: &mut Path) -> Result<(), JsonError> {
+fn message(
+    schema: &MessageSchema,
+    json: &Json,
+    out: &mut Vec<u8>,
+    path: &mut Path,
+) -> Result<(), JsonError> {
     match schema.json {
         JsonForm::Object => object(schema, json, out, path),
         JsonForm::Timestamp { frac_digits } => {
             let text = match json {
                 Json::Null => return Ok(()),
                 Json::String(text) => text,
-                other => return Err(path.invalid(format!("expected an RFC 3339 time, found {}", type_name(other)))),
+                other => {
+                    return Err(path.invalid(format!(
+                        "expected an RFC 3339 time, found {}",
+                        type_name(other)
+                    )));
+                }
             };
             let (seconds, nanos) = timefmt::parse_rfc3339(text.as_bytes())
                 .ok_or_else(|| path.invalid(format!("`{text}` is not an RFC 3339 time")))?;
@@ -87,7 +100,11 @@ fn message(schema: &MessageSchema, json: &Json, out: &mut Vec<u8>, path: &mut Pa
             let text = match json {
                 Json::Null => "",
                 Json::String(text) => text,
-                other => return Err(path.invalid(format!("expected a string, found {}", type_name(other)))),
+                other => {
+                    return Err(
+                        path.invalid(format!("expected a string, found {}", type_name(other)))
+                    );
+                }
             };
             put_bytes(out, 1, text.as_bytes());
             Ok(())
@@ -98,7 +115,11 @@ fn message(schema: &MessageSchema, json: &Json, out: &mut Vec<u8>, path: &mut Pa
                 Json::String(text) => canonical_quantity(text, path)?,
                 // Go accepts a bare JSON number for a quantity.
                 Json::Number(n) => canonical_quantity(&n.to_string(), path)?,
-                other => return Err(path.invalid(format!("expected a quantity, found {}", type_name(other)))),
+                other => {
+                    return Err(
+                        path.invalid(format!("expected a quantity, found {}", type_name(other)))
+                    );
+                }
             };
             put_bytes(out, 1, text.as_bytes());
             Ok(())
@@ -106,10 +127,17 @@ fn message(schema: &MessageSchema, json: &Json, out: &mut Vec<u8>, path: &mut Pa
         JsonForm::IntOrString => {
             let (kind, int, text) = match json {
                 Json::Null => (0, 0, ""),
-                Json::Number(_) => (0, int_value(json, i64::from(i32::MIN), i64::from(i32::MAX), path)?, ""),
+                Json::Number(_) => (
+                    0,
+                    int_value(json, i64::from(i32::MIN), i64::from(i32::MAX), path)?,
+                    "",
+                ),
                 Json::String(text) => (1, 0, text.as_str()),
                 other => {
-                    return Err(path.invalid(format!("expected a number or a string, found {}", type_name(other))));
+                    return Err(path.invalid(format!(
+                        "expected a number or a string, found {}",
+                        type_name(other)
+                    )));
                 }
             };
             put_key(out, 1, VARINT);
@@ -134,14 +162,21 @@ fn message(schema: &MessageSchema, json: &Json, out: &mut Vec<u8>, path: &mut Pa
                 }
                 Ok(())
             }
-            (other, _) => Err(path.invalid(format!("expected an array, found {}", type_name(other)))),
+            (other, _) => {
+                Err(path.invalid(format!("expected an array, found {}", type_name(other))))
+            }
         },
         JsonForm::Duration => {
             let nanos = match json {
                 Json::Null => 0,
                 Json::String(text) => timefmt::parse_go_duration(text.as_bytes())
                     .ok_or_else(|| path.invalid(format!("`{text}` is not a duration")))?,
-                other => return Err(path.invalid(format!("expected a duration string, found {}", type_name(other)))),
+                other => {
+                    return Err(path.invalid(format!(
+                        "expected a duration string, found {}",
+                        type_name(other)
+                    )));
+                }
             };
             put_key(out, 1, VARINT);
             put_varint(out, nanos as u64);
@@ -157,12 +192,19 @@ fn canonical_quantity(text: &str, path: &Path) -> Result<String, JsonError> {
         .map_err(|err| path.invalid(format!("`{text}` is not a quantity ({})", err.as_str())))
 }
 
-fn object(schema: &MessageSchema, json: &Json, out: &mut Vec<u8>, path: &mut Path) -> Result<(), JsonError> {
+fn object(
+    schema: &MessageSchema,
+    json: &Json,
+    out: &mut Vec<u8>,
+    path: &mut Path,
+) -> Result<(), JsonError> {
     let empty = serde_json::Map::new();
     let members = match json {
         Json::Object(members) => members,
         Json::Null => &empty,
-        other => return Err(path.invalid(format!("expected an object, found {}", type_name(other)))),
+        other => {
+            return Err(path.invalid(format!("expected an object, found {}", type_name(other))));
+        }
     };
     if let Some(key) = members.keys().find(|key| !knows(schema, key)) {
         return Err(path.with(key.clone(), |path| path.invalid("unknown field")));
@@ -173,10 +215,13 @@ fn object(schema: &MessageSchema, json: &Json, out: &mut Vec<u8>, path: &mut Pat
 /// True when `key` is a JSON member of `schema`, directly or through an
 /// inlined field.
 fn knows(schema: &MessageSchema, key: &str) -> bool {
-    schema.fields.iter().any(|field| match (field.inline, field.kind) {
-        (true, Kind::Message(inner)) => knows(inner, key),
-        _ => field.json_name() == key,
-    })
+    schema
+        .fields
+        .iter()
+        .any(|field| match (field.inline, field.kind) {
+            (true, Kind::Message(inner)) => knows(inner, key),
+            _ => field.json_name() == key,
+        })
 }
 
 /// Writes the fields of `schema` found in `members`, in field-number order.
@@ -197,21 +242,25 @@ fn members_into(
             continue;
         }
         let value = members.get(field.json_name()).filter(|v| !v.is_null());
-        path.with(field.json_name().to_string(), |path| match (field.label, value) {
-            (Label::Singular, Some(value)) => scalar(field, value, out, path),
-            (Label::Singular, None) if field.always => scalar(field, &Json::Null, out, path),
-            (Label::Singular, None) | (Label::Repeated | Label::Map, None) => Ok(()),
-            (Label::Repeated, Some(Json::Array(items))) => {
-                for (i, item) in items.iter().enumerate() {
-                    path.with(format!("[{i}]"), |path| scalar(field, item, out, path))?;
+        path.with(field.json_name().to_string(), |path| {
+            match (field.label, value) {
+                (Label::Singular, Some(value)) => scalar(field, value, out, path),
+                (Label::Singular, None) if field.always => scalar(field, &Json::Null, out, path),
+                (Label::Singular, None) | (Label::Repeated | Label::Map, None) => Ok(()),
+                (Label::Repeated, Some(Json::Array(items))) => {
+                    for (i, item) in items.iter().enumerate() {
+                        path.with(format!("[{i}]"), |path| scalar(field, item, out, path))?;
+                    }
+                    Ok(())
                 }
-                Ok(())
+                (Label::Repeated, Some(other)) => {
+                    Err(path.invalid(format!("expected an array, found {}", type_name(other))))
+                }
+                (Label::Map, Some(Json::Object(entries))) => map(field, entries, out, path),
+                (Label::Map, Some(other)) => {
+                    Err(path.invalid(format!("expected an object, found {}", type_name(other))))
+                }
             }
-            (Label::Repeated, Some(other)) => {
-                Err(path.invalid(format!("expected an array, found {}", type_name(other))))
-            }
-            (Label::Map, Some(Json::Object(entries))) => map(field, entries, out, path),
-            (Label::Map, Some(other)) => Err(path.invalid(format!("expected an object, found {}", type_name(other)))),
         })?;
     }
     Ok(())
@@ -250,8 +299,9 @@ fn map_key_json(kind: Kind, key: &str, path: &Path) -> Result<Json, JsonError> {
         Kind::String => Json::String(key.to_string()),
         Kind::Bool => Json::Bool(key == "true"),
         _ => {
-            let number: serde_json::Number =
-                key.parse().map_err(|_| path.invalid(format!("map key `{key}` is not a number")))?;
+            let number: serde_json::Number = key
+                .parse()
+                .map_err(|_| path.invalid(format!("map key `{key}` is not a number")))?;
             Json::Number(number)
         }
     })
@@ -259,7 +309,12 @@ fn map_key_json(kind: Kind, key: &str, path: &Path) -> Result<Json, JsonError> {
 
 /// Writes `value` (a singular field's value or one element of a repeated
 /// field) as field `field.number`; null means the zero value.
-fn scalar(field: &FieldSchema, value: &Json, out: &mut Vec<u8>, path: &mut Path) -> Result<(), JsonError> {
+fn scalar(
+    field: &FieldSchema,
+    value: &Json,
+    out: &mut Vec<u8>,
+    path: &mut Path,
+) -> Result<(), JsonError> {
     let number = field.number;
     match field.kind {
         Kind::Message(inner) => {
@@ -271,7 +326,11 @@ fn scalar(field: &FieldSchema, value: &Json, out: &mut Vec<u8>, path: &mut Path)
             let text = match value {
                 Json::Null => "",
                 Json::String(text) => text,
-                other => return Err(path.invalid(format!("expected a string, found {}", type_name(other)))),
+                other => {
+                    return Err(
+                        path.invalid(format!("expected a string, found {}", type_name(other)))
+                    );
+                }
             };
             put_bytes(out, number, text.as_bytes());
         }
@@ -280,7 +339,12 @@ fn scalar(field: &FieldSchema, value: &Json, out: &mut Vec<u8>, path: &mut Path)
                 Json::Null => Vec::new(),
                 Json::String(text) => base64_decode(text)
                     .ok_or_else(|| path.invalid("expected base64 (standard alphabet, padded)"))?,
-                other => return Err(path.invalid(format!("expected a base64 string, found {}", type_name(other)))),
+                other => {
+                    return Err(path.invalid(format!(
+                        "expected a base64 string, found {}",
+                        type_name(other)
+                    )));
+                }
             };
             put_bytes(out, number, &bytes);
         }
@@ -288,7 +352,11 @@ fn scalar(field: &FieldSchema, value: &Json, out: &mut Vec<u8>, path: &mut Path)
             let flag = match value {
                 Json::Null => false,
                 Json::Bool(flag) => *flag,
-                other => return Err(path.invalid(format!("expected a boolean, found {}", type_name(other)))),
+                other => {
+                    return Err(
+                        path.invalid(format!("expected a boolean, found {}", type_name(other)))
+                    );
+                }
             };
             put_key(out, number, VARINT);
             put_varint(out, u64::from(flag));
@@ -314,11 +382,22 @@ fn scalar(field: &FieldSchema, value: &Json, out: &mut Vec<u8>, path: &mut Path)
             put_varint(out, zigzag64(v));
         }
         Kind::Uint32 | Kind::Uint64 | Kind::Fixed32 | Kind::Fixed64 => {
-            let max = if matches!(field.kind, Kind::Uint32 | Kind::Fixed32) { u64::from(u32::MAX) } else { u64::MAX };
+            let max = if matches!(field.kind, Kind::Uint32 | Kind::Fixed32) {
+                u64::from(u32::MAX)
+            } else {
+                u64::MAX
+            };
             let v = match value {
                 Json::Null => 0,
-                Json::Number(n) => n.as_u64().filter(|v| *v <= max).ok_or_else(|| path.invalid(format!("{n} is out of range")))?,
-                other => return Err(path.invalid(format!("expected a number, found {}", type_name(other)))),
+                Json::Number(n) => n
+                    .as_u64()
+                    .filter(|v| *v <= max)
+                    .ok_or_else(|| path.invalid(format!("{n} is out of range")))?,
+                other => {
+                    return Err(
+                        path.invalid(format!("expected a number, found {}", type_name(other)))
+                    );
+                }
             };
             match field.kind {
                 Kind::Fixed32 => {
@@ -349,7 +428,11 @@ fn scalar(field: &FieldSchema, value: &Json, out: &mut Vec<u8>, path: &mut Path)
             let v = match value {
                 Json::Null => 0.0,
                 Json::Number(n) => n.as_f64().unwrap_or(0.0),
-                other => return Err(path.invalid(format!("expected a number, found {}", type_name(other)))),
+                other => {
+                    return Err(
+                        path.invalid(format!("expected a number, found {}", type_name(other)))
+                    );
+                }
             };
             if matches!(field.kind, Kind::Float) {
                 put_key(out, number, FIXED32);
@@ -388,7 +471,7 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
         }))
     }
     let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3);

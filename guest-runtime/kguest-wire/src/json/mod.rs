@@ -58,5 +58,9 @@ impl From<DecodeError> for JsonError {
 }
 
 fn path_string(path: &[&str]) -> String {
-    if path.is_empty() { ".".into() } else { path.join(".") }
+    if path.is_empty() {
+        ".".into()
+    } else {
+        path.join(".")
+    }
 }

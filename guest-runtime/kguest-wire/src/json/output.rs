@@ -5,11 +5,11 @@ use alloc::vec::Vec;
 
 use serde_json::{Map as JsonMap, Number, Value as Json};
 
+use super::JsonError;
+use crate::rt;
 use crate::schema::{self, FieldSchema, JsonForm, Kind, Label, MessageSchema};
 use crate::timefmt;
 use crate::wire::{Value, next_field, read_fixed32, read_fixed64, read_varint, zigzag32, zigzag64};
-use super::JsonError;
-use crate::rt;
 
 fn last_value(bytes: &[u8], number: u32) -> Option<Value<'_>> {
     rt::last(bytes, number).and_then(|raw| raw.value())
@@ -28,7 +28,10 @@ pub fn to_json(schema: &MessageSchema, bytes: &[u8]) -> Result<Json, JsonError> 
 type Path = Vec<&'static str>;
 
 fn unrepresentable(path: &Path, reason: impl ToString) -> JsonError {
-    JsonError::Unrepresentable { path: super::path_string(path), reason: reason.to_string() }
+    JsonError::Unrepresentable {
+        path: super::path_string(path),
+        reason: reason.to_string(),
+    }
 }
 
 fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json, JsonError> {
@@ -68,9 +71,11 @@ fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json
                 None => return Err(unrepresentable(path, "time outside years 1 to 9999")),
             }
         }
-        JsonForm::EmbeddedString => {
-            Json::String(rt::get::<crate::codec::Str>(bytes, 1).unwrap_or("").to_string())
-        }
+        JsonForm::EmbeddedString => Json::String(
+            rt::get::<crate::codec::Str>(bytes, 1)
+                .unwrap_or("")
+                .to_string(),
+        ),
         JsonForm::Quantity => {
             let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
             if text.is_empty() {
@@ -78,14 +83,25 @@ fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json
             } else {
                 let mut buf = [0u8; 64];
                 let canonical = crate::quantity::reserialize(text, &mut buf).map_err(|err| {
-                    unrepresentable(path, format_args!("quantity `{}`: {}", String::from_utf8_lossy(text), err.as_str()))
+                    unrepresentable(
+                        path,
+                        format_args!(
+                            "quantity `{}`: {}",
+                            String::from_utf8_lossy(text),
+                            err.as_str()
+                        ),
+                    )
                 })?;
                 Json::String(canonical.to_string())
             }
         }
         JsonForm::IntOrString => {
             if varint_field(1) == 1 {
-                Json::String(rt::get::<crate::codec::Str>(bytes, 3).unwrap_or("").to_string())
+                Json::String(
+                    rt::get::<crate::codec::Str>(bytes, 3)
+                        .unwrap_or("")
+                        .to_string(),
+                )
             } else {
                 Json::from(varint_field(2) as i32)
             }
@@ -127,10 +143,14 @@ fn field_value(
             Ok((!items.is_empty()).then_some(Json::Array(items)))
         }
         Label::Map => {
-            let Kind::Message(entry) = field.kind else { return Ok(None) };
+            let Kind::Message(entry) = field.kind else {
+                return Ok(None);
+            };
             let mut object = alloc::collections::BTreeMap::new();
             for_each_occurrence(bytes, field.number, |value| {
-                let Value::Len(entry_bytes) = value else { return Ok(()) };
+                let Value::Len(entry_bytes) = value else {
+                    return Ok(());
+                };
                 let key = map_key(entry, entry_bytes);
                 let value = match (entry.field(2), last_value(entry_bytes, 2)) {
                     (Some(value_field), Some(value)) => scalar(value_field.kind, value, path)?,
@@ -153,10 +173,7 @@ fn map_key(entry: &MessageSchema, bytes: &[u8]) -> String {
             Some(Kind::Bool) => "false".to_string(),
             Some(_) => "0".to_string(),
         },
-        (Some(kind), Some(value)) => match int_or_scalar_key(kind, value) {
-            Some(key) => key,
-            None => String::new(),
-        },
+        (Some(kind), Some(value)) => int_or_scalar_key(kind, value).unwrap_or_default(),
         (None, Some(_)) => String::new(),
     }
 }
@@ -199,7 +216,9 @@ fn repeated(field: &FieldSchema, bytes: &[u8], path: &mut Path) -> Result<Vec<Js
             (Kind::String | Kind::Bytes | Kind::Message(_), _) | (_, Value::Varint(_)) => {
                 items.push(scalar(field.kind, value, path)?);
             }
-            (_, Value::Fixed32(_) | Value::Fixed64(_)) => items.push(scalar(field.kind, value, path)?),
+            (_, Value::Fixed32(_) | Value::Fixed64(_)) => {
+                items.push(scalar(field.kind, value, path)?)
+            }
             (kind, Value::Len(mut run)) => {
                 while !run.is_empty() {
                     let element = match kind {
@@ -261,7 +280,11 @@ pub fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {

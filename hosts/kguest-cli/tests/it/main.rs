@@ -31,7 +31,12 @@ fn kguest(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run kguest");
-    child.stdin.take().expect("stdin").write_all(stdin).expect("write stdin");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
     child.wait_with_output().expect("wait")
 }
 
@@ -47,24 +52,42 @@ fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
 fn assert_fails(output: &Output, code: i32, needle: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(code), "stderr: {stderr}");
-    assert!(stderr.contains(needle), "stderr {stderr:?} lacks {needle:?}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "not one line: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "stderr {stderr:?} lacks {needle:?}"
+    );
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "not one line: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 #[test]
 fn yaml_encodes_and_decodes_back() {
     let encoded = kguest(&["encode"], POD_YAML.as_bytes());
-    assert!(encoded.status.success(), "{}", String::from_utf8_lossy(&encoded.stderr));
+    assert!(
+        encoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&encoded.stderr)
+    );
     assert!(encoded.stdout.starts_with(b"k8s\0"));
     let decoded = kguest(&["decode"], &encoded.stdout);
-    assert!(decoded.status.success(), "{}", String::from_utf8_lossy(&decoded.stderr));
+    assert!(
+        decoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
     let json: serde_json::Value = serde_json::from_slice(&decoded.stdout).expect("JSON");
     assert_eq!(json["kind"], "Pod");
     assert_eq!(json["spec"]["nodeName"], "node-a");
     assert_eq!(json["metadata"]["labels"]["tier"], "frontend");
     // Quantities come back in Kubernetes' canonical form.
-    assert_eq!(json["spec"]["containers"][0]["resources"]["requests"]["memory"], "512Mi");
+    assert_eq!(
+        json["spec"]["containers"][0]["resources"]["requests"]["memory"],
+        "512Mi"
+    );
     // And the decoded JSON encodes to the same bytes.
     let again = kguest(&["encode"], &decoded.stdout);
     assert_eq!(again.stdout, encoded.stdout);
@@ -76,42 +99,71 @@ fn raw_encoding_decodes_with_type() {
     assert!(raw.status.success());
     assert!(!raw.stdout.starts_with(b"k8s\0"));
     let decoded = kguest(&["decode", "--type", "core.v1.Pod"], &raw.stdout);
-    assert!(decoded.status.success(), "{}", String::from_utf8_lossy(&decoded.stderr));
+    assert!(
+        decoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
     let json: serde_json::Value = serde_json::from_slice(&decoded.stdout).expect("JSON");
     assert_eq!(json["spec"]["containers"][0]["image"], "nginx:1.27");
 }
 
 #[test]
 fn multi_document_streams_round_trip_as_a_list() {
-    let two = format!("{POD_YAML}---\n{}", POD_YAML.replace("name: web\n  namespace", "name: api\n  namespace"));
+    let two = format!(
+        "{POD_YAML}---\n{}",
+        POD_YAML.replace("name: web\n  namespace", "name: api\n  namespace")
+    );
     let encoded = kguest(&["encode"], two.as_bytes());
-    assert!(encoded.status.success(), "{}", String::from_utf8_lossy(&encoded.stderr));
+    assert!(
+        encoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&encoded.stderr)
+    );
     let decoded = kguest(&["decode"], &encoded.stdout);
     let json: serde_json::Value = serde_json::from_slice(&decoded.stdout).expect("JSON");
     assert_eq!(json["kind"], "List");
     assert_eq!(json["items"][1]["metadata"]["name"], "api");
     let again = kguest(&["encode"], &decoded.stdout);
-    assert_eq!(again.stdout, encoded.stdout, "a List encodes like the stream it came from");
+    assert_eq!(
+        again.stdout, encoded.stdout,
+        "a List encodes like the stream it came from"
+    );
 }
 
 #[test]
 fn output_file() {
     let out = std::env::temp_dir().join(format!("kguest-cli-out-{}.pb", std::process::id()));
-    let result = kguest(&["encode", "-o", out.to_str().expect("utf8")], POD_YAML.as_bytes());
+    let result = kguest(
+        &["encode", "-o", out.to_str().expect("utf8")],
+        POD_YAML.as_bytes(),
+    );
     assert!(result.status.success());
-    assert!(std::fs::read(&out).expect("output written").starts_with(b"k8s\0"));
+    assert!(
+        std::fs::read(&out)
+            .expect("output written")
+            .starts_with(b"k8s\0")
+    );
     let _ = std::fs::remove_file(out);
 }
 
 #[test]
 fn decode_missing_file() {
-    assert_fails(&kguest(&["decode", "/nonexistent/pod.pb"], b""), 1, "/nonexistent/pod.pb");
+    assert_fails(
+        &kguest(&["decode", "/nonexistent/pod.pb"], b""),
+        1,
+        "/nonexistent/pod.pb",
+    );
 }
 
 #[test]
 fn decode_empty_input() {
     let path = temp_file("empty.pb", b"");
-    assert_fails(&kguest(&["decode", path.to_str().expect("utf8")], b""), 1, "input is empty");
+    assert_fails(
+        &kguest(&["decode", path.to_str().expect("utf8")], b""),
+        1,
+        "input is empty",
+    );
 }
 
 #[test]
@@ -121,7 +173,11 @@ fn decode_garbage_without_type() {
 
 #[test]
 fn decode_garbage_with_type() {
-    assert_fails(&kguest(&["decode", "--type", "core.v1.Pod"], b"\x0f\xff\xfe"), 1, "malformed protobuf");
+    assert_fails(
+        &kguest(&["decode", "--type", "core.v1.Pod"], b"\x0f\xff\xfe"),
+        1,
+        "malformed protobuf",
+    );
 }
 
 #[test]
@@ -133,15 +189,27 @@ fn decode_truncated_protobuf() {
 
 #[test]
 fn decode_unknown_type() {
-    assert_fails(&kguest(&["decode", "--type", "core.v1.Nope"], b"\x0a\x00"), 2, "unknown type");
+    assert_fails(
+        &kguest(&["decode", "--type", "core.v1.Nope"], b"\x0a\x00"),
+        2,
+        "unknown type",
+    );
 }
 
 #[test]
 fn decode_unknown_kind_in_envelope() {
     let yaml = POD_YAML.replace("kind: Pod", "kind: Nope");
     let encoded = kguest(&["encode", "--type", "core.v1.Pod"], yaml.as_bytes());
-    assert!(encoded.status.success(), "{}", String::from_utf8_lossy(&encoded.stderr));
-    assert_fails(&kguest(&["decode"], &encoded.stdout), 1, "unknown apiVersion");
+    assert!(
+        encoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&encoded.stderr)
+    );
+    assert_fails(
+        &kguest(&["decode"], &encoded.stdout),
+        1,
+        "unknown apiVersion",
+    );
 }
 
 #[test]
@@ -151,31 +219,51 @@ fn encode_invalid_yaml() {
 
 #[test]
 fn encode_unknown_kind() {
-    assert_fails(&kguest(&["encode"], b"apiVersion: v1\nkind: Nope\n"), 1, "unknown apiVersion `v1` / kind `Nope`");
+    assert_fails(
+        &kguest(&["encode"], b"apiVersion: v1\nkind: Nope\n"),
+        1,
+        "unknown apiVersion `v1` / kind `Nope`",
+    );
 }
 
 #[test]
 fn encode_wrong_field_type_names_the_path() {
     let yaml = POD_YAML.replace("nodeName: node-a", "nodeName: [1]");
-    assert_fails(&kguest(&["encode"], yaml.as_bytes()), 1, "spec.nodeName: expected a string");
+    assert_fails(
+        &kguest(&["encode"], yaml.as_bytes()),
+        1,
+        "spec.nodeName: expected a string",
+    );
 }
 
 #[test]
 fn encode_unknown_field_names_the_path() {
     let yaml = POD_YAML.replace("image: nginx:1.27", "imagee: nginx:1.27");
-    assert_fails(&kguest(&["encode"], yaml.as_bytes()), 1, "spec.containers[0].imagee: unknown field");
+    assert_fails(
+        &kguest(&["encode"], yaml.as_bytes()),
+        1,
+        "spec.containers[0].imagee: unknown field",
+    );
 }
 
 #[test]
 fn encode_bad_quantity() {
     let yaml = POD_YAML.replace("cpu: 250m", "cpu: lots");
-    assert_fails(&kguest(&["encode"], yaml.as_bytes()), 1, "is not a quantity");
+    assert_fails(
+        &kguest(&["encode"], yaml.as_bytes()),
+        1,
+        "is not a quantity",
+    );
 }
 
 #[test]
 fn encode_names_the_document() {
     let two = format!("{POD_YAML}---\napiVersion: v1\nkind: Pod\nspec: 3\n");
-    assert_fails(&kguest(&["encode"], two.as_bytes()), 1, "document 2: spec: expected an object");
+    assert_fails(
+        &kguest(&["encode"], two.as_bytes()),
+        1,
+        "document 2: spec: expected an object",
+    );
 }
 
 #[test]
@@ -186,13 +274,21 @@ fn encode_binary_garbage() {
 #[test]
 fn encode_raw_refuses_several_objects() {
     let two = format!("{POD_YAML}---\n{POD_YAML}");
-    assert_fails(&kguest(&["encode", "--raw"], two.as_bytes()), 1, "--raw writes one message");
+    assert_fails(
+        &kguest(&["encode", "--raw"], two.as_bytes()),
+        1,
+        "--raw writes one message",
+    );
 }
 
 #[test]
 fn usage_errors_exit_2() {
     assert_fails(&kguest(&[], b""), 2, "missing command");
     assert_fails(&kguest(&["frobnicate"], b""), 2, "unknown command");
-    assert_fails(&kguest(&["decode", "--type"], b""), 2, "--type needs a value");
+    assert_fails(
+        &kguest(&["decode", "--type"], b""),
+        2,
+        "--type needs a value",
+    );
     assert_fails(&kguest(&["encode", "--bogus"], b""), 2, "unknown option");
 }

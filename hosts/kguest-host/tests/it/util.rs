@@ -88,15 +88,22 @@ pub fn node(name: &str, body: &[u8], images: &[u8]) -> SnapshotNode {
 /// A cycle with `pod` and nodes `node-a` (bytes `NODE-A`) and `node-b`.
 pub fn cycle(pod: &[u8]) -> Cycle {
     let mut snap = Snapshot::new();
-    snap.insert(node("node-a", b"NODE-A", br#"{"img":{"Size":1,"NumNodes":1}}"#));
+    snap.insert(node(
+        "node-a",
+        b"NODE-A",
+        br#"{"img":{"Size":1,"NumNodes":1}}"#,
+    ));
     snap.insert(node("node-b", b"NODE-B", b""));
     Cycle::new(bytes(pod), Arc::new(snap))
 }
 
+/// severity, message, key/value pairs
+pub type LogLine = (i32, String, Vec<(String, String)>);
+
 /// A handle that records everything.
 #[derive(Default)]
 pub struct Recorder {
-    pub logs: Mutex<Vec<(i32, String, Vec<(String, String)>)>>,
+    pub logs: Mutex<Vec<LogLine>>,
     pub events: Mutex<Vec<Vec<u8>>>,
     pub rejected: Mutex<Vec<String>>,
 }

@@ -17,7 +17,9 @@ pub const UNSCHEDULABLE_AND_UNRESOLVABLE: i32 = 3;
 
 /// The decision, kept apart from the ABI so it can be tested natively.
 pub fn decide(pod: &[u8], node_name: &[u8]) -> i32 {
-    let wanted = Pod::from_bytes(pod).spec().and_then(|spec| spec.node_name_bytes());
+    let wanted = Pod::from_bytes(pod)
+        .spec()
+        .and_then(|spec| spec.node_name_bytes());
     match wanted {
         None | Some(b"") => SUCCESS,
         Some(name) if name == node_name => SUCCESS,
@@ -81,7 +83,10 @@ mod tests {
     #[test]
     fn decisions() {
         assert_eq!(decide(&pod(b"node-a"), b"node-a"), SUCCESS);
-        assert_eq!(decide(&pod(b"node-a"), b"node-b"), UNSCHEDULABLE_AND_UNRESOLVABLE);
+        assert_eq!(
+            decide(&pod(b"node-a"), b"node-b"),
+            UNSCHEDULABLE_AND_UNRESOLVABLE
+        );
         assert_eq!(decide(&pod(b""), b"node-b"), SUCCESS);
         assert_eq!(decide(&[], b"node-b"), SUCCESS);
     }

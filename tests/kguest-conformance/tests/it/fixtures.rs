@@ -53,7 +53,12 @@ pub fn all() -> Vec<Fixture> {
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("read testdata")
         .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".pb").map(str::to_string))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".pb")
+                .map(str::to_string)
+        })
         .collect();
     names.sort();
     assert!(!names.is_empty(), "no fixtures in {}", dir.display());

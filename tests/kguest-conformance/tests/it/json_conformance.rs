@@ -42,7 +42,10 @@ fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for key in x.keys().chain(y.keys()) {
-                let (va, vb) = (x.get(key).unwrap_or(&Value::Null), y.get(key).unwrap_or(&Value::Null));
+                let (va, vb) = (
+                    x.get(key).unwrap_or(&Value::Null),
+                    y.get(key).unwrap_or(&Value::Null),
+                );
                 if let Some(diff) = first_difference(&format!("{path}.{key}"), va, vb) {
                     return Some(diff);
                 }
@@ -80,6 +83,14 @@ fn every_fixture_decodes_to_its_json() {
         }
     }
     let passed = fixtures.len() - failures.len();
-    println!("views -> JSON conformance: {passed}/{} fixtures equal their upstream .json", fixtures.len());
-    assert!(failures.is_empty(), "{} fixture(s) differ:\n{}", failures.len(), failures.join("\n"));
+    println!(
+        "views -> JSON conformance: {passed}/{} fixtures equal their upstream .json",
+        fixtures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} fixture(s) differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -8,7 +8,10 @@ use kguest_k8s::json::{EncodedObject, from_json, object_from_json};
 use crate::fixtures;
 
 fn first_difference(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()))
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
 }
 
 #[test]
@@ -48,6 +51,14 @@ fn every_fixture_json_encodes_to_its_pb() {
         }
     }
     let passed = fixtures.len() - failures.len();
-    println!("JSON -> protobuf: {passed}/{} fixtures byte-identical to upstream .pb", fixtures.len());
-    assert!(failures.is_empty(), "{} fixture(s) differ:\n{}", failures.len(), failures.join("\n"));
+    println!(
+        "JSON -> protobuf: {passed}/{} fixtures byte-identical to upstream .pb",
+        fixtures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} fixture(s) differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

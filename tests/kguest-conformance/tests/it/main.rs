@@ -5,5 +5,6 @@
 mod differential;
 mod fixtures;
 mod json_conformance;
-mod no_panic;
 mod json_encode;
+mod no_panic;
+mod realistic;

@@ -1,0 +1,1 @@
+#![cfg_attr(target_arch = "wasm32", no_std)]
