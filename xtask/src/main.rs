@@ -2,6 +2,7 @@
 
 mod demo;
 mod guests;
+mod openapi;
 mod paths;
 mod regen;
 mod test;

@@ -1,10 +1,11 @@
 //! `cargo xtask regen [--check]`: vendored protos → `generated/kguest-k8s/src`.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use kguest_codegen::{Config, JsonForm};
 
-use crate::{paths, vendor};
+use crate::{openapi, paths, vendor};
 
 #[path = "../../generated/kguest-k8s/src/groups.rs"]
 #[allow(dead_code)]
@@ -197,29 +198,45 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let vendored = vendor::ensure_vendored()?;
-    let files = kubernetes_config(&vendored.join("proto"))?
+    let config = kubernetes_config(&vendored.join("proto"))?;
+    let views = config
         .generate()
         .map_err(|err| format!("generating views: {err}"))?;
-    let out = paths::root().join("generated/kguest-k8s/src");
-    if check {
-        let stale = kguest_codegen::stale_files(&out, &files).map_err(|err| err.to_string())?;
-        if !stale.is_empty() {
-            let list: Vec<String> = stale.iter().map(|p| format!("  {}", p.display())).collect();
-            return Err(format!(
-                "{} generated file(s) are stale; run `cargo xtask regen`:\n{}",
-                stale.len(),
-                list.join("\n")
-            ));
+    let model = config
+        .model()
+        .map_err(|err| format!("lowering protos: {err}"))?;
+    let encoders = BTreeMap::from([(PathBuf::from("openapi.rs"), openapi::generate(&model)?)]);
+    let trees = [
+        ("generated/kguest-k8s/src", views),
+        ("generated/kguest-k8s-encode/src", encoders),
+    ];
+    let mut stale = Vec::new();
+    for (dir, files) in &trees {
+        let out = paths::root().join(dir);
+        if check {
+            let found = kguest_codegen::stale_files(&out, files).map_err(|err| err.to_string())?;
+            stale.extend(found.iter().map(|p| format!("  {dir}/{}", p.display())));
+            continue;
         }
-        println!("regen: {} files up to date", files.len());
-    } else {
-        let report = kguest_codegen::write_files(&out, &files).map_err(|err| err.to_string())?;
+        let report = kguest_codegen::write_files(&out, files).map_err(|err| err.to_string())?;
         println!(
-            "regen: {} written, {} removed, {} unchanged in {}",
+            "regen: {} written, {} removed, {} unchanged in {dir}",
             report.written.len(),
             report.removed.len(),
             report.unchanged,
-            out.strip_prefix(paths::root()).unwrap_or(&out).display()
+        );
+    }
+    if !stale.is_empty() {
+        return Err(format!(
+            "{} generated file(s) are stale; run `cargo xtask regen`:\n{}",
+            stale.len(),
+            stale.join("\n")
+        ));
+    }
+    if check {
+        println!(
+            "regen: {} files up to date",
+            trees.iter().map(|(_, f)| f.len()).sum::<usize>()
         );
     }
     Ok(())

@@ -15,7 +15,7 @@
 //! The generated code depends on the `kguest-wire` crate.
 
 mod emit;
-mod model;
+pub mod model;
 pub mod naming;
 mod write;
 
@@ -198,6 +198,12 @@ impl Config {
     /// contents.
     pub fn generate(&self) -> Result<BTreeMap<PathBuf, String>, Error> {
         self.generate_from(&self.compile()?)
+    }
+
+    /// The lowered model of the configured files, for emitters of other
+    /// kinds of code (hosts generate encoders from it).
+    pub fn model(&self) -> Result<model::Model, Error> {
+        model::lower(self, &self.compile()?)
     }
 
     /// Generates from already compiled descriptors. Pure and deterministic.

@@ -1,4 +1,5 @@
-//! The descriptors, lowered once into what the emitters need.
+//! The descriptors, lowered once into what the emitters need. Public so
+//! that other emitters (e.g. host-side encoders) can reuse the decisions.
 //!
 //! Every decision about names, labels, maps and JSON forms is made here, so
 //! the emitters only print.

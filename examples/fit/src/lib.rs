@@ -1,1 +1,380 @@
+//! Filter: the pod's resource requests must fit the node's allocatable
+//! resources, computed the way Kubernetes computes a pod's requests:
+//!
+//! * the requests of the regular containers are summed per resource;
+//! * init containers run one at a time, so the pod needs at least the
+//!   largest single init container; restartable init containers
+//!   (`restartPolicy: Always`, "sidecars") keep running, so they add to the
+//!   regular containers' sum and to every later init container's need;
+//! * the total is the per-resource maximum of the two, plus `spec.overhead`.
+//!
+//! Quantities are parsed exactly and converted as the scheduler does:
+//! `cpu` in millicores (`MilliValue`), every other resource in whole units
+//! (`Value`), rounding up. The node side is `status.allocatable` only: the
+//! host ABI does not expose the requests of pods already on the node, so
+//! this is "fits an empty node". The reason names the first short resource
+//! (`Insufficient cpu`). At most 16 distinct resources are tracked, in
+//! fixed arrays (no allocation).
+
 #![cfg_attr(target_arch = "wasm32", no_std)]
+
+use kguest::k8s::api::core::v1::Container;
+use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
+use kguest::{Cycle, Filter, Plugin, ReasonBuf, Status};
+
+/// How many distinct resource names one pod may request.
+pub const MAX_RESOURCES: usize = 16;
+
+/// Why requests could not be totalled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TotalError {
+    /// A quantity does not parse.
+    Quantity,
+    /// More than [`MAX_RESOURCES`] distinct resources.
+    TooMany,
+}
+
+/// Per-resource amounts in scheduler units, keyed by resource name.
+#[derive(Debug, Clone, Copy)]
+pub struct Totals<'a> {
+    names: [&'a str; MAX_RESOURCES],
+    values: [i64; MAX_RESOURCES],
+    len: usize,
+}
+
+impl Default for Totals<'_> {
+    fn default() -> Self {
+        Totals {
+            names: [""; MAX_RESOURCES],
+            values: [0; MAX_RESOURCES],
+            len: 0,
+        }
+    }
+}
+
+/// A quantity in scheduler units: millicores for `cpu`, whole units
+/// otherwise; saturated when it does not fit `i64`.
+fn amount(resource: &str, q: &Quantity<'_>) -> Result<i64, TotalError> {
+    let q = q.parse().map_err(|_| TotalError::Quantity)?;
+    let v = if resource == "cpu" {
+        q.milli_value()
+    } else {
+        q.value()
+    };
+    Ok(v.unwrap_or(if q.sign() < 0 { i64::MIN } else { i64::MAX }))
+}
+
+impl<'a> Totals<'a> {
+    /// The entries in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, i64)> + '_ {
+        self.names
+            .iter()
+            .copied()
+            .zip(self.values.iter().copied())
+            .take(self.len)
+    }
+
+    pub fn get(&self, resource: &str) -> i64 {
+        self.iter()
+            .find(|(n, _)| *n == resource)
+            .map_or(0, |(_, v)| v)
+    }
+
+    fn slot(&mut self, resource: &'a str) -> Result<&mut i64, TotalError> {
+        let found = self
+            .names
+            .iter()
+            .take(self.len)
+            .position(|n| *n == resource);
+        let i = match found {
+            Some(i) => i,
+            None => {
+                let i = self.len;
+                *self.names.get_mut(i).ok_or(TotalError::TooMany)? = resource;
+                self.len += 1;
+                i
+            }
+        };
+        self.values.get_mut(i).ok_or(TotalError::TooMany)
+    }
+
+    /// Adds a `ResourceList` map (`requests`, `overhead`).
+    pub fn add_list(
+        &mut self,
+        list: impl Iterator<Item = (&'a str, Quantity<'a>)>,
+    ) -> Result<(), TotalError> {
+        for (name, q) in list {
+            let v = amount(name, &q)?;
+            let slot = self.slot(name)?;
+            *slot = slot.saturating_add(v);
+        }
+        Ok(())
+    }
+
+    /// Adds every entry of `other`.
+    pub fn add(&mut self, other: &Totals<'a>) -> Result<(), TotalError> {
+        for (name, v) in other.iter() {
+            let slot = self.slot(name)?;
+            *slot = slot.saturating_add(v);
+        }
+        Ok(())
+    }
+
+    /// Raises each entry to at least `other`'s.
+    pub fn max(&mut self, other: &Totals<'a>) -> Result<(), TotalError> {
+        for (name, v) in other.iter() {
+            let slot = self.slot(name)?;
+            *slot = (*slot).max(v);
+        }
+        Ok(())
+    }
+}
+
+fn requests<'a>(c: &Container<'a>) -> Result<Totals<'a>, TotalError> {
+    let mut t = Totals::default();
+    if let Some(r) = c.resources() {
+        t.add_list(r.requests())?;
+    }
+    Ok(t)
+}
+
+/// The pod's effective requests (see the crate docs).
+pub fn pod_requests<'a>(
+    spec: &kguest::k8s::api::core::v1::PodSpec<'a>,
+) -> Result<Totals<'a>, TotalError> {
+    let mut total = Totals::default();
+    for c in spec.containers() {
+        total.add(&requests(&c)?)?;
+    }
+    let mut sidecars = Totals::default();
+    let mut init_max = Totals::default();
+    for c in spec.init_containers() {
+        let mut need = requests(&c)?;
+        if c.restart_policy() == Some("Always") {
+            total.add(&need)?;
+            sidecars.add(&need)?;
+            need = sidecars;
+        } else {
+            need.add(&sidecars)?;
+        }
+        init_max.max(&need)?;
+    }
+    total.max(&init_max)?;
+    total.add_list(spec.overhead())?;
+    Ok(total)
+}
+
+pub struct Fit {
+    reason: ReasonBuf<96>,
+}
+
+impl Plugin for Fit {
+    fn new() -> Self {
+        Fit {
+            reason: ReasonBuf::new(),
+        }
+    }
+}
+
+impl Filter for Fit {
+    fn filter<'a>(&'a mut self, cx: &'a Cycle) -> Status<'a> {
+        let Some(spec) = cx.pod().and_then(|p| p.spec()) else {
+            return Status::success();
+        };
+        let wanted = match pod_requests(&spec) {
+            Ok(t) => t,
+            Err(TotalError::Quantity) => return Status::error("pod has an invalid quantity"),
+            Err(TotalError::TooMany) => return Status::error("pod requests too many resources"),
+        };
+        if wanted.iter().all(|(_, v)| v <= 0) {
+            return Status::success();
+        }
+        let Some(node) = cx.node() else {
+            return Status::error("node not found");
+        };
+        let allocatable = node.status().map(|s| s.allocatable());
+        for (name, v) in wanted.iter() {
+            if v <= 0 {
+                continue;
+            }
+            let have = match allocatable.and_then(|a| a.get(name)) {
+                Some(q) => match amount(name, &q) {
+                    Ok(h) => h,
+                    Err(_) => return Status::error("node has an invalid quantity"),
+                },
+                None => 0,
+            };
+            if v > have {
+                self.reason.clear().push_str("Insufficient ").push_str(name);
+                return Status::unschedulable(self.reason.as_str());
+            }
+        }
+        Status::success()
+    }
+}
+
+kguest::export!(Fit => [filter]);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kguest::Code;
+    use kguest::k8s::api::core::v1::Pod;
+    use kguest::testing::TestHost;
+    use kguest::testing::proto::{ContainerBuilder as C, NodeBuilder, PodBuilder};
+
+    fn totals(pod: PodBuilder) -> Vec<(String, i64)> {
+        let bytes = pod.build();
+        let spec = Pod::from_bytes(&bytes).spec().unwrap();
+        let t = pod_requests(&spec).unwrap();
+        t.iter().map(|(n, v)| (n.to_string(), v)).collect()
+    }
+
+    #[test]
+    fn containers_sum_and_units() {
+        let pod = PodBuilder::new("p")
+            .container(C::new("a").request("cpu", "250m").request("memory", "1Gi"))
+            .container(
+                C::new("b")
+                    .request("cpu", "1.5")
+                    .request("nvidia.com/gpu", "1"),
+            )
+            .container(C::new("c"));
+        assert_eq!(
+            totals(pod),
+            [
+                ("cpu".into(), 1750),
+                ("memory".into(), 1 << 30),
+                ("nvidia.com/gpu".into(), 1)
+            ]
+        );
+        // Rounding up like the scheduler: 0.1m cpu is 1m; 1.5 bytes is 2.
+        let pod = PodBuilder::new("p")
+            .container(C::new("a").request("cpu", "0.1m").request("memory", "1.5"));
+        assert_eq!(totals(pod), [("cpu".into(), 1), ("memory".into(), 2)]);
+    }
+
+    #[test]
+    fn init_containers_take_the_max() {
+        let pod = PodBuilder::new("p")
+            .init_container(C::new("i1").request("cpu", "2").request("memory", "100Mi"))
+            .init_container(C::new("i2").request("cpu", "500m").request("memory", "1Gi"))
+            .container(C::new("a").request("cpu", "1").request("memory", "200Mi"));
+        assert_eq!(
+            totals(pod),
+            [("cpu".into(), 2000), ("memory".into(), 1 << 30)]
+        );
+    }
+
+    #[test]
+    fn sidecars_add_to_containers_and_later_inits() {
+        let pod = PodBuilder::new("p")
+            .init_container(
+                C::new("side")
+                    .request("cpu", "500m")
+                    .restart_policy("Always"),
+            )
+            .init_container(C::new("late").request("cpu", "2"))
+            .container(C::new("a").request("cpu", "1"));
+        // Regular: 1 + 0.5 sidecar = 1.5; init: max(0.5, 2 + 0.5) = 2.5.
+        assert_eq!(totals(pod), [("cpu".into(), 2500)]);
+        let pod = PodBuilder::new("p")
+            .init_container(C::new("early").request("cpu", "1"))
+            .init_container(
+                C::new("side")
+                    .request("cpu", "500m")
+                    .restart_policy("Always"),
+            )
+            .container(C::new("a").request("cpu", "1"));
+        assert_eq!(totals(pod), [("cpu".into(), 1500)]);
+    }
+
+    #[test]
+    fn overhead_is_added() {
+        let pod = PodBuilder::new("p")
+            .container(C::new("a").request("cpu", "1"))
+            .overhead("cpu", "250m");
+        assert_eq!(totals(pod), [("cpu".into(), 1250)]);
+    }
+
+    #[test]
+    fn too_many_resources_and_bad_quantities() {
+        let mut c = C::new("a");
+        for i in 0..=MAX_RESOURCES {
+            c = c.request(&format!("example.com/r{i}"), "1");
+        }
+        let bytes = PodBuilder::new("p").container(c).build();
+        let spec = Pod::from_bytes(&bytes).spec().unwrap();
+        assert_eq!(pod_requests(&spec).err(), Some(TotalError::TooMany));
+        let bytes = PodBuilder::new("p")
+            .container(C::new("a").request("cpu", "lots"))
+            .build();
+        let spec = Pod::from_bytes(&bytes).spec().unwrap();
+        assert_eq!(pod_requests(&spec).err(), Some(TotalError::Quantity));
+    }
+
+    fn filter(pod: PodBuilder, node: NodeBuilder) -> kguest::testing::Outcome {
+        let host = TestHost::new();
+        host.set_pod(pod.build());
+        host.add_node("n", node.build());
+        host.filter_node(&mut Fit::new(), "n")
+    }
+
+    fn node() -> NodeBuilder {
+        NodeBuilder::new("n")
+            .allocatable("cpu", "4")
+            .allocatable("memory", "8Gi")
+            .allocatable("pods", "110")
+    }
+
+    #[test]
+    fn fits_and_does_not_fit() {
+        let ok = PodBuilder::new("p")
+            .container(C::new("a").request("cpu", "4").request("memory", "8Gi"));
+        assert!(filter(ok, node()).is_success());
+        let big = PodBuilder::new("p")
+            .container(C::new("a").request("cpu", "100m").request("memory", "9Gi"));
+        let out = filter(big, node());
+        assert_eq!(
+            (out.code(), out.reason()),
+            (Ok(Code::Unschedulable), "Insufficient memory")
+        );
+        let cpu = PodBuilder::new("p")
+            .container(C::new("a").request("cpu", "4001m").request("memory", "9Gi"));
+        assert_eq!(filter(cpu, node()).reason(), "Insufficient cpu");
+        let gpu = PodBuilder::new("p").container(C::new("a").request("nvidia.com/gpu", "1"));
+        assert_eq!(filter(gpu, node()).reason(), "Insufficient nvidia.com/gpu");
+    }
+
+    #[test]
+    fn pods_without_requests_fit_without_reading_the_node() {
+        let host = TestHost::new();
+        host.set_pod(
+            PodBuilder::new("p")
+                .container(C::new("a").request("cpu", "0"))
+                .build(),
+        );
+        assert!(host.filter_node(&mut Fit::new(), "missing").is_success());
+        assert_eq!(host.calls("node"), 0);
+        host.set_pod(Vec::new());
+        assert!(host.filter_node(&mut Fit::new(), "missing").is_success());
+    }
+
+    #[test]
+    fn errors() {
+        let pod = || PodBuilder::new("p").container(C::new("a").request("cpu", "1"));
+        let host = TestHost::new();
+        host.set_pod(pod().build());
+        assert_eq!(
+            host.filter_node(&mut Fit::new(), "missing").code(),
+            Ok(Code::Error)
+        );
+        let out = filter(pod(), NodeBuilder::new("n").allocatable("cpu", "x"));
+        assert_eq!(out.reason(), "node has an invalid quantity");
+        let out = filter(
+            PodBuilder::new("p").container(C::new("a").request("cpu", "x")),
+            node(),
+        );
+        assert_eq!(out.reason(), "pod has an invalid quantity");
+    }
+}

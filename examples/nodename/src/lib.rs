@@ -16,7 +16,10 @@ impl Plugin for NodeName {
 
 impl Filter for NodeName {
     fn filter<'a>(&'a mut self, cx: &'a Cycle) -> Status<'a> {
-        let wanted = cx.pod().and_then(|p| p.spec()).and_then(|s| s.node_name_bytes());
+        let wanted = cx
+            .pod()
+            .and_then(|p| p.spec())
+            .and_then(|s| s.node_name_bytes());
         match wanted {
             None | Some(b"") => Status::success(),
             Some(name) if name == cx.node_name_bytes() => Status::success(),
@@ -71,8 +74,10 @@ mod tests {
         let mut p = NodeName::new();
         host.set_pod(PodBuilder::new("p").node_name("n2").build());
         host.new_cycle(&mut p);
-        let fits: Vec<bool> =
-            ["n1", "n2", "n3"].iter().map(|n| host.filter_node(&mut p, n).is_success()).collect();
+        let fits: Vec<bool> = ["n1", "n2", "n3"]
+            .iter()
+            .map(|n| host.filter_node(&mut p, n).is_success())
+            .collect();
         assert_eq!(fits, [false, true, false]);
         assert_eq!(host.calls("currentPod"), 2);
     }

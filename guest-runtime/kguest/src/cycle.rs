@@ -20,7 +20,9 @@ pub struct Cycle {
 
 impl Cycle {
     pub(crate) fn new() -> Cycle {
-        Cycle { _not_send: core::marker::PhantomData }
+        Cycle {
+            _not_send: core::marker::PhantomData,
+        }
     }
 
     /// The pod being scheduled; `None` when the host sent nothing.

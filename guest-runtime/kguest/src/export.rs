@@ -135,20 +135,48 @@ macro_rules! export {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hook_bit {
-    (prefilter) => { $crate::__private::bits::PREFILTER };
-    (filter) => { $crate::__private::bits::FILTER };
-    (postfilter) => { $crate::__private::bits::POSTFILTER };
-    (addpod) => { $crate::__private::bits::ADDPOD };
-    (removepod) => { $crate::__private::bits::REMOVEPOD };
-    (prescore) => { $crate::__private::bits::PRESCORE };
-    (score) => { $crate::__private::bits::SCORE };
-    (normalizescore) => { $crate::__private::bits::NORMALIZESCORE };
-    (reserve) => { $crate::__private::bits::RESERVE };
-    (permit) => { $crate::__private::bits::PERMIT };
-    (prebind) => { $crate::__private::bits::PREBIND };
-    (bind) => { $crate::__private::bits::BIND };
-    (postbind) => { $crate::__private::bits::POSTBIND };
-    (enqueue) => { $crate::__private::bits::ENQUEUE };
+    (prefilter) => {
+        $crate::__private::bits::PREFILTER
+    };
+    (filter) => {
+        $crate::__private::bits::FILTER
+    };
+    (postfilter) => {
+        $crate::__private::bits::POSTFILTER
+    };
+    (addpod) => {
+        $crate::__private::bits::ADDPOD
+    };
+    (removepod) => {
+        $crate::__private::bits::REMOVEPOD
+    };
+    (prescore) => {
+        $crate::__private::bits::PRESCORE
+    };
+    (score) => {
+        $crate::__private::bits::SCORE
+    };
+    (normalizescore) => {
+        $crate::__private::bits::NORMALIZESCORE
+    };
+    (reserve) => {
+        $crate::__private::bits::RESERVE
+    };
+    (permit) => {
+        $crate::__private::bits::PERMIT
+    };
+    (prebind) => {
+        $crate::__private::bits::PREBIND
+    };
+    (bind) => {
+        $crate::__private::bits::BIND
+    };
+    (postbind) => {
+        $crate::__private::bits::POSTBIND
+    };
+    (enqueue) => {
+        $crate::__private::bits::ENQUEUE
+    };
 }
 
 /// Walks the hook list; remembers whether `prefilter` was listed and emits
@@ -166,7 +194,7 @@ macro_rules! __export_munch {
     ($inst:ident, [], ) => {
         #[unsafe(no_mangle)]
         extern "C" fn prefilter() -> i32 {
-            $inst.with($crate::__private::rt::prefilter_reset)
+            $inst.new_cycle()
         }
     };
     ($inst:ident, [listed], ) => {
@@ -250,8 +278,11 @@ mod tests {
         ];
         let singles = [FILTER, SCORE, RESERVE, PERMIT, BIND];
         for set in 1u32..32 {
-            let hooks: Vec<u32> =
-                singles.iter().copied().filter(|b| set & (1 << b.trailing_zeros()) != 0).collect();
+            let hooks: Vec<u32> = singles
+                .iter()
+                .copied()
+                .filter(|b| set & (1 << b.trailing_zeros()) != 0)
+                .collect();
             let ok = hook_set_error(&hooks).is_none();
             assert_eq!(ok, accepted.contains(&set), "set {set:#b}");
         }

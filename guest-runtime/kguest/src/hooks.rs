@@ -57,7 +57,11 @@ pub struct PostFilterResult<'a> {
 impl<'a> PostFilterResult<'a> {
     /// No nomination; the status says whether preemption helped.
     pub const fn status(status: Status<'a>) -> Self {
-        PostFilterResult { status, mode: NominatingMode::Noop, nominated_node_name: None }
+        PostFilterResult {
+            status,
+            mode: NominatingMode::Noop,
+            nominated_node_name: None,
+        }
     }
 
     /// Success, nominating `node`.
@@ -109,15 +113,24 @@ pub struct PermitResult<'a> {
 
 impl<'a> PermitResult<'a> {
     pub const fn allow() -> Self {
-        PermitResult { status: Status::success(), timeout_ms: 0 }
+        PermitResult {
+            status: Status::success(),
+            timeout_ms: 0,
+        }
     }
 
     pub const fn wait(timeout_ms: u32) -> Self {
-        PermitResult { status: Status::new(crate::Code::Wait, ""), timeout_ms }
+        PermitResult {
+            status: Status::new(crate::Code::Wait, ""),
+            timeout_ms,
+        }
     }
 
     pub const fn reject(status: Status<'a>) -> Self {
-        PermitResult { status, timeout_ms: 0 }
+        PermitResult {
+            status,
+            timeout_ms: 0,
+        }
     }
 }
 

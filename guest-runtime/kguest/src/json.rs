@@ -168,12 +168,21 @@ impl<'a> Iterator for Elements<'a> {
 /// The raw value of member `key` of the object `json` (the last one if the
 /// key repeats).
 pub fn get<'a>(json: &'a [u8], key: &str) -> Option<&'a [u8]> {
-    entries(json).filter(|(k, _)| *k == key).last().map(|(_, v)| v)
+    entries(json)
+        .filter(|(k, _)| *k == key)
+        .last()
+        .map(|(_, v)| v)
 }
 
 /// A string value without escapes (`None` for other values or escapes).
 pub fn as_str(raw: &[u8]) -> Option<&str> {
-    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    // Not `strip_prefix`/`strip_suffix`: their slice split keeps a panic
+    // path (and `core::fmt`) in wasm builds.
+    let (&first, rest) = raw.split_first()?;
+    let (&last, inner) = rest.split_last()?;
+    if first != b'"' || last != b'"' {
+        return None;
+    }
     if inner.contains(&b'\\') {
         return None;
     }
@@ -204,7 +213,11 @@ pub fn as_i64(raw: &[u8]) -> Option<i64> {
         }
         let d = i64::from(c - b'0');
         v = v.checked_mul(10)?;
-        v = if neg { v.checked_sub(d)? } else { v.checked_add(d)? };
+        v = if neg {
+            v.checked_sub(d)?
+        } else {
+            v.checked_add(d)?
+        };
     }
     Some(v)
 }

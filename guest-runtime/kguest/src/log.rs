@@ -5,6 +5,7 @@
 //! `log` import drops messages whose severity is *above* the threshold, its
 //! `logs` import those below; this module always gates on "below".
 
+use crate::reason::copy;
 use crate::sys;
 
 /// klog severities as the host numbers them.
@@ -46,14 +47,18 @@ pub fn logs(sev: Severity, msg: &str, kvs: &[(&str, &str)]) {
     // The buffer starts zeroed, so the NUL after each key and value is
     // already there.
     for (k, v) in kvs {
-        let need = k.len().saturating_add(v.len()).saturating_add(2);
-        let Some(dst) = buf.get_mut(len..len.saturating_add(need)) else { break };
-        let (kd, rest) = dst.split_at_mut(k.len());
-        kd.copy_from_slice(k.as_bytes());
-        if let Some(vd) = rest.get_mut(1..1 + v.len()) {
-            vd.copy_from_slice(v.as_bytes());
+        let v_at = len.saturating_add(k.len()).saturating_add(1);
+        let end = v_at.saturating_add(v.len()).saturating_add(1);
+        if end > buf.len() {
+            break;
         }
-        len = len.saturating_add(need);
+        if let Some(dst) = buf.get_mut(len..) {
+            copy(dst, k.as_bytes());
+        }
+        if let Some(dst) = buf.get_mut(v_at..) {
+            copy(dst, v.as_bytes());
+        }
+        len = end;
     }
     if len == 0 {
         sys::log(sev as i32, msg.as_bytes());

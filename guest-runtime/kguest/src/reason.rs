@@ -1,5 +1,14 @@
 //! Building short messages without `core::fmt` or an allocator.
 
+/// Copies `min(dst.len(), src.len())` bytes. Unlike `copy_from_slice` it
+/// has no length-mismatch panic (which would pull in `core::fmt`).
+#[inline]
+pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = *s;
+    }
+}
+
 /// A fixed-capacity UTF-8 buffer for status reasons and log lines.
 ///
 /// Appends that do not fit are cut at a character boundary and set
@@ -19,7 +28,11 @@ pub struct ReasonBuf<const N: usize> {
 
 impl<const N: usize> ReasonBuf<N> {
     pub const fn new() -> Self {
-        ReasonBuf { buf: [0; N], len: 0, truncated: false }
+        ReasonBuf {
+            buf: [0; N],
+            len: 0,
+            truncated: false,
+        }
     }
 
     pub fn clear(&mut self) -> &mut Self {
@@ -38,10 +51,11 @@ impl<const N: usize> ReasonBuf<N> {
         if take < s.len() {
             self.truncated = true;
         }
-        if let (Some(dst), Some(src)) =
-            (self.buf.get_mut(self.len..self.len.saturating_add(take)), s.as_bytes().get(..take))
-        {
-            dst.copy_from_slice(src);
+        if let (Some(dst), Some(src)) = (
+            self.buf.get_mut(self.len..self.len.saturating_add(take)),
+            s.as_bytes().get(..take),
+        ) {
+            copy(dst, src);
             self.len = self.len.saturating_add(take);
         }
         self
@@ -112,7 +126,11 @@ mod tests {
     #[test]
     fn numbers_and_strings() {
         let mut r = ReasonBuf::<64>::new();
-        r.push_u64(0).push_str(" ").push_u64(u64::MAX).push_str(" ").push_i64(i64::MIN);
+        r.push_u64(0)
+            .push_str(" ")
+            .push_u64(u64::MAX)
+            .push_str(" ")
+            .push_i64(i64::MIN);
         assert_eq!(r.as_str(), "0 18446744073709551615 -9223372036854775808");
         assert!(!r.is_truncated());
         r.clear().push_i64(-5).push_i64(42);

@@ -44,7 +44,9 @@ impl TryFrom<i32> for Code {
     type Error = UnknownCode;
 
     fn try_from(v: i32) -> Result<Code, UnknownCode> {
-        u32::try_from(v).map_err(|_| UnknownCode(i64::from(v))).and_then(Code::try_from)
+        u32::try_from(v)
+            .map_err(|_| UnknownCode(i64::from(v)))
+            .and_then(Code::try_from)
     }
 }
 
@@ -66,7 +68,10 @@ pub struct Status<'a> {
 
 impl<'a> Status<'a> {
     /// Success, no reason.
-    pub const SUCCESS: Status<'static> = Status { code: Code::Success, reason: "" };
+    pub const SUCCESS: Status<'static> = Status {
+        code: Code::Success,
+        reason: "",
+    };
 
     #[inline(always)]
     pub const fn new(code: Code, reason: &'a str) -> Self {
@@ -75,7 +80,10 @@ impl<'a> Status<'a> {
 
     #[inline(always)]
     pub const fn success() -> Self {
-        Status { code: Code::Success, reason: "" }
+        Status {
+            code: Code::Success,
+            reason: "",
+        }
     }
 
     #[inline(always)]
@@ -130,7 +138,10 @@ mod tests {
     fn constructors() {
         assert!(Status::success().is_success());
         assert!(!Status::error("x").is_success());
-        assert_eq!(Status::unresolvable("r").code, Code::UnschedulableAndUnresolvable);
+        assert_eq!(
+            Status::unresolvable("r").code,
+            Code::UnschedulableAndUnresolvable
+        );
         assert_eq!(Status::skip().code, Code::Skip);
         assert_eq!(Status::default(), Status::SUCCESS);
     }

@@ -27,10 +27,6 @@
 
 use core::ptr::NonNull;
 
-/// The largest object the SDK will make room for (the host has no limit;
-/// realistic Pods and Nodes stay far below 1.5 MiB).
-const MAX_OBJECT: usize = 16 << 20;
-
 /// The smallest region a slot grows to (wasm32; native tests grow to the
 /// exact size to exercise growth).
 #[cfg(target_arch = "wasm32")]
@@ -64,7 +60,11 @@ struct Slot {
 
 impl Slot {
     const fn empty() -> Slot {
-        Slot { ptr: core::ptr::null_mut(), cap: 0, len: 0 }
+        Slot {
+            ptr: core::ptr::null_mut(),
+            cap: 0,
+            len: 0,
+        }
     }
 
     /// The held bytes. The `'static` is a lie the callers narrow to the
@@ -81,9 +81,6 @@ impl Slot {
 
     /// Makes room for `needed` bytes.
     fn grow(&mut self, needed: usize) -> bool {
-        if needed > MAX_OBJECT {
-            return false;
-        }
         match fresh_region(needed.max(MIN_REGION)) {
             Some((ptr, cap)) => {
                 self.ptr = ptr.as_ptr();
@@ -101,22 +98,57 @@ impl Slot {
     /// # Safety
     /// `key..key+key_len` must be readable.
     #[inline(never)]
-    unsafe fn fill(&mut self, get: GetFn, key: *const u8, key_len: u32) -> &'static [u8] {
+    unsafe fn fill(&mut self, get: GetFn, key: *const u8, key_len: u32) {
         self.len = 0;
         for _ in 0..3 {
-            let limit = u32::try_from(self.cap).unwrap_or(u32::MAX);
-            // SAFETY: the buffer is ours with `cap` writable bytes; the key
-            // is readable per the caller.
-            let n = unsafe { get(key, key_len, self.ptr, limit) } as usize;
+            // SAFETY: the buffer is ours with `cap` writable bytes (`cap`
+            // fits u32: wasm32, or a test-sized native buffer); the key is
+            // readable per the caller.
+            let n = unsafe { get(key, key_len, self.ptr, self.cap as u32) } as usize;
             if n <= self.cap {
                 self.len = n;
-                return self.bytes();
+                return;
             }
             if !self.grow(n) {
-                break;
+                return;
             }
         }
-        &[]
+    }
+}
+
+/// A byte slice as one scalar, so that the non-inlined fetch functions
+/// return in a register instead of through the stack (wasm32 only).
+#[cfg(target_arch = "wasm32")]
+type Packed = u64;
+#[cfg(not(target_arch = "wasm32"))]
+type Packed = &'static [u8];
+
+#[inline(always)]
+fn pack(b: &'static [u8]) -> Packed {
+    #[cfg(target_arch = "wasm32")]
+    {
+        (b.as_ptr() as usize as u64) | ((b.len() as u64) << 32)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        b
+    }
+}
+
+#[inline(always)]
+fn unpack(p: Packed) -> &'static [u8] {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let len = (p >> 32) as usize;
+        if len == 0 {
+            return &[];
+        }
+        // SAFETY: `p` came from `pack` of a live `&'static [u8]`.
+        unsafe { core::slice::from_raw_parts(p as u32 as usize as *const u8, len) }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        p
     }
 }
 
@@ -132,7 +164,7 @@ const PER_CYCLE: u32 = (1 << getter::CURRENT_POD) | (1 << getter::NODE);
 struct State {
     flags: u32,
     slots: [Slot; AUX + 1],
-    /// The input whose list `AUX` holds (0: none yet in this call).
+    /// The input whose list `AUX` holds (meaningful while `AUX` is filled).
     aux_getter: u8,
     /// Name of the node held in slot `NODE` (valid while it is filled);
     /// `node_key_len == 0` means none.
@@ -170,7 +202,8 @@ mod storage {
         // SAFETY: wasm32 guests are single-threaded, `with` is not re-entered
         // (no closure passed to it calls back into `with`), so this is the
         // only reference to STATE.
-        f(unsafe { &mut *(&raw mut STATE) })
+        let state: *mut State = &raw mut STATE;
+        f(unsafe { &mut *state })
     }
 }
 
@@ -338,7 +371,9 @@ mod host {
         // SAFETY: forwarded from the caller.
         let name = unsafe { read(name, name_len) };
         // SAFETY: forwarded from the caller.
-        host_read(Input::Node, Some(name), |src| unsafe { put(src, buf, limit) })
+        host_read(Input::Node, Some(name), |src| unsafe {
+            put(src, buf, limit)
+        })
     }
 
     macro_rules! setter {
@@ -357,7 +392,11 @@ mod host {
 
     pub unsafe fn log(severity: i32, msg: *const u8, len: u32) {
         // SAFETY: forwarded from the caller.
-        host_record(crate::testing::Record::Log(severity, unsafe { read(msg, len) }, &[]));
+        host_record(crate::testing::Record::Log(
+            severity,
+            unsafe { read(msg, len) },
+            &[],
+        ));
     }
 
     pub unsafe fn logs(severity: i32, msg: *const u8, len: u32, kvs: *const u8, kvs_len: u32) {
@@ -420,34 +459,42 @@ fn getter_of(id: u8) -> GetFn {
 /// slot's cache rule allows (see [`enter`], [`new_cycle`]).
 #[inline(always)]
 pub(crate) fn input(id: u8) -> &'static [u8] {
-    fetch(id, getter_of(id))
+    let get = getter_of(id);
+    unpack(if usize::from(id) >= AUX {
+        fetch_list(id, get)
+    } else {
+        fetch(usize::from(id), get)
+    })
 }
 
 #[inline(never)]
-fn fetch(id: u8, get: GetFn) -> &'static [u8] {
-    storage::with(|s| -> &'static [u8] {
-        let mut idx = usize::from(id);
-        if idx >= AUX {
-            idx = AUX;
-            if s.aux_getter != id {
-                // The aux slot holds one JSON list per call; another list can
-                // only be asked for if none was fetched yet in this call (a
-                // refill would invalidate live borrows).
-                if s.aux_getter != 0 {
-                    return &[];
-                }
-                s.aux_getter = id;
-            }
-        }
+fn fetch(idx: usize, get: GetFn) -> Packed {
+    pack(storage::with(|s| -> &'static [u8] {
         let bit = 1u32 << idx;
-        let Some(slot) = s.slots.get_mut(idx) else { return &[] };
-        if s.flags & bit != 0 {
-            return slot.bytes();
+        let Some(slot) = s.slots.get_mut(idx) else {
+            return &[];
+        };
+        if s.flags & bit == 0 {
+            s.flags |= bit;
+            // SAFETY: no key.
+            unsafe { slot.fill(get, core::ptr::null(), 0) };
         }
-        s.flags |= bit;
-        // SAFETY: no key.
-        unsafe { slot.fill(get, core::ptr::null(), 0) }
-    })
+        slot.bytes()
+    }))
+}
+
+/// The JSON lists share the `AUX` slot: the first one asked for in a call
+/// gets it; another one in the same call reads as empty (refilling would
+/// invalidate live borrows).
+#[inline(never)]
+fn fetch_list(id: u8, get: GetFn) -> Packed {
+    let taken = storage::with(|s| {
+        if s.flags & (1 << AUX) == 0 {
+            s.aux_getter = id;
+        }
+        s.aux_getter != id
+    });
+    if taken { pack(&[]) } else { fetch(AUX, get) }
 }
 
 /// The current node's protobuf, fetched with `k8s.io/api.node` on first use
@@ -456,7 +503,9 @@ pub(crate) fn current_node() -> &'static [u8] {
     let name = input(getter::NODE_NAME);
     storage::with(|s| -> &'static [u8] {
         const BIT: u32 = 1 << getter::NODE;
-        let Some(slot) = s.slots.get_mut(usize::from(getter::NODE)) else { return &[] };
+        let Some(slot) = s.slots.get_mut(usize::from(getter::NODE)) else {
+            return &[];
+        };
         let cached = s.flags & BIT != 0;
         if cached && s.node_key_len != 0 && s.node_key.get(..s.node_key_len) == Some(name) {
             return slot.bytes();
@@ -470,10 +519,11 @@ pub(crate) fn current_node() -> &'static [u8] {
         s.flags |= BIT;
         let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
         // SAFETY: `name` is readable.
-        let bytes = unsafe { slot.fill(node_getter, name.as_ptr(), name_len) };
+        unsafe { slot.fill(node_getter, name.as_ptr(), name_len) };
+        let bytes = slot.bytes();
         s.node_key_len = match s.node_key.get_mut(..name.len()) {
             Some(key) => {
-                key.copy_from_slice(name);
+                crate::reason::copy(key, name);
                 name.len()
             }
             // Names over 256 bytes (invalid in Kubernetes) are not cached.
@@ -489,7 +539,6 @@ pub(crate) fn enter() {
     let nested = storage::with(|s| {
         let nested = s.flags & IN_CALL != 0;
         s.flags = (s.flags & !PER_CALL) | IN_CALL;
-        s.aux_getter = 0;
         nested
     });
     if nested {
@@ -519,8 +568,11 @@ pub(crate) fn trap() -> ! {
     }
 }
 
+/// A slice length for the ABI. Slices handed to the host live in wasm32
+/// memory (or are test-sized natively), so the length fits.
+#[inline(always)]
 fn len32(b: &[u8]) -> u32 {
-    u32::try_from(b.len()).unwrap_or(u32::MAX)
+    b.len() as u32
 }
 
 /// A `result.*` setter.
@@ -547,10 +599,17 @@ pub(crate) fn set(which: Setter, bytes: &[u8]) {
 }
 
 pub(crate) fn set_cluster_events(events: &[crate::ClusterEvent]) {
-    let len = events.len().saturating_mul(size_of::<crate::ClusterEvent>());
+    let len = events
+        .len()
+        .saturating_mul(size_of::<crate::ClusterEvent>());
     // SAFETY: `ClusterEvent` is `repr(C)` of two `u32`s, exactly the host's
     // 8-byte record on little-endian wasm32, and the host copies right away.
-    unsafe { host::cluster_events(events.as_ptr().cast::<u8>(), u32::try_from(len).unwrap_or(0)) }
+    unsafe {
+        host::cluster_events(
+            events.as_ptr().cast::<u8>(),
+            u32::try_from(len).unwrap_or(0),
+        )
+    }
 }
 
 /// The host's log severity threshold, asked once.
@@ -591,7 +650,9 @@ unsafe impl<T> Sync for Instance<T> {}
 
 impl<T: crate::Plugin> Instance<T> {
     pub const fn new() -> Self {
-        Instance { cell: core::cell::UnsafeCell::new(None) }
+        Instance {
+            cell: core::cell::UnsafeCell::new(None),
+        }
     }
 
     /// Runs one host call on the plugin, creating it on first use. A nested
@@ -608,6 +669,22 @@ impl<T: crate::Plugin> Instance<T> {
         let r = f(plugin);
         exit();
         r
+    }
+}
+
+impl<T: crate::Plugin> Instance<T> {
+    /// The `prefilter` export of a plugin without its own PreFilter: a new
+    /// cycle starts. A plugin not created yet has no cycle state, so it is
+    /// not created here.
+    pub fn new_cycle(&self) -> i32 {
+        enter();
+        new_cycle();
+        // SAFETY: as in `with`.
+        if let Some(p) = unsafe { &mut *self.cell.get() } {
+            p.new_cycle();
+        }
+        exit();
+        0
     }
 }
 

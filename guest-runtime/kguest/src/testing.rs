@@ -86,7 +86,11 @@ fn input_name(i: Input) -> &'static str {
 }
 
 /// Serves a getter: `f` gets the bytes (or `None`) and copies them out.
-pub(crate) fn host_read(what: Input, key: Option<&[u8]>, f: impl FnOnce(Option<&[u8]>) -> u32) -> u32 {
+pub(crate) fn host_read(
+    what: Input,
+    key: Option<&[u8]>,
+    f: impl FnOnce(Option<&[u8]>) -> u32,
+) -> u32 {
     HOST.with(|h| {
         let mut h = h.borrow_mut();
         *h.calls.entry(input_name(what)).or_default() += 1;
@@ -115,7 +119,10 @@ pub(crate) fn host_record(r: Record<'_>) {
             Record::Reason(b) => h.reason = Some(text(b)),
             Record::NodeNames(b) => {
                 h.node_names = Some(
-                    b.split(|&c| c == 0).filter(|s| !s.is_empty()).map(text).collect(),
+                    b.split(|&c| c == 0)
+                        .filter(|s| !s.is_empty())
+                        .map(text)
+                        .collect(),
                 )
             }
             Record::NominatedNodeName(b) => h.nominated = Some(text(b)),
@@ -124,7 +131,8 @@ pub(crate) fn host_record(r: Record<'_>) {
                 h.events = Some(
                     b.chunks_exact(8)
                         .map(|c| {
-                            let w = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+                            let w =
+                                |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
                             (w(0), w(4))
                         })
                         .collect(),
@@ -136,8 +144,15 @@ pub(crate) fn host_record(r: Record<'_>) {
                 if parts.last().is_some_and(String::is_empty) {
                     parts.pop();
                 }
-                let kvs = parts.chunks(2).map(|p| (p[0].clone(), p.get(1).cloned().unwrap_or_default())).collect();
-                h.logs.push(LogLine { severity, msg: text(msg), kvs });
+                let kvs = parts
+                    .chunks(2)
+                    .map(|p| (p[0].clone(), p.get(1).cloned().unwrap_or_default()))
+                    .collect();
+                h.logs.push(LogLine {
+                    severity,
+                    msg: text(msg),
+                    kvs,
+                });
             }
         }
     })
@@ -340,7 +355,14 @@ impl TestHost {
     pub fn post_filter<P: PostFilter>(&self, p: &mut P) -> (Outcome, u32, Option<String>) {
         let (packed, reason) = self.run(|| rt::postfilter(p));
         let nominated = self.with(|h| h.nominated.clone());
-        (Outcome { code: packed as i32, reason }, (packed as u64 >> 32) as u32, nominated)
+        (
+            Outcome {
+                code: packed as i32,
+                reason,
+            },
+            (packed as u64 >> 32) as u32,
+            nominated,
+        )
     }
 
     pub fn pre_score<P: PreScore>(&self, p: &mut P) -> Outcome {
@@ -350,7 +372,13 @@ impl TestHost {
     /// Returns the score and the outcome, unpacked from the `i64`.
     pub fn score<P: Score>(&self, p: &mut P) -> (i32, Outcome) {
         let (packed, reason) = self.run(|| rt::score(p));
-        ((packed as u64 >> 32) as u32 as i32, Outcome { code: packed as i32, reason })
+        (
+            (packed as u64 >> 32) as u32 as i32,
+            Outcome {
+                code: packed as i32,
+                reason,
+            },
+        )
     }
 
     /// Sets the node name, then runs `score`.
@@ -375,7 +403,13 @@ impl TestHost {
     pub fn permit<P: Permit>(&self, p: &mut P) -> (Outcome, u32) {
         let (packed, reason) = self.run(|| rt::permit(p));
         let packed = packed as u64;
-        (Outcome { code: (packed >> 32) as u32 as i32, reason }, packed as u32)
+        (
+            Outcome {
+                code: (packed >> 32) as u32 as i32,
+                reason,
+            },
+            packed as u32,
+        )
     }
 
     pub fn pre_bind<P: PreBind>(&self, p: &mut P) -> Outcome {

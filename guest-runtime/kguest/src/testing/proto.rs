@@ -76,7 +76,11 @@ struct Meta(Msg);
 
 impl Meta {
     fn named(name: &str) -> Meta {
-        Meta(if name.is_empty() { Msg::new() } else { Msg::new().str(1, name) })
+        Meta(if name.is_empty() {
+            Msg::new()
+        } else {
+            Msg::new().str(1, name)
+        })
     }
 }
 
@@ -90,7 +94,10 @@ pub struct ContainerBuilder {
 
 impl ContainerBuilder {
     pub fn new(name: &str) -> ContainerBuilder {
-        ContainerBuilder { msg: Msg::new().str(1, name), ..Default::default() }
+        ContainerBuilder {
+            msg: Msg::new().str(1, name),
+            ..Default::default()
+        }
     }
 
     pub fn image(mut self, image: &str) -> Self {
@@ -124,7 +131,11 @@ impl ContainerBuilder {
         for (k, q) in &self.requests {
             res = res.map_quantity(2, k, q);
         }
-        if res.is_empty() { self.msg.clone() } else { self.msg.clone().msg(8, &res) }
+        if res.is_empty() {
+            self.msg.clone()
+        } else {
+            self.msg.clone().msg(8, &res)
+        }
     }
 }
 
@@ -138,7 +149,10 @@ pub struct PodBuilder {
 impl PodBuilder {
     /// A pod with `metadata.name` (none if `name` is empty).
     pub fn new(name: &str) -> PodBuilder {
-        PodBuilder { meta: Meta::named(name), spec: Msg::new() }
+        PodBuilder {
+            meta: Meta::named(name),
+            spec: Msg::new(),
+        }
     }
 
     pub fn namespace(mut self, ns: &str) -> Self {
@@ -222,7 +236,10 @@ pub struct NodeBuilder {
 
 impl NodeBuilder {
     pub fn new(name: &str) -> NodeBuilder {
-        NodeBuilder { meta: Meta::named(name), ..Default::default() }
+        NodeBuilder {
+            meta: Meta::named(name),
+            ..Default::default()
+        }
     }
 
     pub fn label(mut self, k: &str, v: &str) -> Self {

@@ -35,11 +35,19 @@ impl Filter for Probe {
         let pod_name = cx.pod().and_then(|p| p.metadata()).and_then(|m| m.name());
         match pod_name {
             Some("reject") => {
-                self.reason.clear().push_str("rejected on ").push_str(cx.node_name());
+                self.reason
+                    .clear()
+                    .push_str("rejected on ")
+                    .push_str(cx.node_name());
                 Status::unschedulable(self.reason.as_str())
             }
             // A reason borrowed from the pod itself.
-            Some("borrow") => Status::unresolvable(cx.pod().and_then(|p| p.metadata()).and_then(|m| m.name()).unwrap_or("")),
+            Some("borrow") => Status::unresolvable(
+                cx.pod()
+                    .and_then(|p| p.metadata())
+                    .and_then(|m| m.name())
+                    .unwrap_or(""),
+            ),
             Some("silent") => Status::success(),
             Some("node") => {
                 self.node_reads += 1;
@@ -73,21 +81,33 @@ impl PreScore for Probe {
         if !cx.node_score_list().is_empty() {
             return Status::error("second list served");
         }
-        if n == 3 { Status::success() } else { Status::error("wrong count") }
+        if n == 3 {
+            Status::success()
+        } else {
+            Status::error("wrong count")
+        }
     }
 }
 
 impl NormalizeScore for Probe {
     fn normalize_score<'a>(&'a mut self, cx: &'a Cycle) -> Status<'a> {
-        let total: i64 = json::entries(cx.node_score_list()).filter_map(|(_, v)| json::as_i64(v)).sum();
-        cx.set_normalized_score_list(if total > 10 { br#"{"a":100}"# } else { br#"{"a":0}"# });
+        let total: i64 = json::entries(cx.node_score_list())
+            .filter_map(|(_, v)| json::as_i64(v))
+            .sum();
+        cx.set_normalized_score_list(if total > 10 {
+            br#"{"a":100}"#
+        } else {
+            br#"{"a":0}"#
+        });
         Status::success()
     }
 }
 
 impl PostFilter for Probe {
     fn post_filter<'a>(&'a mut self, cx: &'a Cycle) -> PostFilterResult<'a> {
-        let first = json::entries(cx.node_to_status_map()).next().map(|(k, _)| k);
+        let first = json::entries(cx.node_to_status_map())
+            .next()
+            .map(|(k, _)| k);
         match first {
             Some(n) => PostFilterResult::nominate(n),
             None => PostFilterResult::status(Status::unschedulable("nothing to preempt")),
@@ -191,9 +211,17 @@ fn large_pods_grow_the_buffer() {
     let big = "x".repeat(2 << 20);
     host.set_pod(PodBuilder::new("silent").annotation("big", &big).build());
     assert!(host.filter_node(&mut p, "n").is_success());
-    host.set_pod(PodBuilder::new("reject").annotation("big", &big).annotation("more", &big).build());
+    host.set_pod(
+        PodBuilder::new("reject")
+            .annotation("big", &big)
+            .annotation("more", &big)
+            .build(),
+    );
     host.new_cycle(&mut p);
-    assert_eq!(host.filter_node(&mut p, "n").code(), Ok(Code::Unschedulable));
+    assert_eq!(
+        host.filter_node(&mut p, "n").code(),
+        Ok(Code::Unschedulable)
+    );
 }
 
 #[test]
@@ -243,8 +271,20 @@ fn prefilter_result_and_score_packing() {
     let host = TestHost::new();
     let mut p = Probe::new();
     host.pre_filter(&mut p);
-    assert_eq!(host.node_names(), Some(vec!["n1".to_string(), "n2".to_string()]));
-    assert_eq!(host.score_node(&mut p, "abcd"), (4, testing::Outcome { code: 0, reason: None }));
+    assert_eq!(
+        host.node_names(),
+        Some(vec!["n1".to_string(), "n2".to_string()])
+    );
+    assert_eq!(
+        host.score_node(&mut p, "abcd"),
+        (
+            4,
+            testing::Outcome {
+                code: 0,
+                reason: None
+            }
+        )
+    );
     let (s, out) = host.score_node(&mut p, "neg");
     assert_eq!((s, out.code), (-7, 0));
     let (s, out) = host.score_node(&mut p, "err");
@@ -255,13 +295,20 @@ fn prefilter_result_and_score_packing() {
 fn json_lists() {
     let host = TestHost::new();
     let mut p = Probe::new();
-    host.set_filtered_node_list(r#"["a","b","c"]"#).set_node_score_list(r#"{"a":5,"b":6}"#);
+    host.set_filtered_node_list(r#"["a","b","c"]"#)
+        .set_node_score_list(r#"{"a":5,"b":6}"#);
     assert!(host.pre_score(&mut p).is_success());
     assert!(host.normalize_score(&mut p).is_success());
-    assert_eq!(host.normalized_score_list().as_deref(), Some(r#"{"a":100}"#));
+    assert_eq!(
+        host.normalized_score_list().as_deref(),
+        Some(r#"{"a":100}"#)
+    );
     host.set_node_to_status_map(r#"{"victim":2}"#);
     let (out, mode, nominated) = host.post_filter(&mut p);
-    assert_eq!((out.code, mode, nominated.as_deref()), (0, 1, Some("victim")));
+    assert_eq!(
+        (out.code, mode, nominated.as_deref()),
+        (0, 1, Some("victim"))
+    );
     host.set_node_to_status_map("{}");
     let (out, mode, nominated) = host.post_filter(&mut p);
     assert_eq!((out.code, mode, nominated), (2, 0, None));
@@ -306,7 +353,10 @@ fn logs_are_gated_by_severity() {
     let logs = host.logs();
     assert_eq!(logs.len(), 2);
     assert_eq!(logs[0].msg, "bound");
-    assert_eq!(logs[0].kvs, vec![("pod".into(), "p".into()), ("node".into(), "n".into())]);
+    assert_eq!(
+        logs[0].kvs,
+        vec![("pod".into(), "p".into()), ("node".into(), "n".into())]
+    );
     assert_eq!((logs[1].severity, logs[1].msg.as_str()), (2, "boom"));
 
     let host = TestHost::new();
@@ -314,7 +364,13 @@ fn logs_are_gated_by_severity() {
     log::info("dropped");
     log::logs(log::Severity::Warning, "dropped too", &[("k", "v")]);
     log::log(log::Severity::Fatal, "kept");
-    assert_eq!(host.logs().iter().map(|l| l.msg.as_str()).collect::<Vec<_>>(), ["kept"]);
+    assert_eq!(
+        host.logs()
+            .iter()
+            .map(|l| l.msg.as_str())
+            .collect::<Vec<_>>(),
+        ["kept"]
+    );
     assert!(!log::enabled(log::Severity::Info));
 }
 
@@ -333,7 +389,10 @@ fn structured_log_pairs_that_do_not_fit_are_dropped() {
 fn config_is_read_once() {
     let host = TestHost::new();
     host.set_config(r#"{"reverse":true}"#);
-    assert_eq!(json::get(config(), "reverse").and_then(json::as_bool), Some(true));
+    assert_eq!(
+        json::get(config(), "reverse").and_then(json::as_bool),
+        Some(true)
+    );
     host.set_config("{}");
     assert_eq!(config(), br#"{"reverse":true}"#);
     assert_eq!(host.calls("get_config"), 2);

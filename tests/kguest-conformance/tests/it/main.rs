@@ -7,4 +7,5 @@ mod fixtures;
 mod json_conformance;
 mod json_encode;
 mod no_panic;
+mod openapi_encode;
 mod realistic;

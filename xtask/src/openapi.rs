@@ -1,0 +1,530 @@
+//! The k8s-openapi front-end of the encoders: `impl Message` for every
+//! k8s-openapi type that has a protobuf message, generated into
+//! `generated/kguest-k8s-encode/src/openapi.rs`.
+//!
+//! Inputs: the lowered protobuf model (field numbers, Go presence, inline
+//! fields, JSON names) and k8s-openapi's own source, read with syn: its struct
+//! fields and, from its serde code, which JSON name each field has. Fields are
+//! joined by JSON name, so no naming guesswork is involved. Anything that does
+//! not line up (a k8s-openapi field with no protobuf field, a type that does
+//! not fit) is an error, so a Kubernetes bump cannot silently drop data.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use kguest_codegen::model::{Field, FieldType, Label, Message, Model, Scalar};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+
+use crate::paths;
+
+/// Messages the runtime (`rt.rs`) encodes by hand: their k8s-openapi types
+/// are newtypes or enums, not structs of fields.
+const HAND_WRITTEN: &[&str] = &[
+    "k8s.io.apimachinery.pkg.apis.meta.v1.Time",
+    "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime",
+    "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1",
+    "k8s.io.apimachinery.pkg.api.resource.Quantity",
+    "k8s.io.apimachinery.pkg.util.intstr.IntOrString",
+    "k8s.io.apimachinery.pkg.runtime.RawExtension",
+];
+
+/// Messages that k8s-openapi represents as a bare `Vec<String>`.
+const STRING_LISTS: &[&str] = &[
+    "k8s.io.api.authentication.v1.ExtraValue",
+    "k8s.io.api.authentication.v1beta1.ExtraValue",
+    "k8s.io.api.authorization.v1.ExtraValue",
+    "k8s.io.api.authorization.v1beta1.ExtraValue",
+    "k8s.io.api.certificates.v1.ExtraValue",
+    "k8s.io.api.certificates.v1beta1.ExtraValue",
+    "k8s.io.apimachinery.pkg.apis.meta.v1.Verbs",
+];
+
+/// One k8s-openapi struct: its fields by JSON name.
+struct RustStruct {
+    /// JSON name → (field ident, type).
+    fields: BTreeMap<String, (String, syn::Type)>,
+    /// A tuple struct (k8s-openapi's JSON-value newtypes).
+    newtype: bool,
+}
+
+/// Generates `openapi.rs`; returns (relative path, contents).
+pub fn generate(model: &Model) -> Result<String, String> {
+    let source = k8s_openapi_source()?;
+    let structs = read_structs(&source)?;
+    let messages: HashMap<&str, &Message> = model
+        .packages
+        .values()
+        .flat_map(|p| &p.messages)
+        .map(|m| (m.full_name.as_str(), m))
+        .collect();
+
+    let mut impls = Vec::new();
+    let mut registry = Vec::new();
+    let mut problems = Vec::new();
+    let mut mapped = 0usize;
+    for package in model.packages.values() {
+        for message in package.messages.iter().filter(|m| !m.map_entry) {
+            if HAND_WRITTEN.contains(&message.full_name.as_str())
+                || STRING_LISTS.contains(&message.full_name.as_str())
+            {
+                continue;
+            }
+            let module = rust_module(&message.full_name);
+            let Some(rust) = structs.get(&(module.clone(), message.type_name.clone())) else {
+                continue; // k8s-openapi has no type for it (old versions, *Options, ...)
+            };
+            if rust.newtype && !message.fields.is_empty() {
+                problems.push(format!(
+                    "{}: k8s-openapi has a newtype, the proto has fields",
+                    message.full_name
+                ));
+                continue;
+            }
+            let mut emitter = ImplGen {
+                messages: &messages,
+                rust,
+                used: BTreeSet::new(),
+                problems: Vec::new(),
+            };
+            let (len, write) = emitter.body(message, &message.full_name);
+            // apiVersion and kind travel in the envelope, as Go's TypeMeta.
+            let unused: Vec<&String> = rust
+                .fields
+                .keys()
+                .filter(|json| {
+                    !emitter.used.contains(json.as_str())
+                        && !["apiVersion", "kind"].contains(&json.as_str())
+                })
+                .collect();
+            for json in unused {
+                emitter.problems.push(format!(
+                    "{}: k8s-openapi field `{json}` has no protobuf field",
+                    message.full_name
+                ));
+            }
+            if !emitter.problems.is_empty() {
+                problems.extend(emitter.problems);
+                continue;
+            }
+            let path = rust_type_path(&module, &message.type_name);
+            impls.push(quote! {
+                impl Message for #path {
+                    fn body_len(&self, sizes: &mut Sizes) -> usize {
+                        let _ = &sizes;
+                        0 #(+ #len)*
+                    }
+                    fn write_body(&self, w: &mut Writer<'_>) {
+                        let _ = &w;
+                        #(#write)*
+                    }
+                }
+            });
+            let name = Literal::string(&message.full_name);
+            registry.push(quote! {
+                #name => serde_json::from_value::<#path>(json).map(|v| v.encode_to_vec()),
+            });
+            mapped += 1;
+        }
+    }
+    if !problems.is_empty() {
+        return Err(format!(
+            "k8s-openapi does not line up with the protos:\n  {}",
+            problems.join("\n  ")
+        ));
+    }
+    let tokens = quote! {
+        //! `Message` for every k8s-openapi type with a protobuf message.
+
+        use super::rt::{self, Encode, Leaf, Message, Sizes, Writer};
+
+        #(#impls)*
+
+        /// Decodes `json` into the k8s-openapi type of the protobuf message
+        /// `full_name` and encodes it; `None` when k8s-openapi has no such type.
+        pub fn encode_json_as_openapi(
+            full_name: &str,
+            json: serde_json::Value,
+        ) -> Option<Result<Vec<u8>, serde_json::Error>> {
+            Some(match full_name {
+                #(#registry)*
+                _ => return None,
+            })
+        }
+    };
+    let file: syn::File =
+        syn::parse2(tokens).map_err(|err| format!("emitting openapi.rs: {err}"))?;
+    eprintln!("regen: k8s-openapi encoders for {mapped} types");
+    Ok(format!(
+        "{} by `cargo xtask regen`. Do not edit.\n\n{}",
+        kguest_codegen::GENERATED_MARKER,
+        prettyplease::unparse(&file)
+    ))
+}
+
+struct ImplGen<'m> {
+    messages: &'m HashMap<&'m str, &'m Message>,
+    rust: &'m RustStruct,
+    used: BTreeSet<String>,
+    problems: Vec<String>,
+}
+
+impl ImplGen<'_> {
+    /// The length terms and write statements for the fields of `message`,
+    /// read from the k8s-openapi struct (inlined messages read from it too).
+    fn body(&mut self, message: &Message, context: &str) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let mut lens = Vec::new();
+        let mut writes = Vec::new();
+        for field in &message.fields {
+            let number = Literal::u32_unsuffixed(field.number);
+            if field.inline {
+                let FieldType::Message(inner) = &field.ty else {
+                    continue;
+                };
+                let Some(inner) = self.messages.get(inner.as_str()).copied() else {
+                    continue;
+                };
+                let (inner_lens, inner_writes) = self.body(inner, context);
+                lens.push(quote!(rt::inline_len(#number, sizes, |sizes| { let _ = &sizes; 0 #(+ #inner_lens)* })));
+                writes.push(
+                    quote!(rt::write_inline(#number, w, |w| { let _ = &w; #(#inner_writes)* });),
+                );
+                continue;
+            }
+            let json = field
+                .json_name
+                .clone()
+                .unwrap_or_else(|| field.proto_name.clone());
+            let Some((ident, ty)) = self.rust.fields.get(&json) else {
+                // k8s-openapi lacks the field: it can only be unset.
+                if let Some((len, write)) = self.zero(field, context) {
+                    lens.push(len);
+                    writes.push(write);
+                }
+                continue;
+            };
+            self.used.insert(json.clone());
+            let member = Ident::new(ident, Span::call_site());
+            match self.field(field, &member, ty) {
+                Ok((len, write)) => {
+                    lens.push(len);
+                    writes.push(write);
+                }
+                Err(problem) => self
+                    .problems
+                    .push(format!("{context}.{}: {problem}", field.proto_name)),
+            }
+        }
+        (lens, writes)
+    }
+
+    fn field(
+        &self,
+        field: &Field,
+        member: &Ident,
+        ty: &syn::Type,
+    ) -> Result<(TokenStream, TokenStream), String> {
+        let number = Literal::u32_unsuffixed(field.number);
+        let (optional, inner) = match generic_arg(ty, "Option") {
+            Some(inner) => (true, inner),
+            None => (false, ty),
+        };
+        match &field.label {
+            Label::Map { value, .. } => {
+                let map_value = generic_args(inner, "BTreeMap")
+                    .and_then(|args| args.get(1).copied())
+                    .ok_or("a map field that is not a BTreeMap")?;
+                self.check_leaf(value, map_value)?;
+                let map = if optional {
+                    quote!(self.#member.as_ref())
+                } else {
+                    quote!(Some(&self.#member))
+                };
+                Ok((
+                    quote!(rt::map_len(#map, #number, sizes)),
+                    quote!(rt::write_map(#map, #number, w);),
+                ))
+            }
+            Label::Repeated => {
+                let element =
+                    generic_arg(inner, "Vec").ok_or("a repeated field that is not a Vec")?;
+                self.check_leaf(&field.ty, element)?;
+                let items = if optional {
+                    quote!(self.#member.iter().flatten())
+                } else {
+                    quote!(&self.#member)
+                };
+                Ok((
+                    quote!(rt::repeated_len(#items, #number, sizes)),
+                    quote!(rt::write_repeated(#items, #number, w);),
+                ))
+            }
+            Label::Singular => {
+                self.check_leaf(&field.ty, inner)?;
+                if !optional {
+                    return Ok((
+                        quote!(self.#member.field_len(#number, sizes)),
+                        quote!(self.#member.write_field(#number, w);),
+                    ));
+                }
+                match self.zero(field, "") {
+                    Some((zero_len, zero_write)) => Ok((
+                        quote!(match &self.#member { Some(v) => v.field_len(#number, sizes), None => #zero_len }),
+                        quote!(match &self.#member { Some(v) => v.write_field(#number, w), None => { #zero_write } }),
+                    )),
+                    None => Ok((
+                        quote!(rt::opt_len(&self.#member, #number, sizes)),
+                        quote!(rt::write_opt(&self.#member, #number, w);),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// What Go writes for the field when it is unset: its zero value for a
+    /// non-pointer field, nothing otherwise (`None`).
+    fn zero(&self, field: &Field, _context: &str) -> Option<(TokenStream, TokenStream)> {
+        if !field.always || field.label != Label::Singular {
+            return None;
+        }
+        let number = Literal::u32_unsuffixed(field.number);
+        Some(match &field.ty {
+            FieldType::String => (
+                quote!(rt::zero::string_len(#number)),
+                quote!(rt::zero::write_string(#number, w);),
+            ),
+            FieldType::Scalar(Scalar::Double | Scalar::Float) => return None,
+            FieldType::Scalar(_) => (
+                quote!(rt::zero::varint_len(#number)),
+                quote!(rt::zero::write_varint(#number, w);),
+            ),
+            FieldType::Bytes => return None,
+            FieldType::Message(name) => {
+                let value = match name.as_str() {
+                    "k8s.io.apimachinery.pkg.apis.meta.v1.Time" => quote!(rt::zero::time()),
+                    "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime" => {
+                        quote!(rt::zero::micro_time())
+                    }
+                    other if STRING_LISTS.contains(&other) => quote!(Vec::<String>::new()),
+                    other => {
+                        let (module, type_name) = split_name(other);
+                        let path = rust_type_path(&module, type_name);
+                        quote!(<#path>::default())
+                    }
+                };
+                (
+                    quote!(#value.field_len(#number, sizes)),
+                    quote!(#value.write_field(#number, w);),
+                )
+            }
+        })
+    }
+
+    /// Checks that the k8s-openapi type `rust` can hold a protobuf `ty`.
+    fn check_leaf(&self, ty: &FieldType, rust: &syn::Type) -> Result<(), String> {
+        let last = last_segment(rust).unwrap_or_default();
+        let ok = match ty {
+            FieldType::String => last == "String",
+            FieldType::Bytes => last == "ByteString",
+            FieldType::Scalar(Scalar::Int32) => last == "i32",
+            FieldType::Scalar(Scalar::Int64) => last == "i64",
+            FieldType::Scalar(Scalar::Bool) => last == "bool",
+            FieldType::Scalar(Scalar::Double) => last == "f64",
+            FieldType::Scalar(other) => return Err(format!("unexpected protobuf type {other:?}")),
+            FieldType::Message(name) if STRING_LISTS.contains(&name.as_str()) => {
+                generic_arg(rust, "Vec").and_then(last_segment).as_deref() == Some("String")
+            }
+            FieldType::Message(name) => Some(split_name(name).1) == last_segment(rust).as_deref(),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "k8s-openapi type `{}` does not hold {ty:?}",
+                quote!(#rust)
+            ))
+        }
+    }
+}
+
+fn split_name(full_name: &str) -> (Vec<String>, &str) {
+    let (package, name) = full_name.rsplit_once('.').unwrap_or(("", full_name));
+    (rust_module(&format!("{package}.x")), name)
+}
+
+/// k8s-openapi's module for a protobuf message: the package below `k8s.io`.
+fn rust_module(full_name: &str) -> Vec<String> {
+    let package = full_name.rsplit_once('.').map_or("", |(p, _)| p);
+    package
+        .strip_prefix("k8s.io.")
+        .unwrap_or(package)
+        .split('.')
+        .map(str::to_string)
+        .collect()
+}
+
+fn rust_type_path(module: &[String], name: &str) -> TokenStream {
+    let segments = module.iter().map(|m| Ident::new(m, Span::call_site()));
+    let name = Ident::new(name, Span::call_site());
+    quote!(k8s_openapi::#(#segments::)*#name)
+}
+
+fn last_segment(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn generic_args<'t>(ty: &'t syn::Type, wrapper: &str) -> Option<Vec<&'t syn::Type>> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != wrapper {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    Some(
+        args.args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+fn generic_arg<'t>(ty: &'t syn::Type, wrapper: &str) -> Option<&'t syn::Type> {
+    generic_args(ty, wrapper)?.first().copied()
+}
+
+/// k8s-openapi's `src/v1_36`, found through `cargo metadata`.
+fn k8s_openapi_source() -> Result<PathBuf, String> {
+    let output =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["metadata", "--format-version", "1", "--manifest-path"])
+            .arg(paths::root().join("Cargo.toml"))
+            .output()
+            .map_err(|err| format!("running cargo metadata: {err}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|err| format!("cargo metadata output: {err}"))?;
+    let manifest = meta["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "k8s-openapi")
+        .and_then(|p| p["manifest_path"].as_str())
+        .ok_or("k8s-openapi is not in the workspace's dependency graph")?;
+    let dir = Path::new(manifest)
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("src/v1_36");
+    if !dir.is_dir() {
+        return Err(format!(
+            "{} is missing (k8s-openapi without Kubernetes 1.36 support?)",
+            dir.display()
+        ));
+    }
+    Ok(dir)
+}
+
+/// Every struct of k8s-openapi below `dir`, by (module path, name).
+fn read_structs(dir: &Path) -> Result<HashMap<(Vec<String>, String), RustStruct>, String> {
+    let mut out = HashMap::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(rel) = pending.pop() {
+        for entry in std::fs::read_dir(dir.join(&rel)).map_err(|err| err.to_string())? {
+            let entry = entry.map_err(|err| err.to_string())?;
+            let path = rel.join(entry.file_name());
+            if entry.file_type().map_err(|err| err.to_string())?.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs")
+                || path.file_name().is_some_and(|n| n == "mod.rs")
+            {
+                continue;
+            }
+            let text = std::fs::read_to_string(dir.join(&path)).map_err(|err| err.to_string())?;
+            let file =
+                syn::parse_file(&text).map_err(|err| format!("{}: {err}", path.display()))?;
+            let module: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let json_names = json_names(&text);
+            for item in file.items {
+                let syn::Item::Struct(item) = item else {
+                    continue;
+                };
+                let named = match item.fields {
+                    syn::Fields::Named(named) => named,
+                    // A JSON-value newtype stands for a message without fields.
+                    _ => {
+                        let fields = BTreeMap::new();
+                        out.insert(
+                            (module.clone(), item.ident.to_string()),
+                            RustStruct {
+                                fields,
+                                newtype: true,
+                            },
+                        );
+                        continue;
+                    }
+                };
+                let mut fields = BTreeMap::new();
+                for field in named.named {
+                    let ident = field.ident.map(|i| i.to_string()).unwrap_or_default();
+                    let key = ident.trim_start_matches("r#").to_string();
+                    let json = json_names.get(&key).cloned().ok_or_else(|| {
+                        format!(
+                            "{}: no JSON name for field `{ident}` of {}",
+                            path.display(),
+                            item.ident
+                        )
+                    })?;
+                    fields.insert(json, (ident, field.ty));
+                }
+                out.insert(
+                    (module.clone(), item.ident.to_string()),
+                    RustStruct {
+                        fields,
+                        newtype: false,
+                    },
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// From k8s-openapi's serde code: `"nodeName" => Field::Key_node_name` gives
+/// field `node_name` the JSON name `nodeName`.
+fn json_names(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let Some(rest) = line.strip_prefix('"') else {
+            continue;
+        };
+        let Some((json, rest)) = rest.split_once('"') else {
+            continue;
+        };
+        let Some(key) = rest.trim().strip_prefix("=> Field::Key_") else {
+            continue;
+        };
+        let key = key.trim_end_matches(',').trim();
+        out.insert(key.to_string(), json.to_string());
+    }
+    out
+}
