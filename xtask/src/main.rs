@@ -1,10 +1,12 @@
 //! Project automation: `cargo xtask <task>`. One module per task.
 
+mod bench;
 mod demo;
 mod guests;
 mod openapi;
 mod paths;
 mod regen;
+mod size;
 mod test;
 mod vendor;
 
@@ -14,7 +16,10 @@ const USAGE: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
-  demo                            decode an embedded sample Pod and build the nodeName guest
+  demo                            run the example plugins on embedded sample objects
+  bench [--quick]                 latency and encoding benchmarks; rewrites docs/benchmarks.md
+  size [--check] [--bless] [--allow-growth]
+                                  wasm sizes of examples and baselines vs size-budgets.toml
   test                            everything CI checks (vendor, regen --check, tests, guest sizes)
   vendor [--from DIR] [--check]   fetch the pinned Kubernetes protos and fixtures into proto-vendor/
          [--update-lock --from DIR [--kubernetes X.Y.Z]]
@@ -28,7 +33,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let result = match task.as_str() {
+        "bench" => bench::run(rest),
         "demo" => demo::run(rest),
+        "size" => size::run(rest),
         "test" => test::run(rest),
         "vendor" => vendor::run(rest),
         "regen" => regen::run(rest),
