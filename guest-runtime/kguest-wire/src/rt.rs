@@ -6,7 +6,7 @@
 use core::marker::PhantomData;
 
 use crate::codec::Codec;
-use crate::wire::{Raw, read_varint};
+use crate::wire::Raw;
 use crate::{Map, Repeated};
 
 /// The last occurrence of field `number`, undecoded, or `None` when the
@@ -16,23 +16,34 @@ use crate::{Map, Repeated};
 /// size: values are skipped, not decoded; only the winner is decoded, by the
 /// codec that asked for it.
 pub fn last(bytes: &[u8], number: u32) -> Option<Raw<'_>> {
-    let mut rest = bytes;
+    let mut pos = 0usize;
     let mut found = None;
-    while !rest.is_empty() {
-        let key = read_varint(&mut rest).ok()?;
+    while pos < bytes.len() {
+        let key = varint_at(bytes, &mut pos)?;
         if key < 8 || key > u64::from(u32::MAX) {
             return None; // field number 0 or above 2^29 - 1
         }
         let wire = (key & 7) as u8;
-        let len = match wire {
-            0 => varint_len(rest)?,
-            1 => 8,
-            2 => usize::try_from(read_varint(&mut rest).ok()?).ok()?,
-            5 => 4,
+        let start = match wire {
+            0 => {
+                let start = pos;
+                varint_at(bytes, &mut pos)?;
+                start
+            }
+            1 | 5 => {
+                let start = pos;
+                pos = pos.checked_add(if wire == 1 { 8 } else { 4 })?;
+                start
+            }
+            2 => {
+                let len = usize::try_from(varint_at(bytes, &mut pos)?).ok()?;
+                let start = pos;
+                pos = pos.checked_add(len)?;
+                start
+            }
             _ => return None,
         };
-        let (value, tail) = rest.split_at_checked(len)?;
-        rest = tail;
+        let value = bytes.get(start..pos)?;
         if key >> 3 == u64::from(number) {
             found = Some(Raw { wire, bytes: value });
         }
@@ -40,11 +51,25 @@ pub fn last(bytes: &[u8], number: u32) -> Option<Raw<'_>> {
     found
 }
 
-/// The length of the varint at the front of `bytes`, if it is valid.
-fn varint_len(bytes: &[u8]) -> Option<usize> {
-    let end = bytes.iter().take(10).position(|b| b & 0x80 == 0)?;
-    // A tenth byte may only carry the top bit of a u64.
-    (end < 9 || bytes.get(9).is_some_and(|&b| b <= 1)).then_some(end + 1)
+/// Decodes the varint at `*pos`, advancing it (the rules of
+/// [`crate::wire::read_varint`]). Not inlined: `last` calls it from three
+/// places and guests are size-bound.
+#[inline(never)]
+fn varint_at(bytes: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut value: u64 = 0;
+    let mut shift: u32 = 0;
+    loop {
+        let byte = *bytes.get(*pos)?;
+        *pos += 1;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return (shift < 63 || byte <= 1).then_some(value);
+        }
+        shift += 7;
+        if shift > 63 {
+            return None;
+        }
+    }
 }
 
 /// A singular field read with codec `C`.
