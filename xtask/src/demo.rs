@@ -1,119 +1,79 @@
-//! `cargo xtask demo`: the main job on embedded sample data.
+//! `cargo xtask demo`: the main job on the sample objects in `tests/data`.
 //!
-//! Encodes a small sample Pod as the API server would send it, decodes it
-//! with `kguest decode` (views → Kubernetes JSON), and builds the nodeName
-//! guest for wasm32 to show its size.
+//! Builds the example plugins for wasm32 and the `kguest` CLI (release),
+//! then, for each plugin, runs one scheduling cycle of the sample Pod over
+//! the sample Nodes through the wasmtime host, printing the decisions, the
+//! plugin's size and its per-call Filter latency. Last, it shows the Pod the
+//! plugins read, decoded from its protobuf encoding by the views.
 
 use std::process::Command;
 
-use crate::{guests, paths};
+use crate::{examples, paths};
+
+/// (plugin, pod file) pairs, in the order the demo shows them.
+const RUNS: &[(&str, &str)] = &[
+    ("nodename", "pod.yaml"),
+    ("taints", "pod.yaml"),
+    ("fit", "pod.yaml"),
+    ("wasm-runtime", "wasm-pod.yaml"),
+    ("imagelocality", "pod.yaml"),
+    ("nodenumber", "pod.yaml"),
+];
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
-        return Err(format!(
-            "usage: cargo xtask demo (unknown argument `{arg}`)"
-        ));
+        return Err(format!("usage: cargo xtask demo (unknown argument `{arg}`)"));
     }
-    let dir = paths::target_dir().join("demo");
-    std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
-    let pod_file = dir.join("pod.pb");
-    let pod = sample_pod();
-    std::fs::write(&pod_file, &pod).map_err(|err| format!("{}: {err}", pod_file.display()))?;
-    println!(
-        "== sample Pod: {} bytes of Kubernetes protobuf in {}",
-        pod.len(),
-        pod_file.display()
-    );
+    let plugins = examples::build_all()?;
+    crate::test::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
+    let kguest = paths::target_dir().join("release/kguest");
+    let data = paths::root().join("tests/data");
+    let nodes = data.join("nodes.yaml");
 
-    println!("== kguest decode {}", pod_file.display());
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["run", "--quiet", "-p", "kguest-cli", "--", "decode"])
-        .arg(&pod_file)
-        .current_dir(paths::root())
-        .status()
-        .map_err(|err| format!("running kguest: {err}"))?;
-    if !status.success() {
-        return Err(format!("kguest decode failed ({status})"));
-    }
-
-    println!("== guests (wasm32-unknown-unknown, guest profile)");
-    for (package, budget) in guests::BUDGETS {
-        let path = guests::build(package)?;
-        let size = std::fs::metadata(&path)
-            .map_err(|err| format!("{}: {err}", path.display()))?
-            .len();
-        println!(
-            "{package}: {size} bytes (budget {budget}) at {}",
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-/// A tiny protobuf writer: enough to lay out the sample by field number.
-#[derive(Default)]
-struct Msg(Vec<u8>);
-
-impl Msg {
-    fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.0.push((v as u8) | 0x80);
-            v >>= 7;
+    for (name, pod) in RUNS {
+        let Some((_, wasm)) = plugins.iter().find(|(n, _)| n == name) else { continue };
+        let size = std::fs::metadata(wasm).map_err(|err| format!("{}: {err}", wasm.display()))?.len();
+        println!("\n== {name} ({size} bytes of wasm) on {pod} over nodes.yaml");
+        let status = Command::new(&kguest)
+            .arg("run")
+            .arg(wasm)
+            .arg("--pod")
+            .arg(data.join(pod))
+            .arg("--nodes")
+            .arg(&nodes)
+            .arg("--timing")
+            .status()
+            .map_err(|err| format!("running {}: {err}", kguest.display()))?;
+        if !status.success() {
+            return Err(format!("kguest run {name} failed ({status})"));
         }
-        self.0.push(v as u8);
     }
 
-    fn bytes(mut self, number: u32, value: &[u8]) -> Self {
-        self.varint(u64::from(number) << 3 | 2);
-        self.varint(value.len() as u64);
-        self.0.extend_from_slice(value);
-        self
+    println!("\n== the sample Pod as the plugins receive it: protobuf, decoded by the views");
+    let encoded = Command::new(&kguest)
+        .args(["encode"])
+        .arg(data.join("pod.yaml"))
+        .output()
+        .map_err(|err| format!("running kguest encode: {err}"))?;
+    if !encoded.status.success() {
+        return Err(String::from_utf8_lossy(&encoded.stderr).into_owned());
     }
-
-    fn str(self, number: u32, value: &str) -> Self {
-        self.bytes(number, value.as_bytes())
+    println!("{} bytes of Kubernetes protobuf; `kguest decode` gives back:", encoded.stdout.len());
+    let mut decode = Command::new(&kguest)
+        .arg("decode")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("running kguest decode: {err}"))?;
+    if let Some(mut stdin) = decode.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(&encoded.stdout).map_err(|err| err.to_string())?;
     }
-
-    fn msg(self, number: u32, value: Msg) -> Self {
-        self.bytes(number, &value.0)
+    let out = decode.wait_with_output().map_err(|err| err.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines().take(24) {
+        println!("{line}");
     }
-
-    fn entry(self, number: u32, key: &str, value: Msg) -> Self {
-        self.msg(number, Msg::default().str(1, key).msg(2, value))
-    }
-
-    fn str_entry(self, number: u32, key: &str, value: &str) -> Self {
-        self.msg(number, Msg::default().str(1, key).str(2, value))
-    }
-}
-
-/// The sample: a Pod already bound to `node-a`, wrapped in the `k8s\0` envelope.
-fn sample_pod() -> Vec<u8> {
-    let quantity = |q: &str| Msg::default().str(1, q);
-    let metadata = Msg::default()
-        .str(1, "web-7d4b9c")
-        .str(3, "default")
-        .str_entry(11, "app", "web")
-        .str_entry(11, "tier", "frontend");
-    let resources = Msg::default()
-        .entry(1, "memory", quantity("256Mi"))
-        .entry(2, "cpu", quantity("250m"))
-        .entry(2, "memory", quantity("128Mi"));
-    let container = Msg::default()
-        .str(1, "web")
-        .str(2, "nginx:1.27")
-        .msg(8, resources);
-    let spec = Msg::default().msg(2, container).str(10, "node-a");
-    let status = Msg::default().str(1, "Pending");
-    let pod = Msg::default().msg(1, metadata).msg(2, spec).msg(3, status);
-    let type_meta = Msg::default().str(1, "v1").str(2, "Pod");
-    let unknown = Msg::default()
-        .msg(1, type_meta)
-        .bytes(2, &pod.0)
-        .str(3, "")
-        .str(4, "");
-    let mut out = b"k8s\0".to_vec();
-    out.extend_from_slice(&unknown.0);
-    out
+    println!("  ... ({} lines)", text.lines().count());
+    Ok(())
 }

@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod examples;
 mod guests;
 mod openapi;
 mod paths;
@@ -16,7 +17,8 @@ const USAGE: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
-  demo                            run the example plugins on embedded sample objects
+  demo                            run the example plugins on the sample objects in tests/data
+  examples                        build the example plugins into target/plugins/
   bench [--quick]                 latency and encoding benchmarks; rewrites docs/benchmarks.md
   size [--check] [--bless] [--allow-growth]
                                   wasm sizes of examples and baselines vs size-budgets.toml
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
     let result = match task.as_str() {
         "bench" => bench::run(rest),
         "demo" => demo::run(rest),
+        "examples" => examples::run(rest),
         "size" => size::run(rest),
         "test" => test::run(rest),
         "vendor" => vendor::run(rest),

@@ -2,12 +2,13 @@
 //!
 //! 1. vendor the pinned upstream files (from `KGUEST_K8S_DIR` or upstream),
 //! 2. `regen --check`: the committed generated code is what the generator writes,
-//! 3. `cargo test --workspace`,
-//! 4. build the wasm guests with the size profile and check their budgets.
+//! 3. build the example plugins (the end-to-end tests run them),
+//! 4. `cargo test --workspace`,
+//! 5. build the wasm guests with the size profile and check their budgets.
 
 use std::process::Command;
 
-use crate::{guests, regen, vendor};
+use crate::{examples, guests, regen, vendor};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
@@ -17,6 +18,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     vendor::ensure_vendored()?;
     regen::run(&["--check".to_string()])?;
+    examples::build_all()?;
+    // SAFETY of the env change: xtask is single-threaded here.
+    unsafe { std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir()) };
     cargo(&["test", "--workspace", "--quiet"])?;
     guests::check_sizes()?;
     Ok(())

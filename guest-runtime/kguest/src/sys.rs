@@ -100,7 +100,12 @@ impl Slot {
     #[inline(never)]
     unsafe fn fill(&mut self, get: GetFn, key: *const u8, key_len: u32) {
         self.len = 0;
-        for _ in 0..3 {
+        // A slot without a buffer takes one before the first call, so an
+        // object that fits costs one host call, not a size probe and a copy.
+        if self.cap == 0 && !self.grow(0) {
+            return;
+        }
+        for _ in 0..2 {
             // SAFETY: the buffer is ours with `cap` writable bytes (`cap`
             // fits u32: wasm32, or a test-sized native buffer); the key is
             // readable per the caller.

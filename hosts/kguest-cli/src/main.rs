@@ -3,6 +3,7 @@
 mod decode;
 mod encode;
 mod objects;
+mod run;
 
 use std::process::ExitCode;
 
@@ -14,6 +15,9 @@ commands:
   encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
                                   Kubernetes JSON or YAML -> protobuf, byte for byte
                                   what the API server writes
+  run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--json] [--timing]
+                                  one scheduling cycle of a kube-scheduler-wasm-extension
+                                  plugin: PreFilter, Filter per node, Score per feasible node
 
   decode input is what the API server sends (`k8s\\0` + runtime.Unknown; the type is
   read from it) or, with --type, one raw message. TYPE looks like core.v1.Pod,
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         }
         Some("decode") => decode::run(&args[1..]),
         Some("encode") => encode::run(&args[1..]),
+        Some("run") => run::run(&args[1..]),
         Some(other) => Err(Failure::Usage(format!("unknown command `{other}`"))),
     };
     match result {

@@ -2,6 +2,8 @@
 //! input (one clear line on stderr, exit code 1 for input, 2 for usage, never
 //! a panic).
 
+mod run;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -23,7 +25,7 @@ spec:
       requests: {cpu: 250m, memory: 0.5Gi}
 ";
 
-fn kguest(args: &[&str], stdin: &[u8]) -> Output {
+pub fn kguest(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kguest"))
         .args(args)
         .stdin(Stdio::piped())
@@ -49,7 +51,7 @@ fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
 }
 
 /// Exit code `code`, one line on stderr containing `needle`, no panic.
-fn assert_fails(output: &Output, code: i32, needle: &str) {
+pub fn assert_fails(output: &Output, code: i32, needle: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(code), "stderr: {stderr}");
     assert!(
