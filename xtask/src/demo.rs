@@ -22,7 +22,9 @@ const RUNS: &[(&str, &str)] = &[
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
-        return Err(format!("usage: cargo xtask demo (unknown argument `{arg}`)"));
+        return Err(format!(
+            "usage: cargo xtask demo (unknown argument `{arg}`)"
+        ));
     }
     let plugins = examples::build_all()?;
     crate::test::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
@@ -31,8 +33,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let nodes = data.join("nodes.yaml");
 
     for (name, pod) in RUNS {
-        let Some((_, wasm)) = plugins.iter().find(|(n, _)| n == name) else { continue };
-        let size = std::fs::metadata(wasm).map_err(|err| format!("{}: {err}", wasm.display()))?.len();
+        let Some((_, wasm)) = plugins.iter().find(|(n, _)| n == name) else {
+            continue;
+        };
+        let size = std::fs::metadata(wasm)
+            .map_err(|err| format!("{}: {err}", wasm.display()))?
+            .len();
         println!("\n== {name} ({size} bytes of wasm) on {pod} over nodes.yaml");
         let status = Command::new(&kguest)
             .arg("run")
@@ -58,7 +64,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if !encoded.status.success() {
         return Err(String::from_utf8_lossy(&encoded.stderr).into_owned());
     }
-    println!("{} bytes of Kubernetes protobuf; `kguest decode` gives back:", encoded.stdout.len());
+    println!(
+        "{} bytes of Kubernetes protobuf; `kguest decode` gives back:",
+        encoded.stdout.len()
+    );
     let mut decode = Command::new(&kguest)
         .arg("decode")
         .stdin(std::process::Stdio::piped())
@@ -67,7 +76,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .map_err(|err| format!("running kguest decode: {err}"))?;
     if let Some(mut stdin) = decode.stdin.take() {
         use std::io::Write;
-        stdin.write_all(&encoded.stdout).map_err(|err| err.to_string())?;
+        stdin
+            .write_all(&encoded.stdout)
+            .map_err(|err| err.to_string())?;
     }
     let out = decode.wait_with_output().map_err(|err| err.to_string())?;
     let text = String::from_utf8_lossy(&out.stdout);

@@ -9,14 +9,25 @@ use crate::paths;
 use crate::test::cargo;
 
 /// The example plugins (crate names under `examples/`).
-pub const EXAMPLES: &[&str] = &["nodename", "nodenumber", "wasm-runtime", "taints", "fit", "imagelocality"];
+pub const EXAMPLES: &[&str] = &[
+    "nodename",
+    "nodenumber",
+    "wasm-runtime",
+    "taints",
+    "fit",
+    "imagelocality",
+];
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
-        return Err(format!("usage: cargo xtask examples (unknown argument `{arg}`)"));
+        return Err(format!(
+            "usage: cargo xtask examples (unknown argument `{arg}`)"
+        ));
     }
     for (name, path) in build_all()? {
-        let size = std::fs::metadata(&path).map_err(|err| format!("{}: {err}", path.display()))?.len();
+        let size = std::fs::metadata(&path)
+            .map_err(|err| format!("{}: {err}", path.display()))?
+            .len();
         println!("{name}: {size} bytes -> {}", path.display());
     }
     Ok(())
@@ -29,7 +40,14 @@ pub fn plugin_dir() -> PathBuf {
 
 /// Builds all examples in one cargo run and copies them to [`plugin_dir`].
 pub fn build_all() -> Result<Vec<(&'static str, PathBuf)>, String> {
-    let mut args = vec!["build", "--quiet", "--profile", "guest", "--target", WASM_TARGET];
+    let mut args = vec![
+        "build",
+        "--quiet",
+        "--profile",
+        "guest",
+        "--target",
+        WASM_TARGET,
+    ];
     for name in EXAMPLES {
         args.extend(["-p", name]);
     }

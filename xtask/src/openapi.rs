@@ -108,14 +108,14 @@ pub fn generate(model: &Model) -> Result<String, String> {
                 continue;
             }
             let path = rust_type_path(&module, &message.type_name);
+            let (sizes, w) = params(!len.is_empty());
+            let len = sum(&len);
             impls.push(quote! {
                 impl Message for #path {
-                    fn body_len(&self, sizes: &mut Sizes) -> usize {
-                        let _ = &sizes;
-                        0 #(+ #len)*
+                    fn body_len(&self, #sizes: &mut Sizes) -> usize {
+                        #len
                     }
-                    fn write_body(&self, w: &mut Writer<'_>) {
-                        let _ = &w;
+                    fn write_body(&self, #w: &mut Writer<'_>) {
                         #(#write)*
                     }
                 }
@@ -185,10 +185,10 @@ impl ImplGen<'_> {
                     continue;
                 };
                 let (inner_lens, inner_writes) = self.body(inner, context);
-                lens.push(quote!(rt::inline_len(#number, sizes, |sizes| { let _ = &sizes; 0 #(+ #inner_lens)* })));
-                writes.push(
-                    quote!(rt::write_inline(#number, w, |w| { let _ = &w; #(#inner_writes)* });),
-                );
+                let (sizes, w) = params(!inner_lens.is_empty());
+                let inner_len = sum(&inner_lens);
+                lens.push(quote!(rt::inline_len(#number, sizes, |#sizes| #inner_len)));
+                writes.push(quote!(rt::write_inline(#number, w, |#w| { #(#inner_writes)* });));
                 continue;
             }
             let json = field
@@ -345,6 +345,30 @@ impl ImplGen<'_> {
             ))
         }
     }
+}
+
+/// `a + b + c`, or `0` for no terms.
+fn sum(terms: &[TokenStream]) -> TokenStream {
+    match terms.split_first() {
+        // A leading `match` would parse as a statement, not an operand.
+        Some((first, rest)) if first.to_string().starts_with("match") && !rest.is_empty() => {
+            quote!((#first) #(+ #rest)*)
+        }
+        Some((first, rest)) => quote!(#first #(+ #rest)*),
+        None => quote!(0),
+    }
+}
+
+/// The parameter names of `body_len`/`write_body`: `_`-prefixed when the
+/// message has nothing to write.
+fn params(used: bool) -> (Ident, Ident) {
+    let name = |n: &str| {
+        Ident::new(
+            &if used { n.to_string() } else { format!("_{n}") },
+            Span::call_site(),
+        )
+    };
+    (name("sizes"), name("w"))
 }
 
 fn split_name(full_name: &str) -> (Vec<String>, &str) {

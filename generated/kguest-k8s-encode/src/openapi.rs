@@ -4,15 +4,12 @@
 use super::rt::{self, Encode, Leaf, Message, Sizes, Writer};
 impl Message for k8s_openapi::api::admissionregistration::v1::ApplyConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.expression {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        match &self.expression {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.expression {
             Some(v) => v.write_field(1, w),
             None => {
@@ -23,37 +20,30 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ApplyConfiguration
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::AuditAnnotation {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes) + self.value_expression.field_len(2, sizes)
+        self.key.field_len(1, sizes) + self.value_expression.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         self.value_expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::ExpressionWarning {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.field_ref.field_len(2, sizes) + self.warning.field_len(3, sizes)
+        self.field_ref.field_len(2, sizes) + self.warning.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.field_ref.write_field(2, w);
         self.warning.write_field(3, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::JSONPatch {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.expression {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        match &self.expression {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.expression {
             Some(v) => v.write_field(1, w),
             None => {
@@ -64,26 +54,22 @@ impl Message for k8s_openapi::api::admissionregistration::v1::JSONPatch {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::MatchCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::MatchResources {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.namespace_selector, 1, sizes)
+        rt::opt_len(&self.namespace_selector, 1, sizes)
             + rt::opt_len(&self.object_selector, 2, sizes)
             + rt::repeated_len(self.resource_rules.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.exclude_resource_rules.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.match_policy, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.namespace_selector, 1, w);
         rt::write_opt(&self.object_selector, 2, w);
         rt::write_repeated(self.resource_rules.iter().flatten(), 3, w);
@@ -93,8 +79,7 @@ impl Message for k8s_openapi::api::admissionregistration::v1::MatchResources {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -104,7 +89,6 @@ impl Message for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionP
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -118,8 +102,7 @@ impl Message for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionP
 impl Message
 for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -129,7 +112,6 @@ for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding 
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -143,16 +125,13 @@ for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding 
 impl Message
 for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBindingSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.policy_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.param_ref, 2, sizes)
+        (match &self.policy_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.param_ref, 2, sizes)
             + rt::opt_len(&self.match_resources, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.policy_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -166,8 +145,7 @@ for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBindingS
 impl Message
 for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicySpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.param_kind, 1, sizes)
+        rt::opt_len(&self.param_kind, 1, sizes)
             + rt::opt_len(&self.match_constraints, 2, sizes)
             + rt::repeated_len(self.variables.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.mutations.iter().flatten(), 4, sizes)
@@ -179,7 +157,6 @@ for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicySpec {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.param_kind, 1, w);
         rt::write_opt(&self.match_constraints, 2, w);
         rt::write_repeated(self.variables.iter().flatten(), 3, w);
@@ -196,8 +173,7 @@ for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicySpec {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::MutatingWebhook {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.client_config.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.client_config.field_len(2, sizes)
             + rt::repeated_len(self.rules.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.failure_policy, 4, sizes)
             + rt::opt_len(&self.namespace_selector, 5, sizes)
@@ -210,7 +186,6 @@ impl Message for k8s_openapi::api::admissionregistration::v1::MutatingWebhook {
             + rt::repeated_len(self.match_conditions.iter().flatten(), 12, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.client_config.write_field(2, w);
         rt::write_repeated(self.rules.iter().flatten(), 3, w);
@@ -228,25 +203,21 @@ impl Message for k8s_openapi::api::admissionregistration::v1::MutatingWebhook {
 impl Message
 for k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.webhooks.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.webhooks.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::Mutation {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.patch_type.field_len(2, sizes)
+        self.patch_type.field_len(2, sizes)
             + rt::opt_len(&self.apply_configuration, 3, sizes)
             + rt::opt_len(&self.json_patch, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.patch_type.write_field(2, w);
         rt::write_opt(&self.apply_configuration, 3, w);
         rt::write_opt(&self.json_patch, 4, w);
@@ -254,25 +225,17 @@ impl Message for k8s_openapi::api::admissionregistration::v1::Mutation {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::NamedRuleWithOperations {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.resource_names.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.resource_names.iter().flatten(), 1, sizes)
             + rt::inline_len(
                 2,
                 sizes,
                 |sizes| {
-                    let _ = &sizes;
-                    0 + rt::repeated_len(self.operations.iter().flatten(), 1, sizes)
+                    rt::repeated_len(self.operations.iter().flatten(), 1, sizes)
                         + rt::inline_len(
                             2,
                             sizes,
                             |sizes| {
-                                let _ = &sizes;
-                                0
-                                    + rt::repeated_len(
-                                        self.api_groups.iter().flatten(),
-                                        1,
-                                        sizes,
-                                    )
+                                rt::repeated_len(self.api_groups.iter().flatten(), 1, sizes)
                                     + rt::repeated_len(
                                         self.api_versions.iter().flatten(),
                                         2,
@@ -289,19 +252,16 @@ impl Message for k8s_openapi::api::admissionregistration::v1::NamedRuleWithOpera
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.resource_names.iter().flatten(), 1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_repeated(self.operations.iter().flatten(), 1, w);
                 rt::write_inline(
                     2,
                     w,
                     |w| {
-                        let _ = &w;
                         rt::write_repeated(self.api_groups.iter().flatten(), 1, w);
                         rt::write_repeated(self.api_versions.iter().flatten(), 2, w);
                         rt::write_repeated(self.resources.iter().flatten(), 3, w);
@@ -314,19 +274,16 @@ impl Message for k8s_openapi::api::admissionregistration::v1::NamedRuleWithOpera
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::ParamKind {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_version {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.api_version {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.kind {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_version {
             Some(v) => v.write_field(1, w),
             None => {
@@ -343,12 +300,10 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ParamKind {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::ParamRef {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.namespace {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -356,7 +311,6 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ParamRef {
             + rt::opt_len(&self.parameter_not_found_action, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -375,14 +329,12 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ParamRef {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::RuleWithOperations {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.operations.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.operations.iter().flatten(), 1, sizes)
             + rt::inline_len(
                 2,
                 sizes,
                 |sizes| {
-                    let _ = &sizes;
-                    0 + rt::repeated_len(self.api_groups.iter().flatten(), 1, sizes)
+                    rt::repeated_len(self.api_groups.iter().flatten(), 1, sizes)
                         + rt::repeated_len(self.api_versions.iter().flatten(), 2, sizes)
                         + rt::repeated_len(self.resources.iter().flatten(), 3, sizes)
                         + rt::opt_len(&self.scope, 4, sizes)
@@ -390,13 +342,11 @@ impl Message for k8s_openapi::api::admissionregistration::v1::RuleWithOperations
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.operations.iter().flatten(), 1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_repeated(self.api_groups.iter().flatten(), 1, w);
                 rt::write_repeated(self.api_versions.iter().flatten(), 2, w);
                 rt::write_repeated(self.resources.iter().flatten(), 3, w);
@@ -407,12 +357,10 @@ impl Message for k8s_openapi::api::admissionregistration::v1::RuleWithOperations
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::ServiceReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.namespace.field_len(1, sizes) + self.name.field_len(2, sizes)
+        self.namespace.field_len(1, sizes) + self.name.field_len(2, sizes)
             + rt::opt_len(&self.path, 3, sizes) + rt::opt_len(&self.port, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.namespace.write_field(1, w);
         self.name.write_field(2, w);
         rt::write_opt(&self.path, 3, w);
@@ -421,18 +369,15 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ServiceReference {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::TypeChecking {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.expression_warnings.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.expression_warnings.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.expression_warnings.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -449,7 +394,6 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissio
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -470,11 +414,9 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissio
 impl Message
 for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
@@ -482,13 +424,11 @@ for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindin
 impl Message
 for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.policy_name.field_len(1, sizes) + rt::opt_len(&self.param_ref, 2, sizes)
+        self.policy_name.field_len(1, sizes) + rt::opt_len(&self.param_ref, 2, sizes)
             + rt::opt_len(&self.match_resources, 3, sizes)
             + rt::repeated_len(&self.validation_actions, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.policy_name.write_field(1, w);
         rt::write_opt(&self.param_ref, 2, w);
         rt::write_opt(&self.match_resources, 3, w);
@@ -498,8 +438,7 @@ for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindin
 impl Message
 for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.param_kind, 1, sizes)
+        rt::opt_len(&self.param_kind, 1, sizes)
             + rt::opt_len(&self.match_constraints, 2, sizes)
             + rt::repeated_len(self.validations.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.failure_policy, 4, sizes)
@@ -508,7 +447,6 @@ for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec {
             + rt::repeated_len(self.variables.iter().flatten(), 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.param_kind, 1, w);
         rt::write_opt(&self.match_constraints, 2, w);
         rt::write_repeated(self.validations.iter().flatten(), 3, w);
@@ -521,16 +459,13 @@ for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec {
 impl Message
 for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.observed_generation {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            } + rt::opt_len(&self.type_checking, 2, sizes)
+        (match &self.observed_generation {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        }) + rt::opt_len(&self.type_checking, 2, sizes)
             + rt::repeated_len(self.conditions.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.observed_generation {
             Some(v) => v.write_field(1, w),
             None => {
@@ -543,8 +478,7 @@ for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyStatus
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::ValidatingWebhook {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.client_config.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.client_config.field_len(2, sizes)
             + rt::repeated_len(self.rules.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.failure_policy, 4, sizes)
             + rt::opt_len(&self.namespace_selector, 5, sizes)
@@ -556,7 +490,6 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ValidatingWebhook 
             + rt::repeated_len(self.match_conditions.iter().flatten(), 11, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.client_config.write_field(2, w);
         rt::write_repeated(self.rules.iter().flatten(), 3, w);
@@ -573,20 +506,17 @@ impl Message for k8s_openapi::api::admissionregistration::v1::ValidatingWebhook 
 impl Message
 for k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.webhooks.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.webhooks.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::Validation {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.expression.field_len(1, sizes)
+        self.expression.field_len(1, sizes)
             + match &self.message {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -597,7 +527,6 @@ impl Message for k8s_openapi::api::admissionregistration::v1::Validation {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.expression.write_field(1, w);
         match &self.message {
             Some(v) => v.write_field(2, w),
@@ -616,23 +545,19 @@ impl Message for k8s_openapi::api::admissionregistration::v1::Validation {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::Variable {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1::WebhookClientConfig {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.service, 1, sizes) + rt::opt_len(&self.ca_bundle, 2, sizes)
+        rt::opt_len(&self.service, 1, sizes) + rt::opt_len(&self.ca_bundle, 2, sizes)
             + rt::opt_len(&self.url, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.service, 1, w);
         rt::write_opt(&self.ca_bundle, 2, w);
         rt::write_opt(&self.url, 3, w);
@@ -640,15 +565,12 @@ impl Message for k8s_openapi::api::admissionregistration::v1::WebhookClientConfi
 }
 impl Message for k8s_openapi::api::admissionregistration::v1alpha1::ApplyConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.expression {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        match &self.expression {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.expression {
             Some(v) => v.write_field(1, w),
             None => {
@@ -659,15 +581,12 @@ impl Message for k8s_openapi::api::admissionregistration::v1alpha1::ApplyConfigu
 }
 impl Message for k8s_openapi::api::admissionregistration::v1alpha1::JSONPatch {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.expression {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        match &self.expression {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.expression {
             Some(v) => v.write_field(1, w),
             None => {
@@ -678,26 +597,22 @@ impl Message for k8s_openapi::api::admissionregistration::v1alpha1::JSONPatch {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1alpha1::MatchCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1alpha1::MatchResources {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.namespace_selector, 1, sizes)
+        rt::opt_len(&self.namespace_selector, 1, sizes)
             + rt::opt_len(&self.object_selector, 2, sizes)
             + rt::repeated_len(self.resource_rules.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.exclude_resource_rules.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.match_policy, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.namespace_selector, 1, w);
         rt::write_opt(&self.object_selector, 2, w);
         rt::write_repeated(self.resource_rules.iter().flatten(), 3, w);
@@ -708,8 +623,7 @@ impl Message for k8s_openapi::api::admissionregistration::v1alpha1::MatchResourc
 impl Message
 for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -719,7 +633,6 @@ for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -733,8 +646,7 @@ for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {
 impl Message
 for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -744,7 +656,6 @@ for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBi
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -758,16 +669,13 @@ for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBi
 impl Message
 for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.policy_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.param_ref, 2, sizes)
+        (match &self.policy_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.param_ref, 2, sizes)
             + rt::opt_len(&self.match_resources, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.policy_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -781,8 +689,7 @@ for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBi
 impl Message
 for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.param_kind, 1, sizes)
+        rt::opt_len(&self.param_kind, 1, sizes)
             + rt::opt_len(&self.match_constraints, 2, sizes)
             + rt::repeated_len(self.variables.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.mutations.iter().flatten(), 4, sizes)
@@ -794,7 +701,6 @@ for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySp
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.param_kind, 1, w);
         rt::write_opt(&self.match_constraints, 2, w);
         rt::write_repeated(self.variables.iter().flatten(), 3, w);
@@ -811,13 +717,11 @@ for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySp
 }
 impl Message for k8s_openapi::api::admissionregistration::v1alpha1::Mutation {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.patch_type.field_len(2, sizes)
+        self.patch_type.field_len(2, sizes)
             + rt::opt_len(&self.apply_configuration, 3, sizes)
             + rt::opt_len(&self.json_patch, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.patch_type.write_field(2, w);
         rt::write_opt(&self.apply_configuration, 3, w);
         rt::write_opt(&self.json_patch, 4, w);
@@ -826,25 +730,17 @@ impl Message for k8s_openapi::api::admissionregistration::v1alpha1::Mutation {
 impl Message
 for k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.resource_names.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.resource_names.iter().flatten(), 1, sizes)
             + rt::inline_len(
                 2,
                 sizes,
                 |sizes| {
-                    let _ = &sizes;
-                    0 + rt::repeated_len(self.operations.iter().flatten(), 1, sizes)
+                    rt::repeated_len(self.operations.iter().flatten(), 1, sizes)
                         + rt::inline_len(
                             2,
                             sizes,
                             |sizes| {
-                                let _ = &sizes;
-                                0
-                                    + rt::repeated_len(
-                                        self.api_groups.iter().flatten(),
-                                        1,
-                                        sizes,
-                                    )
+                                rt::repeated_len(self.api_groups.iter().flatten(), 1, sizes)
                                     + rt::repeated_len(
                                         self.api_versions.iter().flatten(),
                                         2,
@@ -861,19 +757,16 @@ for k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.resource_names.iter().flatten(), 1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_repeated(self.operations.iter().flatten(), 1, w);
                 rt::write_inline(
                     2,
                     w,
                     |w| {
-                        let _ = &w;
                         rt::write_repeated(self.api_groups.iter().flatten(), 1, w);
                         rt::write_repeated(self.api_versions.iter().flatten(), 2, w);
                         rt::write_repeated(self.resources.iter().flatten(), 3, w);
@@ -886,19 +779,16 @@ for k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1alpha1::ParamKind {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_version {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.api_version {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.kind {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_version {
             Some(v) => v.write_field(1, w),
             None => {
@@ -915,12 +805,10 @@ impl Message for k8s_openapi::api::admissionregistration::v1alpha1::ParamKind {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1alpha1::ParamRef {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.namespace {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -928,7 +816,6 @@ impl Message for k8s_openapi::api::admissionregistration::v1alpha1::ParamRef {
             + rt::opt_len(&self.parameter_not_found_action, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -947,26 +834,21 @@ impl Message for k8s_openapi::api::admissionregistration::v1alpha1::ParamRef {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1alpha1::Variable {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1beta1::ApplyConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.expression {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        match &self.expression {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.expression {
             Some(v) => v.write_field(1, w),
             None => {
@@ -977,15 +859,12 @@ impl Message for k8s_openapi::api::admissionregistration::v1beta1::ApplyConfigur
 }
 impl Message for k8s_openapi::api::admissionregistration::v1beta1::JSONPatch {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.expression {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        match &self.expression {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.expression {
             Some(v) => v.write_field(1, w),
             None => {
@@ -996,26 +875,22 @@ impl Message for k8s_openapi::api::admissionregistration::v1beta1::JSONPatch {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1beta1::MatchCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::admissionregistration::v1beta1::MatchResources {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.namespace_selector, 1, sizes)
+        rt::opt_len(&self.namespace_selector, 1, sizes)
             + rt::opt_len(&self.object_selector, 2, sizes)
             + rt::repeated_len(self.resource_rules.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.exclude_resource_rules.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.match_policy, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.namespace_selector, 1, w);
         rt::write_opt(&self.object_selector, 2, w);
         rt::write_repeated(self.resource_rules.iter().flatten(), 3, w);
@@ -1026,8 +901,7 @@ impl Message for k8s_openapi::api::admissionregistration::v1beta1::MatchResource
 impl Message
 for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -1037,7 +911,6 @@ for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -1051,8 +924,7 @@ for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy {
 impl Message
 for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -1062,7 +934,6 @@ for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBin
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -1076,16 +947,13 @@ for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBin
 impl Message
 for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.policy_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.param_ref, 2, sizes)
+        (match &self.policy_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.param_ref, 2, sizes)
             + rt::opt_len(&self.match_resources, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.policy_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -1099,8 +967,7 @@ for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBin
 impl Message
 for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.param_kind, 1, sizes)
+        rt::opt_len(&self.param_kind, 1, sizes)
             + rt::opt_len(&self.match_constraints, 2, sizes)
             + rt::repeated_len(self.variables.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.mutations.iter().flatten(), 4, sizes)
@@ -1112,7 +979,6 @@ for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpe
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.param_kind, 1, w);
         rt::write_opt(&self.match_constraints, 2, w);
         rt::write_repeated(self.variables.iter().flatten(), 3, w);
@@ -1129,13 +995,11 @@ for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpe
 }
 impl Message for k8s_openapi::api::admissionregistration::v1beta1::Mutation {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.patch_type.field_len(2, sizes)
+        self.patch_type.field_len(2, sizes)
             + rt::opt_len(&self.apply_configuration, 3, sizes)
             + rt::opt_len(&self.json_patch, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.patch_type.write_field(2, w);
         rt::write_opt(&self.apply_configuration, 3, w);
         rt::write_opt(&self.json_patch, 4, w);
@@ -1144,25 +1008,17 @@ impl Message for k8s_openapi::api::admissionregistration::v1beta1::Mutation {
 impl Message
 for k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.resource_names.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.resource_names.iter().flatten(), 1, sizes)
             + rt::inline_len(
                 2,
                 sizes,
                 |sizes| {
-                    let _ = &sizes;
-                    0 + rt::repeated_len(self.operations.iter().flatten(), 1, sizes)
+                    rt::repeated_len(self.operations.iter().flatten(), 1, sizes)
                         + rt::inline_len(
                             2,
                             sizes,
                             |sizes| {
-                                let _ = &sizes;
-                                0
-                                    + rt::repeated_len(
-                                        self.api_groups.iter().flatten(),
-                                        1,
-                                        sizes,
-                                    )
+                                rt::repeated_len(self.api_groups.iter().flatten(), 1, sizes)
                                     + rt::repeated_len(
                                         self.api_versions.iter().flatten(),
                                         2,
@@ -1179,19 +1035,16 @@ for k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.resource_names.iter().flatten(), 1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_repeated(self.operations.iter().flatten(), 1, w);
                 rt::write_inline(
                     2,
                     w,
                     |w| {
-                        let _ = &w;
                         rt::write_repeated(self.api_groups.iter().flatten(), 1, w);
                         rt::write_repeated(self.api_versions.iter().flatten(), 2, w);
                         rt::write_repeated(self.resources.iter().flatten(), 3, w);
@@ -1204,19 +1057,16 @@ for k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1beta1::ParamKind {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_version {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.api_version {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.kind {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_version {
             Some(v) => v.write_field(1, w),
             None => {
@@ -1233,12 +1083,10 @@ impl Message for k8s_openapi::api::admissionregistration::v1beta1::ParamKind {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1beta1::ParamRef {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.namespace {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -1246,7 +1094,6 @@ impl Message for k8s_openapi::api::admissionregistration::v1beta1::ParamRef {
             + rt::opt_len(&self.parameter_not_found_action, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -1265,25 +1112,21 @@ impl Message for k8s_openapi::api::admissionregistration::v1beta1::ParamRef {
 }
 impl Message for k8s_openapi::api::admissionregistration::v1beta1::Variable {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.api_server_id.field_len(1, sizes)
+        self.api_server_id.field_len(1, sizes)
             + self.encoding_version.field_len(2, sizes)
             + rt::repeated_len(&self.decodable_versions, 3, sizes)
             + rt::repeated_len(self.served_versions.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.api_server_id.write_field(1, w);
         self.encoding_version.write_field(2, w);
         rt::write_repeated(&self.decodable_versions, 3, w);
@@ -1292,8 +1135,7 @@ impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVer
 }
 impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -1310,7 +1152,6 @@ impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -1330,8 +1171,7 @@ impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion {
 }
 impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.observed_generation {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
@@ -1342,7 +1182,6 @@ impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCo
             } + self.reason.field_len(5, sizes) + self.message.field_len(6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.observed_generation {
@@ -1362,23 +1201,18 @@ impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCo
     }
 }
 impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
         0
     }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
-    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
 }
 impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.storage_versions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.storage_versions.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.common_encoding_version, 2, sizes)
             + rt::repeated_len(self.conditions.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.storage_versions.iter().flatten(), 1, w);
         rt::write_opt(&self.common_encoding_version, 2, w);
         rt::write_repeated(self.conditions.iter().flatten(), 3, w);
@@ -1386,8 +1220,7 @@ impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSt
 }
 impl Message for k8s_openapi::api::apps::v1::ControllerRevision {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.data {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -1397,7 +1230,6 @@ impl Message for k8s_openapi::api::apps::v1::ControllerRevision {
             } + self.revision.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.data {
             Some(v) => v.write_field(2, w),
@@ -1411,8 +1243,7 @@ impl Message for k8s_openapi::api::apps::v1::ControllerRevision {
 }
 impl Message for k8s_openapi::api::apps::v1::DaemonSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -1429,7 +1260,6 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSet {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -1448,8 +1278,7 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSet {
 }
 impl Message for k8s_openapi::api::apps::v1::DaemonSetCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_transition_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -1464,7 +1293,6 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_transition_time {
@@ -1489,8 +1317,7 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetCondition {
 }
 impl Message for k8s_openapi::api::apps::v1::DaemonSetSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.selector.field_len(1, sizes) + self.template.field_len(2, sizes)
+        self.selector.field_len(1, sizes) + self.template.field_len(2, sizes)
             + match &self.update_strategy {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -1504,7 +1331,6 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetSpec {
             } + rt::opt_len(&self.revision_history_limit, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.selector.write_field(1, w);
         self.template.write_field(2, w);
         match &self.update_strategy {
@@ -1525,8 +1351,7 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetSpec {
 }
 impl Message for k8s_openapi::api::apps::v1::DaemonSetStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.current_number_scheduled.field_len(1, sizes)
+        self.current_number_scheduled.field_len(1, sizes)
             + self.number_misscheduled.field_len(2, sizes)
             + self.desired_number_scheduled.field_len(3, sizes)
             + self.number_ready.field_len(4, sizes)
@@ -1549,7 +1374,6 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetStatus {
             + rt::repeated_len(self.conditions.iter().flatten(), 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.current_number_scheduled.write_field(1, w);
         self.number_misscheduled.write_field(2, w);
         self.desired_number_scheduled.write_field(3, w);
@@ -1584,15 +1408,12 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetStatus {
 }
 impl Message for k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.type_ {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.rolling_update, 2, sizes)
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.rolling_update, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.type_ {
             Some(v) => v.write_field(1, w),
             None => {
@@ -1604,8 +1425,7 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy {
 }
 impl Message for k8s_openapi::api::apps::v1::Deployment {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -1622,7 +1442,6 @@ impl Message for k8s_openapi::api::apps::v1::Deployment {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -1642,8 +1461,7 @@ impl Message for k8s_openapi::api::apps::v1::Deployment {
 }
 impl Message for k8s_openapi::api::apps::v1::DeploymentCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.reason {
                 Some(v) => v.field_len(4, sizes),
                 None => rt::zero::string_len(4),
@@ -1662,7 +1480,6 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.reason {
@@ -1693,8 +1510,7 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentCondition {
 }
 impl Message for k8s_openapi::api::apps::v1::DeploymentSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.replicas, 1, sizes) + self.selector.field_len(2, sizes)
+        rt::opt_len(&self.replicas, 1, sizes) + self.selector.field_len(2, sizes)
             + self.template.field_len(3, sizes)
             + match &self.strategy {
                 Some(v) => v.field_len(4, sizes),
@@ -1713,7 +1529,6 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentSpec {
             } + rt::opt_len(&self.progress_deadline_seconds, 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.replicas, 1, w);
         self.selector.write_field(2, w);
         self.template.write_field(3, w);
@@ -1742,12 +1557,10 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentSpec {
 }
 impl Message for k8s_openapi::api::apps::v1::DeploymentStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.observed_generation {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            }
+        (match &self.observed_generation {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        })
             + match &self.replicas {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -1771,7 +1584,6 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentStatus {
             + rt::opt_len(&self.terminating_replicas, 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.observed_generation {
             Some(v) => v.write_field(1, w),
             None => {
@@ -1815,15 +1627,12 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentStatus {
 }
 impl Message for k8s_openapi::api::apps::v1::DeploymentStrategy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.type_ {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.rolling_update, 2, sizes)
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.rolling_update, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.type_ {
             Some(v) => v.write_field(1, w),
             None => {
@@ -1835,8 +1644,7 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentStrategy {
 }
 impl Message for k8s_openapi::api::apps::v1::ReplicaSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -1853,7 +1661,6 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSet {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -1873,8 +1680,7 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSet {
 }
 impl Message for k8s_openapi::api::apps::v1::ReplicaSetCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_transition_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -1889,7 +1695,6 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSetCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_transition_time {
@@ -1914,8 +1719,7 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSetCondition {
 }
 impl Message for k8s_openapi::api::apps::v1::ReplicaSetSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.replicas, 1, sizes) + self.selector.field_len(2, sizes)
+        rt::opt_len(&self.replicas, 1, sizes) + self.selector.field_len(2, sizes)
             + match &self.template {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -1929,7 +1733,6 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSetSpec {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.replicas, 1, w);
         self.selector.write_field(2, w);
         match &self.template {
@@ -1949,8 +1752,7 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSetSpec {
 }
 impl Message for k8s_openapi::api::apps::v1::ReplicaSetStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.replicas.field_len(1, sizes)
+        self.replicas.field_len(1, sizes)
             + match &self.fully_labeled_replicas {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -1970,7 +1772,6 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSetStatus {
             + rt::opt_len(&self.terminating_replicas, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.replicas.write_field(1, w);
         match &self.fully_labeled_replicas {
             Some(v) => v.write_field(2, w),
@@ -2002,44 +1803,37 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSetStatus {
 }
 impl Message for k8s_openapi::api::apps::v1::RollingUpdateDaemonSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.max_unavailable, 1, sizes)
+        rt::opt_len(&self.max_unavailable, 1, sizes)
             + rt::opt_len(&self.max_surge, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.max_unavailable, 1, w);
         rt::write_opt(&self.max_surge, 2, w);
     }
 }
 impl Message for k8s_openapi::api::apps::v1::RollingUpdateDeployment {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.max_unavailable, 1, sizes)
+        rt::opt_len(&self.max_unavailable, 1, sizes)
             + rt::opt_len(&self.max_surge, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.max_unavailable, 1, w);
         rt::write_opt(&self.max_surge, 2, w);
     }
 }
 impl Message for k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.partition, 1, sizes)
+        rt::opt_len(&self.partition, 1, sizes)
             + rt::opt_len(&self.max_unavailable, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.partition, 1, w);
         rt::write_opt(&self.max_unavailable, 2, w);
     }
 }
 impl Message for k8s_openapi::api::apps::v1::StatefulSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -2056,7 +1850,6 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSet {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -2076,8 +1869,7 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSet {
 }
 impl Message for k8s_openapi::api::apps::v1::StatefulSetCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_transition_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -2092,7 +1884,6 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_transition_time {
@@ -2117,15 +1908,12 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetCondition {
 }
 impl Message for k8s_openapi::api::apps::v1::StatefulSetOrdinals {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.start {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            }
+        match &self.start {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.start {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2137,19 +1925,16 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetOrdinals {
 impl Message
 for k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.when_deleted {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.when_deleted {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.when_scaled {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.when_deleted {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2166,8 +1951,7 @@ for k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy 
 }
 impl Message for k8s_openapi::api::apps::v1::StatefulSetSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.replicas, 1, sizes) + self.selector.field_len(2, sizes)
+        rt::opt_len(&self.replicas, 1, sizes) + self.selector.field_len(2, sizes)
             + self.template.field_len(3, sizes)
             + rt::repeated_len(self.volume_claim_templates.iter().flatten(), 4, sizes)
             + match &self.service_name {
@@ -2192,7 +1976,6 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetSpec {
             + rt::opt_len(&self.ordinals, 11, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.replicas, 1, w);
         self.selector.write_field(2, w);
         self.template.write_field(3, w);
@@ -2229,12 +2012,10 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetSpec {
 }
 impl Message for k8s_openapi::api::apps::v1::StatefulSetStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.observed_generation {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            } + self.replicas.field_len(2, sizes)
+        (match &self.observed_generation {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        }) + self.replicas.field_len(2, sizes)
             + match &self.ready_replicas {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
@@ -2262,7 +2043,6 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetStatus {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.observed_generation {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2312,15 +2092,12 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetStatus {
 }
 impl Message for k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.type_ {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.rolling_update, 2, sizes)
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.rolling_update, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.type_ {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2332,12 +2109,10 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
 }
 impl Message for k8s_openapi::api::authentication::v1::BoundObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.kind {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.kind {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.api_version {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -2352,7 +2127,6 @@ impl Message for k8s_openapi::api::authentication::v1::BoundObjectReference {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.kind {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2381,8 +2155,7 @@ impl Message for k8s_openapi::api::authentication::v1::BoundObjectReference {
 }
 impl Message for k8s_openapi::api::authentication::v1::SelfSubjectReview {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.status {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -2392,7 +2165,6 @@ impl Message for k8s_openapi::api::authentication::v1::SelfSubjectReview {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.status {
             Some(v) => v.write_field(2, w),
@@ -2405,18 +2177,15 @@ impl Message for k8s_openapi::api::authentication::v1::SelfSubjectReview {
 }
 impl Message for k8s_openapi::api::authentication::v1::SelfSubjectReviewStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.user_info {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::authentication::v1::UserInfo>::default()
-                        .field_len(1, sizes)
-                }
+        match &self.user_info {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::authentication::v1::UserInfo>::default()
+                    .field_len(1, sizes)
             }
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.user_info {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2428,8 +2197,7 @@ impl Message for k8s_openapi::api::authentication::v1::SelfSubjectReviewStatus {
 }
 impl Message for k8s_openapi::api::authentication::v1::TokenRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -2446,7 +2214,6 @@ impl Message for k8s_openapi::api::authentication::v1::TokenRequest {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -2466,13 +2233,11 @@ impl Message for k8s_openapi::api::authentication::v1::TokenRequest {
 }
 impl Message for k8s_openapi::api::authentication::v1::TokenRequestSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.audiences.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.audiences.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.bound_object_ref, 3, sizes)
             + rt::opt_len(&self.expiration_seconds, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.audiences.iter().flatten(), 1, w);
         rt::write_opt(&self.bound_object_ref, 3, w);
         rt::write_opt(&self.expiration_seconds, 4, w);
@@ -2480,19 +2245,16 @@ impl Message for k8s_openapi::api::authentication::v1::TokenRequestSpec {
 }
 impl Message for k8s_openapi::api::authentication::v1::TokenRequestStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.token {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.token {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.expiration_timestamp {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::time().field_len(2, sizes),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.token {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2509,8 +2271,7 @@ impl Message for k8s_openapi::api::authentication::v1::TokenRequestStatus {
 }
 impl Message for k8s_openapi::api::authentication::v1::TokenReview {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -2520,7 +2281,6 @@ impl Message for k8s_openapi::api::authentication::v1::TokenReview {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -2534,24 +2294,20 @@ impl Message for k8s_openapi::api::authentication::v1::TokenReview {
 }
 impl Message for k8s_openapi::api::authentication::v1::TokenReviewSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.token.field_len(1, sizes)
+        self.token.field_len(1, sizes)
             + rt::repeated_len(self.audiences.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.token.write_field(1, w);
         rt::write_repeated(self.audiences.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::authentication::v1::TokenReviewStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.authenticated {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            }
+        (match &self.authenticated {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        })
             + match &self.user {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -2565,7 +2321,6 @@ impl Message for k8s_openapi::api::authentication::v1::TokenReviewStatus {
             } + rt::repeated_len(self.audiences.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.authenticated {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2590,12 +2345,10 @@ impl Message for k8s_openapi::api::authentication::v1::TokenReviewStatus {
 }
 impl Message for k8s_openapi::api::authentication::v1::UserInfo {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.username {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.username {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.uid {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -2603,7 +2356,6 @@ impl Message for k8s_openapi::api::authentication::v1::UserInfo {
             + rt::map_len(self.extra.as_ref(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.username {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2622,15 +2374,12 @@ impl Message for k8s_openapi::api::authentication::v1::UserInfo {
 }
 impl Message for k8s_openapi::api::authorization::v1::FieldSelectorAttributes {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.raw_selector {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.requirements.iter().flatten(), 2, sizes)
+        (match &self.raw_selector {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.requirements.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.raw_selector {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2642,15 +2391,12 @@ impl Message for k8s_openapi::api::authorization::v1::FieldSelectorAttributes {
 }
 impl Message for k8s_openapi::api::authorization::v1::LabelSelectorAttributes {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.raw_selector {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.requirements.iter().flatten(), 2, sizes)
+        (match &self.raw_selector {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.requirements.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.raw_selector {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2662,8 +2408,7 @@ impl Message for k8s_openapi::api::authorization::v1::LabelSelectorAttributes {
 }
 impl Message for k8s_openapi::api::authorization::v1::LocalSubjectAccessReview {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -2673,7 +2418,6 @@ impl Message for k8s_openapi::api::authorization::v1::LocalSubjectAccessReview {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -2687,19 +2431,16 @@ impl Message for k8s_openapi::api::authorization::v1::LocalSubjectAccessReview {
 }
 impl Message for k8s_openapi::api::authorization::v1::NonResourceAttributes {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.path {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.path {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.verb {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.path {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2716,24 +2457,20 @@ impl Message for k8s_openapi::api::authorization::v1::NonResourceAttributes {
 }
 impl Message for k8s_openapi::api::authorization::v1::NonResourceRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.verbs, 1, sizes)
+        rt::repeated_len(&self.verbs, 1, sizes)
             + rt::repeated_len(self.non_resource_urls.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.verbs, 1, w);
         rt::write_repeated(self.non_resource_urls.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::authorization::v1::ResourceAttributes {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.namespace {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.namespace {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.verb {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -2761,7 +2498,6 @@ impl Message for k8s_openapi::api::authorization::v1::ResourceAttributes {
             + rt::opt_len(&self.label_selector, 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.namespace {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2810,14 +2546,12 @@ impl Message for k8s_openapi::api::authorization::v1::ResourceAttributes {
 }
 impl Message for k8s_openapi::api::authorization::v1::ResourceRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.verbs, 1, sizes)
+        rt::repeated_len(&self.verbs, 1, sizes)
             + rt::repeated_len(self.api_groups.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.resources.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.resource_names.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.verbs, 1, w);
         rt::write_repeated(self.api_groups.iter().flatten(), 2, w);
         rt::write_repeated(self.resources.iter().flatten(), 3, w);
@@ -2826,8 +2560,7 @@ impl Message for k8s_openapi::api::authorization::v1::ResourceRule {
 }
 impl Message for k8s_openapi::api::authorization::v1::SelfSubjectAccessReview {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -2837,7 +2570,6 @@ impl Message for k8s_openapi::api::authorization::v1::SelfSubjectAccessReview {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -2851,20 +2583,17 @@ impl Message for k8s_openapi::api::authorization::v1::SelfSubjectAccessReview {
 }
 impl Message for k8s_openapi::api::authorization::v1::SelfSubjectAccessReviewSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.resource_attributes, 1, sizes)
+        rt::opt_len(&self.resource_attributes, 1, sizes)
             + rt::opt_len(&self.non_resource_attributes, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.resource_attributes, 1, w);
         rt::write_opt(&self.non_resource_attributes, 2, w);
     }
 }
 impl Message for k8s_openapi::api::authorization::v1::SelfSubjectRulesReview {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -2874,7 +2603,6 @@ impl Message for k8s_openapi::api::authorization::v1::SelfSubjectRulesReview {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -2888,15 +2616,12 @@ impl Message for k8s_openapi::api::authorization::v1::SelfSubjectRulesReview {
 }
 impl Message for k8s_openapi::api::authorization::v1::SelfSubjectRulesReviewSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.namespace {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        match &self.namespace {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.namespace {
             Some(v) => v.write_field(1, w),
             None => {
@@ -2907,8 +2632,7 @@ impl Message for k8s_openapi::api::authorization::v1::SelfSubjectRulesReviewSpec
 }
 impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReview {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -2918,7 +2642,6 @@ impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReview {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -2932,8 +2655,7 @@ impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReview {
 }
 impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReviewSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.resource_attributes, 1, sizes)
+        rt::opt_len(&self.resource_attributes, 1, sizes)
             + rt::opt_len(&self.non_resource_attributes, 2, sizes)
             + match &self.user {
                 Some(v) => v.field_len(3, sizes),
@@ -2946,7 +2668,6 @@ impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReviewSpec {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.resource_attributes, 1, w);
         rt::write_opt(&self.non_resource_attributes, 2, w);
         match &self.user {
@@ -2967,8 +2688,7 @@ impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReviewSpec {
 }
 impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.allowed.field_len(1, sizes)
+        self.allowed.field_len(1, sizes)
             + match &self.reason {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -2983,7 +2703,6 @@ impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus 
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.allowed.write_field(1, w);
         match &self.reason {
             Some(v) => v.write_field(2, w),
@@ -3007,8 +2726,7 @@ impl Message for k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus 
 }
 impl Message for k8s_openapi::api::authorization::v1::SubjectRulesReviewStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.resource_rules, 1, sizes)
+        rt::repeated_len(&self.resource_rules, 1, sizes)
             + rt::repeated_len(&self.non_resource_rules, 2, sizes)
             + self.incomplete.field_len(3, sizes)
             + match &self.evaluation_error {
@@ -3017,7 +2735,6 @@ impl Message for k8s_openapi::api::authorization::v1::SubjectRulesReviewStatus {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.resource_rules, 1, w);
         rt::write_repeated(&self.non_resource_rules, 2, w);
         self.incomplete.write_field(3, w);
@@ -3031,15 +2748,13 @@ impl Message for k8s_openapi::api::authorization::v1::SubjectRulesReviewStatus {
 }
 impl Message for k8s_openapi::api::autoscaling::v1::CrossVersionObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.kind.field_len(1, sizes) + self.name.field_len(2, sizes)
+        self.kind.field_len(1, sizes) + self.name.field_len(2, sizes)
             + match &self.api_version {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.kind.write_field(1, w);
         self.name.write_field(2, w);
         match &self.api_version {
@@ -3052,8 +2767,7 @@ impl Message for k8s_openapi::api::autoscaling::v1::CrossVersionObjectReference 
 }
 impl Message for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -3063,7 +2777,6 @@ impl Message for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -3077,14 +2790,12 @@ impl Message for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler {
 }
 impl Message for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.scale_target_ref.field_len(1, sizes)
+        self.scale_target_ref.field_len(1, sizes)
             + rt::opt_len(&self.min_replicas, 2, sizes)
             + self.max_replicas.field_len(3, sizes)
             + rt::opt_len(&self.target_cpu_utilization_percentage, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.scale_target_ref.write_field(1, w);
         rt::write_opt(&self.min_replicas, 2, w);
         self.max_replicas.write_field(3, w);
@@ -3093,15 +2804,13 @@ impl Message for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec 
 }
 impl Message for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.observed_generation, 1, sizes)
+        rt::opt_len(&self.observed_generation, 1, sizes)
             + rt::opt_len(&self.last_scale_time, 2, sizes)
             + self.current_replicas.field_len(3, sizes)
             + self.desired_replicas.field_len(4, sizes)
             + rt::opt_len(&self.current_cpu_utilization_percentage, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.observed_generation, 1, w);
         rt::write_opt(&self.last_scale_time, 2, w);
         self.current_replicas.write_field(3, w);
@@ -3111,8 +2820,7 @@ impl Message for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerStatu
 }
 impl Message for k8s_openapi::api::autoscaling::v1::Scale {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -3129,7 +2837,6 @@ impl Message for k8s_openapi::api::autoscaling::v1::Scale {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -3149,15 +2856,12 @@ impl Message for k8s_openapi::api::autoscaling::v1::Scale {
 }
 impl Message for k8s_openapi::api::autoscaling::v1::ScaleSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.replicas {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            }
+        match &self.replicas {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.replicas {
             Some(v) => v.write_field(1, w),
             None => {
@@ -3168,15 +2872,13 @@ impl Message for k8s_openapi::api::autoscaling::v1::ScaleSpec {
 }
 impl Message for k8s_openapi::api::autoscaling::v1::ScaleStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.replicas.field_len(1, sizes)
+        self.replicas.field_len(1, sizes)
             + match &self.selector {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.replicas.write_field(1, w);
         match &self.selector {
             Some(v) => v.write_field(2, w),
@@ -3188,12 +2890,10 @@ impl Message for k8s_openapi::api::autoscaling::v1::ScaleStatus {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::ContainerResourceMetricSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.target.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.target.field_len(2, sizes)
             + self.container.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.target.write_field(2, w);
         self.container.write_field(3, w);
@@ -3201,12 +2901,10 @@ impl Message for k8s_openapi::api::autoscaling::v2::ContainerResourceMetricSourc
 }
 impl Message for k8s_openapi::api::autoscaling::v2::ContainerResourceMetricStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.current.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.current.field_len(2, sizes)
             + self.container.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.current.write_field(2, w);
         self.container.write_field(3, w);
@@ -3214,15 +2912,13 @@ impl Message for k8s_openapi::api::autoscaling::v2::ContainerResourceMetricStatu
 }
 impl Message for k8s_openapi::api::autoscaling::v2::CrossVersionObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.kind.field_len(1, sizes) + self.name.field_len(2, sizes)
+        self.kind.field_len(1, sizes) + self.name.field_len(2, sizes)
             + match &self.api_version {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.kind.write_field(1, w);
         self.name.write_field(2, w);
         match &self.api_version {
@@ -3235,34 +2931,28 @@ impl Message for k8s_openapi::api::autoscaling::v2::CrossVersionObjectReference 
 }
 impl Message for k8s_openapi::api::autoscaling::v2::ExternalMetricSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metric.field_len(1, sizes) + self.target.field_len(2, sizes)
+        self.metric.field_len(1, sizes) + self.target.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metric.write_field(1, w);
         self.target.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::autoscaling::v2::ExternalMetricStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metric.field_len(1, sizes) + self.current.field_len(2, sizes)
+        self.metric.field_len(1, sizes) + self.current.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metric.write_field(1, w);
         self.current.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::autoscaling::v2::HPAScalingPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.value.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.value.field_len(2, sizes)
             + self.period_seconds.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.value.write_field(2, w);
         self.period_seconds.write_field(3, w);
@@ -3270,14 +2960,12 @@ impl Message for k8s_openapi::api::autoscaling::v2::HPAScalingPolicy {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::HPAScalingRules {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.select_policy, 1, sizes)
+        rt::opt_len(&self.select_policy, 1, sizes)
             + rt::repeated_len(self.policies.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.stabilization_window_seconds, 3, sizes)
             + rt::opt_len(&self.tolerance, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.select_policy, 1, w);
         rt::write_repeated(self.policies.iter().flatten(), 2, w);
         rt::write_opt(&self.stabilization_window_seconds, 3, w);
@@ -3286,8 +2974,7 @@ impl Message for k8s_openapi::api::autoscaling::v2::HPAScalingRules {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -3297,7 +2984,6 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -3311,20 +2997,16 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerBehavior {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.scale_up, 1, sizes)
-            + rt::opt_len(&self.scale_down, 2, sizes)
+        rt::opt_len(&self.scale_up, 1, sizes) + rt::opt_len(&self.scale_down, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.scale_up, 1, w);
         rt::write_opt(&self.scale_down, 2, w);
     }
 }
 impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_transition_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -3339,7 +3021,6 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondi
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_transition_time {
@@ -3364,15 +3045,13 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondi
 }
 impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.scale_target_ref.field_len(1, sizes)
+        self.scale_target_ref.field_len(1, sizes)
             + rt::opt_len(&self.min_replicas, 2, sizes)
             + self.max_replicas.field_len(3, sizes)
             + rt::repeated_len(self.metrics.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.behavior, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.scale_target_ref.write_field(1, w);
         rt::write_opt(&self.min_replicas, 2, w);
         self.max_replicas.write_field(3, w);
@@ -3382,8 +3061,7 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec 
 }
 impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.observed_generation, 1, sizes)
+        rt::opt_len(&self.observed_generation, 1, sizes)
             + rt::opt_len(&self.last_scale_time, 2, sizes)
             + match &self.current_replicas {
                 Some(v) => v.field_len(3, sizes),
@@ -3393,7 +3071,6 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatu
             + rt::repeated_len(self.conditions.iter().flatten(), 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.observed_generation, 1, w);
         rt::write_opt(&self.last_scale_time, 2, w);
         match &self.current_replicas {
@@ -3409,25 +3086,21 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatu
 }
 impl Message for k8s_openapi::api::autoscaling::v2::MetricIdentifier {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + rt::opt_len(&self.selector, 2, sizes)
+        self.name.field_len(1, sizes) + rt::opt_len(&self.selector, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_opt(&self.selector, 2, w);
     }
 }
 impl Message for k8s_openapi::api::autoscaling::v2::MetricSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + rt::opt_len(&self.object, 2, sizes)
+        self.type_.field_len(1, sizes) + rt::opt_len(&self.object, 2, sizes)
             + rt::opt_len(&self.pods, 3, sizes) + rt::opt_len(&self.resource, 4, sizes)
             + rt::opt_len(&self.external, 5, sizes)
             + rt::opt_len(&self.container_resource, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         rt::write_opt(&self.object, 2, w);
         rt::write_opt(&self.pods, 3, w);
@@ -3438,14 +3111,12 @@ impl Message for k8s_openapi::api::autoscaling::v2::MetricSpec {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::MetricStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + rt::opt_len(&self.object, 2, sizes)
+        self.type_.field_len(1, sizes) + rt::opt_len(&self.object, 2, sizes)
             + rt::opt_len(&self.pods, 3, sizes) + rt::opt_len(&self.resource, 4, sizes)
             + rt::opt_len(&self.external, 5, sizes)
             + rt::opt_len(&self.container_resource, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         rt::write_opt(&self.object, 2, w);
         rt::write_opt(&self.pods, 3, w);
@@ -3456,13 +3127,11 @@ impl Message for k8s_openapi::api::autoscaling::v2::MetricStatus {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::MetricTarget {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + rt::opt_len(&self.value, 2, sizes)
+        self.type_.field_len(1, sizes) + rt::opt_len(&self.value, 2, sizes)
             + rt::opt_len(&self.average_value, 3, sizes)
             + rt::opt_len(&self.average_utilization, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         rt::write_opt(&self.value, 2, w);
         rt::write_opt(&self.average_value, 3, w);
@@ -3471,13 +3140,10 @@ impl Message for k8s_openapi::api::autoscaling::v2::MetricTarget {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::MetricValueStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.value, 1, sizes)
-            + rt::opt_len(&self.average_value, 2, sizes)
+        rt::opt_len(&self.value, 1, sizes) + rt::opt_len(&self.average_value, 2, sizes)
             + rt::opt_len(&self.average_utilization, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.value, 1, w);
         rt::write_opt(&self.average_value, 2, w);
         rt::write_opt(&self.average_utilization, 3, w);
@@ -3485,12 +3151,10 @@ impl Message for k8s_openapi::api::autoscaling::v2::MetricValueStatus {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::ObjectMetricSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.described_object.field_len(1, sizes) + self.target.field_len(2, sizes)
+        self.described_object.field_len(1, sizes) + self.target.field_len(2, sizes)
             + self.metric.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.described_object.write_field(1, w);
         self.target.write_field(2, w);
         self.metric.write_field(3, w);
@@ -3498,12 +3162,10 @@ impl Message for k8s_openapi::api::autoscaling::v2::ObjectMetricSource {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::ObjectMetricStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metric.field_len(1, sizes) + self.current.field_len(2, sizes)
+        self.metric.field_len(1, sizes) + self.current.field_len(2, sizes)
             + self.described_object.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metric.write_field(1, w);
         self.current.write_field(2, w);
         self.described_object.write_field(3, w);
@@ -3511,52 +3173,43 @@ impl Message for k8s_openapi::api::autoscaling::v2::ObjectMetricStatus {
 }
 impl Message for k8s_openapi::api::autoscaling::v2::PodsMetricSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metric.field_len(1, sizes) + self.target.field_len(2, sizes)
+        self.metric.field_len(1, sizes) + self.target.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metric.write_field(1, w);
         self.target.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::autoscaling::v2::PodsMetricStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metric.field_len(1, sizes) + self.current.field_len(2, sizes)
+        self.metric.field_len(1, sizes) + self.current.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metric.write_field(1, w);
         self.current.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::autoscaling::v2::ResourceMetricSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.target.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.target.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.target.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::autoscaling::v2::ResourceMetricStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.current.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.current.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.current.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::batch::v1::CronJob {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -3566,7 +3219,6 @@ impl Message for k8s_openapi::api::batch::v1::CronJob {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -3580,8 +3232,7 @@ impl Message for k8s_openapi::api::batch::v1::CronJob {
 }
 impl Message for k8s_openapi::api::batch::v1::CronJobSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.schedule.field_len(1, sizes)
+        self.schedule.field_len(1, sizes)
             + rt::opt_len(&self.starting_deadline_seconds, 2, sizes)
             + match &self.concurrency_policy {
                 Some(v) => v.field_len(3, sizes),
@@ -3593,7 +3244,6 @@ impl Message for k8s_openapi::api::batch::v1::CronJobSpec {
             + rt::opt_len(&self.time_zone, 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.schedule.write_field(1, w);
         rt::write_opt(&self.starting_deadline_seconds, 2, w);
         match &self.concurrency_policy {
@@ -3611,13 +3261,11 @@ impl Message for k8s_openapi::api::batch::v1::CronJobSpec {
 }
 impl Message for k8s_openapi::api::batch::v1::CronJobStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.active.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.active.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.last_schedule_time, 4, sizes)
             + rt::opt_len(&self.last_successful_time, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.active.iter().flatten(), 1, w);
         rt::write_opt(&self.last_schedule_time, 4, w);
         rt::write_opt(&self.last_successful_time, 5, w);
@@ -3625,8 +3273,7 @@ impl Message for k8s_openapi::api::batch::v1::CronJobStatus {
 }
 impl Message for k8s_openapi::api::batch::v1::Job {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -3642,7 +3289,6 @@ impl Message for k8s_openapi::api::batch::v1::Job {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -3660,8 +3306,7 @@ impl Message for k8s_openapi::api::batch::v1::Job {
 }
 impl Message for k8s_openapi::api::batch::v1::JobCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_probe_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -3680,7 +3325,6 @@ impl Message for k8s_openapi::api::batch::v1::JobCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_probe_time {
@@ -3711,8 +3355,7 @@ impl Message for k8s_openapi::api::batch::v1::JobCondition {
 }
 impl Message for k8s_openapi::api::batch::v1::JobSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.parallelism, 1, sizes)
+        rt::opt_len(&self.parallelism, 1, sizes)
             + rt::opt_len(&self.completions, 2, sizes)
             + rt::opt_len(&self.active_deadline_seconds, 3, sizes)
             + rt::opt_len(&self.selector, 4, sizes)
@@ -3730,7 +3373,6 @@ impl Message for k8s_openapi::api::batch::v1::JobSpec {
             + rt::opt_len(&self.success_policy, 16, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.parallelism, 1, w);
         rt::write_opt(&self.completions, 2, w);
         rt::write_opt(&self.active_deadline_seconds, 3, w);
@@ -3751,8 +3393,7 @@ impl Message for k8s_openapi::api::batch::v1::JobSpec {
 }
 impl Message for k8s_openapi::api::batch::v1::JobStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.start_time, 2, sizes)
             + rt::opt_len(&self.completion_time, 3, sizes)
             + match &self.active {
@@ -3776,7 +3417,6 @@ impl Message for k8s_openapi::api::batch::v1::JobStatus {
             + rt::opt_len(&self.terminating, 11, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
         rt::write_opt(&self.start_time, 2, w);
         rt::write_opt(&self.completion_time, 3, w);
@@ -3812,15 +3452,13 @@ impl Message for k8s_openapi::api::batch::v1::JobStatus {
 }
 impl Message for k8s_openapi::api::batch::v1::JobTemplateSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.metadata {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
-                        .field_len(1, sizes)
-                }
+        (match &self.metadata {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
+                    .field_len(1, sizes)
             }
+        })
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -3829,7 +3467,6 @@ impl Message for k8s_openapi::api::batch::v1::JobTemplateSpec {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.metadata {
             Some(v) => v.write_field(1, w),
             None => {
@@ -3847,23 +3484,18 @@ impl Message for k8s_openapi::api::batch::v1::JobTemplateSpec {
 }
 impl Message for k8s_openapi::api::batch::v1::PodFailurePolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.rules, 1, sizes)
+        rt::repeated_len(&self.rules, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.rules, 1, w);
     }
 }
 impl Message for k8s_openapi::api::batch::v1::PodFailurePolicyOnExitCodesRequirement {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.container_name, 1, sizes)
-            + self.operator.field_len(2, sizes)
+        rt::opt_len(&self.container_name, 1, sizes) + self.operator.field_len(2, sizes)
             + rt::repeated_len(&self.values, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.container_name, 1, w);
         self.operator.write_field(2, w);
         rt::write_repeated(&self.values, 3, w);
@@ -3871,15 +3503,13 @@ impl Message for k8s_openapi::api::batch::v1::PodFailurePolicyOnExitCodesRequire
 }
 impl Message for k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes)
+        self.type_.field_len(1, sizes)
             + match &self.status {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         match &self.status {
             Some(v) => v.write_field(2, w),
@@ -3891,12 +3521,10 @@ impl Message for k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPat
 }
 impl Message for k8s_openapi::api::batch::v1::PodFailurePolicyRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.action.field_len(1, sizes) + rt::opt_len(&self.on_exit_codes, 2, sizes)
+        self.action.field_len(1, sizes) + rt::opt_len(&self.on_exit_codes, 2, sizes)
             + rt::repeated_len(self.on_pod_conditions.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.action.write_field(1, w);
         rt::write_opt(&self.on_exit_codes, 2, w);
         rt::write_repeated(self.on_pod_conditions.iter().flatten(), 3, w);
@@ -3904,42 +3532,35 @@ impl Message for k8s_openapi::api::batch::v1::PodFailurePolicyRule {
 }
 impl Message for k8s_openapi::api::batch::v1::SuccessPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.rules, 1, sizes)
+        rt::repeated_len(&self.rules, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.rules, 1, w);
     }
 }
 impl Message for k8s_openapi::api::batch::v1::SuccessPolicyRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.succeeded_indexes, 1, sizes)
+        rt::opt_len(&self.succeeded_indexes, 1, sizes)
             + rt::opt_len(&self.succeeded_count, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.succeeded_indexes, 1, w);
         rt::write_opt(&self.succeeded_count, 2, w);
     }
 }
 impl Message for k8s_openapi::api::batch::v1::UncountedTerminatedPods {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.succeeded.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.succeeded.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.failed.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.succeeded.iter().flatten(), 1, w);
         rt::write_repeated(self.failed.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -3949,7 +3570,6 @@ impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequest {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -3963,8 +3583,7 @@ impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequest {
 }
 impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequestCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes)
+        self.type_.field_len(1, sizes)
             + match &self.reason {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -3983,7 +3602,6 @@ impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequestCo
             } + self.status.field_len(6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         match &self.reason {
             Some(v) => v.write_field(2, w),
@@ -4014,8 +3632,7 @@ impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequestCo
 }
 impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequestSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.request.field_len(1, sizes)
+        self.request.field_len(1, sizes)
             + match &self.username {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -4030,7 +3647,6 @@ impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequestSp
             + rt::opt_len(&self.expiration_seconds, 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.request.write_field(1, w);
         match &self.username {
             Some(v) => v.write_field(2, w),
@@ -4053,38 +3669,31 @@ impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequestSp
 }
 impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequestStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.certificate, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
         rt::write_opt(&self.certificate, 2, w);
     }
 }
 impl Message for k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.signer_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.trust_bundle.field_len(2, sizes)
+        (match &self.signer_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.trust_bundle.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.signer_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -4096,26 +3705,21 @@ impl Message for k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpe
 }
 impl Message for k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.signer_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.trust_bundle.field_len(2, sizes)
+        (match &self.signer_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.trust_bundle.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.signer_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -4127,8 +3731,7 @@ impl Message for k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec
 }
 impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -4138,7 +3741,6 @@ impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequest 
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -4152,8 +3754,7 @@ impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequest 
 }
 impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.signer_name.field_len(1, sizes) + self.pod_name.field_len(2, sizes)
+        self.signer_name.field_len(1, sizes) + self.pod_name.field_len(2, sizes)
             + self.pod_uid.field_len(3, sizes)
             + self.service_account_name.field_len(4, sizes)
             + self.service_account_uid.field_len(5, sizes)
@@ -4165,7 +3766,6 @@ impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequestS
             + self.stub_pkc_s10_request.field_len(12, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.signer_name.write_field(1, w);
         self.pod_name.write_field(2, w);
         self.pod_uid.write_field(3, w);
@@ -4182,8 +3782,7 @@ impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequestS
 }
 impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequestStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
             + match &self.certificate_chain {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -4192,7 +3791,6 @@ impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequestS
             + rt::opt_len(&self.not_after, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
         match &self.certificate_chain {
             Some(v) => v.write_field(2, w),
@@ -4207,8 +3805,7 @@ impl Message for k8s_openapi::api::certificates::v1beta1::PodCertificateRequestS
 }
 impl Message for k8s_openapi::api::coordination::v1::Lease {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -4218,7 +3815,6 @@ impl Message for k8s_openapi::api::coordination::v1::Lease {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -4231,8 +3827,7 @@ impl Message for k8s_openapi::api::coordination::v1::Lease {
 }
 impl Message for k8s_openapi::api::coordination::v1::LeaseSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.holder_identity, 1, sizes)
+        rt::opt_len(&self.holder_identity, 1, sizes)
             + rt::opt_len(&self.lease_duration_seconds, 2, sizes)
             + rt::opt_len(&self.acquire_time, 3, sizes)
             + rt::opt_len(&self.renew_time, 4, sizes)
@@ -4241,7 +3836,6 @@ impl Message for k8s_openapi::api::coordination::v1::LeaseSpec {
             + rt::opt_len(&self.preferred_holder, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.holder_identity, 1, w);
         rt::write_opt(&self.lease_duration_seconds, 2, w);
         rt::write_opt(&self.acquire_time, 3, w);
@@ -4253,19 +3847,16 @@ impl Message for k8s_openapi::api::coordination::v1::LeaseSpec {
 }
 impl Message for k8s_openapi::api::coordination::v1alpha2::LeaseCandidate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.lease_name.field_len(1, sizes) + rt::opt_len(&self.ping_time, 2, sizes)
+        self.lease_name.field_len(1, sizes) + rt::opt_len(&self.ping_time, 2, sizes)
             + rt::opt_len(&self.renew_time, 3, sizes)
             + self.binary_version.field_len(4, sizes)
             + match &self.emulation_version {
@@ -4274,7 +3865,6 @@ impl Message for k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec {
             } + self.strategy.field_len(6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.lease_name.write_field(1, w);
         rt::write_opt(&self.ping_time, 2, w);
         rt::write_opt(&self.renew_time, 3, w);
@@ -4290,19 +3880,16 @@ impl Message for k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec {
 }
 impl Message for k8s_openapi::api::coordination::v1beta1::LeaseCandidate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.lease_name.field_len(1, sizes) + rt::opt_len(&self.ping_time, 2, sizes)
+        self.lease_name.field_len(1, sizes) + rt::opt_len(&self.ping_time, 2, sizes)
             + rt::opt_len(&self.renew_time, 3, sizes)
             + self.binary_version.field_len(4, sizes)
             + match &self.emulation_version {
@@ -4311,7 +3898,6 @@ impl Message for k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec {
             } + self.strategy.field_len(6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.lease_name.write_field(1, w);
         rt::write_opt(&self.ping_time, 2, w);
         rt::write_opt(&self.renew_time, 3, w);
@@ -4327,8 +3913,7 @@ impl Message for k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec {
 }
 impl Message for k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.volume_id.field_len(1, sizes)
+        self.volume_id.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -4343,7 +3928,6 @@ impl Message for k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.volume_id.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -4367,13 +3951,11 @@ impl Message for k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::Affinity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.node_affinity, 1, sizes)
+        rt::opt_len(&self.node_affinity, 1, sizes)
             + rt::opt_len(&self.pod_affinity, 2, sizes)
             + rt::opt_len(&self.pod_anti_affinity, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.node_affinity, 1, w);
         rt::write_opt(&self.pod_affinity, 2, w);
         rt::write_opt(&self.pod_anti_affinity, 3, w);
@@ -4381,37 +3963,30 @@ impl Message for k8s_openapi::api::core::v1::Affinity {
 }
 impl Message for k8s_openapi::api::core::v1::AppArmorProfile {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes)
-            + rt::opt_len(&self.localhost_profile, 2, sizes)
+        self.type_.field_len(1, sizes) + rt::opt_len(&self.localhost_profile, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         rt::write_opt(&self.localhost_profile, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::AttachedVolume {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.device_path.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.device_path.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.device_path.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::AzureDiskVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.disk_name.field_len(1, sizes) + self.disk_uri.field_len(2, sizes)
+        self.disk_name.field_len(1, sizes) + self.disk_uri.field_len(2, sizes)
             + rt::opt_len(&self.caching_mode, 3, sizes)
             + rt::opt_len(&self.fs_type, 4, sizes)
             + rt::opt_len(&self.read_only, 5, sizes) + rt::opt_len(&self.kind, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.disk_name.write_field(1, w);
         self.disk_uri.write_field(2, w);
         rt::write_opt(&self.caching_mode, 3, w);
@@ -4422,15 +3997,13 @@ impl Message for k8s_openapi::api::core::v1::AzureDiskVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::AzureFilePersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.secret_name.field_len(1, sizes) + self.share_name.field_len(2, sizes)
+        self.secret_name.field_len(1, sizes) + self.share_name.field_len(2, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
             } + rt::opt_len(&self.secret_namespace, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.secret_name.write_field(1, w);
         self.share_name.write_field(2, w);
         match &self.read_only {
@@ -4444,15 +4017,13 @@ impl Message for k8s_openapi::api::core::v1::AzureFilePersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::AzureFileVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.secret_name.field_len(1, sizes) + self.share_name.field_len(2, sizes)
+        self.secret_name.field_len(1, sizes) + self.share_name.field_len(2, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.secret_name.write_field(1, w);
         self.share_name.write_field(2, w);
         match &self.read_only {
@@ -4465,19 +4036,16 @@ impl Message for k8s_openapi::api::core::v1::AzureFileVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::Binding {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.target.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.target.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.target.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::CSIPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.volume_handle.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.volume_handle.field_len(2, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
@@ -4493,7 +4061,6 @@ impl Message for k8s_openapi::api::core::v1::CSIPersistentVolumeSource {
             + rt::opt_len(&self.node_expand_secret_ref, 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.volume_handle.write_field(2, w);
         match &self.read_only {
@@ -4518,14 +4085,12 @@ impl Message for k8s_openapi::api::core::v1::CSIPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::CSIVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + rt::opt_len(&self.read_only, 2, sizes)
+        self.driver.field_len(1, sizes) + rt::opt_len(&self.read_only, 2, sizes)
             + rt::opt_len(&self.fs_type, 3, sizes)
             + rt::map_len(self.volume_attributes.as_ref(), 4, sizes)
             + rt::opt_len(&self.node_publish_secret_ref, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         rt::write_opt(&self.read_only, 2, w);
         rt::write_opt(&self.fs_type, 3, w);
@@ -4535,20 +4100,17 @@ impl Message for k8s_openapi::api::core::v1::CSIVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::Capabilities {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.add.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.add.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.drop.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.add.iter().flatten(), 1, w);
         rt::write_repeated(self.drop.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::CephFSPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.monitors, 1, sizes)
+        rt::repeated_len(&self.monitors, 1, sizes)
             + match &self.path {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -4567,7 +4129,6 @@ impl Message for k8s_openapi::api::core::v1::CephFSPersistentVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.monitors, 1, w);
         match &self.path {
             Some(v) => v.write_field(2, w),
@@ -4598,8 +4159,7 @@ impl Message for k8s_openapi::api::core::v1::CephFSPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::CephFSVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.monitors, 1, sizes)
+        rt::repeated_len(&self.monitors, 1, sizes)
             + match &self.path {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -4618,7 +4178,6 @@ impl Message for k8s_openapi::api::core::v1::CephFSVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.monitors, 1, w);
         match &self.path {
             Some(v) => v.write_field(2, w),
@@ -4649,8 +4208,7 @@ impl Message for k8s_openapi::api::core::v1::CephFSVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::CinderPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.volume_id.field_len(1, sizes)
+        self.volume_id.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -4661,7 +4219,6 @@ impl Message for k8s_openapi::api::core::v1::CinderPersistentVolumeSource {
             } + rt::opt_len(&self.secret_ref, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.volume_id.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -4680,8 +4237,7 @@ impl Message for k8s_openapi::api::core::v1::CinderPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::CinderVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.volume_id.field_len(1, sizes)
+        self.volume_id.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -4692,7 +4248,6 @@ impl Message for k8s_openapi::api::core::v1::CinderVolumeSource {
             } + rt::opt_len(&self.secret_ref, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.volume_id.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -4711,23 +4266,19 @@ impl Message for k8s_openapi::api::core::v1::CinderVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::ClientIPConfig {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.timeout_seconds, 1, sizes)
+        rt::opt_len(&self.timeout_seconds, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.timeout_seconds, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ClusterTrustBundleProjection {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.name, 1, sizes) + rt::opt_len(&self.signer_name, 2, sizes)
+        rt::opt_len(&self.name, 1, sizes) + rt::opt_len(&self.signer_name, 2, sizes)
             + rt::opt_len(&self.label_selector, 3, sizes) + self.path.field_len(4, sizes)
             + rt::opt_len(&self.optional, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.name, 1, w);
         rt::write_opt(&self.signer_name, 2, w);
         rt::write_opt(&self.label_selector, 3, w);
@@ -4737,8 +4288,7 @@ impl Message for k8s_openapi::api::core::v1::ClusterTrustBundleProjection {
 }
 impl Message for k8s_openapi::api::core::v1::ComponentCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.message {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
@@ -4749,7 +4299,6 @@ impl Message for k8s_openapi::api::core::v1::ComponentCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.message {
@@ -4768,25 +4317,21 @@ impl Message for k8s_openapi::api::core::v1::ComponentCondition {
 }
 impl Message for k8s_openapi::api::core::v1::ComponentStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.conditions.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.conditions.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ConfigMap {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + rt::map_len(self.data.as_ref(), 2, sizes)
+        self.metadata.field_len(1, sizes) + rt::map_len(self.data.as_ref(), 2, sizes)
             + rt::map_len(self.binary_data.as_ref(), 3, sizes)
             + rt::opt_len(&self.immutable, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_map(self.data.as_ref(), 2, w);
         rt::write_map(self.binary_data.as_ref(), 3, w);
@@ -4795,24 +4340,14 @@ impl Message for k8s_openapi::api::core::v1::ConfigMap {
 }
 impl Message for k8s_openapi::api::core::v1::ConfigMapEnvSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + self.name.field_len(1, sizes)
-                },
-            ) + rt::opt_len(&self.optional, 2, sizes)
+        rt::inline_len(1, sizes, |sizes| self.name.field_len(1, sizes))
+            + rt::opt_len(&self.optional, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 self.name.write_field(1, w);
             },
         );
@@ -4821,24 +4356,14 @@ impl Message for k8s_openapi::api::core::v1::ConfigMapEnvSource {
 }
 impl Message for k8s_openapi::api::core::v1::ConfigMapKeySelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + self.name.field_len(1, sizes)
-                },
-            ) + self.key.field_len(2, sizes) + rt::opt_len(&self.optional, 3, sizes)
+        rt::inline_len(1, sizes, |sizes| self.name.field_len(1, sizes))
+            + self.key.field_len(2, sizes) + rt::opt_len(&self.optional, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 self.name.write_field(1, w);
             },
         );
@@ -4848,8 +4373,7 @@ impl Message for k8s_openapi::api::core::v1::ConfigMapKeySelector {
 }
 impl Message for k8s_openapi::api::core::v1::ConfigMapNodeConfigSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.namespace.field_len(1, sizes) + self.name.field_len(2, sizes)
+        self.namespace.field_len(1, sizes) + self.name.field_len(2, sizes)
             + match &self.uid {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
@@ -4860,7 +4384,6 @@ impl Message for k8s_openapi::api::core::v1::ConfigMapNodeConfigSource {
             } + self.kubelet_config_key.field_len(5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.namespace.write_field(1, w);
         self.name.write_field(2, w);
         match &self.uid {
@@ -4880,25 +4403,15 @@ impl Message for k8s_openapi::api::core::v1::ConfigMapNodeConfigSource {
 }
 impl Message for k8s_openapi::api::core::v1::ConfigMapProjection {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + self.name.field_len(1, sizes)
-                },
-            ) + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
+        rt::inline_len(1, sizes, |sizes| self.name.field_len(1, sizes))
+            + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.optional, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 self.name.write_field(1, w);
             },
         );
@@ -4908,26 +4421,16 @@ impl Message for k8s_openapi::api::core::v1::ConfigMapProjection {
 }
 impl Message for k8s_openapi::api::core::v1::ConfigMapVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + self.name.field_len(1, sizes)
-                },
-            ) + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
+        rt::inline_len(1, sizes, |sizes| self.name.field_len(1, sizes))
+            + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.default_mode, 3, sizes)
             + rt::opt_len(&self.optional, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 self.name.write_field(1, w);
             },
         );
@@ -4938,8 +4441,7 @@ impl Message for k8s_openapi::api::core::v1::ConfigMapVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::Container {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + match &self.image {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -4990,7 +4492,6 @@ impl Message for k8s_openapi::api::core::v1::Container {
             + rt::repeated_len(self.restart_policy_rules.iter().flatten(), 25, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         match &self.image {
             Some(v) => v.write_field(2, w),
@@ -5066,13 +4567,10 @@ impl Message for k8s_openapi::api::core::v1::Container {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerExtendedResourceRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.container_name.field_len(1, sizes)
-            + self.resource_name.field_len(2, sizes)
+        self.container_name.field_len(1, sizes) + self.resource_name.field_len(2, sizes)
             + self.request_name.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.container_name.write_field(1, w);
         self.resource_name.write_field(2, w);
         self.request_name.write_field(3, w);
@@ -5080,15 +4578,13 @@ impl Message for k8s_openapi::api::core::v1::ContainerExtendedResourceRequest {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerImage {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.names.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.names.iter().flatten(), 1, sizes)
             + match &self.size_bytes {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.names.iter().flatten(), 1, w);
         match &self.size_bytes {
             Some(v) => v.write_field(2, w),
@@ -5100,12 +4596,10 @@ impl Message for k8s_openapi::api::core::v1::ContainerImage {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerPort {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.host_port {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -5120,7 +4614,6 @@ impl Message for k8s_openapi::api::core::v1::ContainerPort {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -5150,47 +4643,38 @@ impl Message for k8s_openapi::api::core::v1::ContainerPort {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerResizePolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.resource_name.field_len(1, sizes)
-            + self.restart_policy.field_len(2, sizes)
+        self.resource_name.field_len(1, sizes) + self.restart_policy.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.resource_name.write_field(1, w);
         self.restart_policy.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ContainerRestartRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.action.field_len(1, sizes) + rt::opt_len(&self.exit_codes, 2, sizes)
+        self.action.field_len(1, sizes) + rt::opt_len(&self.exit_codes, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.action.write_field(1, w);
         rt::write_opt(&self.exit_codes, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ContainerRestartRuleOnExitCodes {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.operator.field_len(1, sizes)
+        self.operator.field_len(1, sizes)
             + rt::repeated_len(self.values.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.operator.write_field(1, w);
         rt::write_repeated(self.values.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ContainerState {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.waiting, 1, sizes) + rt::opt_len(&self.running, 2, sizes)
+        rt::opt_len(&self.waiting, 1, sizes) + rt::opt_len(&self.running, 2, sizes)
             + rt::opt_len(&self.terminated, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.waiting, 1, w);
         rt::write_opt(&self.running, 2, w);
         rt::write_opt(&self.terminated, 3, w);
@@ -5198,15 +4682,12 @@ impl Message for k8s_openapi::api::core::v1::ContainerState {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerStateRunning {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.started_at {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::time().field_len(1, sizes),
-            }
+        match &self.started_at {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::time().field_len(1, sizes),
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.started_at {
             Some(v) => v.write_field(1, w),
             None => {
@@ -5217,8 +4698,7 @@ impl Message for k8s_openapi::api::core::v1::ContainerStateRunning {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerStateTerminated {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.exit_code.field_len(1, sizes)
+        self.exit_code.field_len(1, sizes)
             + match &self.signal {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -5245,7 +4725,6 @@ impl Message for k8s_openapi::api::core::v1::ContainerStateTerminated {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.exit_code.write_field(1, w);
         match &self.signal {
             Some(v) => v.write_field(2, w),
@@ -5287,19 +4766,16 @@ impl Message for k8s_openapi::api::core::v1::ContainerStateTerminated {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerStateWaiting {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.reason {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.reason {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.message {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.reason {
             Some(v) => v.write_field(1, w),
             None => {
@@ -5316,8 +4792,7 @@ impl Message for k8s_openapi::api::core::v1::ContainerStateWaiting {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + match &self.state {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -5348,7 +4823,6 @@ impl Message for k8s_openapi::api::core::v1::ContainerStatus {
             ) + rt::opt_len(&self.stop_signal, 15, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         match &self.state {
             Some(v) => v.write_field(2, w),
@@ -5385,43 +4859,35 @@ impl Message for k8s_openapi::api::core::v1::ContainerStatus {
 }
 impl Message for k8s_openapi::api::core::v1::ContainerUser {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.linux, 1, sizes)
+        rt::opt_len(&self.linux, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.linux, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::DaemonEndpoint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.port.field_len(1, sizes)
+        self.port.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.port.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::DownwardAPIProjection {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.items.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.items.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.items.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::DownwardAPIVolumeFile {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.path.field_len(1, sizes) + rt::opt_len(&self.field_ref, 2, sizes)
+        self.path.field_len(1, sizes) + rt::opt_len(&self.field_ref, 2, sizes)
             + rt::opt_len(&self.resource_field_ref, 3, sizes)
             + rt::opt_len(&self.mode, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.path.write_field(1, w);
         rt::write_opt(&self.field_ref, 2, w);
         rt::write_opt(&self.resource_field_ref, 3, w);
@@ -5430,27 +4896,22 @@ impl Message for k8s_openapi::api::core::v1::DownwardAPIVolumeFile {
 }
 impl Message for k8s_openapi::api::core::v1::DownwardAPIVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.items.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.items.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.default_mode, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.items.iter().flatten(), 1, w);
         rt::write_opt(&self.default_mode, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::EmptyDirVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.medium {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.size_limit, 2, sizes)
+        (match &self.medium {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.size_limit, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.medium {
             Some(v) => v.write_field(1, w),
             None => {
@@ -5462,15 +4923,13 @@ impl Message for k8s_openapi::api::core::v1::EmptyDirVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::EndpointAddress {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.ip.field_len(1, sizes) + rt::opt_len(&self.target_ref, 2, sizes)
+        self.ip.field_len(1, sizes) + rt::opt_len(&self.target_ref, 2, sizes)
             + match &self.hostname {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             } + rt::opt_len(&self.node_name, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.ip.write_field(1, w);
         rt::write_opt(&self.target_ref, 2, w);
         match &self.hostname {
@@ -5484,19 +4943,16 @@ impl Message for k8s_openapi::api::core::v1::EndpointAddress {
 }
 impl Message for k8s_openapi::api::core::v1::EndpointPort {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.port.field_len(2, sizes)
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.port.field_len(2, sizes)
             + match &self.protocol {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             } + rt::opt_len(&self.app_protocol, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -5515,13 +4971,11 @@ impl Message for k8s_openapi::api::core::v1::EndpointPort {
 }
 impl Message for k8s_openapi::api::core::v1::EndpointSubset {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.addresses.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.addresses.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.not_ready_addresses.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.ports.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.addresses.iter().flatten(), 1, w);
         rt::write_repeated(self.not_ready_addresses.iter().flatten(), 2, w);
         rt::write_repeated(self.ports.iter().flatten(), 3, w);
@@ -5529,28 +4983,23 @@ impl Message for k8s_openapi::api::core::v1::EndpointSubset {
 }
 impl Message for k8s_openapi::api::core::v1::Endpoints {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.subsets.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.subsets.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::EnvFromSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.prefix {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.config_map_ref, 2, sizes)
+        (match &self.prefix {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.config_map_ref, 2, sizes)
             + rt::opt_len(&self.secret_ref, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.prefix {
             Some(v) => v.write_field(1, w),
             None => {
@@ -5563,15 +5012,13 @@ impl Message for k8s_openapi::api::core::v1::EnvFromSource {
 }
 impl Message for k8s_openapi::api::core::v1::EnvVar {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + match &self.value {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + rt::opt_len(&self.value_from, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         match &self.value {
             Some(v) => v.write_field(2, w),
@@ -5584,15 +5031,13 @@ impl Message for k8s_openapi::api::core::v1::EnvVar {
 }
 impl Message for k8s_openapi::api::core::v1::EnvVarSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.field_ref, 1, sizes)
+        rt::opt_len(&self.field_ref, 1, sizes)
             + rt::opt_len(&self.resource_field_ref, 2, sizes)
             + rt::opt_len(&self.config_map_key_ref, 3, sizes)
             + rt::opt_len(&self.secret_key_ref, 4, sizes)
             + rt::opt_len(&self.file_key_ref, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.field_ref, 1, w);
         rt::write_opt(&self.resource_field_ref, 2, w);
         rt::write_opt(&self.config_map_key_ref, 3, w);
@@ -5602,88 +5047,75 @@ impl Message for k8s_openapi::api::core::v1::EnvVarSource {
 }
 impl Message for k8s_openapi::api::core::v1::EphemeralContainer {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + self.name.field_len(1, sizes)
-                        + match &self.image {
-                            Some(v) => v.field_len(2, sizes),
-                            None => rt::zero::string_len(2),
-                        } + rt::repeated_len(self.command.iter().flatten(), 3, sizes)
-                        + rt::repeated_len(self.args.iter().flatten(), 4, sizes)
-                        + match &self.working_dir {
-                            Some(v) => v.field_len(5, sizes),
-                            None => rt::zero::string_len(5),
-                        } + rt::repeated_len(self.ports.iter().flatten(), 6, sizes)
-                        + rt::repeated_len(self.env.iter().flatten(), 7, sizes)
-                        + match &self.resources {
-                            Some(v) => v.field_len(8, sizes),
-                            None => {
-                                <k8s_openapi::api::core::v1::ResourceRequirements>::default()
-                                    .field_len(8, sizes)
-                            }
+        rt::inline_len(
+            1,
+            sizes,
+            |sizes| {
+                self.name.field_len(1, sizes)
+                    + match &self.image {
+                        Some(v) => v.field_len(2, sizes),
+                        None => rt::zero::string_len(2),
+                    } + rt::repeated_len(self.command.iter().flatten(), 3, sizes)
+                    + rt::repeated_len(self.args.iter().flatten(), 4, sizes)
+                    + match &self.working_dir {
+                        Some(v) => v.field_len(5, sizes),
+                        None => rt::zero::string_len(5),
+                    } + rt::repeated_len(self.ports.iter().flatten(), 6, sizes)
+                    + rt::repeated_len(self.env.iter().flatten(), 7, sizes)
+                    + match &self.resources {
+                        Some(v) => v.field_len(8, sizes),
+                        None => {
+                            <k8s_openapi::api::core::v1::ResourceRequirements>::default()
+                                .field_len(8, sizes)
                         }
-                        + rt::repeated_len(self.volume_mounts.iter().flatten(), 9, sizes)
-                        + rt::opt_len(&self.liveness_probe, 10, sizes)
-                        + rt::opt_len(&self.readiness_probe, 11, sizes)
-                        + rt::opt_len(&self.lifecycle, 12, sizes)
-                        + match &self.termination_message_path {
-                            Some(v) => v.field_len(13, sizes),
-                            None => rt::zero::string_len(13),
-                        }
-                        + match &self.image_pull_policy {
-                            Some(v) => v.field_len(14, sizes),
-                            None => rt::zero::string_len(14),
-                        } + rt::opt_len(&self.security_context, 15, sizes)
-                        + match &self.stdin {
-                            Some(v) => v.field_len(16, sizes),
-                            None => rt::zero::varint_len(16),
-                        }
-                        + match &self.stdin_once {
-                            Some(v) => v.field_len(17, sizes),
-                            None => rt::zero::varint_len(17),
-                        }
-                        + match &self.tty {
-                            Some(v) => v.field_len(18, sizes),
-                            None => rt::zero::varint_len(18),
-                        } + rt::repeated_len(self.env_from.iter().flatten(), 19, sizes)
-                        + match &self.termination_message_policy {
-                            Some(v) => v.field_len(20, sizes),
-                            None => rt::zero::string_len(20),
-                        }
-                        + rt::repeated_len(
-                            self.volume_devices.iter().flatten(),
-                            21,
-                            sizes,
-                        ) + rt::opt_len(&self.startup_probe, 22, sizes)
-                        + rt::repeated_len(
-                            self.resize_policy.iter().flatten(),
-                            23,
-                            sizes,
-                        ) + rt::opt_len(&self.restart_policy, 24, sizes)
-                        + rt::repeated_len(
-                            self.restart_policy_rules.iter().flatten(),
-                            25,
-                            sizes,
-                        )
-                },
-            )
+                    } + rt::repeated_len(self.volume_mounts.iter().flatten(), 9, sizes)
+                    + rt::opt_len(&self.liveness_probe, 10, sizes)
+                    + rt::opt_len(&self.readiness_probe, 11, sizes)
+                    + rt::opt_len(&self.lifecycle, 12, sizes)
+                    + match &self.termination_message_path {
+                        Some(v) => v.field_len(13, sizes),
+                        None => rt::zero::string_len(13),
+                    }
+                    + match &self.image_pull_policy {
+                        Some(v) => v.field_len(14, sizes),
+                        None => rt::zero::string_len(14),
+                    } + rt::opt_len(&self.security_context, 15, sizes)
+                    + match &self.stdin {
+                        Some(v) => v.field_len(16, sizes),
+                        None => rt::zero::varint_len(16),
+                    }
+                    + match &self.stdin_once {
+                        Some(v) => v.field_len(17, sizes),
+                        None => rt::zero::varint_len(17),
+                    }
+                    + match &self.tty {
+                        Some(v) => v.field_len(18, sizes),
+                        None => rt::zero::varint_len(18),
+                    } + rt::repeated_len(self.env_from.iter().flatten(), 19, sizes)
+                    + match &self.termination_message_policy {
+                        Some(v) => v.field_len(20, sizes),
+                        None => rt::zero::string_len(20),
+                    } + rt::repeated_len(self.volume_devices.iter().flatten(), 21, sizes)
+                    + rt::opt_len(&self.startup_probe, 22, sizes)
+                    + rt::repeated_len(self.resize_policy.iter().flatten(), 23, sizes)
+                    + rt::opt_len(&self.restart_policy, 24, sizes)
+                    + rt::repeated_len(
+                        self.restart_policy_rules.iter().flatten(),
+                        25,
+                        sizes,
+                    )
+            },
+        )
             + match &self.target_container_name {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 self.name.write_field(1, w);
                 match &self.image {
                     Some(v) => v.write_field(2, w),
@@ -5767,18 +5199,15 @@ impl Message for k8s_openapi::api::core::v1::EphemeralContainer {
 }
 impl Message for k8s_openapi::api::core::v1::EphemeralVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.volume_claim_template, 1, sizes)
+        rt::opt_len(&self.volume_claim_template, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.volume_claim_template, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::Event {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.involved_object.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.involved_object.field_len(2, sizes)
             + match &self.reason {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
@@ -5828,7 +5257,6 @@ impl Message for k8s_openapi::api::core::v1::Event {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.involved_object.write_field(2, w);
         match &self.reason {
@@ -5903,19 +5331,16 @@ impl Message for k8s_openapi::api::core::v1::Event {
 }
 impl Message for k8s_openapi::api::core::v1::EventSeries {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.count {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            }
+        (match &self.count {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        })
             + match &self.last_observed_time {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::micro_time().field_len(2, sizes),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.count {
             Some(v) => v.write_field(1, w),
             None => {
@@ -5932,19 +5357,16 @@ impl Message for k8s_openapi::api::core::v1::EventSeries {
 }
 impl Message for k8s_openapi::api::core::v1::EventSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.component {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.component {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.host {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.component {
             Some(v) => v.write_field(1, w),
             None => {
@@ -5961,18 +5383,15 @@ impl Message for k8s_openapi::api::core::v1::EventSource {
 }
 impl Message for k8s_openapi::api::core::v1::ExecAction {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.command.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.command.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.command.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::FCVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.target_wwns.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.target_wwns.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.lun, 2, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(3, sizes),
@@ -5984,7 +5403,6 @@ impl Message for k8s_openapi::api::core::v1::FCVolumeSource {
             } + rt::repeated_len(self.wwids.iter().flatten(), 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.target_wwns.iter().flatten(), 1, w);
         rt::write_opt(&self.lun, 2, w);
         match &self.fs_type {
@@ -6004,12 +5422,10 @@ impl Message for k8s_openapi::api::core::v1::FCVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::FileKeySelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.volume_name.field_len(1, sizes) + self.path.field_len(2, sizes)
+        self.volume_name.field_len(1, sizes) + self.path.field_len(2, sizes)
             + self.key.field_len(3, sizes) + rt::opt_len(&self.optional, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.volume_name.write_field(1, w);
         self.path.write_field(2, w);
         self.key.write_field(3, w);
@@ -6018,8 +5434,7 @@ impl Message for k8s_openapi::api::core::v1::FileKeySelector {
 }
 impl Message for k8s_openapi::api::core::v1::FlexPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes)
+        self.driver.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -6030,7 +5445,6 @@ impl Message for k8s_openapi::api::core::v1::FlexPersistentVolumeSource {
             } + rt::map_len(self.options.as_ref(), 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -6050,8 +5464,7 @@ impl Message for k8s_openapi::api::core::v1::FlexPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::FlexVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes)
+        self.driver.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -6062,7 +5475,6 @@ impl Message for k8s_openapi::api::core::v1::FlexVolumeSource {
             } + rt::map_len(self.options.as_ref(), 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -6082,19 +5494,16 @@ impl Message for k8s_openapi::api::core::v1::FlexVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::FlockerVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.dataset_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.dataset_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.dataset_uuid {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.dataset_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -6111,8 +5520,7 @@ impl Message for k8s_openapi::api::core::v1::FlockerVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.pd_name.field_len(1, sizes)
+        self.pd_name.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -6127,7 +5535,6 @@ impl Message for k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.pd_name.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -6151,19 +5558,16 @@ impl Message for k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::GRPCAction {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.port.field_len(1, sizes) + rt::opt_len(&self.service, 2, sizes)
+        self.port.field_len(1, sizes) + rt::opt_len(&self.service, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.port.write_field(1, w);
         rt::write_opt(&self.service, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::GitRepoVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.repository.field_len(1, sizes)
+        self.repository.field_len(1, sizes)
             + match &self.revision {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -6174,7 +5578,6 @@ impl Message for k8s_openapi::api::core::v1::GitRepoVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.repository.write_field(1, w);
         match &self.revision {
             Some(v) => v.write_field(2, w),
@@ -6192,15 +5595,13 @@ impl Message for k8s_openapi::api::core::v1::GitRepoVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::GlusterfsPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.endpoints.field_len(1, sizes) + self.path.field_len(2, sizes)
+        self.endpoints.field_len(1, sizes) + self.path.field_len(2, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
             } + rt::opt_len(&self.endpoints_namespace, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.endpoints.write_field(1, w);
         self.path.write_field(2, w);
         match &self.read_only {
@@ -6214,15 +5615,13 @@ impl Message for k8s_openapi::api::core::v1::GlusterfsPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::GlusterfsVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.endpoints.field_len(1, sizes) + self.path.field_len(2, sizes)
+        self.endpoints.field_len(1, sizes) + self.path.field_len(2, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.endpoints.write_field(1, w);
         self.path.write_field(2, w);
         match &self.read_only {
@@ -6235,12 +5634,10 @@ impl Message for k8s_openapi::api::core::v1::GlusterfsVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::HTTPGetAction {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.path {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.port.field_len(2, sizes)
+        (match &self.path {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.port.field_len(2, sizes)
             + match &self.host {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
@@ -6251,7 +5648,6 @@ impl Message for k8s_openapi::api::core::v1::HTTPGetAction {
             } + rt::repeated_len(self.http_headers.iter().flatten(), 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.path {
             Some(v) => v.write_field(1, w),
             None => {
@@ -6276,52 +5672,43 @@ impl Message for k8s_openapi::api::core::v1::HTTPGetAction {
 }
 impl Message for k8s_openapi::api::core::v1::HTTPHeader {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.value.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.value.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.value.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::HostAlias {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.ip.field_len(1, sizes)
+        self.ip.field_len(1, sizes)
             + rt::repeated_len(self.hostnames.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.ip.write_field(1, w);
         rt::write_repeated(self.hostnames.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::HostIP {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.ip.field_len(1, sizes)
+        self.ip.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.ip.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::HostPathVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.path.field_len(1, sizes) + rt::opt_len(&self.type_, 2, sizes)
+        self.path.field_len(1, sizes) + rt::opt_len(&self.type_, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.path.write_field(1, w);
         rt::write_opt(&self.type_, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ISCSIPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.target_portal.field_len(1, sizes) + self.iqn.field_len(2, sizes)
+        self.target_portal.field_len(1, sizes) + self.iqn.field_len(2, sizes)
             + self.lun.field_len(3, sizes)
             + match &self.iscsi_interface {
                 Some(v) => v.field_len(4, sizes),
@@ -6345,7 +5732,6 @@ impl Message for k8s_openapi::api::core::v1::ISCSIPersistentVolumeSource {
             } + rt::opt_len(&self.initiator_name, 12, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.target_portal.write_field(1, w);
         self.iqn.write_field(2, w);
         self.lun.write_field(3, w);
@@ -6386,8 +5772,7 @@ impl Message for k8s_openapi::api::core::v1::ISCSIPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::ISCSIVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.target_portal.field_len(1, sizes) + self.iqn.field_len(2, sizes)
+        self.target_portal.field_len(1, sizes) + self.iqn.field_len(2, sizes)
             + self.lun.field_len(3, sizes)
             + match &self.iscsi_interface {
                 Some(v) => v.field_len(4, sizes),
@@ -6411,7 +5796,6 @@ impl Message for k8s_openapi::api::core::v1::ISCSIVolumeSource {
             } + rt::opt_len(&self.initiator_name, 12, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.target_portal.write_field(1, w);
         self.iqn.write_field(2, w);
         self.lun.write_field(3, w);
@@ -6452,19 +5836,16 @@ impl Message for k8s_openapi::api::core::v1::ISCSIVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::ImageVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.reference {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.reference {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.pull_policy {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.reference {
             Some(v) => v.write_field(1, w),
             None => {
@@ -6481,22 +5862,18 @@ impl Message for k8s_openapi::api::core::v1::ImageVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::ImageVolumeStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.image_ref.field_len(1, sizes)
+        self.image_ref.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.image_ref.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::KeyToPath {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes) + self.path.field_len(2, sizes)
+        self.key.field_len(1, sizes) + self.path.field_len(2, sizes)
             + rt::opt_len(&self.mode, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         self.path.write_field(2, w);
         rt::write_opt(&self.mode, 3, w);
@@ -6504,13 +5881,10 @@ impl Message for k8s_openapi::api::core::v1::KeyToPath {
 }
 impl Message for k8s_openapi::api::core::v1::Lifecycle {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.post_start, 1, sizes)
-            + rt::opt_len(&self.pre_stop, 2, sizes)
+        rt::opt_len(&self.post_start, 1, sizes) + rt::opt_len(&self.pre_stop, 2, sizes)
             + rt::opt_len(&self.stop_signal, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.post_start, 1, w);
         rt::write_opt(&self.pre_stop, 2, w);
         rt::write_opt(&self.stop_signal, 3, w);
@@ -6518,13 +5892,11 @@ impl Message for k8s_openapi::api::core::v1::Lifecycle {
 }
 impl Message for k8s_openapi::api::core::v1::LifecycleHandler {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.exec, 1, sizes) + rt::opt_len(&self.http_get, 2, sizes)
+        rt::opt_len(&self.exec, 1, sizes) + rt::opt_len(&self.http_get, 2, sizes)
             + rt::opt_len(&self.tcp_socket, 3, sizes)
             + rt::opt_len(&self.sleep, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.exec, 1, w);
         rt::write_opt(&self.http_get, 2, w);
         rt::write_opt(&self.tcp_socket, 3, w);
@@ -6533,8 +5905,7 @@ impl Message for k8s_openapi::api::core::v1::LifecycleHandler {
 }
 impl Message for k8s_openapi::api::core::v1::LimitRange {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -6544,7 +5915,6 @@ impl Message for k8s_openapi::api::core::v1::LimitRange {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -6557,15 +5927,13 @@ impl Message for k8s_openapi::api::core::v1::LimitRange {
 }
 impl Message for k8s_openapi::api::core::v1::LimitRangeItem {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + rt::map_len(self.max.as_ref(), 2, sizes)
+        self.type_.field_len(1, sizes) + rt::map_len(self.max.as_ref(), 2, sizes)
             + rt::map_len(self.min.as_ref(), 3, sizes)
             + rt::map_len(self.default.as_ref(), 4, sizes)
             + rt::map_len(self.default_request.as_ref(), 5, sizes)
             + rt::map_len(self.max_limit_request_ratio.as_ref(), 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         rt::write_map(self.max.as_ref(), 2, w);
         rt::write_map(self.min.as_ref(), 3, w);
@@ -6576,22 +5944,18 @@ impl Message for k8s_openapi::api::core::v1::LimitRangeItem {
 }
 impl Message for k8s_openapi::api::core::v1::LimitRangeSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.limits, 1, sizes)
+        rt::repeated_len(&self.limits, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.limits, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::LinuxContainerUser {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.uid.field_len(1, sizes) + self.gid.field_len(2, sizes)
+        self.uid.field_len(1, sizes) + self.gid.field_len(2, sizes)
             + rt::repeated_len(self.supplemental_groups.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.uid.write_field(1, w);
         self.gid.write_field(2, w);
         rt::write_repeated(self.supplemental_groups.iter().flatten(), 3, w);
@@ -6599,12 +5963,10 @@ impl Message for k8s_openapi::api::core::v1::LinuxContainerUser {
 }
 impl Message for k8s_openapi::api::core::v1::LoadBalancerIngress {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.ip {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.ip {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.hostname {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -6612,7 +5974,6 @@ impl Message for k8s_openapi::api::core::v1::LoadBalancerIngress {
             + rt::repeated_len(self.ports.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.ip {
             Some(v) => v.write_field(1, w),
             None => {
@@ -6631,46 +5992,37 @@ impl Message for k8s_openapi::api::core::v1::LoadBalancerIngress {
 }
 impl Message for k8s_openapi::api::core::v1::LoadBalancerStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.ingress.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.ingress.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.ingress.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::LocalObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::LocalVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.path.field_len(1, sizes) + rt::opt_len(&self.fs_type, 2, sizes)
+        self.path.field_len(1, sizes) + rt::opt_len(&self.fs_type, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.path.write_field(1, w);
         rt::write_opt(&self.fs_type, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ModifyVolumeStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.target_volume_attributes_class_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.status.field_len(2, sizes)
+        (match &self.target_volume_attributes_class_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.status.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.target_volume_attributes_class_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -6682,15 +6034,13 @@ impl Message for k8s_openapi::api::core::v1::ModifyVolumeStatus {
 }
 impl Message for k8s_openapi::api::core::v1::NFSVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.server.field_len(1, sizes) + self.path.field_len(2, sizes)
+        self.server.field_len(1, sizes) + self.path.field_len(2, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.server.write_field(1, w);
         self.path.write_field(2, w);
         match &self.read_only {
@@ -6703,8 +6053,7 @@ impl Message for k8s_openapi::api::core::v1::NFSVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::Namespace {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -6721,7 +6070,6 @@ impl Message for k8s_openapi::api::core::v1::Namespace {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -6740,8 +6088,7 @@ impl Message for k8s_openapi::api::core::v1::Namespace {
 }
 impl Message for k8s_openapi::api::core::v1::NamespaceCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_transition_time {
                 Some(v) => v.field_len(4, sizes),
                 None => rt::zero::time().field_len(4, sizes),
@@ -6756,7 +6103,6 @@ impl Message for k8s_openapi::api::core::v1::NamespaceCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_transition_time {
@@ -6781,25 +6127,20 @@ impl Message for k8s_openapi::api::core::v1::NamespaceCondition {
 }
 impl Message for k8s_openapi::api::core::v1::NamespaceSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.finalizers.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.finalizers.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.finalizers.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NamespaceStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.phase {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.conditions.iter().flatten(), 2, sizes)
+        (match &self.phase {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.conditions.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.phase {
             Some(v) => v.write_field(1, w),
             None => {
@@ -6811,8 +6152,7 @@ impl Message for k8s_openapi::api::core::v1::NamespaceStatus {
 }
 impl Message for k8s_openapi::api::core::v1::Node {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -6828,7 +6168,6 @@ impl Message for k8s_openapi::api::core::v1::Node {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -6846,24 +6185,16 @@ impl Message for k8s_openapi::api::core::v1::Node {
 }
 impl Message for k8s_openapi::api::core::v1::NodeAddress {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.address.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.address.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.address.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeAffinity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::opt_len(
-                &self.required_during_scheduling_ignored_during_execution,
-                1,
-                sizes,
-            )
+        rt::opt_len(&self.required_during_scheduling_ignored_during_execution, 1, sizes)
             + rt::repeated_len(
                 self
                     .preferred_during_scheduling_ignored_during_execution
@@ -6874,7 +6205,6 @@ impl Message for k8s_openapi::api::core::v1::NodeAffinity {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.required_during_scheduling_ignored_during_execution, 1, w);
         rt::write_repeated(
             self.preferred_during_scheduling_ignored_during_execution.iter().flatten(),
@@ -6885,13 +6215,11 @@ impl Message for k8s_openapi::api::core::v1::NodeAffinity {
 }
 impl Message for k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.resource_claim_name.field_len(1, sizes)
+        self.resource_claim_name.field_len(1, sizes)
             + rt::repeated_len(self.containers.iter().flatten(), 2, sizes)
             + rt::map_len(Some(&self.resources), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.resource_claim_name.write_field(1, w);
         rt::write_repeated(self.containers.iter().flatten(), 2, w);
         rt::write_map(Some(&self.resources), 3, w);
@@ -6899,8 +6227,7 @@ impl Message for k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus 
 }
 impl Message for k8s_openapi::api::core::v1::NodeCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_heartbeat_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -6919,7 +6246,6 @@ impl Message for k8s_openapi::api::core::v1::NodeCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_heartbeat_time {
@@ -6950,18 +6276,15 @@ impl Message for k8s_openapi::api::core::v1::NodeCondition {
 }
 impl Message for k8s_openapi::api::core::v1::NodeConfigSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.config_map, 2, sizes)
+        rt::opt_len(&self.config_map, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.config_map, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeConfigStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.assigned, 1, sizes) + rt::opt_len(&self.active, 2, sizes)
+        rt::opt_len(&self.assigned, 1, sizes) + rt::opt_len(&self.active, 2, sizes)
             + rt::opt_len(&self.last_known_good, 3, sizes)
             + match &self.error {
                 Some(v) => v.field_len(4, sizes),
@@ -6969,7 +6292,6 @@ impl Message for k8s_openapi::api::core::v1::NodeConfigStatus {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.assigned, 1, w);
         rt::write_opt(&self.active, 2, w);
         rt::write_opt(&self.last_known_good, 3, w);
@@ -6983,18 +6305,15 @@ impl Message for k8s_openapi::api::core::v1::NodeConfigStatus {
 }
 impl Message for k8s_openapi::api::core::v1::NodeDaemonEndpoints {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.kubelet_endpoint {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::core::v1::DaemonEndpoint>::default()
-                        .field_len(1, sizes)
-                }
+        match &self.kubelet_endpoint {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::core::v1::DaemonEndpoint>::default()
+                    .field_len(1, sizes)
             }
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.kubelet_endpoint {
             Some(v) => v.write_field(1, w),
             None => {
@@ -7006,25 +6325,20 @@ impl Message for k8s_openapi::api::core::v1::NodeDaemonEndpoints {
 }
 impl Message for k8s_openapi::api::core::v1::NodeFeatures {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.supplemental_groups_policy, 1, sizes)
+        rt::opt_len(&self.supplemental_groups_policy, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.supplemental_groups_policy, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeRuntimeHandler {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.features, 2, sizes)
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.features, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -7036,34 +6350,28 @@ impl Message for k8s_openapi::api::core::v1::NodeRuntimeHandler {
 }
 impl Message for k8s_openapi::api::core::v1::NodeRuntimeHandlerFeatures {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.recursive_read_only_mounts, 1, sizes)
+        rt::opt_len(&self.recursive_read_only_mounts, 1, sizes)
             + rt::opt_len(&self.user_namespaces, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.recursive_read_only_mounts, 1, w);
         rt::write_opt(&self.user_namespaces, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.node_selector_terms, 1, sizes)
+        rt::repeated_len(&self.node_selector_terms, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.node_selector_terms, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeSelectorRequirement {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes) + self.operator.field_len(2, sizes)
+        self.key.field_len(1, sizes) + self.operator.field_len(2, sizes)
             + rt::repeated_len(self.values.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         self.operator.write_field(2, w);
         rt::write_repeated(self.values.iter().flatten(), 3, w);
@@ -7071,24 +6379,20 @@ impl Message for k8s_openapi::api::core::v1::NodeSelectorRequirement {
 }
 impl Message for k8s_openapi::api::core::v1::NodeSelectorTerm {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.match_expressions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.match_expressions.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.match_fields.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.match_expressions.iter().flatten(), 1, w);
         rt::write_repeated(self.match_fields.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.pod_cidr {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.pod_cidr {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.external_id {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -7105,7 +6409,6 @@ impl Message for k8s_openapi::api::core::v1::NodeSpec {
             + rt::repeated_len(self.pod_cidrs.iter().flatten(), 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.pod_cidr {
             Some(v) => v.write_field(1, w),
             None => {
@@ -7137,8 +6440,7 @@ impl Message for k8s_openapi::api::core::v1::NodeSpec {
 }
 impl Message for k8s_openapi::api::core::v1::NodeStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.capacity.as_ref(), 1, sizes)
+        rt::map_len(self.capacity.as_ref(), 1, sizes)
             + rt::map_len(self.allocatable.as_ref(), 2, sizes)
             + match &self.phase {
                 Some(v) => v.field_len(3, sizes),
@@ -7167,7 +6469,6 @@ impl Message for k8s_openapi::api::core::v1::NodeStatus {
             + rt::repeated_len(self.declared_features.iter().flatten(), 14, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.capacity.as_ref(), 1, w);
         rt::write_map(self.allocatable.as_ref(), 2, w);
         match &self.phase {
@@ -7203,18 +6504,15 @@ impl Message for k8s_openapi::api::core::v1::NodeStatus {
 }
 impl Message for k8s_openapi::api::core::v1::NodeSwapStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.capacity, 1, sizes)
+        rt::opt_len(&self.capacity, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.capacity, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeSystemInfo {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.machine_id.field_len(1, sizes) + self.system_uuid.field_len(2, sizes)
+        self.machine_id.field_len(1, sizes) + self.system_uuid.field_len(2, sizes)
             + self.boot_id.field_len(3, sizes) + self.kernel_version.field_len(4, sizes)
             + self.os_image.field_len(5, sizes)
             + self.container_runtime_version.field_len(6, sizes)
@@ -7224,7 +6522,6 @@ impl Message for k8s_openapi::api::core::v1::NodeSystemInfo {
             + self.architecture.field_len(10, sizes) + rt::opt_len(&self.swap, 11, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.machine_id.write_field(1, w);
         self.system_uuid.write_field(2, w);
         self.boot_id.write_field(3, w);
@@ -7240,15 +6537,12 @@ impl Message for k8s_openapi::api::core::v1::NodeSystemInfo {
 }
 impl Message for k8s_openapi::api::core::v1::ObjectFieldSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_version {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.field_path.field_len(2, sizes)
+        (match &self.api_version {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.field_path.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_version {
             Some(v) => v.write_field(1, w),
             None => {
@@ -7260,12 +6554,10 @@ impl Message for k8s_openapi::api::core::v1::ObjectFieldSelector {
 }
 impl Message for k8s_openapi::api::core::v1::ObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.kind {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.kind {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.namespace {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -7292,7 +6584,6 @@ impl Message for k8s_openapi::api::core::v1::ObjectReference {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.kind {
             Some(v) => v.write_field(1, w),
             None => {
@@ -7339,8 +6630,7 @@ impl Message for k8s_openapi::api::core::v1::ObjectReference {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolume {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -7357,7 +6647,6 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolume {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -7377,8 +6666,7 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolume {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -7395,7 +6683,6 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaim {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -7415,8 +6702,7 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaim {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_probe_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -7435,7 +6721,6 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_probe_time {
@@ -7466,8 +6751,7 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimCondition {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.access_modes.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.access_modes.iter().flatten(), 1, sizes)
             + match &self.resources {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -7486,7 +6770,6 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimSpec {
             + rt::opt_len(&self.volume_attributes_class_name, 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.access_modes.iter().flatten(), 1, w);
         match &self.resources {
             Some(v) => v.write_field(2, w),
@@ -7511,12 +6794,10 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimSpec {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.phase {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.access_modes.iter().flatten(), 2, sizes)
+        (match &self.phase {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.access_modes.iter().flatten(), 2, sizes)
             + rt::map_len(self.capacity.as_ref(), 3, sizes)
             + rt::repeated_len(self.conditions.iter().flatten(), 4, sizes)
             + rt::map_len(self.allocated_resources.as_ref(), 5, sizes)
@@ -7525,7 +6806,6 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimStatus {
             + rt::opt_len(&self.modify_volume_status, 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.phase {
             Some(v) => v.write_field(1, w),
             None => {
@@ -7543,18 +6823,15 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimStatus {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.metadata {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
-                        .field_len(1, sizes)
-                }
-            } + self.spec.field_len(2, sizes)
+        (match &self.metadata {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
+                    .field_len(1, sizes)
+            }
+        }) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.metadata {
             Some(v) => v.write_field(1, w),
             None => {
@@ -7567,15 +6844,13 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.claim_name.field_len(1, sizes)
+        self.claim_name.field_len(1, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.claim_name.write_field(1, w);
         match &self.read_only {
             Some(v) => v.write_field(2, w),
@@ -7587,14 +6862,12 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.capacity.as_ref(), 1, sizes)
+        rt::map_len(self.capacity.as_ref(), 1, sizes)
             + rt::inline_len(
                 2,
                 sizes,
                 |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.gce_persistent_disk, 1, sizes)
+                    rt::opt_len(&self.gce_persistent_disk, 1, sizes)
                         + rt::opt_len(&self.aws_elastic_block_store, 2, sizes)
                         + rt::opt_len(&self.host_path, 3, sizes)
                         + rt::opt_len(&self.glusterfs, 4, sizes)
@@ -7632,13 +6905,11 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeSpec {
             + rt::opt_len(&self.volume_attributes_class_name, 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.capacity.as_ref(), 1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.gce_persistent_disk, 1, w);
                 rt::write_opt(&self.aws_elastic_block_store, 2, w);
                 rt::write_opt(&self.host_path, 3, w);
@@ -7685,12 +6956,10 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeSpec {
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.phase {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.phase {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.message {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -7701,7 +6970,6 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeStatus {
             } + rt::opt_len(&self.last_phase_transition_time, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.phase {
             Some(v) => v.write_field(1, w),
             None => {
@@ -7725,15 +6993,13 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeStatus {
 }
 impl Message for k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.pd_id.field_len(1, sizes)
+        self.pd_id.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.pd_id.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -7745,8 +7011,7 @@ impl Message for k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::Pod {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -7762,7 +7027,6 @@ impl Message for k8s_openapi::api::core::v1::Pod {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -7780,16 +7044,11 @@ impl Message for k8s_openapi::api::core::v1::Pod {
 }
 impl Message for k8s_openapi::api::core::v1::PodAffinity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::repeated_len(
-                self
-                    .required_during_scheduling_ignored_during_execution
-                    .iter()
-                    .flatten(),
-                1,
-                sizes,
-            )
+        rt::repeated_len(
+            self.required_during_scheduling_ignored_during_execution.iter().flatten(),
+            1,
+            sizes,
+        )
             + rt::repeated_len(
                 self
                     .preferred_during_scheduling_ignored_during_execution
@@ -7800,7 +7059,6 @@ impl Message for k8s_openapi::api::core::v1::PodAffinity {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(
             self.required_during_scheduling_ignored_during_execution.iter().flatten(),
             1,
@@ -7815,8 +7073,7 @@ impl Message for k8s_openapi::api::core::v1::PodAffinity {
 }
 impl Message for k8s_openapi::api::core::v1::PodAffinityTerm {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.label_selector, 1, sizes)
+        rt::opt_len(&self.label_selector, 1, sizes)
             + rt::repeated_len(self.namespaces.iter().flatten(), 2, sizes)
             + self.topology_key.field_len(3, sizes)
             + rt::opt_len(&self.namespace_selector, 4, sizes)
@@ -7824,7 +7081,6 @@ impl Message for k8s_openapi::api::core::v1::PodAffinityTerm {
             + rt::repeated_len(self.mismatch_label_keys.iter().flatten(), 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.label_selector, 1, w);
         rt::write_repeated(self.namespaces.iter().flatten(), 2, w);
         self.topology_key.write_field(3, w);
@@ -7835,16 +7091,11 @@ impl Message for k8s_openapi::api::core::v1::PodAffinityTerm {
 }
 impl Message for k8s_openapi::api::core::v1::PodAntiAffinity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::repeated_len(
-                self
-                    .required_during_scheduling_ignored_during_execution
-                    .iter()
-                    .flatten(),
-                1,
-                sizes,
-            )
+        rt::repeated_len(
+            self.required_during_scheduling_ignored_during_execution.iter().flatten(),
+            1,
+            sizes,
+        )
             + rt::repeated_len(
                 self
                     .preferred_during_scheduling_ignored_during_execution
@@ -7855,7 +7106,6 @@ impl Message for k8s_openapi::api::core::v1::PodAntiAffinity {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(
             self.required_during_scheduling_ignored_during_execution.iter().flatten(),
             1,
@@ -7870,8 +7120,7 @@ impl Message for k8s_openapi::api::core::v1::PodAntiAffinity {
 }
 impl Message for k8s_openapi::api::core::v1::PodCertificateProjection {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.signer_name.field_len(1, sizes) + self.key_type.field_len(2, sizes)
+        self.signer_name.field_len(1, sizes) + self.key_type.field_len(2, sizes)
             + rt::opt_len(&self.max_expiration_seconds, 3, sizes)
             + match &self.credential_bundle_path {
                 Some(v) => v.field_len(4, sizes),
@@ -7887,7 +7136,6 @@ impl Message for k8s_openapi::api::core::v1::PodCertificateProjection {
             } + rt::map_len(self.user_annotations.as_ref(), 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.signer_name.write_field(1, w);
         self.key_type.write_field(2, w);
         rt::write_opt(&self.max_expiration_seconds, 3, w);
@@ -7914,8 +7162,7 @@ impl Message for k8s_openapi::api::core::v1::PodCertificateProjection {
 }
 impl Message for k8s_openapi::api::core::v1::PodCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_probe_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -7938,7 +7185,6 @@ impl Message for k8s_openapi::api::core::v1::PodCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_probe_time {
@@ -7975,13 +7221,11 @@ impl Message for k8s_openapi::api::core::v1::PodCondition {
 }
 impl Message for k8s_openapi::api::core::v1::PodDNSConfig {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.nameservers.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.nameservers.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.searches.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.options.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.nameservers.iter().flatten(), 1, w);
         rt::write_repeated(self.searches.iter().flatten(), 2, w);
         rt::write_repeated(self.options.iter().flatten(), 3, w);
@@ -7989,15 +7233,12 @@ impl Message for k8s_openapi::api::core::v1::PodDNSConfig {
 }
 impl Message for k8s_openapi::api::core::v1::PodDNSConfigOption {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.value, 2, sizes)
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.value, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -8009,55 +7250,44 @@ impl Message for k8s_openapi::api::core::v1::PodDNSConfigOption {
 }
 impl Message for k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.request_mappings, 1, sizes)
+        rt::repeated_len(&self.request_mappings, 1, sizes)
             + self.resource_claim_name.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.request_mappings, 1, w);
         self.resource_claim_name.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodIP {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.ip.field_len(1, sizes)
+        self.ip.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.ip.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodOS {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodReadinessGate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.condition_type.field_len(1, sizes)
+        self.condition_type.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.condition_type.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
-            + rt::opt_len(&self.resource_claim_name, 3, sizes)
+        self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 3, sizes)
             + rt::opt_len(&self.resource_claim_template_name, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_opt(&self.resource_claim_name, 3, w);
         rt::write_opt(&self.resource_claim_template_name, 4, w);
@@ -8065,40 +7295,32 @@ impl Message for k8s_openapi::api::core::v1::PodResourceClaim {
 }
 impl Message for k8s_openapi::api::core::v1::PodResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
-            + rt::opt_len(&self.resource_claim_name, 2, sizes)
+        self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_opt(&self.resource_claim_name, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodSchedulingGate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodSchedulingGroup {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.pod_group_name, 1, sizes)
+        rt::opt_len(&self.pod_group_name, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.pod_group_name, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodSecurityContext {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.se_linux_options, 1, sizes)
+        rt::opt_len(&self.se_linux_options, 1, sizes)
             + rt::opt_len(&self.run_as_user, 2, sizes)
             + rt::opt_len(&self.run_as_non_root, 3, sizes)
             + rt::repeated_len(self.supplemental_groups.iter().flatten(), 4, sizes)
@@ -8113,7 +7335,6 @@ impl Message for k8s_openapi::api::core::v1::PodSecurityContext {
             + rt::opt_len(&self.se_linux_change_policy, 13, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.se_linux_options, 1, w);
         rt::write_opt(&self.run_as_user, 2, w);
         rt::write_opt(&self.run_as_non_root, 3, w);
@@ -8131,8 +7352,7 @@ impl Message for k8s_openapi::api::core::v1::PodSecurityContext {
 }
 impl Message for k8s_openapi::api::core::v1::PodSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.volumes.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.volumes.iter().flatten(), 1, sizes)
             + rt::repeated_len(&self.containers, 2, sizes)
             + match &self.restart_policy {
                 Some(v) => v.field_len(3, sizes),
@@ -8208,7 +7428,6 @@ impl Message for k8s_openapi::api::core::v1::PodSpec {
             + rt::opt_len(&self.scheduling_group, 43, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.volumes.iter().flatten(), 1, w);
         rt::write_repeated(&self.containers, 2, w);
         match &self.restart_policy {
@@ -8315,12 +7534,10 @@ impl Message for k8s_openapi::api::core::v1::PodSpec {
 }
 impl Message for k8s_openapi::api::core::v1::PodStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.phase {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.conditions.iter().flatten(), 2, sizes)
+        (match &self.phase {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.conditions.iter().flatten(), 2, sizes)
             + match &self.message {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
@@ -8371,7 +7588,6 @@ impl Message for k8s_openapi::api::core::v1::PodStatus {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.phase {
             Some(v) => v.write_field(1, w),
             None => {
@@ -8446,8 +7662,7 @@ impl Message for k8s_openapi::api::core::v1::PodStatus {
 }
 impl Message for k8s_openapi::api::core::v1::PodTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.template {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -8457,7 +7672,6 @@ impl Message for k8s_openapi::api::core::v1::PodTemplate {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.template {
             Some(v) => v.write_field(2, w),
@@ -8470,15 +7684,13 @@ impl Message for k8s_openapi::api::core::v1::PodTemplate {
 }
 impl Message for k8s_openapi::api::core::v1::PodTemplateSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.metadata {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
-                        .field_len(1, sizes)
-                }
+        (match &self.metadata {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
+                    .field_len(1, sizes)
             }
+        })
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -8487,7 +7699,6 @@ impl Message for k8s_openapi::api::core::v1::PodTemplateSpec {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.metadata {
             Some(v) => v.write_field(1, w),
             None => {
@@ -8505,12 +7716,10 @@ impl Message for k8s_openapi::api::core::v1::PodTemplateSpec {
 }
 impl Message for k8s_openapi::api::core::v1::PortStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.port.field_len(1, sizes) + self.protocol.field_len(2, sizes)
+        self.port.field_len(1, sizes) + self.protocol.field_len(2, sizes)
             + rt::opt_len(&self.error, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.port.write_field(1, w);
         self.protocol.write_field(2, w);
         rt::write_opt(&self.error, 3, w);
@@ -8518,8 +7727,7 @@ impl Message for k8s_openapi::api::core::v1::PortStatus {
 }
 impl Message for k8s_openapi::api::core::v1::PortworxVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.volume_id.field_len(1, sizes)
+        self.volume_id.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -8530,7 +7738,6 @@ impl Message for k8s_openapi::api::core::v1::PortworxVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.volume_id.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -8548,30 +7755,24 @@ impl Message for k8s_openapi::api::core::v1::PortworxVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::PreferredSchedulingTerm {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.weight.field_len(1, sizes) + self.preference.field_len(2, sizes)
+        self.weight.field_len(1, sizes) + self.preference.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.weight.write_field(1, w);
         self.preference.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::Probe {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.exec, 1, sizes)
-                        + rt::opt_len(&self.http_get, 2, sizes)
-                        + rt::opt_len(&self.tcp_socket, 3, sizes)
-                        + rt::opt_len(&self.grpc, 4, sizes)
-                },
-            )
+        rt::inline_len(
+            1,
+            sizes,
+            |sizes| {
+                rt::opt_len(&self.exec, 1, sizes) + rt::opt_len(&self.http_get, 2, sizes)
+                    + rt::opt_len(&self.tcp_socket, 3, sizes)
+                    + rt::opt_len(&self.grpc, 4, sizes)
+            },
+        )
             + match &self.initial_delay_seconds {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -8594,12 +7795,10 @@ impl Message for k8s_openapi::api::core::v1::Probe {
             } + rt::opt_len(&self.termination_grace_period_seconds, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.exec, 1, w);
                 rt::write_opt(&self.http_get, 2, w);
                 rt::write_opt(&self.tcp_socket, 3, w);
@@ -8641,20 +7840,17 @@ impl Message for k8s_openapi::api::core::v1::Probe {
 }
 impl Message for k8s_openapi::api::core::v1::ProjectedVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.sources.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.sources.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.default_mode, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.sources.iter().flatten(), 1, w);
         rt::write_opt(&self.default_mode, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::QuobyteVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.registry.field_len(1, sizes) + self.volume.field_len(2, sizes)
+        self.registry.field_len(1, sizes) + self.volume.field_len(2, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
@@ -8673,7 +7869,6 @@ impl Message for k8s_openapi::api::core::v1::QuobyteVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.registry.write_field(1, w);
         self.volume.write_field(2, w);
         match &self.read_only {
@@ -8704,8 +7899,7 @@ impl Message for k8s_openapi::api::core::v1::QuobyteVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::RBDPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.monitors, 1, sizes) + self.image.field_len(2, sizes)
+        rt::repeated_len(&self.monitors, 1, sizes) + self.image.field_len(2, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
@@ -8728,7 +7922,6 @@ impl Message for k8s_openapi::api::core::v1::RBDPersistentVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.monitors, 1, w);
         self.image.write_field(2, w);
         match &self.fs_type {
@@ -8766,8 +7959,7 @@ impl Message for k8s_openapi::api::core::v1::RBDPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::RBDVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.monitors, 1, sizes) + self.image.field_len(2, sizes)
+        rt::repeated_len(&self.monitors, 1, sizes) + self.image.field_len(2, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
@@ -8790,7 +7982,6 @@ impl Message for k8s_openapi::api::core::v1::RBDVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.monitors, 1, w);
         self.image.write_field(2, w);
         match &self.fs_type {
@@ -8828,8 +8019,7 @@ impl Message for k8s_openapi::api::core::v1::RBDVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::ReplicationController {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -8846,7 +8036,6 @@ impl Message for k8s_openapi::api::core::v1::ReplicationController {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -8866,8 +8055,7 @@ impl Message for k8s_openapi::api::core::v1::ReplicationController {
 }
 impl Message for k8s_openapi::api::core::v1::ReplicationControllerCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.last_transition_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -8882,7 +8070,6 @@ impl Message for k8s_openapi::api::core::v1::ReplicationControllerCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.last_transition_time {
@@ -8907,8 +8094,7 @@ impl Message for k8s_openapi::api::core::v1::ReplicationControllerCondition {
 }
 impl Message for k8s_openapi::api::core::v1::ReplicationControllerSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.replicas, 1, sizes)
+        rt::opt_len(&self.replicas, 1, sizes)
             + rt::map_len(self.selector.as_ref(), 2, sizes)
             + rt::opt_len(&self.template, 3, sizes)
             + match &self.min_ready_seconds {
@@ -8917,7 +8103,6 @@ impl Message for k8s_openapi::api::core::v1::ReplicationControllerSpec {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.replicas, 1, w);
         rt::write_map(self.selector.as_ref(), 2, w);
         rt::write_opt(&self.template, 3, w);
@@ -8931,8 +8116,7 @@ impl Message for k8s_openapi::api::core::v1::ReplicationControllerSpec {
 }
 impl Message for k8s_openapi::api::core::v1::ReplicationControllerStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.replicas.field_len(1, sizes)
+        self.replicas.field_len(1, sizes)
             + match &self.fully_labeled_replicas {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -8951,7 +8135,6 @@ impl Message for k8s_openapi::api::core::v1::ReplicationControllerStatus {
             } + rt::repeated_len(self.conditions.iter().flatten(), 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.replicas.write_field(1, w);
         match &self.fully_labeled_replicas {
             Some(v) => v.write_field(2, w),
@@ -8982,15 +8165,13 @@ impl Message for k8s_openapi::api::core::v1::ReplicationControllerStatus {
 }
 impl Message for k8s_openapi::api::core::v1::ResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + match &self.request {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         match &self.request {
             Some(v) => v.write_field(2, w),
@@ -9002,12 +8183,10 @@ impl Message for k8s_openapi::api::core::v1::ResourceClaim {
 }
 impl Message for k8s_openapi::api::core::v1::ResourceFieldSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.container_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.resource.field_len(2, sizes)
+        (match &self.container_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.resource.field_len(2, sizes)
             + match &self.divisor {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -9017,7 +8196,6 @@ impl Message for k8s_openapi::api::core::v1::ResourceFieldSelector {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.container_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9036,15 +8214,13 @@ impl Message for k8s_openapi::api::core::v1::ResourceFieldSelector {
 }
 impl Message for k8s_openapi::api::core::v1::ResourceHealth {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.resource_id.field_len(1, sizes)
+        self.resource_id.field_len(1, sizes)
             + match &self.health {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + rt::opt_len(&self.message, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.resource_id.write_field(1, w);
         match &self.health {
             Some(v) => v.write_field(2, w),
@@ -9057,8 +8233,7 @@ impl Message for k8s_openapi::api::core::v1::ResourceHealth {
 }
 impl Message for k8s_openapi::api::core::v1::ResourceQuota {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -9075,7 +8250,6 @@ impl Message for k8s_openapi::api::core::v1::ResourceQuota {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -9095,13 +8269,11 @@ impl Message for k8s_openapi::api::core::v1::ResourceQuota {
 }
 impl Message for k8s_openapi::api::core::v1::ResourceQuotaSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.hard.as_ref(), 1, sizes)
+        rt::map_len(self.hard.as_ref(), 1, sizes)
             + rt::repeated_len(self.scopes.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.scope_selector, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.hard.as_ref(), 1, w);
         rt::write_repeated(self.scopes.iter().flatten(), 2, w);
         rt::write_opt(&self.scope_selector, 3, w);
@@ -9109,25 +8281,21 @@ impl Message for k8s_openapi::api::core::v1::ResourceQuotaSpec {
 }
 impl Message for k8s_openapi::api::core::v1::ResourceQuotaStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.hard.as_ref(), 1, sizes)
+        rt::map_len(self.hard.as_ref(), 1, sizes)
             + rt::map_len(self.used.as_ref(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.hard.as_ref(), 1, w);
         rt::write_map(self.used.as_ref(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ResourceRequirements {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.limits.as_ref(), 1, sizes)
+        rt::map_len(self.limits.as_ref(), 1, sizes)
             + rt::map_len(self.requests.as_ref(), 2, sizes)
             + rt::repeated_len(self.claims.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.limits.as_ref(), 1, w);
         rt::write_map(self.requests.as_ref(), 2, w);
         rt::write_repeated(self.claims.iter().flatten(), 3, w);
@@ -9135,24 +8303,20 @@ impl Message for k8s_openapi::api::core::v1::ResourceRequirements {
 }
 impl Message for k8s_openapi::api::core::v1::ResourceStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + rt::repeated_len(self.resources.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_repeated(self.resources.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::SELinuxOptions {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.user {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.user {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.role {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -9167,7 +8331,6 @@ impl Message for k8s_openapi::api::core::v1::SELinuxOptions {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.user {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9196,8 +8359,7 @@ impl Message for k8s_openapi::api::core::v1::SELinuxOptions {
 }
 impl Message for k8s_openapi::api::core::v1::ScaleIOPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.gateway.field_len(1, sizes) + self.system.field_len(2, sizes)
+        self.gateway.field_len(1, sizes) + self.system.field_len(2, sizes)
             + self.secret_ref.field_len(3, sizes)
             + match &self.ssl_enabled {
                 Some(v) => v.field_len(4, sizes),
@@ -9229,7 +8391,6 @@ impl Message for k8s_openapi::api::core::v1::ScaleIOPersistentVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.gateway.write_field(1, w);
         self.system.write_field(2, w);
         self.secret_ref.write_field(3, w);
@@ -9279,8 +8440,7 @@ impl Message for k8s_openapi::api::core::v1::ScaleIOPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::ScaleIOVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.gateway.field_len(1, sizes) + self.system.field_len(2, sizes)
+        self.gateway.field_len(1, sizes) + self.system.field_len(2, sizes)
             + self.secret_ref.field_len(3, sizes)
             + match &self.ssl_enabled {
                 Some(v) => v.field_len(4, sizes),
@@ -9312,7 +8472,6 @@ impl Message for k8s_openapi::api::core::v1::ScaleIOVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.gateway.write_field(1, w);
         self.system.write_field(2, w);
         self.secret_ref.write_field(3, w);
@@ -9362,22 +8521,18 @@ impl Message for k8s_openapi::api::core::v1::ScaleIOVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::ScopeSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.match_expressions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.match_expressions.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.match_expressions.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ScopedResourceSelectorRequirement {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.scope_name.field_len(1, sizes) + self.operator.field_len(2, sizes)
+        self.scope_name.field_len(1, sizes) + self.operator.field_len(2, sizes)
             + rt::repeated_len(self.values.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.scope_name.write_field(1, w);
         self.operator.write_field(2, w);
         rt::write_repeated(self.values.iter().flatten(), 3, w);
@@ -9385,20 +8540,16 @@ impl Message for k8s_openapi::api::core::v1::ScopedResourceSelectorRequirement {
 }
 impl Message for k8s_openapi::api::core::v1::SeccompProfile {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes)
-            + rt::opt_len(&self.localhost_profile, 2, sizes)
+        self.type_.field_len(1, sizes) + rt::opt_len(&self.localhost_profile, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         rt::write_opt(&self.localhost_profile, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::Secret {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + rt::map_len(self.data.as_ref(), 2, sizes)
+        self.metadata.field_len(1, sizes) + rt::map_len(self.data.as_ref(), 2, sizes)
             + match &self.type_ {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
@@ -9406,7 +8557,6 @@ impl Message for k8s_openapi::api::core::v1::Secret {
             + rt::opt_len(&self.immutable, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_map(self.data.as_ref(), 2, w);
         match &self.type_ {
@@ -9421,24 +8571,14 @@ impl Message for k8s_openapi::api::core::v1::Secret {
 }
 impl Message for k8s_openapi::api::core::v1::SecretEnvSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + self.name.field_len(1, sizes)
-                },
-            ) + rt::opt_len(&self.optional, 2, sizes)
+        rt::inline_len(1, sizes, |sizes| self.name.field_len(1, sizes))
+            + rt::opt_len(&self.optional, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 self.name.write_field(1, w);
             },
         );
@@ -9447,24 +8587,14 @@ impl Message for k8s_openapi::api::core::v1::SecretEnvSource {
 }
 impl Message for k8s_openapi::api::core::v1::SecretKeySelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + self.name.field_len(1, sizes)
-                },
-            ) + self.key.field_len(2, sizes) + rt::opt_len(&self.optional, 3, sizes)
+        rt::inline_len(1, sizes, |sizes| self.name.field_len(1, sizes))
+            + self.key.field_len(2, sizes) + rt::opt_len(&self.optional, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 self.name.write_field(1, w);
             },
         );
@@ -9474,25 +8604,15 @@ impl Message for k8s_openapi::api::core::v1::SecretKeySelector {
 }
 impl Message for k8s_openapi::api::core::v1::SecretProjection {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + self.name.field_len(1, sizes)
-                },
-            ) + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
+        rt::inline_len(1, sizes, |sizes| self.name.field_len(1, sizes))
+            + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.optional, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 self.name.write_field(1, w);
             },
         );
@@ -9502,19 +8622,16 @@ impl Message for k8s_openapi::api::core::v1::SecretProjection {
 }
 impl Message for k8s_openapi::api::core::v1::SecretReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.namespace {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9531,17 +8648,14 @@ impl Message for k8s_openapi::api::core::v1::SecretReference {
 }
 impl Message for k8s_openapi::api::core::v1::SecretVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.secret_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
+        (match &self.secret_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.default_mode, 3, sizes)
             + rt::opt_len(&self.optional, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.secret_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9555,8 +8669,7 @@ impl Message for k8s_openapi::api::core::v1::SecretVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::SecurityContext {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.capabilities, 1, sizes)
+        rt::opt_len(&self.capabilities, 1, sizes)
             + rt::opt_len(&self.privileged, 2, sizes)
             + rt::opt_len(&self.se_linux_options, 3, sizes)
             + rt::opt_len(&self.run_as_user, 4, sizes)
@@ -9570,7 +8683,6 @@ impl Message for k8s_openapi::api::core::v1::SecurityContext {
             + rt::opt_len(&self.app_armor_profile, 12, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.capabilities, 1, w);
         rt::write_opt(&self.privileged, 2, w);
         rt::write_opt(&self.se_linux_options, 3, w);
@@ -9587,8 +8699,7 @@ impl Message for k8s_openapi::api::core::v1::SecurityContext {
 }
 impl Message for k8s_openapi::api::core::v1::Service {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -9605,7 +8716,6 @@ impl Message for k8s_openapi::api::core::v1::Service {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -9623,14 +8733,12 @@ impl Message for k8s_openapi::api::core::v1::Service {
 }
 impl Message for k8s_openapi::api::core::v1::ServiceAccount {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.secrets.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.image_pull_secrets.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.automount_service_account_token, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.secrets.iter().flatten(), 2, w);
         rt::write_repeated(self.image_pull_secrets.iter().flatten(), 3, w);
@@ -9639,16 +8747,13 @@ impl Message for k8s_openapi::api::core::v1::ServiceAccount {
 }
 impl Message for k8s_openapi::api::core::v1::ServiceAccountTokenProjection {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.audience {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.expiration_seconds, 2, sizes)
+        (match &self.audience {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.expiration_seconds, 2, sizes)
             + self.path.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.audience {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9661,12 +8766,10 @@ impl Message for k8s_openapi::api::core::v1::ServiceAccountTokenProjection {
 }
 impl Message for k8s_openapi::api::core::v1::ServicePort {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.protocol {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -9684,7 +8787,6 @@ impl Message for k8s_openapi::api::core::v1::ServicePort {
             } + rt::opt_len(&self.app_protocol, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9716,8 +8818,7 @@ impl Message for k8s_openapi::api::core::v1::ServicePort {
 }
 impl Message for k8s_openapi::api::core::v1::ServiceSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.ports.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.ports.iter().flatten(), 1, sizes)
             + rt::map_len(self.selector.as_ref(), 2, sizes)
             + match &self.cluster_ip {
                 Some(v) => v.field_len(3, sizes),
@@ -9765,7 +8866,6 @@ impl Message for k8s_openapi::api::core::v1::ServiceSpec {
             + rt::opt_len(&self.traffic_distribution, 23, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.ports.iter().flatten(), 1, w);
         rt::write_map(self.selector.as_ref(), 2, w);
         match &self.cluster_ip {
@@ -9830,18 +8930,15 @@ impl Message for k8s_openapi::api::core::v1::ServiceSpec {
 }
 impl Message for k8s_openapi::api::core::v1::ServiceStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.load_balancer {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::core::v1::LoadBalancerStatus>::default()
-                        .field_len(1, sizes)
-                }
-            } + rt::repeated_len(self.conditions.iter().flatten(), 2, sizes)
+        (match &self.load_balancer {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::core::v1::LoadBalancerStatus>::default()
+                    .field_len(1, sizes)
+            }
+        }) + rt::repeated_len(self.conditions.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.load_balancer {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9854,32 +8951,26 @@ impl Message for k8s_openapi::api::core::v1::ServiceStatus {
 }
 impl Message for k8s_openapi::api::core::v1::SessionAffinityConfig {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.client_ip, 1, sizes)
+        rt::opt_len(&self.client_ip, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.client_ip, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::SleepAction {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.seconds.field_len(1, sizes)
+        self.seconds.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.seconds.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::StorageOSPersistentVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.volume_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.volume_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.volume_namespace {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -9894,7 +8985,6 @@ impl Message for k8s_openapi::api::core::v1::StorageOSPersistentVolumeSource {
             } + rt::opt_len(&self.secret_ref, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.volume_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9924,12 +9014,10 @@ impl Message for k8s_openapi::api::core::v1::StorageOSPersistentVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::StorageOSVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.volume_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.volume_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.volume_namespace {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -9944,7 +9032,6 @@ impl Message for k8s_openapi::api::core::v1::StorageOSVolumeSource {
             } + rt::opt_len(&self.secret_ref, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.volume_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -9974,26 +9061,22 @@ impl Message for k8s_openapi::api::core::v1::StorageOSVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::Sysctl {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.value.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.value.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.value.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::TCPSocketAction {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.port.field_len(1, sizes)
+        self.port.field_len(1, sizes)
             + match &self.host {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.port.write_field(1, w);
         match &self.host {
             Some(v) => v.write_field(2, w),
@@ -10005,15 +9088,13 @@ impl Message for k8s_openapi::api::core::v1::TCPSocketAction {
 }
 impl Message for k8s_openapi::api::core::v1::Taint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes)
+        self.key.field_len(1, sizes)
             + match &self.value {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + self.effect.field_len(3, sizes) + rt::opt_len(&self.time_added, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         match &self.value {
             Some(v) => v.write_field(2, w),
@@ -10027,12 +9108,10 @@ impl Message for k8s_openapi::api::core::v1::Taint {
 }
 impl Message for k8s_openapi::api::core::v1::Toleration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.key {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.key {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.operator {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -10047,7 +9126,6 @@ impl Message for k8s_openapi::api::core::v1::Toleration {
             } + rt::opt_len(&self.toleration_seconds, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.key {
             Some(v) => v.write_field(1, w),
             None => {
@@ -10077,29 +9155,24 @@ impl Message for k8s_openapi::api::core::v1::Toleration {
 }
 impl Message for k8s_openapi::api::core::v1::TopologySelectorLabelRequirement {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes) + rt::repeated_len(&self.values, 2, sizes)
+        self.key.field_len(1, sizes) + rt::repeated_len(&self.values, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         rt::write_repeated(&self.values, 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::TopologySelectorTerm {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.match_label_expressions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.match_label_expressions.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.match_label_expressions.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::TopologySpreadConstraint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.max_skew.field_len(1, sizes) + self.topology_key.field_len(2, sizes)
+        self.max_skew.field_len(1, sizes) + self.topology_key.field_len(2, sizes)
             + self.when_unsatisfiable.field_len(3, sizes)
             + rt::opt_len(&self.label_selector, 4, sizes)
             + rt::opt_len(&self.min_domains, 5, sizes)
@@ -10108,7 +9181,6 @@ impl Message for k8s_openapi::api::core::v1::TopologySpreadConstraint {
             + rt::repeated_len(self.match_label_keys.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.max_skew.write_field(1, w);
         self.topology_key.write_field(2, w);
         self.when_unsatisfiable.write_field(3, w);
@@ -10121,12 +9193,10 @@ impl Message for k8s_openapi::api::core::v1::TopologySpreadConstraint {
 }
 impl Message for k8s_openapi::api::core::v1::TypedLocalObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.api_group, 1, sizes) + self.kind.field_len(2, sizes)
+        rt::opt_len(&self.api_group, 1, sizes) + self.kind.field_len(2, sizes)
             + self.name.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.api_group, 1, w);
         self.kind.write_field(2, w);
         self.name.write_field(3, w);
@@ -10134,12 +9204,10 @@ impl Message for k8s_openapi::api::core::v1::TypedLocalObjectReference {
 }
 impl Message for k8s_openapi::api::core::v1::TypedObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.api_group, 1, sizes) + self.kind.field_len(2, sizes)
+        rt::opt_len(&self.api_group, 1, sizes) + self.kind.field_len(2, sizes)
             + self.name.field_len(3, sizes) + rt::opt_len(&self.namespace, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.api_group, 1, w);
         self.kind.write_field(2, w);
         self.name.write_field(3, w);
@@ -10148,14 +9216,12 @@ impl Message for k8s_openapi::api::core::v1::TypedObjectReference {
 }
 impl Message for k8s_openapi::api::core::v1::Volume {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + rt::inline_len(
                 2,
                 sizes,
                 |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.host_path, 1, sizes)
+                    rt::opt_len(&self.host_path, 1, sizes)
                         + rt::opt_len(&self.empty_dir, 2, sizes)
                         + rt::opt_len(&self.gce_persistent_disk, 3, sizes)
                         + rt::opt_len(&self.aws_elastic_block_store, 4, sizes)
@@ -10189,13 +9255,11 @@ impl Message for k8s_openapi::api::core::v1::Volume {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.host_path, 1, w);
                 rt::write_opt(&self.empty_dir, 2, w);
                 rt::write_opt(&self.gce_persistent_disk, 3, w);
@@ -10232,19 +9296,16 @@ impl Message for k8s_openapi::api::core::v1::Volume {
 }
 impl Message for k8s_openapi::api::core::v1::VolumeDevice {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.device_path.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.device_path.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.device_path.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::VolumeMount {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -10259,7 +9320,6 @@ impl Message for k8s_openapi::api::core::v1::VolumeMount {
             } + rt::opt_len(&self.recursive_read_only, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         match &self.read_only {
             Some(v) => v.write_field(2, w),
@@ -10286,8 +9346,7 @@ impl Message for k8s_openapi::api::core::v1::VolumeMount {
 }
 impl Message for k8s_openapi::api::core::v1::VolumeMountStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.mount_path.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.mount_path.field_len(2, sizes)
             + match &self.read_only {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
@@ -10301,7 +9360,6 @@ impl Message for k8s_openapi::api::core::v1::VolumeMountStatus {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.mount_path.write_field(2, w);
         match &self.read_only {
@@ -10321,26 +9379,21 @@ impl Message for k8s_openapi::api::core::v1::VolumeMountStatus {
 }
 impl Message for k8s_openapi::api::core::v1::VolumeNodeAffinity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.required, 1, sizes)
+        rt::opt_len(&self.required, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.required, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::VolumeProjection {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.secret, 1, sizes)
-            + rt::opt_len(&self.downward_api, 2, sizes)
+        rt::opt_len(&self.secret, 1, sizes) + rt::opt_len(&self.downward_api, 2, sizes)
             + rt::opt_len(&self.config_map, 3, sizes)
             + rt::opt_len(&self.service_account_token, 4, sizes)
             + rt::opt_len(&self.cluster_trust_bundle, 5, sizes)
             + rt::opt_len(&self.pod_certificate, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.secret, 1, w);
         rt::write_opt(&self.downward_api, 2, w);
         rt::write_opt(&self.config_map, 3, w);
@@ -10351,30 +9404,25 @@ impl Message for k8s_openapi::api::core::v1::VolumeProjection {
 }
 impl Message for k8s_openapi::api::core::v1::VolumeResourceRequirements {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.limits.as_ref(), 1, sizes)
+        rt::map_len(self.limits.as_ref(), 1, sizes)
             + rt::map_len(self.requests.as_ref(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.limits.as_ref(), 1, w);
         rt::write_map(self.requests.as_ref(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::VolumeStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.image, 1, sizes)
+        rt::opt_len(&self.image, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.image, 1, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::VsphereVirtualDiskVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.volume_path.field_len(1, sizes)
+        self.volume_path.field_len(1, sizes)
             + match &self.fs_type {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -10389,7 +9437,6 @@ impl Message for k8s_openapi::api::core::v1::VsphereVirtualDiskVolumeSource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.volume_path.write_field(1, w);
         match &self.fs_type {
             Some(v) => v.write_field(2, w),
@@ -10413,25 +9460,21 @@ impl Message for k8s_openapi::api::core::v1::VsphereVirtualDiskVolumeSource {
 }
 impl Message for k8s_openapi::api::core::v1::WeightedPodAffinityTerm {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.weight.field_len(1, sizes) + self.pod_affinity_term.field_len(2, sizes)
+        self.weight.field_len(1, sizes) + self.pod_affinity_term.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.weight.write_field(1, w);
         self.pod_affinity_term.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::WindowsSecurityContextOptions {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.gmsa_credential_spec_name, 1, sizes)
+        rt::opt_len(&self.gmsa_credential_spec_name, 1, sizes)
             + rt::opt_len(&self.gmsa_credential_spec, 2, sizes)
             + rt::opt_len(&self.run_as_user_name, 3, sizes)
             + rt::opt_len(&self.host_process, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.gmsa_credential_spec_name, 1, w);
         rt::write_opt(&self.gmsa_credential_spec, 2, w);
         rt::write_opt(&self.run_as_user_name, 3, w);
@@ -10440,8 +9483,7 @@ impl Message for k8s_openapi::api::core::v1::WindowsSecurityContextOptions {
 }
 impl Message for k8s_openapi::api::discovery::v1::Endpoint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.addresses, 1, sizes)
+        rt::repeated_len(&self.addresses, 1, sizes)
             + match &self.conditions {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -10455,7 +9497,6 @@ impl Message for k8s_openapi::api::discovery::v1::Endpoint {
             + rt::opt_len(&self.hints, 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.addresses, 1, w);
         match &self.conditions {
             Some(v) => v.write_field(2, w),
@@ -10474,12 +9515,10 @@ impl Message for k8s_openapi::api::discovery::v1::Endpoint {
 }
 impl Message for k8s_openapi::api::discovery::v1::EndpointConditions {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.ready, 1, sizes) + rt::opt_len(&self.serving, 2, sizes)
+        rt::opt_len(&self.ready, 1, sizes) + rt::opt_len(&self.serving, 2, sizes)
             + rt::opt_len(&self.terminating, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.ready, 1, w);
         rt::write_opt(&self.serving, 2, w);
         rt::write_opt(&self.terminating, 3, w);
@@ -10487,25 +9526,21 @@ impl Message for k8s_openapi::api::discovery::v1::EndpointConditions {
 }
 impl Message for k8s_openapi::api::discovery::v1::EndpointHints {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.for_zones.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.for_zones.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.for_nodes.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.for_zones.iter().flatten(), 1, w);
         rt::write_repeated(self.for_nodes.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::discovery::v1::EndpointPort {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.name, 1, sizes) + rt::opt_len(&self.protocol, 2, sizes)
+        rt::opt_len(&self.name, 1, sizes) + rt::opt_len(&self.protocol, 2, sizes)
             + rt::opt_len(&self.port, 3, sizes)
             + rt::opt_len(&self.app_protocol, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.name, 1, w);
         rt::write_opt(&self.protocol, 2, w);
         rt::write_opt(&self.port, 3, w);
@@ -10514,14 +9549,12 @@ impl Message for k8s_openapi::api::discovery::v1::EndpointPort {
 }
 impl Message for k8s_openapi::api::discovery::v1::EndpointSlice {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.endpoints.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.ports.iter().flatten(), 3, sizes)
             + self.address_type.field_len(4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.endpoints.iter().flatten(), 2, w);
         rt::write_repeated(self.ports.iter().flatten(), 3, w);
@@ -10530,28 +9563,23 @@ impl Message for k8s_openapi::api::discovery::v1::EndpointSlice {
 }
 impl Message for k8s_openapi::api::discovery::v1::ForNode {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::discovery::v1::ForZone {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::events::v1::Event {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.event_time {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::micro_time().field_len(2, sizes),
@@ -10608,7 +9636,6 @@ impl Message for k8s_openapi::api::events::v1::Event {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.event_time {
             Some(v) => v.write_field(2, w),
@@ -10689,41 +9716,34 @@ impl Message for k8s_openapi::api::events::v1::Event {
 }
 impl Message for k8s_openapi::api::events::v1::EventSeries {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.count.field_len(1, sizes) + self.last_observed_time.field_len(2, sizes)
+        self.count.field_len(1, sizes) + self.last_observed_time.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.count.write_field(1, w);
         self.last_observed_time.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::ExemptPriorityLevelConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.nominal_concurrency_shares, 1, sizes)
+        rt::opt_len(&self.nominal_concurrency_shares, 1, sizes)
             + rt::opt_len(&self.lendable_percent, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.nominal_concurrency_shares, 1, w);
         rt::write_opt(&self.lendable_percent, 2, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMethod {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes)
+        self.type_.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchema {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -10740,7 +9760,6 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchema {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -10760,12 +9779,10 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchema {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.type_ {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.status {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -10784,7 +9801,6 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.type_ {
             Some(v) => v.write_field(1, w),
             None => {
@@ -10819,8 +9835,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.priority_level_configuration.field_len(1, sizes)
+        self.priority_level_configuration.field_len(1, sizes)
             + match &self.matching_precedence {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -10828,7 +9843,6 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec {
             + rt::repeated_len(self.rules.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.priority_level_configuration.write_field(1, w);
         match &self.matching_precedence {
             Some(v) => v.write_field(2, w),
@@ -10842,39 +9856,32 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::GroupSubject {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::LimitResponse {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + rt::opt_len(&self.queuing, 2, sizes)
+        self.type_.field_len(1, sizes) + rt::opt_len(&self.queuing, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         rt::write_opt(&self.queuing, 2, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.nominal_concurrency_shares, 1, sizes)
+        rt::opt_len(&self.nominal_concurrency_shares, 1, sizes)
             + match &self.limit_response {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -10885,7 +9892,6 @@ impl Message for k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfigur
             + rt::opt_len(&self.borrowing_limit_percent, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.nominal_concurrency_shares, 1, w);
         match &self.limit_response {
             Some(v) => v.write_field(2, w),
@@ -10900,25 +9906,21 @@ impl Message for k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfigur
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::NonResourcePolicyRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.verbs, 1, sizes)
+        rt::repeated_len(&self.verbs, 1, sizes)
             + rt::repeated_len(&self.non_resource_urls, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.verbs, 1, w);
         rt::write_repeated(&self.non_resource_urls, 6, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::PolicyRulesWithSubjects {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.subjects, 1, sizes)
+        rt::repeated_len(&self.subjects, 1, sizes)
             + rt::repeated_len(self.resource_rules.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.non_resource_rules.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.subjects, 1, w);
         rt::write_repeated(self.resource_rules.iter().flatten(), 2, w);
         rt::write_repeated(self.non_resource_rules.iter().flatten(), 3, w);
@@ -10926,8 +9928,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PolicyRulesWithSubjects {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -10944,7 +9945,6 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -10964,12 +9964,10 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.type_ {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.status {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -10988,7 +9986,6 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCo
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.type_ {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11023,22 +10020,18 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCo
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + rt::opt_len(&self.limited, 2, sizes)
+        self.type_.field_len(1, sizes) + rt::opt_len(&self.limited, 2, sizes)
             + rt::opt_len(&self.exempt, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         rt::write_opt(&self.limited, 2, w);
         rt::write_opt(&self.exempt, 3, w);
@@ -11046,22 +10039,18 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSp
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::QueuingConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.queues {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            }
+        (match &self.queues {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        })
             + match &self.hand_size {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -11072,7 +10061,6 @@ impl Message for k8s_openapi::api::flowcontrol::v1::QueuingConfiguration {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.queues {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11095,8 +10083,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::QueuingConfiguration {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::ResourcePolicyRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.verbs, 1, sizes)
+        rt::repeated_len(&self.verbs, 1, sizes)
             + rt::repeated_len(&self.api_groups, 2, sizes)
             + rt::repeated_len(&self.resources, 3, sizes)
             + match &self.cluster_scope {
@@ -11105,7 +10092,6 @@ impl Message for k8s_openapi::api::flowcontrol::v1::ResourcePolicyRule {
             } + rt::repeated_len(self.namespaces.iter().flatten(), 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.verbs, 1, w);
         rt::write_repeated(&self.api_groups, 2, w);
         rt::write_repeated(&self.resources, 3, w);
@@ -11120,24 +10106,20 @@ impl Message for k8s_openapi::api::flowcontrol::v1::ResourcePolicyRule {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::ServiceAccountSubject {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.namespace.field_len(1, sizes) + self.name.field_len(2, sizes)
+        self.namespace.field_len(1, sizes) + self.name.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.namespace.write_field(1, w);
         self.name.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::Subject {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.kind.field_len(1, sizes) + rt::opt_len(&self.user, 2, sizes)
+        self.kind.field_len(1, sizes) + rt::opt_len(&self.user, 2, sizes)
             + rt::opt_len(&self.group, 3, sizes)
             + rt::opt_len(&self.service_account, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.kind.write_field(1, w);
         rt::write_opt(&self.user, 2, w);
         rt::write_opt(&self.group, 3, w);
@@ -11146,25 +10128,20 @@ impl Message for k8s_openapi::api::flowcontrol::v1::Subject {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::UserSubject {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::HTTPIngressPath {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.path {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.backend.field_len(2, sizes) + self.path_type.field_len(3, sizes)
+        (match &self.path {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.backend.field_len(2, sizes) + self.path_type.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.path {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11177,51 +10154,42 @@ impl Message for k8s_openapi::api::networking::v1::HTTPIngressPath {
 }
 impl Message for k8s_openapi::api::networking::v1::HTTPIngressRuleValue {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.paths, 1, sizes)
+        rt::repeated_len(&self.paths, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.paths, 1, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::IPAddress {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::IPAddressSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.parent_ref.field_len(1, sizes)
+        self.parent_ref.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.parent_ref.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::IPBlock {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.cidr.field_len(1, sizes)
+        self.cidr.field_len(1, sizes)
             + rt::repeated_len(self.except.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.cidr.write_field(1, w);
         rt::write_repeated(self.except.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::Ingress {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -11238,7 +10206,6 @@ impl Message for k8s_openapi::api::networking::v1::Ingress {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -11258,19 +10225,16 @@ impl Message for k8s_openapi::api::networking::v1::Ingress {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressBackend {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.resource, 3, sizes) + rt::opt_len(&self.service, 4, sizes)
+        rt::opt_len(&self.resource, 3, sizes) + rt::opt_len(&self.service, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.resource, 3, w);
         rt::write_opt(&self.service, 4, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::IngressClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -11280,7 +10244,6 @@ impl Message for k8s_openapi::api::networking::v1::IngressClass {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -11293,13 +10256,11 @@ impl Message for k8s_openapi::api::networking::v1::IngressClass {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressClassParametersReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.api_group, 1, sizes) + self.kind.field_len(2, sizes)
+        rt::opt_len(&self.api_group, 1, sizes) + self.kind.field_len(2, sizes)
             + self.name.field_len(3, sizes) + rt::opt_len(&self.scope, 4, sizes)
             + rt::opt_len(&self.namespace, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.api_group, 1, w);
         self.kind.write_field(2, w);
         self.name.write_field(3, w);
@@ -11309,15 +10270,12 @@ impl Message for k8s_openapi::api::networking::v1::IngressClassParametersReferen
 }
 impl Message for k8s_openapi::api::networking::v1::IngressClassSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.controller {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::opt_len(&self.parameters, 2, sizes)
+        (match &self.controller {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::opt_len(&self.parameters, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.controller {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11329,19 +10287,16 @@ impl Message for k8s_openapi::api::networking::v1::IngressClassSpec {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressLoadBalancerIngress {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.ip {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.ip {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.hostname {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + rt::repeated_len(self.ports.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.ip {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11359,22 +10314,18 @@ impl Message for k8s_openapi::api::networking::v1::IngressLoadBalancerIngress {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressLoadBalancerStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.ingress.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.ingress.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.ingress.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::IngressPortStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.port.field_len(1, sizes) + self.protocol.field_len(2, sizes)
+        self.port.field_len(1, sizes) + self.protocol.field_len(2, sizes)
             + rt::opt_len(&self.error, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.port.write_field(1, w);
         self.protocol.write_field(2, w);
         rt::write_opt(&self.error, 3, w);
@@ -11382,23 +10333,12 @@ impl Message for k8s_openapi::api::networking::v1::IngressPortStatus {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.host {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
-            + rt::inline_len(
-                2,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.http, 1, sizes)
-                },
-            )
+        (match &self.host {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::inline_len(2, sizes, |sizes| rt::opt_len(&self.http, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.host {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11409,7 +10349,6 @@ impl Message for k8s_openapi::api::networking::v1::IngressRule {
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.http, 1, w);
             },
         );
@@ -11417,8 +10356,7 @@ impl Message for k8s_openapi::api::networking::v1::IngressRule {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressServiceBackend {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + match &self.port {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -11428,7 +10366,6 @@ impl Message for k8s_openapi::api::networking::v1::IngressServiceBackend {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         match &self.port {
             Some(v) => v.write_field(2, w),
@@ -11441,14 +10378,12 @@ impl Message for k8s_openapi::api::networking::v1::IngressServiceBackend {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.default_backend, 1, sizes)
+        rt::opt_len(&self.default_backend, 1, sizes)
             + rt::repeated_len(self.tls.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.rules.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.ingress_class_name, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.default_backend, 1, w);
         rt::write_repeated(self.tls.iter().flatten(), 2, w);
         rt::write_repeated(self.rules.iter().flatten(), 3, w);
@@ -11457,18 +10392,15 @@ impl Message for k8s_openapi::api::networking::v1::IngressSpec {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.load_balancer {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::networking::v1::IngressLoadBalancerStatus>::default()
-                        .field_len(1, sizes)
-                }
+        match &self.load_balancer {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::networking::v1::IngressLoadBalancerStatus>::default()
+                    .field_len(1, sizes)
             }
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.load_balancer {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11480,15 +10412,13 @@ impl Message for k8s_openapi::api::networking::v1::IngressStatus {
 }
 impl Message for k8s_openapi::api::networking::v1::IngressTLS {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.hosts.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.hosts.iter().flatten(), 1, sizes)
             + match &self.secret_name {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.hosts.iter().flatten(), 1, w);
         match &self.secret_name {
             Some(v) => v.write_field(2, w),
@@ -11500,8 +10430,7 @@ impl Message for k8s_openapi::api::networking::v1::IngressTLS {
 }
 impl Message for k8s_openapi::api::networking::v1::NetworkPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -11511,7 +10440,6 @@ impl Message for k8s_openapi::api::networking::v1::NetworkPolicy {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -11524,37 +10452,31 @@ impl Message for k8s_openapi::api::networking::v1::NetworkPolicy {
 }
 impl Message for k8s_openapi::api::networking::v1::NetworkPolicyEgressRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.ports.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.ports.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.to.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.ports.iter().flatten(), 1, w);
         rt::write_repeated(self.to.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::NetworkPolicyIngressRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.ports.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.ports.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.from.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.ports.iter().flatten(), 1, w);
         rt::write_repeated(self.from.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::NetworkPolicyPeer {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.pod_selector, 1, sizes)
+        rt::opt_len(&self.pod_selector, 1, sizes)
             + rt::opt_len(&self.namespace_selector, 2, sizes)
             + rt::opt_len(&self.ip_block, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.pod_selector, 1, w);
         rt::write_opt(&self.namespace_selector, 2, w);
         rt::write_opt(&self.ip_block, 3, w);
@@ -11562,12 +10484,10 @@ impl Message for k8s_openapi::api::networking::v1::NetworkPolicyPeer {
 }
 impl Message for k8s_openapi::api::networking::v1::NetworkPolicyPort {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.protocol, 1, sizes) + rt::opt_len(&self.port, 2, sizes)
+        rt::opt_len(&self.protocol, 1, sizes) + rt::opt_len(&self.port, 2, sizes)
             + rt::opt_len(&self.end_port, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.protocol, 1, w);
         rt::write_opt(&self.port, 2, w);
         rt::write_opt(&self.end_port, 3, w);
@@ -11575,20 +10495,17 @@ impl Message for k8s_openapi::api::networking::v1::NetworkPolicyPort {
 }
 impl Message for k8s_openapi::api::networking::v1::NetworkPolicySpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.pod_selector {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>::default()
-                        .field_len(1, sizes)
-                }
-            } + rt::repeated_len(self.ingress.iter().flatten(), 2, sizes)
+        (match &self.pod_selector {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>::default()
+                    .field_len(1, sizes)
+            }
+        }) + rt::repeated_len(self.ingress.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.egress.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.policy_types.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.pod_selector {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11603,19 +10520,16 @@ impl Message for k8s_openapi::api::networking::v1::NetworkPolicySpec {
 }
 impl Message for k8s_openapi::api::networking::v1::ParentReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.group {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.resource.field_len(2, sizes)
+        (match &self.group {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.resource.field_len(2, sizes)
             + match &self.namespace {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             } + self.name.field_len(4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.group {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11634,19 +10548,16 @@ impl Message for k8s_openapi::api::networking::v1::ParentReference {
 }
 impl Message for k8s_openapi::api::networking::v1::ServiceBackendPort {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.number {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11663,8 +10574,7 @@ impl Message for k8s_openapi::api::networking::v1::ServiceBackendPort {
 }
 impl Message for k8s_openapi::api::networking::v1::ServiceCIDR {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -11681,7 +10591,6 @@ impl Message for k8s_openapi::api::networking::v1::ServiceCIDR {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -11701,60 +10610,49 @@ impl Message for k8s_openapi::api::networking::v1::ServiceCIDR {
 }
 impl Message for k8s_openapi::api::networking::v1::ServiceCIDRSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.cidrs.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.cidrs.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.cidrs.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::ServiceCIDRStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1beta1::IPAddress {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1beta1::IPAddressSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.parent_ref.field_len(1, sizes)
+        self.parent_ref.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.parent_ref.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1beta1::ParentReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.group {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.resource.field_len(2, sizes)
+        (match &self.group {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.resource.field_len(2, sizes)
             + match &self.namespace {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             } + self.name.field_len(4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.group {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11773,8 +10671,7 @@ impl Message for k8s_openapi::api::networking::v1beta1::ParentReference {
 }
 impl Message for k8s_openapi::api::networking::v1beta1::ServiceCIDR {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -11791,7 +10688,6 @@ impl Message for k8s_openapi::api::networking::v1beta1::ServiceCIDR {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -11811,43 +10707,35 @@ impl Message for k8s_openapi::api::networking::v1beta1::ServiceCIDR {
 }
 impl Message for k8s_openapi::api::networking::v1beta1::ServiceCIDRSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.cidrs.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.cidrs.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.cidrs.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::node::v1::Overhead {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.pod_fixed.as_ref(), 1, sizes)
+        rt::map_len(self.pod_fixed.as_ref(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.pod_fixed.as_ref(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::node::v1::RuntimeClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.handler.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.handler.field_len(2, sizes)
             + rt::opt_len(&self.overhead, 3, sizes)
             + rt::opt_len(&self.scheduling, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.handler.write_field(2, w);
         rt::write_opt(&self.overhead, 3, w);
@@ -11856,32 +10744,26 @@ impl Message for k8s_openapi::api::node::v1::RuntimeClass {
 }
 impl Message for k8s_openapi::api::node::v1::Scheduling {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.node_selector.as_ref(), 1, sizes)
+        rt::map_len(self.node_selector.as_ref(), 1, sizes)
             + rt::repeated_len(self.tolerations.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.node_selector.as_ref(), 1, w);
         rt::write_repeated(self.tolerations.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::policy::v1::Eviction {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
-            + rt::opt_len(&self.delete_options, 2, sizes)
+        self.metadata.field_len(1, sizes) + rt::opt_len(&self.delete_options, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_opt(&self.delete_options, 2, w);
     }
 }
 impl Message for k8s_openapi::api::policy::v1::PodDisruptionBudget {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -11898,7 +10780,6 @@ impl Message for k8s_openapi::api::policy::v1::PodDisruptionBudget {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -11918,14 +10799,12 @@ impl Message for k8s_openapi::api::policy::v1::PodDisruptionBudget {
 }
 impl Message for k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.min_available, 1, sizes)
+        rt::opt_len(&self.min_available, 1, sizes)
             + rt::opt_len(&self.selector, 2, sizes)
             + rt::opt_len(&self.max_unavailable, 3, sizes)
             + rt::opt_len(&self.unhealthy_pod_eviction_policy, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.min_available, 1, w);
         rt::write_opt(&self.selector, 2, w);
         rt::write_opt(&self.max_unavailable, 3, w);
@@ -11934,12 +10813,10 @@ impl Message for k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec {
 }
 impl Message for k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.observed_generation {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::varint_len(1),
-            } + rt::map_len(self.disrupted_pods.as_ref(), 2, sizes)
+        (match &self.observed_generation {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::varint_len(1),
+        }) + rt::map_len(self.disrupted_pods.as_ref(), 2, sizes)
             + match &self.disruptions_allowed {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
@@ -11958,7 +10835,6 @@ impl Message for k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus {
             } + rt::repeated_len(self.conditions.iter().flatten(), 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.observed_generation {
             Some(v) => v.write_field(1, w),
             None => {
@@ -11995,23 +10871,19 @@ impl Message for k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus {
 }
 impl Message for k8s_openapi::api::rbac::v1::AggregationRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.cluster_role_selectors.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.cluster_role_selectors.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.cluster_role_selectors.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::rbac::v1::ClusterRole {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.rules.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.aggregation_rule, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.rules.iter().flatten(), 2, w);
         rt::write_opt(&self.aggregation_rule, 3, w);
@@ -12019,13 +10891,11 @@ impl Message for k8s_openapi::api::rbac::v1::ClusterRole {
 }
 impl Message for k8s_openapi::api::rbac::v1::ClusterRoleBinding {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.subjects.iter().flatten(), 2, sizes)
             + self.role_ref.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.subjects.iter().flatten(), 2, w);
         self.role_ref.write_field(3, w);
@@ -12033,15 +10903,13 @@ impl Message for k8s_openapi::api::rbac::v1::ClusterRoleBinding {
 }
 impl Message for k8s_openapi::api::rbac::v1::PolicyRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.verbs, 1, sizes)
+        rt::repeated_len(&self.verbs, 1, sizes)
             + rt::repeated_len(self.api_groups.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.resources.iter().flatten(), 3, sizes)
             + rt::repeated_len(self.resource_names.iter().flatten(), 4, sizes)
             + rt::repeated_len(self.non_resource_urls.iter().flatten(), 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.verbs, 1, w);
         rt::write_repeated(self.api_groups.iter().flatten(), 2, w);
         rt::write_repeated(self.resources.iter().flatten(), 3, w);
@@ -12051,25 +10919,21 @@ impl Message for k8s_openapi::api::rbac::v1::PolicyRule {
 }
 impl Message for k8s_openapi::api::rbac::v1::Role {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.rules.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.rules.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::rbac::v1::RoleBinding {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + rt::repeated_len(self.subjects.iter().flatten(), 2, sizes)
             + self.role_ref.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_repeated(self.subjects.iter().flatten(), 2, w);
         self.role_ref.write_field(3, w);
@@ -12077,15 +10941,12 @@ impl Message for k8s_openapi::api::rbac::v1::RoleBinding {
 }
 impl Message for k8s_openapi::api::rbac::v1::RoleRef {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_group {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.kind.field_len(2, sizes) + self.name.field_len(3, sizes)
+        (match &self.api_group {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.kind.field_len(2, sizes) + self.name.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_group {
             Some(v) => v.write_field(1, w),
             None => {
@@ -12098,8 +10959,7 @@ impl Message for k8s_openapi::api::rbac::v1::RoleRef {
 }
 impl Message for k8s_openapi::api::rbac::v1::Subject {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.kind.field_len(1, sizes)
+        self.kind.field_len(1, sizes)
             + match &self.api_group {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -12110,7 +10970,6 @@ impl Message for k8s_openapi::api::rbac::v1::Subject {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.kind.write_field(1, w);
         match &self.api_group {
             Some(v) => v.write_field(2, w),
@@ -12129,8 +10988,7 @@ impl Message for k8s_openapi::api::rbac::v1::Subject {
 }
 impl Message for k8s_openapi::api::resource::v1::AllocatedDeviceStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
             + self.device.field_len(3, sizes)
             + rt::repeated_len(self.conditions.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.data, 5, sizes)
@@ -12138,7 +10996,6 @@ impl Message for k8s_openapi::api::resource::v1::AllocatedDeviceStatus {
             + rt::opt_len(&self.share_id, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.pool.write_field(2, w);
         self.device.write_field(3, w);
@@ -12150,19 +11007,16 @@ impl Message for k8s_openapi::api::resource::v1::AllocatedDeviceStatus {
 }
 impl Message for k8s_openapi::api::resource::v1::AllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.devices {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::resource::v1::DeviceAllocationResult>::default()
-                        .field_len(1, sizes)
-                }
-            } + rt::opt_len(&self.node_selector, 3, sizes)
+        (match &self.devices {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::resource::v1::DeviceAllocationResult>::default()
+                    .field_len(1, sizes)
+            }
+        }) + rt::opt_len(&self.node_selector, 3, sizes)
             + rt::opt_len(&self.allocation_timestamp, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.devices {
             Some(v) => v.write_field(1, w),
             None => {
@@ -12176,23 +11030,19 @@ impl Message for k8s_openapi::api::resource::v1::AllocationResult {
 }
 impl Message for k8s_openapi::api::resource::v1::CELDeviceSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.expression.field_len(1, sizes)
+        self.expression.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.expression.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::CapacityRequestPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.default, 1, sizes)
+        rt::opt_len(&self.default, 1, sizes)
             + rt::repeated_len(self.valid_values.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.valid_range, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.default, 1, w);
         rt::write_repeated(self.valid_values.iter().flatten(), 3, w);
         rt::write_opt(&self.valid_range, 4, w);
@@ -12200,12 +11050,10 @@ impl Message for k8s_openapi::api::resource::v1::CapacityRequestPolicy {
 }
 impl Message for k8s_openapi::api::resource::v1::CapacityRequestPolicyRange {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.min.field_len(1, sizes) + rt::opt_len(&self.max, 2, sizes)
+        self.min.field_len(1, sizes) + rt::opt_len(&self.max, 2, sizes)
             + rt::opt_len(&self.step, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.min.write_field(1, w);
         rt::write_opt(&self.max, 2, w);
         rt::write_opt(&self.step, 3, w);
@@ -12213,40 +11061,32 @@ impl Message for k8s_openapi::api::resource::v1::CapacityRequestPolicyRange {
 }
 impl Message for k8s_openapi::api::resource::v1::CapacityRequirements {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.requests.as_ref(), 1, sizes)
+        rt::map_len(self.requests.as_ref(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.requests.as_ref(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::Counter {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.value.field_len(1, sizes)
+        self.value.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.value.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::CounterSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + rt::map_len(Some(&self.counters), 2, sizes)
+        self.name.field_len(1, sizes) + rt::map_len(Some(&self.counters), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::Device {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
-            + rt::map_len(self.attributes.as_ref(), 2, sizes)
+        self.name.field_len(1, sizes) + rt::map_len(self.attributes.as_ref(), 2, sizes)
             + rt::map_len(self.capacity.as_ref(), 3, sizes)
             + rt::repeated_len(self.consumes_counters.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.node_name, 5, sizes)
@@ -12263,7 +11103,6 @@ impl Message for k8s_openapi::api::resource::v1::Device {
             + rt::map_len(self.node_allocatable_resource_mappings.as_ref(), 13, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_map(self.attributes.as_ref(), 2, w);
         rt::write_map(self.capacity.as_ref(), 3, w);
@@ -12281,27 +11120,17 @@ impl Message for k8s_openapi::api::resource::v1::Device {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceAllocationConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.source.field_len(1, sizes)
+        self.source.field_len(1, sizes)
             + rt::repeated_len(self.requests.iter().flatten(), 2, sizes)
-            + rt::inline_len(
-                3,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+            + rt::inline_len(3, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.source.write_field(1, w);
         rt::write_repeated(self.requests.iter().flatten(), 2, w);
         rt::write_inline(
             3,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -12309,20 +11138,17 @@ impl Message for k8s_openapi::api::resource::v1::DeviceAllocationConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceAllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.results.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.results.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.results.iter().flatten(), 1, w);
         rt::write_repeated(self.config.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceAttribute {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.int, 2, sizes) + rt::opt_len(&self.bool, 3, sizes)
+        rt::opt_len(&self.int, 2, sizes) + rt::opt_len(&self.bool, 3, sizes)
             + rt::opt_len(&self.string, 4, sizes) + rt::opt_len(&self.version, 5, sizes)
             + rt::repeated_len(self.ints.iter().flatten(), 6, sizes)
             + rt::repeated_len(self.bools.iter().flatten(), 7, sizes)
@@ -12330,7 +11156,6 @@ impl Message for k8s_openapi::api::resource::v1::DeviceAttribute {
             + rt::repeated_len(self.versions.iter().flatten(), 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.int, 2, w);
         rt::write_opt(&self.bool, 3, w);
         rt::write_opt(&self.string, 4, w);
@@ -12343,24 +11168,20 @@ impl Message for k8s_openapi::api::resource::v1::DeviceAttribute {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceCapacity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.value.field_len(1, sizes) + rt::opt_len(&self.request_policy, 2, sizes)
+        self.value.field_len(1, sizes) + rt::opt_len(&self.request_policy, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.value.write_field(1, w);
         rt::write_opt(&self.request_policy, 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.constraints.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_repeated(self.constraints.iter().flatten(), 2, w);
         rt::write_repeated(self.config.iter().flatten(), 3, w);
@@ -12368,25 +11189,15 @@ impl Message for k8s_openapi::api::resource::v1::DeviceClaim {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceClaimConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
-            + rt::inline_len(
-                2,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+            + rt::inline_len(2, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -12394,35 +11205,22 @@ impl Message for k8s_openapi::api::resource::v1::DeviceClaimConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceClassConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+        rt::inline_len(1, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -12430,13 +11228,11 @@ impl Message for k8s_openapi::api::resource::v1::DeviceClassConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceClassSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.selectors.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.selectors.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.extended_resource_name, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.selectors.iter().flatten(), 1, w);
         rt::write_repeated(self.config.iter().flatten(), 2, w);
         rt::write_opt(&self.extended_resource_name, 4, w);
@@ -12444,13 +11240,11 @@ impl Message for k8s_openapi::api::resource::v1::DeviceClassSpec {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceConstraint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.match_attribute, 2, sizes)
             + rt::opt_len(&self.distinct_attribute, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_opt(&self.match_attribute, 2, w);
         rt::write_opt(&self.distinct_attribute, 3, w);
@@ -12458,24 +11252,20 @@ impl Message for k8s_openapi::api::resource::v1::DeviceConstraint {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceCounterConsumption {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.counter_set.field_len(1, sizes)
+        self.counter_set.field_len(1, sizes)
             + rt::map_len(Some(&self.counters), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.counter_set.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + rt::opt_len(&self.exactly, 2, sizes)
+        self.name.field_len(1, sizes) + rt::opt_len(&self.exactly, 2, sizes)
             + rt::repeated_len(self.first_available.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_opt(&self.exactly, 2, w);
         rt::write_repeated(self.first_available.iter().flatten(), 3, w);
@@ -12483,8 +11273,7 @@ impl Message for k8s_openapi::api::resource::v1::DeviceRequest {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceRequestAllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.request.field_len(1, sizes) + self.driver.field_len(2, sizes)
+        self.request.field_len(1, sizes) + self.driver.field_len(2, sizes)
             + self.pool.field_len(3, sizes) + self.device.field_len(4, sizes)
             + rt::opt_len(&self.admin_access, 5, sizes)
             + rt::repeated_len(self.tolerations.iter().flatten(), 6, sizes)
@@ -12497,7 +11286,6 @@ impl Message for k8s_openapi::api::resource::v1::DeviceRequestAllocationResult {
             + rt::map_len(self.consumed_capacity.as_ref(), 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.request.write_field(1, w);
         self.driver.write_field(2, w);
         self.pool.write_field(3, w);
@@ -12512,18 +11300,15 @@ impl Message for k8s_openapi::api::resource::v1::DeviceRequestAllocationResult {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.cel, 1, sizes)
+        rt::opt_len(&self.cel, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.cel, 1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceSubRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.device_class_name.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.device_class_name.field_len(2, sizes)
             + rt::repeated_len(self.selectors.iter().flatten(), 3, sizes)
             + match &self.allocation_mode {
                 Some(v) => v.field_len(4, sizes),
@@ -12536,7 +11321,6 @@ impl Message for k8s_openapi::api::resource::v1::DeviceSubRequest {
             + rt::opt_len(&self.capacity, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.device_class_name.write_field(2, w);
         rt::write_repeated(self.selectors.iter().flatten(), 3, w);
@@ -12558,15 +11342,13 @@ impl Message for k8s_openapi::api::resource::v1::DeviceSubRequest {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceTaint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes)
+        self.key.field_len(1, sizes)
             + match &self.value {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + self.effect.field_len(3, sizes) + rt::opt_len(&self.time_added, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         match &self.value {
             Some(v) => v.write_field(2, w),
@@ -12580,12 +11362,10 @@ impl Message for k8s_openapi::api::resource::v1::DeviceTaint {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceToleration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.key {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.key {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.operator {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -12600,7 +11380,6 @@ impl Message for k8s_openapi::api::resource::v1::DeviceToleration {
             } + rt::opt_len(&self.toleration_seconds, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.key {
             Some(v) => v.write_field(1, w),
             None => {
@@ -12630,8 +11409,7 @@ impl Message for k8s_openapi::api::resource::v1::DeviceToleration {
 }
 impl Message for k8s_openapi::api::resource::v1::ExactDeviceRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.device_class_name.field_len(1, sizes)
+        self.device_class_name.field_len(1, sizes)
             + rt::repeated_len(self.selectors.iter().flatten(), 2, sizes)
             + match &self.allocation_mode {
                 Some(v) => v.field_len(3, sizes),
@@ -12645,7 +11423,6 @@ impl Message for k8s_openapi::api::resource::v1::ExactDeviceRequest {
             + rt::opt_len(&self.capacity, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.device_class_name.write_field(1, w);
         rt::write_repeated(self.selectors.iter().flatten(), 2, w);
         match &self.allocation_mode {
@@ -12667,19 +11444,16 @@ impl Message for k8s_openapi::api::resource::v1::ExactDeviceRequest {
 }
 impl Message for k8s_openapi::api::resource::v1::NetworkDeviceData {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.interface_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.ips.iter().flatten(), 2, sizes)
+        (match &self.interface_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.ips.iter().flatten(), 2, sizes)
             + match &self.hardware_address {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.interface_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -12697,31 +11471,26 @@ impl Message for k8s_openapi::api::resource::v1::NetworkDeviceData {
 }
 impl Message for k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.capacity_key, 1, sizes)
+        rt::opt_len(&self.capacity_key, 1, sizes)
             + rt::opt_len(&self.allocation_multiplier, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.capacity_key, 1, w);
         rt::write_opt(&self.allocation_multiplier, 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.parameters.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.parameters.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.parameters.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -12731,7 +11500,6 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaim {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -12745,16 +11513,13 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaim {
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaimConsumerReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_group {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.resource.field_len(3, sizes) + self.name.field_len(4, sizes)
+        (match &self.api_group {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.resource.field_len(3, sizes) + self.name.field_len(4, sizes)
             + self.uid.field_len(5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_group {
             Some(v) => v.write_field(1, w),
             None => {
@@ -12768,18 +11533,15 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaimConsumerReference 
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaimSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.devices {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::resource::v1::DeviceClaim>::default()
-                        .field_len(1, sizes)
-                }
+        match &self.devices {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::resource::v1::DeviceClaim>::default()
+                    .field_len(1, sizes)
             }
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.devices {
             Some(v) => v.write_field(1, w),
             None => {
@@ -12791,13 +11553,11 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaimSpec {
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.allocation, 1, sizes)
+        rt::opt_len(&self.allocation, 1, sizes)
             + rt::repeated_len(self.reserved_for.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.devices.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.allocation, 1, w);
         rt::write_repeated(self.reserved_for.iter().flatten(), 2, w);
         rt::write_repeated(self.devices.iter().flatten(), 4, w);
@@ -12805,29 +11565,24 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaimStatus {
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaimTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.metadata {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
-                        .field_len(1, sizes)
-                }
-            } + self.spec.field_len(2, sizes)
+        (match &self.metadata {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
+                    .field_len(1, sizes)
+            }
+        }) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.metadata {
             Some(v) => v.write_field(1, w),
             None => {
@@ -12840,12 +11595,10 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec {
 }
 impl Message for k8s_openapi::api::resource::v1::ResourcePool {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.generation.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.generation.field_len(2, sizes)
             + self.resource_slice_count.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.generation.write_field(2, w);
         self.resource_slice_count.write_field(3, w);
@@ -12853,19 +11606,16 @@ impl Message for k8s_openapi::api::resource::v1::ResourcePool {
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceSlice {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceSliceSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
             + rt::opt_len(&self.node_name, 3, sizes)
             + rt::opt_len(&self.node_selector, 4, sizes)
             + rt::opt_len(&self.all_nodes, 5, sizes)
@@ -12874,7 +11624,6 @@ impl Message for k8s_openapi::api::resource::v1::ResourceSliceSpec {
             + rt::repeated_len(self.shared_counters.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.pool.write_field(2, w);
         rt::write_opt(&self.node_name, 3, w);
@@ -12887,15 +11636,13 @@ impl Message for k8s_openapi::api::resource::v1::ResourceSliceSpec {
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes)
+        self.key.field_len(1, sizes)
             + match &self.value {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + self.effect.field_len(3, sizes) + rt::opt_len(&self.time_added, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         match &self.value {
             Some(v) => v.write_field(2, w),
@@ -12909,8 +11656,7 @@ impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaint {
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaintRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -12920,7 +11666,6 @@ impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaintRule {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -12934,33 +11679,27 @@ impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaintRule {
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.device_selector, 1, sizes) + self.taint.field_len(2, sizes)
+        rt::opt_len(&self.device_selector, 1, sizes) + self.taint.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.device_selector, 1, w);
         self.taint.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.driver, 2, sizes) + rt::opt_len(&self.pool, 3, sizes)
+        rt::opt_len(&self.driver, 2, sizes) + rt::opt_len(&self.pool, 3, sizes)
             + rt::opt_len(&self.device, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.driver, 2, w);
         rt::write_opt(&self.pool, 3, w);
         rt::write_opt(&self.device, 4, w);
@@ -12968,8 +11707,7 @@ impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector {
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::PoolStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.pool_name.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.pool_name.field_len(2, sizes)
             + rt::opt_len(&self.node_name, 3, sizes)
             + rt::opt_len(&self.total_devices, 4, sizes)
             + rt::opt_len(&self.allocated_devices, 5, sizes)
@@ -12980,7 +11718,6 @@ impl Message for k8s_openapi::api::resource::v1alpha3::PoolStatus {
             + rt::opt_len(&self.validation_error, 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.pool_name.write_field(2, w);
         rt::write_opt(&self.node_name, 3, w);
@@ -12995,12 +11732,10 @@ impl Message for k8s_openapi::api::resource::v1alpha3::PoolStatus {
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + rt::opt_len(&self.status, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         rt::write_opt(&self.status, 3, w);
@@ -13008,12 +11743,10 @@ impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + rt::opt_len(&self.pool_name, 2, sizes)
+        self.driver.field_len(1, sizes) + rt::opt_len(&self.pool_name, 2, sizes)
             + rt::opt_len(&self.limit, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         rt::write_opt(&self.pool_name, 2, w);
         rt::write_opt(&self.limit, 3, w);
@@ -13021,13 +11754,11 @@ impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.pools.iter().flatten(), 2, sizes)
+        rt::repeated_len(self.pools.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.conditions.iter().flatten(), 3, sizes)
             + self.pool_count.field_len(6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.pools.iter().flatten(), 2, w);
         rt::write_repeated(self.conditions.iter().flatten(), 3, w);
         self.pool_count.write_field(6, w);
@@ -13035,8 +11766,7 @@ impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest
 }
 impl Message for k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
             + self.device.field_len(3, sizes)
             + rt::repeated_len(self.conditions.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.data, 5, sizes)
@@ -13044,7 +11774,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus {
             + rt::opt_len(&self.share_id, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.pool.write_field(2, w);
         self.device.write_field(3, w);
@@ -13056,19 +11785,16 @@ impl Message for k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::AllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.devices {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::resource::v1beta1::DeviceAllocationResult>::default()
-                        .field_len(1, sizes)
-                }
-            } + rt::opt_len(&self.node_selector, 3, sizes)
+        (match &self.devices {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::resource::v1beta1::DeviceAllocationResult>::default()
+                    .field_len(1, sizes)
+            }
+        }) + rt::opt_len(&self.node_selector, 3, sizes)
             + rt::opt_len(&self.allocation_timestamp, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.devices {
             Some(v) => v.write_field(1, w),
             None => {
@@ -13082,8 +11808,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::AllocationResult {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::BasicDevice {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.attributes.as_ref(), 1, sizes)
+        rt::map_len(self.attributes.as_ref(), 1, sizes)
             + rt::map_len(self.capacity.as_ref(), 2, sizes)
             + rt::repeated_len(self.consumes_counters.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.node_name, 4, sizes)
@@ -13100,7 +11825,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::BasicDevice {
             + rt::map_len(self.node_allocatable_resource_mappings.as_ref(), 12, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.attributes.as_ref(), 1, w);
         rt::write_map(self.capacity.as_ref(), 2, w);
         rt::write_repeated(self.consumes_counters.iter().flatten(), 3, w);
@@ -13117,23 +11841,19 @@ impl Message for k8s_openapi::api::resource::v1beta1::BasicDevice {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::CELDeviceSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.expression.field_len(1, sizes)
+        self.expression.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.expression.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::CapacityRequestPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.default, 1, sizes)
+        rt::opt_len(&self.default, 1, sizes)
             + rt::repeated_len(self.valid_values.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.valid_range, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.default, 1, w);
         rt::write_repeated(self.valid_values.iter().flatten(), 3, w);
         rt::write_opt(&self.valid_range, 4, w);
@@ -13141,12 +11861,10 @@ impl Message for k8s_openapi::api::resource::v1beta1::CapacityRequestPolicy {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::CapacityRequestPolicyRange {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.min.field_len(1, sizes) + rt::opt_len(&self.max, 2, sizes)
+        self.min.field_len(1, sizes) + rt::opt_len(&self.max, 2, sizes)
             + rt::opt_len(&self.step, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.min.write_field(1, w);
         rt::write_opt(&self.max, 2, w);
         rt::write_opt(&self.step, 3, w);
@@ -13154,69 +11872,51 @@ impl Message for k8s_openapi::api::resource::v1beta1::CapacityRequestPolicyRange
 }
 impl Message for k8s_openapi::api::resource::v1beta1::CapacityRequirements {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.requests.as_ref(), 1, sizes)
+        rt::map_len(self.requests.as_ref(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.requests.as_ref(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::Counter {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.value.field_len(1, sizes)
+        self.value.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.value.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::CounterSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + rt::map_len(Some(&self.counters), 2, sizes)
+        self.name.field_len(1, sizes) + rt::map_len(Some(&self.counters), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::Device {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + rt::opt_len(&self.basic, 2, sizes)
+        self.name.field_len(1, sizes) + rt::opt_len(&self.basic, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_opt(&self.basic, 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceAllocationConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.source.field_len(1, sizes)
+        self.source.field_len(1, sizes)
             + rt::repeated_len(self.requests.iter().flatten(), 2, sizes)
-            + rt::inline_len(
-                3,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+            + rt::inline_len(3, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.source.write_field(1, w);
         rt::write_repeated(self.requests.iter().flatten(), 2, w);
         rt::write_inline(
             3,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -13224,20 +11924,17 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceAllocationConfigurat
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceAllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.results.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.results.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.results.iter().flatten(), 1, w);
         rt::write_repeated(self.config.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceAttribute {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.int, 2, sizes) + rt::opt_len(&self.bool, 3, sizes)
+        rt::opt_len(&self.int, 2, sizes) + rt::opt_len(&self.bool, 3, sizes)
             + rt::opt_len(&self.string, 4, sizes) + rt::opt_len(&self.version, 5, sizes)
             + rt::repeated_len(self.ints.iter().flatten(), 6, sizes)
             + rt::repeated_len(self.bools.iter().flatten(), 7, sizes)
@@ -13245,7 +11942,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceAttribute {
             + rt::repeated_len(self.versions.iter().flatten(), 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.int, 2, w);
         rt::write_opt(&self.bool, 3, w);
         rt::write_opt(&self.string, 4, w);
@@ -13258,24 +11954,20 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceAttribute {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceCapacity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.value.field_len(1, sizes) + rt::opt_len(&self.request_policy, 2, sizes)
+        self.value.field_len(1, sizes) + rt::opt_len(&self.request_policy, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.value.write_field(1, w);
         rt::write_opt(&self.request_policy, 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.constraints.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_repeated(self.constraints.iter().flatten(), 2, w);
         rt::write_repeated(self.config.iter().flatten(), 3, w);
@@ -13283,25 +11975,15 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceClaim {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
-            + rt::inline_len(
-                2,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+            + rt::inline_len(2, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -13309,35 +11991,22 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+        rt::inline_len(1, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -13345,13 +12014,11 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceClassSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.selectors.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.selectors.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.extended_resource_name, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.selectors.iter().flatten(), 1, w);
         rt::write_repeated(self.config.iter().flatten(), 2, w);
         rt::write_opt(&self.extended_resource_name, 4, w);
@@ -13359,13 +12026,11 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceClassSpec {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceConstraint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.match_attribute, 2, sizes)
             + rt::opt_len(&self.distinct_attribute, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_opt(&self.match_attribute, 2, w);
         rt::write_opt(&self.distinct_attribute, 3, w);
@@ -13373,20 +12038,17 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceConstraint {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.counter_set.field_len(1, sizes)
+        self.counter_set.field_len(1, sizes)
             + rt::map_len(Some(&self.counters), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.counter_set.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
+        self.name.field_len(1, sizes)
             + match &self.device_class_name {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -13404,7 +12066,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequest {
             + rt::opt_len(&self.capacity, 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         match &self.device_class_name {
             Some(v) => v.write_field(2, w),
@@ -13433,8 +12094,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequest {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.request.field_len(1, sizes) + self.driver.field_len(2, sizes)
+        self.request.field_len(1, sizes) + self.driver.field_len(2, sizes)
             + self.pool.field_len(3, sizes) + self.device.field_len(4, sizes)
             + rt::opt_len(&self.admin_access, 5, sizes)
             + rt::repeated_len(self.tolerations.iter().flatten(), 6, sizes)
@@ -13447,7 +12107,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationRes
             + rt::map_len(self.consumed_capacity.as_ref(), 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.request.write_field(1, w);
         self.driver.write_field(2, w);
         self.pool.write_field(3, w);
@@ -13462,18 +12121,15 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationRes
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.cel, 1, sizes)
+        rt::opt_len(&self.cel, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.cel, 1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceSubRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.device_class_name.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.device_class_name.field_len(2, sizes)
             + rt::repeated_len(self.selectors.iter().flatten(), 3, sizes)
             + match &self.allocation_mode {
                 Some(v) => v.field_len(4, sizes),
@@ -13486,7 +12142,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceSubRequest {
             + rt::opt_len(&self.capacity, 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.device_class_name.write_field(2, w);
         rt::write_repeated(self.selectors.iter().flatten(), 3, w);
@@ -13508,15 +12163,13 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceSubRequest {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceTaint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes)
+        self.key.field_len(1, sizes)
             + match &self.value {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + self.effect.field_len(3, sizes) + rt::opt_len(&self.time_added, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         match &self.value {
             Some(v) => v.write_field(2, w),
@@ -13530,12 +12183,10 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceTaint {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceToleration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.key {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.key {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.operator {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -13550,7 +12201,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceToleration {
             } + rt::opt_len(&self.toleration_seconds, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.key {
             Some(v) => v.write_field(1, w),
             None => {
@@ -13580,19 +12230,16 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceToleration {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::NetworkDeviceData {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.interface_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.ips.iter().flatten(), 2, sizes)
+        (match &self.interface_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.ips.iter().flatten(), 2, sizes)
             + match &self.hardware_address {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.interface_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -13610,31 +12257,26 @@ impl Message for k8s_openapi::api::resource::v1beta1::NetworkDeviceData {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.capacity_key, 1, sizes)
+        rt::opt_len(&self.capacity_key, 1, sizes)
             + rt::opt_len(&self.allocation_multiplier, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.capacity_key, 1, w);
         rt::write_opt(&self.allocation_multiplier, 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::OpaqueDeviceConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.parameters.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.parameters.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.parameters.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -13644,7 +12286,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaim {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -13658,16 +12299,13 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaim {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimConsumerReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_group {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.resource.field_len(3, sizes) + self.name.field_len(4, sizes)
+        (match &self.api_group {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.resource.field_len(3, sizes) + self.name.field_len(4, sizes)
             + self.uid.field_len(5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_group {
             Some(v) => v.write_field(1, w),
             None => {
@@ -13681,18 +12319,15 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimConsumerRefer
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.devices {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::resource::v1beta1::DeviceClaim>::default()
-                        .field_len(1, sizes)
-                }
+        match &self.devices {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::resource::v1beta1::DeviceClaim>::default()
+                    .field_len(1, sizes)
             }
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.devices {
             Some(v) => v.write_field(1, w),
             None => {
@@ -13704,13 +12339,11 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimSpec {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.allocation, 1, sizes)
+        rt::opt_len(&self.allocation, 1, sizes)
             + rt::repeated_len(self.reserved_for.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.devices.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.allocation, 1, w);
         rt::write_repeated(self.reserved_for.iter().flatten(), 2, w);
         rt::write_repeated(self.devices.iter().flatten(), 4, w);
@@ -13718,29 +12351,24 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimStatus {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.metadata {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
-                        .field_len(1, sizes)
-                }
-            } + self.spec.field_len(2, sizes)
+        (match &self.metadata {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
+                    .field_len(1, sizes)
+            }
+        }) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.metadata {
             Some(v) => v.write_field(1, w),
             None => {
@@ -13753,12 +12381,10 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec 
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourcePool {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.generation.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.generation.field_len(2, sizes)
             + self.resource_slice_count.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.generation.write_field(2, w);
         self.resource_slice_count.write_field(3, w);
@@ -13766,19 +12392,16 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourcePool {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceSlice {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceSliceSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
             + rt::opt_len(&self.node_name, 3, sizes)
             + rt::opt_len(&self.node_selector, 4, sizes)
             + rt::opt_len(&self.all_nodes, 5, sizes)
@@ -13787,7 +12410,6 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceSliceSpec {
             + rt::repeated_len(self.shared_counters.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.pool.write_field(2, w);
         rt::write_opt(&self.node_name, 3, w);
@@ -13800,8 +12422,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceSliceSpec {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
             + self.device.field_len(3, sizes)
             + rt::repeated_len(self.conditions.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.data, 5, sizes)
@@ -13809,7 +12430,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus {
             + rt::opt_len(&self.share_id, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.pool.write_field(2, w);
         self.device.write_field(3, w);
@@ -13821,19 +12441,16 @@ impl Message for k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::AllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.devices {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::resource::v1beta2::DeviceAllocationResult>::default()
-                        .field_len(1, sizes)
-                }
-            } + rt::opt_len(&self.node_selector, 3, sizes)
+        (match &self.devices {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::resource::v1beta2::DeviceAllocationResult>::default()
+                    .field_len(1, sizes)
+            }
+        }) + rt::opt_len(&self.node_selector, 3, sizes)
             + rt::opt_len(&self.allocation_timestamp, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.devices {
             Some(v) => v.write_field(1, w),
             None => {
@@ -13847,23 +12464,19 @@ impl Message for k8s_openapi::api::resource::v1beta2::AllocationResult {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::CELDeviceSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.expression.field_len(1, sizes)
+        self.expression.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.expression.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::CapacityRequestPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.default, 1, sizes)
+        rt::opt_len(&self.default, 1, sizes)
             + rt::repeated_len(self.valid_values.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.valid_range, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.default, 1, w);
         rt::write_repeated(self.valid_values.iter().flatten(), 3, w);
         rt::write_opt(&self.valid_range, 4, w);
@@ -13871,12 +12484,10 @@ impl Message for k8s_openapi::api::resource::v1beta2::CapacityRequestPolicy {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::CapacityRequestPolicyRange {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.min.field_len(1, sizes) + rt::opt_len(&self.max, 2, sizes)
+        self.min.field_len(1, sizes) + rt::opt_len(&self.max, 2, sizes)
             + rt::opt_len(&self.step, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.min.write_field(1, w);
         rt::write_opt(&self.max, 2, w);
         rt::write_opt(&self.step, 3, w);
@@ -13884,40 +12495,32 @@ impl Message for k8s_openapi::api::resource::v1beta2::CapacityRequestPolicyRange
 }
 impl Message for k8s_openapi::api::resource::v1beta2::CapacityRequirements {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.requests.as_ref(), 1, sizes)
+        rt::map_len(self.requests.as_ref(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.requests.as_ref(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::Counter {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.value.field_len(1, sizes)
+        self.value.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.value.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::CounterSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + rt::map_len(Some(&self.counters), 2, sizes)
+        self.name.field_len(1, sizes) + rt::map_len(Some(&self.counters), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::Device {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
-            + rt::map_len(self.attributes.as_ref(), 2, sizes)
+        self.name.field_len(1, sizes) + rt::map_len(self.attributes.as_ref(), 2, sizes)
             + rt::map_len(self.capacity.as_ref(), 3, sizes)
             + rt::repeated_len(self.consumes_counters.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.node_name, 5, sizes)
@@ -13934,7 +12537,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::Device {
             + rt::map_len(self.node_allocatable_resource_mappings.as_ref(), 13, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_map(self.attributes.as_ref(), 2, w);
         rt::write_map(self.capacity.as_ref(), 3, w);
@@ -13952,27 +12554,17 @@ impl Message for k8s_openapi::api::resource::v1beta2::Device {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceAllocationConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.source.field_len(1, sizes)
+        self.source.field_len(1, sizes)
             + rt::repeated_len(self.requests.iter().flatten(), 2, sizes)
-            + rt::inline_len(
-                3,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+            + rt::inline_len(3, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.source.write_field(1, w);
         rt::write_repeated(self.requests.iter().flatten(), 2, w);
         rt::write_inline(
             3,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -13980,20 +12572,17 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceAllocationConfigurat
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceAllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.results.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.results.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.results.iter().flatten(), 1, w);
         rt::write_repeated(self.config.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceAttribute {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.int, 2, sizes) + rt::opt_len(&self.bool, 3, sizes)
+        rt::opt_len(&self.int, 2, sizes) + rt::opt_len(&self.bool, 3, sizes)
             + rt::opt_len(&self.string, 4, sizes) + rt::opt_len(&self.version, 5, sizes)
             + rt::repeated_len(self.ints.iter().flatten(), 6, sizes)
             + rt::repeated_len(self.bools.iter().flatten(), 7, sizes)
@@ -14001,7 +12590,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceAttribute {
             + rt::repeated_len(self.versions.iter().flatten(), 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.int, 2, w);
         rt::write_opt(&self.bool, 3, w);
         rt::write_opt(&self.string, 4, w);
@@ -14014,24 +12602,20 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceAttribute {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceCapacity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.value.field_len(1, sizes) + rt::opt_len(&self.request_policy, 2, sizes)
+        self.value.field_len(1, sizes) + rt::opt_len(&self.request_policy, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.value.write_field(1, w);
         rt::write_opt(&self.request_policy, 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.constraints.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_repeated(self.constraints.iter().flatten(), 2, w);
         rt::write_repeated(self.config.iter().flatten(), 3, w);
@@ -14039,25 +12623,15 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceClaim {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
-            + rt::inline_len(
-                2,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+            + rt::inline_len(2, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_inline(
             2,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -14065,35 +12639,22 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + rt::inline_len(
-                1,
-                sizes,
-                |sizes| {
-                    let _ = &sizes;
-                    0 + rt::opt_len(&self.opaque, 1, sizes)
-                },
-            )
+        rt::inline_len(1, sizes, |sizes| rt::opt_len(&self.opaque, 1, sizes))
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_inline(
             1,
             w,
             |w| {
-                let _ = &w;
                 rt::write_opt(&self.opaque, 1, w);
             },
         );
@@ -14101,13 +12662,11 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceClassSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.selectors.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.selectors.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.config.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.extended_resource_name, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.selectors.iter().flatten(), 1, w);
         rt::write_repeated(self.config.iter().flatten(), 2, w);
         rt::write_opt(&self.extended_resource_name, 4, w);
@@ -14115,13 +12674,11 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceClassSpec {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceConstraint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.requests.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.match_attribute, 2, sizes)
             + rt::opt_len(&self.distinct_attribute, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.requests.iter().flatten(), 1, w);
         rt::write_opt(&self.match_attribute, 2, w);
         rt::write_opt(&self.distinct_attribute, 3, w);
@@ -14129,24 +12686,20 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceConstraint {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.counter_set.field_len(1, sizes)
+        self.counter_set.field_len(1, sizes)
             + rt::map_len(Some(&self.counters), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.counter_set.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + rt::opt_len(&self.exactly, 2, sizes)
+        self.name.field_len(1, sizes) + rt::opt_len(&self.exactly, 2, sizes)
             + rt::repeated_len(self.first_available.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_opt(&self.exactly, 2, w);
         rt::write_repeated(self.first_available.iter().flatten(), 3, w);
@@ -14154,8 +12707,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceRequest {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.request.field_len(1, sizes) + self.driver.field_len(2, sizes)
+        self.request.field_len(1, sizes) + self.driver.field_len(2, sizes)
             + self.pool.field_len(3, sizes) + self.device.field_len(4, sizes)
             + rt::opt_len(&self.admin_access, 5, sizes)
             + rt::repeated_len(self.tolerations.iter().flatten(), 6, sizes)
@@ -14168,7 +12720,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationRes
             + rt::map_len(self.consumed_capacity.as_ref(), 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.request.write_field(1, w);
         self.driver.write_field(2, w);
         self.pool.write_field(3, w);
@@ -14183,18 +12734,15 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationRes
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.cel, 1, sizes)
+        rt::opt_len(&self.cel, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.cel, 1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceSubRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.device_class_name.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.device_class_name.field_len(2, sizes)
             + rt::repeated_len(self.selectors.iter().flatten(), 3, sizes)
             + match &self.allocation_mode {
                 Some(v) => v.field_len(4, sizes),
@@ -14207,7 +12755,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceSubRequest {
             + rt::opt_len(&self.capacity, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.device_class_name.write_field(2, w);
         rt::write_repeated(self.selectors.iter().flatten(), 3, w);
@@ -14229,15 +12776,13 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceSubRequest {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes)
+        self.key.field_len(1, sizes)
             + match &self.value {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + self.effect.field_len(3, sizes) + rt::opt_len(&self.time_added, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         match &self.value {
             Some(v) => v.write_field(2, w),
@@ -14251,8 +12796,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaint {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaintRule {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -14262,7 +12806,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaintRule {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -14276,33 +12819,27 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaintRule {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaintRuleSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.device_selector, 1, sizes) + self.taint.field_len(2, sizes)
+        rt::opt_len(&self.device_selector, 1, sizes) + self.taint.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.device_selector, 1, w);
         self.taint.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaintRuleStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaintSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.driver, 2, sizes) + rt::opt_len(&self.pool, 3, sizes)
+        rt::opt_len(&self.driver, 2, sizes) + rt::opt_len(&self.pool, 3, sizes)
             + rt::opt_len(&self.device, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.driver, 2, w);
         rt::write_opt(&self.pool, 3, w);
         rt::write_opt(&self.device, 4, w);
@@ -14310,12 +12847,10 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaintSelector {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceToleration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.key {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.key {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.operator {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -14330,7 +12865,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceToleration {
             } + rt::opt_len(&self.toleration_seconds, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.key {
             Some(v) => v.write_field(1, w),
             None => {
@@ -14360,8 +12894,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceToleration {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ExactDeviceRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.device_class_name.field_len(1, sizes)
+        self.device_class_name.field_len(1, sizes)
             + rt::repeated_len(self.selectors.iter().flatten(), 2, sizes)
             + match &self.allocation_mode {
                 Some(v) => v.field_len(3, sizes),
@@ -14375,7 +12908,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::ExactDeviceRequest {
             + rt::opt_len(&self.capacity, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.device_class_name.write_field(1, w);
         rt::write_repeated(self.selectors.iter().flatten(), 2, w);
         match &self.allocation_mode {
@@ -14397,19 +12929,16 @@ impl Message for k8s_openapi::api::resource::v1beta2::ExactDeviceRequest {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::NetworkDeviceData {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.interface_name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + rt::repeated_len(self.ips.iter().flatten(), 2, sizes)
+        (match &self.interface_name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + rt::repeated_len(self.ips.iter().flatten(), 2, sizes)
             + match &self.hardware_address {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::string_len(3),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.interface_name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -14427,31 +12956,26 @@ impl Message for k8s_openapi::api::resource::v1beta2::NetworkDeviceData {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::NodeAllocatableResourceMapping {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.capacity_key, 1, sizes)
+        rt::opt_len(&self.capacity_key, 1, sizes)
             + rt::opt_len(&self.allocation_multiplier, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.capacity_key, 1, w);
         rt::write_opt(&self.allocation_multiplier, 2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.parameters.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.parameters.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.parameters.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -14461,7 +12985,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaim {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -14475,16 +12998,13 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaim {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimConsumerReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_group {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.resource.field_len(3, sizes) + self.name.field_len(4, sizes)
+        (match &self.api_group {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.resource.field_len(3, sizes) + self.name.field_len(4, sizes)
             + self.uid.field_len(5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_group {
             Some(v) => v.write_field(1, w),
             None => {
@@ -14498,18 +13018,15 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimConsumerRefer
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.devices {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::api::resource::v1beta2::DeviceClaim>::default()
-                        .field_len(1, sizes)
-                }
+        match &self.devices {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::api::resource::v1beta2::DeviceClaim>::default()
+                    .field_len(1, sizes)
             }
+        }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.devices {
             Some(v) => v.write_field(1, w),
             None => {
@@ -14521,13 +13038,11 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimSpec {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.allocation, 1, sizes)
+        rt::opt_len(&self.allocation, 1, sizes)
             + rt::repeated_len(self.reserved_for.iter().flatten(), 2, sizes)
             + rt::repeated_len(self.devices.iter().flatten(), 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.allocation, 1, w);
         rt::write_repeated(self.reserved_for.iter().flatten(), 2, w);
         rt::write_repeated(self.devices.iter().flatten(), 4, w);
@@ -14535,29 +13050,24 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimStatus {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.metadata {
-                Some(v) => v.field_len(1, sizes),
-                None => {
-                    <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
-                        .field_len(1, sizes)
-                }
-            } + self.spec.field_len(2, sizes)
+        (match &self.metadata {
+            Some(v) => v.field_len(1, sizes),
+            None => {
+                <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
+                    .field_len(1, sizes)
+            }
+        }) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.metadata {
             Some(v) => v.write_field(1, w),
             None => {
@@ -14570,12 +13080,10 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec 
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourcePool {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.generation.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.generation.field_len(2, sizes)
             + self.resource_slice_count.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.generation.write_field(2, w);
         self.resource_slice_count.write_field(3, w);
@@ -14583,19 +13091,16 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourcePool {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceSlice {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceSliceSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
+        self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
             + rt::opt_len(&self.node_name, 3, sizes)
             + rt::opt_len(&self.node_selector, 4, sizes)
             + rt::opt_len(&self.all_nodes, 5, sizes)
@@ -14604,7 +13109,6 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceSliceSpec {
             + rt::repeated_len(self.shared_counters.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.driver.write_field(1, w);
         self.pool.write_field(2, w);
         rt::write_opt(&self.node_name, 3, w);
@@ -14617,8 +13121,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceSliceSpec {
 }
 impl Message for k8s_openapi::api::scheduling::v1::PriorityClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.value {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::varint_len(2),
@@ -14633,7 +13136,6 @@ impl Message for k8s_openapi::api::scheduling::v1::PriorityClass {
             } + rt::opt_len(&self.preemption_policy, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.value {
             Some(v) => v.write_field(2, w),
@@ -14657,28 +13159,22 @@ impl Message for k8s_openapi::api::scheduling::v1::PriorityClass {
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::BasicSchedulingPolicy {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
         0
     }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
-    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::GangSchedulingPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.min_count.field_len(1, sizes)
+        self.min_count.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.min_count.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroup {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -14688,7 +13184,6 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroup {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -14702,13 +13197,10 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroup {
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
-            + rt::opt_len(&self.resource_claim_name, 2, sizes)
+        self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 2, sizes)
             + rt::opt_len(&self.resource_claim_template_name, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_opt(&self.resource_claim_name, 2, w);
         rt::write_opt(&self.resource_claim_template_name, 3, w);
@@ -14716,41 +13208,33 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaim {
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes)
-            + rt::opt_len(&self.resource_claim_name, 2, sizes)
+        self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_opt(&self.resource_claim_name, 2, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingConstraints {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.topology.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.topology.iter().flatten(), 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.topology.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.basic, 1, sizes) + rt::opt_len(&self.gang, 2, sizes)
+        rt::opt_len(&self.basic, 1, sizes) + rt::opt_len(&self.gang, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.basic, 1, w);
         rt::write_opt(&self.gang, 2, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.pod_group_template_ref, 1, sizes)
+        rt::opt_len(&self.pod_group_template_ref, 1, sizes)
             + self.scheduling_policy.field_len(2, sizes)
             + rt::opt_len(&self.scheduling_constraints, 3, sizes)
             + rt::repeated_len(self.resource_claims.iter().flatten(), 4, sizes)
@@ -14761,7 +13245,6 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSpec {
             } + rt::opt_len(&self.priority, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.pod_group_template_ref, 1, w);
         self.scheduling_policy.write_field(2, w);
         rt::write_opt(&self.scheduling_constraints, 3, w);
@@ -14778,20 +13261,17 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSpec {
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.resource_claim_statuses.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
         rt::write_repeated(self.resource_claim_statuses.iter().flatten(), 2, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.scheduling_policy.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.scheduling_policy.field_len(2, sizes)
             + rt::opt_len(&self.scheduling_constraints, 3, sizes)
             + rt::repeated_len(self.resource_claims.iter().flatten(), 4, sizes)
             + rt::opt_len(&self.disruption_mode, 5, sizes)
@@ -14801,7 +13281,6 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplate {
             } + rt::opt_len(&self.priority, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.scheduling_policy.write_field(2, w);
         rt::write_opt(&self.scheduling_constraints, 3, w);
@@ -14818,35 +13297,28 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplate {
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplateReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.workload, 1, sizes)
+        rt::opt_len(&self.workload, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.workload, 1, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::TopologyConstraint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes)
+        self.key.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::TypedLocalObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.api_group {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            } + self.kind.field_len(2, sizes) + self.name.field_len(3, sizes)
+        (match &self.api_group {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.kind.field_len(2, sizes) + self.name.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.api_group {
             Some(v) => v.write_field(1, w),
             None => {
@@ -14859,11 +13331,9 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::TypedLocalObjectReferen
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::Workload {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
@@ -14871,43 +13341,36 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::Workload {
 impl Message
 for k8s_openapi::api::scheduling::v1alpha2::WorkloadPodGroupTemplateReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.workload_name.field_len(1, sizes)
+        self.workload_name.field_len(1, sizes)
             + self.pod_group_template_name.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.workload_name.write_field(1, w);
         self.pod_group_template_name.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1alpha2::WorkloadSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.controller_ref, 1, sizes)
+        rt::opt_len(&self.controller_ref, 1, sizes)
             + rt::repeated_len(&self.pod_group_templates, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.controller_ref, 1, w);
         rt::write_repeated(&self.pod_group_templates, 2, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1::CSIDriver {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1::CSIDriverSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.attach_required, 1, sizes)
+        rt::opt_len(&self.attach_required, 1, sizes)
             + rt::opt_len(&self.pod_info_on_mount, 2, sizes)
             + rt::repeated_len(self.volume_lifecycle_modes.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.storage_capacity, 4, sizes)
@@ -14920,7 +13383,6 @@ impl Message for k8s_openapi::api::storage::v1::CSIDriverSpec {
             + rt::opt_len(&self.prevent_pod_scheduling_if_missing, 11, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.attach_required, 1, w);
         rt::write_opt(&self.pod_info_on_mount, 2, w);
         rt::write_repeated(self.volume_lifecycle_modes.iter().flatten(), 3, w);
@@ -14936,24 +13398,20 @@ impl Message for k8s_openapi::api::storage::v1::CSIDriverSpec {
 }
 impl Message for k8s_openapi::api::storage::v1::CSINode {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1::CSINodeDriver {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.node_id.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.node_id.field_len(2, sizes)
             + rt::repeated_len(self.topology_keys.iter().flatten(), 3, sizes)
             + rt::opt_len(&self.allocatable, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.node_id.write_field(2, w);
         rt::write_repeated(self.topology_keys.iter().flatten(), 3, w);
@@ -14962,25 +13420,20 @@ impl Message for k8s_openapi::api::storage::v1::CSINodeDriver {
 }
 impl Message for k8s_openapi::api::storage::v1::CSINodeSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.drivers, 1, sizes)
+        rt::repeated_len(&self.drivers, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.drivers, 1, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1::CSIStorageCapacity {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
-            + rt::opt_len(&self.node_topology, 2, sizes)
+        self.metadata.field_len(1, sizes) + rt::opt_len(&self.node_topology, 2, sizes)
             + self.storage_class_name.field_len(3, sizes)
             + rt::opt_len(&self.capacity, 4, sizes)
             + rt::opt_len(&self.maximum_volume_size, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         rt::write_opt(&self.node_topology, 2, w);
         self.storage_class_name.write_field(3, w);
@@ -14990,8 +13443,7 @@ impl Message for k8s_openapi::api::storage::v1::CSIStorageCapacity {
 }
 impl Message for k8s_openapi::api::storage::v1::StorageClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.provisioner.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.provisioner.field_len(2, sizes)
             + rt::map_len(self.parameters.as_ref(), 3, sizes)
             + rt::opt_len(&self.reclaim_policy, 4, sizes)
             + rt::repeated_len(self.mount_options.iter().flatten(), 5, sizes)
@@ -15000,7 +13452,6 @@ impl Message for k8s_openapi::api::storage::v1::StorageClass {
             + rt::repeated_len(self.allowed_topologies.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.provisioner.write_field(2, w);
         rt::write_map(self.parameters.as_ref(), 3, w);
@@ -15013,20 +13464,17 @@ impl Message for k8s_openapi::api::storage::v1::StorageClass {
 }
 impl Message for k8s_openapi::api::storage::v1::TokenRequest {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.audience.field_len(1, sizes)
+        self.audience.field_len(1, sizes)
             + rt::opt_len(&self.expiration_seconds, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.audience.write_field(1, w);
         rt::write_opt(&self.expiration_seconds, 2, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1::VolumeAttachment {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -15036,7 +13484,6 @@ impl Message for k8s_openapi::api::storage::v1::VolumeAttachment {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
         match &self.status {
@@ -15050,24 +13497,20 @@ impl Message for k8s_openapi::api::storage::v1::VolumeAttachment {
 }
 impl Message for k8s_openapi::api::storage::v1::VolumeAttachmentSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.persistent_volume_name, 1, sizes)
+        rt::opt_len(&self.persistent_volume_name, 1, sizes)
             + rt::opt_len(&self.inline_volume_spec, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.persistent_volume_name, 1, w);
         rt::write_opt(&self.inline_volume_spec, 2, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1::VolumeAttachmentSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.attacher.field_len(1, sizes) + self.source.field_len(2, sizes)
+        self.attacher.field_len(1, sizes) + self.source.field_len(2, sizes)
             + self.node_name.field_len(3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.attacher.write_field(1, w);
         self.source.write_field(2, w);
         self.node_name.write_field(3, w);
@@ -15075,14 +13518,12 @@ impl Message for k8s_openapi::api::storage::v1::VolumeAttachmentSpec {
 }
 impl Message for k8s_openapi::api::storage::v1::VolumeAttachmentStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.attached.field_len(1, sizes)
+        self.attached.field_len(1, sizes)
             + rt::map_len(self.attachment_metadata.as_ref(), 2, sizes)
             + rt::opt_len(&self.attach_error, 3, sizes)
             + rt::opt_len(&self.detach_error, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.attached.write_field(1, w);
         rt::write_map(self.attachment_metadata.as_ref(), 2, w);
         rt::write_opt(&self.attach_error, 3, w);
@@ -15091,12 +13532,10 @@ impl Message for k8s_openapi::api::storage::v1::VolumeAttachmentStatus {
 }
 impl Message for k8s_openapi::api::storage::v1::VolumeAttributesClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.driver_name.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.driver_name.field_len(2, sizes)
             + rt::map_len(self.parameters.as_ref(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.driver_name.write_field(2, w);
         rt::write_map(self.parameters.as_ref(), 3, w);
@@ -15104,19 +13543,16 @@ impl Message for k8s_openapi::api::storage::v1::VolumeAttributesClass {
 }
 impl Message for k8s_openapi::api::storage::v1::VolumeError {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.time {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::time().field_len(1, sizes),
-            }
+        (match &self.time {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::time().field_len(1, sizes),
+        })
             + match &self.message {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             } + rt::opt_len(&self.error_code, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.time {
             Some(v) => v.write_field(1, w),
             None => {
@@ -15134,22 +13570,18 @@ impl Message for k8s_openapi::api::storage::v1::VolumeError {
 }
 impl Message for k8s_openapi::api::storage::v1::VolumeNodeResources {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.count, 1, sizes)
+        rt::opt_len(&self.count, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.count, 1, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1beta1::VolumeAttributesClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes) + self.driver_name.field_len(2, sizes)
+        self.metadata.field_len(1, sizes) + self.driver_name.field_len(2, sizes)
             + rt::map_len(self.parameters.as_ref(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         self.driver_name.write_field(2, w);
         rt::write_map(self.parameters.as_ref(), 3, w);
@@ -15157,8 +13589,7 @@ impl Message for k8s_openapi::api::storage::v1beta1::VolumeAttributesClass {
 }
 impl Message for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.spec {
                 Some(v) => v.field_len(2, sizes),
                 None => {
@@ -15175,7 +13606,6 @@ impl Message for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigr
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.spec {
             Some(v) => v.write_field(2, w),
@@ -15196,26 +13626,22 @@ impl Message for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigr
 impl Message
 for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.resource.field_len(1, sizes)
+        self.resource.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.resource.write_field(1, w);
     }
 }
 impl Message
 for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
             + match &self.resource_version {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
         match &self.resource_version {
             Some(v) => v.write_field(2, w),
@@ -15227,8 +13653,7 @@ for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationStatus {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + rt::repeated_len(&self.versions, 2, sizes)
+        self.name.field_len(1, sizes) + rt::repeated_len(&self.versions, 2, sizes)
             + match &self.preferred_version {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -15243,7 +13668,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         rt::write_repeated(&self.versions, 2, w);
         match &self.preferred_version {
@@ -15258,18 +13682,15 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.groups, 1, sizes)
+        rt::repeated_len(&self.groups, 1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.groups, 1, w);
     }
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.name.field_len(1, sizes) + self.namespaced.field_len(2, sizes)
+        self.name.field_len(1, sizes) + self.namespaced.field_len(2, sizes)
             + self.kind.field_len(3, sizes) + self.verbs.field_len(4, sizes)
             + rt::repeated_len(self.short_names.iter().flatten(), 5, sizes)
             + self.singular_name.field_len(6, sizes)
@@ -15288,7 +13709,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.name.write_field(1, w);
         self.namespaced.write_field(2, w);
         self.kind.write_field(3, w);
@@ -15318,32 +13738,27 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.group_version.field_len(1, sizes)
+        self.group_version.field_len(1, sizes)
             + rt::repeated_len(&self.resources, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.group_version.write_field(1, w);
         rt::write_repeated(&self.resources, 2, w);
     }
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::repeated_len(&self.versions, 1, sizes)
+        rt::repeated_len(&self.versions, 1, sizes)
             + rt::repeated_len(&self.server_address_by_client_cidrs, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_repeated(&self.versions, 1, w);
         rt::write_repeated(&self.server_address_by_client_cidrs, 2, w);
     }
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
             + match &self.observed_generation {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
@@ -15351,7 +13766,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
             + self.reason.field_len(5, sizes) + self.message.field_len(6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.type_.write_field(1, w);
         self.status.write_field(2, w);
         match &self.observed_generation {
@@ -15367,8 +13781,7 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.grace_period_seconds, 1, sizes)
+        rt::opt_len(&self.grace_period_seconds, 1, sizes)
             + rt::opt_len(&self.preconditions, 2, sizes)
             + rt::opt_len(&self.orphan_dependents, 3, sizes)
             + rt::opt_len(&self.propagation_policy, 4, sizes)
@@ -15380,7 +13793,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions {
             )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.grace_period_seconds, 1, w);
         rt::write_opt(&self.preconditions, 2, w);
         rt::write_opt(&self.orphan_dependents, 3, w);
@@ -15396,12 +13808,10 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions {
 impl Message
 for k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirement {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes) + self.operator.field_len(2, sizes)
+        self.key.field_len(1, sizes) + self.operator.field_len(2, sizes)
             + rt::repeated_len(self.values.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         self.operator.write_field(2, w);
         rt::write_repeated(self.values.iter().flatten(), 3, w);
@@ -15409,11 +13819,9 @@ for k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirement {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.group.field_len(1, sizes) + self.resource.field_len(2, sizes)
+        self.group.field_len(1, sizes) + self.resource.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.group.write_field(1, w);
         self.resource.write_field(2, w);
     }
@@ -15421,23 +13829,19 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource {
 impl Message
 for k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.group_version.field_len(1, sizes) + self.version.field_len(2, sizes)
+        self.group_version.field_len(1, sizes) + self.version.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.group_version.write_field(1, w);
         self.version.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::map_len(self.match_labels.as_ref(), 1, sizes)
+        rt::map_len(self.match_labels.as_ref(), 1, sizes)
             + rt::repeated_len(self.match_expressions.iter().flatten(), 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_map(self.match_labels.as_ref(), 1, w);
         rt::write_repeated(self.match_expressions.iter().flatten(), 2, w);
     }
@@ -15445,12 +13849,10 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
 impl Message
 for k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.key.field_len(1, sizes) + self.operator.field_len(2, sizes)
+        self.key.field_len(1, sizes) + self.operator.field_len(2, sizes)
             + rt::repeated_len(self.values.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.key.write_field(1, w);
         self.operator.write_field(2, w);
         rt::write_repeated(self.values.iter().flatten(), 3, w);
@@ -15458,12 +13860,10 @@ for k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.self_link {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.self_link {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.resource_version {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -15475,7 +13875,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta {
             + rt::opt_len(&self.shard_info, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.self_link {
             Some(v) => v.write_field(1, w),
             None => {
@@ -15500,12 +13899,10 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.manager {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.manager {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.operation {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -15524,7 +13921,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEn
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.manager {
             Some(v) => v.write_field(1, w),
             None => {
@@ -15561,12 +13957,10 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEn
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.generate_name {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -15603,7 +13997,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
             + rt::repeated_len(self.managed_fields.iter().flatten(), 17, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
@@ -15663,14 +14056,12 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.kind.field_len(1, sizes) + self.name.field_len(3, sizes)
+        self.kind.field_len(1, sizes) + self.name.field_len(3, sizes)
             + self.uid.field_len(4, sizes) + self.api_version.field_len(5, sizes)
             + rt::opt_len(&self.controller, 6, sizes)
             + rt::opt_len(&self.block_owner_deletion, 7, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.kind.write_field(1, w);
         self.name.write_field(3, w);
         self.uid.write_field(4, w);
@@ -15681,12 +14072,9 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference 
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + rt::opt_len(&self.uid, 1, sizes)
-            + rt::opt_len(&self.resource_version, 2, sizes)
+        rt::opt_len(&self.uid, 1, sizes) + rt::opt_len(&self.resource_version, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         rt::write_opt(&self.uid, 1, w);
         rt::write_opt(&self.resource_version, 2, w);
     }
@@ -15694,30 +14082,24 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions {
 impl Message
 for k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.client_cidr.field_len(1, sizes)
-            + self.server_address.field_len(2, sizes)
+        self.client_cidr.field_len(1, sizes) + self.server_address.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.client_cidr.write_field(1, w);
         self.server_address.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.selector.field_len(1, sizes)
+        self.selector.field_len(1, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.selector.write_field(1, w);
     }
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::Status {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0 + self.metadata.field_len(1, sizes)
+        self.metadata.field_len(1, sizes)
             + match &self.status {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -15736,7 +14118,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::Status {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         self.metadata.write_field(1, w);
         match &self.status {
             Some(v) => v.write_field(2, w),
@@ -15767,12 +14148,10 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::Status {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.reason {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.reason {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.message {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -15783,7 +14162,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.reason {
             Some(v) => v.write_field(1, w),
             None => {
@@ -15806,12 +14184,10 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause {
 }
 impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        let _ = &sizes;
-        0
-            + match &self.name {
-                Some(v) => v.field_len(1, sizes),
-                None => rt::zero::string_len(1),
-            }
+        (match &self.name {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
             + match &self.group {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -15830,7 +14206,6 @@ impl Message for k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        let _ = &w;
         match &self.name {
             Some(v) => v.write_field(1, w),
             None => {
