@@ -388,3 +388,72 @@ fn every_example_speaks_the_upstream_abi() {
         );
     }
 }
+
+/// Several pods, one after another, through one plugin instance: the Pod
+/// the SDK caches for a scheduling cycle never leaks into the next cycle.
+#[test]
+fn pods_in_sequence_through_one_instance_do_not_share_state() {
+    use std::sync::Arc;
+
+    use kguest_host::{
+        Cycle, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot, SnapshotNode,
+    };
+
+    let encode = |yaml: String| {
+        let json: Value = serde_norway::from_str(&yaml).expect("yaml");
+        kguest_k8s::json::object_from_json(&json)
+            .expect("encode")
+            .raw
+    };
+    let pod_on = |node: &str| {
+        let binding = if node.is_empty() {
+            String::new()
+        } else {
+            format!("  nodeName: {node}\n")
+        };
+        encode(format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n{binding}  containers: [{{name: c}}]\n"
+        ))
+    };
+    let node = |name: &str| SnapshotNode {
+        name: name.into(),
+        resource_version: "1".into(),
+        node: encode(format!(
+            "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\n"
+        ))
+        .into(),
+        image_states: Arc::from(&[][..]),
+    };
+    let mut snapshot = Snapshot::new();
+    snapshot.insert(node("node-a"));
+    snapshot.insert(node("node-b"));
+    let snapshot = Arc::new(snapshot);
+
+    let runtime = Runtime::new(RuntimeConfig::default()).expect("runtime");
+    let wasm = std::fs::read(plugin("nodename")).expect("plugin");
+    let config = PluginConfig {
+        pool_size: 1,
+        ..PluginConfig::default()
+    };
+    let plugin = Plugin::load(&runtime, &wasm, config).expect("load");
+
+    for (bound_to, expected) in [
+        ("node-a", [true, false]),
+        ("node-b", [false, true]),
+        ("", [true, true]),
+        ("node-a", [true, false]),
+    ] {
+        let cycle = Cycle::new(pod_on(bound_to).into(), Arc::clone(&snapshot));
+        plugin.prefilter(&cycle).expect("prefilter");
+        let fits: Vec<bool> = ["node-a", "node-b"]
+            .iter()
+            .map(|n| plugin.filter(&cycle, n).expect("filter").is_success())
+            .collect();
+        assert_eq!(fits, expected, "pod bound to {bound_to:?}");
+    }
+    assert_eq!(
+        plugin.idle_instances(),
+        1,
+        "one instance served every cycle"
+    );
+}
