@@ -72,3 +72,21 @@ pub fn all() -> Vec<Fixture> {
         })
         .collect()
 }
+
+/// Runs `check` on every fixture, prints `<what>: N/N fixtures <outcome>`
+/// and fails listing every fixture whose check failed.
+pub fn check_every(what: &str, outcome: &str, check: impl Fn(&Fixture) -> Result<(), String>) {
+    let fixtures = all();
+    let failures: Vec<String> = fixtures
+        .iter()
+        .filter_map(|f| check(f).err().map(|err| format!("{}: {err}", f.name)))
+        .collect();
+    let passed = fixtures.len() - failures.len();
+    println!("{what}: {passed}/{} fixtures {outcome}", fixtures.len());
+    assert!(
+        failures.is_empty(),
+        "{} fixture(s) differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -64,33 +64,18 @@ fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
 
 #[test]
 fn every_fixture_decodes_to_its_json() {
-    let fixtures = fixtures::all();
-    let mut failures = Vec::new();
-    for fixture in &fixtures {
-        let result = (|| -> Result<(), String> {
+    fixtures::check_every(
+        "views -> JSON conformance",
+        "equal their upstream .json",
+        |fixture| {
             let env = envelope::unwrap(&fixture.pb).map_err(|e| e.as_str().to_string())?;
-            let schema = fixture.schema();
-            let ours = object_to_json(env.api_version, env.kind, schema, env.raw)
+            let ours = object_to_json(env.api_version, env.kind, fixture.schema(), env.raw)
                 .map_err(|e| e.to_string())?;
             let (ours, theirs) = (without_empty(&ours), without_empty(&fixture.json));
             match first_difference("", &ours, &theirs) {
                 None => Ok(()),
                 Some(diff) => Err(diff),
             }
-        })();
-        if let Err(err) = result {
-            failures.push(format!("{}: {err}", fixture.name));
-        }
-    }
-    let passed = fixtures.len() - failures.len();
-    println!(
-        "views -> JSON conformance: {passed}/{} fixtures equal their upstream .json",
-        fixtures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} fixture(s) differ:\n{}",
-        failures.len(),
-        failures.join("\n")
+        },
     );
 }

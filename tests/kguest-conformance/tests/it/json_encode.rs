@@ -16,49 +16,38 @@ fn first_difference(a: &[u8], b: &[u8]) -> usize {
 
 #[test]
 fn every_fixture_json_encodes_to_its_pb() {
-    let fixtures = fixtures::all();
-    let mut failures = Vec::new();
-    for fixture in &fixtures {
-        let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
-        // Objects with a type in their JSON go through the top-level entry
-        // point; the rest (WatchEvent) name their message explicitly.
-        let result = if fixture.json.get("apiVersion").is_some() {
-            object_from_json(&fixture.json)
-        } else {
-            from_json(fixture.schema(), &fixture.json).map(|raw| EncodedObject {
-                api_version: expected.api_version.into(),
-                kind: expected.kind.into(),
-                raw,
-            })
-        };
-        let message = match result {
-            Err(err) => Some(format!("encode error: {err}")),
-            Ok(obj) if obj.raw != expected.raw => {
-                let at = first_difference(&obj.raw, expected.raw);
-                Some(format!(
-                    "raw differs at byte {at} (ours {} B, Go {} B): ours {:02x?} Go {:02x?}",
-                    obj.raw.len(),
-                    expected.raw.len(),
-                    &obj.raw[at.saturating_sub(8)..(at + 8).min(obj.raw.len())],
-                    &expected.raw[at.saturating_sub(8)..(at + 8).min(expected.raw.len())],
-                ))
+    fixtures::check_every(
+        "JSON -> protobuf",
+        "byte-identical to upstream .pb",
+        |fixture| {
+            let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
+            // Objects with a type in their JSON go through the top-level entry
+            // point; the rest (WatchEvent) name their message explicitly.
+            let object = if fixture.json.get("apiVersion").is_some() {
+                object_from_json(&fixture.json)
+            } else {
+                from_json(fixture.schema(), &fixture.json).map(|raw| EncodedObject {
+                    api_version: expected.api_version.into(),
+                    kind: expected.kind.into(),
+                    raw,
+                })
             }
-            Ok(obj) if obj.enveloped() != fixture.pb => Some("envelope differs".to_string()),
-            Ok(_) => None,
-        };
-        if let Some(message) = message {
-            failures.push(format!("{}: {message}", fixture.name));
-        }
-    }
-    let passed = fixtures.len() - failures.len();
-    println!(
-        "JSON -> protobuf: {passed}/{} fixtures byte-identical to upstream .pb",
-        fixtures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} fixture(s) differ:\n{}",
-        failures.len(),
-        failures.join("\n")
+            .map_err(|err| format!("encode error: {err}"))?;
+            if object.raw != expected.raw {
+                let at = first_difference(&object.raw, expected.raw);
+                let around = |b: &[u8]| b[at.saturating_sub(8)..(at + 8).min(b.len())].to_vec();
+                return Err(format!(
+                    "raw differs at byte {at} (ours {} B, Go {} B): ours {:02x?} Go {:02x?}",
+                    object.raw.len(),
+                    expected.raw.len(),
+                    around(&object.raw),
+                    around(expected.raw),
+                ));
+            }
+            if object.enveloped() != fixture.pb {
+                return Err("envelope differs".into());
+            }
+            Ok(())
+        },
     );
 }
