@@ -353,3 +353,63 @@ fn api_reference_link(package: &str, message: &str) -> Option<String> {
         message.to_ascii_lowercase()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_arguments_are_usage_errors() {
+        let err = run(&["--frobnicate".to_string()]).unwrap_err();
+        assert!(err.starts_with("usage:"), "{err}");
+    }
+
+    #[test]
+    fn a_folder_without_protos_is_refused() {
+        let dir = std::env::temp_dir().join(format!("kguest-regen-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = kubernetes_config(&dir)
+            .err()
+            .expect("no protos is an error");
+        assert!(err.contains("no .proto files"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_broken_proto_is_a_clear_error() {
+        let dir = std::env::temp_dir().join(format!("kguest-regen-broken-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("k8s.io")).unwrap();
+        std::fs::write(
+            dir.join("k8s.io/x.proto"),
+            "syntax = \"proto2\";\nmessage {",
+        )
+        .unwrap();
+        let err = kubernetes_config(&dir)
+            .unwrap()
+            .generate()
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("compiling protos:"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn api_reference_links() {
+        assert_eq!(
+            api_reference_link("k8s.io.api.core.v1", "Pod").as_deref(),
+            Some(
+                "https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#pod-v1-core"
+            )
+        );
+        assert_eq!(
+            api_reference_link("k8s.io.api.networking.v1", "Ingress").as_deref(),
+            Some(
+                "https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingress-v1-networking-k8s-io"
+            )
+        );
+        assert_eq!(
+            api_reference_link("k8s.io.apimachinery.pkg.runtime", "Unknown"),
+            None
+        );
+    }
+}
