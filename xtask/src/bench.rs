@@ -1,5 +1,520 @@
-//! `cargo xtask bench` (being written).
+//! `cargo xtask bench [--quick]`: latency, encoding and decoding benchmarks.
+//!
+//! Builds every guest (size profile), then:
+//! * full run: `cargo xtask size` (the size table), then criterion
+//!   (`cargo bench -p kguest-bench`), reads each case's median back from
+//!   criterion's `benchmark.json`/`estimates.json`, prints one summary line
+//!   per comparison and rewrites the tables in `docs/benchmarks.md`;
+//! * `--quick`: the in-process timing loop of `kguest-bench`'s binary
+//!   (median of short batches, well under a minute after the build); prints
+//!   the summary lines only and leaves the document alone;
+//! * `--report-only`: rewrites the document from the last criterion run.
+//!
+//! Benchmarks are never asserted: goals are reported, not enforced.
 
-pub fn run(_args: &[String]) -> Result<(), String> {
-    Err("not implemented yet".into())
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use crate::size::{self, write_doc_section};
+use crate::{guests, paths};
+
+/// (label, package, pod form) as in `kguest_bench::PLUGINS`.
+const PLUGINS: &[(&str, &str)] = &[
+    ("kguest nodename", "nodename"),
+    ("kguest nodename-view (raw ABI, no SDK)", "nodename-view"),
+    ("kguest nodenumber (score)", "nodenumber"),
+    ("kguest wasm-runtime", "wasm-runtime"),
+    ("kguest taints", "taints"),
+    ("kguest fit", "fit"),
+    ("kguest imagelocality (score)", "imagelocality"),
+    ("(a) k8s-pb + prost", "baseline-prost"),
+    ("(b) k8s-openapi + serde_json (JSON Pod)", "baseline-json"),
+    ("(c) hand-written scan", "baseline-scan"),
+    ("(d) empty: call floor", "baseline-empty"),
+    ("(e) pull Pod + Node: copy floor", "baseline-copy"),
+];
+const OBJECTS: &[(&str, &str)] = &[
+    ("upstream-pod", "upstream Pod fixture (`core.v1.Pod`)"),
+    ("pod", "realistic Pod (`tests/data/pod.yaml`)"),
+    ("node", "realistic Node (`tests/data/node.yaml`)"),
+];
+const ENCODERS: &[(&str, &str)] = &[
+    ("kguest-json", "kguest JSON front-end"),
+    ("kguest-openapi", "kguest `Encode` (k8s-openapi)"),
+    ("prost", "prost (k8s-pb value)"),
+    ("serde_json", "`serde_json::to_vec` (k8s-openapi)"),
+];
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut quick = false;
+    let mut report_only = false;
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            // Rewrite the document from the last criterion run (no size run).
+            "--report-only" => report_only = true,
+            other => {
+                return Err(format!(
+                    "usage: cargo xtask bench [--quick] (unknown argument `{other}`)"
+                ));
+            }
+        }
+    }
+    if report_only {
+        let mut results = Results::new();
+        collect_estimates(&paths::target_dir().join("criterion-kguest"), &mut results)?;
+        if results.is_empty() {
+            return Err("no criterion results; run `cargo xtask bench` first".into());
+        }
+        write_docs(&results, false)?;
+        println!("wrote docs/benchmarks.md from the last criterion run");
+        return Ok(());
+    }
+    if !quick {
+        // The size table of the same run (also builds every guest).
+        size::run(&[])?;
+    } else {
+        for (_, package) in PLUGINS {
+            guests::build(package)?;
+        }
+    }
+    let results = if quick {
+        run_quick()?
+    } else {
+        run_criterion()?
+    };
+    let summary = summary(&results);
+    println!();
+    for line in &summary {
+        println!("{line}");
+    }
+    if !quick {
+        write_docs(&results, true)?;
+        println!("wrote docs/benchmarks.md");
+    }
+    Ok(())
+}
+
+/// Median nanoseconds per call, by case id.
+type Results = BTreeMap<String, f64>;
+
+fn run_quick() -> Result<Results, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("$ cargo run --release -p kguest-bench");
+    let output = Command::new(cargo)
+        .args(["run", "--quiet", "--release", "-p", "kguest-bench"])
+        .current_dir(paths::root())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|err| format!("running cargo: {err}"))?;
+    if !output.status.success() {
+        return Err(format!("kguest-bench failed ({})", output.status));
+    }
+    Ok(parse_tsv(&String::from_utf8_lossy(&output.stdout)))
+}
+
+/// `id<TAB>ns` lines.
+pub fn parse_tsv(text: &str) -> Results {
+    text.lines()
+        .filter_map(|line| {
+            let (id, ns) = line.split_once('\t')?;
+            Some((id.to_string(), ns.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+fn run_criterion() -> Result<Results, String> {
+    let home = paths::target_dir().join("criterion-kguest");
+    let _ = std::fs::remove_dir_all(&home);
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!(
+        "$ CRITERION_HOME={} cargo bench -p kguest-bench --bench kguest",
+        home.display()
+    );
+    let status = Command::new(cargo)
+        .args([
+            "bench",
+            "-p",
+            "kguest-bench",
+            "--bench",
+            "kguest",
+            "--",
+            "--noplot",
+        ])
+        .env("CRITERION_HOME", &home)
+        .current_dir(paths::root())
+        .status()
+        .map_err(|err| format!("running cargo: {err}"))?;
+    if !status.success() {
+        return Err(format!("cargo bench failed ({status})"));
+    }
+    let mut results = Results::new();
+    collect_estimates(&home, &mut results)?;
+    Ok(results)
+}
+
+/// Walks criterion's output for `new/benchmark.json` (the id) and
+/// `new/estimates.json` (the median, ns).
+fn collect_estimates(dir: &Path, results: &mut Results) -> Result<(), String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_estimates(&path, results)?;
+        } else if path.file_name().is_some_and(|n| n == "benchmark.json")
+            && path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == "new")
+        {
+            let read = |p: &Path| -> Result<serde_json::Value, String> {
+                let text =
+                    std::fs::read_to_string(p).map_err(|err| format!("{}: {err}", p.display()))?;
+                serde_json::from_str(&text).map_err(|err| format!("{}: {err}", p.display()))
+            };
+            let bench = read(&path)?;
+            let estimates = read(&path.with_file_name("estimates.json"))?;
+            if let (Some(id), Some(ns)) = (
+                bench["full_id"].as_str(),
+                estimates["median"]["point_estimate"].as_f64(),
+            ) {
+                results.insert(id.to_string(), ns);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `1234.5` ns → `1.23 µs`; three significant digits.
+pub fn us(ns: f64) -> String {
+    let us = ns / 1000.0;
+    if us < 1.0 {
+        format!("{us:.3} µs")
+    } else if us < 10.0 {
+        format!("{us:.2} µs")
+    } else if us < 100.0 {
+        format!("{us:.1} µs")
+    } else {
+        format!("{us:.0} µs")
+    }
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+        _ => "–".into(),
+    }
+}
+
+fn get(results: &Results, id: &str) -> Option<f64> {
+    results.get(id).copied()
+}
+
+fn show(v: Option<f64>) -> String {
+    v.map_or("–".into(), us)
+}
+
+/// One line per comparison, the ratio last.
+pub fn summary(r: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    for scenario in ["cycle", "node"] {
+        let what = if scenario == "cycle" {
+            "new cycle"
+        } else {
+            "next node"
+        };
+        let id = |p: &str| format!("filter/{p}/{scenario}");
+        let k = get(r, &id("nodename"));
+        let floor = get(r, &id("baseline-copy"));
+        let prost = get(r, &id("baseline-prost"));
+        let json = get(r, &id("baseline-json"));
+        out.push(format!(
+            "nodename filter ({what}): kguest {}, copy floor {}, ratio {}",
+            show(k),
+            show(floor),
+            ratio(k, floor)
+        ));
+        out.push(format!(
+            "nodename filter ({what}): kguest {}, prost {}, ratio {}",
+            show(k),
+            show(prost),
+            ratio(prost, k)
+        ));
+        out.push(format!(
+            "nodename filter ({what}): kguest {}, json {}, ratio {}",
+            show(k),
+            show(json),
+            ratio(json, k)
+        ));
+    }
+    for (object, _) in OBJECTS {
+        let k = get(r, &format!("encode/{object}/kguest-openapi"));
+        let p = get(r, &format!("encode/{object}/prost"));
+        out.push(format!(
+            "{object} encode: kguest Encode {}, prost {}, ratio {}",
+            show(k),
+            show(p),
+            ratio(p, k)
+        ));
+    }
+    for object in ["pod", "upstream-pod"] {
+        for (what, label) in [("nodename", "spec.nodeName"), ("all", "every field")] {
+            let v = get(r, &format!("decode/{object}/{what}/views"));
+            let p = get(r, &format!("decode/{object}/{what}/prost"));
+            out.push(format!(
+                "{object} decode {label}: views {}, prost {}, ratio {}",
+                show(v),
+                show(p),
+                ratio(p, v)
+            ));
+        }
+    }
+    out
+}
+
+fn filter_table(r: &Results) -> String {
+    let mut out = String::from(
+        "| plugin | new cycle | × copy floor | next node, same cycle | × copy floor |\n|---|--:|--:|--:|--:|\n",
+    );
+    let floor = |s: &str| get(r, &format!("filter/baseline-copy/{s}"));
+    for (label, package) in PLUGINS {
+        let c = get(r, &format!("filter/{package}/cycle"));
+        let n = get(r, &format!("filter/{package}/node"));
+        out.push_str(&format!(
+            "| {label} | {} | {} | {} | {} |\n",
+            show(c),
+            ratio(c, floor("cycle")),
+            show(n),
+            ratio(n, floor("node"))
+        ));
+    }
+    out.push('\n');
+    for scenario in ["cycle", "node"] {
+        let k = get(r, &format!("filter/nodename/{scenario}"));
+        let p = get(r, &format!("filter/baseline-prost/{scenario}"));
+        let j = get(r, &format!("filter/baseline-json/{scenario}"));
+        out.push_str(&format!(
+            "- {}: prost ÷ kguest nodename = **{}**, json ÷ kguest nodename = **{}**, kguest nodename ÷ copy floor = **{}**\n",
+            if scenario == "cycle" { "New cycle" } else { "Next node" },
+            ratio(p, k),
+            ratio(j, k),
+            ratio(k, get(r, &format!("filter/baseline-copy/{scenario}")))
+        ));
+    }
+    out
+}
+
+fn encode_table(r: &Results, sizes: &BTreeMap<String, String>) -> String {
+    let mut out = String::from("| object | protobuf bytes (JSON) |");
+    for (_, label) in ENCODERS {
+        out.push_str(&format!(" {label} |"));
+    }
+    out.push_str(" prost ÷ kguest `Encode` |\n|---|--:|");
+    for _ in 0..=ENCODERS.len() {
+        out.push_str("--:|");
+    }
+    out.push('\n');
+    for (object, label) in OBJECTS {
+        out.push_str(&format!(
+            "| {label} | {} |",
+            sizes.get(*object).map_or("–", String::as_str)
+        ));
+        for (encoder, _) in ENCODERS {
+            out.push_str(&format!(
+                " {} |",
+                show(get(r, &format!("encode/{object}/{encoder}")))
+            ));
+        }
+        out.push_str(&format!(
+            " {} |\n",
+            ratio(
+                get(r, &format!("encode/{object}/prost")),
+                get(r, &format!("encode/{object}/kguest-openapi"))
+            )
+        ));
+    }
+    out.push_str(&format!(
+        "\nCached path (`NodeCache::node_bytes` hit: the Node's bytes reused across nodes and cycles, \
+         no encoding): **{}** per lookup.\n",
+        show(get(r, "encode/node/cached"))
+    ));
+    out
+}
+
+fn decode_table(r: &Results) -> String {
+    let mut out = String::from(
+        "| object | read | views | prost (k8s-pb) | hand-written scan | prost ÷ views |\n\
+         |---|---|--:|--:|--:|--:|\n",
+    );
+    for (object, label) in [
+        ("pod", "realistic Pod"),
+        ("upstream-pod", "upstream Pod fixture"),
+    ] {
+        for (what, wlabel) in [
+            ("nodename", "`spec.nodeName`"),
+            (
+                "all",
+                "every field (views: `Reflect` walk; prost: full decode)",
+            ),
+        ] {
+            let v = get(r, &format!("decode/{object}/{what}/views"));
+            let p = get(r, &format!("decode/{object}/{what}/prost"));
+            let scan = get(r, &format!("decode/{object}/{what}/scan"));
+            out.push_str(&format!(
+                "| {label} | {wlabel} | {} | {} | {} | {} |\n",
+                show(v),
+                show(p),
+                show(scan),
+                ratio(p, v)
+            ));
+        }
+    }
+    out
+}
+
+fn command_output(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .current_dir(paths::root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let dirty = if command_output("git", &["status", "--porcelain"]).is_empty() {
+        ""
+    } else {
+        " (with uncommitted changes)"
+    };
+    format!(
+        "- machine: {} CPU(s) (`nproc`), {cpu}\n- date: {}\n- commit: {}{dirty}\n- toolchain: {}\n- command: `cargo xtask bench` \
+         (criterion 0.8, median of 50 samples after 0.5 s warm-up, 2 s measurement per case)",
+        command_output("nproc", &[]),
+        command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        command_output("git", &["rev-parse", "--short", "HEAD"]),
+        command_output("rustc", &["--version"]),
+    )
+}
+
+/// Protobuf and JSON sizes of the benchmark objects, from
+/// `kguest-bench --sizes`.
+fn object_sizes() -> BTreeMap<String, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "kguest-bench",
+            "--",
+            "--sizes",
+        ])
+        .current_dir(paths::root())
+        .output();
+    let Ok(output) = output else {
+        return BTreeMap::new();
+    };
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.split('\t');
+            let (object, pb, json) = (parts.next()?, parts.next()?, parts.next()?);
+            let (pb, json): (u64, u64) = (pb.parse().ok()?, json.parse().ok()?);
+            Some((
+                object.to_string(),
+                format!("{} ({} B as JSON)", size::group(pb), size::group(json)),
+            ))
+        })
+        .collect()
+}
+
+/// Rewrites the benchmark sections; the machine section (date, commit)
+/// only when the numbers are from this run.
+fn write_docs(r: &Results, this_run: bool) -> Result<(), String> {
+    let doc = paths::root().join("docs/benchmarks.md");
+    if this_run {
+        write_doc_section(
+            &doc,
+            "<!-- machine:begin -->",
+            "<!-- machine:end -->",
+            &machine(),
+        )?;
+    }
+    write_doc_section(
+        &doc,
+        "<!-- filter:begin -->",
+        "<!-- filter:end -->",
+        &filter_table(r),
+    )?;
+    write_doc_section(
+        &doc,
+        "<!-- encode:begin -->",
+        "<!-- encode:end -->",
+        &encode_table(r, &object_sizes()),
+    )?;
+    write_doc_section(
+        &doc,
+        "<!-- decode:begin -->",
+        "<!-- decode:end -->",
+        &decode_table(r),
+    )?;
+    let mut lines = String::from("```text\n");
+    for line in summary(r) {
+        lines.push_str(&line);
+        lines.push('\n');
+    }
+    lines.push_str("```");
+    write_doc_section(
+        &doc,
+        "<!-- summary:begin -->",
+        "<!-- summary:end -->",
+        &lines,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_tsv_and_summarises() {
+        let r = parse_tsv(
+            "filter/nodename/cycle\t200.0\nfilter/baseline-prost/cycle\t14200\nfilter/baseline-copy/cycle\t180\njunk\n",
+        );
+        assert_eq!(r.len(), 3);
+        let s = summary(&r);
+        assert_eq!(
+            s[0],
+            "nodename filter (new cycle): kguest 0.200 µs, copy floor 0.180 µs, ratio 1.11"
+        );
+        assert_eq!(
+            s[1],
+            "nodename filter (new cycle): kguest 0.200 µs, prost 14.2 µs, ratio 71.00"
+        );
+        assert!(s[2].ends_with("ratio –"));
+    }
+
+    #[test]
+    fn formats_microseconds() {
+        assert_eq!(us(212.0), "0.212 µs");
+        assert_eq!(us(1234.0), "1.23 µs");
+        assert_eq!(us(14_200.0), "14.2 µs");
+        assert_eq!(us(150_000.0), "150 µs");
+    }
 }

@@ -53,3 +53,33 @@ pub fn check_sizes() -> Result<(), String> {
         Err(over.join("; "))
     }
 }
+
+/// Builds `package` like [`build`] but unstripped (keeping the `name`
+/// section) into `target_dir`, so the stripped artifacts are not replaced.
+pub fn build_unstripped(package: &str, target_dir: &std::path::Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!(
+        "$ CARGO_PROFILE_GUEST_STRIP=false cargo build -p {package} --profile guest (unstripped)"
+    );
+    let status = std::process::Command::new(cargo)
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            package,
+            "--profile",
+            "guest",
+            "--target",
+            WASM_TARGET,
+        ])
+        .env("CARGO_PROFILE_GUEST_STRIP", "false")
+        .env("CARGO_TARGET_DIR", target_dir)
+        .current_dir(paths::root())
+        .status()
+        .map_err(|err| format!("running cargo: {err}"))?;
+    if !status.success() {
+        return Err(format!("unstripped build of {package} failed ({status})"));
+    }
+    let file = format!("{}.wasm", package.replace('-', "_"));
+    Ok(target_dir.join(WASM_TARGET).join("guest").join(file))
+}

@@ -1,0 +1,429 @@
+//! The benchmark cases shared by the criterion bench (`benches/kguest.rs`)
+//! and the quick runner (`src/main.rs`), both driven by `cargo xtask bench`.
+//!
+//! Every case is a named closure; ids are `group/name` and stay stable, since
+//! `cargo xtask bench` reads criterion's estimates back by id.
+//!
+//! * `filter/<plugin>/cycle`: one hook call in a fresh scheduling cycle
+//!   (a new `Cycle` per iteration, so every plugin pulls and decodes the Pod;
+//!   the host first runs `prefilter` on guests that export it).
+//! * `filter/<plugin>/node`: the next node in the same cycle (SDK plugins keep
+//!   the Pod; the baselines pull and decode it again).
+//! * `encode/<object>/<encoder>` and `encode/node/cached`: host-side encoding.
+//! * `decode/<what>/<decoder>`: native views vs prost.
+//!
+//! Inputs: `tests/data/{pod,node}.yaml` and the upstream Pod fixture
+//! `core.v1.Pod.json` from `$KGUEST_VENDOR_DIR` (default `proto-vendor/`)
+//! `/testdata`. Guests come from `$KGUEST_BENCH_WASM_DIR` (default
+//! `target/wasm32-unknown-unknown/guest`); build them first
+//! (`cargo xtask bench` does).
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1 as openapi;
+use k8s_pb::api::core::v1 as pb;
+use kguest_host::{
+    Cycle, NodeCache, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot, SnapshotNode,
+};
+use kguest_k8s_encode::Encode;
+use kguest_wire::reflect::{Item, Reflect, Visitor};
+use prost::Message;
+use serde_json::Value;
+
+/// Guests measured through the host: (label, wasm package, pod encoding).
+pub const PLUGINS: &[(&str, &str, PodForm)] = &[
+    ("kguest nodename", "nodename", PodForm::Protobuf),
+    ("kguest nodename-view", "nodename-view", PodForm::Protobuf),
+    ("kguest nodenumber", "nodenumber", PodForm::Protobuf),
+    ("kguest wasm-runtime", "wasm-runtime", PodForm::Protobuf),
+    ("kguest taints", "taints", PodForm::Protobuf),
+    ("kguest fit", "fit", PodForm::Protobuf),
+    ("kguest imagelocality", "imagelocality", PodForm::Protobuf),
+    ("(a) prost", "baseline-prost", PodForm::Protobuf),
+    ("(b) json", "baseline-json", PodForm::Json),
+    ("(c) scan floor", "baseline-scan", PodForm::Protobuf),
+    (
+        "(d) empty (call floor)",
+        "baseline-empty",
+        PodForm::Protobuf,
+    ),
+    ("(e) copy floor", "baseline-copy", PodForm::Protobuf),
+];
+
+/// How the Pod is handed to a guest through `currentPod`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PodForm {
+    Protobuf,
+    Json,
+}
+
+/// One measured operation.
+pub struct Case {
+    /// `group/name/...`, stable.
+    pub id: String,
+    pub run: Box<dyn FnMut()>,
+}
+
+impl std::fmt::Debug for Case {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.id)
+    }
+}
+
+fn case(id: impl Into<String>, run: impl FnMut() + 'static) -> Case {
+    Case {
+        id: id.into(),
+        run: Box::new(run),
+    }
+}
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn vendor_dir() -> PathBuf {
+    std::env::var_os("KGUEST_VENDOR_DIR").map_or_else(|| root().join("proto-vendor"), PathBuf::from)
+}
+
+/// Where the built guests are.
+pub fn wasm_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("KGUEST_BENCH_WASM_DIR") {
+        return PathBuf::from(dir);
+    }
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    let target = if target.is_absolute() {
+        target
+    } else {
+        root().join(target)
+    };
+    target.join("wasm32-unknown-unknown").join("guest")
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+fn yaml(path: &Path) -> Value {
+    let text = String::from_utf8(read(path)).expect("UTF-8 YAML");
+    serde_norway::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// One benchmark object in all its forms.
+pub struct Object {
+    pub label: &'static str,
+    pub json: Value,
+    /// Go protobuf bytes (kguest JSON front-end).
+    pub protobuf: Vec<u8>,
+    /// Compact JSON bytes.
+    pub json_bytes: Vec<u8>,
+}
+
+impl Object {
+    fn new(label: &'static str, json: Value) -> Object {
+        let protobuf = kguest_k8s::json::object_from_json(&json)
+            .unwrap_or_else(|err| panic!("{label}: {err:?}"))
+            .raw;
+        let json_bytes = serde_json::to_vec(&json).expect("JSON");
+        Object {
+            label,
+            json,
+            protobuf,
+            json_bytes,
+        }
+    }
+}
+
+/// The benchmark inputs.
+pub struct Inputs {
+    pub pod: Object,
+    pub node: Object,
+    pub upstream_pod: Object,
+}
+
+impl Inputs {
+    pub fn load() -> Inputs {
+        let data = root().join("tests/data");
+        let upstream = vendor_dir().join("testdata/core.v1.Pod.json");
+        let upstream: Value =
+            serde_json::from_slice(&read(&upstream)).expect("upstream Pod fixture");
+        Inputs {
+            pod: Object::new("pod", yaml(&data.join("pod.yaml"))),
+            node: Object::new("node", yaml(&data.join("node.yaml"))),
+            upstream_pod: Object::new("upstream-pod", upstream),
+        }
+    }
+
+    /// `metadata.name` of the node.
+    pub fn node_name(&self) -> String {
+        self.node.json["metadata"]["name"]
+            .as_str()
+            .unwrap_or("node")
+            .to_string()
+    }
+}
+
+/// `nodeImageStates` JSON for the node: every image, on one node.
+fn image_states(node: &Value) -> Vec<u8> {
+    let mut states = serde_json::Map::new();
+    for image in node["status"]["images"].as_array().into_iter().flatten() {
+        let size = image["sizeBytes"].as_i64().unwrap_or(0);
+        for name in image["names"].as_array().into_iter().flatten() {
+            if let Some(name) = name.as_str() {
+                states.insert(
+                    name.into(),
+                    serde_json::json!({"Size": size, "NumNodes": 1}),
+                );
+            }
+        }
+    }
+    serde_json::to_vec(&Value::Object(states)).expect("JSON")
+}
+
+/// `filter/...` cases: every plugin of [`PLUGINS`] whose wasm exists, in
+/// both scenarios. Missing guests are reported on stderr and skipped.
+pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
+    let runtime = Runtime::new(RuntimeConfig::default()).expect("wasmtime runtime");
+    let node_name: Arc<str> = inputs.node_name().into();
+    let mut snapshot = Snapshot::new();
+    snapshot.insert(SnapshotNode {
+        name: node_name.clone(),
+        resource_version: "1".into(),
+        node: inputs.node.protobuf.clone().into(),
+        image_states: image_states(&inputs.node.json).into(),
+    });
+    let snapshot = Arc::new(snapshot);
+    let pod_pb: Arc<[u8]> = inputs.pod.protobuf.clone().into();
+    let pod_json: Arc<[u8]> = inputs.pod.json_bytes.clone().into();
+    let dir = wasm_dir();
+    let mut cases = Vec::new();
+    for &(_, package, form) in PLUGINS {
+        let path = dir.join(format!("{}.wasm", package.replace('-', "_")));
+        let Ok(wasm) = std::fs::read(&path) else {
+            eprintln!("skipping {package}: {} not built", path.display());
+            continue;
+        };
+        let plugin = Arc::new(
+            Plugin::load(&runtime, &wasm, PluginConfig::default())
+                .unwrap_or_else(|err| panic!("{package}: {err}")),
+        );
+        let score = !plugin.hooks().contains(kguest_host::Hook::Filter);
+        let pod = match form {
+            PodForm::Protobuf => pod_pb.clone(),
+            PodForm::Json => pod_json.clone(),
+        };
+        // Check once that the call works (and pulls the node when asked).
+        let cycle = Cycle::new(pod.clone(), snapshot.clone());
+        call(&plugin, &cycle, &node_name, score);
+
+        let (p, pod1, snap1, name1) = (
+            plugin.clone(),
+            pod.clone(),
+            snapshot.clone(),
+            node_name.clone(),
+        );
+        cases.push(case(format!("filter/{package}/cycle"), move || {
+            let cycle = Cycle::new(pod1.clone(), snap1.clone());
+            call(&p, &cycle, &name1, score);
+        }));
+        let (p, name2) = (plugin, node_name.clone());
+        let cycle = Cycle::new(pod, snapshot.clone());
+        cases.push(case(format!("filter/{package}/node"), move || {
+            call(&p, &cycle, &name2, score);
+        }));
+    }
+    cases
+}
+
+fn call(plugin: &Plugin, cycle: &Cycle, node: &str, score: bool) {
+    if score {
+        black_box(plugin.score(cycle, node).expect("score"));
+    } else {
+        black_box(plugin.filter(cycle, node).expect("filter"));
+    }
+}
+
+/// `encode/...` cases: each object through every encoder, plus the cached
+/// path (`NodeCache` hit, bytes reused across nodes and cycles).
+pub fn encode_cases(inputs: &Inputs) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for object in [&inputs.upstream_pod, &inputs.pod, &inputs.node] {
+        let label = object.label;
+        let json = object.json.clone();
+        cases.push(case(format!("encode/{label}/kguest-json"), move || {
+            black_box(kguest_k8s::json::object_from_json(black_box(&json)).expect("encode"));
+        }));
+        if label == "node" {
+            let typed: openapi::Node =
+                serde_json::from_value(object.json.clone()).expect("k8s-openapi Node");
+            check_same(label, &typed.encode_to_vec(), &object.protobuf);
+            let pbv = pb::Node::decode(&object.protobuf[..]).expect("k8s-pb Node");
+            push_typed(&mut cases, label, typed, pbv);
+        } else {
+            let typed: openapi::Pod =
+                serde_json::from_value(object.json.clone()).expect("k8s-openapi Pod");
+            check_same(label, &typed.encode_to_vec(), &object.protobuf);
+            let pbv = pb::Pod::decode(&object.protobuf[..]).expect("k8s-pb Pod");
+            push_typed(&mut cases, label, typed, pbv);
+        }
+    }
+    // The closure only runs on a miss; it holds the object behind an `Arc`
+    // so cloning it per lookup costs nothing.
+    let node = Arc::new(inputs.node.json.clone());
+    let mut cache = NodeCache::new();
+    let name = inputs.node_name();
+    let rv = inputs.node.json["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or("1")
+        .to_string();
+    let encode = move || {
+        kguest_k8s::json::object_from_json(&node)
+            .expect("encode")
+            .raw
+    };
+    cache.node_bytes(&name, &rv, encode.clone());
+    cases.push(case("encode/node/cached", move || {
+        black_box(cache.node_bytes(&name, &rv, encode.clone()));
+    }));
+    cases
+}
+
+fn check_same(label: &str, a: &[u8], b: &[u8]) {
+    if a != b {
+        eprintln!(
+            "note: {label}: k8s-openapi Encode and the JSON front-end differ ({} vs {} bytes)",
+            a.len(),
+            b.len()
+        );
+    }
+}
+
+fn push_typed<T, P>(cases: &mut Vec<Case>, label: &str, typed: T, pbv: P)
+where
+    T: Encode + serde::Serialize + Clone + 'static,
+    P: Message + 'static,
+{
+    let t1 = typed.clone();
+    cases.push(case(format!("encode/{label}/kguest-openapi"), move || {
+        black_box(black_box(&t1).encode_to_vec());
+    }));
+    cases.push(case(format!("encode/{label}/prost"), move || {
+        black_box(black_box(&pbv).encode_to_vec());
+    }));
+    cases.push(case(format!("encode/{label}/serde_json"), move || {
+        black_box(serde_json::to_vec(black_box(&typed)).expect("JSON"));
+    }));
+}
+
+/// Counts every field a view holds, recursing into messages.
+#[derive(Default)]
+pub struct Walk {
+    pub fields: usize,
+    pub bytes: usize,
+}
+
+impl Walk {
+    fn item(&mut self, item: Item<'_, '_>) {
+        self.fields += 1;
+        match item {
+            Item::Str(s) => self.bytes += s.len(),
+            Item::Bytes(b) => self.bytes += b.len(),
+            Item::Message(m) => m.reflect(self),
+            _ => {}
+        }
+    }
+}
+
+impl<'a> Visitor<'a> for Walk {
+    fn field(&mut self, _: u32, item: Option<Item<'a, '_>>) {
+        if let Some(item) = item {
+            self.item(item);
+        }
+    }
+    fn element(&mut self, _: u32, item: Item<'a, '_>) {
+        self.item(item);
+    }
+    fn entry(&mut self, _: u32, key: Item<'a, '_>, value: Item<'a, '_>) {
+        self.item(key);
+        self.item(value);
+    }
+}
+
+/// Walks every field of a Pod through the views.
+pub fn walk_pod(bytes: &[u8]) -> Walk {
+    let mut walk = Walk::default();
+    kguest_k8s::api::core::v1::Pod::from_bytes(bytes).reflect(&mut walk);
+    walk
+}
+
+/// `decode/...` cases: `spec.nodeName` and every field, views vs prost.
+pub fn decode_cases(inputs: &Inputs) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for object in [&inputs.pod, &inputs.upstream_pod] {
+        let label = object.label;
+        let b1 = object.protobuf.clone();
+        cases.push(case(format!("decode/{label}/nodename/views"), move || {
+            let pod = kguest_k8s::api::core::v1::Pod::from_bytes(black_box(&b1));
+            black_box(pod.spec().and_then(|s| s.node_name_bytes()));
+        }));
+        let b2 = object.protobuf.clone();
+        cases.push(case(format!("decode/{label}/nodename/prost"), move || {
+            let pod = pb::Pod::decode(black_box(&b2[..])).expect("decode");
+            black_box(pod.spec.and_then(|s| s.node_name));
+        }));
+        let b5 = object.protobuf.clone();
+        cases.push(case(format!("decode/{label}/nodename/scan"), move || {
+            black_box(baseline_scan::decide(black_box(&b5), b"node-a"));
+        }));
+        let b3 = object.protobuf.clone();
+        cases.push(case(format!("decode/{label}/all/views"), move || {
+            black_box(walk_pod(black_box(&b3)).fields);
+        }));
+        let b4 = object.protobuf.clone();
+        cases.push(case(format!("decode/{label}/all/prost"), move || {
+            black_box(pb::Pod::decode(black_box(&b4[..])).expect("decode"));
+        }));
+    }
+    cases
+}
+
+/// Every case, in report order.
+pub fn all_cases(inputs: &Inputs) -> Vec<Case> {
+    let mut cases = filter_cases(inputs);
+    cases.extend(encode_cases(inputs));
+    cases.extend(decode_cases(inputs));
+    cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_encode_and_walk() {
+        let inputs = Inputs::load();
+        let sizes = [inputs.pod.protobuf.len(), inputs.node.protobuf.len()];
+        assert!(sizes[0] > 2000 && sizes[1] > 2000, "{sizes:?}");
+        let walk = walk_pod(&inputs.pod.protobuf);
+        assert!(walk.fields > 100, "{}", walk.fields);
+        let decoded = pb::Pod::decode(&inputs.pod.protobuf[..]).unwrap();
+        assert_eq!(
+            decoded.metadata.and_then(|m| m.name).as_deref(),
+            inputs.pod.json["metadata"]["name"].as_str()
+        );
+    }
+
+    #[test]
+    fn every_encode_and_decode_case_runs() {
+        let inputs = Inputs::load();
+        let mut cases = encode_cases(&inputs);
+        cases.extend(decode_cases(&inputs));
+        assert!(cases.len() >= 20);
+        for case in &mut cases {
+            (case.run)();
+        }
+    }
+}
