@@ -21,6 +21,11 @@ pub struct Sizes {
 }
 
 impl Sizes {
+    fn clear(&mut self) {
+        self.lens.clear();
+        self.blobs.clear();
+    }
+
     fn reserve(&mut self) -> usize {
         self.lens.push(0);
         self.lens.len() - 1
@@ -101,20 +106,46 @@ impl std::error::Error for BufferTooSmall {}
 
 impl<M: Message> Encode for M {
     fn encoded_len(&self) -> usize {
-        self.body_len(&mut Sizes::default())
+        with_sizes(|sizes| self.body_len(sizes))
     }
 
     fn encode(&self, buf: &mut Vec<u8>) {
-        let mut sizes = Sizes::default();
-        let len = self.body_len(&mut sizes);
-        buf.reserve(len);
-        let mut w = Writer {
-            out: buf,
-            lens: sizes.lens.iter(),
-            blobs: sizes.blobs.iter(),
-        };
-        self.write_body(&mut w);
+        // One size pass, then one write pass.
+        with_sizes(|sizes| {
+            let len = self.body_len(sizes);
+            buf.reserve(len);
+            let mut w = Writer {
+                out: buf,
+                lens: sizes.lens.iter(),
+                blobs: sizes.blobs.iter(),
+            };
+            self.write_body(&mut w);
+        });
     }
+
+    fn encode_to_vec(&self) -> Vec<u8> {
+        let mut buf = Vec::new();
+        self.encode(&mut buf);
+        buf
+    }
+}
+
+thread_local! {
+    /// The size cache, reused across encodes on this thread (no allocation
+    /// once it has grown to the largest object).
+    static SIZES: std::cell::RefCell<Sizes> = std::cell::RefCell::new(Sizes::default());
+}
+
+/// Runs `f` with a cleared size cache: the thread's, or a fresh one if an
+/// encode is already running on this thread (a `Message` impl that encodes).
+fn with_sizes<R>(f: impl FnOnce(&mut Sizes) -> R) -> R {
+    SIZES.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut sizes) => {
+            sizes.clear();
+            f(&mut sizes)
+        }
+        Err(_) => f(&mut Sizes::default()),
+    })
 }
 
 fn key_len(number: u32) -> usize {
@@ -138,8 +169,7 @@ impl<M: Message> Leaf for M {
 
     fn write_field(&self, number: u32, w: &mut Writer<'_>) {
         let body = w.next_len();
-        put_key(w.out, number, LEN);
-        put_varint(w.out, body as u64);
+        write_len_header(number, body, w);
         self.write_body(w);
     }
 }
@@ -148,10 +178,34 @@ fn bytes_field_len(number: u32, len: usize) -> usize {
     key_len(number) + varint_len(len as u64) + len
 }
 
+#[inline]
 fn write_bytes_field(number: u32, bytes: &[u8], w: &mut Writer<'_>) {
-    put_key(w.out, number, LEN);
-    put_varint(w.out, bytes.len() as u64);
+    write_len_header(number, bytes.len(), w);
     w.out.extend_from_slice(bytes);
+}
+
+/// The key and length of a length-delimited field, appended at once.
+#[inline]
+fn write_len_header(number: u32, len: usize, w: &mut Writer<'_>) {
+    let key = (u64::from(number) << 3) | u64::from(LEN);
+    // Most keys and lengths fit one byte each: a fixed two-byte append
+    // compiles to a store, not a memmove call.
+    if key < 0x80 && len < 0x80 {
+        w.out.extend_from_slice(&[key as u8, len as u8]);
+        return;
+    }
+    let mut header = [0u8; 20];
+    let mut n = 0;
+    for mut v in [(u64::from(number) << 3) | u64::from(LEN), len as u64] {
+        while v >= 0x80 {
+            header[n] = (v as u8) | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        header[n] = v as u8;
+        n += 1;
+    }
+    w.out.extend_from_slice(&header[..n]);
 }
 
 impl Leaf for String {
@@ -415,8 +469,7 @@ pub fn write_map<L: Leaf>(map: Option<&BTreeMap<String, L>>, number: u32, w: &mu
     let Some(map) = map else { return };
     for (key, value) in map {
         let body = w.next_len();
-        put_key(w.out, number, LEN);
-        put_varint(w.out, body as u64);
+        write_len_header(number, body, w);
         key.write_field(1, w);
         value.write_field(2, w);
     }
@@ -433,7 +486,6 @@ pub fn inline_len(number: u32, sizes: &mut Sizes, body: impl FnOnce(&mut Sizes) 
 
 pub fn write_inline(number: u32, w: &mut Writer<'_>, body: impl FnOnce(&mut Writer<'_>)) {
     let len = w.next_len();
-    put_key(w.out, number, LEN);
-    put_varint(w.out, len as u64);
+    write_len_header(number, len, w);
     body(w);
 }

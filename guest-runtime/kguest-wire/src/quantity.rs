@@ -421,12 +421,47 @@ fn spelling_kept(s: &[u8]) -> bool {
 /// `s` itself (its parser keeps spellings that look canonical to a quick check,
 /// see the notes on [`Quantity::canonical`]) or the canonical form of its value.
 pub fn reserialize<'b>(s: &'b [u8], buf: &'b mut [u8; 64]) -> Result<&'b str, QuantityError> {
+    if already_canonical(s) {
+        // Checked ASCII.
+        return Ok(core::str::from_utf8(s).unwrap_or(""));
+    }
     let q = parse(s)?;
     if spelling_kept(s) {
         // A string that parsed is ASCII.
         return Ok(core::str::from_utf8(s).unwrap_or(""));
     }
     Ok(q.canonical(buf))
+}
+
+/// True for the spellings almost every real object uses that are their own
+/// canonical form, decided without parsing: an optional `-`, a whole number
+/// without leading zeros (at most 15 digits), and then nothing, an SI suffix
+/// when the digits do not end in `000` (which would move to the next
+/// suffix), or a binary suffix when the number is not a multiple of 1024
+/// and stays below Kubernetes' 2^63 cap. [`reserialize`] returns these
+/// unchanged; everything else takes the full path.
+fn already_canonical(s: &[u8]) -> bool {
+    let unsigned = s.strip_prefix(b"-").unwrap_or(s);
+    let digits = unsigned.iter().take_while(|c| c.is_ascii_digit()).count();
+    let (number, suffix) = unsigned.split_at(digits);
+    if number == b"0" {
+        return suffix.is_empty() && s.len() == 1;
+    }
+    if !(1..=15).contains(&digits) || number.first() == Some(&b'0') {
+        return false;
+    }
+    let value = number.iter().fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
+    match suffix {
+        [] | [b'n' | b'u' | b'm' | b'k' | b'M' | b'G' | b'T' | b'P' | b'E'] => !number.ends_with(b"000"),
+        [unit, b'i'] => match b"KMGTPE".iter().position(|u| u == unit) {
+            Some(power) => {
+                let shift = 10 * (power as u32 + 1);
+                value % 1024 != 0 && value.checked_shl(shift).is_some_and(|v| v >> shift == value && v < 1 << 63)
+            }
+            None => false,
+        },
+        _ => false,
+    }
 }
 
 impl Quantity {
@@ -1699,6 +1734,29 @@ mod tests {
             assert_eq!(text.starts_with('-'), v.sign() < 0, "{input:?}");
         }
         assert!(parsed > 8000, "only {parsed} generated strings parsed");
+    }
+
+    #[test]
+    fn the_canonical_shortcut_agrees_with_the_full_path() {
+        let mut rng = Lcg(0x0ca7_0000_0000_0001);
+        let mut taken = 0;
+        for _ in 0..50_000 {
+            let text = random_quantity(&mut rng);
+            if already_canonical(text.as_bytes()) {
+                taken += 1;
+                let q = parse(text.as_bytes()).expect("the shortcut only takes quantities");
+                let mut buf = [0; 64];
+                let full = if spelling_kept(text.as_bytes()) { text.as_str() } else { q.canonical(&mut buf) };
+                assert_eq!(full, text, "not its own canonical form");
+            }
+        }
+        assert!(taken > 1_000, "the shortcut was taken only {taken} times");
+        for text in ["0", "1", "250m", "-5", "128Mi", "1500m", "3Gi", "100M", "7E"] {
+            assert!(already_canonical(text.as_bytes()), "{text}");
+        }
+        for text in ["00", "1000m", "1024Mi", "01", "1.5", "+1", "8Ei", "1e3", "0m", "-0"] {
+            assert!(!already_canonical(text.as_bytes()), "{text}");
+        }
     }
 
     #[test]
