@@ -450,13 +450,20 @@ fn already_canonical(s: &[u8]) -> bool {
     if !(1..=15).contains(&digits) || number.first() == Some(&b'0') {
         return false;
     }
-    let value = number.iter().fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
+    let value = number
+        .iter()
+        .fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
     match suffix {
-        [] | [b'n' | b'u' | b'm' | b'k' | b'M' | b'G' | b'T' | b'P' | b'E'] => !number.ends_with(b"000"),
+        [] | [b'n' | b'u' | b'm' | b'k' | b'M' | b'G' | b'T' | b'P' | b'E'] => {
+            !number.ends_with(b"000")
+        }
         [unit, b'i'] => match b"KMGTPE".iter().position(|u| u == unit) {
             Some(power) => {
                 let shift = 10 * (power as u32 + 1);
-                value % 1024 != 0 && value.checked_shl(shift).is_some_and(|v| v >> shift == value && v < 1 << 63)
+                value % 1024 != 0
+                    && value
+                        .checked_shl(shift)
+                        .is_some_and(|v| v >> shift == value && v < 1 << 63)
             }
             None => false,
         },
@@ -825,9 +832,14 @@ impl Wide {
 /// arithmetic, a fraction of the code of [`parse`]. Whenever it returns a
 /// value, that value equals `parse(s)?.scaled_value(scale)`; it returns
 /// `None` for strings that are not quantities, for quantities whose value
-/// does not fit, and for the degenerate digit-less forms (`"k"`, `"."`)
-/// that Kubernetes reads as zero.
+/// does not fit, for scales below nano (`-9`), and for the degenerate
+/// digit-less forms (`"k"`, `"."`) that Kubernetes reads as zero.
 pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
+    // Kubernetes rounds finer than a nano at parse time; below that scale
+    // the exact value here would differ, so leave it to the full parser.
+    if scale < -9 {
+        return None;
+    }
     let (negative, rest) = match s.split_first() {
         Some((b'-', rest)) => (true, rest),
         Some((b'+', rest)) => (false, rest),
@@ -866,7 +878,7 @@ pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
         [] => (0, 0),
         [b'e' | b'E', exp @ ..] => (small_int(exp)?, 0),
         [c, b'i'] => (0, b"KMGTPE".iter().position(|x| x == c)? as u32 + 1),
-        [c] => (
+        [c] if *c != b'_' => (
             (b"num_kMGTPE".iter().position(|x| x == c)? as i32 - 3) * 3,
             0,
         ),
@@ -1746,15 +1758,23 @@ mod tests {
                 taken += 1;
                 let q = parse(text.as_bytes()).expect("the shortcut only takes quantities");
                 let mut buf = [0; 64];
-                let full = if spelling_kept(text.as_bytes()) { text.as_str() } else { q.canonical(&mut buf) };
+                let full = if spelling_kept(text.as_bytes()) {
+                    text.as_str()
+                } else {
+                    q.canonical(&mut buf)
+                };
                 assert_eq!(full, text, "not its own canonical form");
             }
         }
         assert!(taken > 1_000, "the shortcut was taken only {taken} times");
-        for text in ["0", "1", "250m", "-5", "128Mi", "1500m", "3Gi", "100M", "7E"] {
+        for text in [
+            "0", "1", "250m", "-5", "128Mi", "1500m", "3Gi", "100M", "7E",
+        ] {
             assert!(already_canonical(text.as_bytes()), "{text}");
         }
-        for text in ["00", "1000m", "1024Mi", "01", "1.5", "+1", "8Ei", "1e3", "0m", "-0"] {
+        for text in [
+            "00", "1000m", "1024Mi", "01", "1.5", "+1", "8Ei", "1e3", "0m", "-0",
+        ] {
             assert!(!already_canonical(text.as_bytes()), "{text}");
         }
     }

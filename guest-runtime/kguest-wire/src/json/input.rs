@@ -8,7 +8,9 @@ use alloc::vec::Vec;
 use serde_json::Value as Json;
 
 use super::JsonError;
-use crate::encode::{FIXED32, FIXED64, VARINT, put_bytes, put_key, put_varint, zigzag32, zigzag64};
+use crate::encode::{
+    FIXED32, FIXED64, LEN, VARINT, put_bytes, put_key, put_varint, zigzag32, zigzag64,
+};
 use crate::schema::{FieldSchema, JsonForm, Kind, Label, MessageSchema};
 use crate::{quantity, timefmt};
 
@@ -21,11 +23,24 @@ pub fn from_json(schema: &MessageSchema, json: &Json) -> Result<Vec<u8>, JsonErr
     Ok(out)
 }
 
-/// The field path of the value being encoded, for error messages.
+/// The field path of the value being encoded, for error messages. Parts
+/// borrow from the schema and the JSON, so tracking it costs no allocation.
 #[derive(Default)]
-struct Path(Vec<String>);
+struct Path<'j>(Vec<Part<'j>>);
 
-impl Path {
+#[derive(Clone, Copy)]
+enum Part<'j> {
+    /// A schema field (`.name`).
+    Name(&'static str),
+    /// A JSON member that may not be a field (`.name`).
+    Member(&'j str),
+    /// An array element (`[3]`).
+    Index(usize),
+    /// A map entry (`["key"]`).
+    Key(&'j str),
+}
+
+impl<'j> Path<'j> {
     fn invalid(&self, reason: impl ToString) -> JsonError {
         JsonError::Invalid {
             path: self.render(),
@@ -36,15 +51,21 @@ impl Path {
     fn render(&self) -> String {
         let mut out = String::new();
         for part in &self.0 {
-            if !part.starts_with('[') && !out.is_empty() {
-                out.push('.');
+            match part {
+                Part::Name(name) | Part::Member(name) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                Part::Index(i) => out.push_str(&format!("[{i}]")),
+                Part::Key(key) => out.push_str(&format!("[{key:?}]")),
             }
-            out.push_str(part);
         }
         if out.is_empty() { ".".into() } else { out }
     }
 
-    fn with<T>(&mut self, part: String, f: impl FnOnce(&mut Self) -> T) -> T {
+    fn with<T>(&mut self, part: Part<'j>, f: impl FnOnce(&mut Self) -> T) -> T {
         self.0.push(part);
         let result = f(self);
         self.0.pop();
@@ -63,11 +84,11 @@ fn type_name(json: &Json) -> &'static str {
     }
 }
 
-fn message(
+fn message<'j>(
     schema: &MessageSchema,
-    json: &Json,
+    json: &'j Json,
     out: &mut Vec<u8>,
-    path: &mut Path,
+    path: &mut Path<'j>,
 ) -> Result<(), JsonError> {
     match schema.json {
         JsonForm::Object => object(schema, json, out, path),
@@ -90,6 +111,10 @@ fn message(
                 6 => nanos - nanos % 1_000,
                 _ => nanos,
             };
+            // Go's zero time marshals as an empty message, like `null`.
+            if seconds == crate::timefmt::MIN_SECONDS && nanos == 0 {
+                return Ok(());
+            }
             put_key(out, 1, VARINT);
             put_varint(out, seconds as u64);
             put_key(out, 2, VARINT);
@@ -158,7 +183,7 @@ fn message(
             (Json::Null, _) | (_, None) => Ok(()),
             (Json::Array(items), Some(field)) => {
                 for (i, item) in items.iter().enumerate() {
-                    path.with(format!("[{i}]"), |path| scalar(field, item, out, path))?;
+                    path.with(Part::Index(i), |path| scalar(field, item, out, path))?;
                 }
                 Ok(())
             }
@@ -185,31 +210,30 @@ fn message(
     }
 }
 
-fn canonical_quantity(text: &str, path: &Path) -> Result<String, JsonError> {
+fn canonical_quantity(text: &str, path: &Path<'_>) -> Result<String, JsonError> {
     let mut buf = [0u8; 64];
     quantity::reserialize(text.as_bytes(), &mut buf)
         .map(String::from)
         .map_err(|err| path.invalid(format!("`{text}` is not a quantity ({})", err.as_str())))
 }
 
-fn object(
+fn object<'j>(
     schema: &MessageSchema,
-    json: &Json,
+    json: &'j Json,
     out: &mut Vec<u8>,
-    path: &mut Path,
+    path: &mut Path<'j>,
 ) -> Result<(), JsonError> {
-    let empty = serde_json::Map::new();
     let members = match json {
         Json::Object(members) => members,
-        Json::Null => &empty,
+        Json::Null => return members_into(schema, None, out, path),
         other => {
             return Err(path.invalid(format!("expected an object, found {}", type_name(other))));
         }
     };
     if let Some(key) = members.keys().find(|key| !knows(schema, key)) {
-        return Err(path.with(key.clone(), |path| path.invalid("unknown field")));
+        return Err(path.with(Part::Member(key), |path| path.invalid("unknown field")));
     }
-    members_into(schema, members, out, path)
+    members_into(schema, Some(members), out, path)
 }
 
 /// True when `key` is a JSON member of `schema`, directly or through an
@@ -225,31 +249,34 @@ fn knows(schema: &MessageSchema, key: &str) -> bool {
 }
 
 /// Writes the fields of `schema` found in `members`, in field-number order.
-fn members_into(
+/// `None` stands for an empty object (`null`).
+fn members_into<'j>(
     schema: &MessageSchema,
-    members: &serde_json::Map<String, Json>,
+    members: Option<&'j serde_json::Map<String, Json>>,
     out: &mut Vec<u8>,
-    path: &mut Path,
+    path: &mut Path<'j>,
 ) -> Result<(), JsonError> {
     for field in schema.fields {
         if let (true, Kind::Message(inner)) = (field.inline, field.kind) {
             // An embedded Go struct reads its members from this same object.
-            if field.always || members.keys().any(|key| knows(inner, key)) {
-                let mut body = Vec::new();
-                members_into(inner, members, &mut body, path)?;
-                put_bytes(out, field.number, &body);
+            if field.always || members.is_some_and(|m| m.keys().any(|key| knows(inner, key))) {
+                nested(out, field.number, |out| {
+                    members_into(inner, members, out, path)
+                })?;
             }
             continue;
         }
-        let value = members.get(field.json_name()).filter(|v| !v.is_null());
-        path.with(field.json_name().to_string(), |path| {
+        let value = members
+            .and_then(|m| m.get(field.json_name()))
+            .filter(|v| !v.is_null());
+        path.with(Part::Name(field.json_name()), |path| {
             match (field.label, value) {
                 (Label::Singular, Some(value)) => scalar(field, value, out, path),
                 (Label::Singular, None) if field.always => scalar(field, &Json::Null, out, path),
                 (Label::Singular, None) | (Label::Repeated | Label::Map, None) => Ok(()),
                 (Label::Repeated, Some(Json::Array(items))) => {
                     for (i, item) in items.iter().enumerate() {
-                        path.with(format!("[{i}]"), |path| scalar(field, item, out, path))?;
+                        path.with(Part::Index(i), |path| scalar(field, item, out, path))?;
                     }
                     Ok(())
                 }
@@ -267,11 +294,11 @@ fn members_into(
 }
 
 /// A map: entries sorted by key (Go sorts), key and value always written.
-fn map(
+fn map<'j>(
     field: &FieldSchema,
-    entries: &serde_json::Map<String, Json>,
+    entries: &'j serde_json::Map<String, Json>,
     out: &mut Vec<u8>,
-    path: &mut Path,
+    path: &mut Path<'j>,
 ) -> Result<(), JsonError> {
     let Kind::Message(entry) = field.kind else {
         return Err(path.invalid("schema error: a map field without an entry message"));
@@ -283,9 +310,8 @@ fn map(
     let mut body = Vec::new();
     for (key, value) in sorted {
         body.clear();
-        path.with(format!("[{key:?}]"), |path| {
-            let key_json = map_key_json(key_field.kind, key, path)?;
-            scalar(key_field, &key_json, &mut body, path)?;
+        path.with(Part::Key(key), |path| {
+            write_map_key(key_field, key, &mut body, path)?;
             scalar(value_field, value, &mut body, path)
         })?;
         put_bytes(out, field.number, &body);
@@ -293,35 +319,61 @@ fn map(
     Ok(())
 }
 
-/// A JSON object key as the JSON value of the key's type.
-fn map_key_json(kind: Kind, key: &str, path: &Path) -> Result<Json, JsonError> {
-    Ok(match kind {
-        Kind::String => Json::String(key.to_string()),
+/// Writes a length-delimited field whose body `write` appends to `out`
+/// directly: a one-byte length is reserved and widened afterwards if the
+/// body is longer, so nested messages need no buffer of their own.
+fn nested(
+    out: &mut Vec<u8>,
+    number: u32,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), JsonError>,
+) -> Result<(), JsonError> {
+    put_key(out, number, LEN);
+    let at = out.len();
+    out.push(0);
+    write(out)?;
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+    } else {
+        let mut prefix = Vec::with_capacity(5);
+        put_varint(&mut prefix, len as u64);
+        out.splice(at..=at, prefix);
+    }
+    Ok(())
+}
+
+/// Writes a JSON object key as the map entry's key field.
+fn write_map_key(
+    field: &FieldSchema,
+    key: &str,
+    out: &mut Vec<u8>,
+    path: &Path<'_>,
+) -> Result<(), JsonError> {
+    if let Kind::String = field.kind {
+        put_bytes(out, field.number, key.as_bytes());
+        return Ok(());
+    }
+    let value = match field.kind {
         Kind::Bool => Json::Bool(key == "true"),
-        _ => {
-            let number: serde_json::Number = key
-                .parse()
-                .map_err(|_| path.invalid(format!("map key `{key}` is not a number")))?;
-            Json::Number(number)
-        }
-    })
+        _ => Json::Number(
+            key.parse()
+                .map_err(|_| path.invalid(format!("map key `{key}` is not a number")))?,
+        ),
+    };
+    scalar(field, &value, out, &mut Path::default())
 }
 
 /// Writes `value` (a singular field's value or one element of a repeated
 /// field) as field `field.number`; null means the zero value.
-fn scalar(
+fn scalar<'j>(
     field: &FieldSchema,
-    value: &Json,
+    value: &'j Json,
     out: &mut Vec<u8>,
-    path: &mut Path,
+    path: &mut Path<'j>,
 ) -> Result<(), JsonError> {
     let number = field.number;
     match field.kind {
-        Kind::Message(inner) => {
-            let mut body = Vec::new();
-            message(inner, value, &mut body, path)?;
-            put_bytes(out, number, &body);
-        }
+        Kind::Message(inner) => nested(out, number, |out| message(inner, value, out, path))?,
         Kind::String => {
             let text = match value {
                 Json::Null => "",
@@ -446,7 +498,7 @@ fn scalar(
     Ok(())
 }
 
-fn int_value(value: &Json, min: i64, max: i64, path: &Path) -> Result<i64, JsonError> {
+fn int_value(value: &Json, min: i64, max: i64, path: &Path<'_>) -> Result<i64, JsonError> {
     match value {
         Json::Null => Ok(0),
         Json::Number(n) => n
