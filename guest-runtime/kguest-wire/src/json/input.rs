@@ -112,7 +112,7 @@ fn message<'j>(
                 _ => nanos,
             };
             // Go's zero time marshals as an empty message, like `null`.
-            if seconds == crate::timefmt::MIN_SECONDS && nanos == 0 {
+            if seconds == timefmt::MIN_SECONDS && nanos == 0 {
                 return Ok(());
             }
             put_key(out, 1, VARINT);
