@@ -1,4 +1,4 @@
-//! Building wasm guests with the size profile, and their size budgets.
+//! Building wasm guests with the size profile.
 
 use std::path::PathBuf;
 
@@ -6,12 +6,6 @@ use crate::paths;
 use crate::test::cargo;
 
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
-
-/// Guests built by CI and the largest size (bytes, no wasm-opt) each may have.
-pub const BUDGETS: &[(&str, u64)] = &[
-    // The views-only nodeName reader; the generator-foundation goal is < 1,500 B.
-    ("nodename-view", 1_500),
-];
 
 /// Builds `package` for wasm32 with the `guest` profile; returns the .wasm path.
 pub fn build(package: &str) -> Result<PathBuf, String> {
@@ -30,28 +24,6 @@ pub fn build(package: &str) -> Result<PathBuf, String> {
         .join(WASM_TARGET)
         .join("guest")
         .join(file))
-}
-
-/// Builds every budgeted guest and fails when one is over its budget.
-pub fn check_sizes() -> Result<(), String> {
-    let mut over = Vec::new();
-    for (package, budget) in BUDGETS {
-        let path = build(package)?;
-        let size = std::fs::metadata(&path)
-            .map_err(|err| format!("{}: {err}", path.display()))?
-            .len();
-        println!("size: {package} {size} B (budget {budget} B)");
-        if size > *budget {
-            over.push(format!(
-                "{package} is {size} B, over its budget of {budget} B"
-            ));
-        }
-    }
-    if over.is_empty() {
-        Ok(())
-    } else {
-        Err(over.join("; "))
-    }
 }
 
 /// Builds `package` like [`build`] but unstripped (keeping the `name`

@@ -4,11 +4,12 @@
 //! 2. `regen --check`: the committed generated code is what the generator writes,
 //! 3. build the example plugins (the end-to-end tests run them),
 //! 4. `cargo test --workspace`,
-//! 5. build the wasm guests with the size profile and check their budgets.
+//! 5. `size --check`: build every guest with the size profile, check its
+//!    budget, that it links no panic or `core::fmt` code, and its ABI surface.
 
 use std::process::Command;
 
-use crate::{examples, guests, regen, vendor};
+use crate::{examples, regen, size, vendor};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
@@ -22,7 +23,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // SAFETY of the env change: xtask is single-threaded here.
     unsafe { std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir()) };
     cargo(&["test", "--workspace", "--quiet"])?;
-    guests::check_sizes()?;
+    // The size gate: budgets, no fmt/panic machinery, only host imports.
+    size::run(&["--check".to_string()])?;
     Ok(())
 }
 

@@ -12,6 +12,7 @@
 //! and no `core::fmt` machinery outside the tests.
 
 use core::cmp::Ordering;
+use core::num::NonZeroU64;
 
 /// The suffix family a quantity is printed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -892,7 +893,7 @@ pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
     }
     // Kubernetes caps binary-suffixed values at 2^63 - 1; leave those to
     // the full parser.
-    if binary > 0 && mantissa.div_ceil(pow10_u64(frac_digits.unsigned_abs())?) > i64::MAX as u64 {
+    if binary > 0 && div_ceil(mantissa, pow10_u64(frac_digits.unsigned_abs())?) > i64::MAX as u64 {
         return None;
     }
     let shift = exp10.checked_sub(frac_digits)?.checked_sub(scale)?;
@@ -901,10 +902,10 @@ pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
         if mantissa > u64::MAX / p {
             return None;
         }
-        mantissa * p
+        mantissa * p.get()
     } else {
         match pow10_u64(shift.unsigned_abs()) {
-            Some(p) => mantissa.div_ceil(p),
+            Some(p) => div_ceil(mantissa, p),
             // The divisor exceeds any mantissa: a non-zero value rounds to 1.
             None => u64::from(mantissa != 0),
         }
@@ -913,8 +914,14 @@ pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
-/// `10^n` as a `u64`, if it fits.
-fn pow10_u64(n: u32) -> Option<u64> {
+/// `a / b` rounded up, for a divisor that is never zero (a power of ten).
+/// Through `NonZeroU64`, so no division-by-zero panic path is linked.
+fn div_ceil(a: u64, b: NonZeroU64) -> u64 {
+    a / b + u64::from(a % b != 0)
+}
+
+/// `10^n`, if it fits a `u64`.
+fn pow10_u64(n: u32) -> Option<NonZeroU64> {
     let mut out: u64 = 1;
     for _ in 0..n {
         if out > u64::MAX / 10 {
@@ -922,7 +929,7 @@ fn pow10_u64(n: u32) -> Option<u64> {
         }
         out *= 10;
     }
-    Some(out)
+    NonZeroU64::new(out)
 }
 
 /// A signed decimal exponent of at most a few digits.
