@@ -180,23 +180,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scalars<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        visitor.field(1, self.opt_double().map(|x| Item::F64(x)));
-        visitor.field(2, self.opt_float().map(|x| Item::F32(x)));
-        visitor.field(3, self.opt_int32().map(|x| Item::I32(x)));
-        visitor.field(4, self.opt_int64().map(|x| Item::I64(x)));
-        visitor.field(5, self.opt_uint32().map(|x| Item::U32(x)));
-        visitor.field(6, self.opt_uint64().map(|x| Item::U64(x)));
-        visitor.field(7, self.opt_sint32().map(|x| Item::I32(x)));
-        visitor.field(8, self.opt_sint64().map(|x| Item::I64(x)));
-        visitor.field(9, self.opt_fixed32().map(|x| Item::U32(x)));
-        visitor.field(10, self.opt_fixed64().map(|x| Item::U64(x)));
-        visitor.field(11, self.opt_sfixed32().map(|x| Item::I32(x)));
-        visitor.field(12, self.opt_sfixed64().map(|x| Item::I64(x)));
-        visitor.field(13, self.opt_bool().map(|x| Item::Bool(x)));
-        visitor.field(14, self.opt_string().map(|x| Item::Str(x)));
-        visitor.field(15, self.opt_bytes().map(|x| Item::Bytes(x)));
-        visitor.field(16, self.color().map(|x| Item::I32(x)));
-        visitor.field(17, self.id().map(|x| Item::I32(x)));
+        visitor.field(1, self.opt_double().map(Item::F64));
+        visitor.field(2, self.opt_float().map(Item::F32));
+        visitor.field(3, self.opt_int32().map(Item::I32));
+        visitor.field(4, self.opt_int64().map(Item::I64));
+        visitor.field(5, self.opt_uint32().map(Item::U32));
+        visitor.field(6, self.opt_uint64().map(Item::U64));
+        visitor.field(7, self.opt_sint32().map(Item::I32));
+        visitor.field(8, self.opt_sint64().map(Item::I64));
+        visitor.field(9, self.opt_fixed32().map(Item::U32));
+        visitor.field(10, self.opt_fixed64().map(Item::U64));
+        visitor.field(11, self.opt_sfixed32().map(Item::I32));
+        visitor.field(12, self.opt_sfixed64().map(Item::I64));
+        visitor.field(13, self.opt_bool().map(Item::Bool));
+        visitor.field(14, self.opt_string().map(Item::Str));
+        visitor.field(15, self.opt_bytes().map(Item::Bytes));
+        visitor.field(16, self.color().map(Item::I32));
+        visitor.field(17, self.id().map(Item::I32));
         for x in self.unpacked() {
             visitor.element(20, Item::I32(x));
         }
@@ -218,7 +218,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scalars<'a> {
         for x in self.colors() {
             visitor.element(26, Item::I32(x));
         }
-        visitor.field(536870911, self.last().map(|x| Item::I32(x)));
+        visitor.field(536870911, self.last().map(Item::I32));
     }
 }
 

@@ -247,21 +247,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Names<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        visitor.field(1, self.type_().map(|x| Item::Str(x)));
-        visitor.field(2, self.ref_().map(|x| Item::Str(x)));
-        visitor.field(3, self.continue_().map(|x| Item::Bool(x)));
-        visitor.field(4, self.self_().map(|x| Item::I32(x)));
-        visitor.field(5, self.super_().map(|x| Item::Str(x)));
-        visitor.field(6, self.async_().map(|x| Item::Str(x)));
+        visitor.field(1, self.type_().map(Item::Str));
+        visitor.field(2, self.ref_().map(Item::Str));
+        visitor.field(3, self.continue_().map(Item::Bool));
+        visitor.field(4, self.self_().map(Item::I32));
+        visitor.field(5, self.super_().map(Item::Str));
+        visitor.field(6, self.async_().map(Item::Str));
         for x in self.pod_ips() {
             visitor.element(7, Item::Str(x));
         }
         for x in self.non_resource_urls() {
             visitor.element(8, Item::Str(x));
         }
-        visitor.field(9, self.pod_ip().map(|x| Item::Str(x)));
-        visitor.field(10, self.host_ipc().map(|x| Item::Bool(x)));
-        visitor.field(11, self.ip_family_policy().map(|x| Item::Str(x)));
+        visitor.field(9, self.pod_ip().map(Item::Str));
+        visitor.field(10, self.host_ipc().map(Item::Bool));
+        visitor.field(11, self.ip_family_policy().map(Item::Str));
     }
 }
 
@@ -413,9 +413,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Pod<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        visitor.field(1, self.count().map(|x| Item::I32(x)));
-        visitor.field(2, self.maybe().map(|x| Item::I32(x)));
-        visitor.field(3, self.phase().map(|x| Item::I32(x)));
+        visitor.field(1, self.count().map(Item::I32));
+        visitor.field(2, self.maybe().map(Item::I32));
+        visitor.field(3, self.phase().map(Item::I32));
         for x in self.phases() {
             visitor.element(4, Item::I32(x));
         }
@@ -423,8 +423,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Pod<'a> {
         for x in self.containers() {
             visitor.element(6, Item::Message(&x));
         }
-        visitor.field(7, self.url().map(|x| Item::Str(x)));
-        visitor.field(8, self.inline().map(|x| Item::Bytes(x)));
+        visitor.field(7, self.url().map(Item::Str));
+        visitor.field(8, self.inline().map(Item::Bytes));
         visitor.field(9, self.other().as_ref().map(|x| Item::Message(x)));
         for (k, v) in self.labels() {
             visitor.entry(10, Item::Str(k), Item::Str(v));
@@ -522,7 +522,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Tree<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        visitor.field(1, self.name().map(|x| Item::Str(x)));
+        visitor.field(1, self.name().map(Item::Str));
         for x in self.children() {
             visitor.element(2, Item::Message(&x));
         }
@@ -597,7 +597,7 @@ pub mod pod {
         fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
             #[allow(unused_imports)]
             use kguest_wire::reflect::Item;
-            visitor.field(1, self.name().map(|x| Item::Str(x)));
+            visitor.field(1, self.name().map(Item::Str));
             for x in self.args() {
                 visitor.element(2, Item::Str(x));
             }
@@ -676,7 +676,7 @@ pub mod pod {
         fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
             #[allow(unused_imports)]
             use kguest_wire::reflect::Item;
-            visitor.field(1, self.node_name().map(|x| Item::Str(x)));
+            visitor.field(1, self.node_name().map(Item::Str));
             for x in self.containers() {
                 visitor.element(2, Item::Message(&x));
             }

@@ -68,7 +68,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Thing<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        visitor.field(1, self.name().map(|x| Item::Str(x)));
+        visitor.field(1, self.name().map(Item::Str));
         visitor.field(2, self.gv().as_ref().map(|x| Item::Message(x)));
     }
 }

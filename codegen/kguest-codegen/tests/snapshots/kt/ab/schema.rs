@@ -72,8 +72,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersion<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        visitor.field(1, self.group().map(|x| Item::Str(x)));
-        visitor.field(2, self.version().map(|x| Item::Str(x)));
+        visitor.field(1, self.group().map(Item::Str));
+        visitor.field(2, self.version().map(Item::Str));
     }
 }
 
