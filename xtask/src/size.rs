@@ -846,23 +846,6 @@ mod tests {
         assert!(replace_section("a", "<!-- x -->", "<!-- /x -->", "n").is_err());
     }
 
-    /// `KGUEST_WASM=/abs/path.wasm cargo test -p xtask -- --ignored scan_wasm_from_env`
-    /// prints what `--check` would find in any module.
-    #[test]
-    #[ignore = "needs KGUEST_WASM"]
-    fn scan_wasm_from_env() {
-        let path = std::env::var("KGUEST_WASM").expect("KGUEST_WASM");
-        let m = Module::parse(&std::fs::read(path).unwrap()).unwrap();
-        let hits = forbidden_functions(&m.function_names);
-        println!(
-            "{} names, {} fmt/panic: {:?}",
-            m.function_names.len(),
-            hits.len(),
-            &hits[..hits.len().min(5)]
-        );
-        println!("interface: {:?}", m.interface_problems("module"));
-    }
-
     #[test]
     fn groups_digits() {
         assert_eq!(group(0), "0");

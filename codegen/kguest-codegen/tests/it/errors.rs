@@ -1,5 +1,5 @@
-//! What the generator refuses, and the known cases it should refuse (or
-//! handle) but does not yet (`#[ignore]`d, with the reason).
+//! What the generator refuses, and the cases it must either handle or
+//! refuse with a clear error.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -6,9 +6,6 @@
 //! - `behaviour`: the blessed files, compiled right here, on hand-encoded input.
 //! - `determinism`, `write` (`write_files`/`stale_files`), `errors`.
 //!
-//! `#[ignore]`d tests pin generator bugs; each says what is wrong. Run them
-//! with `-- --ignored`.
-//!
 //! Because the snapshots are compiled into this binary, a change to the
 //! runtime that breaks the *old* snapshots stops the binary from building, so
 //! it cannot bless itself: comment out the two mounts below (and `behaviour`),
