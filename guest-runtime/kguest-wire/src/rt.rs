@@ -16,39 +16,43 @@ use crate::{Map, Repeated};
 /// size: values are skipped, not decoded; only the winner is decoded, by the
 /// codec that asked for it.
 pub fn last(bytes: &[u8], number: u32) -> Option<Raw<'_>> {
+    // The winner as (wire type, start, end); wire type 8 means none yet.
+    let mut found = (8u8, 0usize, 0usize);
     let mut pos = 0usize;
-    let mut found = None;
     while pos < bytes.len() {
         let key = varint_at(bytes, &mut pos)?;
         if key < 8 || key > u64::from(u32::MAX) {
             return None; // field number 0 or above 2^29 - 1
         }
         let wire = (key & 7) as u8;
-        let start = match wire {
+        let mut start = pos;
+        let skip = match wire {
             0 => {
-                let start = pos;
                 varint_at(bytes, &mut pos)?;
-                start
+                0
             }
-            1 | 5 => {
-                let start = pos;
-                pos = pos.checked_add(if wire == 1 { 8 } else { 4 })?;
-                start
-            }
+            1 => 8,
             2 => {
-                let len = usize::try_from(varint_at(bytes, &mut pos)?).ok()?;
-                let start = pos;
-                pos = pos.checked_add(len)?;
-                start
+                let len = varint_at(bytes, &mut pos)?;
+                start = pos;
+                len
             }
+            5 => 4,
             _ => return None,
         };
-        let value = bytes.get(start..pos)?;
+        pos = pos.checked_add(usize::try_from(skip).ok()?)?;
+        if pos > bytes.len() {
+            return None;
+        }
         if key >> 3 == u64::from(number) {
-            found = Some(Raw { wire, bytes: value });
+            found = (wire, start, pos);
         }
     }
-    found
+    let (wire, start, end) = found;
+    if wire == 8 {
+        return None;
+    }
+    Some(Raw { wire, bytes: bytes.get(start..end)? })
 }
 
 /// Decodes the varint at `*pos`, advancing it (the rules of
