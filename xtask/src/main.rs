@@ -3,6 +3,7 @@
 mod bench;
 mod demo;
 mod examples;
+mod fuzz;
 mod guests;
 mod openapi;
 mod paths;
@@ -19,6 +20,7 @@ usage: cargo xtask <task> [options]
 tasks:
   demo                            run the example plugins on the sample objects in tests/data
   examples                        build the example plugins into target/plugins/
+  fuzz [--seconds N] [TARGET]     run the cargo-fuzz targets in fuzz/ (nightly + cargo-fuzz)
   bench [--quick]                 latency and encoding benchmarks; rewrites docs/benchmarks.md
   size [--check] [--bless] [--allow-growth]
                                   wasm sizes of examples and baselines vs size-budgets.toml
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest),
         "demo" => demo::run(rest),
         "examples" => examples::run(rest),
+        "fuzz" => fuzz::run(rest),
         "size" => size::run(rest),
         "test" => test::run(rest),
         "vendor" => vendor::run(rest),

@@ -52,7 +52,10 @@ pub fn last(bytes: &[u8], number: u32) -> Option<Raw<'_>> {
     if wire == 8 {
         return None;
     }
-    Some(Raw { wire, bytes: bytes.get(start..end)? })
+    Some(Raw {
+        wire,
+        bytes: bytes.get(start..end)?,
+    })
 }
 
 /// Decodes the varint at `*pos`, advancing it (the rules of

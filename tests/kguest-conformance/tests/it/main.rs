@@ -4,6 +4,7 @@
 
 mod differential;
 mod fixtures;
+mod fuzz_regressions;
 mod json_conformance;
 mod json_encode;
 mod no_panic;
