@@ -10,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kguest_wire::encode::{FIXED64, LEN, VARINT, put_key, put_varint, varint_len};
 
 /// Go's zero `time.Time` as Unix seconds; written as an empty message.
-const GO_ZERO_SECONDS: i64 = -62_135_596_800;
+const GO_ZERO_SECONDS: i64 = kguest_wire::timefmt::MIN_SECONDS;
 
 /// Nested lengths (pre-order) and serialized blobs, computed by the first
 /// pass and consumed in the same order by the second.

@@ -36,7 +36,7 @@ impl Timestamp {
     /// Go's zero `time.Time` (0001-01-01T00:00:00Z), which Kubernetes writes
     /// for an unset time and shows as `null` in JSON.
     pub const GO_ZERO: Timestamp = Timestamp {
-        seconds: -62_135_596_800,
+        seconds: kguest_wire::timefmt::MIN_SECONDS,
         nanos: 0,
     };
 

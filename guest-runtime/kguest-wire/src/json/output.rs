@@ -15,9 +15,6 @@ fn last_value(bytes: &[u8], number: u32) -> Option<Value<'_>> {
     rt::last(bytes, number).and_then(|raw| raw.value())
 }
 
-/// Go's zero `time.Time` as Unix seconds; Kubernetes writes it as `null`.
-const GO_ZERO_TIME_SECONDS: i64 = -62_135_596_800;
-
 /// Writes the message `bytes` of type `schema` as a JSON value.
 pub fn to_json(schema: &MessageSchema, bytes: &[u8]) -> Result<Json, JsonError> {
     schema::validate(schema, bytes)?;
@@ -62,7 +59,7 @@ fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json
             let nanos = varint_field(2) as i32;
             // Go writes its zero time as an empty message; older writers used
             // the zero time's Unix seconds.
-            if bytes.is_empty() || (seconds == GO_ZERO_TIME_SECONDS && nanos == 0) {
+            if bytes.is_empty() || (seconds == timefmt::MIN_SECONDS && nanos == 0) {
                 return Ok(Json::Null);
             }
             let mut buf = [0u8; 40];
