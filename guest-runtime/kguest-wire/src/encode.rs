@@ -43,13 +43,6 @@ pub fn put_bytes(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
-/// Appends a varint field.
-#[inline]
-pub fn put_varint_field(out: &mut Vec<u8>, number: u32, value: u64) {
-    put_key(out, number, VARINT);
-    put_varint(out, value);
-}
-
 /// Zigzag-encodes a `sint64`.
 #[inline]
 pub const fn zigzag64(v: i64) -> u64 {

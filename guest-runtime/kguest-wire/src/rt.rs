@@ -3,11 +3,8 @@
 //! Kept tiny and non-generic where possible so that a guest links only
 //! what its accessors reach.
 
-use core::marker::PhantomData;
-
 use crate::codec::Codec;
 use crate::wire::Raw;
-use crate::{Map, Repeated};
 
 /// The last occurrence of field `number`, undecoded, or `None` when the
 /// field is absent or the message is malformed anywhere.
@@ -104,18 +101,3 @@ pub fn get_in_oneof<'a, C: Codec<'a>>(
         C::decode_raw(mine)
     }
 }
-
-/// A repeated field read with codec `C`.
-#[inline]
-pub const fn repeated<'a, C: Codec<'a>>(bytes: &'a [u8], number: u32) -> Repeated<'a, C> {
-    Repeated::new(bytes, number)
-}
-
-/// A map field with key codec `K` and value codec `V`.
-#[inline]
-pub const fn map<'a, K: Codec<'a>, V: Codec<'a>>(bytes: &'a [u8], number: u32) -> Map<'a, K, V> {
-    Map::new(bytes, number)
-}
-
-#[doc(hidden)]
-pub type Phantom<T> = PhantomData<T>;
