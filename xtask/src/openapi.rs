@@ -465,68 +465,57 @@ fn k8s_openapi_source() -> Result<PathBuf, String> {
 /// Every struct of k8s-openapi below `dir`, by (module path, name).
 fn read_structs(dir: &Path) -> Result<HashMap<(Vec<String>, String), RustStruct>, String> {
     let mut out = HashMap::new();
-    let mut pending = vec![PathBuf::new()];
-    while let Some(rel) = pending.pop() {
-        for entry in std::fs::read_dir(dir.join(&rel)).map_err(|err| err.to_string())? {
-            let entry = entry.map_err(|err| err.to_string())?;
-            let path = rel.join(entry.file_name());
-            if entry.file_type().map_err(|err| err.to_string())?.is_dir() {
-                pending.push(path);
+    for path in paths::files_below(dir, "rs")? {
+        if path.file_name().is_some_and(|n| n == "mod.rs") {
+            continue;
+        }
+        let rel = path.parent().unwrap_or(Path::new(""));
+        let text = std::fs::read_to_string(dir.join(&path)).map_err(|err| err.to_string())?;
+        let file = syn::parse_file(&text).map_err(|err| format!("{}: {err}", path.display()))?;
+        let module: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let json_names = json_names(&text);
+        for item in file.items {
+            let syn::Item::Struct(item) = item else {
                 continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs")
-                || path.file_name().is_some_and(|n| n == "mod.rs")
-            {
-                continue;
-            }
-            let text = std::fs::read_to_string(dir.join(&path)).map_err(|err| err.to_string())?;
-            let file =
-                syn::parse_file(&text).map_err(|err| format!("{}: {err}", path.display()))?;
-            let module: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            let json_names = json_names(&text);
-            for item in file.items {
-                let syn::Item::Struct(item) = item else {
+            };
+            let named = match item.fields {
+                syn::Fields::Named(named) => named,
+                // A JSON-value newtype stands for a message without fields.
+                _ => {
+                    let fields = BTreeMap::new();
+                    out.insert(
+                        (module.clone(), item.ident.to_string()),
+                        RustStruct {
+                            fields,
+                            newtype: true,
+                        },
+                    );
                     continue;
-                };
-                let named = match item.fields {
-                    syn::Fields::Named(named) => named,
-                    // A JSON-value newtype stands for a message without fields.
-                    _ => {
-                        let fields = BTreeMap::new();
-                        out.insert(
-                            (module.clone(), item.ident.to_string()),
-                            RustStruct {
-                                fields,
-                                newtype: true,
-                            },
-                        );
-                        continue;
-                    }
-                };
-                let mut fields = BTreeMap::new();
-                for field in named.named {
-                    let ident = field.ident.map(|i| i.to_string()).unwrap_or_default();
-                    let key = ident.trim_start_matches("r#").to_string();
-                    let json = json_names.get(&key).cloned().ok_or_else(|| {
-                        format!(
-                            "{}: no JSON name for field `{ident}` of {}",
-                            path.display(),
-                            item.ident
-                        )
-                    })?;
-                    fields.insert(json, (ident, field.ty));
                 }
-                out.insert(
-                    (module.clone(), item.ident.to_string()),
-                    RustStruct {
-                        fields,
-                        newtype: false,
-                    },
-                );
+            };
+            let mut fields = BTreeMap::new();
+            for field in named.named {
+                let ident = field.ident.map(|i| i.to_string()).unwrap_or_default();
+                let key = ident.trim_start_matches("r#").to_string();
+                let json = json_names.get(&key).cloned().ok_or_else(|| {
+                    format!(
+                        "{}: no JSON name for field `{ident}` of {}",
+                        path.display(),
+                        item.ident
+                    )
+                })?;
+                fields.insert(json, (ident, field.ty));
             }
+            out.insert(
+                (module.clone(), item.ident.to_string()),
+                RustStruct {
+                    fields,
+                    newtype: false,
+                },
+            );
         }
     }
     Ok(out)

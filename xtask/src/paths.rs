@@ -34,3 +34,25 @@ pub fn target_dir() -> PathBuf {
         None => root().join("target"),
     }
 }
+
+/// Every file below `dir` whose name ends in `.{extension}`, relative to
+/// `dir`, sorted.
+pub fn files_below(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(rel) = pending.pop() {
+        let entries = std::fs::read_dir(dir.join(&rel))
+            .map_err(|err| format!("reading {}: {err}", dir.join(&rel).display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|err| err.to_string())?;
+            let path = rel.join(entry.file_name());
+            if entry.file_type().map_err(|err| err.to_string())?.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == extension) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}

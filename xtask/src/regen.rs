@@ -305,25 +305,10 @@ fn go_pointer_fields() -> Result<Vec<(String, String)>, String> {
 
 /// Every `.proto` below `dir`, relative to it, sorted.
 fn proto_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    let mut pending = vec![PathBuf::new()];
-    while let Some(rel) = pending.pop() {
-        let entries = std::fs::read_dir(dir.join(&rel))
-            .map_err(|err| format!("reading {}: {err}", dir.join(&rel).display()))?;
-        for entry in entries {
-            let entry = entry.map_err(|err| err.to_string())?;
-            let path = rel.join(entry.file_name());
-            if entry.file_type().map_err(|err| err.to_string())?.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "proto") {
-                out.push(path);
-            }
-        }
-    }
+    let out = paths::files_below(dir, "proto")?;
     if out.is_empty() {
         return Err(format!("no .proto files below {}", dir.display()));
     }
-    out.sort();
     Ok(out)
 }
 
