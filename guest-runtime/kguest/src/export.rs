@@ -3,8 +3,10 @@
 //!
 //! # Which hook sets are accepted
 //!
-//! The host (`scheduler/plugin/mask.go`) looks at the exported function
-//! names. Its rules, as enforced here at compile time:
+//! The KSW host (`scheduler/plugin/mask.go`) looks at the exported function
+//! names; `export!` checks its hook list at compile time with
+//! [`hook_set_error`], the rule `kguest-abi` documents and `kguest new` and
+//! `kguest check` share:
 //!
 //! 1. The "main" hooks are `filter`, `score`, `reserve`, `permit`, `bind`.
 //!    At least one must be listed, and the set must be one the host
@@ -25,72 +27,14 @@
 
 /// Hook bits used by the compile-time check.
 #[doc(hidden)]
-pub mod bits {
-    pub const FILTER: u32 = 1;
-    pub const SCORE: u32 = 1 << 1;
-    pub const RESERVE: u32 = 1 << 2;
-    pub const PERMIT: u32 = 1 << 3;
-    pub const BIND: u32 = 1 << 4;
-    pub const PREFILTER: u32 = 1 << 5;
-    pub const POSTFILTER: u32 = 1 << 6;
-    pub const PRESCORE: u32 = 1 << 7;
-    pub const NORMALIZESCORE: u32 = 1 << 8;
-    pub const PREBIND: u32 = 1 << 9;
-    pub const POSTBIND: u32 = 1 << 10;
-    pub const ADDPOD: u32 = 1 << 11;
-    pub const REMOVEPOD: u32 = 1 << 12;
-    pub const ENQUEUE: u32 = 1 << 13;
-    pub const MAIN: u32 = FILTER | SCORE | RESERVE | PERMIT | BIND;
-}
-
-use bits::*;
-
-/// Main-hook sets `mask.go` does not enumerate (rule 1).
-const REJECTED_MAIN: [u32; 8] = [
-    RESERVE | PERMIT,
-    FILTER | RESERVE | PERMIT,
-    FILTER | RESERVE | BIND,
-    FILTER | PERMIT | BIND,
-    SCORE | RESERVE | PERMIT,
-    FILTER | SCORE | RESERVE | PERMIT,
-    FILTER | RESERVE | PERMIT | BIND,
-    SCORE | RESERVE | PERMIT | BIND,
-];
+pub use kguest_abi::bits;
 
 /// Why a hook list is refused, or `None` if the host accepts it.
 pub const fn hook_set_error(hooks: &[u32]) -> Option<&'static str> {
-    let mut mask = 0u32;
-    let mut i = 0;
-    while i < hooks.len() {
-        if mask & hooks[i] != 0 {
-            return Some("kguest::export!: a hook is listed twice");
-        }
-        mask |= hooks[i];
-        i += 1;
+    match kguest_abi::hook_set_error(hooks) {
+        Some(err) => Some(err.as_str()),
+        None => None,
     }
-    let main = mask & MAIN;
-    if main == 0 {
-        return Some("kguest::export!: list at least one of filter, score, reserve, permit, bind");
-    }
-    let mut j = 0;
-    while j < REJECTED_MAIN.len() {
-        if REJECTED_MAIN[j] == main {
-            return Some(
-                "kguest::export!: the KSW host rejects this combination of filter/score/reserve/permit/bind (see kguest::export docs)",
-            );
-        }
-        j += 1;
-    }
-    if mask & (POSTFILTER | ADDPOD | REMOVEPOD) != 0 && mask & FILTER == 0 {
-        return Some("kguest::export!: postfilter, addpod and removepod need filter");
-    }
-    if mask & (PRESCORE | NORMALIZESCORE) != 0 && mask & SCORE == 0 {
-        return Some("kguest::export!: prescore and normalizescore need score");
-    }
-    if mask & (PREBIND | POSTBIND) != 0 && mask & BIND == 0 {
-        return Some("kguest::export!: prebind and postbind need bind");
-    }
-    None
 }
 
 /// Fails compilation (when used in a `const`) for a refused hook list.
@@ -245,59 +189,19 @@ macro_rules! __export_fn {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use std::vec::Vec;
-
-    /// Every main-hook subset, against the list of sets `mask.go` enumerates.
-    #[test]
-    fn main_sets_match_the_host_switch() {
-        let accepted = [
-            FILTER,
-            FILTER | SCORE,
-            FILTER | SCORE | BIND,
-            RESERVE,
-            PERMIT,
-            BIND,
-            FILTER | RESERVE,
-            FILTER | PERMIT,
-            FILTER | BIND,
-            SCORE,
-            SCORE | RESERVE,
-            SCORE | PERMIT,
-            SCORE | BIND,
-            RESERVE | BIND,
-            PERMIT | BIND,
-            FILTER | SCORE | RESERVE,
-            FILTER | SCORE | PERMIT,
-            FILTER | SCORE | BIND | RESERVE,
-            FILTER | SCORE | BIND | PERMIT,
-            SCORE | RESERVE | BIND,
-            SCORE | PERMIT | BIND,
-            RESERVE | PERMIT | BIND,
-            FILTER | SCORE | RESERVE | PERMIT | BIND,
-        ];
-        let singles = [FILTER, SCORE, RESERVE, PERMIT, BIND];
-        for set in 1u32..32 {
-            let hooks: Vec<u32> = singles
-                .iter()
-                .copied()
-                .filter(|b| set & (1 << b.trailing_zeros()) != 0)
-                .collect();
-            let ok = hook_set_error(&hooks).is_none();
-            assert_eq!(ok, accepted.contains(&set), "set {set:#b}");
-        }
-    }
+    use super::bits::*;
+    use super::hook_set_error;
 
     #[test]
-    fn coupled_hooks_and_duplicates() {
-        assert!(hook_set_error(&[]).is_some());
-        assert!(hook_set_error(&[PREFILTER]).is_some());
-        assert!(hook_set_error(&[FILTER, FILTER]).is_some());
-        assert!(hook_set_error(&[FILTER, PRESCORE]).is_some());
-        assert!(hook_set_error(&[SCORE, PRESCORE, NORMALIZESCORE, ENQUEUE, PREFILTER]).is_none());
-        assert!(hook_set_error(&[SCORE, POSTFILTER]).is_some());
-        assert!(hook_set_error(&[FILTER, POSTFILTER, ADDPOD, REMOVEPOD]).is_none());
-        assert!(hook_set_error(&[PERMIT, PREBIND]).is_some());
-        assert!(hook_set_error(&[BIND, PREBIND, POSTBIND]).is_none());
+    fn refusals_are_explained() {
+        assert_eq!(hook_set_error(&[FILTER, PREFILTER]), None);
+        assert_eq!(
+            hook_set_error(&[FILTER, PRESCORE]),
+            Some("prescore and normalizescore need score")
+        );
+        assert_eq!(
+            hook_set_error(&[FILTER, FILTER]),
+            Some("a hook is listed twice")
+        );
     }
 }
