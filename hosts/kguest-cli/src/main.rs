@@ -1,7 +1,9 @@
 //! `kguest`: tools around Kubernetes protobuf for hosts and plugin authors.
 
+mod check;
 mod decode;
 mod encode;
+mod new;
 mod objects;
 mod run;
 
@@ -18,21 +20,52 @@ commands:
   run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--json] [--timing]
                                   one scheduling cycle of a kube-scheduler-wasm-extension
                                   plugin: PreFilter, Filter per node, Score per feasible node
+  check [--strict] [--max-bytes N] PLUGIN.wasm...
+                                  a built plugin against the ABI: imports, exports, hook
+                                  set, size, panic/fmt code and what pulls it in
+  new PATH [--hooks filter,score,...] [--kguest-path DIR]
+                                  a new plugin crate: hooks, tests, sample objects, README
 
-  decode input is what the API server sends (`k8s\\0` + runtime.Unknown; the type is
-  read from it) or, with --type, one raw message. TYPE looks like core.v1.Pod,
-  apps.v1.Deployment, rbac.authorization.k8s.io.v1.Role, meta.v1.Status or a
-  full protobuf name (k8s.io.api.core.v1.Pod).
-
-  encode input is one object, a multi-document YAML stream or a List. One
-  object is written as `k8s\0` + runtime.Unknown (--raw: the bare message);
-  several are written as a stream, each prefixed by its 4-byte big-endian
-  length, which decode reads back as a List.
+`kguest <command> --help` describes one command.
 
 options:
   -h, --help      this text
   -V, --version   print the version
 ";
+
+const DECODE_USAGE: &str = "\
+usage: kguest decode [--type TYPE] [FILE|-]
+
+Kubernetes protobuf -> JSON, through the views. The input is what the API
+server sends (`k8s\\0` + runtime.Unknown; the type is read from it), a
+stream written by `kguest encode` (read back as a List) or, with --type, one
+raw message. TYPE looks like core.v1.Pod, apps.v1.Deployment,
+rbac.authorization.k8s.io.v1.Role, meta.v1.Status or a full protobuf name
+(k8s.io.api.core.v1.Pod). Reads standard input without FILE or with `-`.
+";
+
+const ENCODE_USAGE: &str = "\
+usage: kguest encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
+
+Kubernetes JSON or YAML -> protobuf, byte for byte what the API server
+writes. The input is one object, a multi-document YAML stream or a List. One
+object is written as `k8s\\0` + runtime.Unknown (--raw: the bare message);
+several are written as a stream, each prefixed by its 4-byte big-endian
+length, which decode reads back as a List. --type names the message when the
+input has no apiVersion/kind. Writes to standard output unless -o OUT.
+";
+
+/// The usage text of `command`, for `kguest <command> --help`.
+fn command_usage(command: &str) -> Option<&'static str> {
+    Some(match command {
+        "decode" => DECODE_USAGE,
+        "encode" => ENCODE_USAGE,
+        "run" => run::USAGE,
+        "check" => check::USAGE,
+        "new" => new::USAGE,
+        _ => return None,
+    })
+}
 
 /// What went wrong, and which exit code it earns.
 pub enum Failure {
@@ -44,25 +77,53 @@ pub enum Failure {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        None => Err(Failure::Usage("missing command".into())),
-        Some("-h" | "--help" | "help") => {
+    let (command, rest) = match args.split_first() {
+        Some((command, rest)) => (command.as_str(), rest),
+        None => ("", &[][..]),
+    };
+    let wants_help = rest.iter().any(|a| a == "-h" || a == "--help");
+    let result = match command {
+        "" => Err(Failure::Usage("missing command".into())),
+        "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())
         }
-        Some("-V" | "--version") => {
+        "help" => match rest.first() {
+            None => {
+                print!("{USAGE}");
+                Ok(())
+            }
+            Some(topic) => match command_usage(topic) {
+                Some(usage) => {
+                    print!("{usage}");
+                    Ok(())
+                }
+                None => Err(Failure::Usage(format!("unknown command `{topic}`"))),
+            },
+        },
+        "-V" | "--version" => {
             println!("kguest {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
-        Some("decode") => decode::run(&args[1..]),
-        Some("encode") => encode::run(&args[1..]),
-        Some("run") => run::run(&args[1..]),
-        Some(other) => Err(Failure::Usage(format!("unknown command `{other}`"))),
+        command if wants_help && command_usage(command).is_some() => {
+            print!("{}", command_usage(command).unwrap_or_default());
+            Ok(())
+        }
+        "decode" => decode::run(rest),
+        "encode" => encode::run(rest),
+        "run" => run::run(rest),
+        "check" => check::run(rest),
+        "new" => new::run(rest),
+        other => Err(Failure::Usage(format!("unknown command `{other}`"))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(msg)) => {
-            eprintln!("error: {msg} (see `kguest --help`)");
+            let help = match command_usage(command) {
+                Some(_) => format!("kguest {command} --help"),
+                None => "kguest --help".into(),
+            };
+            eprintln!("error: {msg} (see `{help}`)");
             ExitCode::from(2)
         }
         Err(Failure::Input(msg)) => {

@@ -15,6 +15,17 @@ use serde_json::{Value, json};
 use crate::objects::{self, Document};
 use crate::{Failure, read_input};
 
+pub const USAGE: &str = "\
+usage: kguest run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--json] [--timing]
+
+One scheduling cycle of a kube-scheduler-wasm-extension plugin through the
+wasmtime host, in kube-scheduler's order: PreFilter, Filter on every node,
+then PreScore and Score on the feasible ones. POD and NODES are JSON or YAML
+files (one object, a multi-document stream or a List). --config passes the
+file's bytes as the plugin's guestConfig; --json prints one JSON object per
+node; --timing adds the mean time of one Filter call.
+";
+
 /// One node's outcome.
 pub struct Decision {
     pub node: String,

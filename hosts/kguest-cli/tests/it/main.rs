@@ -2,6 +2,9 @@
 //! input (one clear line on stderr, exit code 1 for input, 2 for usage, never
 //! a panic).
 
+mod check;
+mod help;
+mod new;
 mod run;
 
 use std::io::Write;
