@@ -9,14 +9,18 @@
 //! * `--check` fails when a kguest guest is over its budget in
 //!   `size-budgets.toml`, has no budget, links `core::fmt` or panic machinery
 //!   (found in the `name` section of an unstripped build), or when any guest
-//!   imports something the host does not provide or exports more than
-//!   `memory`, its hooks and rustc's `__data_end`/`__heap_base`.
+//!   has a finding of `kguest check` (an ABI violation, or a warning: WASI
+//!   imports, exports beyond `memory`, its hooks and rustc's
+//!   `__data_end`/`__heap_base`). The checks are the `kguest-check` crate,
+//!   the same code as `kguest check --strict`.
 //! * `--bless` lowers budgets to the current size plus a small margin; it
 //!   never raises one unless `--allow-growth` is given.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use kguest_check::Module;
 
 use crate::{guests, paths};
 
@@ -54,44 +58,6 @@ const BUDGETS_FILE: &str = "size-budgets.toml";
 const BEGIN: &str = "<!-- size:begin -->";
 const END: &str = "<!-- size:end -->";
 
-/// Host import modules a guest may use.
-const HOST_MODULES: &[&str] = &["k8s.io/api", "k8s.io/scheduler", "k8s.io/klog"];
-/// Hook exports (the KSW hook names).
-const HOOKS: &[&str] = &[
-    "prefilter",
-    "filter",
-    "postfilter",
-    "prescore",
-    "score",
-    "normalizescore",
-    "reserve",
-    "unreserve",
-    "permit",
-    "prebind",
-    "bind",
-    "postbind",
-    "enqueue",
-    "addpod",
-    "removepod",
-];
-/// Data symbols rustc exports from every wasm cdylib.
-const RUSTC_GLOBALS: &[&str] = &["__data_end", "__heap_base"];
-/// Function-name fragments that mean `core::fmt` or panic machinery was
-/// linked (demangled and legacy-mangled spellings).
-const FORBIDDEN: &[&str] = &[
-    "core::fmt",
-    "4core3fmt",
-    "panicking",
-    "panic_fmt",
-    "panic_bounds_check",
-    "rust_begin_unwind",
-    "slice_index_fail",
-    "slice_end_index_len_fail",
-    "slice_start_index_len_fail",
-    "unwrap_failed",
-    "expect_failed",
-];
-
 #[derive(Default)]
 struct Options {
     check: bool,
@@ -127,7 +93,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let path = guests::build(package)?;
         let bytes = read(&path)?;
         let module = Module::parse(&bytes).map_err(|err| format!("{package}: {err}"))?;
-        problems.extend(module.interface_problems(package));
+        problems.extend(
+            module
+                .abi_findings()
+                .into_iter()
+                .map(|f| format!("{package}: {}: {}", f.severity, f.message)),
+        );
         let optimized = if wasm_opt {
             Some(run_wasm_opt(&path)?)
         } else {
@@ -245,17 +216,7 @@ fn render_table(rows: &[Row], budgets: &BTreeMap<String, u64>) -> String {
 }
 
 /// `12345` → `12,345`.
-pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use kguest_check::group_digits as group;
 
 /// Replaces the text between `begin` and `end` in `doc` (markers kept).
 pub fn replace_section(doc: &str, begin: &str, end: &str, body: &str) -> Result<String, String> {
@@ -419,30 +380,28 @@ fn fmt_and_panic_problems() -> Result<Vec<String>, String> {
         }
         let path = guests::build_unstripped(package, &dir)?;
         let module = Module::parse(&read(&path)?).map_err(|err| format!("{package}: {err}"))?;
-        if module.function_names.is_empty() {
+        if !module.has_name_section {
             problems.push(format!("{package}: unstripped build has no `name` section"));
             continue;
         }
-        let hits = forbidden_functions(&module.function_names);
+        let hits = module.forbidden_functions();
         if !hits.is_empty() {
-            let shown: Vec<&str> = hits.iter().take(5).map(String::as_str).collect();
+            let shown: Vec<&str> = hits.iter().take(5).copied().collect();
+            let callers: Vec<String> = module
+                .panic_reach()
+                .iter()
+                .take(5)
+                .map(|r| format!("{} (calls {})", r.function, r.via))
+                .collect();
             problems.push(format!(
-                "{package} links core::fmt or panic machinery ({} function(s), e.g. {})",
+                "{package} links core::fmt or panic machinery ({} function(s), e.g. {}; pulled in by {})",
                 hits.len(),
-                shown.join(", ")
+                shown.join(", "),
+                callers.join(", ")
             ));
         }
     }
     Ok(problems)
-}
-
-/// Function names that belong to `core::fmt` or the panic machinery.
-pub fn forbidden_functions(names: &[String]) -> Vec<String> {
-    names
-        .iter()
-        .filter(|name| FORBIDDEN.iter().any(|f| name.contains(f)))
-        .cloned()
-        .collect()
 }
 
 // ---------------------------------------------------------------- wasm-opt
@@ -490,231 +449,9 @@ fn run_wasm_opt(input: &Path) -> Result<u64, String> {
         .len())
 }
 
-// ---------------------------------------------------------------- wasm reader
-
-/// What `size` needs from a module: imports, exports, function names.
-#[derive(Debug, Default)]
-pub struct Module {
-    /// `(module, name)` of every import.
-    pub imports: Vec<(String, String)>,
-    /// `(name, kind)` of every export; kind 0 func, 1 table, 2 memory, 3 global.
-    pub exports: Vec<(String, u8)>,
-    /// Function names from the `name` custom section (empty when stripped).
-    pub function_names: Vec<String>,
-}
-
-struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn byte(&mut self) -> Result<u8, String> {
-        let b = *self.buf.get(self.pos).ok_or("unexpected end of module")?;
-        self.pos += 1;
-        Ok(b)
-    }
-    fn leb(&mut self) -> Result<u32, String> {
-        let mut value = 0u32;
-        for shift in (0..35).step_by(7) {
-            let b = self.byte()?;
-            value |= u32::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(value);
-            }
-        }
-        Err("LEB128 too long".into())
-    }
-    fn bytes(&mut self, len: usize) -> Result<&'a [u8], String> {
-        let end = self.pos.checked_add(len).ok_or("length overflow")?;
-        let out = self
-            .buf
-            .get(self.pos..end)
-            .ok_or("section past end of module")?;
-        self.pos = end;
-        Ok(out)
-    }
-    fn name(&mut self) -> Result<String, String> {
-        let len = self.leb()? as usize;
-        Ok(String::from_utf8_lossy(self.bytes(len)?).into_owned())
-    }
-    fn done(&self) -> bool {
-        self.pos >= self.buf.len()
-    }
-}
-
-impl Module {
-    /// Reads the sections `size` needs; skips everything else.
-    pub fn parse(wasm: &[u8]) -> Result<Module, String> {
-        if wasm.get(..8) != Some(b"\0asm\x01\0\0\0") {
-            return Err("not a wasm module (bad magic or version)".into());
-        }
-        let mut module = Module::default();
-        let mut r = Reader { buf: wasm, pos: 8 };
-        while !r.done() {
-            let id = r.byte()?;
-            let len = r.leb()? as usize;
-            let mut s = Reader {
-                buf: r.bytes(len)?,
-                pos: 0,
-            };
-            match id {
-                0 if s.name()? == "name" => {
-                    module.function_names = parse_name_section(&mut s)?;
-                }
-                2 => {
-                    for _ in 0..s.leb()? {
-                        let m = s.name()?;
-                        let n = s.name()?;
-                        match s.byte()? {
-                            0 => {
-                                s.leb()?;
-                            }
-                            1 => {
-                                s.byte()?;
-                                limits(&mut s)?;
-                            }
-                            2 => limits(&mut s)?,
-                            3 => {
-                                s.byte()?;
-                                s.byte()?;
-                            }
-                            k => return Err(format!("unknown import kind {k}")),
-                        }
-                        module.imports.push((m, n));
-                    }
-                }
-                7 => {
-                    for _ in 0..s.leb()? {
-                        let n = s.name()?;
-                        let kind = s.byte()?;
-                        s.leb()?;
-                        module.exports.push((n, kind));
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(module)
-    }
-
-    /// Imports the host does not provide, and exports beyond `memory`, the
-    /// hooks and rustc's data symbols.
-    pub fn interface_problems(&self, package: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        for (m, n) in &self.imports {
-            if !HOST_MODULES.contains(&m.as_str()) {
-                out.push(format!(
-                    "{package} imports `{m}`.`{n}`, which the host does not provide"
-                ));
-            }
-        }
-        if !self.exports.iter().any(|(n, k)| n == "memory" && *k == 2) {
-            out.push(format!("{package} does not export `memory`"));
-        }
-        for (n, k) in &self.exports {
-            let ok = match k {
-                0 => HOOKS.contains(&n.as_str()),
-                2 => n == "memory",
-                3 => RUSTC_GLOBALS.contains(&n.as_str()),
-                _ => false,
-            };
-            if !ok {
-                out.push(format!("{package} exports unexpected `{n}` (kind {k})"));
-            }
-        }
-        out
-    }
-}
-
-fn limits(s: &mut Reader<'_>) -> Result<(), String> {
-    let flags = s.byte()?;
-    s.leb()?;
-    if flags & 1 != 0 {
-        s.leb()?;
-    }
-    Ok(())
-}
-
-/// The function-names subsection (id 1) of a `name` section.
-fn parse_name_section(s: &mut Reader<'_>) -> Result<Vec<String>, String> {
-    let mut names = Vec::new();
-    while !s.done() {
-        let id = s.byte()?;
-        let len = s.leb()? as usize;
-        let mut sub = Reader {
-            buf: s.bytes(len)?,
-            pos: 0,
-        };
-        if id == 1 {
-            for _ in 0..sub.leb()? {
-                sub.leb()?;
-                names.push(sub.name()?);
-            }
-        }
-    }
-    Ok(names)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn leb(mut v: u32, out: &mut Vec<u8>) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
-        }
-    }
-
-    fn name(s: &str, out: &mut Vec<u8>) {
-        leb(s.len() as u32, out);
-        out.extend_from_slice(s.as_bytes());
-    }
-
-    fn section(id: u8, body: &[u8], out: &mut Vec<u8>) {
-        out.push(id);
-        leb(body.len() as u32, out);
-        out.extend_from_slice(body);
-    }
-
-    /// A module with one import, `memory` + `filter` exports and a name
-    /// section naming `functions`.
-    fn module(functions: &[&str]) -> Vec<u8> {
-        let mut wasm = b"\0asm\x01\0\0\0".to_vec();
-        let mut imports = vec![1];
-        name("k8s.io/scheduler", &mut imports);
-        name("currentPod", &mut imports);
-        imports.extend([0, 0]);
-        section(2, &imports, &mut wasm);
-        let mut exports = vec![2];
-        name("memory", &mut exports);
-        exports.extend([2, 0]);
-        name("filter", &mut exports);
-        exports.extend([0, 1]);
-        section(7, &exports, &mut wasm);
-        let mut sub = Vec::new();
-        leb(functions.len() as u32, &mut sub);
-        for (i, f) in functions.iter().enumerate() {
-            leb(i as u32, &mut sub);
-            name(f, &mut sub);
-        }
-        let mut custom = Vec::new();
-        name("name", &mut custom);
-        custom.push(0); // module-name subsection, skipped
-        custom.push(2);
-        name("m", &mut custom);
-        custom.push(1);
-        leb(sub.len() as u32, &mut custom);
-        custom.extend(sub);
-        section(0, &custom, &mut wasm);
-        wasm
-    }
 
     #[test]
     fn parses_budgets() {
@@ -788,69 +525,10 @@ mod tests {
     }
 
     #[test]
-    fn reads_imports_exports_and_names() {
-        let m = Module::parse(&module(&["filter", "kguest::sys::pull"])).unwrap();
-        assert_eq!(
-            m.imports,
-            [("k8s.io/scheduler".into(), "currentPod".into())]
-        );
-        assert_eq!(m.exports, [("memory".into(), 2), ("filter".into(), 0)]);
-        assert_eq!(m.function_names, ["filter", "kguest::sys::pull"]);
-        assert!(m.interface_problems("x").is_empty());
-        assert!(Module::parse(b"\0asm\x02\0\0\0").is_err());
-        let mut truncated = module(&["a"]);
-        truncated.pop();
-        assert!(Module::parse(&truncated).is_err());
-    }
-
-    #[test]
-    fn finds_fmt_and_panic_functions() {
-        let names: Vec<String> = [
-            "filter",
-            "core::fmt::write",
-            "_ZN4core3fmt9Formatter3pad17h0123E",
-            "core::panicking::panic_fmt",
-            "rust_begin_unwind",
-            "kguest_k8s::api::core::v1::PodSpec::node_name",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let hits = forbidden_functions(&names);
-        assert_eq!(hits.len(), 4);
-        assert!(
-            !hits
-                .iter()
-                .any(|h| h == "filter" || h.contains("node_name"))
-        );
-    }
-
-    #[test]
-    fn interface_problems_name_the_import_and_export() {
-        let mut m = Module::parse(&module(&[])).unwrap();
-        m.imports
-            .push(("wasi_snapshot_preview1".into(), "fd_write".into()));
-        m.exports.push(("malloc".into(), 0));
-        m.exports.push(("__heap_base".into(), 3));
-        let p = m.interface_problems("g");
-        assert_eq!(p.len(), 2, "{p:?}");
-        assert!(p[0].contains("wasi_snapshot_preview1"));
-        assert!(p[1].contains("malloc"));
-    }
-
-    #[test]
     fn replaces_marked_sections() {
         let doc = "a\n<!-- x -->\nold\n<!-- /x -->\nb\n";
         let out = replace_section(doc, "<!-- x -->", "<!-- /x -->", "new\n").unwrap();
         assert_eq!(out, "a\n<!-- x -->\nnew\n<!-- /x -->\nb\n");
         assert!(replace_section("a", "<!-- x -->", "<!-- /x -->", "n").is_err());
-    }
-
-    #[test]
-    fn groups_digits() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1000), "1,000");
-        assert_eq!(group(651_817), "651,817");
     }
 }
