@@ -1,4 +1,4 @@
-//! The [`export!`] macro and the compile-time check of which hook sets the
+//! The [`export!`](crate::export!) macro and the compile-time check of which hook sets the
 //! KSW host accepts.
 //!
 //! # Which hook sets are accepted
@@ -58,7 +58,7 @@ pub const fn check_hooks(hooks: &[u32]) {
 /// `addpod`, `removepod`, `prescore`, `score`, `normalizescore`, `reserve`
 /// (exports `reserve` and `unreserve`), `permit`, `prebind`, `bind`,
 /// `postbind`, `enqueue`. Each needs the matching trait. `prefilter` is
-/// exported even when not listed (see the [module docs](crate::export)
+/// exported even when not listed (see the [module docs](mod@crate::export)
 /// for the accepted sets, checked at compile time).
 ///
 /// Exports exist only on `wasm32`; native builds get nothing, so tests use

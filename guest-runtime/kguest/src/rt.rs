@@ -1,5 +1,5 @@
 //! The bodies of the exported functions, as safe generic functions over the
-//! plugin. [`export!`](crate::export) wraps them in `extern "C"` exports; the
+//! plugin. [`export!`](crate::export!) wraps them in `extern "C"` exports; the
 //! native test host calls them directly, so tests run the same code.
 //!
 //! Not for plugins to call: these run *inside* a host call, which
