@@ -6,6 +6,7 @@ mod examples;
 mod fuzz;
 mod guests;
 mod openapi;
+mod package;
 mod paths;
 mod regen;
 mod size;
@@ -21,6 +22,7 @@ tasks:
   demo                            run the example plugins on the sample objects in tests/data
   examples                        build the example plugins into target/plugins/
   fuzz [--seconds N] [TARGET]     run the cargo-fuzz targets in fuzz/ (nightly + cargo-fuzz)
+  package [--no-verify]           cargo package + cargo doc for every publishable crate
   bench [--quick]                 latency and encoding benchmarks; rewrites docs/benchmarks.md
   size [--check] [--bless] [--allow-growth]
                                   wasm sizes of examples and baselines vs size-budgets.toml
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "examples" => examples::run(rest),
         "fuzz" => fuzz::run(rest),
+        "package" => package::run(rest),
         "size" => size::run(rest),
         "test" => test::run(rest),
         "vendor" => vendor::run(rest),
