@@ -165,7 +165,7 @@ fn malformed_yaml_names_the_problem_and_place() {
         ("a: 1\n- b\n", "a sequence entry where a mapping key was expected", 5),
         ("a: 1\n---\nb: 2\n", "more than one YAML document", 9),
         ("a: {x: 1 y: 2}\n", "expected `,` or `}`", 10),
-        ("- a\n  - b\n", "bad indentation", 6),
+        ("- a\n  b: 1\n", "bad indentation of a mapping entry", 6),
         ("a: \"x\" y\n", "unexpected text after a value", 7),
         ("a: @x\n", "reserved character", 3),
     ];
