@@ -60,6 +60,7 @@ pub(crate) enum Insert<'p> {
         value: Value<'p>,
         col: u32,
         space: bool,
+        json: bool,
     },
     /// New `key: ...` entries for the remaining `path`, in a block mapping
     /// whose keys are at column `col`; `lead`: start with a line break.
@@ -148,6 +149,7 @@ fn replace<'p>(node: Node<'_>, value: Value<'p>, parent_col: u32, in_flow: bool)
                 value,
                 col: parent_col,
                 space: true,
+                json: false,
             },
         });
     }
@@ -162,6 +164,7 @@ fn replace<'p>(node: Node<'_>, value: Value<'p>, parent_col: u32, in_flow: bool)
             value,
             col: parent_col,
             space: false,
+            json: in_flow && r.style == Style::DoubleQuoted,
         },
     })
 }
@@ -380,14 +383,19 @@ fn write_insert(out: &mut Bytes<'_>, insert: Insert<'_>) -> bool {
     match insert {
         Insert::Nothing => true,
         Insert::Bytes(b) => out.extend(b),
-        Insert::Value { value, col, space } => {
+        Insert::Value {
+            value,
+            col,
+            space,
+            json,
+        } => {
             if value.is_block() {
                 match value {
                     Value::Yaml(t) => emit::block(out, t, col + 2),
                     _ => false,
                 }
             } else {
-                (!space || out.push(b' ')) && emit::inline(out, value)
+                (!space || out.push(b' ')) && emit::inline(out, value, json)
             }
         }
         Insert::BlockEntry {
@@ -414,6 +422,7 @@ fn write_insert(out: &mut Bytes<'_>, insert: Insert<'_>) -> bool {
                     value,
                     col: col - 2,
                     space: true,
+                    json: false,
                 },
             )
         }
@@ -439,7 +448,7 @@ fn write_insert(out: &mut Bytes<'_>, insert: Insert<'_>) -> bool {
                     return false;
                 }
             }
-            emit::inline(out, value) && (0..close).all(|_| out.push(b'}'))
+            emit::inline(out, value, quote) && (0..close).all(|_| out.push(b'}'))
         }
     }
 }

@@ -128,9 +128,11 @@ pub(crate) fn spaces(out: &mut Bytes<'_>, n: u32) -> bool {
     (0..n).all(|_| out.push(b' '))
 }
 
-/// Writes a value that fits on the current line (after `key: `).
-pub(crate) fn inline(out: &mut Bytes<'_>, v: Value<'_>) -> bool {
+/// Writes a value that fits on the current line (after `key: `);
+/// `json`: strings always double-quoted.
+pub(crate) fn inline(out: &mut Bytes<'_>, v: Value<'_>, json: bool) -> bool {
     match v {
+        Value::Str(s) if json => quoted(out, s),
         Value::Str(s) => string(out, s),
         Value::Int(i) => int(out, i),
         Value::Bool(true) => out.extend(b"true"),

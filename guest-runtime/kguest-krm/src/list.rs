@@ -787,8 +787,13 @@ impl<'a> ResourceList<'a> {
                 w.spaces(dash);
                 w.bytes(b"results:");
             }
-            Mode::FlowKey => w.bytes(b", results: ["),
-            Mode::FlowKeyFirst => w.bytes(b"results: ["),
+            Mode::FlowKey | Mode::FlowKeyFirst => {
+                if mode == Mode::FlowKey {
+                    w.bytes(b", ");
+                }
+                let json = self.root().raw().flags & yaml::QUOTED_KEYS != 0;
+                w.bytes(if json { b"\"results\": [" } else { b"results: [" });
+            }
             Mode::FlowNew => w.bytes(b" ["),
             _ => {}
         }

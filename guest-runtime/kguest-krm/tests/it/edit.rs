@@ -70,11 +70,16 @@ fn edits_flow_mappings_in_flow_style() {
     assert_eq!(set("labels: {}\n", &["labels", "c"], Value::Str("d")).unwrap(), "labels: {c: d}\n");
     assert_eq!(
         set("{\"a\": {\"b\": 1}}\n", &["a", "c", "d"], Value::Str("e")).unwrap(),
-        "{\"a\": {\"b\": 1, \"c\": {\"d\": e}}}\n"
+        "{\"a\": {\"b\": 1, \"c\": {\"d\": \"e\"}}}\n"
     );
     assert_eq!(
         set("{\"a\": {\"b\": 1}}", &["a", "b"], Value::Str("x")).unwrap(),
         "{\"a\": {\"b\": x}}"
+    );
+    // JSON stays JSON: a double-quoted string is replaced by one.
+    assert_eq!(
+        set("{\"a\": \"b\"}", &["a"], Value::Str("x")).unwrap(),
+        "{\"a\": \"x\"}"
     );
     assert_eq!(
         set("{a: 1}\n", &["a"], Value::Yaml("x: 1\ny: 2\n")),
