@@ -5,6 +5,8 @@
 mod edit;
 mod list;
 mod scope;
+#[cfg(feature = "views")]
+mod views;
 mod yaml;
 
 use kguest_krm::{Arena, Node};
