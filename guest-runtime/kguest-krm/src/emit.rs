@@ -1,5 +1,6 @@
 //! Writing YAML: values for edits, quoting, numbers, indentation.
 
+use crate::bytes::{is_blank, lines, trim_newlines};
 use crate::node::Bytes;
 
 /// A value to write into a document.
@@ -21,7 +22,7 @@ impl Value<'_> {
     /// A block value: written on the lines below its key.
     pub(crate) fn is_block(&self) -> bool {
         match self {
-            Value::Yaml(t) => t.trim_end_matches('\n').contains('\n') || is_block_start(t),
+            Value::Yaml(t) => trim_newlines(t).as_bytes().contains(&b'\n') || is_block_start(t),
             _ => false,
         }
     }
@@ -138,18 +139,18 @@ pub(crate) fn inline(out: &mut Bytes<'_>, v: Value<'_>, json: bool) -> bool {
         Value::Bool(true) => out.extend(b"true"),
         Value::Bool(false) => out.extend(b"false"),
         Value::Null => out.extend(b"null"),
-        Value::Yaml(t) => out.extend(t.trim().as_bytes()),
+        Value::Yaml(t) => out.extend(t.as_bytes().trim_ascii()),
     }
 }
 
 /// Writes block text `t` (column 0) with every line indented by `indent`,
 /// each line preceded by a line break.
 pub(crate) fn block(out: &mut Bytes<'_>, t: &str, indent: u32) -> bool {
-    for line in t.trim_end_matches('\n').split('\n') {
+    for line in lines(trim_newlines(t)) {
         if !out.push(b'\n') {
             return false;
         }
-        if !line.trim().is_empty() && !spaces(out, indent) {
+        if !is_blank(line) && !spaces(out, indent) {
             return false;
         }
         if !out.extend(line.as_bytes()) {

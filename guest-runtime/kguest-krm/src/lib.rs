@@ -36,7 +36,8 @@
 //! - [`Node`]: a YAML node read in place (the text is parsed once into a
 //!   tape of byte ranges; nothing is copied). With the `views` feature,
 //!   `Node::view` reads a Kubernetes object through the kguest views.
-//! - [`scope`]: which Kubernetes kinds are namespaced.
+//! - [`scope`]: which Kubernetes kinds are namespaced; [`workload`]: where
+//!   a workload's pod template is.
 //! - [`Text`]: messages built without `core::fmt`.
 //!
 //! Edits splice the source text, so comments, key order, quoting, unknown
@@ -51,6 +52,7 @@
 #[cfg(not(target_arch = "wasm32"))]
 extern crate std;
 
+mod bytes;
 mod decode;
 mod edit;
 mod emit;
@@ -65,6 +67,7 @@ pub mod testing;
 mod text;
 #[cfg(feature = "views")]
 mod views;
+pub mod workload;
 pub mod yaml;
 
 pub use edit::EditError;

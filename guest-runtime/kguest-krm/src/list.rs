@@ -179,7 +179,7 @@ impl<'a, T: Copy> Vector<'a, T> {
             let Some(src) = self.data.get(..self.len) else {
                 return false;
             };
-            dst.copy_from_slice(src);
+            crate::bytes::copy(dst, src);
             self.data = bigger;
         }
         match self.data.get_mut(self.len) {
@@ -233,7 +233,7 @@ impl<'a> Item<'a> {
 
     /// The API group (`apps`; `""` for the core group).
     pub fn group(&self) -> &'a str {
-        match self.api_version().split_once('/') {
+        match crate::bytes::split_once(self.api_version(), b'/') {
             Some((g, _)) => g,
             None => "",
         }
@@ -519,9 +519,9 @@ impl<'a> ResourceList<'a> {
             }
         };
         let mut out = Bytes::new(arena).ok_or(EditError::OutOfMemory)?;
-        let body = yaml_text.trim_end_matches('\n');
-        for (i, line) in body.split('\n').enumerate() {
-            let ok = (i == 0 || (out.push(b'\n') && (line.trim().is_empty() || emit::spaces(&mut out, col + 2))))
+        let body = crate::bytes::trim_newlines(yaml_text);
+        for (i, line) in crate::bytes::lines(body).enumerate() {
+            let ok = (i == 0 || (out.push(b'\n') && (crate::bytes::is_blank(line) || emit::spaces(&mut out, col + 2))))
                 && out.extend(line.as_bytes());
             if !ok {
                 return Err(EditError::OutOfMemory);
@@ -803,12 +803,12 @@ impl<'a> ResourceList<'a> {
                 return;
             };
             let ok = if flow {
-                (i == 0 && mode != Mode::FlowAppend || buf.extend(b", ")) && result_flow(&mut buf, rec)
+                (i == 0 && mode != Mode::FlowAppend || buf.extend(b", ")) && result(&mut buf, rec, true, 0)
             } else {
                 buf.push(b'\n')
                     && emit::spaces(&mut buf, dash)
                     && buf.extend(b"- ")
-                    && result_block(&mut buf, rec, dash + 2)
+                    && result(&mut buf, rec, false, dash + 2)
             };
             if !ok {
                 w.ok = false;
@@ -889,6 +889,7 @@ struct Writer<'w> {
 }
 
 impl Writer<'_> {
+    #[inline(never)]
     fn bytes(&mut self, b: &[u8]) {
         if let Some(&c) = b.last() {
             self.last = c;
@@ -898,6 +899,7 @@ impl Writer<'_> {
         }
     }
 
+    #[inline(never)]
     fn text(&mut self, text: &[u8], a: u32, b: u32) {
         match text.get(a as usize..b as usize) {
             Some(s) => self.bytes(s),
@@ -916,62 +918,102 @@ impl Writer<'_> {
     }
 }
 
-fn result_block(out: &mut Bytes<'_>, rec: &Rec<'_>, col: u32) -> bool {
-    let line = |out: &mut Bytes<'_>, col: u32, key: &[u8]| out.push(b'\n') && emit::spaces(out, col) && out.extend(key);
-    let mut ok = out.extend(b"message: ") && emit::string(out, rec.message);
-    ok = ok && line(out, col, b"severity: ") && out.extend(rec.severity.as_str().as_bytes());
-    if let Some(item) = rec.item {
-        let it = Item { node: item, index: 0 };
-        ok = ok && line(out, col, b"resourceRef:");
-        for (key, value) in [
-            (&b"apiVersion: "[..], Some(it.api_version())),
-            (b"kind: ", Some(it.kind())),
-            (b"name: ", it.name()),
-            (b"namespace: ", it.namespace()),
-        ] {
-            if let Some(v) = value {
-                ok = ok && line(out, col + 2, key) && emit::string(out, v);
-            }
-        }
-        if let Some(path) = file_path(&it) {
-            ok = ok && line(out, col, b"file:") && line(out, col + 2, b"path: ") && emit::string(out, path);
-            if let Some(index) = file_index(&it) {
-                ok = ok && line(out, col + 2, b"index: ") && emit::int(out, index);
-            }
-        }
-    }
-    if let Some(f) = rec.field {
-        ok = ok && line(out, col, b"field:") && line(out, col + 2, b"path: ") && emit::string(out, f);
-    }
-    ok
+/// Writes the fields of one result, as a block mapping (keys at `col`,
+/// the first one on the current line) or as a flow mapping.
+struct Fields<'o, 'b> {
+    out: &'o mut Bytes<'b>,
+    flow: bool,
+    col: u32,
+    first: bool,
+    ok: bool,
 }
 
-fn result_flow(out: &mut Bytes<'_>, rec: &Rec<'_>) -> bool {
-    let mut ok = out.extend(b"{\"message\": ") && emit::quoted(out, rec.message);
-    ok = ok && out.extend(b", \"severity\": \"") && out.extend(rec.severity.as_str().as_bytes()) && out.push(b'"');
+impl Fields<'_, '_> {
+    fn key(&mut self, k: &str, open: bool) {
+        let out = &mut *self.out;
+        let mut ok = if self.flow {
+            (self.first || out.extend(b", ")) && emit::quoted(out, k) && out.extend(b": ")
+        } else {
+            (self.first || (out.push(b'\n') && emit::spaces(out, self.col)))
+                && out.extend(k.as_bytes())
+                && out.push(b':')
+                && (open || out.push(b' '))
+        };
+        if open {
+            if self.flow {
+                ok = ok && out.push(b'{');
+                self.first = true;
+            } else {
+                self.col += 2;
+                self.first = false;
+            }
+        } else {
+            self.first = false;
+        }
+        self.ok &= ok;
+    }
+
+    fn str(&mut self, k: &str, v: &str) {
+        self.key(k, false);
+        self.ok &= if self.flow { emit::quoted(self.out, v) } else { emit::string(self.out, v) };
+    }
+
+    fn int(&mut self, k: &str, v: i64) {
+        self.key(k, false);
+        self.ok &= emit::int(self.out, v);
+    }
+
+    fn close(&mut self) {
+        if self.flow {
+            self.ok &= self.out.push(b'}');
+            self.first = false;
+        } else {
+            self.col -= 2;
+        }
+    }
+}
+
+fn result(out: &mut Bytes<'_>, rec: &Rec<'_>, flow: bool, col: u32) -> bool {
+    if flow && !out.push(b'{') {
+        return false;
+    }
+    let mut f = Fields {
+        out,
+        flow,
+        col,
+        first: true,
+        ok: true,
+    };
+    f.str("message", rec.message);
+    f.str("severity", rec.severity.as_str());
     if let Some(item) = rec.item {
         let it = Item { node: item, index: 0 };
-        ok = ok && out.extend(b", \"resourceRef\": {\"apiVersion\": ") && emit::quoted(out, it.api_version());
-        ok = ok && out.extend(b", \"kind\": ") && emit::quoted(out, it.kind());
+        f.key("resourceRef", true);
+        f.str("apiVersion", it.api_version());
+        f.str("kind", it.kind());
         if let Some(n) = it.name() {
-            ok = ok && out.extend(b", \"name\": ") && emit::quoted(out, n);
+            f.str("name", n);
         }
         if let Some(n) = it.namespace() {
-            ok = ok && out.extend(b", \"namespace\": ") && emit::quoted(out, n);
+            f.str("namespace", n);
         }
-        ok = ok && out.push(b'}');
+        f.close();
         if let Some(path) = file_path(&it) {
-            ok = ok && out.extend(b", \"file\": {\"path\": ") && emit::quoted(out, path);
+            f.key("file", true);
+            f.str("path", path);
             if let Some(index) = file_index(&it) {
-                ok = ok && out.extend(b", \"index\": ") && emit::int(out, index);
+                f.int("index", index);
             }
-            ok = ok && out.push(b'}');
+            f.close();
         }
     }
-    if let Some(f) = rec.field {
-        ok = ok && out.extend(b", \"field\": {\"path\": ") && emit::quoted(out, f) && out.push(b'}');
+    if let Some(path) = rec.field {
+        f.key("field", true);
+        f.str("path", path);
+        f.close();
     }
-    ok && out.push(b'}')
+    let ok = f.ok;
+    ok && (!flow || out.push(b'}'))
 }
 
 fn file_path<'a>(it: &Item<'a>) -> Option<&'a str> {

@@ -82,7 +82,7 @@ pub fn main(f: impl FnOnce(&mut ResourceList<'static>)) -> ! {
             }
             match self.buf.get_mut(self.len..self.len + bytes.len()) {
                 Some(dst) => {
-                    dst.copy_from_slice(bytes);
+                    crate::bytes::copy(dst, bytes);
                     self.len += bytes.len();
                     true
                 }

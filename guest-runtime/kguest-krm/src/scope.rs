@@ -17,7 +17,7 @@ pub fn is_namespaced(group: &str, kind: &str) -> Option<bool> {
 
 /// [`is_namespaced`] for an `apiVersion` (`apps/v1`, `v1`).
 pub fn is_namespaced_api_version(api_version: &str, kind: &str) -> Option<bool> {
-    let group = api_version.split_once('/').map_or("", |(g, _)| g);
+    let group = crate::bytes::split_once(api_version, b'/').map_or("", |(g, _)| g);
     is_namespaced(group, kind)
 }
 

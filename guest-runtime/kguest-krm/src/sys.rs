@@ -96,6 +96,7 @@ impl Arena {
     }
 
     /// `len` fresh bytes aligned to `align` (a power of two).
+    #[inline(never)]
     pub fn alloc_aligned(&self, len: usize, align: usize) -> Option<&mut [u8]> {
         let used = self.used.get();
         let addr = (self.base as usize).wrapping_add(used);
@@ -119,7 +120,7 @@ impl Arena {
     /// A copy of `bytes` that lives as long as the arena.
     pub fn copy<'s>(&'s self, bytes: &[u8]) -> Option<&'s [u8]> {
         let out = self.alloc(bytes.len())?;
-        out.copy_from_slice(bytes);
+        crate::bytes::copy(out, bytes);
         Some(out)
     }
 
@@ -184,6 +185,7 @@ impl<'a, T: Copy> Growing<'a, T> {
     }
 
     #[must_use]
+    #[inline(never)]
     pub fn push(&mut self, value: T) -> bool {
         if self.arena.used.get() != self.end() || !self.arena.reserve(size_of::<T>()) {
             return false;
@@ -230,11 +232,12 @@ impl<'a, T: Copy> Growing<'a, T> {
 }
 
 impl<'a> Growing<'a, u8> {
+    #[inline(never)]
     pub fn extend(&mut self, bytes: &[u8]) -> bool {
         let Some(spare) = self.spare(bytes.len()) else {
             return false;
         };
-        spare.copy_from_slice(bytes);
+        crate::bytes::copy(spare, bytes);
         self.commit(bytes.len());
         true
     }
@@ -336,6 +339,14 @@ pub(crate) fn exit(code: u32) -> ! {
     // SAFETY: proc_exit does not return.
     unsafe { wasi::proc_exit(code) }
 }
+
+// The compiler lowers slice and string comparisons to `memcmp`, which the
+// wasm32-wasip1 target leaves to libc (wasm32-unknown-unknown gets it from
+// compiler-builtins). The target ships wasi-libc; only `memcmp`'s object
+// is taken from it.
+#[cfg(all(target_arch = "wasm32", target_os = "wasi"))]
+#[link(name = "c", kind = "static", modifiers = "-bundle")]
+unsafe extern "C" {}
 
 #[cfg(all(target_arch = "wasm32", feature = "panic-handler"))]
 #[panic_handler]

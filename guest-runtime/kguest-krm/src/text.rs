@@ -45,13 +45,13 @@ impl<const N: usize> Text<N> {
             self.cut = true;
         }
         if let (Some(dst), Some(src)) = (self.buf.get_mut(self.len..self.len + take), s.as_bytes().get(..take)) {
-            dst.copy_from_slice(src);
+            crate::bytes::copy(dst, src);
             self.len += take;
         }
         if self.cut
             && let Some(dst) = self.buf.get_mut(self.len..self.len + 3)
         {
-            dst.copy_from_slice(b"...");
+            crate::bytes::copy(dst, b"...");
             self.len += 3;
         }
         self

@@ -77,7 +77,7 @@ impl Buf<'_> {
     fn extend(&mut self, b: &[u8]) -> bool {
         match self.data.get_mut(self.len..self.len + b.len()) {
             Some(dst) => {
-                dst.copy_from_slice(b);
+                crate::bytes::copy(dst, b);
                 self.len += b.len();
                 true
             }
@@ -298,42 +298,37 @@ fn field(out: &mut Buf<'_>, value: Node<'_>, f: &'static FieldSchema, depth: u32
 /// One value of field `f`.
 fn one(out: &mut Buf<'_>, v: Node<'_>, f: &'static FieldSchema, depth: u32) -> R {
     let number = f.number;
-    match f.kind {
-        FieldKind::Message(schema) => nested(out, number, &v, |out| message(out, v, schema, depth + 1)),
-        FieldKind::String => bytes_field(out, number, scalar(&v)?.as_bytes(), &v),
+    let int = || v.as_i64().ok_or(err("expected an integer", &v));
+    // (wire type, value) of the scalar kinds.
+    let (wire, value) = match f.kind {
+        FieldKind::Message(schema) => return nested(out, number, &v, |out| message(out, v, schema, depth + 1)),
+        FieldKind::String => return bytes_field(out, number, scalar(&v)?.as_bytes(), &v),
         FieldKind::Bytes => {
             let s = scalar(&v)?;
-            nested(out, number, &v, |out| {
+            return nested(out, number, &v, |out| {
                 if base64(s.as_bytes(), out) { Ok(()) } else { Err(err("not base64", &v)) }
-            })
+            });
         }
-        FieldKind::Bool => {
-            let b = v.as_bool().ok_or(err("expected true or false", &v))?;
-            tag(out, number, 0, &v)?;
-            varint(out, u64::from(b), &v)
-        }
+        FieldKind::Bool => (0, u64::from(v.as_bool().ok_or(err("expected true or false", &v))?)),
         FieldKind::Int32 | FieldKind::Int64 | FieldKind::Uint32 | FieldKind::Uint64 | FieldKind::Enum => {
-            let i = v.as_i64().ok_or(err("expected an integer", &v))?;
-            tag(out, number, 0, &v)?;
-            varint(out, i as u64, &v)
+            (0, int()? as u64)
         }
         FieldKind::Sint32 | FieldKind::Sint64 => {
-            let i = v.as_i64().ok_or(err("expected an integer", &v))?;
-            tag(out, number, 0, &v)?;
-            varint(out, ((i << 1) ^ (i >> 63)) as u64, &v)
+            let i = int()?;
+            (0, ((i << 1) ^ (i >> 63)) as u64)
         }
-        FieldKind::Fixed32 | FieldKind::Sfixed32 => {
-            let i = v.as_i64().ok_or(err("expected an integer", &v))?;
-            tag(out, number, 5, &v)?;
-            if out.extend(&(i as u32).to_le_bytes()) { Ok(()) } else { Err(oom(&v)) }
-        }
-        FieldKind::Fixed64 | FieldKind::Sfixed64 => {
-            let i = v.as_i64().ok_or(err("expected an integer", &v))?;
-            tag(out, number, 1, &v)?;
-            if out.extend(&(i as u64).to_le_bytes()) { Ok(()) } else { Err(oom(&v)) }
-        }
-        FieldKind::Float | FieldKind::Double => Err(err("floating-point fields are not supported", &v)),
-    }
+        FieldKind::Fixed32 | FieldKind::Sfixed32 => (5, u64::from(int()? as u32)),
+        FieldKind::Fixed64 | FieldKind::Sfixed64 => (1, int()? as u64),
+        FieldKind::Float | FieldKind::Double => return Err(err("floating-point fields are not supported", &v)),
+    };
+    tag(out, number, wire, &v)?;
+    let le = value.to_le_bytes();
+    let ok = match wire {
+        0 => return varint(out, value, &v),
+        5 => le.get(..4).is_some_and(|b| out.extend(b)),
+        _ => out.extend(&le),
+    };
+    if ok { Ok(()) } else { Err(oom(&v)) }
 }
 
 /// Standard or URL-safe base64, padding optional.
@@ -424,7 +419,7 @@ fn json_literal(s: &str) -> bool {
         return true;
     }
     let b = s.as_bytes();
-    let digits = b.strip_prefix(b"-").unwrap_or(b);
+    let digits = if b.first() == Some(&b'-') { b.get(1..).unwrap_or(b) } else { b };
     let Some(&first) = digits.first() else {
         return false;
     };
