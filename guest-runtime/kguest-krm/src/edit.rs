@@ -169,7 +169,9 @@ fn replace<'p>(node: Node<'_>, value: Value<'p>, parent_col: u32, in_flow: bool)
     })
 }
 
-/// Position right after the `:` or `-` before `node` (blanks skipped back).
+/// Position right after the `:` or `-` before `node` (blanks skipped back),
+/// or, when a comment sits between them, the line break before the node's
+/// line; the node's start if it shares its line with something else.
 fn after_indicator(node: Node<'_>) -> u32 {
     let r = node.raw();
     let s = node.doc.text;
@@ -178,14 +180,18 @@ fn after_indicator(node: Node<'_>) -> u32 {
         _ => r.start,
     };
     let mut i = start;
+    while i > 0 && matches!(byte(s, i - 1), b' ' | b'\t') {
+        i -= 1;
+    }
+    if i == 0 || byte(s, i - 1) != b'\n' {
+        return if i > 0 && matches!(byte(s, i - 1), b':' | b'-') { i } else { start };
+    }
+    // The node starts its own line: back over blank lines.
+    let own_line = i - 1;
     while i > 0 && matches!(byte(s, i - 1), b' ' | b'\t' | b'\n' | b'\r') {
         i -= 1;
     }
-    if i > 0 && matches!(byte(s, i - 1), b':' | b'-') {
-        i
-    } else {
-        start
-    }
+    if i > 0 && matches!(byte(s, i - 1), b':' | b'-') { i } else { own_line }
 }
 
 /// Adds `path[0]: ...` to mapping `map`, which lacks `path[0]`.

@@ -2,6 +2,7 @@
 
 mod decode;
 mod encode;
+mod krm;
 mod objects;
 mod run;
 
@@ -18,6 +19,9 @@ commands:
   run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--json] [--timing]
                                   one scheduling cycle of a kube-scheduler-wasm-extension
                                   plugin: PreFilter, Filter per node, Score per feasible node
+  krm FUNCTION.wasm [--config FILE | --legacy CONFIG] [--timeout SECS] [--memory MIB] [--timing]
+                                  run a KRM function (wasm32-wasip1) on the ResourceList on
+                                  standard input; --legacy: kustomize's exec plugin protocol
 
   decode input is what the API server sends (`k8s\\0` + runtime.Unknown; the type is
   read from it) or, with --type, one raw message. TYPE looks like core.v1.Pod,
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
         Some("decode") => decode::run(&args[1..]),
         Some("encode") => encode::run(&args[1..]),
         Some("run") => run::run(&args[1..]),
+        Some("krm") => krm::run(&args[1..]),
         Some(other) => Err(Failure::Usage(format!("unknown command `{other}`"))),
     };
     match result {
