@@ -237,8 +237,8 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// Column of the node's first byte.
-    pub(crate) fn column(&self) -> u32 {
+    /// Column of the node's first byte (0-based).
+    pub fn column(&self) -> u32 {
         crate::yaml::column(self.doc.text, self.doc.first_col, self.raw().start)
     }
 

@@ -55,6 +55,8 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     if config.is_some() && legacy.is_some() {
         return Err(Failure::Usage("krm: --config and --legacy exclude each other".into()));
     }
+    // Standard input first: a producer writing to us never sees a closed pipe.
+    let (_, input) = read_input(None)?;
     let wasm = std::fs::read(&wasm_path).map_err(|e| Failure::Input(format!("{wasm_path}: {e}")))?;
     let mode = match (config, legacy) {
         (_, Some(path)) => Mode::Legacy {
@@ -65,7 +67,6 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         },
         (None, None) => Mode::Function { config: None },
     };
-    let (_, input) = read_input(None)?;
     let response = execute(&wasm, &input, &mode, &limits, Box::new(std::io::stderr()))
         .map_err(|e| Failure::Input(e.to_string()))?;
     for note in &response.notes {

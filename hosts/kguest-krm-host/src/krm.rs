@@ -98,7 +98,7 @@ pub fn execute(
     let stdout = match mode {
         Mode::Function { .. } => yaml,
         Mode::Legacy { .. } if failure.is_some() => Vec::new(),
-        Mode::Legacy { .. } => legacy_output(&value)?,
+        Mode::Legacy { .. } => legacy_output(&yaml, &value)?,
     };
     Ok(Response {
         stdout,
@@ -323,8 +323,14 @@ fn documents(text: &str) -> Vec<String> {
     docs
 }
 
-/// The items of the function's ResourceList as a YAML stream.
-fn legacy_output(list: &Value) -> Result<Vec<u8>, KrmError> {
+/// The items of the function's ResourceList as a YAML stream: each item's
+/// text as the function wrote it, moved to column 0 (kustomize compares
+/// what a validator returns with what it sent, styles included). Output
+/// the comment-keeping reader cannot place is written again from `list`.
+fn legacy_output(text: &[u8], list: &Value) -> Result<Vec<u8>, KrmError> {
+    if let Some(stream) = items_as_text(text) {
+        return Ok(stream.into_bytes());
+    }
     let mut out = String::new();
     for item in list.get("items").and_then(Value::as_array).into_iter().flatten() {
         if !out.is_empty() {
@@ -333,4 +339,35 @@ fn legacy_output(list: &Value) -> Result<Vec<u8>, KrmError> {
         out.push_str(&serde_norway::to_string(item).map_err(|e| KrmError::Output(format!("cannot write YAML: {e}")))?);
     }
     Ok(out.into_bytes())
+}
+
+fn items_as_text(text: &[u8]) -> Option<String> {
+    let arena = kguest_krm::Arena::with_capacity(text.len() * 48 + (1 << 20));
+    let doc = kguest_krm::yaml::parse(&arena, text, 0).ok()?;
+    let items = doc.root(&arena).get("items")?;
+    if items.style() == kguest_krm::Style::FlowSeq {
+        return None;
+    }
+    let text = std::str::from_utf8(text).ok()?;
+    let mut out = String::new();
+    for item in items.iter() {
+        let (start, end) = item.span();
+        let end = text[end as usize..].find('\n').map_or(text.len(), |i| end as usize + i);
+        let body = text.get(start as usize..end)?;
+        let col = item.column() as usize;
+        if !out.is_empty() {
+            out.push_str("---\n");
+        }
+        for (i, line) in body.split('\n').enumerate() {
+            let line = if i == 0 {
+                line
+            } else {
+                let spaces = line.len() - line.trim_start_matches(' ').len();
+                &line[spaces.min(col)..]
+            };
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Some(out)
 }

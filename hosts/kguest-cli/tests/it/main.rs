@@ -2,6 +2,7 @@
 //! input (one clear line on stderr, exit code 1 for input, 2 for usage, never
 //! a panic).
 
+mod krm;
 mod run;
 
 use std::io::Write;
