@@ -27,6 +27,9 @@ pub enum Kind {
     Kguest,
     /// A comparison point under `tests/baselines`: sizes reported only.
     Baseline,
+    /// A KRM function (wasm32-wasip1): budgeted and checked like `Kguest`;
+    /// imports only WASI preview1, exports `memory` and `_start`.
+    Krm,
 }
 
 /// Every guest `size` builds, in table order.
@@ -38,6 +41,9 @@ pub const GUESTS: &[(&str, Kind)] = &[
     ("fit", Kind::Kguest),
     ("imagelocality", Kind::Kguest),
     ("nodename-view", Kind::Kguest),
+    ("krm-set-namespace", Kind::Krm),
+    ("krm-require-requests", Kind::Krm),
+    ("krm-wasm-smart", Kind::Krm),
     ("baseline-prost", Kind::Baseline),
     ("baseline-json", Kind::Baseline),
     ("baseline-scan", Kind::Baseline),
@@ -54,6 +60,8 @@ const BUDGETS_FILE: &str = "size-budgets.toml";
 const BEGIN: &str = "<!-- size:begin -->";
 const END: &str = "<!-- size:end -->";
 
+/// The only import module of a KRM function.
+const WASI_MODULE: &str = "wasi_snapshot_preview1";
 /// Host import modules a guest may use.
 const HOST_MODULES: &[&str] = &["k8s.io/api", "k8s.io/scheduler", "k8s.io/klog"];
 /// Hook exports (the KSW hook names).
@@ -124,10 +132,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut rows = Vec::new();
     let mut problems = Vec::new();
     for &(package, kind) in GUESTS {
-        let path = guests::build(package)?;
+        let path = match kind {
+            Kind::Krm => guests::build_for(package, guests::WASI_TARGET)?,
+            _ => guests::build(package)?,
+        };
         let bytes = read(&path)?;
         let module = Module::parse(&bytes).map_err(|err| format!("{package}: {err}"))?;
-        problems.extend(module.interface_problems(package));
+        problems.extend(match kind {
+            Kind::Krm => module.krm_interface_problems(package),
+            _ => module.interface_problems(package),
+        });
         let optimized = if wasm_opt {
             Some(run_wasm_opt(&path)?)
         } else {
@@ -160,7 +174,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if opts.bless {
         let sizes: Vec<(&str, u64)> = rows
             .iter()
-            .filter(|r| r.kind == Kind::Kguest)
+            .filter(|r| r.kind != Kind::Baseline)
             .map(|r| (r.package, r.bytes))
             .collect();
         let (blessed, refused) = bless(&budgets, &sizes, opts.allow_growth);
@@ -175,7 +189,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if opts.check {
         let sizes: Vec<(&str, u64)> = rows
             .iter()
-            .filter(|r| r.kind == Kind::Kguest)
+            .filter(|r| r.kind != Kind::Baseline)
             .map(|r| (r.package, r.bytes))
             .collect();
         problems.extend(over_budget(&budgets, &sizes));
@@ -222,10 +236,10 @@ fn render_table(rows: &[Row], budgets: &BTreeMap<String, u64>) -> String {
     for row in rows {
         let opt = row.optimized.map_or("–".into(), group);
         let budget = match (row.kind, budgets.get(row.package)) {
-            (Kind::Kguest, Some(b)) if row.bytes > *b => format!("{} **over**", group(*b)),
-            (Kind::Kguest, Some(b)) => group(*b),
-            (Kind::Kguest, None) => "none".into(),
             (Kind::Baseline, _) => "–".into(),
+            (_, Some(b)) if row.bytes > *b => format!("{} **over**", group(*b)),
+            (_, Some(b)) => group(*b),
+            (_, None) => "none".into(),
         };
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} |\n",
@@ -233,6 +247,7 @@ fn render_table(rows: &[Row], budgets: &BTreeMap<String, u64>) -> String {
             match row.kind {
                 Kind::Kguest => "kguest",
                 Kind::Baseline => "baseline",
+                Kind::Krm => "krm (wasip1)",
             },
             group(row.bytes),
             opt,
@@ -414,10 +429,11 @@ fn fmt_and_panic_problems() -> Result<Vec<String>, String> {
     let dir = paths::target_dir().join("size-unstripped");
     let mut problems = Vec::new();
     for &(package, kind) in GUESTS {
-        if kind != Kind::Kguest {
-            continue;
-        }
-        let path = guests::build_unstripped(package, &dir)?;
+        let path = match kind {
+            Kind::Baseline => continue,
+            Kind::Kguest => guests::build_unstripped(package, &dir)?,
+            Kind::Krm => guests::build_unstripped_for(package, &dir, guests::WASI_TARGET)?,
+        };
         let module = Module::parse(&read(&path)?).map_err(|err| format!("{package}: {err}"))?;
         if module.function_names.is_empty() {
             problems.push(format!("{package}: unstripped build has no `name` section"));
@@ -627,6 +643,34 @@ impl Module {
     }
 }
 
+impl Module {
+    /// A KRM function imports only WASI preview1 functions and exports
+    /// `memory`, `_start` and rustc's data symbols.
+    pub fn krm_interface_problems(&self, package: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for (m, n) in &self.imports {
+            if m != WASI_MODULE {
+                out.push(format!("{package} imports `{m}`.`{n}`, which is not WASI preview1"));
+            }
+        }
+        for (n, k) in &self.exports {
+            let ok = match k {
+                0 => n == "_start",
+                2 => n == "memory",
+                3 => RUSTC_GLOBALS.contains(&n.as_str()),
+                _ => false,
+            };
+            if !ok {
+                out.push(format!("{package} exports unexpected `{n}` (kind {k})"));
+            }
+        }
+        if !self.exports.iter().any(|(n, k)| n == "_start" && *k == 0) {
+            out.push(format!("{package} does not export `_start`"));
+        }
+        out
+    }
+}
+
 fn limits(s: &mut Reader<'_>) -> Result<(), String> {
     let flags = s.byte()?;
     s.leb()?;
@@ -714,6 +758,30 @@ mod tests {
         custom.extend(sub);
         section(0, &custom, &mut wasm);
         wasm
+    }
+
+    #[test]
+    fn krm_functions_import_only_wasi() {
+        let mut wasm = b"\0asm\x01\0\0\0".to_vec();
+        let mut imports = vec![1];
+        name("wasi_snapshot_preview1", &mut imports);
+        name("fd_read", &mut imports);
+        imports.extend([0, 0]);
+        section(2, &imports, &mut wasm);
+        let mut exports = vec![2];
+        name("memory", &mut exports);
+        exports.extend([2, 0]);
+        name("_start", &mut exports);
+        exports.extend([0, 1]);
+        section(7, &exports, &mut wasm);
+        let m = Module::parse(&wasm).unwrap();
+        assert!(m.krm_interface_problems("f").is_empty());
+        assert!(!m.interface_problems("f").is_empty(), "not a KSW plugin");
+        // A KSW plugin is not a KRM function.
+        let ksw = Module::parse(&module(&[])).unwrap();
+        let problems = ksw.krm_interface_problems("p");
+        assert!(problems.iter().any(|p| p.contains("not WASI preview1")));
+        assert!(problems.iter().any(|p| p.contains("does not export `_start`")));
     }
 
     #[test]
