@@ -74,9 +74,10 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     }
     if timing {
         eprintln!(
-            "kguest krm: compile {:.1} ms, run {:.1} ms",
+            "kguest krm: compile {:.1} ms, run {:.1} ms, checks {:.1} ms",
             response.compile.as_secs_f64() * 1e3,
-            response.run.as_secs_f64() * 1e3
+            response.run.as_secs_f64() * 1e3,
+            response.checks.as_secs_f64() * 1e3
         );
     }
     write_stdout(&response.stdout)?;
