@@ -558,7 +558,8 @@ pub mod krm {
     /// A ResourceList of `n` Deployments (two containers each, comments,
     /// kpt's internal annotations) and a config every function reads.
     pub fn resource_list(n: usize) -> String {
-        let mut s = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+        let mut s =
+            String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
         for i in 0..n {
             s.push_str(&format!(
                 "- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web-{i} # app {i}\n    labels: {{app: web-{i}}}\n    annotations:\n      internal.config.kubernetes.io/path: apps/web-{i}.yaml\n      internal.config.kubernetes.io/index: '0'\n  spec:\n    replicas: 3\n    template:\n      metadata:\n        labels: {{app: web-{i}}}\n      spec:\n        containers:\n        - name: web\n          image: \"ghcr.io/acme/wasm/web:1.{i}\"\n          resources:\n            requests: {{cpu: 100m, memory: 128Mi}}\n            limits: {{cpu: 200m, memory: 256Mi}}\n        - name: envoy\n          image: envoyproxy/envoy:v1.30\n          resources:\n            requests: {{cpu: 50m, memory: 64Mi}}\n"
@@ -570,7 +571,12 @@ pub mod krm {
 
     /// Median wall time (ms) of `runs` runs, and the median compile time
     /// `kguest krm --timing` reported.
-    fn time(kguest: &std::path::Path, wasm: &std::path::Path, input: &std::path::Path, runs: usize) -> Result<(f64, f64), String> {
+    fn time(
+        kguest: &std::path::Path,
+        wasm: &std::path::Path,
+        input: &std::path::Path,
+        runs: usize,
+    ) -> Result<(f64, f64), String> {
         let mut walls = Vec::new();
         let mut compiles = Vec::new();
         for _ in 0..runs {
@@ -616,15 +622,18 @@ pub mod krm {
         let mut inputs = Vec::new();
         for &n in ITEMS {
             let path = dir.join(format!("items-{n}.yaml"));
-            std::fs::write(&path, resource_list(n)).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(&path, resource_list(n))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             inputs.push((n, path));
         }
         let mut lines = Vec::new();
-        let mut table = String::from(
-            "| function | wasm bytes | Go wasip1 hello world ÷ function |",
-        );
+        let mut table =
+            String::from("| function | wasm bytes | Go wasip1 hello world ÷ function |");
         for &n in ITEMS {
-            table.push_str(&format!(" {} items: `kguest krm` | of which compiling |", group(n as u64)));
+            table.push_str(&format!(
+                " {} items: `kguest krm` | of which compiling |",
+                group(n as u64)
+            ));
         }
         table.push_str(" container function (≈5 s) ÷ `kguest krm`, 1,000 items |\n|---|--:|--:|");
         for _ in ITEMS {
@@ -633,14 +642,20 @@ pub mod krm {
         table.push_str("--:|\n");
         for name in FUNCTIONS {
             let wasm = examples::krm_dir().join(format!("{name}.wasm"));
-            let size = std::fs::metadata(&wasm).map_err(|e| format!("{}: {e}", wasm.display()))?.len();
+            let size = std::fs::metadata(&wasm)
+                .map_err(|e| format!("{}: {e}", wasm.display()))?
+                .len();
             lines.push(format!(
                 "krm {name} size: kguest {} B, Go wasip1 hello world {} B, ratio {:.1}",
                 group(size),
                 group(GO_HELLO),
                 GO_HELLO as f64 / size as f64
             ));
-            table.push_str(&format!("| {name} | {} | {:.1} |", group(size), GO_HELLO as f64 / size as f64));
+            table.push_str(&format!(
+                "| {name} | {} | {:.1} |",
+                group(size),
+                GO_HELLO as f64 / size as f64
+            ));
             let mut last = f64::NAN;
             for (n, input) in &inputs {
                 let (wall, compile) = time(&kguest, &wasm, input, runs)?;
@@ -666,7 +681,12 @@ pub mod krm {
                 group(std::fs::metadata(&inputs[0].1).map_or(0, |m| m.len())),
                 group(std::fs::metadata(&inputs[inputs.len() - 1].1).map_or(0, |m| m.len())),
             );
-            write_doc_section(&paths::root().join("docs/benchmarks.md"), "<!-- krm:begin -->", "<!-- krm:end -->", &body)?;
+            write_doc_section(
+                &paths::root().join("docs/benchmarks.md"),
+                "<!-- krm:begin -->",
+                "<!-- krm:end -->",
+                &body,
+            )?;
         }
         Ok(lines)
     }
@@ -676,7 +696,9 @@ pub mod krm {
         #[test]
         fn inputs_are_resource_lists_of_n_items() {
             let text = super::resource_list(3);
-            assert!(text.starts_with("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- "));
+            assert!(text.starts_with(
+                "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- "
+            ));
             assert_eq!(text.matches("\n- apiVersion: apps/v1\n").count(), 3);
             assert!(text.contains("    name: web-2 # app 2\n"));
             assert!(text.ends_with("functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  data:\n    namespace: prod\n    images: '*/wasm/*'\n    runtimeClassName: wasm-smart\n"));

@@ -82,7 +82,11 @@ pub fn build_krm() -> Result<Vec<(&'static str, PathBuf)>, String> {
             let out = paths::target_dir().join(WASI_TARGET).join("guest");
             // Libraries are named with underscores, binaries as the package.
             let lib = out.join(format!("{}.wasm", package.replace('-', "_")));
-            let built = if lib.is_file() { lib } else { out.join(format!("{package}.wasm")) };
+            let built = if lib.is_file() {
+                lib
+            } else {
+                out.join(format!("{package}.wasm"))
+            };
             let copy = dir.join(format!("{name}.wasm"));
             std::fs::copy(&built, &copy).map_err(|err| format!("{}: {err}", built.display()))?;
             Ok((*name, copy))

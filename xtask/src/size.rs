@@ -650,7 +650,9 @@ impl Module {
         let mut out = Vec::new();
         for (m, n) in &self.imports {
             if m != WASI_MODULE {
-                out.push(format!("{package} imports `{m}`.`{n}`, which is not WASI preview1"));
+                out.push(format!(
+                    "{package} imports `{m}`.`{n}`, which is not WASI preview1"
+                ));
             }
         }
         for (n, k) in &self.exports {
@@ -781,7 +783,11 @@ mod tests {
         let ksw = Module::parse(&module(&[])).unwrap();
         let problems = ksw.krm_interface_problems("p");
         assert!(problems.iter().any(|p| p.contains("not WASI preview1")));
-        assert!(problems.iter().any(|p| p.contains("does not export `_start`")));
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("does not export `_start`"))
+        );
     }
 
     #[test]

@@ -40,7 +40,11 @@ pub fn run(list: &mut ResourceList) {
                 for seg in template {
                     at.push(seg).push(".");
                 }
-                at.push("spec.").push(key).push("[").int(j as i64).push("].resources");
+                at.push("spec.")
+                    .push(key)
+                    .push("[")
+                    .int(j as i64)
+                    .push("].resources");
                 check(list, i, container, at.as_str());
             }
         }
@@ -61,7 +65,10 @@ fn check(list: &mut ResourceList, i: usize, c: Node<'_>, at: &str) {
             Ok(view) => Some(view),
             Err(e) => {
                 let mut msg = Text::<256>::new();
-                msg.push("container ").push(name).push(": resources: ").push(e.what);
+                msg.push("container ")
+                    .push(name)
+                    .push(": resources: ")
+                    .push(e.what);
                 let _ = list.report(Report::error(msg.as_str()).on(i).field(at));
                 return;
             }
@@ -72,13 +79,21 @@ fn check(list: &mut ResourceList, i: usize, c: Node<'_>, at: &str) {
         let mut field = Text::<192>::new();
         let request = resources.and_then(|r| r.requests().get(res));
         let Some(request) = request else {
-            msg.push("container ").push(name).push(" has no ").push(res).push(" request");
+            msg.push("container ")
+                .push(name)
+                .push(" has no ")
+                .push(res)
+                .push(" request");
             field.push(at).push(".requests.").push(res);
             let _ = list.report(Report::error(msg.as_str()).on(i).field(field.as_str()));
             continue;
         };
         let Ok(req) = request.parse() else {
-            msg.push("container ").push(name).push(": ").push(res).push(" request `");
+            msg.push("container ")
+                .push(name)
+                .push(": ")
+                .push(res)
+                .push(" request `");
             msg.push(shown(request)).push("` is not a quantity");
             field.push(at).push(".requests.").push(res);
             let _ = list.report(Report::error(msg.as_str()).on(i).field(field.as_str()));
@@ -90,12 +105,22 @@ fn check(list: &mut ResourceList, i: usize, c: Node<'_>, at: &str) {
         field.push(at).push(".limits.").push(res);
         match limit.parse() {
             Ok(lim) if lim.cmp_exact(&req).is_lt() => {
-                msg.push("container ").push(name).push(": ").push(res).push(" limit ");
-                msg.push(shown(limit)).push(" is below its request ").push(shown(request));
+                msg.push("container ")
+                    .push(name)
+                    .push(": ")
+                    .push(res)
+                    .push(" limit ");
+                msg.push(shown(limit))
+                    .push(" is below its request ")
+                    .push(shown(request));
             }
             Ok(_) => continue,
             Err(_) => {
-                msg.push("container ").push(name).push(": ").push(res).push(" limit `");
+                msg.push("container ")
+                    .push(name)
+                    .push(": ")
+                    .push(res)
+                    .push(" limit `");
                 msg.push(shown(limit)).push("` is not a quantity");
             }
         }
@@ -181,17 +206,36 @@ items:
         assert!(out.stdout.starts_with(INPUT), "items unchanged");
         let got = results(&out.stdout);
         let want = [
-            ("web", "spec.template.spec.initContainers[0].resources.requests.memory", "container init has no memory request"),
-            ("web", "spec.template.spec.containers[0].resources.limits.cpu", "container web: cpu limit 1999m is below its request 2"),
-            ("web", "spec.template.spec.containers[1].resources.requests.cpu", "container sidecar has no cpu request"),
-            ("web", "spec.template.spec.containers[1].resources.requests.memory", "container sidecar has no memory request"),
+            (
+                "web",
+                "spec.template.spec.initContainers[0].resources.requests.memory",
+                "container init has no memory request",
+            ),
+            (
+                "web",
+                "spec.template.spec.containers[0].resources.limits.cpu",
+                "container web: cpu limit 1999m is below its request 2",
+            ),
+            (
+                "web",
+                "spec.template.spec.containers[1].resources.requests.cpu",
+                "container sidecar has no cpu request",
+            ),
+            (
+                "web",
+                "spec.template.spec.containers[1].resources.requests.memory",
+                "container sidecar has no memory request",
+            ),
             (
                 "nightly",
                 "spec.jobTemplate.spec.template.spec.containers[0].resources.requests.memory",
                 "container job: memory request `lots` is not a quantity",
             ),
         ];
-        let got: Vec<(&str, &str, &str)> = got.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+        let got: Vec<(&str, &str, &str)> = got
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
         assert_eq!(got, want);
     }
 

@@ -115,8 +115,14 @@ functionConfig:
         );
         let out = exec(&input, run);
         assert_eq!(out.code, 0);
-        assert!(out.stdout.contains("  metadata:\n    name: already\n    namespace: team-a\n"));
-        assert!(out.stdout.contains("  kind: Namespace\n  metadata:\n    name: old\n"));
+        assert!(
+            out.stdout
+                .contains("  metadata:\n    name: already\n    namespace: team-a\n")
+        );
+        assert!(
+            out.stdout
+                .contains("  kind: Namespace\n  metadata:\n    name: old\n")
+        );
     }
 
     #[test]
@@ -125,6 +131,11 @@ functionConfig:
         let out = exec(&input, run);
         assert_eq!(out.code, 1);
         assert!(out.stdout.starts_with(&input));
-        assert!(out.stdout.contains("results:\n- message: \"functionConfig sets no namespace"), "{}", out.stdout);
+        assert!(
+            out.stdout
+                .contains("results:\n- message: \"functionConfig sets no namespace"),
+            "{}",
+            out.stdout
+        );
     }
 }

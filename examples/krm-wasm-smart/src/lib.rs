@@ -113,10 +113,20 @@ fn join<'s>(out: &mut [&'s str; 8], a: &[&'s str], b: &[&'s str]) -> usize {
 
 fn config<'a>(list: &ResourceList<'a>) -> Option<Config<'a>> {
     let fc = list.function_config()?;
-    let base = if fc.get("images").is_some() { fc } else { fc.get("data")? };
+    let base = if fc.get("images").is_some() {
+        fc
+    } else {
+        fc.get("data")?
+    };
     let images = base.get("images")?;
-    let runtime_class = base.get("runtimeClassName").and_then(|n| n.as_str()).filter(|s| !s.is_empty());
-    let config = Config { images, runtime_class };
+    let runtime_class = base
+        .get("runtimeClassName")
+        .and_then(|n| n.as_str())
+        .filter(|s| !s.is_empty());
+    let config = Config {
+        images,
+        runtime_class,
+    };
     if config.patterns().next().is_none() {
         return None;
     }
@@ -128,11 +138,14 @@ impl<'a> Config<'a> {
     fn patterns(&self) -> impl Iterator<Item = &'a str> + use<'a> {
         let list = self.images.iter().filter_map(|n| n.as_str());
         let csv = Csv(self.images.as_str());
-        list.chain(csv).map(str::trim_ascii).filter(|p| !p.is_empty())
+        list.chain(csv)
+            .map(str::trim_ascii)
+            .filter(|p| !p.is_empty())
     }
 
     fn matches(&self, image: &str) -> bool {
-        self.patterns().any(|p| glob(p.as_bytes(), image.as_bytes()))
+        self.patterns()
+            .any(|p| glob(p.as_bytes(), image.as_bytes()))
     }
 }
 
@@ -160,7 +173,9 @@ pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
             },
         }
     }
-    pattern.get(p..).is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
+    pattern
+        .get(p..)
+        .is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
 }
 
 kguest_krm::export!(run);
@@ -249,7 +264,11 @@ functionConfig:
             Some("compat-smart")
         );
         assert!(v["items"][1]["spec"].get("runtimeClassName").is_none());
-        assert!(v["items"][0]["spec"]["template"]["metadata"].get("annotations").is_none());
+        assert!(
+            v["items"][0]["spec"]["template"]["metadata"]
+                .get("annotations")
+                .is_none()
+        );
     }
 
     #[test]

@@ -10,8 +10,12 @@ pub(crate) fn decode<'a>(arena: &'a Arena, doc: Doc<'a>, r: Raw) -> Option<&'a s
     let mut out = Bytes::new(arena)?;
     let ok = match r.style {
         Style::Plain => flow_scalar(doc.text, r.start, r.end, &mut out, Quote::None),
-        Style::SingleQuoted => flow_scalar(doc.text, r.start + 1, r.end - 1, &mut out, Quote::Single),
-        Style::DoubleQuoted => flow_scalar(doc.text, r.start + 1, r.end - 1, &mut out, Quote::Double),
+        Style::SingleQuoted => {
+            flow_scalar(doc.text, r.start + 1, r.end - 1, &mut out, Quote::Single)
+        }
+        Style::DoubleQuoted => {
+            flow_scalar(doc.text, r.start + 1, r.end - 1, &mut out, Quote::Double)
+        }
         Style::Literal | Style::Folded => block_scalar(doc.text, r, &mut out),
         _ => false,
     };
@@ -130,10 +134,7 @@ fn escape(s: &[u8], i: u32, out: &mut Bytes<'_>) -> Option<u32> {
         b'x' => return push_char(out, hex(s, i + 1, 2)?).then_some(3),
         b'u' => {
             let hi = hex(s, i + 1, 4)?;
-            if (0xd800..0xdc00).contains(&hi)
-                && byte(s, i + 5) == b'\\'
-                && byte(s, i + 6) == b'u'
-            {
+            if (0xd800..0xdc00).contains(&hi) && byte(s, i + 5) == b'\\' && byte(s, i + 6) == b'u' {
                 let lo = hex(s, i + 7, 4)?;
                 if (0xdc00..0xe000).contains(&lo) {
                     let c = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);

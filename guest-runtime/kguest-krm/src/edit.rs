@@ -90,7 +90,11 @@ pub(crate) struct Splice<'p> {
 }
 
 /// Where `set` must write `value` at `path` below `root`.
-pub(crate) fn set<'p>(root: Node<'_>, path: &'p [&'p str], value: Value<'p>) -> Result<Splice<'p>, EditError> {
+pub(crate) fn set<'p>(
+    root: Node<'_>,
+    path: &'p [&'p str],
+    value: Value<'p>,
+) -> Result<Splice<'p>, EditError> {
     if path.is_empty() {
         return Err(EditError::EmptyPath);
     }
@@ -134,7 +138,12 @@ pub(crate) fn set<'p>(root: Node<'_>, path: &'p [&'p str], value: Value<'p>) -> 
 }
 
 /// Replaces the value `node` (a key at `parent_col` holds it).
-fn replace<'p>(node: Node<'_>, value: Value<'p>, parent_col: u32, in_flow: bool) -> Result<Splice<'p>, EditError> {
+fn replace<'p>(
+    node: Node<'_>,
+    value: Value<'p>,
+    parent_col: u32,
+    in_flow: bool,
+) -> Result<Splice<'p>, EditError> {
     let r = node.raw();
     if value.is_block() && in_flow {
         return Err(EditError::FlowStyle);
@@ -154,7 +163,9 @@ fn replace<'p>(node: Node<'_>, value: Value<'p>, parent_col: u32, in_flow: bool)
         });
     }
     let start = match r.style {
-        Style::Plain | Style::SingleQuoted | Style::DoubleQuoted | Style::Alias => r.count.min(r.start),
+        Style::Plain | Style::SingleQuoted | Style::DoubleQuoted | Style::Alias => {
+            r.count.min(r.start)
+        }
         _ => r.start,
     };
     Ok(Splice {
@@ -176,7 +187,9 @@ fn after_indicator(node: Node<'_>) -> u32 {
     let r = node.raw();
     let s = node.doc.text;
     let start = match r.style {
-        Style::Plain | Style::SingleQuoted | Style::DoubleQuoted | Style::Alias => r.count.min(r.start),
+        Style::Plain | Style::SingleQuoted | Style::DoubleQuoted | Style::Alias => {
+            r.count.min(r.start)
+        }
         _ => r.start,
     };
     let mut i = start;
@@ -184,18 +197,30 @@ fn after_indicator(node: Node<'_>) -> u32 {
         i -= 1;
     }
     if i == 0 || byte(s, i - 1) != b'\n' {
-        return if i > 0 && matches!(byte(s, i - 1), b':' | b'-') { i } else { start };
+        return if i > 0 && matches!(byte(s, i - 1), b':' | b'-') {
+            i
+        } else {
+            start
+        };
     }
     // The node starts its own line: back over blank lines.
     let own_line = i - 1;
     while i > 0 && matches!(byte(s, i - 1), b' ' | b'\t' | b'\n' | b'\r') {
         i -= 1;
     }
-    if i > 0 && matches!(byte(s, i - 1), b':' | b'-') { i } else { own_line }
+    if i > 0 && matches!(byte(s, i - 1), b':' | b'-') {
+        i
+    } else {
+        own_line
+    }
 }
 
 /// Adds `path[0]: ...` to mapping `map`, which lacks `path[0]`.
-fn insert_entry<'p>(map: Node<'_>, path: &'p [&'p str], value: Value<'p>) -> Result<Splice<'p>, EditError> {
+fn insert_entry<'p>(
+    map: Node<'_>,
+    path: &'p [&'p str],
+    value: Value<'p>,
+) -> Result<Splice<'p>, EditError> {
     let r = map.raw();
     if r.style == Style::FlowMap {
         if value.is_block() {
@@ -294,7 +319,14 @@ pub(crate) fn delete<'p>(root: Node<'_>, path: &[&str]) -> Result<Option<Splice<
                 if prev_end.is_none() && next.is_none() {
                     return Ok(Some(emptied(parent, b"{}")));
                 }
-                return Ok(Some(cut(s, r.style == Style::FlowMap, k.raw().start, v.raw().end, prev_end, next)));
+                return Ok(Some(cut(
+                    s,
+                    r.style == Style::FlowMap,
+                    k.raw().start,
+                    v.raw().end,
+                    prev_end,
+                    next,
+                )));
             }
             Ok(None)
         }
@@ -311,7 +343,14 @@ pub(crate) fn delete<'p>(root: Node<'_>, path: &[&str]) -> Result<Option<Splice<
                     if prev_end.is_none() && next.is_none() {
                         return Ok(Some(emptied(parent, b"[]")));
                     }
-                    return Ok(Some(cut(s, r.style == Style::FlowSeq, e.raw().start, e.raw().end, prev_end, next)));
+                    return Ok(Some(cut(
+                        s,
+                        r.style == Style::FlowSeq,
+                        e.raw().start,
+                        e.raw().end,
+                        prev_end,
+                        next,
+                    )));
                 }
                 prev_end = Some(e.raw().end);
                 i += 1;

@@ -224,7 +224,10 @@ impl<'a> Item<'a> {
     }
 
     pub fn api_version(&self) -> &'a str {
-        self.node.get("apiVersion").and_then(|n| n.as_str()).unwrap_or("")
+        self.node
+            .get("apiVersion")
+            .and_then(|n| n.as_str())
+            .unwrap_or("")
     }
 
     pub fn kind(&self) -> &'a str {
@@ -306,7 +309,10 @@ impl<'a> ResourceList<'a> {
         let doc = yaml::parse(arena, text, 0)?;
         let root = Node::new(doc, 0, arena);
         if !root.is_map() {
-            return Err(LoadError::at("not a ResourceList: the input is not a mapping", root.span().0));
+            return Err(LoadError::at(
+                "not a ResourceList: the input is not a mapping",
+                root.span().0,
+            ));
         }
         let kind = root.get("kind");
         if !kind.is_some_and(|k| k.is_str("ResourceList")) {
@@ -316,7 +322,10 @@ impl<'a> ResourceList<'a> {
             ));
         }
         let version = root.get("apiVersion");
-        if !version.and_then(|v| v.as_str()).is_some_and(|v| v.starts_with(API_GROUP)) {
+        if !version
+            .and_then(|v| v.as_str())
+            .is_some_and(|v| v.starts_with(API_GROUP))
+        {
             return Err(LoadError::at(
                 "not a ResourceList: `apiVersion` is not config.kubernetes.io/*",
                 version.map_or(0, |k| k.span().0),
@@ -521,7 +530,9 @@ impl<'a> ResourceList<'a> {
         let mut out = Bytes::new(arena).ok_or(EditError::OutOfMemory)?;
         let body = crate::bytes::trim_newlines(yaml_text);
         for (i, line) in crate::bytes::lines(body).enumerate() {
-            let ok = (i == 0 || (out.push(b'\n') && (crate::bytes::is_blank(line) || emit::spaces(&mut out, col + 2))))
+            let ok = (i == 0
+                || (out.push(b'\n')
+                    && (crate::bytes::is_blank(line) || emit::spaces(&mut out, col + 2))))
                 && out.extend(line.as_bytes());
             if !ok {
                 return Err(EditError::OutOfMemory);
@@ -543,7 +554,11 @@ impl<'a> ResourceList<'a> {
                 state: State::Added,
             },
         );
-        if ok { Ok(index) } else { Err(EditError::OutOfMemory) }
+        if ok {
+            Ok(index)
+        } else {
+            Err(EditError::OutOfMemory)
+        }
     }
 
     /// Adds a result to the output's `results`.
@@ -636,7 +651,14 @@ impl<'a> ResourceList<'a> {
             _ => {
                 let (s, e) = v.span();
                 let after = after_colon(self.doc.text, s);
-                (after, if v.style() == Style::BlockSeq { line_end(self.doc.text, e) } else { e.max(after) })
+                (
+                    after,
+                    if v.style() == Style::BlockSeq {
+                        line_end(self.doc.text, e)
+                    } else {
+                        e.max(after)
+                    },
+                )
             }
         };
         Some((start, end, Region::Items))
@@ -651,7 +673,10 @@ impl<'a> ResourceList<'a> {
     }
 
     fn any_added(&self) -> bool {
-        self.slots.as_slice().iter().any(|s| s.state == State::Added)
+        self.slots
+            .as_slice()
+            .iter()
+            .any(|s| s.state == State::Added)
     }
 
     fn write_items(&self, w: &mut Writer<'_>) {
@@ -708,13 +733,25 @@ impl<'a> ResourceList<'a> {
                     first = false;
                     let node = Node::new(slot.doc, slot.root, self.arena);
                     let (s, e) = node.span();
-                    w.text(slot.doc.text, s, if slot.state == State::Edited { slot.doc.text.len() as u32 } else { e });
+                    w.text(
+                        slot.doc.text,
+                        s,
+                        if slot.state == State::Edited {
+                            slot.doc.text.len() as u32
+                        } else {
+                            e
+                        },
+                    );
                 }
                 w.bytes(b"]");
             }
             _ => {
                 if added {
-                    let dash = if v.style() == Style::BlockSeq { v.column() } else { key.column() };
+                    let dash = if v.style() == Style::BlockSeq {
+                        v.column()
+                    } else {
+                        key.column()
+                    };
                     self.write_added(w, dash, true);
                 } else {
                     w.bytes(b" []");
@@ -750,37 +787,82 @@ impl<'a> ResourceList<'a> {
             Some((key, v)) => match v.style() {
                 Style::BlockSeq => {
                     let at = line_end(text, v.span().1);
-                    (at, at, Region::Results { mode: Mode::BlockAppend, dash: v.column() })
+                    (
+                        at,
+                        at,
+                        Region::Results {
+                            mode: Mode::BlockAppend,
+                            dash: v.column(),
+                        },
+                    )
                 }
                 Style::FlowSeq if !v.is_empty() => {
                     let at = v.iter().last().map_or(v.span().0 + 1, |n| n.span().1);
-                    (at, at, Region::Results { mode: Mode::FlowAppend, dash: 0 })
+                    (
+                        at,
+                        at,
+                        Region::Results {
+                            mode: Mode::FlowAppend,
+                            dash: 0,
+                        },
+                    )
                 }
                 _ if root.style() == Style::FlowMap => {
                     let (s, e) = v.span();
-                    (s, e, Region::Results { mode: Mode::FlowNew, dash: 0 })
+                    (
+                        s,
+                        e,
+                        Region::Results {
+                            mode: Mode::FlowNew,
+                            dash: 0,
+                        },
+                    )
                 }
                 _ => {
                     let (s, e) = v.span();
                     let after = after_colon(text, s);
-                    (after, e.max(after), Region::Results { mode: Mode::BlockAppend, dash: key.column() })
+                    (
+                        after,
+                        e.max(after),
+                        Region::Results {
+                            mode: Mode::BlockAppend,
+                            dash: key.column(),
+                        },
+                    )
                 }
             },
             None => {
                 if root.style() == Style::FlowMap {
-                    let at = root.entries().last().map_or(root.span().0 + 1, |(_, v)| v.span().1);
-                    let mode = if root.is_empty() { Mode::FlowKeyFirst } else { Mode::FlowKey };
+                    let at = root
+                        .entries()
+                        .last()
+                        .map_or(root.span().0 + 1, |(_, v)| v.span().1);
+                    let mode = if root.is_empty() {
+                        Mode::FlowKeyFirst
+                    } else {
+                        Mode::FlowKey
+                    };
                     (at, at, Region::Results { mode, dash: 0 })
                 } else {
                     let at = line_end(text, root.span().1);
-                    (at, at, Region::Results { mode: Mode::BlockKey, dash: root.column() })
+                    (
+                        at,
+                        at,
+                        Region::Results {
+                            mode: Mode::BlockKey,
+                            dash: root.column(),
+                        },
+                    )
                 }
             }
         })
     }
 
     fn write_results(&self, w: &mut Writer<'_>, mode: Mode, dash: u32) {
-        let flow = matches!(mode, Mode::FlowAppend | Mode::FlowNew | Mode::FlowKey | Mode::FlowKeyFirst);
+        let flow = matches!(
+            mode,
+            Mode::FlowAppend | Mode::FlowNew | Mode::FlowKey | Mode::FlowKeyFirst
+        );
         match mode {
             Mode::BlockKey => {
                 w.bytes(b"\n");
@@ -792,7 +874,11 @@ impl<'a> ResourceList<'a> {
                     w.bytes(b", ");
                 }
                 let json = self.root().raw().flags & yaml::QUOTED_KEYS != 0;
-                w.bytes(if json { b"\"results\": [" } else { b"results: [" });
+                w.bytes(if json {
+                    b"\"results\": ["
+                } else {
+                    b"results: ["
+                });
             }
             Mode::FlowNew => w.bytes(b" ["),
             _ => {}
@@ -803,7 +889,8 @@ impl<'a> ResourceList<'a> {
                 return;
             };
             let ok = if flow {
-                (i == 0 && mode != Mode::FlowAppend || buf.extend(b", ")) && result(&mut buf, rec, true, 0)
+                (i == 0 && mode != Mode::FlowAppend || buf.extend(b", "))
+                    && result(&mut buf, rec, true, 0)
             } else {
                 buf.push(b'\n')
                     && emit::spaces(&mut buf, dash)
@@ -829,7 +916,11 @@ fn check_item(node: Node<'_>, i: usize) -> Result<(), LoadError> {
     if !node.is_map() {
         return Err(LoadError::item("item is not a mapping", at, i));
     }
-    let scalar = |k: &str| node.get(k).and_then(|n| n.as_str()).is_some_and(|s| !s.is_empty());
+    let scalar = |k: &str| {
+        node.get(k)
+            .and_then(|n| n.as_str())
+            .is_some_and(|s| !s.is_empty())
+    };
     if !scalar("apiVersion") {
         return Err(LoadError::item("item has no apiVersion", at, i));
     }
@@ -856,7 +947,11 @@ fn after_colon(text: &[u8], s: u32) -> u32 {
     while i > 0 && matches!(yaml::byte(text, i - 1), b' ' | b'\t' | b'\n' | b'\r') {
         i -= 1;
     }
-    if i > 0 && yaml::byte(text, i - 1) == b':' { i } else { s }
+    if i > 0 && yaml::byte(text, i - 1) == b':' {
+        i
+    } else {
+        s
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -955,7 +1050,11 @@ impl Fields<'_, '_> {
 
     fn str(&mut self, k: &str, v: &str) {
         self.key(k, false);
-        self.ok &= if self.flow { emit::quoted(self.out, v) } else { emit::string(self.out, v) };
+        self.ok &= if self.flow {
+            emit::quoted(self.out, v)
+        } else {
+            emit::string(self.out, v)
+        };
     }
 
     fn int(&mut self, k: &str, v: i64) {
@@ -987,7 +1086,10 @@ fn result(out: &mut Bytes<'_>, rec: &Rec<'_>, flow: bool, col: u32) -> bool {
     f.str("message", rec.message);
     f.str("severity", rec.severity.as_str());
     if let Some(item) = rec.item {
-        let it = Item { node: item, index: 0 };
+        let it = Item {
+            node: item,
+            index: 0,
+        };
         f.key("resourceRef", true);
         f.str("apiVersion", it.api_version());
         f.str("kind", it.kind());
@@ -1030,7 +1132,12 @@ fn file_index(it: &Item<'_>) -> Option<i64> {
 
 /// Sets `path` in a whole YAML text (not a ResourceList item): the text
 /// with one splice applied, checked to parse back.
-pub fn set_in_text<'a>(arena: &'a Arena, text: &'a [u8], path: &[&str], value: Value<'_>) -> Result<&'a [u8], EditError> {
+pub fn set_in_text<'a>(
+    arena: &'a Arena,
+    text: &'a [u8],
+    path: &[&str],
+    value: Value<'_>,
+) -> Result<&'a [u8], EditError> {
     let doc = yaml::parse(arena, text, 0).map_err(|_| EditError::BadYaml)?;
     let root = Node::new(doc, 0, arena);
     let splice = edit::set(root, path, value)?;
@@ -1042,4 +1149,3 @@ pub fn set_in_text<'a>(arena: &'a Arena, text: &'a [u8], path: &[&str], value: V
     yaml::parse(arena, new, 0).map_err(|_| EditError::BadYaml)?;
     Ok(new)
 }
-

@@ -331,7 +331,11 @@ pub(crate) fn parse_i64(s: &[u8]) -> Option<i64> {
         }
         let d = i64::from(c - b'0');
         v = v.checked_mul(10)?;
-        v = if neg { v.checked_sub(d)? } else { v.checked_add(d)? };
+        v = if neg {
+            v.checked_sub(d)?
+        } else {
+            v.checked_add(d)?
+        };
     }
     Some(v)
 }

@@ -67,7 +67,10 @@ pub fn main(f: impl FnOnce(&mut ResourceList<'static>)) -> ! {
     }
     impl Stdout<'_> {
         fn flush(&mut self) -> bool {
-            let ok = self.buf.get(..self.len).is_some_and(|b| sys::write_fd(1, b).is_ok());
+            let ok = self
+                .buf
+                .get(..self.len)
+                .is_some_and(|b| sys::write_fd(1, b).is_ok());
             self.len = 0;
             ok
         }

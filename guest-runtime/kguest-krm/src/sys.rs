@@ -201,7 +201,9 @@ impl<'a, T: Copy> Growing<'a, T> {
 
     pub fn as_slice(&self) -> &[T] {
         // SAFETY: `len` elements were written from `start`.
-        unsafe { core::slice::from_raw_parts(self.arena.base.add(self.start).cast::<T>(), self.len) }
+        unsafe {
+            core::slice::from_raw_parts(self.arena.base.add(self.start).cast::<T>(), self.len)
+        }
     }
 
     pub fn as_mut_slice(&mut self) -> &mut [T] {
@@ -311,7 +313,11 @@ pub(crate) fn read_stdin(buf: &mut [u8]) -> Result<usize, ()> {
     let mut n = 0usize;
     // SAFETY: the iovec describes `buf`, which we borrow mutably.
     let errno = unsafe { wasi::fd_read(0, &iov, 1, &mut n) };
-    if errno == 0 && n <= buf.len() { Ok(n) } else { Err(()) }
+    if errno == 0 && n <= buf.len() {
+        Ok(n)
+    } else {
+        Err(())
+    }
 }
 
 /// Writes all of `bytes` to `fd` (1 = stdout, 2 = stderr).

@@ -44,7 +44,10 @@ impl<const N: usize> Text<N> {
             }
             self.cut = true;
         }
-        if let (Some(dst), Some(src)) = (self.buf.get_mut(self.len..self.len + take), s.as_bytes().get(..take)) {
+        if let (Some(dst), Some(src)) = (
+            self.buf.get_mut(self.len..self.len + take),
+            s.as_bytes().get(..take),
+        ) {
             crate::bytes::copy(dst, src);
             self.len += take;
         }
@@ -75,7 +78,10 @@ impl<const N: usize> Text<N> {
         if v < 0 {
             self.push("-");
         }
-        let s = digits.get(i..).and_then(|d| core::str::from_utf8(d).ok()).unwrap_or("");
+        let s = digits
+            .get(i..)
+            .and_then(|d| core::str::from_utf8(d).ok())
+            .unwrap_or("");
         self.push(s)
     }
 

@@ -185,7 +185,8 @@ fn message(out: &mut Buf<'_>, node: Node<'_>, schema: &'static MessageSchema, de
         }
         JsonForm::Timestamp { .. } => {
             let s = scalar(&node)?;
-            let (secs, nanos) = kguest_wire::timefmt::parse_rfc3339(s.as_bytes()).ok_or(err("not an RFC 3339 time", &node))?;
+            let (secs, nanos) = kguest_wire::timefmt::parse_rfc3339(s.as_bytes())
+                .ok_or(err("not an RFC 3339 time", &node))?;
             if secs != 0 {
                 tag(out, 1, 0, &node)?;
                 varint(out, secs as u64, &node)?;
@@ -198,7 +199,8 @@ fn message(out: &mut Buf<'_>, node: Node<'_>, schema: &'static MessageSchema, de
         }
         JsonForm::Duration => {
             let s = scalar(&node)?;
-            let nanos = kguest_wire::timefmt::parse_go_duration(s.as_bytes()).ok_or(err("not a duration", &node))?;
+            let nanos = kguest_wire::timefmt::parse_go_duration(s.as_bytes())
+                .ok_or(err("not a duration", &node))?;
             tag(out, 1, 0, &node)?;
             varint(out, nanos as u64, &node)
         }
@@ -241,7 +243,11 @@ fn object(out: &mut Buf<'_>, node: Node<'_>, schema: &'static MessageSchema, dep
         let Some(name) = key.as_str() else {
             continue;
         };
-        if let Some(f) = schema.fields.iter().find(|f| !f.inline && f.json_name() == name) {
+        if let Some(f) = schema
+            .fields
+            .iter()
+            .find(|f| !f.inline && f.json_name() == name)
+        {
             field(out, value, f, depth)?;
         }
     }
@@ -252,7 +258,9 @@ fn object(out: &mut Buf<'_>, node: Node<'_>, schema: &'static MessageSchema, dep
         };
         let known = |name: &str| inner.fields.iter().any(|g| g.json_name() == name);
         if node.entries().any(|(k, _)| k.as_str().is_some_and(known)) {
-            nested(out, f.number, &node, |out| object(out, node, inner, depth + 1))?;
+            nested(out, f.number, &node, |out| {
+                object(out, node, inner, depth + 1)
+            })?;
         }
     }
     Ok(())
@@ -287,7 +295,11 @@ fn field(out: &mut Buf<'_>, value: Node<'_>, f: &'static FieldSchema, depth: u32
             for (k, v) in value.entries() {
                 nested(out, f.number, &k, |out| {
                     one(out, k, kf, depth + 1)?;
-                    if v.is_null() { Ok(()) } else { one(out, v, vf, depth + 1) }
+                    if v.is_null() {
+                        Ok(())
+                    } else {
+                        one(out, v, vf, depth + 1)
+                    }
                 })?;
             }
             Ok(())
@@ -301,25 +313,38 @@ fn one(out: &mut Buf<'_>, v: Node<'_>, f: &'static FieldSchema, depth: u32) -> R
     let int = || v.as_i64().ok_or(err("expected an integer", &v));
     // (wire type, value) of the scalar kinds.
     let (wire, value) = match f.kind {
-        FieldKind::Message(schema) => return nested(out, number, &v, |out| message(out, v, schema, depth + 1)),
+        FieldKind::Message(schema) => {
+            return nested(out, number, &v, |out| message(out, v, schema, depth + 1));
+        }
         FieldKind::String => return bytes_field(out, number, scalar(&v)?.as_bytes(), &v),
         FieldKind::Bytes => {
             let s = scalar(&v)?;
             return nested(out, number, &v, |out| {
-                if base64(s.as_bytes(), out) { Ok(()) } else { Err(err("not base64", &v)) }
+                if base64(s.as_bytes(), out) {
+                    Ok(())
+                } else {
+                    Err(err("not base64", &v))
+                }
             });
         }
-        FieldKind::Bool => (0, u64::from(v.as_bool().ok_or(err("expected true or false", &v))?)),
-        FieldKind::Int32 | FieldKind::Int64 | FieldKind::Uint32 | FieldKind::Uint64 | FieldKind::Enum => {
-            (0, int()? as u64)
-        }
+        FieldKind::Bool => (
+            0,
+            u64::from(v.as_bool().ok_or(err("expected true or false", &v))?),
+        ),
+        FieldKind::Int32
+        | FieldKind::Int64
+        | FieldKind::Uint32
+        | FieldKind::Uint64
+        | FieldKind::Enum => (0, int()? as u64),
         FieldKind::Sint32 | FieldKind::Sint64 => {
             let i = int()?;
             (0, ((i << 1) ^ (i >> 63)) as u64)
         }
         FieldKind::Fixed32 | FieldKind::Sfixed32 => (5, u64::from(int()? as u32)),
         FieldKind::Fixed64 | FieldKind::Sfixed64 => (1, int()? as u64),
-        FieldKind::Float | FieldKind::Double => return Err(err("floating-point fields are not supported", &v)),
+        FieldKind::Float | FieldKind::Double => {
+            return Err(err("floating-point fields are not supported", &v));
+        }
     };
     tag(out, number, wire, &v)?;
     let le = value.to_le_bytes();
@@ -419,7 +444,11 @@ fn json_literal(s: &str) -> bool {
         return true;
     }
     let b = s.as_bytes();
-    let digits = if b.first() == Some(&b'-') { b.get(1..).unwrap_or(b) } else { b };
+    let digits = if b.first() == Some(&b'-') {
+        b.get(1..).unwrap_or(b)
+    } else {
+        b
+    };
     let Some(&first) = digits.first() else {
         return false;
     };

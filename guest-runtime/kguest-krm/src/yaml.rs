@@ -429,7 +429,8 @@ impl<'a> Parser<'a> {
             let eol = line_end(self.s, p);
             let next = self.next_line(eol)?;
             if let Some(l) = next {
-                let same_indent_seq = ctx == Ctx::MapValue && l.indent == n && self.is_dash(l.first);
+                let same_indent_seq =
+                    ctx == Ctx::MapValue && l.indent == n && self.is_dash(l.first);
                 if l.indent > n || same_indent_seq {
                     return self.block_node_at(l, n);
                 }
@@ -662,7 +663,11 @@ impl<'a> Parser<'a> {
                 return self.err("bad indentation in a block scalar", k);
             }
             let eol = line_end(self.s, k);
-            end = if eol > k && self.b(eol - 1) == b'\r' { eol - 1 } else { eol };
+            end = if eol > k && self.b(eol - 1) == b'\r' {
+                eol - 1
+            } else {
+                eol
+            };
             ls = eol + 1;
         }
         let style = if self.b(p) == b'|' {
@@ -683,7 +688,9 @@ impl<'a> Parser<'a> {
         // A quoted first key was already pushed; re-use its slot by
         // shifting it behind the mapping record.
         let reuse = match self.tape.as_slice().last() {
-            Some(r) if r.start == p && matches!(r.style, Style::SingleQuoted | Style::DoubleQuoted) => {
+            Some(r)
+                if r.start == p && matches!(r.style, Style::SingleQuoted | Style::DoubleQuoted) =>
+            {
                 Some(*r)
             }
             _ => None,
@@ -731,7 +738,8 @@ impl<'a> Parser<'a> {
             match self.next_line(eol)? {
                 Some(l) if l.indent == m => {
                     if self.is_dash(l.first) {
-                        return self.err("a sequence entry where a mapping key was expected", l.first);
+                        return self
+                            .err("a sequence entry where a mapping key was expected", l.first);
                     }
                     k = l.first;
                 }
@@ -757,7 +765,9 @@ impl<'a> Parser<'a> {
                 self.err("complex mapping keys (`? `) are not supported", k)
             }
             b'[' | b'{' => self.err("flow collections as mapping keys are not supported", k),
-            b'&' | b'!' | b'*' => self.err("anchors, tags and aliases on keys are not supported", k),
+            b'&' | b'!' | b'*' => {
+                self.err("anchors, tags and aliases on keys are not supported", k)
+            }
             _ => {
                 let (end, key) = self.plain_line(k);
                 if !key {
@@ -791,7 +801,10 @@ impl<'a> Parser<'a> {
             match self.next_line(eol)? {
                 Some(l) if l.indent == m && self.is_dash(l.first) => d = l.first,
                 Some(l) if l.indent > m => {
-                    return self.err("bad indentation (deeper than the sequence's entries)", l.first);
+                    return self.err(
+                        "bad indentation (deeper than the sequence's entries)",
+                        l.first,
+                    );
                 }
                 _ => {
                     end = vend;
@@ -878,7 +891,9 @@ impl<'a> Parser<'a> {
                     }
                     self.quoted(q, q)?
                 }
-                b'[' | b'{' => return self.err("flow collections as mapping keys are not supported", q),
+                b'[' | b'{' => {
+                    return self.err("flow collections as mapping keys are not supported", q);
+                }
                 b'?' if is_blank_or_brk(self.b(q + 1)) => {
                     return self.err("complex mapping keys (`? `) are not supported", q);
                 }

@@ -30,7 +30,9 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
                     .parse()
                     .ok()
                     .filter(|s: &f64| s.is_finite() && *s > 0.0)
-                    .ok_or_else(|| Failure::Usage(format!("--timeout: `{v}` is not a number of seconds")))?;
+                    .ok_or_else(|| {
+                        Failure::Usage(format!("--timeout: `{v}` is not a number of seconds"))
+                    })?;
                 limits.timeout = Duration::from_secs_f64(secs);
             }
             "--memory" => {
@@ -39,11 +41,15 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
                     .parse()
                     .ok()
                     .filter(|m| (1..=4096).contains(m))
-                    .ok_or_else(|| Failure::Usage(format!("--memory: `{v}` is not a number of MiB (1-4096)")))?;
+                    .ok_or_else(|| {
+                        Failure::Usage(format!("--memory: `{v}` is not a number of MiB (1-4096)"))
+                    })?;
                 limits.memory = mib << 20;
             }
             "--timing" => timing = true,
-            s if s.starts_with('-') => return Err(Failure::Usage(format!("krm: unknown option `{s}`"))),
+            s if s.starts_with('-') => {
+                return Err(Failure::Usage(format!("krm: unknown option `{s}`")));
+            }
             s if wasm_path.is_none() => wasm_path = Some(s.to_string()),
             s if legacy.is_none() && wasm_path.is_some() && config.is_none() => {
                 return Err(Failure::Usage(format!("krm: unexpected argument `{s}`")));
@@ -53,11 +59,14 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     }
     let wasm_path = wasm_path.ok_or_else(|| Failure::Usage("krm: missing FUNCTION.wasm".into()))?;
     if config.is_some() && legacy.is_some() {
-        return Err(Failure::Usage("krm: --config and --legacy exclude each other".into()));
+        return Err(Failure::Usage(
+            "krm: --config and --legacy exclude each other".into(),
+        ));
     }
     // Standard input first: a producer writing to us never sees a closed pipe.
     let (_, input) = read_input(None)?;
-    let wasm = std::fs::read(&wasm_path).map_err(|e| Failure::Input(format!("{wasm_path}: {e}")))?;
+    let wasm =
+        std::fs::read(&wasm_path).map_err(|e| Failure::Input(format!("{wasm_path}: {e}")))?;
     let mode = match (config, legacy) {
         (_, Some(path)) => Mode::Legacy {
             config: read_input(Some(&path))?.1,

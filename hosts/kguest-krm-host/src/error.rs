@@ -33,8 +33,14 @@ impl fmt::Display for RunError {
                 f,
                 "the module imports `{module}`.`{name}`; a KRM function may import only WASI preview1 functions"
             ),
-            RunError::NoStart => f.write_str("the module exports no `_start` function (not a WASI command)"),
-            RunError::Deadline(d) => write!(f, "the function ran longer than {} s and was stopped", d.as_secs_f64()),
+            RunError::NoStart => {
+                f.write_str("the module exports no `_start` function (not a WASI command)")
+            }
+            RunError::Deadline(d) => write!(
+                f,
+                "the function ran longer than {} s and was stopped",
+                d.as_secs_f64()
+            ),
             RunError::MemoryLimit { requested, limit } => write!(
                 f,
                 "the function asked for {} MiB of memory, over the limit of {} MiB",
@@ -42,7 +48,11 @@ impl fmt::Display for RunError {
                 limit >> 20
             ),
             RunError::OutputLimit(limit) => {
-                write!(f, "the function wrote more than {} MiB to standard output", limit >> 20)
+                write!(
+                    f,
+                    "the function wrote more than {} MiB to standard output",
+                    limit >> 20
+                )
             }
             RunError::Trap(m) => write!(f, "the function trapped: {m}"),
             RunError::Internal(m) => write!(f, "internal error: {m}"),

@@ -77,7 +77,8 @@ pub fn execute(
     let input_checks = started.elapsed();
     let outcome = run(wasm, list, limits, stderr).map_err(KrmError::Run)?;
     let output_started = std::time::Instant::now();
-    let exited = (outcome.exit_code != 0).then(|| format!("the function exited with code {}", outcome.exit_code));
+    let exited = (outcome.exit_code != 0)
+        .then(|| format!("the function exited with code {}", outcome.exit_code));
     if outcome.stdout.iter().all(u8::is_ascii_whitespace) {
         return Err(KrmError::Output(match exited {
             Some(e) => format!("{e} and wrote no output"),
@@ -103,7 +104,9 @@ pub fn execute(
         (Some(x), 0) => Some(x),
         (Some(x), n) => Some(format!("{x}; {n} error result(s), the first: {first}")),
         (None, 0) => None,
-        (None, n) => Some(format!("the function reported {n} error result(s), the first: {first}")),
+        (None, n) => Some(format!(
+            "the function reported {n} error result(s), the first: {first}"
+        )),
     };
     let stdout = match mode {
         Mode::Function { .. } => yaml,
@@ -113,7 +116,11 @@ pub fn execute(
     Ok(Response {
         stdout,
         failure,
-        notes: if matches!(mode, Mode::Legacy { .. }) { notes } else { Vec::new() },
+        notes: if matches!(mode, Mode::Legacy { .. }) {
+            notes
+        } else {
+            Vec::new()
+        },
         compile: outcome.compile,
         run: outcome.run,
         checks: input_checks + output_started.elapsed(),
@@ -127,7 +134,8 @@ fn parse(bytes: &[u8]) -> Result<(Value, bool), String> {
     let value = if json {
         serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?
     } else {
-        serde_norway::from_str(text).map_err(|e| format!("invalid YAML: {}", one_line(&e.to_string())))?
+        serde_norway::from_str(text)
+            .map_err(|e| format!("invalid YAML: {}", one_line(&e.to_string())))?
     };
     Ok((value, json))
 }
@@ -144,7 +152,11 @@ pub fn check_list(v: &Value) -> Result<(), String> {
     }
     match map.get("apiVersion").and_then(Value::as_str) {
         Some(a) if a.starts_with("config.kubernetes.io/") => {}
-        Some(a) => return Err(format!("not a ResourceList: apiVersion `{a}` is not config.kubernetes.io/*")),
+        Some(a) => {
+            return Err(format!(
+                "not a ResourceList: apiVersion `{a}` is not config.kubernetes.io/*"
+            ));
+        }
         None => return Err("not a ResourceList: no apiVersion".into()),
     }
     let items = match map.get("items") {
@@ -192,7 +204,11 @@ fn read_list(bytes: &[u8]) -> Result<(Summary, Vec<u8>), String> {
     }
     let (value, json) = parse(bytes)?;
     check_list(&value)?;
-    let yaml = if json { to_yaml(&value)? } else { bytes.to_vec() };
+    let yaml = if json {
+        to_yaml(&value)?
+    } else {
+        bytes.to_vec()
+    };
     let (errors, first, notes) = results(&value);
     Ok((
         Summary {
@@ -249,7 +265,9 @@ fn note(summary: &mut Summary, severity: &str, subject: String, message: &str) {
         }
         summary.errors += 1;
     } else {
-        summary.notes.push(format!("{severity}: {subject}{message}"));
+        summary
+            .notes
+            .push(format!("{severity}: {subject}{message}"));
     }
 }
 
@@ -268,8 +286,16 @@ fn results(v: &Value) -> (usize, String, Vec<String>) {
         notes: Vec::new(),
         value: None,
     };
-    for r in v.get("results").and_then(Value::as_array).into_iter().flatten() {
-        let message = r.get("message").and_then(Value::as_str).unwrap_or("(no message)");
+    for r in v
+        .get("results")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let message = r
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("(no message)");
         let severity = r.get("severity").and_then(Value::as_str).unwrap_or("error");
         let subject = r
             .get("resourceRef")
@@ -295,7 +321,11 @@ pub fn function_input(input: &[u8], config: Option<&[u8]>) -> Result<Vec<u8>, Kr
     } else {
         let (value, json) = parse(input).map_err(|e| KrmError::Input(format!("input: {e}")))?;
         check_list(&value).map_err(|e| KrmError::Input(format!("input: {e}")))?;
-        let text = if json { to_yaml(&value).map_err(KrmError::Input)? } else { input.to_vec() };
+        let text = if json {
+            to_yaml(&value).map_err(KrmError::Input)?
+        } else {
+            input.to_vec()
+        };
         (Some(value), text)
     };
     let Some(config) = config else {
@@ -303,14 +333,23 @@ pub fn function_input(input: &[u8], config: Option<&[u8]>) -> Result<Vec<u8>, Kr
     };
     let (cfg, cfg_text) = config_text(config)?;
     let arena = arena_for(text.len() + cfg_text.len());
-    match kguest_krm::set_in_text(&arena, &text, &["functionConfig"], kguest_krm::Value::Yaml(&cfg_text)) {
+    match kguest_krm::set_in_text(
+        &arena,
+        &text,
+        &["functionConfig"],
+        kguest_krm::Value::Yaml(&cfg_text),
+    ) {
         Ok(edited) => Ok(edited.to_vec()),
         Err(_) => {
             // Text the comment-keeping editor does not handle: write the
             // whole list again (comments are lost, content is not).
             let mut value = match value.take() {
                 Some(v) => v,
-                None => parse(&text).map_err(|e| KrmError::Input(format!("input: {e}")))?.0,
+                None => {
+                    parse(&text)
+                        .map_err(|e| KrmError::Input(format!("input: {e}")))?
+                        .0
+                }
             };
             if let Some(map) = value.as_object_mut() {
                 map.insert("functionConfig".into(), cfg);
@@ -350,16 +389,26 @@ fn config_text(config: &[u8]) -> Result<(Value, String), KrmError> {
 /// byte of each (the `kustomize.config.k8s.io/id` annotation included)
 /// reaches the function unchanged.
 pub fn legacy_input(stream: &[u8], config: &[u8]) -> Result<Vec<u8>, KrmError> {
-    let text = std::str::from_utf8(stream).map_err(|_| KrmError::Input("input: not UTF-8".into()))?;
+    let text =
+        std::str::from_utf8(stream).map_err(|_| KrmError::Input("input: not UTF-8".into()))?;
     let mut out = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
     let mut count = 0;
     for (n, doc) in documents(text).into_iter().enumerate() {
-        if doc.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+        if doc
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
             continue;
         }
-        let value: Value = serde_norway::from_str(&doc)
-            .map_err(|e| KrmError::Input(format!("input document {}: invalid YAML: {}", n + 1, one_line(&e.to_string()))))?;
-        check_resource(&value).map_err(|e| KrmError::Input(format!("input document {}: {e}", n + 1)))?;
+        let value: Value = serde_norway::from_str(&doc).map_err(|e| {
+            KrmError::Input(format!(
+                "input document {}: invalid YAML: {}",
+                n + 1,
+                one_line(&e.to_string())
+            ))
+        })?;
+        check_resource(&value)
+            .map_err(|e| KrmError::Input(format!("input document {}: {e}", n + 1)))?;
         indent_into(&mut out, &doc, "- ");
         count += 1;
     }
@@ -431,11 +480,19 @@ fn legacy_output(text: &[u8], list: Option<&Value>) -> Result<Vec<u8>, KrmError>
         }
     };
     let mut out = String::new();
-    for item in list.get("items").and_then(Value::as_array).into_iter().flatten() {
+    for item in list
+        .get("items")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if !out.is_empty() {
             out.push_str("---\n");
         }
-        out.push_str(&serde_norway::to_string(item).map_err(|e| KrmError::Output(format!("cannot write YAML: {e}")))?);
+        out.push_str(
+            &serde_norway::to_string(item)
+                .map_err(|e| KrmError::Output(format!("cannot write YAML: {e}")))?,
+        );
     }
     Ok(out.into_bytes())
 }
@@ -451,7 +508,9 @@ fn items_as_text(text: &[u8]) -> Option<String> {
     let mut out = String::new();
     for item in items.iter() {
         let (start, end) = item.span();
-        let end = text[end as usize..].find('\n').map_or(text.len(), |i| end as usize + i);
+        let end = text[end as usize..]
+            .find('\n')
+            .map_or(text.len(), |i| end as usize + i);
         let body = text.get(start as usize..end)?;
         let col = item.column() as usize;
         if !out.is_empty() {

@@ -48,12 +48,18 @@ pub struct Outcome {
 
 /// Compiles and runs `wasm` with `stdin` as standard input; standard error
 /// goes to `stderr`.
-pub fn run(wasm: &[u8], stdin: Vec<u8>, limits: &Limits, stderr: Box<dyn Write + Send>) -> Result<Outcome, RunError> {
+pub fn run(
+    wasm: &[u8],
+    stdin: Vec<u8>,
+    limits: &Limits,
+    stderr: Box<dyn Write + Send>,
+) -> Result<Outcome, RunError> {
     let mut config = Config::new();
     config.epoch_interruption(true).max_wasm_stack(1 << 20);
     let engine = Engine::new(&config).map_err(|e| RunError::Internal(format!("{e:#}")))?;
     let start = Instant::now();
-    let module = Module::new(&engine, wasm).map_err(|e| RunError::Compile(one_line(&format!("{e:#}"))))?;
+    let module =
+        Module::new(&engine, wasm).map_err(|e| RunError::Compile(one_line(&format!("{e:#}"))))?;
     let compile = start.elapsed();
     for import in module.imports() {
         if import.module() != wasi::MODULE {
@@ -80,7 +86,14 @@ pub fn run(wasm: &[u8], stdin: Vec<u8>, limits: &Limits, stderr: Box<dyn Write +
 
     let begin = Instant::now();
     let deadline = begin + limits.timeout;
-    let state = State::new(stdin, limits.stdout, stderr, limits.stderr, limits.memory, deadline);
+    let state = State::new(
+        stdin,
+        limits.stdout,
+        stderr,
+        limits.stderr,
+        limits.memory,
+        deadline,
+    );
     let mut store = Store::new(&engine, state);
     store.limiter(|s| s);
     store.set_epoch_deadline(1);

@@ -105,7 +105,12 @@ impl State {
 }
 
 impl ResourceLimiter for State {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> Res<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> Res<bool> {
         if desired > self.memory_limit {
             return Err(Fault::MemoryLimit {
                 requested: desired,
@@ -124,7 +129,10 @@ impl ResourceLimiter for State {
 // ---------------------------------------------------------------------------
 // Guest memory.
 
-fn memory<'a>(caller: &'a mut Caller<'_, State>, function: &'static str) -> Res<(&'a mut [u8], &'a mut State)> {
+fn memory<'a>(
+    caller: &'a mut Caller<'_, State>,
+    function: &'static str,
+) -> Res<(&'a mut [u8], &'a mut State)> {
     let memory = match caller.data().memory {
         Some(m) => m,
         None => match caller.get_export("memory") {
@@ -192,25 +200,41 @@ pub(crate) fn define(linker: &mut Linker<State>, module: &Module) -> Res<()> {
 
 fn define_one(linker: &mut Linker<State>, name: &str, ty: Option<wasmtime::FuncType>) -> Res<()> {
     match name {
-        "args_sizes_get" => linker.func_wrap(MODULE, name, |mut c: Caller<'_, State>, argc: i32, size: i32| -> Res<i32> {
-            let (data, _) = memory(&mut c, "args_sizes_get")?;
-            put(data, "args_sizes_get", argc, &1u32.to_le_bytes())?;
-            put(data, "args_sizes_get", size, &4u32.to_le_bytes())?;
-            Ok(SUCCESS)
-        })?,
-        "args_get" => linker.func_wrap(MODULE, name, |mut c: Caller<'_, State>, argv: i32, buf: i32| -> Res<i32> {
-            let (data, _) = memory(&mut c, "args_get")?;
-            put(data, "args_get", buf, b"krm\0")?;
-            put(data, "args_get", argv, &(buf as u32).to_le_bytes())?;
-            Ok(SUCCESS)
-        })?,
-        "environ_sizes_get" => linker.func_wrap(MODULE, name, |mut c: Caller<'_, State>, count: i32, size: i32| -> Res<i32> {
-            let (data, _) = memory(&mut c, "environ_sizes_get")?;
-            put(data, "environ_sizes_get", count, &0u32.to_le_bytes())?;
-            put(data, "environ_sizes_get", size, &0u32.to_le_bytes())?;
-            Ok(SUCCESS)
-        })?,
-        "environ_get" => linker.func_wrap(MODULE, name, |_c: Caller<'_, State>, _env: i32, _buf: i32| -> i32 { SUCCESS })?,
+        "args_sizes_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |mut c: Caller<'_, State>, argc: i32, size: i32| -> Res<i32> {
+                let (data, _) = memory(&mut c, "args_sizes_get")?;
+                put(data, "args_sizes_get", argc, &1u32.to_le_bytes())?;
+                put(data, "args_sizes_get", size, &4u32.to_le_bytes())?;
+                Ok(SUCCESS)
+            },
+        )?,
+        "args_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |mut c: Caller<'_, State>, argv: i32, buf: i32| -> Res<i32> {
+                let (data, _) = memory(&mut c, "args_get")?;
+                put(data, "args_get", buf, b"krm\0")?;
+                put(data, "args_get", argv, &(buf as u32).to_le_bytes())?;
+                Ok(SUCCESS)
+            },
+        )?,
+        "environ_sizes_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |mut c: Caller<'_, State>, count: i32, size: i32| -> Res<i32> {
+                let (data, _) = memory(&mut c, "environ_sizes_get")?;
+                put(data, "environ_sizes_get", count, &0u32.to_le_bytes())?;
+                put(data, "environ_sizes_get", size, &0u32.to_le_bytes())?;
+                Ok(SUCCESS)
+            },
+        )?,
+        "environ_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |_c: Caller<'_, State>, _env: i32, _buf: i32| -> i32 { SUCCESS },
+        )?,
         "fd_read" => linker.func_wrap(
             MODULE,
             name,
@@ -269,37 +293,60 @@ fn define_one(linker: &mut Linker<State>, name: &str, ty: Option<wasmtime::FuncT
         "fd_close" => linker.func_wrap(MODULE, name, |_c: Caller<'_, State>, fd: i32| -> i32 {
             if is_stdio(fd) { SUCCESS } else { EBADF }
         })?,
-        "fd_fdstat_get" => linker.func_wrap(MODULE, name, |mut c: Caller<'_, State>, fd: i32, out: i32| -> Res<i32> {
-            const F: &str = "fd_fdstat_get";
-            let (data, _) = memory(&mut c, F)?;
-            if !is_stdio(fd) {
-                return Ok(EBADF);
-            }
-            let rights = RIGHT_POLL_FD_READWRITE | if fd == 0 { RIGHT_FD_READ } else { RIGHT_FD_WRITE };
-            let mut stat = [0u8; 24];
-            stat[0] = FILETYPE_CHARACTER_DEVICE;
-            stat[8..16].copy_from_slice(&rights.to_le_bytes());
-            put(data, F, out, &stat)?;
-            Ok(SUCCESS)
-        })?,
-        "fd_fdstat_set_flags" => linker.func_wrap(MODULE, name, |_c: Caller<'_, State>, fd: i32, _flags: i32| -> i32 {
-            if is_stdio(fd) { SUCCESS } else { EBADF }
-        })?,
-        "fd_filestat_get" => linker.func_wrap(MODULE, name, |mut c: Caller<'_, State>, fd: i32, out: i32| -> Res<i32> {
-            const F: &str = "fd_filestat_get";
-            let (data, _) = memory(&mut c, F)?;
-            if !is_stdio(fd) {
-                return Ok(EBADF);
-            }
-            let mut stat = [0u8; 64];
-            stat[16] = FILETYPE_CHARACTER_DEVICE;
-            put(data, F, out, &stat)?;
-            Ok(SUCCESS)
-        })?,
-        "fd_prestat_get" => linker.func_wrap(MODULE, name, |_c: Caller<'_, State>, _fd: i32, _out: i32| -> i32 { EBADF })?,
-        "fd_prestat_dir_name" => {
-            linker.func_wrap(MODULE, name, |_c: Caller<'_, State>, _fd: i32, _p: i32, _l: i32| -> i32 { EBADF })?
-        }
+        "fd_fdstat_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |mut c: Caller<'_, State>, fd: i32, out: i32| -> Res<i32> {
+                const F: &str = "fd_fdstat_get";
+                let (data, _) = memory(&mut c, F)?;
+                if !is_stdio(fd) {
+                    return Ok(EBADF);
+                }
+                let rights = RIGHT_POLL_FD_READWRITE
+                    | if fd == 0 {
+                        RIGHT_FD_READ
+                    } else {
+                        RIGHT_FD_WRITE
+                    };
+                let mut stat = [0u8; 24];
+                stat[0] = FILETYPE_CHARACTER_DEVICE;
+                stat[8..16].copy_from_slice(&rights.to_le_bytes());
+                put(data, F, out, &stat)?;
+                Ok(SUCCESS)
+            },
+        )?,
+        "fd_fdstat_set_flags" => linker.func_wrap(
+            MODULE,
+            name,
+            |_c: Caller<'_, State>, fd: i32, _flags: i32| -> i32 {
+                if is_stdio(fd) { SUCCESS } else { EBADF }
+            },
+        )?,
+        "fd_filestat_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |mut c: Caller<'_, State>, fd: i32, out: i32| -> Res<i32> {
+                const F: &str = "fd_filestat_get";
+                let (data, _) = memory(&mut c, F)?;
+                if !is_stdio(fd) {
+                    return Ok(EBADF);
+                }
+                let mut stat = [0u8; 64];
+                stat[16] = FILETYPE_CHARACTER_DEVICE;
+                put(data, F, out, &stat)?;
+                Ok(SUCCESS)
+            },
+        )?,
+        "fd_prestat_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |_c: Caller<'_, State>, _fd: i32, _out: i32| -> i32 { EBADF },
+        )?,
+        "fd_prestat_dir_name" => linker.func_wrap(
+            MODULE,
+            name,
+            |_c: Caller<'_, State>, _fd: i32, _p: i32, _l: i32| -> i32 { EBADF },
+        )?,
         "fd_seek" => linker.func_wrap(
             MODULE,
             name,
@@ -307,9 +354,13 @@ fn define_one(linker: &mut Linker<State>, name: &str, ty: Option<wasmtime::FuncT
                 if is_stdio(fd) { ESPIPE } else { EBADF }
             },
         )?,
-        "fd_tell" => linker.func_wrap(MODULE, name, |_c: Caller<'_, State>, fd: i32, _out: i32| -> i32 {
-            if is_stdio(fd) { ESPIPE } else { EBADF }
-        })?,
+        "fd_tell" => linker.func_wrap(
+            MODULE,
+            name,
+            |_c: Caller<'_, State>, fd: i32, _out: i32| -> i32 {
+                if is_stdio(fd) { ESPIPE } else { EBADF }
+            },
+        )?,
         "clock_time_get" => linker.func_wrap(
             MODULE,
             name,
@@ -317,7 +368,9 @@ fn define_one(linker: &mut Linker<State>, name: &str, ty: Option<wasmtime::FuncT
                 const F: &str = "clock_time_get";
                 let (data, _) = memory(&mut c, F)?;
                 let nanos = match id {
-                    0 => SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64),
+                    0 => SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .map_or(0, |d| d.as_nanos() as u64),
                     1 => monotonic_base().elapsed().as_nanos() as u64,
                     _ => return Ok(EINVAL),
                 };
@@ -325,36 +378,51 @@ fn define_one(linker: &mut Linker<State>, name: &str, ty: Option<wasmtime::FuncT
                 Ok(SUCCESS)
             },
         )?,
-        "clock_res_get" => linker.func_wrap(MODULE, name, |mut c: Caller<'_, State>, id: i32, out: i32| -> Res<i32> {
-            const F: &str = "clock_res_get";
-            let (data, _) = memory(&mut c, F)?;
-            if !(0..=1).contains(&id) {
-                return Ok(EINVAL);
-            }
-            put(data, F, out, &1000u64.to_le_bytes())?;
-            Ok(SUCCESS)
-        })?,
-        "random_get" => linker.func_wrap(MODULE, name, |mut c: Caller<'_, State>, buf: i32, len: i32| -> Res<i32> {
-            const F: &str = "random_get";
-            let (data, state) = memory(&mut c, F)?;
-            let r = range(data, F, buf, u64::from(len as u32))?;
-            for chunk in data[r].chunks_mut(8) {
-                let v = state.random().to_le_bytes();
-                chunk.copy_from_slice(&v[..chunk.len()]);
-            }
-            Ok(SUCCESS)
-        })?,
+        "clock_res_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |mut c: Caller<'_, State>, id: i32, out: i32| -> Res<i32> {
+                const F: &str = "clock_res_get";
+                let (data, _) = memory(&mut c, F)?;
+                if !(0..=1).contains(&id) {
+                    return Ok(EINVAL);
+                }
+                put(data, F, out, &1000u64.to_le_bytes())?;
+                Ok(SUCCESS)
+            },
+        )?,
+        "random_get" => linker.func_wrap(
+            MODULE,
+            name,
+            |mut c: Caller<'_, State>, buf: i32, len: i32| -> Res<i32> {
+                const F: &str = "random_get";
+                let (data, state) = memory(&mut c, F)?;
+                let r = range(data, F, buf, u64::from(len as u32))?;
+                for chunk in data[r].chunks_mut(8) {
+                    let v = state.random().to_le_bytes();
+                    chunk.copy_from_slice(&v[..chunk.len()]);
+                }
+                Ok(SUCCESS)
+            },
+        )?,
         "poll_oneoff" => linker.func_wrap(
             MODULE,
             name,
-            |mut c: Caller<'_, State>, subs: i32, events: i32, count: i32, nevents: i32| -> Res<i32> {
-                poll_oneoff(&mut c, subs, events, count, nevents)
-            },
+            |mut c: Caller<'_, State>,
+             subs: i32,
+             events: i32,
+             count: i32,
+             nevents: i32|
+             -> Res<i32> { poll_oneoff(&mut c, subs, events, count, nevents) },
         )?,
-        "sched_yield" => linker.func_wrap(MODULE, name, |_c: Caller<'_, State>| -> i32 { SUCCESS })?,
-        "proc_exit" => linker.func_wrap(MODULE, name, |_c: Caller<'_, State>, code: i32| -> Res<()> {
-            Err(Fault::Exit(code).into())
-        })?,
+        "sched_yield" => {
+            linker.func_wrap(MODULE, name, |_c: Caller<'_, State>| -> i32 { SUCCESS })?
+        }
+        "proc_exit" => linker.func_wrap(
+            MODULE,
+            name,
+            |_c: Caller<'_, State>, code: i32| -> Res<()> { Err(Fault::Exit(code).into()) },
+        )?,
         _ => {
             // Files, sockets, `proc_raise`, ...: ENOSYS when the signature
             // returns an errno; otherwise calling it stops the function.
@@ -362,7 +430,8 @@ fn define_one(linker: &mut Linker<State>, name: &str, ty: Option<wasmtime::FuncT
                 return Ok(());
             };
             let errno = matches!(ty.results().collect::<Vec<_>>().as_slice(), [ValType::I32]);
-            let label = format!("the function called WASI `{name}`, which kguest krm does not offer");
+            let label =
+                format!("the function called WASI `{name}`, which kguest krm does not offer");
             linker.func_new(MODULE, name, ty, move |_c, _params, results| {
                 if errno && let Some(r) = results.first_mut() {
                     *r = Val::I32(ENOSYS);
@@ -377,7 +446,13 @@ fn define_one(linker: &mut Linker<State>, name: &str, ty: Option<wasmtime::FuncT
 
 /// Subscriptions on the clocks and on stdin/stdout/stderr: ready at once
 /// (clock subscriptions sleep first, but never past the deadline).
-fn poll_oneoff(c: &mut Caller<'_, State>, subs: i32, events: i32, count: i32, nevents: i32) -> Res<i32> {
+fn poll_oneoff(
+    c: &mut Caller<'_, State>,
+    subs: i32,
+    events: i32,
+    count: i32,
+    nevents: i32,
+) -> Res<i32> {
     const F: &str = "poll_oneoff";
     if count <= 0 {
         return Ok(EINVAL);
@@ -400,14 +475,22 @@ fn poll_oneoff(c: &mut Caller<'_, State>, subs: i32, events: i32, count: i32, ne
                 let timeout = u64::from_le_bytes(s[24..32].try_into().unwrap_or([0; 8]));
                 let absolute = u16::from_le_bytes([s[40], s[41]]) & 1 == 1;
                 let now = monotonic_base().elapsed().as_nanos() as u64;
-                let wait = if absolute { timeout.saturating_sub(now) } else { timeout };
+                let wait = if absolute {
+                    timeout.saturating_sub(now)
+                } else {
+                    timeout
+                };
                 sleep = Some(sleep.map_or(wait, |w| w.min(wait)));
             }
             1 | 2 => {
                 let fd = u32::from_le_bytes(s[16..20].try_into().unwrap_or([0; 4])) as i32;
                 let ready = (tag == 1 && fd == 0) || (tag == 2 && (fd == 1 || fd == 2));
                 if ready {
-                    let n = if tag == 1 { state.stdin.len() - state.stdin_pos } else { 65536 };
+                    let n = if tag == 1 {
+                        state.stdin.len() - state.stdin_pos
+                    } else {
+                        65536
+                    };
                     ev[16..24].copy_from_slice(&(n as u64).to_le_bytes());
                 } else {
                     ev[8..10].copy_from_slice(&(EBADF as u16).to_le_bytes());

@@ -14,15 +14,27 @@ fn set(text: &str, path: &[&str], value: Value<'_>) -> Result<String, EditError>
 #[test]
 fn replaces_a_scalar_keeping_its_comment() {
     let text = "a: 1 # one\nb: 2\n";
-    assert_eq!(set(text, &["a"], Value::Int(5)).unwrap(), "a: 5 # one\nb: 2\n");
-    assert_eq!(set(text, &["b"], Value::Str("x y")).unwrap(), "a: 1 # one\nb: \"x y\"\n");
+    assert_eq!(
+        set(text, &["a"], Value::Int(5)).unwrap(),
+        "a: 5 # one\nb: 2\n"
+    );
+    assert_eq!(
+        set(text, &["b"], Value::Str("x y")).unwrap(),
+        "a: 1 # one\nb: \"x y\"\n"
+    );
 }
 
 #[test]
 fn replaces_quoted_and_tagged_scalars_entirely() {
     assert_eq!(set("a: 'q'\n", &["a"], Value::Str("v")).unwrap(), "a: v\n");
-    assert_eq!(set("a: &x 'q'\n", &["a"], Value::Str("v")).unwrap(), "a: v\n");
-    assert_eq!(set("a: |\n  text\nb: 1\n", &["a"], Value::Str("v")).unwrap(), "a: v\nb: 1\n");
+    assert_eq!(
+        set("a: &x 'q'\n", &["a"], Value::Str("v")).unwrap(),
+        "a: v\n"
+    );
+    assert_eq!(
+        set("a: |\n  text\nb: 1\n", &["a"], Value::Str("v")).unwrap(),
+        "a: v\nb: 1\n"
+    );
 }
 
 #[test]
@@ -38,7 +50,12 @@ fn adds_a_key_after_the_last_one() {
 fn creates_missing_mappings() {
     let text = "kind: Pod\nmetadata:\n  name: web\n";
     assert_eq!(
-        set(text, &["metadata", "annotations", "a.b/c"], Value::Str("on")).unwrap(),
+        set(
+            text,
+            &["metadata", "annotations", "a.b/c"],
+            Value::Str("on")
+        )
+        .unwrap(),
         "kind: Pod\nmetadata:\n  name: web\n  annotations:\n    a.b/c: \"on\"\n"
     );
     assert_eq!(
@@ -50,7 +67,12 @@ fn creates_missing_mappings() {
 #[test]
 fn fills_empty_and_null_values() {
     assert_eq!(
-        set("metadata:\nspec: 1\n", &["metadata", "name"], Value::Str("web")).unwrap(),
+        set(
+            "metadata:\nspec: 1\n",
+            &["metadata", "name"],
+            Value::Str("web")
+        )
+        .unwrap(),
         "metadata:\n  name: web\nspec: 1\n"
     );
     assert_eq!(
@@ -58,7 +80,10 @@ fn fills_empty_and_null_values() {
         "metadata:\n  name: web\n"
     );
     assert_eq!(set("a:\n", &["a"], Value::Str("web")).unwrap(), "a: web\n");
-    assert_eq!(set("a: ~ # c\n", &["a"], Value::Int(1)).unwrap(), "a: 1 # c\n");
+    assert_eq!(
+        set("a: ~ # c\n", &["a"], Value::Int(1)).unwrap(),
+        "a: 1 # c\n"
+    );
 }
 
 #[test]
@@ -67,7 +92,10 @@ fn edits_flow_mappings_in_flow_style() {
         set("labels: {a: b}\n", &["labels", "c"], Value::Str("d")).unwrap(),
         "labels: {a: b, c: d}\n"
     );
-    assert_eq!(set("labels: {}\n", &["labels", "c"], Value::Str("d")).unwrap(), "labels: {c: d}\n");
+    assert_eq!(
+        set("labels: {}\n", &["labels", "c"], Value::Str("d")).unwrap(),
+        "labels: {c: d}\n"
+    );
     assert_eq!(
         set("{\"a\": {\"b\": 1}}\n", &["a", "c", "d"], Value::Str("e")).unwrap(),
         "{\"a\": {\"b\": 1, \"c\": {\"d\": \"e\"}}}\n"
@@ -90,7 +118,12 @@ fn edits_flow_mappings_in_flow_style() {
 #[test]
 fn writes_block_values_reindented() {
     assert_eq!(
-        set("spec:\n  a: 1\n", &["spec", "b"], Value::Yaml("x: 1\n# c\ny: [2]\n")).unwrap(),
+        set(
+            "spec:\n  a: 1\n",
+            &["spec", "b"],
+            Value::Yaml("x: 1\n# c\ny: [2]\n")
+        )
+        .unwrap(),
         "spec:\n  a: 1\n  b:\n    x: 1\n    # c\n    y: [2]\n"
     );
     assert_eq!(
@@ -106,8 +139,14 @@ fn edits_inside_sequences() {
         set(text, &["containers", "1", "image"], Value::Str("nginx")).unwrap(),
         "containers:\n- name: a\n  image: x # pinned\n- name: b\n  image: nginx\n"
     );
-    assert_eq!(set(text, &["containers", "5", "image"], Value::Str("y")), Err(EditError::NoSuchIndex));
-    assert_eq!(set(text, &["containers", "0", "name", "x"], Value::Str("y")), Err(EditError::NotAMapping));
+    assert_eq!(
+        set(text, &["containers", "5", "image"], Value::Str("y")),
+        Err(EditError::NoSuchIndex)
+    );
+    assert_eq!(
+        set(text, &["containers", "0", "name", "x"], Value::Str("y")),
+        Err(EditError::NotAMapping)
+    );
 }
 
 #[test]
@@ -123,7 +162,10 @@ fn quotes_what_would_not_read_back() {
         ("quote\"back\\slash", "\"quote\\\"back\\\\slash\""),
         ("émoji ✓", "\"émoji ✓\""),
     ] {
-        assert_eq!(set("k: 0\n", &["k"], Value::Str(s)).unwrap(), format!("k: {written}\n"));
+        assert_eq!(
+            set("k: 0\n", &["k"], Value::Str(s)).unwrap(),
+            format!("k: {written}\n")
+        );
         // And it reads back as the same string.
         let out = set("k: 0\n", &["k"], Value::Str(s)).unwrap();
         let v: serde_norway::Value = serde_norway::from_str(&out).unwrap();
@@ -133,6 +175,9 @@ fn quotes_what_would_not_read_back() {
 
 #[test]
 fn a_bad_yaml_value_is_refused() {
-    assert_eq!(set("a: 1\n", &["a"], Value::Yaml("[unclosed")), Err(EditError::BadYaml));
+    assert_eq!(
+        set("a: 1\n", &["a"], Value::Yaml("[unclosed")),
+        Err(EditError::BadYaml)
+    );
     assert_eq!(set("a: 1\n", &[], Value::Int(1)), Err(EditError::EmptyPath));
 }

@@ -77,7 +77,10 @@ fn reads_items_and_function_config() {
         assert_eq!(items[0].group(), "apps");
         assert_eq!(items[0].name(), Some("web"));
         assert_eq!(items[0].namespace(), None);
-        assert_eq!(items[0].annotation("internal.config.kubernetes.io/path"), Some("apps/web.yaml"));
+        assert_eq!(
+            items[0].annotation("internal.config.kubernetes.io/path"),
+            Some("apps/web.yaml")
+        );
         assert_eq!(items[1].api_version(), "example.com/v1alpha1");
         assert_eq!(items[1].namespace(), Some("tools"));
         assert_eq!(
@@ -87,7 +90,10 @@ fn reads_items_and_function_config() {
         assert_eq!(items[2].group(), "");
         assert!(items[2].is("", "Namespace"));
         let config = list.function_config().expect("functionConfig");
-        assert_eq!(config.path(&["data", "namespace"]).and_then(|n| n.as_str()), Some("prod"));
+        assert_eq!(
+            config.path(&["data", "namespace"]).and_then(|n| n.as_str()),
+            Some("prod")
+        );
     });
     ok(&out);
 }
@@ -95,9 +101,12 @@ fn reads_items_and_function_config() {
 #[test]
 fn an_edit_changes_only_its_bytes() {
     let out = run(LIST, |list| {
-        list.set(0, &["metadata", "namespace"], Value::Str("prod")).unwrap();
-        list.set(1, &["metadata", "namespace"], Value::Str("prod")).unwrap();
-        list.set(2, &["metadata", "namespace"], Value::Str("prod")).unwrap();
+        list.set(0, &["metadata", "namespace"], Value::Str("prod"))
+            .unwrap();
+        list.set(1, &["metadata", "namespace"], Value::Str("prod"))
+            .unwrap();
+        list.set(2, &["metadata", "namespace"], Value::Str("prod"))
+            .unwrap();
         // A second edit of an edited item.
         list.set(0, &["spec", "replicas"], Value::Int(5)).unwrap();
     });
@@ -109,7 +118,10 @@ fn an_edit_changes_only_its_bytes() {
         )
         .replace("replicas: 3  # scaled", "replicas: 5  # scaled")
         .replace("namespace: tools}", "namespace: prod}")
-        .replace("metadata: {name: prod}}", "metadata: {name: prod, namespace: prod}}");
+        .replace(
+            "metadata: {name: prod}}",
+            "metadata: {name: prod, namespace: prod}}",
+        );
     assert_eq!(out.stdout, expected);
 }
 
@@ -117,7 +129,17 @@ fn an_edit_changes_only_its_bytes() {
 fn deletes_keep_the_rest() {
     let out = run(LIST, |list| {
         assert!(list.delete(0, &["spec", "replicas"]).unwrap());
-        assert!(list.delete(0, &["metadata", "annotations", "config.kubernetes.io/local-config"]).unwrap());
+        assert!(
+            list.delete(
+                0,
+                &[
+                    "metadata",
+                    "annotations",
+                    "config.kubernetes.io/local-config"
+                ]
+            )
+            .unwrap()
+        );
         assert!(!list.delete(0, &["metadata", "labels"]).unwrap());
         assert!(list.delete(1, &["spec", "unknownField", "1"]).unwrap());
     });
@@ -142,7 +164,10 @@ fn removes_items() {
                 list.remove(i).unwrap();
             }
             assert_eq!(list.remove(remove[0]), Err(EditError::Removed));
-            assert_eq!(list.set(remove[0], &["a"], Value::Null), Err(EditError::Removed));
+            assert_eq!(
+                list.set(remove[0], &["a"], Value::Null),
+                Err(EditError::Removed)
+            );
         });
         ok(&out);
         let v = yaml(&out);
@@ -158,7 +183,10 @@ fn removes_items() {
         }
         // The comments of the untouched items survive.
         if !remove.contains(&1) {
-            assert!(out.stdout.contains("kind: Widget   # unknown to Kubernetes"));
+            assert!(
+                out.stdout
+                    .contains("kind: Widget   # unknown to Kubernetes")
+            );
         }
         assert!(out.stdout.contains("functionConfig:\n  apiVersion: v1"));
     }
@@ -168,7 +196,11 @@ fn removes_items() {
         }
     });
     ok(&out);
-    assert!(out.stdout.contains("items: []\nfunctionConfig:"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("items: []\nfunctionConfig:"),
+        "{}",
+        out.stdout
+    );
     assert_eq!(yaml(&out)["items"].as_sequence().map(Vec::len), Some(0));
 }
 
@@ -180,7 +212,8 @@ fn adds_items() {
             .unwrap();
         assert_eq!(i, 3);
         assert_eq!(list.item(i).and_then(|it| it.name()), Some("added"));
-        list.set(i, &["metadata", "namespace"], Value::Str("prod")).unwrap();
+        list.set(i, &["metadata", "namespace"], Value::Str("prod"))
+            .unwrap();
         assert_eq!(list.add("kind: NoVersion\n"), Err(EditError::NotAResource));
         assert_eq!(list.add("{unclosed"), Err(EditError::BadYaml));
     });
@@ -200,20 +233,34 @@ fn adds_items() {
             list.add("apiVersion: v1\nkind: Secret\n").unwrap();
         });
         ok(&out);
-        assert!(out.stdout.ends_with("items:\n- apiVersion: v1\n  kind: Secret\n"), "{}", out.stdout);
+        assert!(
+            out.stdout
+                .ends_with("items:\n- apiVersion: v1\n  kind: Secret\n"),
+            "{}",
+            out.stdout
+        );
     }
 }
 
 #[test]
 fn results_are_appended() {
     let out = run(LIST, |list| {
-        list.report(Report::error("needs: a \"request\"").on(0).field("spec.containers[0].resources"))
-            .unwrap();
+        list.report(
+            Report::error("needs: a \"request\"")
+                .on(0)
+                .field("spec.containers[0].resources"),
+        )
+        .unwrap();
         list.report(Report::warning("just so you know")).unwrap();
-        list.report(Report::new(Severity::Info, "about the widget").on(1)).unwrap();
+        list.report(Report::new(Severity::Info, "about the widget").on(1))
+            .unwrap();
     });
     assert_eq!(out.code, 1, "an error result fails the run");
-    assert!(out.stdout.starts_with(LIST), "the input is kept:\n{}", out.stdout);
+    assert!(
+        out.stdout.starts_with(LIST),
+        "the input is kept:\n{}",
+        out.stdout
+    );
     let v = yaml(&out);
     let r = &v["results"];
     assert_eq!(r[0]["message"].as_str(), Some("needs: a \"request\""));
@@ -221,7 +268,10 @@ fn results_are_appended() {
     assert_eq!(r[0]["resourceRef"]["kind"].as_str(), Some("Deployment"));
     assert_eq!(r[0]["resourceRef"]["name"].as_str(), Some("web"));
     assert_eq!(r[0]["resourceRef"]["apiVersion"].as_str(), Some("apps/v1"));
-    assert_eq!(r[0]["field"]["path"].as_str(), Some("spec.containers[0].resources"));
+    assert_eq!(
+        r[0]["field"]["path"].as_str(),
+        Some("spec.containers[0].resources")
+    );
     assert_eq!(r[0]["file"]["path"].as_str(), Some("apps/web.yaml"));
     assert_eq!(r[0]["file"]["index"].as_i64(), Some(0));
     assert_eq!(r[1]["severity"].as_str(), Some("warning"));
@@ -243,11 +293,13 @@ fn results_are_appended() {
 fn json_input_gets_json_style_results() {
     let input = "{\"apiVersion\": \"config.kubernetes.io/v1\", \"kind\": \"ResourceList\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"p\"}}]}";
     let out = run(input, |list| {
-        list.set(0, &["metadata", "namespace"], Value::Str("ns")).unwrap();
+        list.set(0, &["metadata", "namespace"], Value::Str("ns"))
+            .unwrap();
         list.report(Report::error("bad").on(0)).unwrap();
     });
     assert_eq!(out.code, 1);
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    let v: serde_json::Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
     assert_eq!(v["items"][0]["metadata"]["namespace"], "ns");
     assert_eq!(v["results"][0]["resourceRef"]["name"], "p");
 }
@@ -255,11 +307,26 @@ fn json_input_gets_json_style_results() {
 #[test]
 fn bad_input_is_one_line_on_stderr_and_nothing_on_stdout() {
     for (input, needle) in [
-        ("a: [", "error: input: unterminated flow sequence at line 1, column 4"),
-        ("- just\n- a list\n", "not a ResourceList: the input is not a mapping"),
-        ("apiVersion: v1\nkind: List\nitems: []\n", "`kind` is not ResourceList at line 2"),
-        ("apiVersion: v1\nkind: ResourceList\nitems: []\n", "`apiVersion` is not config.kubernetes.io/*"),
-        ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {}\n", "`items` is not a sequence"),
+        (
+            "a: [",
+            "error: input: unterminated flow sequence at line 1, column 4",
+        ),
+        (
+            "- just\n- a list\n",
+            "not a ResourceList: the input is not a mapping",
+        ),
+        (
+            "apiVersion: v1\nkind: List\nitems: []\n",
+            "`kind` is not ResourceList at line 2",
+        ),
+        (
+            "apiVersion: v1\nkind: ResourceList\nitems: []\n",
+            "`apiVersion` is not config.kubernetes.io/*",
+        ),
+        (
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {}\n",
+            "`items` is not a sequence",
+        ),
         (
             "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: Pod\n",
             "item has no apiVersion (item 0) at line 4",
@@ -268,7 +335,10 @@ fn bad_input_is_one_line_on_stderr_and_nothing_on_stdout() {
             "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Pod\n- apiVersion: v1\n",
             "item has no kind (item 1) at line 6",
         ),
-        ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- 3\n", "item is not a mapping"),
+        (
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- 3\n",
+            "item is not a mapping",
+        ),
         ("\u{0}", "NUL"),
         ("", "not a mapping"),
     ] {
@@ -282,7 +352,8 @@ fn bad_input_is_one_line_on_stderr_and_nothing_on_stdout() {
 
 #[test]
 fn many_items_many_edits() {
-    let mut input = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    let mut input =
+        String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
     for i in 0..1000 {
         input.push_str(&format!(
             "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm-{i} # {i}\n  data:\n    key: \"value {i}\"\n"
@@ -290,7 +361,8 @@ fn many_items_many_edits() {
     }
     let out = run(&input, |list: &mut ResourceList| {
         for i in 0..list.len() {
-            list.set(i, &["metadata", "namespace"], Value::Str("prod")).unwrap();
+            list.set(i, &["metadata", "namespace"], Value::Str("prod"))
+                .unwrap();
             if i % 3 == 0 {
                 list.remove(i).unwrap();
             }
@@ -301,6 +373,13 @@ fn many_items_many_edits() {
     let items = v["items"].as_sequence().unwrap();
     assert_eq!(items.len(), 666);
     assert_eq!(items[0]["metadata"]["name"].as_str(), Some("cm-1"));
-    assert!(items.iter().all(|i| i["metadata"]["namespace"].as_str() == Some("prod")));
-    assert!(out.stdout.contains("    name: cm-998 # 998\n    namespace: prod\n"));
+    assert!(
+        items
+            .iter()
+            .all(|i| i["metadata"]["namespace"].as_str() == Some("prod"))
+    );
+    assert!(
+        out.stdout
+            .contains("    name: cm-998 # 998\n    namespace: prod\n")
+    );
 }

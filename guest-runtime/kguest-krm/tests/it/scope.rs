@@ -12,7 +12,8 @@ fn workspace() -> PathBuf {
 
 /// `src/v1_NN` of the k8s-openapi the workspace resolves to.
 fn k8s_openapi_src() -> PathBuf {
-    let manifest = std::fs::read_to_string(workspace().join("Cargo.toml")).expect("workspace manifest");
+    let manifest =
+        std::fs::read_to_string(workspace().join("Cargo.toml")).expect("workspace manifest");
     let line = manifest
         .lines()
         .find(|l| l.starts_with("k8s-openapi ="))
@@ -23,11 +24,21 @@ fn k8s_openapi_src() -> PathBuf {
         .expect("a v1_NN feature");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline", "--manifest-path"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--manifest-path",
+        ])
         .arg(workspace().join("Cargo.toml"))
         .output()
         .expect("cargo metadata");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata JSON");
     let manifest_path = meta["packages"]
         .as_array()
@@ -36,7 +47,11 @@ fn k8s_openapi_src() -> PathBuf {
         .find(|p| p["name"] == "k8s-openapi")
         .and_then(|p| p["manifest_path"].as_str())
         .expect("k8s-openapi package");
-    Path::new(manifest_path).parent().expect("dir").join("src").join(feature)
+    Path::new(manifest_path)
+        .parent()
+        .expect("dir")
+        .join("src")
+        .join(feature)
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -107,7 +122,11 @@ fn table_matches_k8s_openapi() {
         let src = std::fs::read_to_string(&path).expect("scope.rs");
         let (head, rest) = src.split_once("// @table-begin\n").expect("begin marker");
         let (_, tail) = rest.split_once("// @table-end").expect("end marker");
-        std::fs::write(&path, format!("{head}// @table-begin\n{table}// @table-end{tail}")).expect("write");
+        std::fs::write(
+            &path,
+            format!("{head}// @table-begin\n{table}// @table-end{tail}"),
+        )
+        .expect("write");
         return;
     }
     panic!("scope::KINDS is stale; run with UPDATE_EXPECT=1. Expected:\n{table}");
@@ -118,11 +137,28 @@ fn lookups() {
     assert_eq!(scope::is_namespaced("", "Pod"), Some(true));
     assert_eq!(scope::is_namespaced("", "Namespace"), Some(false));
     assert_eq!(scope::is_namespaced("apps", "Deployment"), Some(true));
-    assert_eq!(scope::is_namespaced("rbac.authorization.k8s.io", "ClusterRole"), Some(false));
-    assert_eq!(scope::is_namespaced_api_version("storage.k8s.io/v1", "StorageClass"), Some(false));
-    assert_eq!(scope::is_namespaced_api_version("v1", "ConfigMap"), Some(true));
+    assert_eq!(
+        scope::is_namespaced("rbac.authorization.k8s.io", "ClusterRole"),
+        Some(false)
+    );
+    assert_eq!(
+        scope::is_namespaced_api_version("storage.k8s.io/v1", "StorageClass"),
+        Some(false)
+    );
+    assert_eq!(
+        scope::is_namespaced_api_version("v1", "ConfigMap"),
+        Some(true)
+    );
     assert_eq!(scope::is_namespaced("example.com", "Widget"), None);
-    assert_eq!(scope::is_namespaced("apps", "Pod"), None, "the group matters");
+    assert_eq!(
+        scope::is_namespaced("apps", "Pod"),
+        None,
+        "the group matters"
+    );
     // Sorted, or binary search would miss entries.
-    assert!(scope::KINDS.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
+    assert!(
+        scope::KINDS
+            .windows(2)
+            .all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1))
+    );
 }

@@ -11,12 +11,25 @@ use super::{arena, parse};
 fn every_upstream_fixture_transcodes_like_the_upstream_protobuf() {
     let dir = std::env::var_os("KGUEST_VENDOR_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto-vendor"))
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto-vendor")
+        })
         .join("testdata");
-    assert!(dir.is_dir(), "{} is missing: run `cargo xtask vendor` first", dir.display());
+    assert!(
+        dir.is_dir(),
+        "{} is missing: run `cargo xtask vendor` first",
+        dir.display()
+    );
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok()?.strip_suffix(".yaml").map(String::from))
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .into_string()
+                .ok()?
+                .strip_suffix(".yaml")
+                .map(String::from)
+        })
         .collect();
     names.sort();
     let mut checked = 0;
@@ -33,8 +46,11 @@ fn every_upstream_fixture_transcodes_like_the_upstream_protobuf() {
         };
         let a = arena();
         let node = parse(&a, &yaml);
-        let ours = node.to_protobuf(schema).unwrap_or_else(|e| panic!("{name}: {} at {}", e.what, e.at));
-        let ours = kguest_k8s::json::to_json(schema, ours).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ours = node
+            .to_protobuf(schema)
+            .unwrap_or_else(|e| panic!("{name}: {} at {}", e.what, e.at));
+        let ours =
+            kguest_k8s::json::to_json(schema, ours).unwrap_or_else(|e| panic!("{name}: {e}"));
         let theirs = kguest_k8s::json::to_json(schema, env.raw).expect("fixture decodes");
         assert_eq!(ours, theirs, "{name}");
         checked += 1;
@@ -56,10 +72,17 @@ fn typed_reads() {
     let cpu = r.requests().get("cpu").unwrap().parse().unwrap();
     let limit = r.limits().get("cpu").unwrap().parse().unwrap();
     assert!(cpu < limit);
-    assert_eq!(r.requests().get("memory").unwrap().parse().unwrap().value(), Some(1 << 30));
+    assert_eq!(
+        r.requests().get("memory").unwrap().parse().unwrap().value(),
+        Some(1 << 30)
+    );
     let probe = c.liveness_probe().unwrap();
     assert_eq!(probe.initial_delay_seconds(), Some(3));
-    let port = probe.handler().and_then(|h| h.http_get()).and_then(|g| g.port()).unwrap();
+    let port = probe
+        .handler()
+        .and_then(|h| h.http_get())
+        .and_then(|g| g.port())
+        .unwrap();
     assert_eq!(port.str_val(), Some("http"));
 
     let rr: ResourceRequirements<'_> = root.get("resources").unwrap().view().unwrap();
@@ -74,5 +97,8 @@ fn type_mismatches_name_the_place() {
     assert_eq!(e.what, "expected a sequence");
     assert_eq!(e.at, 17);
     let root = parse(&a, "resources: {requests: {cpu: [1]}}\n");
-    assert_eq!(root.view::<Container<'_>>().unwrap_err().what, "expected a scalar");
+    assert_eq!(
+        root.view::<Container<'_>>().unwrap_err().what,
+        "expected a scalar"
+    );
 }

@@ -29,7 +29,8 @@ fn tree(n: Node<'_>) -> Value {
 fn same_as_serde(text: &str) {
     let a = arena();
     let ours = tree(parse(&a, text));
-    let theirs: Value = serde_norway::from_str(text).unwrap_or_else(|e| panic!("serde_norway: {e}: {text}"));
+    let theirs: Value =
+        serde_norway::from_str(text).unwrap_or_else(|e| panic!("serde_norway: {e}: {text}"));
     assert_eq!(ours, theirs, "in:\n{text}");
 }
 
@@ -77,9 +78,15 @@ fn corpus_reads_like_serde_norway() {
 fn fixtures(ext: &str) -> Vec<(String, String)> {
     let dir = std::env::var_os("KGUEST_VENDOR_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto-vendor"))
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto-vendor")
+        })
         .join("testdata");
-    assert!(dir.is_dir(), "{} is missing: run `cargo xtask vendor` first", dir.display());
+    assert!(
+        dir.is_dir(),
+        "{} is missing: run `cargo xtask vendor` first",
+        dir.display()
+    );
     let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
         .expect("read testdata")
         .filter_map(|e| {
@@ -129,18 +136,39 @@ fn node_accessors() {
     );
     assert_eq!(root.kind(), Kind::Map);
     assert_eq!(root.len(), 4);
-    assert_eq!(root.path(&["metadata", "name"]).and_then(|n| n.as_str()), Some("web"));
-    assert_eq!(root.path(&["metadata", "labels", "app"]).and_then(|n| n.as_str()), Some("web"));
-    assert_eq!(root.path(&["spec", "containers", "0", "image"]).and_then(|n| n.as_str()), Some("nginx:1"));
-    assert_eq!(root.path(&["spec", "containers", "1", "name"]).and_then(|n| n.as_str()), Some("b"));
+    assert_eq!(
+        root.path(&["metadata", "name"]).and_then(|n| n.as_str()),
+        Some("web")
+    );
+    assert_eq!(
+        root.path(&["metadata", "labels", "app"])
+            .and_then(|n| n.as_str()),
+        Some("web")
+    );
+    assert_eq!(
+        root.path(&["spec", "containers", "0", "image"])
+            .and_then(|n| n.as_str()),
+        Some("nginx:1")
+    );
+    assert_eq!(
+        root.path(&["spec", "containers", "1", "name"])
+            .and_then(|n| n.as_str()),
+        Some("b")
+    );
     assert!(root.path(&["spec", "containers", "2"]).is_none());
     assert!(root.path(&["spec", "containers", "x"]).is_none());
     assert_eq!(root.get("n").and_then(|n| n.as_i64()), Some(42));
     assert_eq!(root.get("t").and_then(|n| n.as_bool()), Some(true));
     assert_eq!(root.path(&["spec", "containers"]).map(|n| n.len()), Some(2));
-    assert_eq!(root.path(&["metadata", "name"]).map(|n| n.source()), Some("web"));
+    assert_eq!(
+        root.path(&["metadata", "name"]).map(|n| n.source()),
+        Some("web")
+    );
     assert!(root.get("missing").is_none());
-    assert!(root.get("n").unwrap().get("x").is_none(), "a scalar has no keys");
+    assert!(
+        root.get("n").unwrap().get("x").is_none(),
+        "a scalar has no keys"
+    );
 }
 
 fn parse_error(text: &str) -> (String, u32) {
@@ -155,14 +183,26 @@ fn parse_error(text: &str) -> (String, u32) {
 fn malformed_yaml_names_the_problem_and_place() {
     let cases: &[(&str, &str, u32)] = &[
         ("a: 1\n\tb: 2\n", "tab in indentation", 5),
-        ("a:\n    b: 1\n  c: 2\n", "bad indentation (deeper than the mapping's keys)", 14),
+        (
+            "a:\n    b: 1\n  c: 2\n",
+            "bad indentation (deeper than the mapping's keys)",
+            14,
+        ),
         ("a: 1\n  b: 2\n", "bad indentation of a mapping entry", 7),
         ("a: \"open\n", "unterminated quoted string", 3),
         ("a: [1, 2\n", "unterminated flow sequence", 3),
         ("a: {x: 1\n", "unterminated flow mapping", 3),
         ("? complex\n: value\n", "complex mapping keys", 0),
-        ("a: b: c\n", "a mapping cannot start on the line of its key", 4),
-        ("a: 1\n- b\n", "a sequence entry where a mapping key was expected", 5),
+        (
+            "a: b: c\n",
+            "a mapping cannot start on the line of its key",
+            4,
+        ),
+        (
+            "a: 1\n- b\n",
+            "a sequence entry where a mapping key was expected",
+            5,
+        ),
         ("a: 1\n---\nb: 2\n", "more than one YAML document", 9),
         ("a: {x: 1 y: 2}\n", "expected `,` or `}`", 10),
         ("- a\n  b: 1\n", "bad indentation of a mapping entry", 6),

@@ -10,13 +10,22 @@ use std::process::Command;
 use super::{assert_fails, kguest, temp_file};
 
 fn function(name: &str) -> String {
-    let dir = std::env::var_os("KGUEST_KRM_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        std::env::var_os("CARGO_TARGET_DIR")
-            .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"), PathBuf::from)
-            .join("krm")
-    });
+    let dir = std::env::var_os("KGUEST_KRM_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map_or_else(
+                    || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+                    PathBuf::from,
+                )
+                .join("krm")
+        });
     let path = dir.join(format!("{name}.wasm"));
-    assert!(path.is_file(), "{} is missing: run `cargo xtask examples` first", path.display());
+    assert!(
+        path.is_file(),
+        "{} is missing: run `cargo xtask examples` first",
+        path.display()
+    );
     path.to_string_lossy().into_owned()
 }
 
@@ -42,26 +51,51 @@ functionConfig:
 #[test]
 fn runs_a_function() {
     let out = kguest(&["krm", &function("set-namespace")], LIST.as_bytes());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        LIST.replace("  metadata:\n    name: web\n", "  metadata:\n    name: web\n    namespace: prod\n")
+        LIST.replace(
+            "  metadata:\n    name: web\n",
+            "  metadata:\n    name: web\n    namespace: prod\n"
+        )
     );
 }
 
 #[test]
 fn config_and_timing() {
-    let config = temp_file("krm-config.yaml", b"kind: SetNamespace\nnamespace: staging\n");
+    let config = temp_file(
+        "krm-config.yaml",
+        b"kind: SetNamespace\nnamespace: staging\n",
+    );
     let out = kguest(
-        &["krm", &function("set-namespace"), "--config", config.to_str().unwrap(), "--timing"],
+        &[
+            "krm",
+            &function("set-namespace"),
+            "--config",
+            config.to_str().unwrap(),
+            "--timing",
+        ],
         LIST.as_bytes(),
     );
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("    name: web\n    namespace: staging\n"), "{stdout}");
-    assert!(stdout.ends_with("functionConfig:\n  kind: SetNamespace\n  namespace: staging\n"), "{stdout}");
+    assert!(
+        stdout.contains("    name: web\n    namespace: staging\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("functionConfig:\n  kind: SetNamespace\n  namespace: staging\n"),
+        "{stdout}"
+    );
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.starts_with("kguest krm: compile ") && stderr.contains(" ms, run "), "{stderr}");
+    assert!(
+        stderr.starts_with("kguest krm: compile ") && stderr.contains(" ms, run "),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -69,7 +103,11 @@ fn error_results_fail_but_keep_the_output() {
     let input = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec:\n    containers: [{name: c}]\n";
     let out = kguest(&["krm", &function("require-requests")], input.as_bytes());
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
-    assert!(stdout.starts_with(input) && stdout.contains("results:\n- message: \"container c has no cpu request\""), "{stdout}");
+    assert!(
+        stdout.starts_with(input)
+            && stdout.contains("results:\n- message: \"container c has no cpu request\""),
+        "{stdout}"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
@@ -81,7 +119,13 @@ fn error_results_fail_but_keep_the_output() {
 #[test]
 fn bad_input_and_usage() {
     let f = function("set-namespace");
-    let no_output = |out: &std::process::Output| assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    let no_output = |out: &std::process::Output| {
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    };
     for (input, needle) in [
         (&b"{not yaml"[..], "input: invalid"),
         (b"apiVersion: v1\nkind: Pod\n", "not a ResourceList: kind is `Pod`"),
@@ -94,9 +138,21 @@ fn bad_input_and_usage() {
     }
     assert_fails(&kguest(&["krm"], b""), 2, "missing FUNCTION.wasm");
     assert_fails(&kguest(&["krm", &f, "--bogus"], b""), 2, "unknown option");
-    assert_fails(&kguest(&["krm", &f, "--timeout", "soon"], b""), 2, "--timeout");
-    assert_fails(&kguest(&["krm", &f, "--config", "a", "--legacy", "b"], b""), 2, "exclude each other");
-    assert_fails(&kguest(&["krm", "/nonexistent.wasm"], LIST.as_bytes()), 1, "/nonexistent.wasm");
+    assert_fails(
+        &kguest(&["krm", &f, "--timeout", "soon"], b""),
+        2,
+        "--timeout",
+    );
+    assert_fails(
+        &kguest(&["krm", &f, "--config", "a", "--legacy", "b"], b""),
+        2,
+        "exclude each other",
+    );
+    assert_fails(
+        &kguest(&["krm", "/nonexistent.wasm"], LIST.as_bytes()),
+        1,
+        "/nonexistent.wasm",
+    );
     let not_wasm = temp_file("not.wasm", b"\0asm\x01\0\0\0garbage");
     let out = kguest(&["krm", not_wasm.to_str().unwrap()], LIST.as_bytes());
     assert_fails(&out, 1, "not a valid wasm module");
@@ -113,7 +169,9 @@ fn wat_function(name: &str, body: &str) -> String {
   (data (i32.const 1024) "garbage: [")
   {body})"#
     );
-    temp_file(name, &wat_bytes(&wat)).to_string_lossy().into_owned()
+    temp_file(name, &wat_bytes(&wat))
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// WAT text to a module (the `wat` crate; wasmtime's own WAT support is a
@@ -125,9 +183,21 @@ fn wat_bytes(wat: &str) -> Vec<u8> {
 #[test]
 fn misbehaving_functions_fail_cleanly() {
     let cases = [
-        ("trap.wasm", r#"(func (export "_start") unreachable)"#, "the function trapped"),
-        ("loop.wasm", r#"(func (export "_start") (loop $l (br $l)))"#, "ran longer than 0.3 s"),
-        ("exit.wasm", r#"(func (export "_start") (call $exit (i32.const 7)))"#, "exited with code 7 and wrote no output"),
+        (
+            "trap.wasm",
+            r#"(func (export "_start") unreachable)"#,
+            "the function trapped",
+        ),
+        (
+            "loop.wasm",
+            r#"(func (export "_start") (loop $l (br $l)))"#,
+            "ran longer than 0.3 s",
+        ),
+        (
+            "exit.wasm",
+            r#"(func (export "_start") (call $exit (i32.const 7)))"#,
+            "exited with code 7 and wrote no output",
+        ),
         (
             "garbage.wasm",
             r#"(func (export "_start")
@@ -142,13 +212,20 @@ fn misbehaving_functions_fail_cleanly() {
                 (loop $l (drop (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8))) (br $l)))"#,
             "wrote more than 256 MiB to standard output",
         ),
-        ("grow.wasm", r#"(func (export "_start") (drop (memory.grow (i32.const 30000))))"#, "over the limit of 64 MiB"),
+        (
+            "grow.wasm",
+            r#"(func (export "_start") (drop (memory.grow (i32.const 30000))))"#,
+            "over the limit of 64 MiB",
+        ),
     ];
     for (name, body, needle) in cases {
         let f = wat_function(name, body);
         // Only the endless loop needs a short deadline.
         let timeout = if name == "loop.wasm" { "0.3" } else { "60" };
-        let out = kguest(&["krm", &f, "--timeout", timeout, "--memory", "64"], LIST.as_bytes());
+        let out = kguest(
+            &["krm", &f, "--timeout", timeout, "--memory", "64"],
+            LIST.as_bytes(),
+        );
         assert_fails(&out, 1, needle);
         assert!(out.stdout.is_empty(), "{name}");
     }
@@ -156,7 +233,9 @@ fn misbehaving_functions_fail_cleanly() {
 
 /// A kustomize legacy exec plugin: the one-line wrapper around `kguest krm`.
 fn plugin(config_home: &Path, kind: &str, function_path: &str) {
-    let dir = config_home.join("kustomize/plugin/krm.kguest.dev/v1").join(kind.to_lowercase());
+    let dir = config_home
+        .join("kustomize/plugin/krm.kguest.dev/v1")
+        .join(kind.to_lowercase());
     std::fs::create_dir_all(&dir).unwrap();
     let script = format!(
         "#!/bin/sh\nexec '{}' krm '{function_path}' --legacy \"$1\"\n",
@@ -169,7 +248,10 @@ fn plugin(config_home: &Path, kind: &str, function_path: &str) {
 }
 
 fn tool(name: &str, version: &[&str]) -> bool {
-    let found = Command::new(name).args(version).output().is_ok_and(|o| o.status.success());
+    let found = Command::new(name)
+        .args(version)
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !found {
         eprintln!("skipped: `{name}` is not installed on this machine");
     }
@@ -229,7 +311,11 @@ fn kubectl_kustomize_runs_the_functions_as_legacy_plugins() {
     // A validator, listed under `transformers:`: kustomize v5.5's
     // `validators:` rejects what any exec plugin returns, even `cat`'s
     // (kubernetes-sigs/kustomize#5036).
-    std::fs::write(app.join("validators.yaml"), "apiVersion: krm.kguest.dev/v1\nkind: RequireRequests\nmetadata: {name: rr}\n").unwrap();
+    std::fs::write(
+        app.join("validators.yaml"),
+        "apiVersion: krm.kguest.dev/v1\nkind: RequireRequests\nmetadata: {name: rr}\n",
+    )
+    .unwrap();
     std::fs::write(
         app.join("kustomization.yaml"),
         "resources: [resources.yaml]\ntransformers: [transformers.yaml, validators.yaml]\n",
@@ -244,18 +330,34 @@ fn kubectl_kustomize_runs_the_functions_as_legacy_plugins() {
             .expect("kubectl")
     };
     let out = build();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let docs: Vec<serde_json::Value> = String::from_utf8(out.stdout)
         .unwrap()
         .split("---\n")
         .map(|d| serde_norway::from_str(d).unwrap())
         .collect();
-    let deployment = docs.iter().find(|d| d["kind"] == "Deployment").expect("deployment");
-    let namespace = docs.iter().find(|d| d["kind"] == "Namespace").expect("namespace");
+    let deployment = docs
+        .iter()
+        .find(|d| d["kind"] == "Deployment")
+        .expect("deployment");
+    let namespace = docs
+        .iter()
+        .find(|d| d["kind"] == "Namespace")
+        .expect("namespace");
     assert_eq!(deployment["metadata"]["namespace"], "prod");
-    assert!(namespace["metadata"].get("namespace").is_none(), "cluster-scoped");
+    assert!(
+        namespace["metadata"].get("namespace").is_none(),
+        "cluster-scoped"
+    );
     let template = &deployment["spec"]["template"];
-    assert_eq!(template["metadata"]["annotations"]["module.wasm.image/variant"], "compat-smart");
+    assert_eq!(
+        template["metadata"]["annotations"]["module.wasm.image/variant"],
+        "compat-smart"
+    );
     assert_eq!(template["spec"]["runtimeClassName"], "wasm-smart");
     assert!(
         deployment["metadata"].get("annotations").is_none(),
@@ -263,11 +365,18 @@ fn kubectl_kustomize_runs_the_functions_as_legacy_plugins() {
     );
 
     // The validator fails the build when a request is missing.
-    std::fs::write(app.join("resources.yaml"), RESOURCES.replace("          requests: {cpu: 50m, memory: 32Mi}\n", "")).unwrap();
+    std::fs::write(
+        app.join("resources.yaml"),
+        RESOURCES.replace("          requests: {cpu: 50m, memory: 32Mi}\n", ""),
+    )
+    .unwrap();
     let out = build();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("container proxy has no cpu request"), "{stderr}");
+    assert!(
+        stderr.contains("container proxy has no cpu request"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -278,16 +387,30 @@ fn kpt_fn_eval_exec_runs_a_function() {
     }
     let dir = scratch("kpt");
     std::fs::write(dir.join("resources.yaml"), RESOURCES).unwrap();
-    let exec = format!("{} krm {}", env!("CARGO_BIN_EXE_kguest"), function("set-namespace"));
+    let exec = format!(
+        "{} krm {}",
+        env!("CARGO_BIN_EXE_kguest"),
+        function("set-namespace")
+    );
     let out = Command::new("kpt")
         .args(["fn", "eval"])
         .arg(&dir)
         .args(["--exec", &exec, "--", "namespace=staging"])
         .output()
         .expect("kpt");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(dir.join("resources.yaml")).unwrap();
-    assert!(text.contains("  name: web\n  namespace: staging\n"), "{text}");
-    assert!(text.contains("kind: Namespace\nmetadata:\n  name: prod\n"), "{text}");
+    assert!(
+        text.contains("  name: web\n  namespace: staging\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kind: Namespace\nmetadata:\n  name: prod\n"),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -10,13 +10,19 @@ use serde_json::Value;
 use super::Captured;
 
 pub fn function(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("KGUEST_KRM_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        std::env::var_os("CARGO_TARGET_DIR")
-            .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"), PathBuf::from)
-            .join("krm")
-    });
+    let dir = std::env::var_os("KGUEST_KRM_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map_or_else(
+                    || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+                    PathBuf::from,
+                )
+                .join("krm")
+        });
     let path = dir.join(format!("{name}.wasm"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}: run `cargo xtask examples` first", path.display()))
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}: run `cargo xtask examples` first", path.display()))
 }
 
 const LIST: &str = "\
@@ -51,8 +57,14 @@ functionConfig:
 
 fn exec(name: &str, input: &str, mode: &Mode) -> (kguest_krm_host::Response, String) {
     let err = Captured::default();
-    let r = execute(&function(name), input.as_bytes(), mode, &Limits::default(), Box::new(err.clone()))
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let r = execute(
+        &function(name),
+        input.as_bytes(),
+        mode,
+        &Limits::default(),
+        Box::new(err.clone()),
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     (r, err.text())
 }
 
@@ -74,11 +86,16 @@ fn require_requests() {
     let (r, _) = exec("require-requests", LIST, &PLAIN);
     assert_eq!(
         r.failure.as_deref(),
-        Some("the function exited with code 1; 1 error result(s), the first: Deployment/web: container web has no memory request")
+        Some(
+            "the function exited with code 1; 1 error result(s), the first: Deployment/web: container web has no memory request"
+        )
     );
     let out: Value = serde_norway::from_slice(&r.stdout).unwrap();
     let result = &out["results"][0];
-    assert_eq!(result["field"]["path"], "spec.template.spec.containers[0].resources.requests.memory");
+    assert_eq!(
+        result["field"]["path"],
+        "spec.template.spec.containers[0].resources.requests.memory"
+    );
     assert_eq!(result["file"]["path"], "web.yaml");
     assert!(String::from_utf8(r.stdout).unwrap().starts_with(LIST));
 }
@@ -92,7 +109,10 @@ fn wasm_smart_with_a_config_file() {
     assert!(r.failure.is_none());
     let out: Value = serde_norway::from_slice(&r.stdout).unwrap();
     let template = &out["items"][0]["spec"]["template"];
-    assert_eq!(template["metadata"]["annotations"]["module.wasm.image/variant"], "compat-smart");
+    assert_eq!(
+        template["metadata"]["annotations"]["module.wasm.image/variant"],
+        "compat-smart"
+    );
     assert_eq!(template["spec"]["runtimeClassName"], "wasm-smart");
     assert_eq!(out["functionConfig"]["kind"], "WasmSmart");
 }
@@ -106,9 +126,15 @@ fn legacy_mode() {
     let (r, _) = exec("set-namespace", stream, &mode);
     assert!(r.failure.is_none());
     let out = String::from_utf8(r.stdout).unwrap();
-    let docs: Vec<Value> = out.split("---\n").map(|d| serde_norway::from_str(d).unwrap()).collect();
+    let docs: Vec<Value> = out
+        .split("---\n")
+        .map(|d| serde_norway::from_str(d).unwrap())
+        .collect();
     assert_eq!(docs[0]["metadata"]["namespace"], "prod");
-    assert_eq!(docs[0]["metadata"]["annotations"]["kustomize.config.k8s.io/id"], "kind: ConfigMap\nname: a\nversion: v1\n");
+    assert_eq!(
+        docs[0]["metadata"]["annotations"]["kustomize.config.k8s.io/id"],
+        "kind: ConfigMap\nname: a\nversion: v1\n"
+    );
     assert!(docs[1]["metadata"].get("namespace").is_none());
 }
 
@@ -117,9 +143,19 @@ fn the_functions_check_their_input_themselves() {
     // Straight to the module, without the host's checks (as another
     // runtime would call it): one line on stderr, exit 1, no output.
     for name in ["set-namespace", "require-requests", "wasm-smart"] {
-        for input in [&b"items: [unclosed"[..], b"apiVersion: v1\nkind: Pod\n", b"\xff"] {
+        for input in [
+            &b"items: [unclosed"[..],
+            b"apiVersion: v1\nkind: Pod\n",
+            b"\xff",
+        ] {
             let err = Captured::default();
-            let out = run(&function(name), input.to_vec(), &Limits::default(), Box::new(err.clone())).unwrap();
+            let out = run(
+                &function(name),
+                input.to_vec(),
+                &Limits::default(),
+                Box::new(err.clone()),
+            )
+            .unwrap();
             assert_eq!(out.exit_code, 1, "{name}");
             assert!(out.stdout.is_empty(), "{name}");
             let text = err.text();
@@ -131,7 +167,8 @@ fn the_functions_check_their_input_themselves() {
 
 #[test]
 fn a_thousand_items() {
-    let mut input = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    let mut input =
+        String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
     for i in 0..1000 {
         input.push_str(&format!(
             "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i} # {i}\n  spec:\n    containers:\n    - name: c\n      image: x/wasm/y\n      resources: {{requests: {{cpu: 1, memory: 1Gi}}}}\n"

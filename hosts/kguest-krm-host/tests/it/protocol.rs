@@ -25,7 +25,13 @@ functionConfig: # old
 
 fn exec(wat: &str, input: &[u8], mode: &Mode) -> Result<Response, KrmError> {
     let wasm = wat::parse_str(wat).unwrap();
-    execute(&wasm, input, mode, &Limits::default(), Box::new(Captured::default()))
+    execute(
+        &wasm,
+        input,
+        mode,
+        &Limits::default(),
+        Box::new(Captured::default()),
+    )
 }
 
 fn echo(input: &[u8], mode: &Mode) -> Result<Response, KrmError> {
@@ -60,7 +66,12 @@ fn json_input_reaches_the_function_as_yaml() {
     let json = r#"{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}]}"#;
     let r = echo(json.as_bytes(), &FUNCTION).unwrap();
     let text = String::from_utf8(r.stdout).unwrap();
-    assert!(text.starts_with("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n"), "{text}");
+    assert!(
+        text.starts_with(
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -75,19 +86,31 @@ fn json_output_becomes_yaml() {
 
 #[test]
 fn config_replaces_function_config_and_keeps_the_rest() {
-    let text = function_input(LIST.as_bytes(), Some(b"# new config\nkind: SetNamespace\nnamespace: prod\n")).unwrap();
+    let text = function_input(
+        LIST.as_bytes(),
+        Some(b"# new config\nkind: SetNamespace\nnamespace: prod\n"),
+    )
+    .unwrap();
     let text = String::from_utf8(text).unwrap();
     let (head, _) = LIST.split_once("functionConfig:").unwrap();
-    assert_eq!(text, format!("{head}functionConfig: # old\n  # new config\n  kind: SetNamespace\n  namespace: prod\n"));
+    assert_eq!(
+        text,
+        format!(
+            "{head}functionConfig: # old\n  # new config\n  kind: SetNamespace\n  namespace: prod\n"
+        )
+    );
     // JSON config, and a list without functionConfig.
     let bare = LIST.split("functionConfig:").next().unwrap();
-    let text = String::from_utf8(function_input(bare.as_bytes(), Some(br#"{"namespace": "x"}"#)).unwrap()).unwrap();
+    let text =
+        String::from_utf8(function_input(bare.as_bytes(), Some(br#"{"namespace": "x"}"#)).unwrap())
+            .unwrap();
     assert_eq!(text, format!("{bare}functionConfig:\n  namespace: x\n"));
     // Through a run.
     let mode = Mode::Function {
         config: Some(b"---\nnamespace: y\n".to_vec()),
     };
-    let out: Value = serde_norway::from_slice(&echo(LIST.as_bytes(), &mode).unwrap().stdout).unwrap();
+    let out: Value =
+        serde_norway::from_slice(&echo(LIST.as_bytes(), &mode).unwrap().stdout).unwrap();
     assert_eq!(out["functionConfig"]["namespace"], "y");
     assert!(out["functionConfig"].get("data").is_none());
 }
@@ -115,17 +138,31 @@ fn bad_input_is_refused_before_running() {
     let bad_config = Mode::Function {
         config: Some(b"- a list\n".to_vec()),
     };
-    assert!(matches!(echo(LIST.as_bytes(), &bad_config), Err(KrmError::Input(m)) if m == "config: not a mapping"));
+    assert!(
+        matches!(echo(LIST.as_bytes(), &bad_config), Err(KrmError::Input(m)) if m == "config: not a mapping")
+    );
 }
 
 #[test]
 fn garbage_or_no_output_is_an_error_and_nothing_is_written() {
     for (text, code, needle) in [
-        ("garbage: [", 0, "the function's output is not a ResourceList: invalid YAML"),
-        ("apiVersion: v1\nkind: Pod\n", 0, "not a ResourceList: kind is `Pod`"),
+        (
+            "garbage: [",
+            0,
+            "the function's output is not a ResourceList: invalid YAML",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\n",
+            0,
+            "not a ResourceList: kind is `Pod`",
+        ),
         ("", 0, "the function wrote no output"),
         ("", 2, "the function exited with code 2 and wrote no output"),
-        ("\u{1}\u{2}binary", 1, "the function exited with code 1; its output is not a ResourceList"),
+        (
+            "\u{1}\u{2}binary",
+            1,
+            "the function exited with code 1; its output is not a ResourceList",
+        ),
     ] {
         match exec(&writer(text, code), LIST.as_bytes(), &FUNCTION) {
             Err(KrmError::Output(m)) => assert!(m.contains(needle), "{m:?} lacks {needle:?}"),
@@ -145,10 +182,16 @@ fn failures_keep_the_output() {
         "a result without severity is an error"
     );
     let r = exec(&writer(out, 1), LIST.as_bytes(), &FUNCTION).unwrap();
-    assert_eq!(r.failure.as_deref(), Some("the function exited with code 1; 1 error result(s), the first: Pod/p: no requests"));
+    assert_eq!(
+        r.failure.as_deref(),
+        Some("the function exited with code 1; 1 error result(s), the first: Pod/p: no requests")
+    );
     let clean = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n";
     let r = exec(&writer(clean, 3), LIST.as_bytes(), &FUNCTION).unwrap();
-    assert_eq!(r.failure.as_deref(), Some("the function exited with code 3"));
+    assert_eq!(
+        r.failure.as_deref(),
+        Some("the function exited with code 3")
+    );
 }
 
 /// What kustomize (v5.5) writes to a legacy plugin.
@@ -179,7 +222,11 @@ metadata:
 
 #[test]
 fn legacy_input_carries_every_document_byte_for_byte() {
-    let list = legacy_input(STREAM.as_bytes(), b"apiVersion: krm.example.com/v1\nkind: SetNamespace\nnamespace: prod\n").unwrap();
+    let list = legacy_input(
+        STREAM.as_bytes(),
+        b"apiVersion: krm.example.com/v1\nkind: SetNamespace\nnamespace: prod\n",
+    )
+    .unwrap();
     let list = String::from_utf8(list).unwrap();
     let v: Value = serde_norway::from_str(&list).unwrap();
     assert_eq!(v["items"].as_array().unwrap().len(), 2);
@@ -191,8 +238,12 @@ fn legacy_input_carries_every_document_byte_for_byte() {
     assert!(list.contains("- apiVersion: apps/v1\n  kind: Deployment\n"));
     let empty = String::from_utf8(legacy_input(b"", b"a: 1\n").unwrap()).unwrap();
     assert!(empty.contains("items: []\n"), "{empty}");
-    assert!(matches!(legacy_input(b"kind: X\n", b"a: 1\n"), Err(KrmError::Input(m)) if m.contains("input document 1: has no apiVersion")));
-    assert!(matches!(legacy_input(b"apiVersion: v1\nkind: X\n---\n: [\n", b"a: 1\n"), Err(KrmError::Input(m)) if m.contains("input document 2: invalid YAML")));
+    assert!(
+        matches!(legacy_input(b"kind: X\n", b"a: 1\n"), Err(KrmError::Input(m)) if m.contains("input document 1: has no apiVersion"))
+    );
+    assert!(
+        matches!(legacy_input(b"apiVersion: v1\nkind: X\n---\n: [\n", b"a: 1\n"), Err(KrmError::Input(m)) if m.contains("input document 2: invalid YAML"))
+    );
 }
 
 #[test]
@@ -203,8 +254,14 @@ fn legacy_output_is_the_items_as_a_stream() {
     let r = echo(STREAM.as_bytes(), &mode).unwrap();
     assert!(r.failure.is_none());
     let out = String::from_utf8(r.stdout).unwrap();
-    let docs: Vec<Value> = out.split("---\n").map(|d| serde_norway::from_str(d).unwrap()).collect();
-    let want: Vec<Value> = STREAM.split("---\n").map(|d| serde_norway::from_str(d).unwrap()).collect();
+    let docs: Vec<Value> = out
+        .split("---\n")
+        .map(|d| serde_norway::from_str(d).unwrap())
+        .collect();
+    let want: Vec<Value> = STREAM
+        .split("---\n")
+        .map(|d| serde_norway::from_str(d).unwrap())
+        .collect();
     assert_eq!(docs, want);
 }
 

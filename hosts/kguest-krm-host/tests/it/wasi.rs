@@ -85,13 +85,21 @@ fn stderr_passes_through_up_to_its_limit() {
 
 #[test]
 fn proc_exit_code_is_returned() {
-    let (out, _) = run_wat(&module(r#"(func (export "_start") (call $exit (i32.const 3)))"#), b"", &Limits::default());
+    let (out, _) = run_wat(
+        &module(r#"(func (export "_start") (call $exit (i32.const 3)))"#),
+        b"",
+        &Limits::default(),
+    );
     assert_eq!(out.unwrap().exit_code, 3);
 }
 
 #[test]
 fn a_trap_is_a_trap() {
-    let (out, _) = run_wat(&module(r#"(func (export "_start") unreachable)"#), b"", &Limits::default());
+    let (out, _) = run_wat(
+        &module(r#"(func (export "_start") unreachable)"#),
+        b"",
+        &Limits::default(),
+    );
     match out {
         Err(RunError::Trap(m)) => assert!(m.contains("unreachable"), "{m}"),
         other => panic!("{other:?}"),
@@ -105,8 +113,15 @@ fn an_endless_loop_hits_the_deadline() {
         ..Limits::default()
     };
     let start = Instant::now();
-    let (out, _) = run_wat(&module(r#"(func (export "_start") (loop $l (br $l)))"#), b"", &limits);
-    assert!(matches!(out, Err(RunError::Deadline(d)) if d == limits.timeout), "{out:?}");
+    let (out, _) = run_wat(
+        &module(r#"(func (export "_start") (loop $l (br $l)))"#),
+        b"",
+        &limits,
+    );
+    assert!(
+        matches!(out, Err(RunError::Deadline(d)) if d == limits.timeout),
+        "{out:?}"
+    );
     assert!(start.elapsed() < Duration::from_secs(30));
 }
 
@@ -126,7 +141,10 @@ fn gigabytes_of_output_hit_the_output_limit() {
         ..Limits::default()
     };
     let (out, _) = run_wat(&module(body), b"", &limits);
-    assert!(matches!(out, Err(RunError::OutputLimit(l)) if l == 1 << 20), "{out:?}");
+    assert!(
+        matches!(out, Err(RunError::OutputLimit(l)) if l == 1 << 20),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -137,7 +155,10 @@ fn growing_past_the_memory_limit_is_stopped() {
         ..Limits::default()
     };
     let (out, _) = run_wat(&module(body), b"", &limits);
-    assert!(matches!(out, Err(RunError::MemoryLimit { limit, .. }) if limit == 16 << 20), "{out:?}");
+    assert!(
+        matches!(out, Err(RunError::MemoryLimit { limit, .. }) if limit == 16 << 20),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -154,11 +175,25 @@ fn pointers_out_of_bounds_trap() {
 fn foreign_imports_missing_start_and_garbage_are_refused() {
     let foreign = r#"(module (import "env" "f" (func)) (func (export "_start")))"#;
     let foreign_wasi_table = r#"(module (import "wasi_snapshot_preview1" "t" (table 1 funcref)) (func (export "_start")))"#;
-    assert!(matches!(run_wat(foreign_wasi_table, b"", &Limits::default()).0, Err(RunError::Import { .. })));
-    assert!(matches!(run_wat(foreign, b"", &Limits::default()).0, Err(RunError::Import { .. })));
+    assert!(matches!(
+        run_wat(foreign_wasi_table, b"", &Limits::default()).0,
+        Err(RunError::Import { .. })
+    ));
+    assert!(matches!(
+        run_wat(foreign, b"", &Limits::default()).0,
+        Err(RunError::Import { .. })
+    ));
     let no_start = r#"(module (memory (export "memory") 1))"#;
-    assert!(matches!(run_wat(no_start, b"", &Limits::default()).0, Err(RunError::NoStart)));
-    let garbage = kguest_krm_host::run(b"\0asm garbage", Vec::new(), &Limits::default(), Box::new(std::io::sink()));
+    assert!(matches!(
+        run_wat(no_start, b"", &Limits::default()).0,
+        Err(RunError::NoStart)
+    ));
+    let garbage = kguest_krm_host::run(
+        b"\0asm garbage",
+        Vec::new(),
+        &Limits::default(),
+        Box::new(std::io::sink()),
+    );
     assert!(matches!(garbage, Err(RunError::Compile(_))));
 }
 
