@@ -127,9 +127,7 @@ fn config<'a>(list: &ResourceList<'a>) -> Option<Config<'a>> {
         images,
         runtime_class,
     };
-    if config.patterns().next().is_none() {
-        return None;
-    }
+    config.patterns().next()?;
     Some(config)
 }
 

@@ -96,6 +96,9 @@ impl Arena {
     }
 
     /// `len` fresh bytes aligned to `align` (a power of two).
+    // A bump allocator hands out `&mut` from `&self`: every range is fresh
+    // and never handed out again (see the module docs).
+    #[allow(clippy::mut_from_ref)]
     #[inline(never)]
     pub fn alloc_aligned(&self, len: usize, align: usize) -> Option<&mut [u8]> {
         let used = self.used.get();
@@ -113,6 +116,7 @@ impl Arena {
     }
 
     /// `len` fresh bytes.
+    #[allow(clippy::mut_from_ref)]
     pub fn alloc(&self, len: usize) -> Option<&mut [u8]> {
         self.alloc_aligned(len, 1)
     }
@@ -139,6 +143,7 @@ impl Arena {
     }
 
     /// A slice of `n` copies of `value`.
+    #[allow(clippy::mut_from_ref)]
     pub fn fill<T: Copy>(&self, n: usize, value: T) -> Option<&mut [T]> {
         let bytes = n.checked_mul(size_of::<T>())?;
         let raw = self.alloc_aligned(bytes, align_of::<T>())?;
