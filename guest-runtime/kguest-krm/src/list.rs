@@ -151,7 +151,19 @@ struct Rec<'a> {
     severity: Severity,
     message: &'a str,
     field: Option<&'a str>,
-    item: Option<Node<'a>>,
+    item: Option<Ref<'a>>,
+}
+
+/// The item a result is about, read when it was reported (reading later
+/// could decode into the arena while the output writer grows a buffer).
+#[derive(Clone, Copy)]
+struct Ref<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    name: Option<&'a str>,
+    namespace: Option<&'a str>,
+    file: Option<&'a str>,
+    index: Option<i64>,
 }
 
 /// A vector in the arena that moves when it outgrows its block.
@@ -569,7 +581,14 @@ impl<'a> ResourceList<'a> {
             Some(f) => Some(arena.copy_str(f).ok_or(EditError::OutOfMemory)?),
             None => None,
         };
-        let item = r.item.and_then(|i| self.item(i)).map(|i| i.node());
+        let item = r.item.and_then(|i| self.item(i)).map(|it| Ref {
+            api_version: it.api_version(),
+            kind: it.kind(),
+            name: it.name(),
+            namespace: it.namespace(),
+            file: file_path(&it),
+            index: file_index(&it),
+        });
         if r.severity == Severity::Error {
             self.errors += 1;
         }
@@ -1085,25 +1104,21 @@ fn result(out: &mut Bytes<'_>, rec: &Rec<'_>, flow: bool, col: u32) -> bool {
     };
     f.str("message", rec.message);
     f.str("severity", rec.severity.as_str());
-    if let Some(item) = rec.item {
-        let it = Item {
-            node: item,
-            index: 0,
-        };
+    if let Some(it) = rec.item {
         f.key("resourceRef", true);
-        f.str("apiVersion", it.api_version());
-        f.str("kind", it.kind());
-        if let Some(n) = it.name() {
+        f.str("apiVersion", it.api_version);
+        f.str("kind", it.kind);
+        if let Some(n) = it.name {
             f.str("name", n);
         }
-        if let Some(n) = it.namespace() {
+        if let Some(n) = it.namespace {
             f.str("namespace", n);
         }
         f.close();
-        if let Some(path) = file_path(&it) {
+        if let Some(path) = it.file {
             f.key("file", true);
             f.str("path", path);
-            if let Some(index) = file_index(&it) {
+            if let Some(index) = it.index {
                 f.int("index", index);
             }
             f.close();

@@ -290,6 +290,23 @@ fn results_are_appended() {
 }
 
 #[test]
+fn results_about_items_whose_names_need_decoding() {
+    // The name is escaped and the namespace folded over two lines: both
+    // are decoded into the arena, which must not disturb the output.
+    let input = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: \"w\\u0065b\"\n    namespace: team\n      a\n";
+    let out = run(input, |list| {
+        list.report(Report::error("bad").on(0)).unwrap();
+    });
+    assert_eq!(out.code, 1);
+    let v = yaml(&out);
+    assert_eq!(v["results"][0]["resourceRef"]["name"].as_str(), Some("web"));
+    assert_eq!(
+        v["results"][0]["resourceRef"]["namespace"].as_str(),
+        Some("team a")
+    );
+}
+
+#[test]
 fn json_input_gets_json_style_results() {
     let input = "{\"apiVersion\": \"config.kubernetes.io/v1\", \"kind\": \"ResourceList\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"p\"}}]}";
     let out = run(input, |list| {
