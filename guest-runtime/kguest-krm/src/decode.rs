@@ -83,8 +83,23 @@ fn flow_scalar(s: &[u8], a: u32, b: u32, out: &mut Bytes<'_>, q: Quote) -> bool 
                 if byte(s, i) == b'\n' {
                     i += 1;
                 }
-                while i < b && is_ws(byte(s, i)) {
-                    i += 1;
+                // The next line's indentation goes; empty lines after an
+                // escaped break are newlines.
+                loop {
+                    while i < b && is_ws(byte(s, i)) {
+                        i += 1;
+                    }
+                    if i < b && byte(s, i) == b'\r' {
+                        i += 1;
+                    }
+                    if i < b && byte(s, i) == b'\n' {
+                        if !out.push(b'\n') {
+                            return false;
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    break;
                 }
                 keep = out.len();
                 continue;
@@ -226,6 +241,9 @@ fn block_scalar(s: &[u8], r: Raw, out: &mut Bytes<'_>) -> bool {
     let mut pending = 0u32;
     let mut seen = false;
     let mut prev_normal = false;
+    // Whether the last content line ended with a line break (not the end
+    // of the text): clipping keeps that break only.
+    let mut last_break = false;
     while ls < len && line_end(s, i) < len {
         if is_marker(s, ls) {
             break;
@@ -240,7 +258,10 @@ fn block_scalar(s: &[u8], r: Raw, out: &mut Bytes<'_>) -> bool {
             j += 1;
         }
         let eol = line_end(s, k);
-        if is_brk(byte(s, j)) {
+        // A line of only blanks is empty, unless it has blanks past the
+        // content's indentation: then those are content.
+        let blanks_are_content = content >= 0 && (indent > content || (indent == content && j > k));
+        if is_brk(byte(s, j)) && !blanks_are_content {
             // Blank line: one more pending break.
             pending += 1;
             ls = eol + 1;
@@ -297,18 +318,13 @@ fn block_scalar(s: &[u8], r: Raw, out: &mut Bytes<'_>) -> bool {
         }
         seen = true;
         prev_normal = !more;
+        last_break = eol < len;
         ls = eol + 1;
     }
     let tail = match chomp {
         -1 => 0,
-        0 => u32::from(seen),
-        _ => {
-            if seen {
-                pending + 1
-            } else {
-                pending
-            }
-        }
+        0 => u32::from(seen && last_break),
+        _ => pending + u32::from(seen && last_break),
     };
     for _ in 0..tail {
         if !out.push(b'\n') {

@@ -102,6 +102,22 @@ pub fn parse<'a>(arena: &'a Arena, text: &'a [u8], first_col: u32) -> R<Doc<'a>>
         });
     }
     let text = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
+    // Line breaks are `\n` or `\r\n`; a lone `\r` (old Mac style) is refused
+    // rather than read with a different line structure than YAML's.
+    let mut i = 0;
+    while let Some(at) = text
+        .get(i..)
+        .and_then(|t| t.iter().position(|&c| c == b'\r'))
+    {
+        let at = i + at;
+        if text.get(at + 1) != Some(&b'\n') {
+            return Err(ParseError {
+                what: "a carriage return without a line feed",
+                at: at as u32,
+            });
+        }
+        i = at + 1;
+    }
     let Some(tape) = Growing::new(arena) else {
         return Err(oom(0));
     };
@@ -825,7 +841,11 @@ impl<'a> Parser<'a> {
             let c = self.b(i);
             if is_ws(c) || c == b'\n' || c == b'\r' {
                 i += 1;
-            } else if c == b'#' && (i == 0 || is_blank_or_brk(self.b(i - 1))) {
+            } else if c == b'#'
+                && (i == 0 || is_blank_or_brk(self.b(i - 1)) || is_flow_indicator(self.b(i - 1)))
+            {
+                // A plain scalar cannot start with `#`: after `,` `[` `{` it
+                // starts a comment, as libyaml reads it.
                 i = line_end(self.s, i);
             } else {
                 return i;
@@ -894,8 +914,9 @@ impl<'a> Parser<'a> {
                 b'[' | b'{' => {
                     return self.err("flow collections as mapping keys are not supported", q);
                 }
-                b'?' if is_blank_or_brk(self.b(q + 1)) => {
-                    return self.err("complex mapping keys (`? `) are not supported", q);
+                b'?' => return self.err("complex mapping keys (`? `) are not supported", q),
+                b'%' | b'@' | b'`' => {
+                    return self.err("reserved character at the start of a scalar", q);
                 }
                 _ => self.flow_plain(q)?,
             };
@@ -942,16 +963,40 @@ impl<'a> Parser<'a> {
             b'[' | b'{' => self.flow(p),
             b'"' | b'\'' => self.quoted(p, q),
             b'*' => self.alias(p),
+            // libyaml reads any `?` here as the explicit-key indicator.
+            b'?' => self.err("complex mapping keys (`? `) are not supported", p),
+            b'%' | b'@' | b'`' => self.err("reserved character at the start of a scalar", p),
             _ => self.flow_plain(p),
         }
     }
 
-    /// A plain scalar inside a flow collection (one line).
+    /// A plain scalar inside a flow collection; it may continue on the
+    /// next lines (folded when read).
     fn flow_plain(&mut self, p: u32) -> R<u32> {
         let mut i = p;
         let mut end = p;
+        let mut multi = false;
         loop {
             let c = self.b(i);
+            if is_brk(c) && i < self.len() {
+                // Continued on the next line unless what comes next ends it.
+                let mut k = i;
+                while matches!(self.b(k), b' ' | b'\t' | b'\n' | b'\r') && k < self.len() {
+                    k += 1;
+                }
+                let d = self.b(k);
+                let ends = k >= self.len()
+                    || is_flow_indicator(d)
+                    || d == b'#'
+                    || (d == b':'
+                        && (is_blank_or_brk(self.b(k + 1)) || is_flow_indicator(self.b(k + 1))));
+                if ends {
+                    break;
+                }
+                multi = true;
+                i = k;
+                continue;
+            }
             if is_brk(c) || is_flow_indicator(c) {
                 break;
             }
@@ -973,7 +1018,7 @@ impl<'a> Parser<'a> {
             return self.err("empty entry in a flow collection", p);
         }
         let idx = self.push(Style::Plain, p, end, p)?;
-        if let Some(r) = self.raw(idx) {
+        if !multi && let Some(r) = self.raw(idx) {
             r.flags = SIMPLE;
         }
         Ok(end)

@@ -15,7 +15,13 @@ fn tree(n: Node<'_>) -> Value {
         Kind::Scalar => {
             let s = n.as_str().expect("scalar value");
             if n.style() == Style::Plain && !n.source().contains('\n') {
-                serde_norway::from_str::<Value>(s).unwrap_or(Value::String(s.into()))
+                // Typed the way serde_norway types a plain scalar alone;
+                // anything that is not null, a bool or a number is a string.
+                match serde_norway::from_str::<Value>(s) {
+                    Ok(v @ (Value::Bool(_) | Value::Number(_))) => v,
+                    Ok(Value::Null) if matches!(s, "null" | "Null" | "NULL" | "~") => Value::Null,
+                    _ => Value::String(s.into()),
+                }
             } else {
                 Value::String(s.into())
             }
@@ -260,4 +266,52 @@ fn walk(n: Node<'_>) -> usize {
         Kind::Seq => n.iter().map(walk).sum(),
         _ => usize::from(n.as_str().is_some()),
     }
+}
+
+#[test]
+fn mutants_read_like_serde_norway_when_both_accept() {
+    const ALPHABET: &[u8] = b" \n-:#'\"{}[],|>&aZ09.\t?%@\\";
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n.max(1) as u64) as usize
+    };
+    let mut compared = 0;
+    for round in 0..8000 {
+        let base = CORPUS[round % CORPUS.len()];
+        let mut bytes = base.as_bytes().to_vec();
+        for _ in 0..1 + rnd(3) {
+            let at = rnd(bytes.len());
+            let c = ALPHABET[rnd(ALPHABET.len())];
+            match rnd(3) {
+                0 => bytes[at] = c,
+                1 => bytes.insert(at, c),
+                _ => {
+                    bytes.remove(at);
+                }
+            }
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let Ok(theirs) = serde_norway::from_str::<Value>(&text) else {
+            continue;
+        };
+        let a = arena();
+        let Ok(doc) = kguest_krm::yaml::parse(&a, text.as_bytes(), 0) else {
+            continue;
+        };
+        if has_alias_or_tag(&text) {
+            continue;
+        }
+        assert_eq!(tree(doc.root(&a)), theirs, "in:\n{text:?}");
+        compared += 1;
+    }
+    assert!(compared > 1000, "only {compared} mutants compared");
+}
+
+fn has_alias_or_tag(text: &str) -> bool {
+    text.contains('*') || text.contains('!') || text.contains('&')
 }
