@@ -463,3 +463,76 @@ fn mutated_lists_never_panic_and_edits_read_back() {
     }
     assert!(parsed > 300, "only {parsed} mutants parsed");
 }
+
+#[test]
+fn edits_of_mutated_lists_mean_what_they_say() {
+    // For every mutant both readers take: setting a label and deleting a
+    // field changes, as serde_norway reads the output, exactly that.
+    const ALPHABET: &[u8] = b" \n-:#'\"{}[],|>aZ09.";
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let mut checked = 0;
+    for _ in 0..3000 {
+        let mut bytes = LIST.as_bytes().to_vec();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(bytes.len());
+            let c = ALPHABET[rng.below(ALPHABET.len())];
+            match rng.below(3) {
+                0 => bytes[at] = c,
+                1 => bytes.insert(at, c),
+                _ => {
+                    bytes.remove(at);
+                }
+            }
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let Ok(mut want) = serde_norway::from_str::<Yaml>(&text) else {
+            continue;
+        };
+        let mut changed = Vec::new();
+        let out = run(&text, |list| {
+            for i in 0..list.len() {
+                let set = list.set(i, &["metadata", "labels", "team"], Value::Str("a b"));
+                let deleted = list.delete(i, &["apiVersion"]);
+                changed.push((i, set.is_ok(), deleted == Ok(true)));
+            }
+        });
+        if out.code != 0 {
+            continue;
+        }
+        for &(i, set, deleted) in &changed {
+            let item = &mut want["items"][i];
+            if set {
+                let meta = item
+                    .as_mapping_mut()
+                    .unwrap()
+                    .entry("metadata".into())
+                    .or_insert(Yaml::Null);
+                if meta.is_null() {
+                    *meta = Yaml::Mapping(Default::default());
+                }
+                let labels = meta
+                    .as_mapping_mut()
+                    .unwrap()
+                    .entry("labels".into())
+                    .or_insert(Yaml::Null);
+                if labels.is_null() {
+                    *labels = Yaml::Mapping(Default::default());
+                }
+                labels
+                    .as_mapping_mut()
+                    .unwrap()
+                    .insert("team".into(), "a b".into());
+            }
+            if deleted {
+                item.as_mapping_mut().unwrap().remove("apiVersion");
+            }
+        }
+        let got: Yaml = serde_norway::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}:\n{}\n--- from ---\n{text}", out.stdout));
+        assert_eq!(got, want, "output:\n{}\n--- from ---\n{text}", out.stdout);
+        checked += 1;
+    }
+    assert!(checked > 300, "only {checked} mutants checked");
+}
