@@ -32,6 +32,7 @@ impl<const N: usize> Text<N> {
     }
 
     /// Appends `s` (chainable).
+    #[inline(never)]
     pub fn push(&mut self, s: &str) -> &mut Self {
         if self.cut {
             return self;

@@ -183,6 +183,7 @@ fn message(out: &mut Buf<'_>, node: Node<'_>, schema: &'static MessageSchema, de
             let s = scalar(&node)?;
             bytes_field(out, 1, s.as_bytes(), &node)
         }
+        #[cfg(feature = "views-all")]
         JsonForm::Timestamp { .. } => {
             let s = scalar(&node)?;
             let (secs, nanos) = kguest_wire::timefmt::parse_rfc3339(s.as_bytes())
@@ -197,6 +198,7 @@ fn message(out: &mut Buf<'_>, node: Node<'_>, schema: &'static MessageSchema, de
             }
             Ok(())
         }
+        #[cfg(feature = "views-all")]
         JsonForm::Duration => {
             let s = scalar(&node)?;
             let nanos = kguest_wire::timefmt::parse_go_duration(s.as_bytes())
@@ -220,7 +222,13 @@ fn message(out: &mut Buf<'_>, node: Node<'_>, schema: &'static MessageSchema, de
                 }
             }
         }
+        #[cfg(feature = "views-all")]
         JsonForm::RawJson => nested(out, 1, &node, |out| to_json(out, node, depth)),
+        #[cfg(not(feature = "views-all"))]
+        JsonForm::Timestamp { .. } | JsonForm::Duration | JsonForm::RawJson => Err(err(
+            "times, durations and raw JSON need kguest-krm's `views-all` feature",
+            &node,
+        )),
         JsonForm::BareArray => match schema.field(1) {
             Some(f) => field(out, node, f, depth),
             None => Ok(()),
@@ -383,6 +391,7 @@ fn base64(s: &[u8], out: &mut Buf<'_>) -> bool {
 }
 
 /// The node as JSON text (for `RawExtension`-like fields).
+#[cfg(feature = "views-all")]
 fn to_json(out: &mut Buf<'_>, node: Node<'_>, depth: u32) -> R {
     if depth > MAX_DEPTH {
         return Err(err("nesting too deep", &node));
@@ -419,6 +428,7 @@ fn to_json(out: &mut Buf<'_>, node: Node<'_>, depth: u32) -> R {
     if ok { Ok(()) } else { Err(oom(&node)) }
 }
 
+#[cfg(feature = "views-all")]
 fn json_string(out: &mut Buf<'_>, s: &str) -> bool {
     let mut ok = out.push(b'"');
     for &c in s.as_bytes() {
@@ -439,6 +449,7 @@ fn json_string(out: &mut Buf<'_>, s: &str) -> bool {
 }
 
 /// `true`, `false`, or a JSON number.
+#[cfg(feature = "views-all")]
 fn json_literal(s: &str) -> bool {
     if s == "true" || s == "false" {
         return true;
