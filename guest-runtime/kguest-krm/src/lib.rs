@@ -35,7 +35,9 @@
 //!   ([`Report`]).
 //! - [`Node`]: a YAML node read in place (the text is parsed once into a
 //!   tape of byte ranges; nothing is copied). With the `views` feature,
-//!   `Node::view` reads a Kubernetes object through the kguest views.
+//!   `Node::view` reads a Kubernetes object through the kguest views
+//!   (times, durations and raw JSON fields also need `views-all`; both are
+//!   default features, which functions trim for size).
 //! - [`scope`]: which Kubernetes kinds are namespaced; [`workload`]: where
 //!   a workload's pod template is.
 //! - [`Text`]: messages built without `core::fmt`.
