@@ -8,7 +8,11 @@
 //! * `--quick`: the in-process timing loop of `kguest-bench`'s binary
 //!   (median of short batches, well under a minute after the build); prints
 //!   the summary lines only and leaves the document alone;
-//! * `--report-only`: rewrites the document from the last criterion run.
+//! * `--report-only`: rewrites the document from the last criterion run;
+//! * `--krm`: only the KRM function benchmark (`kguest krm` wall time on
+//!   100 and 1,000 items, function sizes), written to its section.
+//!
+//! Every mode but `--report-only` ends with the KRM benchmark (see [`krm`]).
 //!
 //! Benchmarks are never asserted: goals are reported, not enforced.
 
@@ -49,14 +53,16 @@ const ENCODERS: &[(&str, &str)] = &[
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut quick = false;
     let mut report_only = false;
+    let mut krm_only = false;
     for arg in args {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--krm" => krm_only = true,
             // Rewrite the document from the last criterion run (no size run).
             "--report-only" => report_only = true,
             other => {
                 return Err(format!(
-                    "usage: cargo xtask bench [--quick] (unknown argument `{other}`)"
+                    "usage: cargo xtask bench [--quick | --krm] (unknown argument `{other}`)"
                 ));
             }
         }
@@ -69,6 +75,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         write_docs(&results, false)?;
         println!("wrote docs/benchmarks.md from the last criterion run");
+        return Ok(());
+    }
+    if krm_only {
+        let lines = krm::bench(7, true)?;
+        println!();
+        for line in &lines {
+            println!("{line}");
+        }
+        println!("wrote docs/benchmarks.md (KRM section)");
         return Ok(());
     }
     if !quick {
@@ -87,6 +102,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let summary = summary(&results);
     println!();
     for line in &summary {
+        println!("{line}");
+    }
+    for line in krm::bench(if quick { 3 } else { 7 }, !quick)? {
         println!("{line}");
     }
     if !quick {
@@ -516,5 +534,174 @@ mod tests {
         assert_eq!(us(1234.0), "1.23 µs");
         assert_eq!(us(14_200.0), "14.2 µs");
         assert_eq!(us(150_000.0), "150 µs");
+    }
+}
+
+/// KRM functions through `kguest krm`: the whole command (process start,
+/// reading the ResourceList, compiling the module, running it, writing the
+/// result) timed from outside, as kustomize or kpt would run it.
+pub mod krm {
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+
+    use crate::size::{group, write_doc_section};
+    use crate::{examples, paths};
+
+    /// The functions, by their name in `target/krm`.
+    const FUNCTIONS: &[&str] = &["set-namespace", "require-requests", "wasm-smart"];
+    const ITEMS: &[usize] = &[100, 1000];
+    /// Go 1.22 `GOOS=wasip1` hello world (golang/go#63904).
+    const GO_HELLO: u64 = 2_112_611;
+    /// A container KRM function run with a docker pull (kpt#2469), in ms.
+    const CONTAINER_MS: f64 = 5000.0;
+
+    /// A ResourceList of `n` Deployments (two containers each, comments,
+    /// kpt's internal annotations) and a config every function reads.
+    pub fn resource_list(n: usize) -> String {
+        let mut s =
+            String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+        for i in 0..n {
+            s.push_str(&format!(
+                "- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web-{i} # app {i}\n    labels: {{app: web-{i}}}\n    annotations:\n      internal.config.kubernetes.io/path: apps/web-{i}.yaml\n      internal.config.kubernetes.io/index: '0'\n  spec:\n    replicas: 3\n    template:\n      metadata:\n        labels: {{app: web-{i}}}\n      spec:\n        containers:\n        - name: web\n          image: \"ghcr.io/acme/wasm/web:1.{i}\"\n          resources:\n            requests: {{cpu: 100m, memory: 128Mi}}\n            limits: {{cpu: 200m, memory: 256Mi}}\n        - name: envoy\n          image: envoyproxy/envoy:v1.30\n          resources:\n            requests: {{cpu: 50m, memory: 64Mi}}\n"
+            ));
+        }
+        s.push_str("functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  data:\n    namespace: prod\n    images: '*/wasm/*'\n    runtimeClassName: wasm-smart\n");
+        s
+    }
+
+    /// Median wall time (ms) of `runs` runs, and the median compile time
+    /// `kguest krm --timing` reported.
+    fn time(
+        kguest: &std::path::Path,
+        wasm: &std::path::Path,
+        input: &std::path::Path,
+        runs: usize,
+    ) -> Result<(f64, f64), String> {
+        let mut walls = Vec::new();
+        let mut compiles = Vec::new();
+        for _ in 0..runs {
+            let start = Instant::now();
+            let out = Command::new(kguest)
+                .arg("krm")
+                .arg(wasm)
+                .arg("--timing")
+                .stdin(std::fs::File::open(input).map_err(|e| format!("{}: {e}", input.display()))?)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .output()
+                .map_err(|e| format!("running kguest: {e}"))?;
+            walls.push(start.elapsed().as_secs_f64() * 1e3);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if !out.status.success() {
+                return Err(format!("kguest krm {} failed: {stderr}", wasm.display()));
+            }
+            let compile = stderr
+                .split("compile ")
+                .nth(1)
+                .and_then(|r| r.split(" ms").next())
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(f64::NAN);
+            compiles.push(compile);
+        }
+        Ok((median(&mut walls), median(&mut compiles)))
+    }
+
+    fn median(v: &mut [f64]) -> f64 {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    }
+
+    /// Runs the benchmark; returns the summary lines (the ratio last) and,
+    /// with `write`, rewrites the KRM section of docs/benchmarks.md.
+    pub fn bench(runs: usize, write: bool) -> Result<Vec<String>, String> {
+        examples::build_krm()?;
+        crate::test::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
+        let kguest = paths::target_dir().join("release/kguest");
+        let dir = paths::target_dir().join("krm-bench");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut inputs = Vec::new();
+        for &n in ITEMS {
+            let path = dir.join(format!("items-{n}.yaml"));
+            std::fs::write(&path, resource_list(n))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            inputs.push((n, path));
+        }
+        let mut lines = Vec::new();
+        let mut table =
+            String::from("| function | wasm bytes | Go wasip1 hello world ÷ function |");
+        for &n in ITEMS {
+            table.push_str(&format!(
+                " {} items: `kguest krm` | of which compiling |",
+                group(n as u64)
+            ));
+        }
+        table.push_str(" container function (≈5 s) ÷ `kguest krm`, 1,000 items |\n|---|--:|--:|");
+        for _ in ITEMS {
+            table.push_str("--:|--:|");
+        }
+        table.push_str("--:|\n");
+        for name in FUNCTIONS {
+            let wasm = examples::krm_dir().join(format!("{name}.wasm"));
+            let size = std::fs::metadata(&wasm)
+                .map_err(|e| format!("{}: {e}", wasm.display()))?
+                .len();
+            lines.push(format!(
+                "krm {name} size: kguest {} B, Go wasip1 hello world {} B, ratio {:.1}",
+                group(size),
+                group(GO_HELLO),
+                GO_HELLO as f64 / size as f64
+            ));
+            table.push_str(&format!(
+                "| {name} | {} | {:.1} |",
+                group(size),
+                GO_HELLO as f64 / size as f64
+            ));
+            let mut last = f64::NAN;
+            for (n, input) in &inputs {
+                let (wall, compile) = time(&kguest, &wasm, input, runs)?;
+                lines.push(format!(
+                    "krm {name} {n} items: kguest {wall:.0} ms (compile {compile:.0} ms), container function ≈{CONTAINER_MS:.0} ms, ratio {:.1}",
+                    CONTAINER_MS / wall
+                ));
+                table.push_str(&format!(" {wall:.0} ms | {compile:.0} ms |"));
+                last = wall;
+            }
+            table.push_str(&format!(" {:.1} |\n", CONTAINER_MS / last));
+        }
+        let reference = examples::krm_dir().join("std-echo.wasm");
+        if let Ok(meta) = std::fs::metadata(&reference) {
+            table.push_str(&format!(
+                "\nFor scale: `tests/guests/krm-std-echo`, a Rust `std` program that only copies stdin to stdout, is {} B with the same profile.\n",
+                group(meta.len())
+            ));
+        }
+        if write {
+            let body = format!(
+                "Command: `cargo xtask bench --krm` (median of {runs} runs of the release `kguest krm` per cell, inputs from `xtask/src/bench.rs`: {} B for 100 items, {} B for 1,000)\n\n{table}",
+                group(std::fs::metadata(&inputs[0].1).map_or(0, |m| m.len())),
+                group(std::fs::metadata(&inputs[inputs.len() - 1].1).map_or(0, |m| m.len())),
+            );
+            write_doc_section(
+                &paths::root().join("docs/benchmarks.md"),
+                "<!-- krm:begin -->",
+                "<!-- krm:end -->",
+                &body,
+            )?;
+        }
+        Ok(lines)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn inputs_are_resource_lists_of_n_items() {
+            let text = super::resource_list(3);
+            assert!(text.starts_with(
+                "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- "
+            ));
+            assert_eq!(text.matches("\n- apiVersion: apps/v1\n").count(), 3);
+            assert!(text.contains("    name: web-2 # app 2\n"));
+            assert!(text.ends_with("functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  data:\n    namespace: prod\n    images: '*/wasm/*'\n    runtimeClassName: wasm-smart\n"));
+        }
     }
 }

@@ -6,9 +6,16 @@ use crate::paths;
 use crate::test::cargo;
 
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+/// KRM functions are WASI preview1 commands.
+pub const WASI_TARGET: &str = "wasm32-wasip1";
 
 /// Builds `package` for wasm32 with the `guest` profile; returns the .wasm path.
 pub fn build(package: &str) -> Result<PathBuf, String> {
+    build_for(package, WASM_TARGET)
+}
+
+/// [`build`] for another wasm target.
+pub fn build_for(package: &str, target: &str) -> Result<PathBuf, String> {
     cargo(&[
         "build",
         "--quiet",
@@ -17,18 +24,24 @@ pub fn build(package: &str) -> Result<PathBuf, String> {
         "--profile",
         "guest",
         "--target",
-        WASM_TARGET,
+        target,
     ])?;
     let file = format!("{}.wasm", package.replace('-', "_"));
-    Ok(paths::target_dir()
-        .join(WASM_TARGET)
-        .join("guest")
-        .join(file))
+    Ok(paths::target_dir().join(target).join("guest").join(file))
 }
 
 /// Builds `package` like [`build`] but unstripped (keeping the `name`
 /// section) into `target_dir`, so the stripped artifacts are not replaced.
 pub fn build_unstripped(package: &str, target_dir: &std::path::Path) -> Result<PathBuf, String> {
+    build_unstripped_for(package, target_dir, WASM_TARGET)
+}
+
+/// [`build_unstripped`] for another wasm target.
+pub fn build_unstripped_for(
+    package: &str,
+    target_dir: &std::path::Path,
+    target: &str,
+) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!(
         "$ CARGO_PROFILE_GUEST_STRIP=false cargo build -p {package} --profile guest (unstripped)"
@@ -42,7 +55,7 @@ pub fn build_unstripped(package: &str, target_dir: &std::path::Path) -> Result<P
             "--profile",
             "guest",
             "--target",
-            WASM_TARGET,
+            target,
         ])
         .env("CARGO_PROFILE_GUEST_STRIP", "false")
         .env("CARGO_TARGET_DIR", target_dir)
@@ -53,5 +66,5 @@ pub fn build_unstripped(package: &str, target_dir: &std::path::Path) -> Result<P
         return Err(format!("unstripped build of {package} failed ({status})"));
     }
     let file = format!("{}.wasm", package.replace('-', "_"));
-    Ok(target_dir.join(WASM_TARGET).join("guest").join(file))
+    Ok(target_dir.join(target).join("guest").join(file))
 }

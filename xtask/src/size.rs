@@ -31,6 +31,9 @@ pub enum Kind {
     Kguest,
     /// A comparison point under `tests/baselines`: sizes reported only.
     Baseline,
+    /// A KRM function (wasm32-wasip1): budgeted and checked like `Kguest`;
+    /// imports only WASI preview1, exports `memory` and `_start`.
+    Krm,
 }
 
 /// Every guest `size` builds, in table order.
@@ -42,6 +45,9 @@ pub const GUESTS: &[(&str, Kind)] = &[
     ("fit", Kind::Kguest),
     ("imagelocality", Kind::Kguest),
     ("nodename-view", Kind::Kguest),
+    ("krm-set-namespace", Kind::Krm),
+    ("krm-require-requests", Kind::Krm),
+    ("krm-wasm-smart", Kind::Krm),
     ("baseline-prost", Kind::Baseline),
     ("baseline-json", Kind::Baseline),
     ("baseline-scan", Kind::Baseline),
@@ -90,12 +96,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut rows = Vec::new();
     let mut problems = Vec::new();
     for &(package, kind) in GUESTS {
-        let path = guests::build(package)?;
+        let path = match kind {
+            Kind::Krm => guests::build_for(package, guests::WASI_TARGET)?,
+            _ => guests::build(package)?,
+        };
         let bytes = read(&path)?;
         let module = Module::parse(&bytes).map_err(|err| format!("{package}: {err}"))?;
+        let findings = match kind {
+            Kind::Krm => module.krm_findings(),
+            _ => module.abi_findings(),
+        };
         problems.extend(
-            module
-                .abi_findings()
+            findings
                 .into_iter()
                 .map(|f| format!("{package}: {}: {}", f.severity, f.message)),
         );
@@ -131,7 +143,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if opts.bless {
         let sizes: Vec<(&str, u64)> = rows
             .iter()
-            .filter(|r| r.kind == Kind::Kguest)
+            .filter(|r| r.kind != Kind::Baseline)
             .map(|r| (r.package, r.bytes))
             .collect();
         let (blessed, refused) = bless(&budgets, &sizes, opts.allow_growth);
@@ -146,7 +158,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if opts.check {
         let sizes: Vec<(&str, u64)> = rows
             .iter()
-            .filter(|r| r.kind == Kind::Kguest)
+            .filter(|r| r.kind != Kind::Baseline)
             .map(|r| (r.package, r.bytes))
             .collect();
         problems.extend(over_budget(&budgets, &sizes));
@@ -193,10 +205,10 @@ fn render_table(rows: &[Row], budgets: &BTreeMap<String, u64>) -> String {
     for row in rows {
         let opt = row.optimized.map_or("–".into(), group);
         let budget = match (row.kind, budgets.get(row.package)) {
-            (Kind::Kguest, Some(b)) if row.bytes > *b => format!("{} **over**", group(*b)),
-            (Kind::Kguest, Some(b)) => group(*b),
-            (Kind::Kguest, None) => "none".into(),
             (Kind::Baseline, _) => "–".into(),
+            (_, Some(b)) if row.bytes > *b => format!("{} **over**", group(*b)),
+            (_, Some(b)) => group(*b),
+            (_, None) => "none".into(),
         };
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} |\n",
@@ -204,6 +216,7 @@ fn render_table(rows: &[Row], budgets: &BTreeMap<String, u64>) -> String {
             match row.kind {
                 Kind::Kguest => "kguest",
                 Kind::Baseline => "baseline",
+                Kind::Krm => "krm (wasip1)",
             },
             group(row.bytes),
             opt,
@@ -375,10 +388,11 @@ fn fmt_and_panic_problems() -> Result<Vec<String>, String> {
     let dir = paths::target_dir().join("size-unstripped");
     let mut problems = Vec::new();
     for &(package, kind) in GUESTS {
-        if kind != Kind::Kguest {
-            continue;
-        }
-        let path = guests::build_unstripped(package, &dir)?;
+        let path = match kind {
+            Kind::Baseline => continue,
+            Kind::Kguest => guests::build_unstripped(package, &dir)?,
+            Kind::Krm => guests::build_unstripped_for(package, &dir, guests::WASI_TARGET)?,
+        };
         let module = Module::parse(&read(&path)?).map_err(|err| format!("{package}: {err}"))?;
         if !module.has_name_section {
             problems.push(format!("{package}: unstripped build has no `name` section"));

@@ -448,6 +448,51 @@ impl Module {
         out
     }
 
+    /// The findings for a KRM function (a WASI preview1 command, see
+    /// `kguest krm`): it imports only `wasi_snapshot_preview1` functions
+    /// and exports `_start` and `memory` (plus rustc's data symbols).
+    pub fn krm_findings(&self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        for import in &self.imports {
+            if import.module != abi::MODULE_WASI {
+                out.push(Finding::violation(format!(
+                    "imports `{}`.`{}`, which is not WASI preview1",
+                    import.module, import.name
+                )));
+            }
+        }
+        let has = |name: &str, kind: fn(&Kind) -> bool| {
+            self.exports.iter().any(|e| e.name == name && kind(&e.kind))
+        };
+        if !has(
+            "_start",
+            |k| matches!(k, Kind::Func(sig) if sig.is(&[], &[])),
+        ) {
+            out.push(Finding::violation(
+                "does not export `_start` as a function () -> ()".into(),
+            ));
+        }
+        if !has("memory", |k| *k == Kind::Memory) {
+            out.push(Finding::violation("does not export `memory`".into()));
+        }
+        for export in &self.exports {
+            let expected = match &export.kind {
+                Kind::Func(_) => export.name == "_start",
+                Kind::Memory => export.name == "memory",
+                Kind::Global => RUSTC_GLOBALS.contains(&export.name.as_str()),
+                _ => false,
+            };
+            if !expected {
+                out.push(Finding::warning(format!(
+                    "exports `{}` ({}), which a KRM runtime ignores",
+                    export.name,
+                    export.kind.noun()
+                )));
+            }
+        }
+        out
+    }
+
     /// The functions whose names say they are `core::fmt` or panic
     /// machinery (empty without a name section).
     pub fn forbidden_functions(&self) -> Vec<&str> {

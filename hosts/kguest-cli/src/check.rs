@@ -18,6 +18,10 @@ Checks a built kube-scheduler-wasm-extension plugin, whatever built it:
     section: build with `strip = false` to keep it), and the functions
     outside the standard library that pull them in.
 
+A module with `_start` and no hooks is taken for a KRM function (`kguest krm`)
+and checked against that interface: WASI preview1 imports only, `_start` and
+`memory` exported.
+
 Exits 1 when the scheduler would refuse or misuse a plugin (a violation).
 
 options:
@@ -88,14 +92,29 @@ fn report(
     let line = |out: &mut String, label: &str, text: &str| {
         out.push_str(&format!("  {label:<11}{text}\n"));
     };
-    let findings = module.abi_findings();
+    // A WASI command without hooks is a KRM function (`kguest krm`), and
+    // is checked against that interface instead.
+    let krm = module.hooks() == 0 && module.exports.iter().any(|e| e.name == "_start");
+    let findings = if krm {
+        module.krm_findings()
+    } else {
+        module.abi_findings()
+    };
     out.push_str(&format!(
         "{path}: {} bytes ({})\n",
         group_digits(module.size as u64),
         sections(module)
     ));
     line(out, "imports:", &imports(module));
-    line(out, "hooks:", &hook_list(module.hooks()));
+    if krm {
+        line(
+            out,
+            "kind:",
+            "KRM function (WASI preview1 command, see `kguest krm`)",
+        );
+    } else {
+        line(out, "hooks:", &hook_list(module.hooks()));
+    }
 
     let forbidden = module.forbidden_functions();
     if !module.has_name_section {
@@ -166,7 +185,11 @@ fn report(
         ));
     }
     if why.is_empty() {
-        out.push_str("  ok: kube-scheduler-wasm-extension can load it\n");
+        out.push_str(if krm {
+            "  ok: a WASI preview1 KRM runtime (kguest krm, KEP-4944) can run it\n"
+        } else {
+            "  ok: kube-scheduler-wasm-extension can load it\n"
+        });
         None
     } else {
         Some(why.join(", "))

@@ -3,6 +3,7 @@
 mod check;
 mod decode;
 mod encode;
+mod krm;
 mod new;
 mod objects;
 mod run;
@@ -25,6 +26,9 @@ commands:
                                   set, size, panic/fmt code and what pulls it in
   new PATH [--hooks filter,score,...] [--kguest-path DIR]
                                   a new plugin crate: hooks, tests, sample objects, README
+  krm FUNCTION.wasm [--config FILE | --legacy CONFIG] [--timeout SECS] [--memory MIB] [--timing]
+                                  run a KRM function (wasm32-wasip1) on the ResourceList on
+                                  standard input; --legacy: kustomize's exec plugin protocol
 
 `kguest <command> --help` describes one command.
 
@@ -63,6 +67,7 @@ fn command_usage(command: &str) -> Option<&'static str> {
         "run" => run::USAGE,
         "check" => check::USAGE,
         "new" => new::USAGE,
+        "krm" => krm::USAGE,
         _ => return None,
     })
 }
@@ -114,6 +119,7 @@ fn main() -> ExitCode {
         "run" => run::run(rest),
         "check" => check::run(rest),
         "new" => new::run(rest),
+        "krm" => krm::run(rest),
         other => Err(Failure::Usage(format!("unknown command `{other}`"))),
     };
     match result {

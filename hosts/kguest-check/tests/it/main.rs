@@ -369,3 +369,41 @@ fn go_panic_and_fmt_code_is_found_too() {
         ]
     );
 }
+
+#[test]
+fn krm_functions_import_only_wasi_and_export_start() {
+    let krm = module(
+        r#"(module
+  (import "wasi_snapshot_preview1" "fd_read" (func (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")))"#,
+    );
+    assert_eq!(krm.krm_findings(), Vec::<Finding>::new());
+    // A KRM function is not a scheduler plugin ...
+    assert!(!messages(&krm.abi_findings(), Severity::Violation).is_empty());
+    // ... and a scheduler plugin is not a KRM function.
+    let plugin = module(GOOD).krm_findings();
+    let violations = messages(&plugin, Severity::Violation);
+    assert!(
+        violations.iter().any(|m| m.contains("not WASI preview1")),
+        "{violations:?}"
+    );
+    assert!(
+        violations.iter().any(|m| m.contains("`_start`")),
+        "{violations:?}"
+    );
+    let warnings = messages(&plugin, Severity::Warning);
+    assert!(
+        warnings.iter().any(|m| m.contains("`filter`")),
+        "{warnings:?}"
+    );
+    // `_start` with the wrong signature.
+    let bad = module(
+        r#"(module (memory (export "memory") 1) (func (export "_start") (result i32) (i32.const 0)))"#,
+    );
+    assert!(
+        messages(&bad.krm_findings(), Severity::Violation)
+            .iter()
+            .any(|m| m.contains("_start"))
+    );
+}

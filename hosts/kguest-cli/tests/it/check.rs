@@ -61,6 +61,36 @@ fn every_example_plugin_passes() {
 }
 
 #[test]
+fn a_krm_function_is_checked_as_one() {
+    let good = wasm_file(
+        "krm-good.wasm",
+        r#"(module
+  (import "wasi_snapshot_preview1" "fd_read" (func (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")))"#,
+    );
+    let out = kguest(&["check", &good], b"");
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("kind:      KRM function"), "{text}");
+    assert!(text.contains("ok: a WASI preview1 KRM runtime"), "{text}");
+    let foreign = wasm_file(
+        "krm-foreign.wasm",
+        r#"(module
+  (import "env" "host_call" (func))
+  (memory (export "memory") 1)
+  (func (export "_start")))"#,
+    );
+    let out = kguest(&["check", &foreign], b"");
+    assert_fails(&out, 1, "1 ABI violation");
+    assert!(
+        stdout(&out).contains("not WASI preview1"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn abi_violations_fail_with_the_violation_named() {
     let path = wasm_file(
         "violations.wasm",

@@ -2,7 +2,7 @@
 
 use super::{assert_fails, kguest};
 
-const COMMANDS: &[&str] = &["decode", "encode", "run", "check", "new"];
+const COMMANDS: &[&str] = &["decode", "encode", "run", "check", "new", "krm"];
 
 #[test]
 fn every_command_has_help() {

@@ -4,6 +4,7 @@
 
 mod check;
 mod help;
+mod krm;
 mod new;
 mod run;
 
