@@ -1,6 +1,7 @@
 //! `cargo xtask test`: everything CI checks, in the order that fails fastest.
 //!
-//! 1. vendor the pinned upstream files (from `KGUEST_K8S_DIR` or upstream),
+//! 1. vendor the pinned upstream files (from `KGUEST_K8S_DIR` and
+//!    `KGUEST_KSW_DIR`, or upstream),
 //! 2. `regen --check`: the committed generated code is what the generator writes,
 //! 3. build the example plugins (the end-to-end tests run them),
 //! 4. `cargo test --workspace`,
@@ -18,6 +19,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ));
     }
     vendor::ensure_vendored()?;
+    vendor::ensure_ksw_vendored()?;
     regen::run(&["--check".to_string()])?;
     examples::build_all()?;
     // SAFETY of the env change: xtask is single-threaded here.
