@@ -15,9 +15,9 @@ commands:
   encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
                                   Kubernetes JSON or YAML -> protobuf, byte for byte
                                   what the API server writes
-  run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--json] [--timing]
+  run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--arg VALUE]... [--json] [--timing]
                                   one scheduling cycle of a kube-scheduler-wasm-extension
-                                  plugin: PreFilter, Filter per node, Score per feasible node
+                                  plugin, hooks in kube-scheduler's order (`kguest run --help`)
 
   decode input is what the API server sends (`k8s\\0` + runtime.Unknown; the type is
   read from it) or, with --type, one raw message. TYPE looks like core.v1.Pod,

@@ -395,9 +395,7 @@ fn every_example_speaks_the_upstream_abi() {
 fn pods_in_sequence_through_one_instance_do_not_share_state() {
     use std::sync::Arc;
 
-    use kguest_host::{
-        Cycle, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot, SnapshotNode,
-    };
+    use kguest_host::{Cycle, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot};
 
     let encode = |yaml: String| {
         let json: Value = serde_norway::from_str(&yaml).expect("yaml");
@@ -415,19 +413,12 @@ fn pods_in_sequence_through_one_instance_do_not_share_state() {
             "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n{binding}  containers: [{{name: c}}]\n"
         ))
     };
-    let node = |name: &str| SnapshotNode {
-        name: name.into(),
-        resource_version: "1".into(),
-        node: encode(format!(
+    let node = |name: &str| {
+        encode(format!(
             "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\n"
         ))
-        .into(),
-        image_states: Arc::from(&[][..]),
     };
-    let mut snapshot = Snapshot::new();
-    snapshot.insert(node("node-a"));
-    snapshot.insert(node("node-b"));
-    let snapshot = Arc::new(snapshot);
+    let snapshot = Arc::new(Snapshot::from_nodes([node("node-a"), node("node-b")]).expect("nodes"));
 
     let runtime = Runtime::new(RuntimeConfig::default()).expect("runtime");
     let wasm = std::fs::read(plugin("nodename")).expect("plugin");
@@ -443,7 +434,7 @@ fn pods_in_sequence_through_one_instance_do_not_share_state() {
         ("", [true, true]),
         ("node-a", [true, false]),
     ] {
-        let cycle = Cycle::new(pod_on(bound_to).into(), Arc::clone(&snapshot));
+        let cycle = Cycle::new(pod_on(bound_to).into(), Arc::clone(&snapshot)).expect("pod");
         plugin.prefilter(&cycle).expect("prefilter");
         let fits: Vec<bool> = ["node-a", "node-b"]
             .iter()

@@ -97,7 +97,7 @@ fn unreachable_in_hook_traps_and_instance_is_replaced() {
     assert_eq!(plugin.idle_instances(), 1);
     let err = plugin.filter(&cycle(b"p"), "bad").unwrap_err();
     assert!(
-        matches!(&err, CallError::Trap { hook: Some(Hook::Filter), message } if message.contains("unreachable")),
+        matches!(&err, CallError::Trap { hook: Some(Hook::Filter), message, .. } if message.contains("unreachable")),
         "{err:?}"
     );
     assert_eq!(
@@ -408,11 +408,10 @@ fn every_pointer_taking_import_rejects_bad_ranges() {
             )
             .unwrap_or_else(|e| panic!("{} {variant}: {e}", case.import));
             let c = cycle(b"POD");
-            let json = bytes(b"{\"x\":1}");
             let err = match case.hook {
-                Hook::PreScore => plugin.prescore(&c, json).map(drop),
-                Hook::PostFilter => plugin.postfilter(&c, json).map(drop),
-                Hook::NormalizeScore => plugin.normalize_score(&c, json).map(drop),
+                Hook::PreScore => plugin.prescore(&c, &["x"]).map(drop),
+                Hook::PostFilter => plugin.postfilter(&c, &[("x", Code(1))]).map(drop),
+                Hook::NormalizeScore => plugin.normalize_score(&c, &[("x", 1)]).map(drop),
                 hook => call(&plugin, hook, "bad"),
             }
             .expect_err(&format!("{} {variant} must fail", case.import));
