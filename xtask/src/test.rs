@@ -30,6 +30,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "--quiet",
         "--exclude",
         "kguest-conformance",
+        "--",
+        "--skip",
+        "ksw::suite",
+    ])?;
+    // kube-scheduler-wasm-extension's own host suite, ported; prints
+    // `ksw host suite: N/M cases` and the cases left out.
+    cargo(&[
+        "test",
+        "--quiet",
+        "-p",
+        "kguest-host",
+        "--test",
+        "it",
+        "--",
+        "--nocapture",
+        "--exact",
+        "ksw::suite",
     ])?;
     // The conformance suite prints its counts (`185/185 fixtures ...`).
     cargo(&[

@@ -639,7 +639,7 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
             import: "result.normalized_score_list",
             detail,
         })?;
-        s.output.normalized_scores = Some(scores);
+        s.output.normalized_scores = scores;
         Ok(())
     })?;
     setter(linker, "result.cluster_events", |s, b| {

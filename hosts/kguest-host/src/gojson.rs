@@ -56,19 +56,23 @@ pub(crate) fn int_map<'a>(entries: impl IntoIterator<Item = (&'a str, i64)>) -> 
 }
 
 /// Parses a `{"node": score}` object as Go's `json.Unmarshal` into
-/// `map[string]int` would, keeping the guest's order.
-pub(crate) fn parse_int_map(bytes: &[u8]) -> Result<Vec<(String, i64)>, String> {
+/// `map[string]int` would, keeping the guest's order; `null` (a nil Go map)
+/// is `None`.
+pub(crate) fn parse_int_map(bytes: &[u8]) -> Result<Option<Vec<(String, i64)>>, String> {
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|err| format!("invalid JSON: {err}"))?;
-    let serde_json::Value::Object(map) = value else {
-        return Err("expected a JSON object of node name to score".into());
+    let map = match value {
+        serde_json::Value::Object(map) => map,
+        serde_json::Value::Null => return Ok(None),
+        _ => return Err("expected a JSON object of node name to score".into()),
     };
     map.into_iter()
         .map(|(name, score)| match score.as_i64() {
             Some(score) => Ok((name, score)),
             None => Err(format!("score of `{name}` is not an integer: {score}")),
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 #[cfg(test)]
@@ -97,8 +101,9 @@ mod tests {
     fn int_maps_parse_or_fail_with_a_reason() {
         assert_eq!(
             parse_int_map(br#"{"n1":100,"n0":-5}"#).unwrap(),
-            [("n1".to_string(), 100), ("n0".to_string(), -5)]
+            Some(vec![("n1".to_string(), 100), ("n0".to_string(), -5)])
         );
+        assert_eq!(parse_int_map(b"null").unwrap(), None);
         assert!(parse_int_map(b"[1]").unwrap_err().contains("object"));
         assert!(parse_int_map(br#"{"a":1.5}"#).unwrap_err().contains("`a`"));
         assert!(parse_int_map(b"{").unwrap_err().contains("invalid JSON"));

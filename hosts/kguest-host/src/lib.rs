@@ -52,7 +52,7 @@ pub use config::{LogRecord, PluginConfig, SchedulerHandle, StderrHandle};
 pub use error::{CallError, LoadError};
 pub use event::{Event, ObjectReference};
 pub use input::InputError;
-pub use plugin::Plugin;
+pub use plugin::{Guest, Plugin};
 pub use runtime::{Runtime, RuntimeConfig};
 pub use schedule::{CycleReport, EXCLUDED_BY_PREFILTER, NodeDecision, Score};
 pub use snapshot::{Cycle, NodeCache, NodeImage, Snapshot, SnapshotNode};

@@ -130,11 +130,58 @@ const UNIT: &str = "() -> ()";
 const TO_I32: &str = "() -> i32";
 const TO_I64: &str = "() -> i64";
 
+/// A compiled guest whose imports and exports passed KSW's rules. Cheap to
+/// clone; load it as several plugins (different configurations, args or
+/// handles) without compiling it again.
+#[derive(Clone)]
+pub struct Guest {
+    module: Module,
+    hooks: HookSet,
+    runtime: Runtime,
+}
+
+impl std::fmt::Debug for Guest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guest")
+            .field("hooks", &self.hooks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Guest {
+    /// Compiles `wasm` and validates its imports and exports against the
+    /// KSW ABI and registration rules.
+    pub fn compile(runtime: &Runtime, wasm: &[u8]) -> Result<Guest, LoadError> {
+        let module = Module::new(&runtime.inner.engine, wasm)
+            .map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let hooks = validate_exports(&module)?;
+        for import in module.imports() {
+            abi::check_import(import.module(), import.name(), &import.ty())?;
+        }
+        Ok(Guest {
+            module,
+            hooks,
+            runtime: runtime.clone(),
+        })
+    }
+
+    /// The hooks the guest exports.
+    pub fn hooks(&self) -> HookSet {
+        self.hooks
+    }
+}
+
 impl Plugin {
-    /// Compiles `wasm` once, validates its imports and exports against the
-    /// KSW ABI and registration rules, and creates (and starts) the first
-    /// instance.
+    /// Compiles `wasm` ([`Guest::compile`]) and loads it
+    /// ([`Plugin::from_guest`]).
     pub fn load(runtime: &Runtime, wasm: &[u8], config: PluginConfig) -> Result<Plugin, LoadError> {
+        Plugin::from_guest(&Guest::compile(runtime, wasm)?, config)
+    }
+
+    /// A plugin running `guest` with `config`: checks the configuration,
+    /// links the guest and creates (and starts) the first instance.
+    pub fn from_guest(guest: &Guest, config: PluginConfig) -> Result<Plugin, LoadError> {
+        let runtime = &guest.runtime;
         let rt = &runtime.inner;
         if config.memory_limit > rt.config.max_memory {
             return Err(LoadError::InvalidConfig(format!(
@@ -147,16 +194,11 @@ impl Plugin {
         }
         let (argv, argc) = PluginShared::pack_args(&config.args)
             .ok_or_else(|| LoadError::InvalidConfig("a guest arg contains a NUL byte".into()))?;
-        let module =
-            Module::new(&rt.engine, wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
-        let hooks = validate_exports(&module)?;
-        for import in module.imports() {
-            abi::check_import(import.module(), import.name(), &import.ty())?;
-        }
-        validate_globals(&module, &config.globals)?;
+        let (module, hooks) = (&guest.module, guest.hooks);
+        validate_globals(module, &config.globals)?;
         let pre = rt
             .linker
-            .instantiate_pre(&module)
+            .instantiate_pre(module)
             .map_err(|e| LoadError::Link(format!("{e:#}")))?;
         let shared = Arc::new(PluginShared {
             guest_config: config.guest_config.clone(),

@@ -3,6 +3,7 @@
 
 mod abi;
 mod hostile;
+mod ksw;
 mod load;
 mod pool;
 mod snapshot;
