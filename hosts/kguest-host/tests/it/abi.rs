@@ -578,3 +578,88 @@ fn new_cycle_replays_prefilter_on_instances_that_missed_it() {
     assert_eq!(plugin.score(&b, "n").unwrap().1.code, Code(2));
     assert_eq!(plugin.score(&b, "n").unwrap().1.code, Code(2));
 }
+
+#[test]
+fn guest_args_are_served_as_argv_through_wasi() {
+    // filter: argc must be 3; returns the reason = argv[1] + argv[2] bytes
+    // as laid out by args_get (NUL-terminated, back to back).
+    let wasm = guest(
+        r#"(func (export "filter") (result i32)
+          (local $argc i32) (local $size i32)
+          (drop (call $args_sizes (i32.const 0) (i32.const 4)))
+          (local.set $argc (i32.load (i32.const 0)))
+          (local.set $size (i32.load (i32.const 4)))
+          (drop (call $args_get (i32.const 16) (i32.const 256)))
+          ;; the reason: from argv[1] to the end of the strings
+          (call $reason (i32.load (i32.const 20))
+            (i32.sub (i32.add (i32.const 256) (local.get $size)) (i32.load (i32.const 20))))
+          (local.get $argc))
+        (func (export "score") (result i64)
+          ;; the pointer table runs past the end of memory
+          (drop (call $args_get (i32.const 131070) (i32.const 0)))
+          (i64.const 0))"#,
+    );
+    let cfg = PluginConfig {
+        args: vec!["test".into(), "filter".into(), "".into()],
+        ..config()
+    };
+    let plugin = Plugin::load(rt(), &wasm, cfg).unwrap();
+    let s = plugin.filter(&cycle(b"p"), "n").unwrap();
+    assert_eq!(s.code, Code(3));
+    assert_eq!(s.reason.as_deref(), Some("filter\0\0"));
+    let err = plugin.score(&cycle(b"p"), "n").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CallError::OutOfBounds {
+                import: "args_get",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // No args: argc 0, as in the scheduler.
+    let s = load(&wasm).filter(&cycle(b"p"), "n").unwrap();
+    assert_eq!(s.code, Code(0));
+    // An arg with a NUL cannot be passed.
+    let bad = PluginConfig {
+        args: vec!["a\0b".into()],
+        ..config()
+    };
+    let err = Plugin::load(rt(), &wasm, bad).unwrap_err();
+    assert!(
+        matches!(err, kguest_host::LoadError::InvalidConfig(_)),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn globals_are_set_on_every_instance_after_start() {
+    let wasm = guest(
+        r#"(global $g (export "status_code_global") (mut i32) (i32.const 0))
+        (global $fixed (export "fixed") i32 (i32.const 0))
+        (func (export "_start") (global.set $g (i32.const 99)))
+        (func (export "filter") (result i32) (global.get $g))"#,
+    );
+    let cfg = |globals: Vec<(String, i32)>| PluginConfig {
+        globals,
+        pool_size: 1,
+        ..config()
+    };
+    let plugin = Plugin::load(rt(), &wasm, cfg(vec![("status_code_global".into(), -7)])).unwrap();
+    let c = cycle(b"p");
+    assert_eq!(plugin.filter(&c, "n").unwrap().code, Code(-7));
+    // A second instance (the first is busy in a concurrent call) gets it too.
+    std::thread::scope(|s| {
+        let a = s.spawn(|| plugin.filter(&c, "n").unwrap().code);
+        let b = s.spawn(|| plugin.filter(&c, "n").unwrap().code);
+        assert_eq!((a.join().unwrap(), b.join().unwrap()), (Code(-7), Code(-7)));
+    });
+    for name in ["missing", "fixed", "memory"] {
+        let err = Plugin::load(rt(), &wasm, cfg(vec![(name.into(), 1)])).unwrap_err();
+        assert!(
+            matches!(&err, kguest_host::LoadError::InvalidConfig(m) if m.contains(name)),
+            "{err:?}"
+        );
+    }
+}

@@ -467,3 +467,66 @@ fn exhausted_instance_pool_is_an_instantiate_error() {
     assert!(Plugin::load(&small, &wasm, config()).is_ok());
     still_serves(&a);
 }
+
+/// Guests that fail to load (a panic or `proc_exit` in `_start`, a hook set
+/// KSW rejects) or trap in a hook fail alone: a plugin already loaded on the
+/// same runtime keeps serving, and new plugins still load.
+#[test]
+fn a_bad_guest_fails_alone() {
+    let good = || load(&on_bad("unreachable", ""));
+    let serving = good();
+    let panics_in_start = guest(
+        r#"(data (i32.const 0) "\08\00\00\00\06\00\00\00panic!")
+        (func (export "_start")
+          (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 64)))
+          unreachable)
+        (func (export "filter") (result i32) (i32.const 0))"#,
+    );
+    let exits_in_start = guest(
+        r#"(func (export "_start") (call $exit (i32.const 0)))
+        (func (export "filter") (result i32) (i32.const 0))"#,
+    );
+    let lone_prescore = guest(r#"(func (export "prescore") (result i32) (i32.const 0))"#);
+    let errors: Vec<LoadError> = [panics_in_start, exits_in_start, lone_prescore]
+        .iter()
+        .map(|wasm| {
+            let err = Plugin::load(rt(), wasm, config()).unwrap_err();
+            still_serves(&serving);
+            still_serves(&good());
+            err
+        })
+        .collect();
+    // The guest's own output leads, as in KSW's error.
+    assert!(
+        errors[0]
+            .to_string()
+            .starts_with("wasm: instantiate error: panic!\n"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        matches!(
+            errors[1],
+            LoadError::Instantiate(CallError::Exit {
+                hook: None,
+                code: 0
+            })
+        ),
+        "{:?}",
+        errors[1]
+    );
+    assert!(
+        errors[1].to_string().contains("-buildmode=wasi-legacy"),
+        "{}",
+        errors[1]
+    );
+    assert!(
+        matches!(errors[2], LoadError::UnsupportedHookSet(_)),
+        "{:?}",
+        errors[2]
+    );
+    // A trap in another plugin's hook does not disturb this one.
+    let trapping = good();
+    assert!(trapping.filter(&cycle(b"p"), "bad").is_err());
+    still_serves(&serving);
+}

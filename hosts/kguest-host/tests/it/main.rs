@@ -6,5 +6,6 @@ mod hostile;
 mod ksw;
 mod load;
 mod pool;
+mod schedule;
 mod snapshot;
 mod util;
