@@ -19,11 +19,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ));
     }
     vendor::ensure_vendored()?;
-    vendor::ensure_ksw_vendored()?;
+    let ksw = vendor::ensure_ksw_vendored()?;
     regen::run(&["--check".to_string()])?;
     examples::build_all()?;
     // SAFETY of the env change: xtask is single-threaded here.
     unsafe { std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir()) };
+    // The tests read the copy just verified against proto-vendor/ksw.lock.
+    unsafe { std::env::set_var("KGUEST_KSW_DIR", ksw) };
     cargo(&[
         "test",
         "--workspace",

@@ -117,7 +117,9 @@ pub trait SchedulerHandle: Send + Sync {
     fn log(&self, record: &LogRecord<'_>) {
         let _ = record;
     }
-    /// `k8s.io/scheduler.handle.eventrecorder.eventf`: raw JSON `EventMessage`.
+    /// `k8s.io/scheduler.handle.eventrecorder.eventf`: the guest's JSON
+    /// `EventMessage` as it sent it ([`Event::from_json`](crate::Event::from_json)
+    /// parses it).
     fn event(&self, event_json: &[u8]) {
         let _ = event_json;
     }
