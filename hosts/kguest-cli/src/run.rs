@@ -81,8 +81,16 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             ))
         })?;
     let node_bytes = load_objects(opts.nodes, "Node")?;
+    let given = node_bytes.len();
     let snapshot = Snapshot::from_nodes(node_bytes)
         .map_err(|err| Failure::Input(format!("{}: {err}", opts.nodes)))?;
+    if snapshot.len() != given {
+        return Err(Failure::Input(format!(
+            "{}: {} node(s) repeat another node's name (names are unique in a cluster)",
+            opts.nodes,
+            given - snapshot.len()
+        )));
+    }
     let pod_bytes: Arc<[u8]> = pod_bytes.into();
     let cycle = Cycle::new(pod_bytes.clone(), Arc::new(snapshot))
         .map_err(|err| Failure::Input(format!("{}: {err}", opts.pod)))?;

@@ -221,6 +221,24 @@ fn run_rejects_bad_input() {
         2,
         "missing --nodes",
     );
+    let twice = temp(
+        "twice.yaml",
+        b"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n",
+    );
+    assert_fails(
+        &kguest(&["run", nodename, "--pod", &pod, "--nodes", &twice], b""),
+        1,
+        "1 node(s) repeat another node's name",
+    );
+    let unnamed = temp(
+        "unnamed.yaml",
+        b"apiVersion: v1\nkind: Node\nmetadata: {labels: {a: b}}\n",
+    );
+    assert_fails(
+        &kguest(&["run", nodename, "--pod", &pod, "--nodes", &unnamed], b""),
+        1,
+        "a Node without metadata.name",
+    );
 }
 
 /// kube-scheduler-wasm-extension's imports: (module, name, params, results).
