@@ -27,8 +27,10 @@ tasks:
   size [--check] [--bless] [--allow-growth]
                                   wasm sizes of examples and baselines vs size-budgets.toml
   test                            everything CI checks (vendor, regen --check, tests, guest sizes)
-  vendor [--from DIR] [--check]   fetch the pinned Kubernetes protos and fixtures into proto-vendor/
-         [--update-lock --from DIR [--kubernetes X.Y.Z]]
+  vendor [kubernetes|ksw] [--from DIR] [--check]
+                                  fetch the pinned Kubernetes protos and fixtures and
+                                  kube-scheduler-wasm-extension's test material into proto-vendor/
+         [--update-lock --from DIR [--kubernetes X.Y.Z | --commit HASH]]
   regen [--check]                 regenerate generated/ from the vendored protos
 ";
 

@@ -15,11 +15,6 @@ pub fn vendor_dir() -> PathBuf {
     root().join("proto-vendor")
 }
 
-/// The committed lock manifest pinning every vendored file.
-pub fn lock_file() -> PathBuf {
-    vendor_dir().join("kubernetes.lock")
-}
-
 /// Cargo's target directory (`CARGO_TARGET_DIR` or `<root>/target`).
 pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {

@@ -1,6 +1,7 @@
 //! `cargo xtask test`: everything CI checks, in the order that fails fastest.
 //!
-//! 1. vendor the pinned upstream files (from `KGUEST_K8S_DIR` or upstream),
+//! 1. vendor the pinned upstream files (from `KGUEST_K8S_DIR` and
+//!    `KGUEST_KSW_DIR`, or upstream),
 //! 2. `regen --check`: the committed generated code is what the generator writes,
 //! 3. build the example plugins (the end-to-end tests run them),
 //! 4. `cargo test --workspace`,
@@ -18,16 +19,36 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ));
     }
     vendor::ensure_vendored()?;
+    let ksw = vendor::ensure_ksw_vendored()?;
     regen::run(&["--check".to_string()])?;
     examples::build_all()?;
     // SAFETY of the env change: xtask is single-threaded here.
     unsafe { std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir()) };
+    // The tests read the copy just verified against proto-vendor/ksw.lock.
+    unsafe { std::env::set_var("KGUEST_KSW_DIR", ksw) };
     cargo(&[
         "test",
         "--workspace",
         "--quiet",
         "--exclude",
         "kguest-conformance",
+        "--",
+        "--skip",
+        "ksw::suite",
+    ])?;
+    // kube-scheduler-wasm-extension's own host suite, ported; prints
+    // `ksw host suite: N/M cases` and the cases left out.
+    cargo(&[
+        "test",
+        "--quiet",
+        "-p",
+        "kguest-host",
+        "--test",
+        "it",
+        "--",
+        "--nocapture",
+        "--exact",
+        "ksw::suite",
     ])?;
     // The conformance suite prints its counts (`185/185 fixtures ...`).
     cargo(&[

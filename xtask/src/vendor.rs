@@ -1,10 +1,19 @@
-//! `cargo xtask vendor`: fetch the pinned Kubernetes protos and fixtures.
+//! `cargo xtask vendor`: fetch the pinned upstream files.
 //!
-//! `proto-vendor/kubernetes.lock` pins every file by sha256. The files are
-//! not committed: this task copies them from a local copy (`--from DIR` or
-//! `$KGUEST_K8S_DIR`) or downloads them with `curl`, verifies each one before
-//! it is put in place, and removes anything the lock does not list.
+//! Two pins, each a lock of sha256 entries under `proto-vendor/`:
+//!
+//! * `kubernetes.lock`: the Kubernetes protos and wire fixtures, vendored
+//!   into `proto-vendor/{proto,testdata}` (source: `$KGUEST_K8S_DIR`);
+//! * `ksw.lock`: kube-scheduler-wasm-extension's guests and host test suite
+//!   at one commit, vendored into `proto-vendor/ksw/` (source:
+//!   `$KGUEST_KSW_DIR`).
+//!
+//! The files are not committed: this task copies them from a local copy
+//! (`--from DIR` or the pin's environment variable) or downloads them with
+//! `curl`, verifies each one before it is put in place, and removes anything
+//! the lock does not list.
 
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -17,25 +26,67 @@ use sha2::{Digest, Sha256};
 
 use crate::paths;
 
-/// Environment variable naming a local source laid out like the vendored tree.
-const SOURCE_ENV: &str = "KGUEST_K8S_DIR";
-/// Raw-file host for the `kubernetes/api` and `kubernetes/apimachinery` repos.
-const UPSTREAM: &str = "https://raw.githubusercontent.com/kubernetes";
-/// The two vendored subtrees, relative to the vendor dir (and to a source dir).
-const TREES: [&str; 2] = ["proto", "testdata"];
 /// Parallel copies/downloads.
 const WORKERS: usize = 8;
 /// How many problems `--check` spells out before summarising the rest.
 const SHOWN_PROBLEMS: usize = 5;
-/// How the vendor dir is named in messages.
-const VENDOR_LABEL: &str = "proto-vendor/";
 
 const USAGE: &str = concat!(
-    "  cargo xtask vendor [--from DIR] [--check]\n",
-    "  cargo xtask vendor --update-lock --from DIR [--kubernetes X.Y.Z]",
+    "  cargo xtask vendor [--check]              both pins, from $KGUEST_K8S_DIR / $KGUEST_KSW_DIR or upstream\n",
+    "  cargo xtask vendor [kubernetes|ksw] [--from DIR] [--check]\n",
+    "  cargo xtask vendor [kubernetes] --update-lock --from DIR [--kubernetes X.Y.Z]\n",
+    "  cargo xtask vendor ksw --update-lock --from DIR [--commit HASH]\n",
+    "(`--from` and `--update-lock` without a pin name mean `kubernetes`)",
 );
 
-const DEFAULT_HEADER: &str = "\
+// ---------------------------------------------------------------------------
+// The pins
+
+/// A lock's `key value` lines, in order.
+type Keys = Vec<(String, String)>;
+
+/// One pinned set of upstream files: its lock, where it is vendored, where
+/// its files come from.
+#[derive(Debug)]
+pub struct Pin {
+    /// The name on the command line.
+    name: &'static str,
+    /// The lock's file name in `proto-vendor/`.
+    lock_name: &'static str,
+    /// Where the files go, below `proto-vendor/` (empty: `proto-vendor/` itself).
+    subdir: &'static str,
+    /// How the vendor dir is named in messages.
+    label: &'static str,
+    /// Environment variable naming a local source laid out like the lock.
+    env: &'static str,
+    /// The `key value` lines every lock has, in this order.
+    keys: &'static [&'static str],
+    /// The `--update-lock` flag that sets the keys (`--kubernetes`, `--commit`).
+    key_flag: &'static str,
+    /// Top-level folders holding the files; `None` when the pin owns its
+    /// whole vendor dir.
+    trees: Option<&'static [&'static str]>,
+    /// Written at the top of a fresh lock.
+    header: &'static str,
+    /// Keys from the `key_flag` value.
+    keys_from: fn(&str) -> Result<Keys, String>,
+    /// Which files of a source dir `--update-lock` pins.
+    wanted: fn(&str) -> bool,
+    /// The download URL of a lock path.
+    url: fn(&Lock, &str) -> Result<String, String>,
+}
+
+/// The Kubernetes protos and fixtures.
+pub static KUBERNETES: Pin = Pin {
+    name: "kubernetes",
+    lock_name: "kubernetes.lock",
+    subdir: "",
+    label: "proto-vendor/",
+    env: "KGUEST_K8S_DIR",
+    keys: &["kubernetes", "tag"],
+    key_flag: "--kubernetes",
+    trees: Some(&["proto", "testdata"]),
+    header: "\
 # Kubernetes sources pinned for kguest; `cargo xtask vendor` fetches them into
 # proto-vendor/ and checks every file against this list. Only this manifest is
 # committed, never the files.
@@ -46,7 +97,55 @@ const DEFAULT_HEADER: &str = "\
 #
 # Format: `kubernetes <version>`, `tag <git tag>`, then `<sha256>  <path>` lines
 # sorted by path. After a Kubernetes bump, regenerate it with
-#   cargo xtask vendor --update-lock --from DIR --kubernetes X.Y.Z";
+#   cargo xtask vendor --update-lock --from DIR --kubernetes X.Y.Z",
+    keys_from: kubernetes_keys,
+    wanted: |path| !path.starts_with("proto/") || path.ends_with(".proto"),
+    url: kubernetes_url,
+};
+
+/// kube-scheduler-wasm-extension's guests and host test suite.
+pub static KSW: Pin = Pin {
+    name: "ksw",
+    lock_name: "ksw.lock",
+    subdir: "ksw",
+    label: "proto-vendor/ksw/",
+    env: "KGUEST_KSW_DIR",
+    keys: &["repository", "commit"],
+    key_flag: "--commit",
+    trees: None,
+    header: "\
+# kube-scheduler-wasm-extension test material pinned for kguest: its TinyGo and
+# WAT guests, the YAML objects and Go sources of its host test suite, which
+# kguest-host's tests run. `cargo xtask vendor` fetches them into
+# proto-vendor/ksw/ (from $KGUEST_KSW_DIR or raw.githubusercontent.com at
+# `commit`) and checks every file against this list. Only this manifest is
+# committed, never the files.
+#
+# Format: `repository <owner/name>`, `commit <git hash>`, then
+# `<sha256>  <path>` lines (paths in the repository) sorted by path. Bump with
+#   cargo xtask vendor ksw --update-lock --from DIR --commit HASH",
+    keys_from: ksw_keys,
+    wanted: |_| true,
+    url: ksw_url,
+};
+
+impl Pin {
+    fn lock_file(&self) -> PathBuf {
+        paths::vendor_dir().join(self.lock_name)
+    }
+
+    fn vendor_dir(&self) -> PathBuf {
+        match self.subdir {
+            "" => paths::vendor_dir(),
+            sub => paths::vendor_dir().join(sub),
+        }
+    }
+
+    /// The folders of the vendor dir this pin owns (`""` = all of it).
+    fn roots(&self) -> &'static [&'static str] {
+        self.trees.unwrap_or(&[""])
+    }
+}
 
 /// The directory holding the vendored `.proto` files (the protoc include root).
 #[allow(dead_code)] // for `regen` and the conformance tooling
@@ -67,30 +166,51 @@ pub fn run(args: &[String]) -> Result<(), String> {
         println!("usage:\n{USAGE}");
         return Ok(());
     }
-    if opts.update_lock {
-        return update_lock(&opts);
+    let pins: Vec<&Pin> = match &opts.pin {
+        Some(pin) => vec![pin],
+        None => vec![&KUBERNETES, &KSW],
+    };
+    for pin in pins {
+        if opts.update_lock {
+            update_lock(pin, &opts)?;
+            continue;
+        }
+        let lock = read_lock(&pin.lock_file(), pin)?;
+        let vendor = pin.vendor_dir();
+        if opts.check {
+            let count = check(&vendor, pin, &lock, pin.label)?;
+            println!(
+                "vendor: {count} files verified in {} (check only)",
+                pin.label
+            );
+            continue;
+        }
+        let source = choose_source(pin, opts.from.clone(), &lock)?;
+        let summary = sync(&vendor, pin, &lock, &source)?;
+        print_summary(&summary, pin.label);
     }
-    let lock = read_lock(&paths::lock_file())?;
-    let vendor = paths::vendor_dir();
-    if opts.check {
-        let count = check(&vendor, &lock, VENDOR_LABEL)?;
-        println!("vendor: {count} files verified in {VENDOR_LABEL} (check only)");
-        return Ok(());
-    }
-    let summary = sync(&vendor, &lock, &choose_source(opts.from, &lock))?;
-    print_summary(&summary);
     Ok(())
 }
 
-/// Makes sure the vendored tree matches the lock (like a plain `vendor`,
+/// Makes sure the Kubernetes files match their lock (like a plain `vendor`,
 /// honouring `$KGUEST_K8S_DIR`) and returns the vendor dir. Quiet when
 /// nothing had to change.
 pub fn ensure_vendored() -> Result<PathBuf, String> {
-    let lock = read_lock(&paths::lock_file())?;
-    let vendor = paths::vendor_dir();
-    let summary = sync(&vendor, &lock, &choose_source(None, &lock))?;
+    ensure(&KUBERNETES)
+}
+
+/// The same for kube-scheduler-wasm-extension's material
+/// (`$KGUEST_KSW_DIR`), which kguest-host's tests read.
+pub fn ensure_ksw_vendored() -> Result<PathBuf, String> {
+    ensure(&KSW)
+}
+
+fn ensure(pin: &Pin) -> Result<PathBuf, String> {
+    let lock = read_lock(&pin.lock_file(), pin)?;
+    let vendor = pin.vendor_dir();
+    let summary = sync(&vendor, pin, &lock, &choose_source(pin, None, &lock)?)?;
     if summary.changed() {
-        print_summary(&summary);
+        print_summary(&summary, pin.label);
     }
     Ok(vendor)
 }
@@ -100,36 +220,64 @@ pub fn ensure_vendored() -> Result<PathBuf, String> {
 
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Options {
+    /// `None`: both pins (or `kubernetes` with `--from`/`--update-lock`).
+    pin: Option<&'static Pin>,
     from: Option<PathBuf>,
     check: bool,
     update_lock: bool,
-    kubernetes: Option<String>,
+    /// `--kubernetes X.Y.Z` or `--commit HASH`, with the flag used.
+    key_value: Option<(String, String)>,
     help: bool,
 }
 
+impl PartialEq for Pin {
+    fn eq(&self, other: &Pin) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Pin {}
+
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut opts = Options::default();
-    let mut iter = args.iter();
+    let mut iter = args.iter().peekable();
+    if let Some(first) = iter.peek() {
+        let named = [&KUBERNETES, &KSW].into_iter().find(|p| p.name == **first);
+        if let Some(pin) = named {
+            opts.pin = Some(pin);
+            iter.next();
+        }
+    }
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--check" => opts.check = true,
             "--update-lock" => opts.update_lock = true,
             "-h" | "--help" => opts.help = true,
             "--from" => opts.from = Some(PathBuf::from(flag_value(&mut iter, arg)?)),
-            "--kubernetes" => opts.kubernetes = Some(flag_value(&mut iter, arg)?),
+            flag @ ("--kubernetes" | "--commit") => {
+                opts.key_value = Some((flag.to_string(), flag_value(&mut iter, arg)?));
+            }
             other => parse_inline_flag(&mut opts, other)?,
         }
+    }
+    if opts.pin.is_none() && (opts.from.is_some() || opts.update_lock || opts.key_value.is_some()) {
+        opts.pin = Some(&KUBERNETES);
     }
     validate_options(&opts)?;
     Ok(opts)
 }
 
-/// Handles `--from=DIR` and `--kubernetes=X.Y.Z`; anything else is an error.
+/// Handles `--from=DIR`, `--kubernetes=X.Y.Z` and `--commit=HASH`; anything
+/// else is an error.
 fn parse_inline_flag(opts: &mut Options, arg: &str) -> Result<(), String> {
     match arg.split_once('=') {
         Some(("--from", dir)) if !dir.is_empty() => opts.from = Some(PathBuf::from(dir)),
-        Some(("--kubernetes", v)) if !v.is_empty() => opts.kubernetes = Some(v.to_string()),
-        Some((flag @ ("--from" | "--kubernetes"), _)) => return Err(usage(&missing(flag))),
+        Some((flag @ ("--kubernetes" | "--commit"), v)) if !v.is_empty() => {
+            opts.key_value = Some((flag.to_string(), v.to_string()));
+        }
+        Some((flag @ ("--from" | "--kubernetes" | "--commit"), _)) => {
+            return Err(usage(&missing(flag)));
+        }
         _ => return Err(usage(&format!("unknown argument `{arg}`"))),
     }
     Ok(())
@@ -164,8 +312,17 @@ fn validate_options(opts: &Options) -> Result<(), String> {
             "`--check` only verifies proto-vendor/; drop `--from`",
         ));
     }
-    if opts.kubernetes.is_some() && !opts.update_lock {
-        return Err(usage("`--kubernetes` only goes with `--update-lock`"));
+    if let Some((flag, _)) = &opts.key_value {
+        if !opts.update_lock {
+            return Err(usage(&format!("`{flag}` only goes with `--update-lock`")));
+        }
+        let pin = opts.pin.unwrap_or(&KUBERNETES);
+        if *flag != pin.key_flag {
+            return Err(usage(&format!(
+                "`{flag}` does not apply to the `{}` pin (it takes `{}`)",
+                pin.name, pin.key_flag
+            )));
+        }
     }
     Ok(())
 }
@@ -174,52 +331,69 @@ fn usage(problem: &str) -> String {
     format!("usage: {problem}\n{USAGE}")
 }
 
-/// `--from`, else `$KGUEST_K8S_DIR`, else upstream.
-fn choose_source(from: Option<PathBuf>, lock: &Lock) -> Source {
-    let env_dir = std::env::var_os(SOURCE_ENV).filter(|v| !v.is_empty());
+/// `--from`, else the pin's environment variable, else upstream.
+fn choose_source(pin: &Pin, from: Option<PathBuf>, lock: &Lock) -> Result<Source, String> {
+    let env_dir = std::env::var_os(pin.env).filter(|v| !v.is_empty());
     match from.or_else(|| env_dir.map(PathBuf::from)) {
-        Some(dir) => Source::Dir(dir),
-        None => Source::Download {
-            tag: lock.tag.clone(),
-        },
+        Some(dir) => Ok(Source::Dir(dir)),
+        None => download_source(pin, lock),
     }
+}
+
+/// Every file's download URL, resolved up front so a lock that cannot be
+/// downloaded fails once, before anything is fetched.
+fn download_source(pin: &Pin, lock: &Lock) -> Result<Source, String> {
+    let urls = lock
+        .entries
+        .iter()
+        .map(|e| Ok((e.path.clone(), (pin.url)(lock, &e.path)?)))
+        .collect::<Result<HashMap<_, _>, String>>()
+        .map_err(|err| format!("{err} (or set {} to a local copy)", pin.env))?;
+    Ok(Source::Download(urls))
 }
 
 // ---------------------------------------------------------------------------
 // The lock manifest
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Lock {
+pub struct Lock {
     /// Leading `#` lines, kept verbatim across `--update-lock`.
     header: Vec<String>,
-    /// Kubernetes release, e.g. `1.36.3`.
-    kubernetes: String,
-    /// Git tag of the staging repos, e.g. `v0.36.3`.
-    tag: String,
+    /// The pin's `key value` lines, in the pin's order.
+    keys: Keys,
     /// Sorted by path, no duplicates.
     entries: Vec<Entry>,
+}
+
+impl Lock {
+    /// The value of `key` (every key of the pin is present).
+    fn key(&self, key: &str) -> &str {
+        self.keys
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or("", |(_, v)| v.as_str())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
     sha256: String,
-    /// Relative to the vendor dir; starts with `proto/` or `testdata/`.
+    /// Relative to the vendor dir.
     path: String,
 }
 
-fn read_lock(path: &Path) -> Result<Lock, String> {
+fn read_lock(path: &Path, pin: &Pin) -> Result<Lock, String> {
     let text = fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
-    parse_lock(&text).map_err(|e| format!("{}: {e}", path.display()))
+    parse_lock(&text, pin).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn parse_lock(text: &str) -> Result<Lock, String> {
+fn parse_lock(text: &str, pin: &Pin) -> Result<Lock, String> {
     let mut header = Vec::new();
-    let mut kubernetes = None;
-    let mut tag = None;
+    let mut keys: Vec<(String, String)> = Vec::new();
     let mut entries = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        let at_top = kubernetes.is_none() && tag.is_none() && entries.is_empty();
+        let at_top = keys.is_empty() && entries.is_empty();
         if line.starts_with('#') {
             if at_top {
                 header.push(line.to_string());
@@ -229,20 +403,24 @@ fn parse_lock(text: &str) -> Result<Lock, String> {
         if line.is_empty() {
             continue;
         }
-        let parsed = parse_lock_line(line, &mut kubernetes, &mut tag);
+        let parsed = parse_lock_line(line, pin, &mut keys);
         match parsed {
             Ok(Some(entry)) => entries.push(entry),
             Ok(None) => {}
             Err(e) => return Err(format!("line {}: {e}", index + 1)),
         }
     }
-    let kubernetes = kubernetes.ok_or("no `kubernetes <version>` line")?;
-    let tag = tag.ok_or("no `tag <git tag>` line")?;
+    let mut ordered = Vec::new();
+    for key in pin.keys {
+        let Some(pair) = keys.iter().find(|(k, _)| k == key) else {
+            return Err(format!("no `{key} <value>` line"));
+        };
+        ordered.push(pair.clone());
+    }
     sort_entries(&mut entries)?;
     Ok(Lock {
         header,
-        kubernetes,
-        tag,
+        keys: ordered,
         entries,
     })
 }
@@ -250,29 +428,28 @@ fn parse_lock(text: &str) -> Result<Lock, String> {
 /// One non-comment line: a key (stored, returns `None`) or a file entry.
 fn parse_lock_line(
     line: &str,
-    kubernetes: &mut Option<String>,
-    tag: &mut Option<String>,
+    pin: &Pin,
+    keys: &mut Vec<(String, String)>,
 ) -> Result<Option<Entry>, String> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     let [first, second] = fields[..] else {
         return Err(format!("expected two fields, got `{line}`"));
     };
-    let slot = match first {
-        "kubernetes" => kubernetes,
-        "tag" => tag,
-        sha if is_sha256(sha) => {
-            validate_path(second)?;
-            return Ok(Some(Entry {
-                sha256: sha.to_string(),
-                path: second.to_string(),
-            }));
+    if pin.keys.contains(&first) {
+        if keys.iter().any(|(k, _)| k == first) {
+            return Err(format!("`{first}` given twice"));
         }
-        other => return Err(format!("unknown key or bad sha256 `{other}`")),
-    };
-    if slot.replace(second.to_string()).is_some() {
-        return Err(format!("`{first}` given twice"));
+        keys.push((first.to_string(), second.to_string()));
+        return Ok(None);
     }
-    Ok(None)
+    if !is_sha256(first) {
+        return Err(format!("unknown key or bad sha256 `{first}`"));
+    }
+    validate_path(second, pin)?;
+    Ok(Some(Entry {
+        sha256: first.to_string(),
+        path: second.to_string(),
+    }))
 }
 
 fn sort_entries(entries: &mut [Entry]) -> Result<(), String> {
@@ -290,14 +467,21 @@ fn is_sha256(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// A lock path must be a plain relative path inside `proto/` or `testdata/`.
-fn validate_path(path: &str) -> Result<(), String> {
+/// A lock path must be a plain relative path, inside one of the pin's
+/// trees when it has them.
+fn validate_path(path: &str, pin: &Pin) -> Result<(), String> {
     let parts: Vec<&str> = path.split('/').collect();
     let plain = |p: &&str| !p.is_empty() && *p != "." && *p != ".." && !p.contains('\\');
-    if parts.len() < 2 || !TREES.contains(&parts[0]) || !parts.iter().all(plain) {
-        return Err(format!(
-            "bad path `{path}` (want proto/... or testdata/..., no `..`)"
-        ));
+    let placed = match pin.trees {
+        Some(trees) => parts.len() >= 2 && trees.contains(&parts[0]),
+        None => true,
+    };
+    if !placed || !parts.iter().all(plain) {
+        let want = match pin.trees {
+            Some(trees) => format!("want {}/..., ", trees.join("/... or ")),
+            None => "want a relative path, ".to_string(),
+        };
+        return Err(format!("bad path `{path}` ({want}no `..`)"));
     }
     Ok(())
 }
@@ -311,10 +495,10 @@ fn render_lock(lock: &Lock) -> String {
     if !lock.header.is_empty() {
         out.push('\n');
     }
-    out.push_str(&format!(
-        "kubernetes {}\ntag {}\n\n",
-        lock.kubernetes, lock.tag
-    ));
+    for (key, value) in &lock.keys {
+        out.push_str(&format!("{key} {value}\n"));
+    }
+    out.push('\n');
     for entry in &lock.entries {
         out.push_str(&format!("{}  {}\n", entry.sha256, entry.path));
     }
@@ -324,51 +508,56 @@ fn render_lock(lock: &Lock) -> String {
 // ---------------------------------------------------------------------------
 // --update-lock
 
-fn update_lock(opts: &Options) -> Result<(), String> {
+fn update_lock(pin: &Pin, opts: &Options) -> Result<(), String> {
     let from = opts
         .from
         .as_deref()
         .ok_or_else(|| usage("missing `--from DIR`"))?;
-    let lock_path = paths::lock_file();
+    let lock_path = pin.lock_file();
     let old = if lock_path.exists() {
-        Some(read_lock(&lock_path)?)
+        Some(read_lock(&lock_path, pin)?)
     } else {
         None
     };
-    let lock = build_lock(from, opts.kubernetes.as_deref(), old.as_ref())?;
+    let value = opts.key_value.as_ref().map(|(_, v)| v.as_str());
+    let lock = build_lock(from, pin, value, old.as_ref())?;
     write_atomic(&lock_path, render_lock(&lock).as_bytes())?;
-    let protos = lock.entries.iter().filter(|e| e.path.starts_with("proto/"));
+    let keys: Vec<String> = lock.keys.iter().map(|(k, v)| format!("{k} {v}")).collect();
     println!(
-        "vendor: wrote {VENDOR_LABEL}kubernetes.lock: {} files ({} proto, {} testdata) \
-         for Kubernetes {} (tag {})",
+        "vendor: wrote proto-vendor/{}: {} files ({})",
+        pin.lock_name,
         lock.entries.len(),
-        protos.clone().count(),
-        lock.entries.len() - protos.count(),
-        lock.kubernetes,
-        lock.tag
+        keys.join(", ")
     );
     Ok(())
 }
 
-/// A fresh lock for the files in `dir`. The version comes from `kubernetes`
-/// if given, else from the old lock; the header is kept from the old lock.
-fn build_lock(dir: &Path, kubernetes: Option<&str>, old: Option<&Lock>) -> Result<Lock, String> {
-    let (kubernetes, tag) = match (kubernetes, old) {
-        (Some(version), _) => release_and_tag(version)?,
-        (None, Some(old)) => (old.kubernetes.clone(), old.tag.clone()),
+/// A fresh lock for the files in `dir`. The keys come from `value` (the
+/// pin's `--kubernetes`/`--commit`) if given, else from the old lock; the
+/// header is kept from the old lock.
+fn build_lock(
+    dir: &Path,
+    pin: &Pin,
+    value: Option<&str>,
+    old: Option<&Lock>,
+) -> Result<Lock, String> {
+    let keys = match (value, old) {
+        (Some(value), _) => (pin.keys_from)(value)?,
+        (None, Some(old)) => old.keys.clone(),
         (None, None) => {
-            return Err(usage(
-                "no existing lock to take the version from; pass `--kubernetes X.Y.Z`",
-            ));
+            return Err(usage(&format!(
+                "no existing lock to take the keys from; pass `{}`",
+                pin.key_flag
+            )));
         }
     };
     let header = match old {
         Some(old) if !old.header.is_empty() => old.header.clone(),
-        _ => DEFAULT_HEADER.lines().map(str::to_string).collect(),
+        _ => pin.header.lines().map(str::to_string).collect(),
     };
     let mut entries = Vec::new();
-    for path in scan_source(dir)? {
-        validate_path(&path)?;
+    for path in scan_source(dir, pin)? {
+        validate_path(&path, pin)?;
         let file = dir.join(&path);
         let sha256 = sha256_file(&file).map_err(|e| io_error(&file, &e))?;
         entries.push(Entry { sha256, path });
@@ -376,15 +565,14 @@ fn build_lock(dir: &Path, kubernetes: Option<&str>, old: Option<&Lock>) -> Resul
     sort_entries(&mut entries).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(Lock {
         header,
-        kubernetes,
-        tag,
+        keys,
         entries,
     })
 }
 
-/// `1.36.3` (or `v1.36.3`) → (`1.36.3`, `v0.36.3`): the staging repos are
-/// tagged `v0.<minor>.<patch>` for Kubernetes `1.<minor>.<patch>`.
-fn release_and_tag(version: &str) -> Result<(String, String), String> {
+/// `1.36.3` (or `v1.36.3`) → `kubernetes 1.36.3`, `tag v0.36.3`: the staging
+/// repos are tagged `v0.<minor>.<patch>` for Kubernetes `1.<minor>.<patch>`.
+fn kubernetes_keys(version: &str) -> Result<Keys, String> {
     let version = version.strip_prefix('v').unwrap_or(version);
     let (core, pre) = match version.split_once('-') {
         Some((core, pre)) => (core, format!("-{pre}")),
@@ -393,28 +581,48 @@ fn release_and_tag(version: &str) -> Result<(String, String), String> {
     let numbers: Vec<&str> = core.split('.').collect();
     let numeric = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
     match numbers[..] {
-        ["1", minor, patch] if [minor, patch].iter().all(numeric) => {
-            Ok((version.to_string(), format!("v0.{minor}.{patch}{pre}")))
-        }
+        ["1", minor, patch] if [minor, patch].iter().all(numeric) => Ok(vec![
+            ("kubernetes".to_string(), version.to_string()),
+            ("tag".to_string(), format!("v0.{minor}.{patch}{pre}")),
+        ]),
         _ => Err(usage(&format!(
             "`--kubernetes {version}`: expected a release like 1.36.3"
         ))),
     }
 }
 
-/// Lock paths of a source dir: `proto/**/*.proto` and everything under
-/// `testdata/` (hidden files skipped).
-fn scan_source(dir: &Path) -> Result<Vec<String>, String> {
+/// The upstream repository of kube-scheduler-wasm-extension.
+const KSW_REPOSITORY: &str = "kubernetes-sigs/kube-scheduler-wasm-extension";
+
+/// `HASH` → `repository ...`, `commit HASH` (7 to 40 lowercase hex digits).
+fn ksw_keys(commit: &str) -> Result<Keys, String> {
+    let hex = commit
+        .bytes()
+        .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if !(7..=40).contains(&commit.len()) || !hex {
+        return Err(usage(&format!(
+            "`--commit {commit}`: expected a git commit hash (7 to 40 lowercase hex digits)"
+        )));
+    }
+    Ok(vec![
+        ("repository".to_string(), KSW_REPOSITORY.to_string()),
+        ("commit".to_string(), commit.to_string()),
+    ])
+}
+
+/// Lock paths of a source dir: the pin's trees (or everything), hidden
+/// files skipped, filtered by the pin.
+fn scan_source(dir: &Path, pin: &Pin) -> Result<Vec<String>, String> {
     let mut found = Vec::new();
-    for tree in TREES {
+    for tree in pin.roots() {
         let root = dir.join(tree);
         if !root.is_dir() {
             return Err(format!("{}: no such directory", root.display()));
         }
         let files = list_files(dir, tree)?;
         let wanted = files.into_iter().filter(|path| {
-            let name = path.rsplit('/').next().unwrap_or(path);
-            !name.starts_with('.') && (tree != "proto" || name.ends_with(".proto"))
+            let hidden = path.split('/').any(|part| part.starts_with('.'));
+            !hidden && (pin.wanted)(path)
         });
         found.extend(wanted);
     }
@@ -427,10 +635,10 @@ fn scan_source(dir: &Path) -> Result<Vec<String>, String> {
 /// Where missing files come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Source {
-    /// A directory with `proto/` and `testdata/`, laid out like the lock.
+    /// A directory laid out like the lock.
     Dir(PathBuf),
-    /// Upstream at this tag, via `curl`.
-    Download { tag: String },
+    /// Upstream, via `curl`: lock path -> URL.
+    Download(HashMap<String, String>),
 }
 
 #[derive(Debug, Default)]
@@ -464,14 +672,14 @@ impl Summary {
     }
 }
 
-fn print_summary(summary: &Summary) {
+fn print_summary(summary: &Summary, label: &str) {
     for why in &summary.replaced {
         println!("vendor: replaced {why}");
     }
     for path in &summary.removed {
-        println!("vendor: removed stray {VENDOR_LABEL}{path}");
+        println!("vendor: removed stray {label}{path}");
     }
-    println!("{}", summary.line(VENDOR_LABEL));
+    println!("{}", summary.line(label));
 }
 
 /// State of one vendored file against its lock entry.
@@ -494,7 +702,7 @@ fn file_state(vendor: &Path, entry: &Entry) -> Result<State, String> {
 
 /// Brings `vendor` in line with `lock`: fetches what is missing or wrong,
 /// removes what is not listed. Every file is verified before it is used.
-fn sync(vendor: &Path, lock: &Lock, source: &Source) -> Result<Summary, String> {
+fn sync(vendor: &Path, pin: &Pin, lock: &Lock, source: &Source) -> Result<Summary, String> {
     let mut summary = Summary::default();
     let mut needed = Vec::new();
     for entry in &lock.entries {
@@ -514,16 +722,16 @@ fn sync(vendor: &Path, lock: &Lock, source: &Source) -> Result<Summary, String> 
     fetch_all(vendor, &needed, source)?;
     match source {
         Source::Dir(_) => summary.copied = needed.len(),
-        Source::Download { .. } => summary.downloaded = needed.len(),
+        Source::Download(_) => summary.downloaded = needed.len(),
     }
-    summary.removed = remove_strays(vendor, lock)?;
+    summary.removed = remove_strays(vendor, pin, lock)?;
     summary.verified = lock.entries.len();
     Ok(summary)
 }
 
 /// Verifies `vendor` against `lock` without changing anything; returns the
 /// number of files verified.
-fn check(vendor: &Path, lock: &Lock, label: &str) -> Result<usize, String> {
+fn check(vendor: &Path, pin: &Pin, lock: &Lock, label: &str) -> Result<usize, String> {
     let mut problems = Vec::new();
     for entry in &lock.entries {
         match file_state(vendor, entry)? {
@@ -532,7 +740,7 @@ fn check(vendor: &Path, lock: &Lock, label: &str) -> Result<usize, String> {
             State::Mismatch(actual) => problems.push(mismatch(&entry.path, &entry.sha256, &actual)),
         }
     }
-    for path in find_strays(vendor, lock)? {
+    for path in find_strays(vendor, pin, lock)? {
         problems.push(format!("{path}: not in the lock"));
     }
     if problems.is_empty() {
@@ -628,7 +836,7 @@ fn install(vendor: &Path, entry: &Entry, source: &Source) -> Result<(), String> 
 fn fetch(source: &Source, entry: &Entry, tmp: &Path) -> Result<String, String> {
     match source {
         Source::Dir(dir) => copy_from(dir, entry, tmp),
-        Source::Download { tag } => download(tag, entry, tmp),
+        Source::Download(urls) => download(urls, entry, tmp),
     }
 }
 
@@ -646,18 +854,19 @@ fn copy_from(dir: &Path, entry: &Entry, tmp: &Path) -> Result<String, String> {
     Ok(src.display().to_string())
 }
 
-fn download(tag: &str, entry: &Entry, tmp: &Path) -> Result<String, String> {
-    let url = upstream_url(tag, &entry.path)?;
+fn download(urls: &HashMap<String, String>, entry: &Entry, tmp: &Path) -> Result<String, String> {
+    let url = urls
+        .get(&entry.path)
+        .ok_or_else(|| format!("{}: no download URL", entry.path))?;
     let output = Command::new("curl")
         .args(["-fsSL", "--retry", "2", "-o"])
         .arg(tmp)
-        .arg(&url)
+        .arg(url)
         .output()
         .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => format!(
-                "`curl` not found: install curl, or pass `--from DIR` / set {SOURCE_ENV} \
-                 to a local copy with proto/ and testdata/"
-            ),
+            io::ErrorKind::NotFound => "`curl` not found: install curl, or pass `--from DIR` / \
+                 set the pin's environment variable to a local copy"
+                .to_string(),
             _ => format!("running curl for {url}: {e}"),
         })?;
     if !output.status.success() {
@@ -668,21 +877,44 @@ fn download(tag: &str, entry: &Entry, tmp: &Path) -> Result<String, String> {
             entry.path, output.status
         ));
     }
-    Ok(url)
+    Ok(url.clone())
 }
 
-/// The raw upstream URL of a lock path at `tag`.
-fn upstream_url(tag: &str, path: &str) -> Result<String, String> {
+/// Raw-file host for the `kubernetes/api` and `kubernetes/apimachinery` repos.
+const KUBERNETES_UPSTREAM: &str = "https://raw.githubusercontent.com/kubernetes";
+
+/// The raw upstream URL of a Kubernetes lock path at the lock's `tag`.
+fn kubernetes_url(lock: &Lock, path: &str) -> Result<String, String> {
+    let tag = lock.key("tag");
     if let Some(rest) = path.strip_prefix("proto/k8s.io/api/") {
-        return Ok(format!("{UPSTREAM}/api/{tag}/{rest}"));
+        return Ok(format!("{KUBERNETES_UPSTREAM}/api/{tag}/{rest}"));
     }
     if let Some(rest) = path.strip_prefix("proto/k8s.io/apimachinery/") {
-        return Ok(format!("{UPSTREAM}/apimachinery/{tag}/{rest}"));
+        return Ok(format!("{KUBERNETES_UPSTREAM}/apimachinery/{tag}/{rest}"));
     }
     if let Some(rest) = path.strip_prefix("testdata/") {
-        return Ok(format!("{UPSTREAM}/api/{tag}/testdata/HEAD/{rest}"));
+        return Ok(format!(
+            "{KUBERNETES_UPSTREAM}/api/{tag}/testdata/HEAD/{rest}"
+        ));
     }
     Err(format!("{path}: no upstream location known for this path"))
+}
+
+/// The raw URL of a kube-scheduler-wasm-extension file at the lock's
+/// `commit`. Raw downloads need the full 40-digit hash: a short one could
+/// name a different commit later, so it is refused.
+fn ksw_url(lock: &Lock, path: &str) -> Result<String, String> {
+    let commit = lock.key("commit");
+    if commit.len() != 40 {
+        return Err(format!(
+            "proto-vendor/ksw.lock pins commit `{commit}` by a short hash; downloading needs \
+             the full 40-digit hash (`cargo xtask vendor ksw --update-lock --from DIR --commit HASH`)"
+        ));
+    }
+    Ok(format!(
+        "https://raw.githubusercontent.com/{}/{commit}/{path}",
+        lock.key("repository")
+    ))
 }
 
 fn verify(file: &Path, entry: &Entry, origin: &str) -> Result<(), String> {
@@ -717,9 +949,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
 // Strays
 
 /// Files under `vendor/proto` and `vendor/testdata` that the lock does not list.
-fn find_strays(vendor: &Path, lock: &Lock) -> Result<Vec<String>, String> {
+fn find_strays(vendor: &Path, pin: &Pin, lock: &Lock) -> Result<Vec<String>, String> {
     let mut strays = Vec::new();
-    for tree in TREES {
+    for tree in pin.roots() {
         if vendor.join(tree).is_dir() {
             strays.extend(list_files(vendor, tree)?);
         }
@@ -732,14 +964,14 @@ fn find_strays(vendor: &Path, lock: &Lock) -> Result<Vec<String>, String> {
     Ok(strays)
 }
 
-fn remove_strays(vendor: &Path, lock: &Lock) -> Result<Vec<String>, String> {
-    let strays = find_strays(vendor, lock)?;
+fn remove_strays(vendor: &Path, pin: &Pin, lock: &Lock) -> Result<Vec<String>, String> {
+    let strays = find_strays(vendor, pin, lock)?;
     for stray in &strays {
         let path = vendor.join(stray);
         fs::remove_file(&path).map_err(|e| io_error(&path, &e))?;
     }
     if !strays.is_empty() {
-        for tree in TREES {
+        for tree in pin.roots() {
             prune_empty_dirs(&vendor.join(tree))?;
         }
     }
@@ -768,7 +1000,8 @@ fn prune_empty_dirs(dir: &Path) -> Result<(), String> {
 // Helpers
 
 /// All files below `base/tree`, as sorted `/`-separated paths starting with
-/// `tree`. Symlinks are listed as files, not followed.
+/// `tree` (relative to `base` when `tree` is empty). Symlinks are listed as
+/// files, not followed.
 fn list_files(base: &Path, tree: &str) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     walk(&base.join(tree), tree, &mut out)?;
@@ -783,7 +1016,11 @@ fn walk(dir: &Path, rel: &str, out: &mut Vec<String>) -> Result<(), String> {
             .file_name()
             .into_string()
             .map_err(|name| format!("{}: non-UTF-8 file name {name:?}", dir.display()))?;
-        let child = format!("{rel}/{name}");
+        let child = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
         let file_type = entry.file_type().map_err(|e| io_error(&entry.path(), &e))?;
         if file_type.is_dir() {
             walk(&entry.path(), &child, out)?;
@@ -885,7 +1122,7 @@ mod tests {
             write(source.path(), rel, content);
             text.push_str(&format!("{}  {rel}\n", sha(content)));
         }
-        (source, parse_lock(&text).unwrap())
+        (source, parse_lock(&text, &KUBERNETES).unwrap())
     }
 
     fn dir_source(dir: &TempDir) -> Source {
@@ -912,10 +1149,10 @@ mod tests {
             "# header one\n#\n# header two\n\nkubernetes 1.36.3\ntag v0.36.3\n\n\
              {b}  testdata/x.pb\n{a}  proto/k8s.io/api/core/v1/generated.proto\n"
         );
-        let lock = parse_lock(&text).unwrap();
+        let lock = parse_lock(&text, &KUBERNETES).unwrap();
         assert_eq!(lock.header, ["# header one", "#", "# header two"]);
-        assert_eq!(lock.kubernetes, "1.36.3");
-        assert_eq!(lock.tag, "v0.36.3");
+        assert_eq!(lock.key("kubernetes"), "1.36.3");
+        assert_eq!(lock.key("tag"), "v0.36.3");
         let paths: Vec<&str> = lock.entries.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(
             paths,
@@ -923,8 +1160,9 @@ mod tests {
         );
         assert_eq!(lock.entries[1].sha256, b);
         let rendered = render_lock(&lock);
-        assert_eq!(parse_lock(&rendered).unwrap(), lock);
-        assert_eq!(render_lock(&parse_lock(&rendered).unwrap()), rendered);
+        assert_eq!(parse_lock(&rendered, &KUBERNETES).unwrap(), lock);
+        let again = parse_lock(&rendered, &KUBERNETES).unwrap();
+        assert_eq!(render_lock(&again), rendered);
     }
 
     #[test]
@@ -948,7 +1186,7 @@ mod tests {
             (format!("{keys}tag v0.1.0\n{a}  testdata/x"), "twice"),
         ];
         for (text, want) in cases {
-            let err = parse_lock(&text).unwrap_err();
+            let err = parse_lock(&text, &KUBERNETES).unwrap_err();
             assert!(err.contains(want), "{text:?}: {err}");
         }
     }
@@ -957,7 +1195,7 @@ mod tests {
     fn copies_from_source_then_leaves_good_files_alone() {
         let (source, lock) = fixture();
         let vendor = TempDir::new("vendor");
-        let summary = sync(vendor.path(), &lock, &dir_source(&source)).unwrap();
+        let summary = sync(vendor.path(), &KUBERNETES, &lock, &dir_source(&source)).unwrap();
         assert_eq!((summary.verified, summary.copied), (3, 3));
         assert!(summary.changed());
         for (rel, content) in FILES {
@@ -966,11 +1204,11 @@ mod tests {
                 content
             );
         }
-        assert_eq!(check(vendor.path(), &lock, "v/").unwrap(), 3);
+        assert_eq!(check(vendor.path(), &KUBERNETES, &lock, "v/").unwrap(), 3);
 
         // Present and correct: nothing is read from the (now empty) source.
         fs::remove_dir_all(source.path().join("testdata")).unwrap();
-        let again = sync(vendor.path(), &lock, &dir_source(&source)).unwrap();
+        let again = sync(vendor.path(), &KUBERNETES, &lock, &dir_source(&source)).unwrap();
         assert_eq!((again.verified, again.copied), (3, 0));
         assert!(!again.changed());
         assert_eq!(
@@ -984,7 +1222,7 @@ mod tests {
         let (source, lock) = fixture();
         write(source.path(), "testdata/core.v1.Pod.pb", "tampered");
         let vendor = TempDir::new("vendor");
-        let err = sync(vendor.path(), &lock, &dir_source(&source)).unwrap_err();
+        let err = sync(vendor.path(), &KUBERNETES, &lock, &dir_source(&source)).unwrap_err();
         assert!(err.contains("testdata/core.v1.Pod.pb"), "{err}");
         assert!(err.contains(&sha("k8s\0binary")), "{err}");
         assert!(err.contains(&sha("tampered")), "{err}");
@@ -1003,7 +1241,7 @@ mod tests {
         let (source, lock) = fixture();
         fs::remove_file(source.path().join("testdata/core.v1.Pod.json")).unwrap();
         let vendor = TempDir::new("vendor");
-        let err = sync(vendor.path(), &lock, &dir_source(&source)).unwrap_err();
+        let err = sync(vendor.path(), &KUBERNETES, &lock, &dir_source(&source)).unwrap_err();
         assert!(err.contains("testdata/core.v1.Pod.json: missing"), "{err}");
     }
 
@@ -1012,12 +1250,12 @@ mod tests {
         let (source, lock) = fixture();
         let vendor = TempDir::new("vendor");
         write(vendor.path(), "testdata/core.v1.Pod.json", "stale");
-        let summary = sync(vendor.path(), &lock, &dir_source(&source)).unwrap();
+        let summary = sync(vendor.path(), &KUBERNETES, &lock, &dir_source(&source)).unwrap();
         assert_eq!(summary.copied, 3);
         assert_eq!(summary.replaced.len(), 1);
         assert!(summary.replaced[0].contains("testdata/core.v1.Pod.json"));
         assert!(summary.replaced[0].contains(&sha("stale")));
-        assert_eq!(check(vendor.path(), &lock, "v/").unwrap(), 3);
+        assert_eq!(check(vendor.path(), &KUBERNETES, &lock, "v/").unwrap(), 3);
     }
 
     #[test]
@@ -1026,7 +1264,7 @@ mod tests {
         let vendor = TempDir::new("vendor");
         write(vendor.path(), "testdata/core.v1.Pod.json", "stale");
         write(source.path(), "testdata/core.v1.Pod.json", "also wrong");
-        assert!(sync(vendor.path(), &lock, &dir_source(&source)).is_err());
+        assert!(sync(vendor.path(), &KUBERNETES, &lock, &dir_source(&source)).is_err());
         assert!(!vendor.path().join("testdata/core.v1.Pod.json").exists());
     }
 
@@ -1034,12 +1272,12 @@ mod tests {
     fn check_reports_problems_and_changes_nothing() {
         let (source, lock) = fixture();
         let vendor = TempDir::new("vendor");
-        sync(vendor.path(), &lock, &dir_source(&source)).unwrap();
+        sync(vendor.path(), &KUBERNETES, &lock, &dir_source(&source)).unwrap();
         fs::remove_file(vendor.path().join("testdata/core.v1.Pod.json")).unwrap();
         write(vendor.path(), "testdata/core.v1.Pod.pb", "corrupt");
         write(vendor.path(), "proto/extra.proto", "stray");
 
-        let err = check(vendor.path(), &lock, "v/").unwrap_err();
+        let err = check(vendor.path(), &KUBERNETES, &lock, "v/").unwrap_err();
         assert!(
             err.starts_with("vendor --check: 3 problem(s) in v/"),
             "{err}"
@@ -1076,7 +1314,7 @@ mod tests {
         );
         write(vendor.path(), "testdata/.core.v1.Pod.pb.tmp-1", "partial");
         write(vendor.path(), "README.md", "not a vendored tree");
-        let summary = sync(vendor.path(), &lock, &dir_source(&source)).unwrap();
+        let summary = sync(vendor.path(), &KUBERNETES, &lock, &dir_source(&source)).unwrap();
         assert_eq!(
             summary.removed,
             [
@@ -1092,7 +1330,7 @@ mod tests {
                 .line("v/")
                 .ends_with("0 downloaded, 2 stray removed) in v/")
         );
-        assert_eq!(check(vendor.path(), &lock, "v/").unwrap(), 3);
+        assert_eq!(check(vendor.path(), &KUBERNETES, &lock, "v/").unwrap(), 3);
     }
 
     #[test]
@@ -1104,26 +1342,26 @@ mod tests {
             header: vec!["# kept".to_string()],
             ..lock.clone()
         };
-        let built = build_lock(source.path(), None, Some(&old)).unwrap();
+        let built = build_lock(source.path(), &KUBERNETES, None, Some(&old)).unwrap();
         assert_eq!(built, old);
 
-        let bumped = build_lock(source.path(), Some("v1.37.0"), None).unwrap();
+        let bumped = build_lock(source.path(), &KUBERNETES, Some("v1.37.0"), None).unwrap();
         assert_eq!(
-            (bumped.kubernetes.as_str(), bumped.tag.as_str()),
+            (bumped.key("kubernetes"), bumped.key("tag")),
             ("1.37.0", "v0.37.0")
         );
         assert_eq!(bumped.entries, lock.entries);
-        assert_eq!(bumped.header[0], DEFAULT_HEADER.lines().next().unwrap());
+        assert_eq!(bumped.header[0], KUBERNETES.header.lines().next().unwrap());
 
-        let err = build_lock(source.path(), None, None).unwrap_err();
+        let err = build_lock(source.path(), &KUBERNETES, None, None).unwrap_err();
         assert!(err.starts_with("usage:"), "{err}");
         let missing = TempDir::new("empty");
-        assert!(build_lock(missing.path(), Some("1.36.3"), None).is_err());
+        assert!(build_lock(missing.path(), &KUBERNETES, Some("1.36.3"), None).is_err());
     }
 
     #[test]
     fn maps_versions_to_tags() {
-        let tag = |v: &str| release_and_tag(v).map(|(_, t)| t);
+        let tag = |v: &str| kubernetes_keys(v).map(|keys| keys[1].1.clone());
         assert_eq!(tag("1.36.3").unwrap(), "v0.36.3");
         assert_eq!(tag("1.37.0-rc.1").unwrap(), "v0.37.0-rc.1");
         for bad in ["2.0.0", "1.36", "1.x.3", "", "1.36.3.4"] {
@@ -1134,7 +1372,8 @@ mod tests {
     #[test]
     fn maps_lock_paths_to_upstream_urls() {
         let base = "https://raw.githubusercontent.com/kubernetes";
-        let url = |p: &str| upstream_url("v0.36.3", p).unwrap();
+        let (_, lock) = fixture();
+        let url = |p: &str| kubernetes_url(&lock, p).unwrap();
         assert_eq!(
             url("proto/k8s.io/api/core/v1/generated.proto"),
             format!("{base}/api/v0.36.3/core/v1/generated.proto")
@@ -1147,7 +1386,7 @@ mod tests {
             url("testdata/core.v1.Pod.pb"),
             format!("{base}/api/v0.36.3/testdata/HEAD/core.v1.Pod.pb")
         );
-        assert!(upstream_url("v0.36.3", "proto/other/x.proto").is_err());
+        assert!(kubernetes_url(&lock, "proto/other/x.proto").is_err());
     }
 
     #[test]
@@ -1159,7 +1398,22 @@ mod tests {
         assert_eq!(opts.from.as_deref(), Some(Path::new("/k8s")));
         assert!(parse_args(&args(&["--check"])).unwrap().check);
         assert_eq!(parse_args(&[]).unwrap(), Options::default());
-        let bad: [&[&str]; 8] = [
+        // `--from` without a pin name means `kubernetes`; a name picks a pin.
+        assert_eq!(opts.pin, Some(&KUBERNETES));
+        assert_eq!(parse_args(&[]).unwrap().pin, None);
+        let opts = parse_args(&args(&["ksw", "--from", "/ksw"])).unwrap();
+        assert_eq!(opts.pin, Some(&KSW));
+        let opts = parse_args(&args(&[
+            "ksw",
+            "--update-lock",
+            "--from=/k",
+            "--commit=abc1234",
+        ]));
+        assert_eq!(
+            opts.unwrap().key_value,
+            Some(("--commit".to_string(), "abc1234".to_string()))
+        );
+        let bad: [&[&str]; 11] = [
             &["--bogus"],
             &["--from"],
             &["--from="],
@@ -1168,6 +1422,23 @@ mod tests {
             &["--check", "--update-lock", "--from", "/k8s"],
             &["--kubernetes", "1.36.3"],
             &["extra"],
+            &[
+                "ksw",
+                "--update-lock",
+                "--from",
+                "/k",
+                "--kubernetes",
+                "1.36.3",
+            ],
+            &[
+                "kubernetes",
+                "--update-lock",
+                "--from",
+                "/k",
+                "--commit",
+                "abc1234",
+            ],
+            &["ksw", "--commit", "abc1234"],
         ];
         for list in bad {
             let err = parse_args(&args(list)).unwrap_err();
@@ -1178,7 +1449,99 @@ mod tests {
     #[test]
     fn source_prefers_from_over_download() {
         let (_source, lock) = fixture();
-        let chosen = choose_source(Some(PathBuf::from("/k8s")), &lock);
+        let chosen = choose_source(&KUBERNETES, Some(PathBuf::from("/k8s")), &lock).unwrap();
         assert_eq!(chosen, Source::Dir(PathBuf::from("/k8s")));
+    }
+
+    /// A KSW source tree (files at the repository's own paths) and its lock.
+    fn ksw_fixture(commit: &str) -> (TempDir, Lock) {
+        let source = TempDir::new("ksw");
+        let files = [
+            ("LICENSE", "Apache"),
+            ("scheduler/test/testdata/test/all_noop.wasm", "\0asm"),
+            ("guest/testdata/filter/main.go", "package main"),
+        ];
+        let mut text = format!(
+            "# ksw\nrepository kubernetes-sigs/kube-scheduler-wasm-extension\ncommit {commit}\n"
+        );
+        for (rel, content) in files {
+            write(source.path(), rel, content);
+            text.push_str(&format!("{}  {rel}\n", sha(content)));
+        }
+        (source, parse_lock(&text, &KSW).unwrap())
+    }
+
+    #[test]
+    fn ksw_pin_owns_its_whole_dir() {
+        let (source, lock) = ksw_fixture("9b2791f");
+        assert_eq!(lock.key("commit"), "9b2791f");
+        let vendor = TempDir::new("ksw-vendor");
+        write(vendor.path(), "stale/old.go", "old");
+        let summary = sync(vendor.path(), &KSW, &lock, &dir_source(&source)).unwrap();
+        assert_eq!((summary.verified, summary.copied), (3, 3));
+        assert_eq!(summary.removed, ["stale/old.go"]);
+        assert!(!vendor.path().join("stale").exists());
+        assert_eq!(check(vendor.path(), &KSW, &lock, "v/").unwrap(), 3);
+        assert_eq!(
+            fs::read_to_string(vendor.path().join("LICENSE")).unwrap(),
+            "Apache"
+        );
+
+        let built = build_lock(source.path(), &KSW, Some("9b2791f"), None).unwrap();
+        assert_eq!(built.entries, lock.entries);
+        assert_eq!(
+            built.keys,
+            [
+                (
+                    "repository".to_string(),
+                    "kubernetes-sigs/kube-scheduler-wasm-extension".to_string()
+                ),
+                ("commit".to_string(), "9b2791f".to_string())
+            ]
+        );
+        for bad in ["9B2791F", "abc", "xyz1234", &"a".repeat(41)] {
+            assert!(ksw_keys(bad).unwrap_err().starts_with("usage:"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ksw_download_needs_the_full_commit_hash() {
+        // A short hash is refused once, before anything is fetched.
+        let (_source, short) = ksw_fixture("9b2791f");
+        let err = download_source(&KSW, &short).unwrap_err();
+        assert!(err.contains("short hash"), "{err}");
+        assert!(err.contains("KGUEST_KSW_DIR"), "{err}");
+        assert!(!err.contains('\n'), "{err}");
+
+        let full = "0123456789abcdef0123456789abcdef01234567";
+        let (_source, lock) = ksw_fixture(full);
+        let Source::Download(urls) = download_source(&KSW, &lock).unwrap() else {
+            panic!("expected a download source");
+        };
+        assert_eq!(
+            urls["guest/testdata/filter/main.go"],
+            format!(
+                "https://raw.githubusercontent.com/kubernetes-sigs/kube-scheduler-wasm-extension/\
+                 {full}/guest/testdata/filter/main.go"
+            )
+        );
+    }
+
+    #[test]
+    fn ksw_lock_rejects_kubernetes_keys_and_escaping_paths() {
+        let a = sha("a");
+        let keys = "repository r\ncommit 9b2791f\n";
+        let cases = [
+            (format!("kubernetes 1.36.3\ntag v0\n{a}  x"), "unknown key"),
+            (format!("commit 9b2791f\n{a}  x"), "repository"),
+            (format!("{keys}{a}  ../x"), "bad path"),
+            (format!("{keys}{a}  /x"), "bad path"),
+        ];
+        for (text, want) in cases {
+            let err = parse_lock(&text, &KSW).unwrap_err();
+            assert!(err.contains(want), "{text:?}: {err}");
+        }
+        let lock = parse_lock(&format!("{keys}{a}  LICENSE"), &KSW).unwrap();
+        assert_eq!(lock.entries[0].path, "LICENSE");
     }
 }

@@ -18,9 +18,9 @@ commands:
   encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
                                   Kubernetes JSON or YAML -> protobuf, byte for byte
                                   what the API server writes
-  run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--json] [--timing]
+  run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--arg VALUE]... [--json] [--timing]
                                   one scheduling cycle of a kube-scheduler-wasm-extension
-                                  plugin: PreFilter, Filter per node, Score per feasible node
+                                  plugin, hooks in kube-scheduler's order (`kguest run --help`)
   check [--strict] [--max-bytes N] PLUGIN.wasm...
                                   a built plugin against the ABI: imports, exports, hook
                                   set, size, panic/fmt code and what pulls it in

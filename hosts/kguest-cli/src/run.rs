@@ -1,56 +1,170 @@
 //! `kguest run`: one scheduling cycle of a plugin over a Pod and some Nodes,
-//! in the order kube-scheduler calls the hooks: PreFilter, Filter on every
-//! candidate node, then PreScore and Score on the feasible ones.
+//! in the order kube-scheduler calls the hooks ([`Plugin::schedule`]).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use kguest_host::{
-    Code, Cycle, Hook, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot, SnapshotNode, Status,
+    Code, Cycle, CycleReport, Event, Hook, LogRecord, Plugin, PluginConfig, Runtime, RuntimeConfig,
+    SchedulerHandle, Score, Snapshot, Status,
 };
-use kguest_k8s::api::core::v1::Node;
-use kguest_k8s::json::object_from_json;
 use serde_json::{Value, json};
 
 use crate::objects::{self, Document};
 use crate::{Failure, read_input};
 
+/// `kguest run --help`.
 pub const USAGE: &str = "\
-usage: kguest run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--json] [--timing]
+usage: kguest run PLUGIN.wasm --pod FILE --nodes FILE [options]
 
-One scheduling cycle of a kube-scheduler-wasm-extension plugin through the
-wasmtime host, in kube-scheduler's order: PreFilter, Filter on every node,
-then PreScore and Score on the feasible ones. POD and NODES are JSON or YAML
-files (one object, a multi-document stream or a List). --config passes the
-file's bytes as the plugin's guestConfig; --json prints one JSON object per
-node; --timing adds the mean time of one Filter call.
+Runs one scheduling cycle of a kube-scheduler-wasm-extension plugin, calling
+its hooks as kube-scheduler does: PreFilter (its node names restrict the
+candidate nodes), Filter on each candidate, PostFilter if none fits, then
+PreScore, Score and NormalizeScore on the feasible nodes. Prints one row per
+node: the Filter status and reason, and the score (or Score's failure).
+
+FILE holds YAML or JSON: one object, several YAML documents, or a List
+(`kubectl get pod,node -o yaml` output). The node list and the image states
+the plugin sees are computed over all the nodes given, as the scheduler does.
+
+options:
+  --pod FILE        the Pod to schedule
+  --nodes FILE      the Nodes
+  --config FILE     guest configuration (served by get_config; by convention JSON)
+  --arg VALUE       a guest argument (repeatable): the guest's argv is
+                    PLUGIN.wasm followed by the values, as KSW's PluginConfig.Args
+  --json            one JSON object per node instead of a table
+  --timing          also time the filter hook (else score): per call in a fresh
+                    cycle and per call on the next node of the same cycle
+  -h, --help        this text
+
+Guest klog lines and recorded events go to standard error.
 ";
 
-/// One node's outcome.
-pub struct Decision {
-    pub node: String,
-    pub filter: Status,
-    pub score: Option<i32>,
+/// Calls timed per scenario by `--timing` (after a warm-up).
+const FRESH_CYCLE_CALLS: usize = 2_000;
+const NEXT_NODE_CALLS: usize = 20_000;
+const WARM_UP_CALLS: usize = 200;
+
+struct Options<'a> {
+    wasm: &'a str,
+    pod: &'a str,
+    nodes: &'a str,
+    config: Option<&'a str>,
+    args: Vec<String>,
+    as_json: bool,
+    timing: bool,
 }
 
 pub fn run(args: &[String]) -> Result<(), Failure> {
+    let Some(opts) = parse(args)? else {
+        return crate::write_stdout(USAGE.as_bytes());
+    };
+    let (_, wasm_bytes) = read_input(Some(opts.wasm))?;
+    if !wasm_bytes.starts_with(b"\0asm") {
+        return Err(Failure::Input(format!(
+            "{}: not a WebAssembly module (no `\\0asm` header)",
+            opts.wasm
+        )));
+    }
+    let guest_config = match opts.config {
+        Some(path) => read_input(Some(path))?.1,
+        None => Vec::new(),
+    };
+    let [pod_bytes] =
+        <[Vec<u8>; 1]>::try_from(load_objects(opts.pod, "Pod")?).map_err(|found| {
+            Failure::Input(format!(
+                "{}: expected one Pod, found {}",
+                opts.pod,
+                found.len()
+            ))
+        })?;
+    let node_bytes = load_objects(opts.nodes, "Node")?;
+    let given = node_bytes.len();
+    let snapshot = Snapshot::from_nodes(node_bytes)
+        .map_err(|err| Failure::Input(format!("{}: {err}", opts.nodes)))?;
+    if snapshot.len() != given {
+        return Err(Failure::Input(format!(
+            "{}: {} node(s) repeat another node's name (names are unique in a cluster)",
+            opts.nodes,
+            given - snapshot.len()
+        )));
+    }
+    let pod_bytes: Arc<[u8]> = pod_bytes.into();
+    let cycle = Cycle::new(pod_bytes.clone(), Arc::new(snapshot))
+        .map_err(|err| Failure::Input(format!("{}: {err}", opts.pod)))?;
+
+    let runtime = Runtime::new(RuntimeConfig::default())
+        .map_err(|err| Failure::Input(format!("starting wasmtime: {err}")))?;
+    let handle = Arc::new(CliHandle::default());
+    let guest_args = if opts.args.is_empty() {
+        Vec::new()
+    } else {
+        std::iter::once(opts.wasm.to_string())
+            .chain(opts.args.iter().cloned())
+            .collect()
+    };
+    let plugin_config = PluginConfig {
+        guest_config: guest_config.into(),
+        args: guest_args,
+        handle: handle.clone(),
+        ..PluginConfig::default()
+    };
+    let guest_failed = |err: &dyn std::fmt::Display| {
+        Failure::Input(format!("{}: {}", opts.wasm, one_line(&err.to_string())))
+    };
+    let plugin =
+        Plugin::load(&runtime, &wasm_bytes, plugin_config).map_err(|e| guest_failed(&e))?;
+    let report = plugin.schedule(&cycle).map_err(|e| guest_failed(&e))?;
+
+    let mut out = if opts.as_json {
+        json_lines(&report)
+    } else {
+        table(&report)
+    };
+    let notes = cycle_notes(&report);
+    if opts.as_json {
+        for note in &notes {
+            eprintln!("{note}");
+        }
+    } else {
+        for note in &notes {
+            out.push_str(note);
+            out.push('\n');
+        }
+    }
+    if opts.timing {
+        handle.quiet.store(true, Ordering::Relaxed);
+        let line = timing(&plugin, &pod_bytes, &cycle, &report).map_err(|e| guest_failed(&e))?;
+        out.push_str(&line);
+        out.push('\n');
+    }
+    crate::write_stdout(out.as_bytes())
+}
+
+/// `None` for `--help`.
+fn parse(args: &[String]) -> Result<Option<Options<'_>>, Failure> {
     let mut wasm = None;
     let mut pod = None;
     let mut nodes = None;
     let mut config = None;
+    let mut guest_args = Vec::new();
     let mut as_json = false;
     let mut timing = false;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = |flag: &str| {
-            args.next()
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let mut value = |flag: &str, what: &str| {
+            iter.next()
                 .map(String::as_str)
-                .ok_or_else(|| Failure::Usage(format!("{flag} needs a file")))
+                .ok_or_else(|| Failure::Usage(format!("run: {flag} needs {what}")))
         };
         match arg.as_str() {
-            "--pod" => pod = Some(value("--pod")?),
-            "--nodes" => nodes = Some(value("--nodes")?),
-            "--config" => config = Some(value("--config")?),
+            "-h" | "--help" => return Ok(None),
+            "--pod" => pod = Some(value("--pod", "a file")?),
+            "--nodes" => nodes = Some(value("--nodes", "a file")?),
+            "--config" => config = Some(value("--config", "a file")?),
+            "--arg" => guest_args.push(value("--arg", "a value")?.to_string()),
             "--json" => as_json = true,
             "--timing" => timing = true,
             flag if flag.starts_with('-') => {
@@ -63,52 +177,20 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             }
         }
     }
-    let wasm = wasm.ok_or_else(|| Failure::Usage("run: missing PLUGIN.wasm".into()))?;
-    let pod = pod.ok_or_else(|| Failure::Usage("run: missing --pod FILE".into()))?;
-    let nodes = nodes.ok_or_else(|| Failure::Usage("run: missing --nodes FILE".into()))?;
-
-    let (_, wasm_bytes) = read_input(Some(wasm))?;
-    if !wasm_bytes.starts_with(b"\0asm") {
-        return Err(Failure::Input(format!(
-            "{wasm}: not a WebAssembly module (no `\\0asm` header)"
-        )));
-    }
-    let guest_config = match config {
-        Some(path) => read_input(Some(path))?.1,
-        None => Vec::new(),
-    };
-    let pod_bytes = encode_objects(pod, "Pod")?;
-    let [pod_bytes] = <[Vec<u8>; 1]>::try_from(pod_bytes).map_err(|found| {
-        Failure::Input(format!("{pod}: expected one Pod, found {}", found.len()))
-    })?;
-    let node_bytes = encode_objects(nodes, "Node")?;
-
-    let runtime = Runtime::new(RuntimeConfig::default())
-        .map_err(|err| Failure::Input(format!("starting wasmtime: {err}")))?;
-    let plugin_config = PluginConfig {
-        guest_config: guest_config.into(),
-        ..PluginConfig::default()
-    };
-    let plugin = Plugin::load(&runtime, &wasm_bytes, plugin_config)
-        .map_err(|err| Failure::Input(format!("{wasm}: {}", one_line(&err.to_string()))))?;
-
-    let cycle = build_cycle(pod_bytes, node_bytes);
-    let decisions = schedule(&plugin, &cycle)
-        .map_err(|err| Failure::Input(format!("{wasm}: {}", one_line(&err.to_string()))))?;
-    let mut out = if as_json {
-        json_lines(&decisions)
-    } else {
-        table(&decisions)
-    };
-    if timing {
-        let per_call = time_filter(&plugin, &cycle, &decisions)
-            .map_err(|err| Failure::Input(format!("{wasm}: {}", one_line(&err.to_string()))))?;
-        out.push_str(&format!(
-            "filter: {:.2} us per call (one reused instance)\n",
-            per_call * 1e6
+    if guest_args.iter().any(|a| a.contains('\0')) {
+        return Err(Failure::Usage(
+            "run: --arg values cannot contain NUL".into(),
         ));
     }
-    crate::write_stdout(out.as_bytes())
+    Ok(Some(Options {
+        wasm: wasm.ok_or_else(|| Failure::Usage("run: missing PLUGIN.wasm".into()))?,
+        pod: pod.ok_or_else(|| Failure::Usage("run: missing --pod FILE".into()))?,
+        nodes: nodes.ok_or_else(|| Failure::Usage("run: missing --nodes FILE".into()))?,
+        config,
+        args: guest_args,
+        as_json,
+        timing,
+    }))
 }
 
 /// Error text from wasmtime can span lines; the CLI reports one.
@@ -116,8 +198,9 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Reads FILE's objects, checks their kind, encodes them to protobuf.
-fn encode_objects(path: &str, kind: &str) -> Result<Vec<Vec<u8>>, Failure> {
+/// FILE's objects of `kind`, encoded to protobuf. The one place that turns
+/// YAML/JSON files into objects.
+fn load_objects(path: &str, kind: &str) -> Result<Vec<Vec<u8>>, Failure> {
     let (name, bytes) = read_input(Some(path))?;
     let text =
         String::from_utf8(bytes).map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
@@ -132,149 +215,38 @@ fn encode_objects(path: &str, kind: &str) -> Result<Vec<Vec<u8>>, Failure> {
                     doc.origin
                 )));
             }
-            object_from_json(&doc.json)
+            kguest_k8s::json::object_from_json(&doc.json)
                 .map(|o| o.raw)
                 .map_err(|err| Failure::Input(format!("{}: {err}", doc.origin)))
         })
         .collect()
 }
 
-/// Image states as KSW serves them (`nodeImageStates`): image name → size
-/// and the number of nodes that have it.
-fn image_states(nodes: &[Vec<u8>]) -> Vec<Arc<[u8]>> {
-    let mut spread: BTreeMap<String, u64> = BTreeMap::new();
-    let images = |raw: &Vec<u8>| -> Vec<(String, i64)> {
-        let node = Node::from_bytes(raw);
-        let Some(status) = node.status() else {
-            return Vec::new();
-        };
-        status
-            .images()
-            .flat_map(|image| {
-                let size = image.size_bytes().unwrap_or(0);
-                image
-                    .names()
-                    .map(move |name| (name.to_string(), size))
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    };
-    for raw in nodes {
-        for (name, _) in images(raw) {
-            *spread.entry(name).or_default() += 1;
+/// Prints guest klog lines and events on stderr (unless quiet).
+#[derive(Default)]
+struct CliHandle {
+    quiet: AtomicBool,
+}
+
+impl SchedulerHandle for CliHandle {
+    fn log(&self, record: &LogRecord<'_>) {
+        if !self.quiet.load(Ordering::Relaxed) {
+            eprintln!("[guest {}] {}", record.severity_name(), record.to_line());
         }
     }
-    nodes
-        .iter()
-        .map(|raw| {
-            let states: serde_json::Map<String, Value> = images(raw)
-                .into_iter()
-                .map(|(name, size)| {
-                    let count = spread.get(&name).copied().unwrap_or(1);
-                    (name, json!({ "Size": size, "NumNodes": count }))
-                })
-                .collect();
-            if states.is_empty() {
-                Arc::from(&[][..])
-            } else {
-                Arc::from(Value::Object(states).to_string().into_bytes())
-            }
-        })
-        .collect()
-}
 
-/// The cycle's inputs: the Pod and a snapshot of the Nodes.
-pub fn build_cycle(pod: Vec<u8>, nodes: Vec<Vec<u8>>) -> Cycle {
-    let states = image_states(&nodes);
-    let mut snapshot = Snapshot::new();
-    for (raw, image_states) in nodes.into_iter().zip(states) {
-        let view = Node::from_bytes(&raw);
-        let meta = view.metadata();
-        let name = meta.and_then(|m| m.name()).unwrap_or("").to_string();
-        let resource_version = meta
-            .and_then(|m| m.resource_version())
-            .unwrap_or("")
-            .to_string();
-        snapshot.insert(SnapshotNode {
-            name: name.into(),
-            resource_version: resource_version.into(),
-            node: raw.into(),
-            image_states,
-        });
-    }
-    Cycle::new(pod.into(), Arc::new(snapshot))
-}
-
-/// One scheduling cycle, as kube-scheduler orders the hooks.
-pub fn schedule(plugin: &Plugin, cycle: &Cycle) -> Result<Vec<Decision>, kguest_host::CallError> {
-    let snapshot = cycle.snapshot();
-    let hooks = plugin.hooks();
-
-    let prefilter = plugin.prefilter(cycle)?;
-    let allowed = prefilter.node_names.as_ref();
-    let mut decisions = Vec::new();
-    for node in snapshot.nodes() {
-        let name = node.name.to_string();
-        let filter = if !prefilter.status.is_success() {
-            prefilter.status.clone()
-        } else if allowed.is_some_and(|names| !names.contains(&name)) {
-            Status {
-                code: Code::UNSCHEDULABLE_AND_UNRESOLVABLE,
-                reason: Some("excluded by PreFilter".into()),
-            }
-        } else if hooks.contains(Hook::Filter) {
-            plugin.filter(cycle, &name)?
-        } else {
-            Status::success()
-        };
-        decisions.push(Decision {
-            node: name,
-            filter,
-            score: None,
-        });
-    }
-    if hooks.contains(Hook::Score) {
-        let feasible: Vec<&str> = decisions
-            .iter()
-            .filter(|d| d.filter.is_success())
-            .map(|d| d.node.as_str())
-            .collect();
-        let prescore_ok = if hooks.contains(Hook::PreScore) {
-            let list: Arc<[u8]> = Arc::from(serde_json::to_vec(&feasible).unwrap_or_default());
-            plugin.prescore(cycle, list)?.is_success()
-        } else {
-            true
-        };
-        if prescore_ok {
-            for decision in decisions.iter_mut().filter(|d| d.filter.is_success()) {
-                let (score, status) = plugin.score(cycle, &decision.node)?;
-                decision.score = status.is_success().then_some(score);
-            }
+    fn event(&self, event_json: &[u8]) {
+        if self.quiet.load(Ordering::Relaxed) {
+            return;
+        }
+        match Event::from_json(event_json) {
+            Ok(event) => eprintln!("[guest event] {event}"),
+            Err(_) => eprintln!(
+                "[guest event] (not KSW's EventMessage) {}",
+                String::from_utf8_lossy(event_json)
+            ),
         }
     }
-    Ok(decisions)
-}
-
-/// The mean wall time of one Filter call, over a few thousand calls spread
-/// over the nodes, after a warm-up (the Pod is fetched once per cycle, as in
-/// the scheduler).
-fn time_filter(
-    plugin: &Plugin,
-    cycle: &Cycle,
-    decisions: &[Decision],
-) -> Result<f64, kguest_host::CallError> {
-    if !plugin.hooks().contains(Hook::Filter) || decisions.is_empty() {
-        return Ok(0.0);
-    }
-    const CALLS: usize = 20_000;
-    for d in decisions.iter().cycle().take(1_000) {
-        plugin.filter(cycle, &d.node)?;
-    }
-    let start = std::time::Instant::now();
-    for d in decisions.iter().cycle().take(CALLS) {
-        plugin.filter(cycle, &d.node)?;
-    }
-    Ok(start.elapsed().as_secs_f64() / CALLS as f64)
 }
 
 /// kube-scheduler's name for a status code (`Code(42)` for unknown ones).
@@ -283,15 +255,65 @@ pub fn status_name(code: Code) -> String {
         .map_or_else(|| format!("Code({})", code.0), str::to_string)
 }
 
-fn json_lines(decisions: &[Decision]) -> String {
-    decisions
+fn status_text(status: &Status) -> String {
+    match status.reason.as_deref() {
+        Some(reason) if !reason.is_empty() => format!("{}: {reason}", status_name(status.code)),
+        _ => status_name(status.code),
+    }
+}
+
+/// Lines about the cycle as a whole: what PreFilter, PostFilter, PreScore
+/// and NormalizeScore decided, when it matters.
+fn cycle_notes(report: &CycleReport) -> Vec<String> {
+    let mut notes = Vec::new();
+    let prefilter = &report.prefilter;
+    if !prefilter.status.is_success() {
+        notes.push(format!("PreFilter: {}", status_text(&prefilter.status)));
+    }
+    if let Some(names) = &prefilter.node_names {
+        notes.push(format!("PreFilter: only nodes [{}]", names.join(", ")));
+    }
+    if let Some(post) = &report.postfilter {
+        let nominated = post.nominated_node_name.as_deref().unwrap_or("");
+        notes.push(format!(
+            "PostFilter: {}, nominated node `{nominated}` (mode {})",
+            status_text(&post.status),
+            post.mode.0
+        ));
+    }
+    if let Some(status) = report.prescore.as_ref().filter(|s| !s.is_success()) {
+        notes.push(format!("PreScore: {} (Score not run)", status_text(status)));
+    }
+    if let Some(normalize) = report.normalize.as_ref().filter(|n| !n.status.is_success()) {
+        notes.push(format!(
+            "NormalizeScore: {}",
+            status_text(&normalize.status)
+        ));
+    }
+    notes
+}
+
+fn json_lines(report: &CycleReport) -> String {
+    report
+        .nodes
         .iter()
         .map(|d| {
+            let (score, score_status, score_reason) = match &d.score {
+                Score::NotRun => (Value::Null, Value::Null, Value::Null),
+                Score::Value(v) => (json!(v), json!("Success"), json!("")),
+                Score::Failed(status) => (
+                    Value::Null,
+                    json!(status_name(status.code)),
+                    json!(status.reason.clone().unwrap_or_default()),
+                ),
+            };
             json!({
                 "node": d.node,
                 "filter": status_name(d.filter.code),
                 "reason": d.filter.reason.clone().unwrap_or_default(),
-                "score": d.score,
+                "score": score,
+                "score_status": score_status,
+                "score_reason": score_reason,
             })
             .to_string()
                 + "\n"
@@ -299,15 +321,21 @@ fn json_lines(decisions: &[Decision]) -> String {
         .collect()
 }
 
-fn table(decisions: &[Decision]) -> String {
-    let rows: Vec<[String; 4]> = decisions
+fn table(report: &CycleReport) -> String {
+    let rows: Vec<[String; 4]> = report
+        .nodes
         .iter()
         .map(|d| {
+            let score = match &d.score {
+                Score::NotRun => "-".to_string(),
+                Score::Value(v) => v.to_string(),
+                Score::Failed(status) => status_text(status),
+            };
             [
                 d.node.clone(),
                 status_name(d.filter.code),
                 d.filter.reason.clone().unwrap_or_default(),
-                d.score.map_or_else(|| "-".into(), |s| s.to_string()),
+                score,
             ]
         })
         .collect();
@@ -335,4 +363,60 @@ fn table(decisions: &[Decision]) -> String {
         out.trim_end().to_string() + "\n"
     };
     std::iter::once(&header).chain(&rows).map(line).collect()
+}
+
+/// `--timing`: the mean wall time of one call of the filter hook (score if
+/// the plugin has no filter), in a fresh cycle (the guest fetches the Pod
+/// again; its prefilter runs first when it exports one) and on the next
+/// node of the same cycle.
+fn timing(
+    plugin: &Plugin,
+    pod: &Arc<[u8]>,
+    cycle: &Cycle,
+    report: &CycleReport,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let hooks = plugin.hooks();
+    let (hook, nodes): (Hook, Vec<&str>) = if hooks.contains(Hook::Filter) {
+        let excluded = |d: &&kguest_host::NodeDecision| {
+            d.filter.reason.as_deref() == Some(kguest_host::EXCLUDED_BY_PREFILTER)
+        };
+        let candidates = report.nodes.iter().filter(|d| !excluded(d));
+        (Hook::Filter, candidates.map(|d| d.node.as_str()).collect())
+    } else if hooks.contains(Hook::Score) {
+        let feasible = report.nodes.iter().filter(|d| d.filter.is_success());
+        (Hook::Score, feasible.map(|d| d.node.as_str()).collect())
+    } else {
+        return Ok("timing: the plugin exports neither filter nor score; nothing timed".into());
+    };
+    if nodes.is_empty() {
+        return Ok(format!(
+            "timing ({hook}): no node to call it on; nothing timed"
+        ));
+    }
+    let call = |cycle: &Cycle, node: &str| -> Result<(), kguest_host::CallError> {
+        match hook {
+            Hook::Filter => plugin.filter(cycle, node).map(drop),
+            _ => plugin.score(cycle, node).map(drop),
+        }
+    };
+    for node in nodes.iter().cycle().take(WARM_UP_CALLS) {
+        call(cycle, node)?;
+    }
+    let start = Instant::now();
+    for node in nodes.iter().cycle().take(FRESH_CYCLE_CALLS) {
+        let fresh = Cycle::new(pod.clone(), cycle.snapshot().clone())?;
+        call(&fresh, node)?;
+    }
+    let fresh = start.elapsed().as_secs_f64() / FRESH_CYCLE_CALLS as f64;
+    let start = Instant::now();
+    for node in nodes.iter().cycle().take(NEXT_NODE_CALLS) {
+        call(cycle, node)?;
+    }
+    let next = start.elapsed().as_secs_f64() / NEXT_NODE_CALLS as f64;
+    Ok(format!(
+        "timing ({hook}): {:.2} us per call in a fresh cycle, {:.2} us per call on the \
+         next node (one reused instance)",
+        fresh * 1e6,
+        next * 1e6
+    ))
 }

@@ -23,15 +23,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let runtime = Runtime::new(RuntimeConfig::default())?;
     let wasm = wat::parse_str(GUEST)?;
     let plugin = Plugin::load(&runtime, &wasm, PluginConfig::default())?;
-    for size in [0usize, 1024, 8192] {
+    for size in [1usize, 1024, 8192] {
         let mut snap = Snapshot::new();
-        snap.insert(SnapshotNode {
-            name: "node-a".into(),
-            resource_version: "1".into(),
-            node: vec![7u8; size].into(),
-            image_states: Arc::default(),
-        });
-        let cycle = Cycle::new(Arc::from(&b"pod"[..]), Arc::new(snap));
+        snap.insert(SnapshotNode::with_name(
+            "node-a",
+            "1",
+            vec![7u8; size].into(),
+        )?);
+        let cycle = Cycle::new(Arc::from(&b"pod"[..]), Arc::new(snap))?;
         plugin.filter(&cycle, "node-a")?;
         let n = 200_000u32;
         let start = Instant::now();

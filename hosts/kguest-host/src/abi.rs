@@ -15,7 +15,8 @@ use wasmtime::{Caller, ExternType, Linker, Memory, ResourceLimiter, ValType};
 
 use crate::config::{LogRecord, SchedulerHandle};
 use crate::error::{HostFault, MemoryLimitExceeded};
-use crate::snapshot::{Cycle, SnapshotNode};
+use crate::gojson;
+use crate::snapshot::{Cycle, Snapshot};
 use crate::types::{ActionType, ClusterEvent, EventResource};
 
 type Res<T> = wasmtime::Result<T>;
@@ -28,6 +29,25 @@ pub(crate) struct PluginShared {
     pub guest_config: Arc<[u8]>,
     pub log_severity: i32,
     pub handle: Arc<dyn SchedulerHandle>,
+    /// The guest's argv, each entry NUL-terminated, back to back.
+    pub argv: Box<[u8]>,
+    /// Number of argv entries.
+    pub argc: u32,
+}
+
+impl PluginShared {
+    /// Packs `args` as WASI serves them; `None` if one contains a NUL.
+    pub fn pack_args(args: &[String]) -> Option<(Box<[u8]>, u32)> {
+        let mut argv = Vec::new();
+        for arg in args {
+            if arg.as_bytes().contains(&0) {
+                return None;
+            }
+            argv.extend_from_slice(arg.as_bytes());
+            argv.push(0);
+        }
+        Some((argv.into(), u32::try_from(args.len()).ok()?))
+    }
 }
 
 /// Inputs of the call in progress. Cleared after every call.
@@ -36,9 +56,10 @@ pub(crate) struct CallInput {
     pub cycle: Option<Cycle>,
     pub node_name: String,
     pub target_pod: Option<Arc<[u8]>>,
-    pub filtered_nodes: Option<Arc<[u8]>>,
-    pub node_to_status: Option<Arc<[u8]>>,
-    pub node_scores: Option<Arc<[u8]>>,
+    /// JSON for `filteredNodeList`, `nodeToStatusMap` or `nodeScoreList`.
+    pub filtered_nodes: String,
+    pub node_to_status: String,
+    pub node_scores: String,
 }
 
 impl CallInput {
@@ -46,13 +67,13 @@ impl CallInput {
         self.cycle = None;
         self.node_name.clear();
         self.target_pod = None;
-        self.filtered_nodes = None;
-        self.node_to_status = None;
-        self.node_scores = None;
+        self.filtered_nodes.clear();
+        self.node_to_status.clear();
+        self.node_scores.clear();
     }
 
-    fn node(&self, name: &[u8]) -> Option<&SnapshotNode> {
-        self.cycle.as_ref()?.0.snapshot.get_bytes(name)
+    fn snapshot(&self) -> Option<&Snapshot> {
+        Some(&self.cycle.as_ref()?.0.snapshot)
     }
 }
 
@@ -62,7 +83,7 @@ pub(crate) struct CallOutput {
     pub reason: Option<String>,
     pub node_names: Option<Vec<String>>,
     pub cluster_events: Option<Vec<ClusterEvent>>,
-    pub normalized_scores: Option<Vec<u8>>,
+    pub normalized_scores: Option<Vec<(String, i64)>>,
     pub nominated_node_name: Option<String>,
 }
 
@@ -530,7 +551,7 @@ fn node_getter(
     linker: &mut Linker<HostState>,
     module: &'static str,
     name: &'static str,
-    select: for<'s> fn(&'s SnapshotNode) -> &'s [u8],
+    select: for<'s> fn(&'s Snapshot, &[u8]) -> &'s [u8],
 ) -> Res<()> {
     linker.func_wrap(
         module,
@@ -543,7 +564,10 @@ fn node_getter(
               -> Res<i32> {
             let (data, state) = memory(&mut caller, name)?;
             let node_name = read(data, name, node_ptr, node_len)?;
-            let value = state.input.node(node_name).map_or(&[][..], select);
+            let value = match state.input.snapshot() {
+                Some(snapshot) => select(snapshot, node_name),
+                None => &[],
+            };
             Ok(serve(data, name, value, buf, limit)?)
         },
     )?;
@@ -565,7 +589,7 @@ fn split_nul(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
     // k8s.io/api
-    node_getter(linker, MOD_API, "node", |n| &n.node)?;
+    node_getter(linker, MOD_API, "node", Snapshot::node_bytes)?;
     getter(linker, MOD_API, "nodeList", |s| match &s.input.cycle {
         Some(c) => c.0.snapshot.node_list(),
         None => &[],
@@ -574,7 +598,7 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
     // k8s.io/scheduler getters
     getter(linker, MOD_SCHED, "get_config", |s| &s.shared.guest_config)?;
     getter(linker, MOD_SCHED, "currentPod", |s| match &s.input.cycle {
-        Some(c) => &c.0.pod,
+        Some(c) => &c.0.pod[..],
         None => &[],
     })?;
     getter(linker, MOD_SCHED, "targetPod", |s| opt(&s.input.target_pod))?;
@@ -582,15 +606,20 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
         s.input.node_name.as_bytes()
     })?;
     getter(linker, MOD_SCHED, "filteredNodeList", |s| {
-        opt(&s.input.filtered_nodes)
+        s.input.filtered_nodes.as_bytes()
     })?;
     getter(linker, MOD_SCHED, "nodeToStatusMap", |s| {
-        opt(&s.input.node_to_status)
+        s.input.node_to_status.as_bytes()
     })?;
     getter(linker, MOD_SCHED, "nodeScoreList", |s| {
-        opt(&s.input.node_scores)
+        s.input.node_scores.as_bytes()
     })?;
-    node_getter(linker, MOD_SCHED, "nodeImageStates", |n| &n.image_states)?;
+    node_getter(
+        linker,
+        MOD_SCHED,
+        "nodeImageStates",
+        Snapshot::image_states_bytes,
+    )?;
 
     // k8s.io/scheduler results
     setter(linker, "result.status_reason", |s, b| {
@@ -606,7 +635,11 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
         Ok(())
     })?;
     setter(linker, "result.normalized_score_list", |s, b| {
-        s.output.normalized_scores = Some(b.to_vec());
+        let scores = gojson::parse_int_map(b).map_err(|detail| HostFault::Abi {
+            import: "result.normalized_score_list",
+            detail,
+        })?;
+        s.output.normalized_scores = scores;
         Ok(())
     })?;
     setter(linker, "result.cluster_events", |s, b| {
@@ -733,7 +766,8 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
 
 // ---------------------------------------------------------------------------
 // Minimal WASI preview1, enough for TinyGo guests: stdout/stderr are
-// captured per call, there are no args/env/files, proc_exit traps.
+// captured per call, args are the plugin's, there is no environment and
+// there are no files, proc_exit traps.
 
 const ERRNO_SUCCESS: i32 = 0;
 const ERRNO_BADF: i32 = 8;
@@ -802,34 +836,50 @@ fn define_wasi(linker: &mut Linker<HostState>) -> Res<()> {
             Ok(ERRNO_SUCCESS)
         },
     )?;
-    for (name, sizes) in [
-        ("args_sizes_get", true),
-        ("environ_sizes_get", true),
-        ("args_get", false),
-        ("environ_get", false),
-    ] {
-        if sizes {
-            linker.func_wrap(
-                MOD_WASI,
-                name,
-                move |mut caller: Caller<'_, HostState>, count: i32, size: i32| -> Res<i32> {
-                    let (data, _) = memory(&mut caller, name)?;
-                    checked_range(data.len(), name, count, 4)?;
-                    checked_range(data.len(), name, size, 4)?;
-                    write_u32(data, name, count, 0)?;
-                    write_u32(data, name, size, 0)?;
-                    Ok(ERRNO_SUCCESS)
-                },
-            )?;
-        } else {
-            // With zero entries there is nothing to write.
-            linker.func_wrap(
-                MOD_WASI,
-                name,
-                |_caller: Caller<'_, HostState>, _ptrs: i32, _buf: i32| -> i32 { ERRNO_SUCCESS },
-            )?;
-        }
-    }
+    linker.func_wrap(
+        MOD_WASI,
+        "args_sizes_get",
+        |mut caller: Caller<'_, HostState>, count: i32, size: i32| -> Res<i32> {
+            const NAME: &str = "args_sizes_get";
+            let (data, state) = memory(&mut caller, NAME)?;
+            let (argc, len) = (state.shared.argc, state.shared.argv.len() as u32);
+            sizes(data, NAME, count, size, argc, len)
+        },
+    )?;
+    linker.func_wrap(
+        MOD_WASI,
+        "args_get",
+        |mut caller: Caller<'_, HostState>, ptrs: i32, buf: i32| -> Res<i32> {
+            const NAME: &str = "args_get";
+            let (data, state) = memory(&mut caller, NAME)?;
+            let shared = state.shared.clone();
+            // Check both ranges first so a bad pointer writes nothing.
+            checked_range(data.len(), NAME, ptrs, u64::from(shared.argc) * 4)?;
+            checked_range(data.len(), NAME, buf, shared.argv.len() as u64)?;
+            write(data, NAME, buf, &shared.argv)?;
+            let mut at = buf as u32;
+            let starts = shared.argv.split_inclusive(|b| *b == 0);
+            for (i, arg) in starts.enumerate() {
+                write_u32(data, NAME, ptrs.wrapping_add(4 * i as i32), at)?;
+                at = at.wrapping_add(arg.len() as u32);
+            }
+            Ok(ERRNO_SUCCESS)
+        },
+    )?;
+    linker.func_wrap(
+        MOD_WASI,
+        "environ_sizes_get",
+        |mut caller: Caller<'_, HostState>, count: i32, size: i32| -> Res<i32> {
+            let (data, _) = memory(&mut caller, "environ_sizes_get")?;
+            sizes(data, "environ_sizes_get", count, size, 0, 0)
+        },
+    )?;
+    // With no environment there is nothing to write.
+    linker.func_wrap(
+        MOD_WASI,
+        "environ_get",
+        |_caller: Caller<'_, HostState>, _ptrs: i32, _buf: i32| -> i32 { ERRNO_SUCCESS },
+    )?;
     linker.func_wrap(
         MOD_WASI,
         "proc_exit",
@@ -838,6 +888,22 @@ fn define_wasi(linker: &mut Linker<HostState>) -> Res<()> {
         },
     )?;
     Ok(())
+}
+
+/// `*_sizes_get`: the entry count and the total size of the strings.
+fn sizes(
+    data: &mut [u8],
+    name: &'static str,
+    count_ptr: i32,
+    size_ptr: i32,
+    count: u32,
+    size: u32,
+) -> Res<i32> {
+    checked_range(data.len(), name, count_ptr, 4)?;
+    checked_range(data.len(), name, size_ptr, 4)?;
+    write_u32(data, name, count_ptr, count)?;
+    write_u32(data, name, size_ptr, size)?;
+    Ok(ERRNO_SUCCESS)
 }
 
 fn monotonic_base() -> Instant {

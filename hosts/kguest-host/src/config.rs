@@ -10,6 +10,16 @@ use std::time::Duration;
 pub struct PluginConfig {
     /// Bytes served by `k8s.io/scheduler.get_config` (by convention JSON).
     pub guest_config: Arc<[u8]>,
+    /// The guest's command line (WASI `args_get`), argv\[0\] first: what
+    /// KSW's `PluginConfig.Args` sets (`os.Args` of a TinyGo guest; upstream's
+    /// test guests read `os.Args[1]`, e.g. `["test", "filter"]`). Empty by
+    /// default, as in the scheduler. No entry may contain a NUL byte.
+    pub args: Vec<String>,
+    /// Values for exported mutable `i32` globals, set on every instance
+    /// after `_start` (what KSW's tests do with `SetGlobals`; upstream's WAT
+    /// test guests read their status codes from such globals). Each name
+    /// must be an exported mutable `i32` global.
+    pub globals: Vec<(String, i32)>,
     /// Value returned by `k8s.io/klog.severity`; messages below it are dropped.
     /// 0 info, 1 warning, 2 error, 3 fatal.
     pub log_severity: i32,
@@ -36,6 +46,8 @@ impl Default for PluginConfig {
     fn default() -> Self {
         PluginConfig {
             guest_config: Arc::default(),
+            args: Vec::new(),
+            globals: Vec::new(),
             log_severity: 0,
             call_timeout: Duration::from_secs(1),
             start_timeout: Duration::from_secs(10),
@@ -51,6 +63,8 @@ impl std::fmt::Debug for PluginConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PluginConfig")
             .field("guest_config_len", &self.guest_config.len())
+            .field("args", &self.args)
+            .field("globals", &self.globals)
             .field("log_severity", &self.log_severity)
             .field("call_timeout", &self.call_timeout)
             .field("start_timeout", &self.start_timeout)
@@ -72,6 +86,30 @@ pub struct LogRecord<'a> {
     pub kvs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
 }
 
+impl LogRecord<'_> {
+    /// klog's name for the severity: `INFO`, `WARNING`, `ERROR`, `FATAL`
+    /// (`UNKNOWN` otherwise).
+    pub fn severity_name(&self) -> &'static str {
+        match self.severity {
+            0 => "INFO",
+            1 => "WARNING",
+            2 => "ERROR",
+            3 => "FATAL",
+            _ => "UNKNOWN",
+        }
+    }
+
+    /// The message with its key/value pairs as klog writes them:
+    /// `msg key="value" ...`.
+    pub fn to_line(&self) -> String {
+        let mut line = self.message.to_string();
+        for (k, v) in &self.kvs {
+            line.push_str(&format!(" {k}={v:?}"));
+        }
+        line
+    }
+}
+
 /// Callbacks from guest code into the scheduler. Called on the thread that
 /// runs the hook, while the guest is suspended; keep them quick.
 pub trait SchedulerHandle: Send + Sync {
@@ -79,7 +117,9 @@ pub trait SchedulerHandle: Send + Sync {
     fn log(&self, record: &LogRecord<'_>) {
         let _ = record;
     }
-    /// `k8s.io/scheduler.handle.eventrecorder.eventf`: raw JSON `EventMessage`.
+    /// `k8s.io/scheduler.handle.eventrecorder.eventf`: the guest's JSON
+    /// `EventMessage` as it sent it ([`Event::from_json`](crate::Event::from_json)
+    /// parses it).
     fn event(&self, event_json: &[u8]) {
         let _ = event_json;
     }
@@ -101,10 +141,10 @@ pub struct StderrHandle;
 
 impl SchedulerHandle for StderrHandle {
     fn log(&self, record: &LogRecord<'_>) {
-        let mut line = format!("kguest-host: [{}] {}", record.severity, record.message);
-        for (k, v) in &record.kvs {
-            line.push_str(&format!(" {k}={v:?}"));
-        }
-        eprintln!("{line}");
+        eprintln!(
+            "kguest-host: [{}] {}",
+            record.severity_name(),
+            record.to_line()
+        );
     }
 }

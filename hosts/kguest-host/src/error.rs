@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::types::{Hook, HookSet};
+use crate::types::{Code, Hook, HookSet, Status};
 
 /// Why [`Plugin::load`](crate::Plugin::load) failed.
 #[derive(Debug)]
@@ -53,11 +53,11 @@ impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadError::InvalidConfig(m) => write!(f, "invalid plugin configuration: {m}"),
-            LoadError::Compile(m) => write!(f, "error compiling guest: {m}"),
-            LoadError::MissingMemory => f.write_str("guest doesn't export memory[memory]"),
+            LoadError::Compile(m) => write!(f, "wasm: error compiling guest: {m}"),
+            LoadError::MissingMemory => f.write_str("wasm: guest doesn't export memory[memory]"),
             LoadError::WrongSignature { export, expected } => write!(
                 f,
-                "guest exports the wrong signature for func[{export}]; should be {expected}"
+                "wasm: guest exports the wrong signature for func[{export}]. should be {expected}"
             ),
             LoadError::UnknownImport { module, name } => {
                 write!(f, "guest imports unknown function {module}.{name}")
@@ -70,13 +70,19 @@ impl fmt::Display for LoadError {
                 f,
                 "guest imports {module}.{name} with the wrong signature; host provides {expected}"
             ),
-            LoadError::NoHooks => f.write_str("guest does not export any plugin functions"),
+            LoadError::NoHooks => f.write_str("wasm: guest does not export any plugin functions"),
             LoadError::UnsupportedHookSet(set) => write!(
                 f,
-                "filter, score, reserve, permit or bind must be exported (unsupported set: {set})"
+                "wasm: filter, score, reserve, permit or bind must be exported \
+                 (exports: {set}; kube-scheduler-wasm-extension does not register this set)"
             ),
             LoadError::Link(m) => write!(f, "error linking guest: {m}"),
-            LoadError::Instantiate(e) => write!(f, "error instantiating guest: {e}"),
+            LoadError::Instantiate(CallError::Exit { hook: None, code }) => write!(
+                f,
+                "wasm: _start called proc_exit({code}): the guest exits while initializing \
+                 (a TinyGo >= 0.35 guest must be built with -buildmode=wasi-legacy)"
+            ),
+            LoadError::Instantiate(e) => write!(f, "{e}"),
         }
     }
 }
@@ -97,12 +103,15 @@ impl std::error::Error for LoadError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CallError {
-    /// The guest trapped (e.g. `unreachable`). `message` holds any captured
-    /// WASI stdout/stderr followed by the wasmtime error.
+    /// The guest trapped (e.g. `unreachable`, which is how a TinyGo panic
+    /// ends). Displayed like KSW's error: `wasm: <hook> error: <output>\n<trap>`.
     Trap {
-        /// Hook being called (`None` for `_start`).
+        /// Hook being called (`None` for instantiation, `_start` included).
         hook: Option<Hook>,
-        /// Human-readable detail.
+        /// What the guest wrote to stdout/stderr during the call (a TinyGo
+        /// panic's text), lossy UTF-8; empty if nothing.
+        output: String,
+        /// The trap as wasmtime reports it, with its wasm backtrace.
         message: String,
     },
     /// The call ran past its deadline and was interrupted.
@@ -163,18 +172,59 @@ pub enum CallError {
     Instantiate(String),
 }
 
+/// The name KSW's errors use: the export, or `instantiate` for `_start`.
 fn hook_name(hook: &Option<Hook>) -> &'static str {
     match hook {
         Some(h) => h.export_name(),
-        None => "_start",
+        None => "instantiate",
+    }
+}
+
+impl CallError {
+    /// The status KSW's host returns for this error
+    /// (`framework.AsStatus(err)`): code `Error`, the error text as reason.
+    pub fn as_status(&self) -> Status {
+        Status {
+            code: Code::ERROR,
+            reason: Some(self.to_string()),
+        }
+    }
+
+    /// What the guest printed before a trap (e.g. `panic: ...`), if anything.
+    pub fn guest_output(&self) -> Option<&str> {
+        match self {
+            CallError::Trap { output, .. } if !output.is_empty() => Some(output),
+            _ => None,
+        }
+    }
+
+    /// The hook that failed (`None` for instantiation or an import fault).
+    pub fn hook(&self) -> Option<Hook> {
+        match self {
+            CallError::Trap { hook, .. }
+            | CallError::Deadline { hook, .. }
+            | CallError::StackOverflow { hook }
+            | CallError::MemoryLimit { hook, .. }
+            | CallError::Exit { hook, .. } => *hook,
+            CallError::NotExported(hook) => Some(*hook),
+            _ => None,
+        }
     }
 }
 
 impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CallError::Trap { hook, message } => {
-                write!(f, "wasm: {} error: {message}", hook_name(hook))
+            CallError::Trap {
+                hook,
+                output,
+                message,
+            } => {
+                write!(f, "wasm: {} error: ", hook_name(hook))?;
+                if !output.is_empty() {
+                    writeln!(f, "{output}")?;
+                }
+                f.write_str(message)
             }
             CallError::Deadline { hook, timeout } => write!(
                 f,

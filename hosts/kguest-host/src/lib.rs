@@ -10,32 +10,52 @@
 //! use kguest_host::{Cycle, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let runtime = Runtime::new(RuntimeConfig::default())?;
+//! let runtime = Runtime::new(RuntimeConfig::default())?; // one per process
 //! let wasm = std::fs::read("plugin.wasm")?;
-//! let plugin = Plugin::load(&runtime, &wasm, PluginConfig::default())?;
-//! let cycle = Cycle::new(Arc::from(&b"pod protobuf"[..]), Arc::new(Snapshot::new()));
-//! plugin.prefilter(&cycle)?;
+//! let plugin = Plugin::load(&runtime, &wasm, PluginConfig::default())?; // compile once
+//!
+//! // Protobuf bytes as the API server sends them (`k8s\0` + runtime.Unknown,
+//! // unwrapped without a copy) or the bare messages; anything else in an
+//! // envelope is a typed error, never an empty object.
+//! let nodes: Vec<Vec<u8>> = vec![std::fs::read("node-a.pb")?, std::fs::read("node-b.pb")?];
+//! let snapshot = Arc::new(Snapshot::from_nodes(nodes)?); // image states computed
+//! let cycle = Cycle::new(std::fs::read("pod.pb")?.into(), snapshot)?;
+//!
+//! // Every hook in kube-scheduler's order...
+//! let report = plugin.schedule(&cycle)?;
+//! for node in &report.nodes {
+//!     println!("{}: {:?} {:?}", node.node, node.filter.code, node.score);
+//! }
+//! // ...or one hook at a time.
 //! let status = plugin.filter(&cycle, "node-a")?;
 //! # let _ = status; Ok(()) }
 //! ```
 //!
 //! Structure: [`Runtime`] owns the engine, linker and epoch ticker;
 //! [`Plugin`] owns a compiled module and a pool of instances; [`Cycle`] and
-//! [`Snapshot`] carry caller-encoded bytes into calls.
+//! [`Snapshot`] carry caller-encoded bytes into calls; [`Plugin::schedule`]
+//! runs a whole scheduling cycle and returns a [`CycleReport`].
 
 mod abi;
 mod config;
 mod error;
+mod event;
+mod gojson;
+mod input;
 mod plugin;
 mod runtime;
+mod schedule;
 mod snapshot;
 mod types;
 
 pub use config::{LogRecord, PluginConfig, SchedulerHandle, StderrHandle};
 pub use error::{CallError, LoadError};
-pub use plugin::Plugin;
+pub use event::{Event, ObjectReference};
+pub use input::InputError;
+pub use plugin::{Guest, Plugin};
 pub use runtime::{Runtime, RuntimeConfig};
-pub use snapshot::{Cycle, NodeCache, Snapshot, SnapshotNode};
+pub use schedule::{CycleReport, EXCLUDED_BY_PREFILTER, NodeDecision, Score};
+pub use snapshot::{Cycle, NodeCache, NodeImage, Snapshot, SnapshotNode};
 pub use types::{
     ActionType, ClusterEvent, Code, EventResource, Hook, HookResult, HookSet, NominatingMode,
     NormalizeScoreResult, PermitResult, PostFilterResult, PreFilterResult, Status,

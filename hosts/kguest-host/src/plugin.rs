@@ -1,13 +1,16 @@
 //! Loading a guest and calling its hooks through a pool of instances.
 
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use wasmtime::{ExternType, InstancePre, Module, Store, Trap, TypedFunc};
+use wasmtime::{ExternType, InstancePre, Module, Mutability, Store, Trap, TypedFunc, Val, ValType};
 
 use crate::abi::{self, CallOutput, HostState, PluginShared};
 use crate::config::PluginConfig;
 use crate::error::{CallError, HostFault, LoadError, MemoryLimitExceeded};
+use crate::gojson;
 use crate::runtime::Runtime;
 use crate::snapshot::Cycle;
 use crate::types::{
@@ -37,7 +40,21 @@ struct Inner {
     config: PluginConfig,
     call_ticks: u64,
     start_ticks: u64,
-    idle: Mutex<Vec<Worker>>,
+    pool: Mutex<Pool>,
+    /// Instances created so far (the first one, replacements, extras).
+    created: AtomicU64,
+}
+
+/// Instances not running a call.
+#[derive(Default)]
+struct Pool {
+    /// Free instances, most recently used last.
+    idle: Vec<Worker>,
+    /// Instances kept for a cycle's binding phase (from Permit until
+    /// PostBind or Unreserve), oldest first, keyed by cycle id: KSW moves
+    /// the scheduling guest to its binding cycle the same way, so the guest
+    /// keeps its per-cycle state while the next pod is scheduled.
+    binding: VecDeque<(u64, Worker)>,
 }
 
 /// Typed handles to every export, fetched once per instance.
@@ -98,9 +115,9 @@ impl Raw {
 struct Args<'a> {
     node_name: Option<&'a str>,
     target_pod: Option<Arc<[u8]>>,
-    filtered_nodes: Option<Arc<[u8]>>,
-    node_to_status: Option<Arc<[u8]>>,
-    node_scores: Option<Arc<[u8]>>,
+    filtered_nodes: String,
+    node_to_status: String,
+    node_scores: String,
 }
 
 fn ticks(timeout: Duration, tick: Duration) -> u64 {
@@ -113,11 +130,58 @@ const UNIT: &str = "() -> ()";
 const TO_I32: &str = "() -> i32";
 const TO_I64: &str = "() -> i64";
 
+/// A compiled guest whose imports and exports passed KSW's rules. Cheap to
+/// clone; load it as several plugins (different configurations, args or
+/// handles) without compiling it again.
+#[derive(Clone)]
+pub struct Guest {
+    module: Module,
+    hooks: HookSet,
+    runtime: Runtime,
+}
+
+impl std::fmt::Debug for Guest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guest")
+            .field("hooks", &self.hooks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Guest {
+    /// Compiles `wasm` and validates its imports and exports against the
+    /// KSW ABI and registration rules.
+    pub fn compile(runtime: &Runtime, wasm: &[u8]) -> Result<Guest, LoadError> {
+        let module = Module::new(&runtime.inner.engine, wasm)
+            .map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let hooks = validate_exports(&module)?;
+        for import in module.imports() {
+            abi::check_import(import.module(), import.name(), &import.ty())?;
+        }
+        Ok(Guest {
+            module,
+            hooks,
+            runtime: runtime.clone(),
+        })
+    }
+
+    /// The hooks the guest exports.
+    pub fn hooks(&self) -> HookSet {
+        self.hooks
+    }
+}
+
 impl Plugin {
-    /// Compiles `wasm` once, validates its imports and exports against the
-    /// KSW ABI and registration rules, and creates (and starts) the first
-    /// instance.
+    /// Compiles `wasm` ([`Guest::compile`]) and loads it
+    /// ([`Plugin::from_guest`]).
     pub fn load(runtime: &Runtime, wasm: &[u8], config: PluginConfig) -> Result<Plugin, LoadError> {
+        Plugin::from_guest(&Guest::compile(runtime, wasm)?, config)
+    }
+
+    /// A plugin running `guest` with `config`: checks the configuration,
+    /// links the guest and creates (and starts) the first instance.
+    pub fn from_guest(guest: &Guest, config: PluginConfig) -> Result<Plugin, LoadError> {
+        let runtime = &guest.runtime;
         let rt = &runtime.inner;
         if config.memory_limit > rt.config.max_memory {
             return Err(LoadError::InvalidConfig(format!(
@@ -128,20 +192,20 @@ impl Plugin {
         if config.call_timeout.is_zero() || config.start_timeout.is_zero() {
             return Err(LoadError::InvalidConfig("timeouts must be > 0".into()));
         }
-        let module =
-            Module::new(&rt.engine, wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
-        let hooks = validate_exports(&module)?;
-        for import in module.imports() {
-            abi::check_import(import.module(), import.name(), &import.ty())?;
-        }
+        let (argv, argc) = PluginShared::pack_args(&config.args)
+            .ok_or_else(|| LoadError::InvalidConfig("a guest arg contains a NUL byte".into()))?;
+        let (module, hooks) = (&guest.module, guest.hooks);
+        validate_globals(module, &config.globals)?;
         let pre = rt
             .linker
-            .instantiate_pre(&module)
+            .instantiate_pre(module)
             .map_err(|e| LoadError::Link(format!("{e:#}")))?;
         let shared = Arc::new(PluginShared {
             guest_config: config.guest_config.clone(),
             log_severity: config.log_severity,
             handle: config.handle.clone(),
+            argv,
+            argc,
         });
         let tick = rt.config.epoch_tick;
         let inner = Inner {
@@ -152,10 +216,11 @@ impl Plugin {
             call_ticks: ticks(config.call_timeout, tick),
             start_ticks: ticks(config.start_timeout, tick),
             config,
-            idle: Mutex::new(Vec::new()),
+            pool: Mutex::new(Pool::default()),
+            created: AtomicU64::new(0),
         };
         let first = inner.instantiate().map_err(LoadError::Instantiate)?;
-        inner.checkin(first);
+        inner.checkin(first, None);
         Ok(Plugin {
             inner: Arc::new(inner),
         })
@@ -166,9 +231,25 @@ impl Plugin {
         self.inner.hooks
     }
 
-    /// Number of idle instances currently pooled.
+    /// Number of idle instances currently pooled (binding instances not
+    /// counted).
     pub fn idle_instances(&self) -> usize {
-        self.inner.idle.lock().map_or(0, |v| v.len())
+        self.inner.pool.lock().map_or(0, |p| p.idle.len())
+    }
+
+    /// Number of instances held for a cycle's binding phase: taken at
+    /// [`Plugin::permit`], given back at [`Plugin::postbind`] or
+    /// [`Plugin::unreserve`] (at most `pool_size` are kept; the oldest is
+    /// dropped beyond that).
+    pub fn binding_instances(&self) -> usize {
+        self.inner.pool.lock().map_or(0, |p| p.binding.len())
+    }
+
+    /// How many instances this plugin has created, the first one included
+    /// (replacements after failures and extra instances for concurrent
+    /// calls count too).
+    pub fn instances_created(&self) -> u64 {
+        self.inner.created.load(Ordering::Relaxed)
     }
 
     /// `EnqueueExtensions.EventsToRegister`: calls `enqueue` and returns the
@@ -206,14 +287,19 @@ impl Plugin {
         self.status_hook(Hook::Filter, cycle, node(node_name))
     }
 
-    /// `PostFilter`; `node_to_status` is the JSON `{nodeName: code}` map.
-    pub fn postfilter(
+    /// `PostFilter` with each filtered node's status code (served to the
+    /// guest as KSW does: JSON `{nodeName: code}`).
+    pub fn postfilter<S: AsRef<str>>(
         &self,
         cycle: &Cycle,
-        node_to_status: Arc<[u8]>,
+        node_to_status: &[(S, Code)],
     ) -> Result<PostFilterResult, CallError> {
         let args = Args {
-            node_to_status: Some(node_to_status),
+            node_to_status: gojson::int_map(
+                node_to_status
+                    .iter()
+                    .map(|(n, c)| (n.as_ref(), i64::from(c.0))),
+            ),
             ..Args::default()
         };
         let (raw, mut out) = self.inner.call(Hook::PostFilter, Some(cycle), args)?;
@@ -225,10 +311,15 @@ impl Plugin {
         })
     }
 
-    /// `PreScore`; `filtered_nodes` is the JSON array of node names.
-    pub fn prescore(&self, cycle: &Cycle, filtered_nodes: Arc<[u8]>) -> Result<Status, CallError> {
+    /// `PreScore` over the nodes that passed Filter (served to the guest as
+    /// KSW does: a JSON array of names).
+    pub fn prescore<S: AsRef<str>>(
+        &self,
+        cycle: &Cycle,
+        filtered_nodes: &[S],
+    ) -> Result<Status, CallError> {
         let args = Args {
-            filtered_nodes: Some(filtered_nodes),
+            filtered_nodes: gojson::string_array(filtered_nodes.iter().map(AsRef::as_ref)),
             ..Args::default()
         };
         self.status_hook(Hook::PreScore, cycle, args)
@@ -241,20 +332,21 @@ impl Plugin {
         Ok(((v >> 32) as i32, self.status(v as i32, &mut out)?))
     }
 
-    /// `NormalizeScore`; `node_scores` is the JSON `{nodeName: score}` map.
-    pub fn normalize_score(
+    /// `NormalizeScore` over the scores of the nodes (served to the guest
+    /// as KSW does: JSON `{nodeName: score}`).
+    pub fn normalize_score<S: AsRef<str>>(
         &self,
         cycle: &Cycle,
-        node_scores: Arc<[u8]>,
+        node_scores: &[(S, i64)],
     ) -> Result<NormalizeScoreResult, CallError> {
         let args = Args {
-            node_scores: Some(node_scores),
+            node_scores: gojson::int_map(node_scores.iter().map(|(n, s)| (n.as_ref(), *s))),
             ..Args::default()
         };
         let (raw, mut out) = self.inner.call(Hook::NormalizeScore, Some(cycle), args)?;
         Ok(NormalizeScoreResult {
             status: self.status(raw.i32(), &mut out)?,
-            scores_json: out.normalized_scores,
+            scores: out.normalized_scores,
         })
     }
 
@@ -397,6 +489,23 @@ fn validate_exports(module: &Module) -> Result<HookSet, LoadError> {
     Ok(hooks)
 }
 
+/// Each `(name, value)` must name an exported mutable `i32` global.
+fn validate_globals(module: &Module, globals: &[(String, i32)]) -> Result<(), LoadError> {
+    for (name, _) in globals {
+        let ok = matches!(
+            module.get_export(name),
+            Some(ExternType::Global(g))
+                if matches!(g.content(), ValType::I32) && g.mutability() == Mutability::Var
+        );
+        if !ok {
+            return Err(LoadError::InvalidConfig(format!(
+                "the guest exports no mutable i32 global named `{name}`"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn is_hook_sig(ty: &ExternType, result: HookResult) -> bool {
     let ExternType::Func(f) = ty else {
         return false;
@@ -408,13 +517,14 @@ fn is_hook_sig(ty: &ExternType, result: HookResult) -> bool {
     matches!(
         (result, results.as_slice()),
         (HookResult::Unit, [])
-            | (HookResult::I32, [wasmtime::ValType::I32])
-            | (HookResult::I64, [wasmtime::ValType::I64])
+            | (HookResult::I32, [ValType::I32])
+            | (HookResult::I64, [ValType::I64])
     )
 }
 
 impl Inner {
     fn instantiate(&self) -> Result<Worker, CallError> {
+        self.created.fetch_add(1, Ordering::Relaxed);
         let rt = &self.runtime.inner;
         let mut store = Store::new(
             &rt.engine,
@@ -439,6 +549,17 @@ impl Inner {
         }
         store.data_mut().stdio.clear();
         store.data_mut().output = CallOutput::default();
+        for (name, value) in &self.config.globals {
+            // Checked at load time to be an exported mutable i32.
+            let set = instance
+                .get_global(&mut store, name)
+                .map(|g| g.set(&mut store, Val::I32(*value)));
+            if !matches!(set, Some(Ok(()))) {
+                return Err(CallError::Instantiate(format!(
+                    "cannot set global `{name}`"
+                )));
+            }
+        }
         macro_rules! get {
             ($hook:expr) => {
                 if self.hooks.contains($hook) {
@@ -474,19 +595,43 @@ impl Inner {
         })
     }
 
-    fn checkout(&self) -> Result<Worker, CallError> {
-        let pooled = self.idle.lock().ok().and_then(|mut v| v.pop());
-        match pooled {
+    /// An instance for a call in `cycle`: the one holding the cycle's
+    /// binding phase, else an idle one that last ran this cycle, else the
+    /// most recently used idle one, else a new one.
+    fn checkout(&self, cycle: Option<u64>) -> Result<Worker, CallError> {
+        let found = self.pool.lock().ok().and_then(|mut pool| {
+            if let Some(id) = cycle {
+                if let Some(at) = pool.binding.iter().position(|(c, _)| *c == id) {
+                    return pool.binding.remove(at).map(|(_, w)| w);
+                }
+                if let Some(at) = pool.idle.iter().rposition(|w| w.cycle == Some(id)) {
+                    return Some(pool.idle.remove(at));
+                }
+            }
+            pool.idle.pop()
+        });
+        match found {
             Some(w) => Ok(w),
             None => self.instantiate(),
         }
     }
 
-    fn checkin(&self, worker: Worker) {
-        if let Ok(mut idle) = self.idle.lock()
-            && idle.len() < self.config.pool_size.max(1)
-        {
-            idle.push(worker);
+    /// Returns an instance after a successful call: to the binding set when
+    /// `binding` names the cycle it now holds, else to the idle pool.
+    fn checkin(&self, worker: Worker, binding: Option<u64>) {
+        let Ok(mut pool) = self.pool.lock() else {
+            return;
+        };
+        let limit = self.config.pool_size.max(1);
+        match binding {
+            Some(id) => {
+                pool.binding.push_back((id, worker));
+                if pool.binding.len() > limit {
+                    pool.binding.pop_front();
+                }
+            }
+            None if pool.idle.len() < limit => pool.idle.push(worker),
+            None => {}
         }
     }
 
@@ -501,7 +646,13 @@ impl Inner {
         if !self.hooks.contains(hook) {
             return Err(CallError::NotExported(hook));
         }
-        let mut worker = self.checkout()?;
+        let id = cycle.map(|c| c.0.id);
+        let held = id.is_some_and(|id| {
+            self.pool
+                .lock()
+                .is_ok_and(|p| p.binding.iter().any(|(c, _)| *c == id))
+        });
+        let mut worker = self.checkout(id)?;
         // KSW guests reset per-cycle caches in `prefilter`; an instance that
         // has not seen this cycle's prefilter must run it first.
         if let Some(c) = cycle
@@ -512,7 +663,14 @@ impl Inner {
             self.invoke(&mut worker, Hook::PreFilter, Some(c), Args::default())?;
         }
         let result = self.invoke(&mut worker, hook, cycle, args)?;
-        self.checkin(worker);
+        // Permit starts the binding phase; PostBind and Unreserve end it.
+        let binding = match hook {
+            Hook::Permit => id,
+            Hook::PostBind | Hook::Unreserve => None,
+            _ if held => id,
+            _ => None,
+        };
+        self.checkin(worker, binding);
         Ok(result)
     }
 
@@ -629,13 +787,23 @@ impl Inner {
             None if hook.is_none() => return CallError::Instantiate(format!("{err:#}")),
             None => {}
         }
-        let detail = String::from_utf8_lossy(&stdio);
-        let message = if detail.is_empty() {
-            format!("{err:#}")
-        } else {
-            format!("{detail}\n{err:#}")
-        };
-        CallError::Trap { hook, message }
+        // The trap itself, then the guest's stack, as KSW prints them.
+        let mut message = err.root_cause().to_string();
+        if let Some(trace) = err.downcast_ref::<wasmtime::WasmBacktrace>() {
+            message.push_str("\nwasm stack trace:");
+            for frame in trace.frames() {
+                let module = frame.module().name().unwrap_or("<module>");
+                match frame.func_name() {
+                    Some(name) => message.push_str(&format!("\n\t{module}.{name}()")),
+                    None => message.push_str(&format!("\n\t{module}.${}()", frame.func_index())),
+                }
+            }
+        }
+        CallError::Trap {
+            hook,
+            output: String::from_utf8_lossy(&stdio).into_owned(),
+            message,
+        }
     }
 }
 

@@ -123,9 +123,29 @@ pub struct PostFilterResult {
 pub struct NormalizeScoreResult {
     /// Status of the call.
     pub status: Status,
-    /// Raw JSON `{nodeName: score}` the guest passed to
-    /// `result.normalized_score_list`; `None` (or empty) keeps the input scores.
-    pub scores_json: Option<Vec<u8>>,
+    /// The `{nodeName: score}` map the guest passed to
+    /// `result.normalized_score_list`, in the guest's order; `None` (or
+    /// empty) keeps the input scores, as KSW does.
+    pub scores: Option<Vec<(String, i64)>>,
+}
+
+impl NormalizeScoreResult {
+    /// Applies the normalized scores to `scores` by node name, as KSW does
+    /// (a node the guest did not mention keeps its score). Returns the
+    /// names the guest gave that are not in `scores`.
+    pub fn apply<S: AsRef<str>>(&self, scores: &mut [(S, i64)]) -> Vec<String> {
+        let Some(normalized) = &self.scores else {
+            return Vec::new();
+        };
+        let mut unknown = Vec::new();
+        for (name, score) in normalized {
+            match scores.iter_mut().find(|(n, _)| n.as_ref() == name) {
+                Some((_, s)) => *s = *score,
+                None => unknown.push(name.clone()),
+            }
+        }
+        unknown
+    }
 }
 
 /// Permit result. Note KSW's reversed packing: code in the high half.

@@ -166,35 +166,17 @@ impl Inputs {
     }
 }
 
-/// `nodeImageStates` JSON for the node: every image, on one node.
-fn image_states(node: &Value) -> Vec<u8> {
-    let mut states = serde_json::Map::new();
-    for image in node["status"]["images"].as_array().into_iter().flatten() {
-        let size = image["sizeBytes"].as_i64().unwrap_or(0);
-        for name in image["names"].as_array().into_iter().flatten() {
-            if let Some(name) = name.as_str() {
-                states.insert(
-                    name.into(),
-                    serde_json::json!({"Size": size, "NumNodes": 1}),
-                );
-            }
-        }
-    }
-    serde_json::to_vec(&Value::Object(states)).expect("JSON")
-}
-
 /// `filter/...` cases: every plugin of [`PLUGINS`] whose wasm exists, in
 /// both scenarios. Missing guests are reported on stderr and skipped.
 pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
     let runtime = Runtime::new(RuntimeConfig::default()).expect("wasmtime runtime");
     let node_name: Arc<str> = inputs.node_name().into();
     let mut snapshot = Snapshot::new();
-    snapshot.insert(SnapshotNode {
-        name: node_name.clone(),
-        resource_version: "1".into(),
-        node: inputs.node.protobuf.clone().into(),
-        image_states: image_states(&inputs.node.json).into(),
-    });
+    // The snapshot computes the node's image states.
+    snapshot.insert(
+        SnapshotNode::with_name(&node_name, "1", inputs.node.protobuf.clone().into())
+            .expect("node"),
+    );
     let snapshot = Arc::new(snapshot);
     let pod_pb: Arc<[u8]> = inputs.pod.protobuf.clone().into();
     let pod_json: Arc<[u8]> = inputs.pod.json_bytes.clone().into();
@@ -216,7 +198,7 @@ pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
             PodForm::Json => pod_json.clone(),
         };
         // Check once that the call works (and pulls the node when asked).
-        let cycle = Cycle::new(pod.clone(), snapshot.clone());
+        let cycle = Cycle::new(pod.clone(), snapshot.clone()).expect("cycle");
         call(&plugin, &cycle, &node_name, score);
 
         let (p, pod1, snap1, name1) = (
@@ -226,11 +208,11 @@ pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
             node_name.clone(),
         );
         cases.push(case(format!("filter/{package}/cycle"), move || {
-            let cycle = Cycle::new(pod1.clone(), snap1.clone());
+            let cycle = Cycle::new(pod1.clone(), snap1.clone()).expect("cycle");
             call(&p, &cycle, &name1, score);
         }));
         let (p, name2) = (plugin, node_name.clone());
-        let cycle = Cycle::new(pod, snapshot.clone());
+        let cycle = Cycle::new(pod, snapshot.clone()).expect("cycle");
         cases.push(case(format!("filter/{package}/node"), move || {
             call(&p, &cycle, &name2, score);
         }));
@@ -284,9 +266,9 @@ pub fn encode_cases(inputs: &Inputs) -> Vec<Case> {
             .expect("encode")
             .raw
     };
-    cache.node_bytes(&name, &rv, encode.clone());
+    cache.node_bytes(&name, &rv, encode.clone()).expect("node");
     cases.push(case("encode/node/cached", move || {
-        black_box(cache.node_bytes(&name, &rv, encode.clone()));
+        black_box(cache.node_bytes(&name, &rv, encode.clone()).expect("node"));
     }));
     cases
 }

@@ -221,6 +221,24 @@ fn run_rejects_bad_input() {
         2,
         "missing --nodes",
     );
+    let twice = temp(
+        "twice.yaml",
+        b"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n",
+    );
+    assert_fails(
+        &kguest(&["run", nodename, "--pod", &pod, "--nodes", &twice], b""),
+        1,
+        "1 node(s) repeat another node's name",
+    );
+    let unnamed = temp(
+        "unnamed.yaml",
+        b"apiVersion: v1\nkind: Node\nmetadata: {labels: {a: b}}\n",
+    );
+    assert_fails(
+        &kguest(&["run", nodename, "--pod", &pod, "--nodes", &unnamed], b""),
+        1,
+        "a Node without metadata.name",
+    );
 }
 
 /// kube-scheduler-wasm-extension's imports: (module, name, params, results).
@@ -395,9 +413,7 @@ fn every_example_speaks_the_upstream_abi() {
 fn pods_in_sequence_through_one_instance_do_not_share_state() {
     use std::sync::Arc;
 
-    use kguest_host::{
-        Cycle, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot, SnapshotNode,
-    };
+    use kguest_host::{Cycle, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot};
 
     let encode = |yaml: String| {
         let json: Value = serde_norway::from_str(&yaml).expect("yaml");
@@ -415,19 +431,12 @@ fn pods_in_sequence_through_one_instance_do_not_share_state() {
             "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n{binding}  containers: [{{name: c}}]\n"
         ))
     };
-    let node = |name: &str| SnapshotNode {
-        name: name.into(),
-        resource_version: "1".into(),
-        node: encode(format!(
+    let node = |name: &str| {
+        encode(format!(
             "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\n"
         ))
-        .into(),
-        image_states: Arc::from(&[][..]),
     };
-    let mut snapshot = Snapshot::new();
-    snapshot.insert(node("node-a"));
-    snapshot.insert(node("node-b"));
-    let snapshot = Arc::new(snapshot);
+    let snapshot = Arc::new(Snapshot::from_nodes([node("node-a"), node("node-b")]).expect("nodes"));
 
     let runtime = Runtime::new(RuntimeConfig::default()).expect("runtime");
     let wasm = std::fs::read(plugin("nodename")).expect("plugin");
@@ -443,7 +452,7 @@ fn pods_in_sequence_through_one_instance_do_not_share_state() {
         ("", [true, true]),
         ("node-a", [true, false]),
     ] {
-        let cycle = Cycle::new(pod_on(bound_to).into(), Arc::clone(&snapshot));
+        let cycle = Cycle::new(pod_on(bound_to).into(), Arc::clone(&snapshot)).expect("pod");
         plugin.prefilter(&cycle).expect("prefilter");
         let fits: Vec<bool> = ["node-a", "node-b"]
             .iter()
@@ -456,4 +465,263 @@ fn pods_in_sequence_through_one_instance_do_not_share_state() {
         1,
         "one instance served every cycle"
     );
+}
+
+// ---------------------------------------------------------------------------
+// `kguest run` on kube-scheduler-wasm-extension's own guests and on small
+// WAT guests: guest args, PreFilter node names, failed scores, timing, bad
+// guests.
+
+/// kube-scheduler-wasm-extension's material: `$KGUEST_KSW_DIR`, else
+/// `proto-vendor/ksw` (`cargo xtask vendor`).
+fn ksw(rel: &str) -> String {
+    let dir = std::env::var_os("KGUEST_KSW_DIR")
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| workspace().join("proto-vendor/ksw"), PathBuf::from);
+    let path = dir.join(rel);
+    assert!(
+        path.is_file(),
+        "{} is missing: run `cargo xtask vendor` (or set KGUEST_KSW_DIR)",
+        path.display()
+    );
+    path.to_string_lossy().into_owned()
+}
+
+/// A file in a fresh temp dir for this test process.
+fn temp(name: &str, contents: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("kguest-run-ksw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+/// Upstream's `PodSmall` (bound to good-node) and two nodes.
+fn small_objects() -> (String, String) {
+    let pod = temp(
+        "pod-small.yaml",
+        b"apiVersion: v1\nkind: Pod\nmetadata: {name: good-pod, namespace: test, uid: 384900cd-dc7b-41ec-837e-9c4c1762363e}\nspec: {nodeName: good-node}\n",
+    );
+    let nodes = temp(
+        "nodes-small.yaml",
+        b"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: good-node}}\n- {apiVersion: v1, kind: Node, metadata: {name: bad-node}}\n",
+    );
+    (pod, nodes)
+}
+
+fn run_json(args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let out = kguest(&all, b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("utf8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .collect()
+}
+
+fn column<'a>(rows: &'a [Value], key: &str) -> Vec<&'a str> {
+    rows.iter().map(|r| r[key].as_str().unwrap_or("")).collect()
+}
+
+#[test]
+fn guest_args_choose_an_upstream_test_guests_behaviour() {
+    let (pod, nodes) = small_objects();
+    let filter = ksw("guest/testdata/filter/main.wasm");
+    // No args: upstream's noop plugin accepts every node.
+    let rows = run_json(&[&filter, "--pod", &pod, "--nodes", &nodes]);
+    assert_eq!(column(&rows, "filter"), ["Success", "Success"]);
+    // argv = [PLUGIN, "filter"]: os.Args[1] picks the node-name filter.
+    let rows = run_json(&[&filter, "--arg", "filter", "--pod", &pod, "--nodes", &nodes]);
+    assert_eq!(column(&rows, "filter"), ["Success", "Unschedulable"]);
+    assert_eq!(column(&rows, "reason"), ["", "good-node != bad-node"]);
+}
+
+#[test]
+fn prefilter_node_names_restrict_the_candidates() {
+    let (pod, nodes) = small_objects();
+    let filter = ksw("guest/testdata/filter/main.wasm");
+    let rows = run_json(&[
+        &filter,
+        "--arg",
+        "preFilter",
+        "--pod",
+        &pod,
+        "--nodes",
+        &nodes,
+    ]);
+    assert_eq!(
+        column(&rows, "filter"),
+        ["Success", "UnschedulableAndUnresolvable"]
+    );
+    assert!(column(&rows, "reason")[1].contains("PreFilter"), "{rows:?}");
+    // The table says which nodes PreFilter kept.
+    let out = kguest(
+        &[
+            "run",
+            &filter,
+            "--arg",
+            "preFilter",
+            "--pod",
+            &pod,
+            "--nodes",
+            &nodes,
+        ],
+        b"",
+    );
+    let table = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        table.contains("PreFilter: only nodes [good-node]"),
+        "{table}"
+    );
+}
+
+/// Score returns Error with a reason on node `bad-node`, 7 elsewhere.
+fn failing_score_guest() -> String {
+    let wasm = wat::parse_str(
+        r#"(module
+          (import "k8s.io/scheduler" "currentNodeName" (func $name (param i32 i32) (result i32)))
+          (import "k8s.io/scheduler" "result.status_reason" (func $reason (param i32 i32)))
+          (memory (export "memory") 1)
+          (data (i32.const 100) "no room")
+          (func (export "score") (result i64)
+            (drop (call $name (i32.const 0) (i32.const 64)))
+            (if (result i64) (i32.eq (i32.load8_u (i32.const 0)) (i32.const 98))
+              (then (call $reason (i32.const 100) (i32.const 7)) (i64.const 1))
+              (else (i64.const 30064771072)))))"#,
+    )
+    .expect("wat");
+    temp("failing-score.wasm", &wasm)
+}
+
+#[test]
+fn a_failed_score_is_shown() {
+    let (pod, nodes) = small_objects();
+    let plugin = failing_score_guest();
+    let rows = run_json(&[&plugin, "--pod", &pod, "--nodes", &nodes]);
+    assert_eq!(rows[0]["score"], 7);
+    assert_eq!(rows[0]["score_status"], "Success");
+    assert_eq!(rows[1]["score"], Value::Null);
+    assert_eq!(rows[1]["score_status"], "Error");
+    assert_eq!(rows[1]["score_reason"], "no room");
+    let out = kguest(&["run", &plugin, "--pod", &pod, "--nodes", &nodes], b"");
+    let table = String::from_utf8(out.stdout).expect("utf8");
+    let bad = table
+        .lines()
+        .find(|l| l.starts_with("bad-node"))
+        .expect("row");
+    assert!(bad.ends_with("Error: no room"), "{table}");
+}
+
+#[test]
+fn timing_names_the_hook_it_timed() {
+    let (pod, nodes) = small_objects();
+    let score_only = failing_score_guest();
+    let with_filter = ksw("guest/testdata/filter/main.wasm");
+    for (plugin, hook) in [(&score_only, "score"), (&with_filter, "filter")] {
+        let out = kguest(
+            &["run", plugin, "--pod", &pod, "--nodes", &nodes, "--timing"],
+            b"",
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).expect("utf8");
+        let line = stdout.lines().last().expect("timing line");
+        assert!(
+            line.starts_with(&format!("timing ({hook}): "))
+                && line.contains("us per call in a fresh cycle")
+                && line.contains("us per call on the next node"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn upstream_nodenumber_logs_and_records_events_on_stderr() {
+    let out = kguest(
+        &[
+            "run",
+            &ksw("examples/nodenumber/main.wasm"),
+            "--pod",
+            &data("pod.yaml"),
+            "--nodes",
+            &data("nodes.yaml"),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8(out.stderr).expect("utf8");
+    assert!(
+        stderr.contains("[guest INFO] execute PreScore on NodeNumber plugin pod="),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("[guest event] PreScore not match lastNumber Skip Pod "),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn run_help_prints_the_usage() {
+    let out = kguest(&["run", "--help"], b"");
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        stdout.starts_with("usage: kguest run PLUGIN.wasm"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--arg VALUE"), "{stdout}");
+}
+
+#[test]
+fn bad_guests_get_one_line_naming_the_plugin_and_the_cause() {
+    let (pod, nodes) = small_objects();
+    let exits_in_start = temp(
+        "exits-in-start.wasm",
+        &wat::parse_str(
+            r#"(module
+              (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+              (memory (export "memory") 1)
+              (func (export "_start") (call $exit (i32.const 0)))
+              (func (export "filter") (result i32) (i32.const 0)))"#,
+        )
+        .expect("wat"),
+    );
+    let cases = [
+        (
+            ksw("scheduler/test/testdata/error/panic_on_filter.wasm"),
+            "wasm: filter error: panic! wasm trap: wasm `unreachable`",
+        ),
+        (
+            ksw("scheduler/test/testdata/error/panic_on_start.wasm"),
+            "wasm: instantiate error: panic! wasm trap: wasm `unreachable`",
+        ),
+        (exits_in_start, "proc_exit(0)"),
+        (
+            ksw("scheduler/test/testdata/error/prescore_without_score.wasm"),
+            "filter, score, reserve, permit or bind must be exported",
+        ),
+        (
+            ksw("scheduler/test/testdata/error/not_plugin.wasm"),
+            "guest does not export any plugin functions",
+        ),
+    ];
+    for (plugin, cause) in cases {
+        let out = kguest(&["run", &plugin, "--pod", &pod, "--nodes", &nodes], b"");
+        assert_fails(&out, 1, &format!("{plugin}: "));
+        assert_fails(&out, 1, cause);
+    }
 }

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kguest_host::{
-    ActionType, CallError, ClusterEvent, Code, EventResource, Hook, NominatingMode, Plugin,
-    PluginConfig,
+    ActionType, CallError, ClusterEvent, Code, Cycle, EventResource, Hook, NominatingMode, Plugin,
+    PluginConfig, Snapshot,
 };
 
-use crate::util::{Recorder, bytes, config, cycle, guest, load, rt};
+use crate::util::{Recorder, bytes, config, cycle, guest, load, real_node, rt};
 
 /// `$eq(a, b, n)`: 1 if the n bytes at a and b are equal.
 const MEMEQ: &str = r#"
@@ -162,7 +162,7 @@ fn postfilter_packing_and_nominated_node() {
           (i64.const 0x00000001_00000002))"#,
     );
     let plugin = load(&wasm);
-    let r = plugin.postfilter(&cycle(b"p"), bytes(b"{}")).unwrap();
+    let r = plugin.postfilter::<&str>(&cycle(b"p"), &[]).unwrap();
     assert_eq!(r.status.code, Code::UNSCHEDULABLE);
     assert_eq!(r.mode, NominatingMode::OVERRIDE);
     assert_eq!(r.nominated_node_name.as_deref(), Some("node-b"));
@@ -315,32 +315,49 @@ fn every_getter_serves_its_input() {
         },
     )
     .unwrap();
-    let c = cycle(b"POD");
-    assert_eq!(reason(plugin.filter(&c, "node-a").unwrap()), "NODE-A");
+    // Two real nodes sharing the image "img" (also named "img:1" on node-a).
+    let node_a = real_node("node-a", &[(&["img", "img:1"], 100), (&["solo"], 5)]);
+    let node_b = real_node("node-b", &[(&["img"], 999)]);
+    let node_c = real_node("node-c", &[]);
+    let snapshot = Snapshot::from_nodes([node_a.clone(), node_b.clone(), node_c]).unwrap();
+    let c = Cycle::new(bytes(b"POD"), Arc::new(snapshot)).unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    assert_eq!(reason(plugin.filter(&c, "node-a").unwrap()), text(&node_a));
     // Unknown node: the getter returns 0 and the reason is empty.
     assert_eq!(reason(plugin.filter(&c, "node-x").unwrap()), "");
-    let pf = plugin.postfilter(&c, bytes(br#"{"node-a":2}"#)).unwrap();
-    assert_eq!(reason(pf.status), r#"{"node-a":2}"#);
-    let s = plugin.prescore(&c, bytes(br#"["node-a"]"#)).unwrap();
-    assert_eq!(reason(s), r#"["node-a"]"#);
-    let n = plugin
-        .normalize_score(&c, bytes(br#"{"node-a":7}"#))
+    let pf = plugin
+        .postfilter(&c, &[("node-b", Code(3)), ("node-a", Code(2))])
         .unwrap();
-    assert_eq!(n.scores_json.as_deref(), Some(&br#"{"node-a":7}"#[..]));
-    // NodeList: items (field 2) framing of each node's bytes.
+    assert_eq!(reason(pf.status), r#"{"node-a":2,"node-b":3}"#);
+    let s = plugin.prescore(&c, &["node-b", "node-a"]).unwrap();
+    assert_eq!(reason(s), r#"["node-b","node-a"]"#);
+    // The guest sends back the list it was given.
+    let n = plugin
+        .normalize_score(&c, &[("node-a", 7), ("node-b", -1)])
+        .unwrap();
     assert_eq!(
-        reason(plugin.reserve(&c, "node-a").unwrap()),
-        "\u{12}\u{6}NODE-A\u{12}\u{6}NODE-B"
+        n.scores,
+        Some(vec![("node-a".to_string(), 7), ("node-b".to_string(), -1)])
     );
+    // NodeList: items (field 2) framing of each node's bytes.
+    let list = reason(plugin.reserve(&c, "node-a").unwrap());
+    assert!(list.starts_with('\u{12}'), "{list:?}");
+    assert!(list.contains(&text(&node_b)), "{list:?}");
     assert_eq!(
         reason(plugin.permit(&c, "node-a").unwrap().status),
         r#"{"weight":3}"#
     );
+    // Image states: size from the first node listing a name, the number of
+    // nodes listing it; names sorted, as Go marshals a map.
     assert_eq!(
         reason(plugin.prebind(&c, "node-a").unwrap()),
-        r#"{"img":{"Size":1,"NumNodes":1}}"#
+        r#"{"img":{"Size":100,"NumNodes":2},"img:1":{"Size":100,"NumNodes":1},"solo":{"Size":5,"NumNodes":1}}"#
     );
-    assert_eq!(reason(plugin.prebind(&c, "node-b").unwrap()), "");
+    assert_eq!(
+        reason(plugin.prebind(&c, "node-b").unwrap()),
+        r#"{"img":{"Size":100,"NumNodes":2}}"#
+    );
+    assert_eq!(reason(plugin.prebind(&c, "node-c").unwrap()), "");
     assert_eq!(reason(plugin.bind(&c, "node-a").unwrap()), "POD");
     assert_eq!(
         reason(plugin.add_pod(&c, "node-a", bytes(b"TARGET")).unwrap()),
@@ -371,7 +388,7 @@ fn large_pod_fits_default_memory_limit() {
     let plugin = Plugin::load(rt(), &wasm, PluginConfig::default()).unwrap();
     let mut pod = vec![0x11u8; 1536 * 1024];
     *pod.last_mut().unwrap() = 0x7a;
-    let c = kguest_host::Cycle::new(Arc::from(pod), Arc::new(kguest_host::Snapshot::new()));
+    let c = Cycle::new(Arc::from(pod), Arc::new(Snapshot::new())).unwrap();
     assert_eq!(plugin.filter(&c, "n").unwrap().code, Code::SUCCESS);
 }
 
@@ -499,9 +516,18 @@ fn wasi_subset_works_and_stdout_is_attached_to_traps() {
     let plugin = load(&wasm);
     let err = plugin.filter(&cycle(b"p"), "fine").unwrap_err();
     assert!(
-        matches!(&err, CallError::Trap { message, .. } if message.contains("boom")),
+        matches!(&err, CallError::Trap { output, message, .. }
+            if output == "boom" && message.contains("unreachable")),
         "{err:?}"
     );
+    assert_eq!(err.guest_output(), Some("boom"));
+    // Displayed as KSW displays it: the guest's output, then the trap.
+    assert!(
+        err.to_string().starts_with("wasm: filter error: boom\n"),
+        "{err}"
+    );
+    assert_eq!(err.as_status().code, Code::ERROR);
+    assert_eq!(err.as_status().reason, Some(err.to_string()));
     assert_eq!(
         plugin.filter(&cycle(b"p"), "ok").unwrap().code,
         Code::SUCCESS
@@ -551,4 +577,89 @@ fn new_cycle_replays_prefilter_on_instances_that_missed_it() {
     // Exactly one replay happened; the same cycle does not replay again.
     assert_eq!(plugin.score(&b, "n").unwrap().1.code, Code(2));
     assert_eq!(plugin.score(&b, "n").unwrap().1.code, Code(2));
+}
+
+#[test]
+fn guest_args_are_served_as_argv_through_wasi() {
+    // filter: argc must be 3; returns the reason = argv[1] + argv[2] bytes
+    // as laid out by args_get (NUL-terminated, back to back).
+    let wasm = guest(
+        r#"(func (export "filter") (result i32)
+          (local $argc i32) (local $size i32)
+          (drop (call $args_sizes (i32.const 0) (i32.const 4)))
+          (local.set $argc (i32.load (i32.const 0)))
+          (local.set $size (i32.load (i32.const 4)))
+          (drop (call $args_get (i32.const 16) (i32.const 256)))
+          ;; the reason: from argv[1] to the end of the strings
+          (call $reason (i32.load (i32.const 20))
+            (i32.sub (i32.add (i32.const 256) (local.get $size)) (i32.load (i32.const 20))))
+          (local.get $argc))
+        (func (export "score") (result i64)
+          ;; the pointer table runs past the end of memory
+          (drop (call $args_get (i32.const 131070) (i32.const 0)))
+          (i64.const 0))"#,
+    );
+    let cfg = PluginConfig {
+        args: vec!["test".into(), "filter".into(), "".into()],
+        ..config()
+    };
+    let plugin = Plugin::load(rt(), &wasm, cfg).unwrap();
+    let s = plugin.filter(&cycle(b"p"), "n").unwrap();
+    assert_eq!(s.code, Code(3));
+    assert_eq!(s.reason.as_deref(), Some("filter\0\0"));
+    let err = plugin.score(&cycle(b"p"), "n").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CallError::OutOfBounds {
+                import: "args_get",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // No args: argc 0, as in the scheduler.
+    let s = load(&wasm).filter(&cycle(b"p"), "n").unwrap();
+    assert_eq!(s.code, Code(0));
+    // An arg with a NUL cannot be passed.
+    let bad = PluginConfig {
+        args: vec!["a\0b".into()],
+        ..config()
+    };
+    let err = Plugin::load(rt(), &wasm, bad).unwrap_err();
+    assert!(
+        matches!(err, kguest_host::LoadError::InvalidConfig(_)),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn globals_are_set_on_every_instance_after_start() {
+    let wasm = guest(
+        r#"(global $g (export "status_code_global") (mut i32) (i32.const 0))
+        (global $fixed (export "fixed") i32 (i32.const 0))
+        (func (export "_start") (global.set $g (i32.const 99)))
+        (func (export "filter") (result i32) (global.get $g))"#,
+    );
+    let cfg = |globals: Vec<(String, i32)>| PluginConfig {
+        globals,
+        pool_size: 1,
+        ..config()
+    };
+    let plugin = Plugin::load(rt(), &wasm, cfg(vec![("status_code_global".into(), -7)])).unwrap();
+    let c = cycle(b"p");
+    assert_eq!(plugin.filter(&c, "n").unwrap().code, Code(-7));
+    // A second instance (the first is busy in a concurrent call) gets it too.
+    std::thread::scope(|s| {
+        let a = s.spawn(|| plugin.filter(&c, "n").unwrap().code);
+        let b = s.spawn(|| plugin.filter(&c, "n").unwrap().code);
+        assert_eq!((a.join().unwrap(), b.join().unwrap()), (Code(-7), Code(-7)));
+    });
+    for name in ["missing", "fixed", "memory"] {
+        let err = Plugin::load(rt(), &wasm, cfg(vec![(name.into(), 1)])).unwrap_err();
+        assert!(
+            matches!(&err, kguest_host::LoadError::InvalidConfig(m) if m.contains(name)),
+            "{err:?}"
+        );
+    }
 }

@@ -97,7 +97,7 @@ fn unreachable_in_hook_traps_and_instance_is_replaced() {
     assert_eq!(plugin.idle_instances(), 1);
     let err = plugin.filter(&cycle(b"p"), "bad").unwrap_err();
     assert!(
-        matches!(&err, CallError::Trap { hook: Some(Hook::Filter), message } if message.contains("unreachable")),
+        matches!(&err, CallError::Trap { hook: Some(Hook::Filter), message, .. } if message.contains("unreachable")),
         "{err:?}"
     );
     assert_eq!(
@@ -408,11 +408,10 @@ fn every_pointer_taking_import_rejects_bad_ranges() {
             )
             .unwrap_or_else(|e| panic!("{} {variant}: {e}", case.import));
             let c = cycle(b"POD");
-            let json = bytes(b"{\"x\":1}");
             let err = match case.hook {
-                Hook::PreScore => plugin.prescore(&c, json).map(drop),
-                Hook::PostFilter => plugin.postfilter(&c, json).map(drop),
-                Hook::NormalizeScore => plugin.normalize_score(&c, json).map(drop),
+                Hook::PreScore => plugin.prescore(&c, &["x"]).map(drop),
+                Hook::PostFilter => plugin.postfilter(&c, &[("x", Code(1))]).map(drop),
+                Hook::NormalizeScore => plugin.normalize_score(&c, &[("x", 1)]).map(drop),
                 hook => call(&plugin, hook, "bad"),
             }
             .expect_err(&format!("{} {variant} must fail", case.import));
@@ -467,4 +466,67 @@ fn exhausted_instance_pool_is_an_instantiate_error() {
     drop(b);
     assert!(Plugin::load(&small, &wasm, config()).is_ok());
     still_serves(&a);
+}
+
+/// Guests that fail to load (a panic or `proc_exit` in `_start`, a hook set
+/// KSW rejects) or trap in a hook fail alone: a plugin already loaded on the
+/// same runtime keeps serving, and new plugins still load.
+#[test]
+fn a_bad_guest_fails_alone() {
+    let good = || load(&on_bad("unreachable", ""));
+    let serving = good();
+    let panics_in_start = guest(
+        r#"(data (i32.const 0) "\08\00\00\00\06\00\00\00panic!")
+        (func (export "_start")
+          (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 64)))
+          unreachable)
+        (func (export "filter") (result i32) (i32.const 0))"#,
+    );
+    let exits_in_start = guest(
+        r#"(func (export "_start") (call $exit (i32.const 0)))
+        (func (export "filter") (result i32) (i32.const 0))"#,
+    );
+    let lone_prescore = guest(r#"(func (export "prescore") (result i32) (i32.const 0))"#);
+    let errors: Vec<LoadError> = [panics_in_start, exits_in_start, lone_prescore]
+        .iter()
+        .map(|wasm| {
+            let err = Plugin::load(rt(), wasm, config()).unwrap_err();
+            still_serves(&serving);
+            still_serves(&good());
+            err
+        })
+        .collect();
+    // The guest's own output leads, as in KSW's error.
+    assert!(
+        errors[0]
+            .to_string()
+            .starts_with("wasm: instantiate error: panic!\n"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        matches!(
+            errors[1],
+            LoadError::Instantiate(CallError::Exit {
+                hook: None,
+                code: 0
+            })
+        ),
+        "{:?}",
+        errors[1]
+    );
+    assert!(
+        errors[1].to_string().contains("-buildmode=wasi-legacy"),
+        "{}",
+        errors[1]
+    );
+    assert!(
+        matches!(errors[2], LoadError::UnsupportedHookSet(_)),
+        "{:?}",
+        errors[2]
+    );
+    // A trap in another plugin's hook does not disturb this one.
+    let trapping = good();
+    assert!(trapping.filter(&cycle(b"p"), "bad").is_err());
+    still_serves(&serving);
 }

@@ -3,7 +3,9 @@
 
 mod abi;
 mod hostile;
+mod ksw;
 mod load;
 mod pool;
+mod schedule;
 mod snapshot;
 mod util;

@@ -33,6 +33,7 @@ pub const IMPORTS: &str = r#"
   (import "wasi_snapshot_preview1" "clock_time_get" (func $clock (param i32 i64 i32) (result i32)))
   (import "wasi_snapshot_preview1" "random_get" (func $random (param i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_get" (func $args_get (param i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
 "#;
 
@@ -76,25 +77,34 @@ pub fn bytes(b: &[u8]) -> Arc<[u8]> {
     Arc::from(b)
 }
 
-pub fn node(name: &str, body: &[u8], images: &[u8]) -> SnapshotNode {
-    SnapshotNode {
-        name: name.into(),
-        resource_version: "1".into(),
-        node: bytes(body),
-        image_states: bytes(images),
-    }
+/// A node named `name` whose bytes are `body` (served as they are).
+pub fn node(name: &str, body: &[u8]) -> SnapshotNode {
+    SnapshotNode::with_name(name, "1", bytes(body)).unwrap()
 }
 
-/// A cycle with `pod` and nodes `node-a` (bytes `NODE-A`) and `node-b`.
+/// A protobuf Node named `name` listing `images` as (names, size).
+pub fn real_node(name: &str, images: &[(&[&str], i64)]) -> Vec<u8> {
+    let images: Vec<serde_json::Value> = images
+        .iter()
+        .map(|(names, size)| serde_json::json!({"names": names, "sizeBytes": size}))
+        .collect();
+    let json = serde_json::json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "resourceVersion": "7"},
+        "status": {"images": images},
+    });
+    kguest_k8s::json::object_from_json(&json).unwrap().raw
+}
+
+/// A cycle with `pod` (served as it is) and protobuf nodes `node-a` (with
+/// the image `img`) and `node-b`.
 pub fn cycle(pod: &[u8]) -> Cycle {
-    let mut snap = Snapshot::new();
-    snap.insert(node(
-        "node-a",
-        b"NODE-A",
-        br#"{"img":{"Size":1,"NumNodes":1}}"#,
-    ));
-    snap.insert(node("node-b", b"NODE-B", b""));
-    Cycle::new(bytes(pod), Arc::new(snap))
+    let nodes = [
+        real_node("node-a", &[(&["img"], 1)]),
+        real_node("node-b", &[]),
+    ];
+    let snap = Snapshot::from_nodes(nodes).unwrap();
+    Cycle::new(bytes(pod), Arc::new(snap)).unwrap()
 }
 
 /// severity, message, key/value pairs
