@@ -15,12 +15,16 @@
 //! this is "fits an empty node". The reason names the first short resource
 //! (`Insufficient cpu`). At most 16 distinct resources are tracked, in
 //! fixed arrays (no allocation).
+//!
+//! The pod's totals are computed once per scheduling cycle (kept in a
+//! [`CycleState`]); per node, one pass over the node's
+//! `status.allocatable` picks the amounts of the requested resources.
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
-use kguest::k8s::api::core::v1::Container;
+use kguest::k8s::api::core::v1::{Container, Node, Pod};
 use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
-use kguest::{Cycle, Filter, Plugin, ReasonBuf, Status};
+use kguest::{Cycle, CycleState, Filter, PerCycle, Plugin, ReasonBuf, Status};
 
 /// How many distinct resource names one pod may request.
 pub const MAX_RESOURCES: usize = 16;
@@ -163,13 +167,57 @@ pub fn pod_requests<'a>(
     Ok(total)
 }
 
+/// What the pod needs, computed once per cycle: the positive totals (in
+/// request order), or why they could not be computed.
+pub fn pod_needs(pod: Pod<'_>) -> Result<Totals<'_>, TotalError> {
+    let Some(spec) = pod.spec() else {
+        return Ok(Totals::default());
+    };
+    let all = pod_requests(&spec)?;
+    let mut needs = Totals::default();
+    for (name, v) in all.iter().filter(|(_, v)| *v > 0) {
+        *needs.slot(name)? = v;
+    }
+    Ok(needs)
+}
+
+/// The node's allocatable quantity of each of `needs`' resources (`None`
+/// when not listed), read in one pass over `status.allocatable`; the last
+/// entry of a repeated name wins.
+pub fn node_has<'n>(node: &Node<'n>, needs: &Totals<'_>) -> [Option<Quantity<'n>>; MAX_RESOURCES] {
+    let mut have = [None; MAX_RESOURCES];
+    if let Some(status) = node.status() {
+        for (name, q) in status.allocatable() {
+            let slot = needs.iter().position(|(n, _)| n == name);
+            if let Some(h) = slot.and_then(|i| have.get_mut(i)) {
+                *h = Some(q);
+            }
+        }
+    }
+    have
+}
+
+pub struct PerPod;
+
+impl PerCycle for PerPod {
+    type Data<'p> = Result<Totals<'p>, TotalError>;
+
+    fn shorten<'a, 'b: 'a>(
+        data: &'a Result<Totals<'b>, TotalError>,
+    ) -> &'a Result<Totals<'a>, TotalError> {
+        data
+    }
+}
+
 pub struct Fit {
+    needs: CycleState<PerPod>,
     reason: ReasonBuf<96>,
 }
 
 impl Plugin for Fit {
     fn new() -> Self {
         Fit {
+            needs: CycleState::new(),
             reason: ReasonBuf::new(),
         }
     }
@@ -177,26 +225,20 @@ impl Plugin for Fit {
 
 impl Filter for Fit {
     fn filter<'a>(&'a mut self, cx: &'a Cycle) -> Status<'a> {
-        let Some(spec) = cx.pod().and_then(|p| p.spec()) else {
-            return Status::success();
-        };
-        let wanted = match pod_requests(&spec) {
+        let needs = match self.needs.get(cx, pod_needs) {
             Ok(t) => t,
             Err(TotalError::Quantity) => return Status::error("pod has an invalid quantity"),
             Err(TotalError::TooMany) => return Status::error("pod requests too many resources"),
         };
-        if wanted.iter().all(|(_, v)| v <= 0) {
+        if needs.len == 0 {
             return Status::success();
         }
         let Some(node) = cx.node() else {
             return Status::error("node not found");
         };
-        let allocatable = node.status().map(|s| s.allocatable());
-        for (name, v) in wanted.iter() {
-            if v <= 0 {
-                continue;
-            }
-            let have = match allocatable.and_then(|a| a.get(name)) {
+        let have = node_has(&node, needs);
+        for ((name, v), q) in needs.iter().zip(have) {
+            let have = match q {
                 Some(q) => match amount(name, &q) {
                     Ok(h) => h,
                     Err(_) => return Status::error("node has an invalid quantity"),
@@ -357,6 +399,39 @@ mod tests {
         assert_eq!(host.calls("node"), 0);
         host.set_pod(Vec::new());
         assert!(host.filter_node(&mut Fit::new(), "missing").is_success());
+    }
+
+    #[test]
+    fn totals_once_per_cycle_last_allocatable_entry_wins() {
+        let host = TestHost::new();
+        host.add_node(
+            "a",
+            NodeBuilder::new("a")
+                .allocatable("cpu", "x")
+                .allocatable("cpu", "2")
+                .build(),
+        );
+        host.add_node("b", NodeBuilder::new("b").allocatable("cpu", "1").build());
+        host.set_pod(
+            PodBuilder::new("p")
+                .container(C::new("a").request("cpu", "1500m"))
+                .build(),
+        );
+        let mut p = Fit::new();
+        host.new_cycle(&mut p);
+        assert!(host.filter_node(&mut p, "a").is_success());
+        assert_eq!(host.filter_node(&mut p, "b").reason(), "Insufficient cpu");
+        let pod_calls = host.calls("currentPod");
+        assert!(host.filter_node(&mut p, "a").is_success());
+        assert_eq!(host.calls("currentPod"), pod_calls);
+        // A new cycle with a smaller pod: recomputed.
+        host.set_pod(
+            PodBuilder::new("p")
+                .container(C::new("a").request("cpu", "1"))
+                .build(),
+        );
+        host.new_cycle(&mut p);
+        assert!(host.filter_node(&mut p, "b").is_success());
     }
 
     #[test]
