@@ -77,33 +77,53 @@ pub fn tolerates(t: &Toleration<'_>, taint: &Taint<'_>) -> bool {
     Tol::new(t).tolerates(&TaintFields::new(taint))
 }
 
-/// The pod's tolerations, or `None` in `len` when there are more than
-/// [`MAX_TOLERATIONS`].
+/// The pod's tolerations, read once.
 #[derive(Debug, Clone, Copy)]
 pub struct PodTolerations<'p> {
-    tols: [Tol<'p>; MAX_TOLERATIONS],
-    len: Option<usize>,
+    /// `None` past the last one (an all-zero default: no data segment).
+    tols: [Option<Tol<'p>>; MAX_TOLERATIONS],
+    /// More than [`MAX_TOLERATIONS`]: read them from the pod per node.
+    overflow: bool,
 }
 
 impl<'p> PodTolerations<'p> {
     pub fn new(pod: Pod<'p>) -> Self {
         let mut out = PodTolerations {
-            tols: [Tol::default(); MAX_TOLERATIONS],
-            len: Some(0),
+            tols: [None; MAX_TOLERATIONS],
+            overflow: false,
         };
-        let mut n = 0;
+        let mut slots = out.tols.iter_mut();
         for t in pod.spec().into_iter().flat_map(|s| s.tolerations()) {
-            match out.tols.get_mut(n) {
-                Some(slot) => *slot = Tol::new(&t),
+            match slots.next() {
+                Some(slot) => *slot = Some(Tol::new(&t)),
                 None => {
-                    out.len = None;
-                    return out;
+                    out.overflow = true;
+                    break;
                 }
             }
-            n += 1;
         }
-        out.len = Some(n);
         out
+    }
+
+    /// Does some toleration tolerate `taint`? `pod` is read only when the
+    /// tolerations did not all fit.
+    pub fn tolerate(&self, pod: Option<Pod<'_>>, taint: &TaintFields<'_>) -> bool {
+        let mut stored = self.tols.iter().map_while(|t| *t);
+        let mut read = pod
+            .and_then(|p| p.spec())
+            .filter(|_| self.overflow)
+            .map(|s| s.tolerations());
+        loop {
+            let t = match read.as_mut() {
+                Some(ts) => ts.next().map(|t| Tol::new(&t)),
+                None => stored.next(),
+            };
+            match t {
+                Some(t) if t.tolerates(taint) => return true,
+                Some(_) => {}
+                None => return false,
+            }
+        }
     }
 }
 
@@ -151,14 +171,7 @@ impl Filter for Taints {
             if taint.effect != "NoSchedule" && taint.effect != "NoExecute" {
                 continue;
             }
-            let tolerated = match pod.len.and_then(|n| pod.tols.get(..n)) {
-                Some(tols) => tols.iter().any(|t| t.tolerates(&taint)),
-                None => cx
-                    .pod()
-                    .and_then(|p| p.spec())
-                    .is_some_and(|s| s.tolerations().any(|t| Tol::new(&t).tolerates(&taint))),
-            };
-            if !tolerated {
+            if !pod.tolerate(cx.pod(), &taint) {
                 self.reason
                     .clear()
                     .push_str("node(s) had untolerated taint {")

@@ -162,17 +162,19 @@ fn unpack(p: Packed) -> &'static [u8] {
 /// Slot indexes: the input ids below `FILTERED_NODE_LIST`, then `AUX` for
 /// the three JSON lists, then `SCRATCH` for JSON the guest sends (events).
 /// Bit `i` of `State::flags` says slot `i` is filled; bit 0 (no slot) says a
-/// host call is running.
+/// host call is running; bits 16 and up count scheduling cycles (the epoch:
+/// 48 bits never wrap in practice).
 const AUX: usize = 8;
 const SCRATCH: usize = 9;
-const IN_CALL: u32 = 1;
-const PER_CALL: u32 =
+const IN_CALL: u64 = 1;
+const EPOCH_SHIFT: u32 = 16;
+const PER_CALL: u64 =
     (1 << getter::TARGET_POD) | (1 << getter::NODE_NAME) | (1 << getter::IMAGE_STATES) | (1 << AUX);
-const PER_CYCLE: u32 = (1 << getter::CURRENT_POD) | (1 << getter::NODE) | (1 << getter::NODE_LIST);
+const PER_CYCLE: u64 = (1 << getter::CURRENT_POD) | (1 << getter::NODE) | (1 << getter::NODE_LIST);
 
 /// All mutable SDK state. Everything starts zeroed, so it lives in `.bss`.
 struct State {
-    flags: u32,
+    flags: u64,
     slots: [Slot; SCRATCH + 1],
     /// The input whose list `AUX` holds (meaningful while `AUX` is filled).
     aux_getter: u8,
@@ -205,19 +207,6 @@ mod storage {
     use super::State;
 
     static mut STATE: State = State::new();
-    /// Scheduling cycles started so far (see [`super::cycle_epoch`]). Never
-    /// reset, and 64 bits so that it never wraps.
-    static mut EPOCH: u64 = 0;
-
-    pub(super) fn epoch() -> u64 {
-        // SAFETY: single-threaded; a plain read.
-        unsafe { EPOCH }
-    }
-
-    pub(super) fn next_epoch() {
-        // SAFETY: single-threaded; a plain read-modify-write.
-        unsafe { EPOCH = EPOCH.wrapping_add(1) }
-    }
 
     /// Runs `f` on the state. Callers never nest `with` (each public
     /// function in `sys` takes it once, briefly).
@@ -237,17 +226,6 @@ mod storage {
 
     std::thread_local! {
         static STATE: UnsafeCell<State> = const { UnsafeCell::new(State::new()) };
-        /// Not reset with the state: per-cycle data computed before a
-        /// `TestHost::new()` must not look current afterwards.
-        static EPOCH: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
-    }
-
-    pub(super) fn epoch() -> u64 {
-        EPOCH.with(|e| e.get())
-    }
-
-    pub(super) fn next_epoch() {
-        EPOCH.with(|e| e.set(e.get().wrapping_add(1)));
     }
 
     pub(super) fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
@@ -260,8 +238,11 @@ mod storage {
     /// epoch, so per-cycle data from before is not taken as current.
     /// Leaked buffers stay leaked.
     pub(crate) fn reset() {
-        with(|s| *s = State::new());
-        next_epoch();
+        with(|s| {
+            let epoch = s.flags >> super::EPOCH_SHIFT;
+            *s = State::new();
+            s.flags = epoch.wrapping_add(1) << super::EPOCH_SHIFT;
+        });
     }
 }
 
@@ -581,7 +562,7 @@ pub(crate) fn input(id: u8) -> &'static [u8] {
 #[inline(never)]
 fn fetch(idx: usize, get: GetFn) -> Packed {
     pack(storage::with(|s| -> &'static [u8] {
-        let bit = 1u32 << idx;
+        let bit = 1u64 << idx;
         let Some(slot) = s.slots.get_mut(idx) else {
             return &[];
         };
@@ -613,7 +594,7 @@ fn fetch_list(id: u8, get: GetFn) -> Packed {
 pub(crate) fn current_node() -> &'static [u8] {
     let name = input(getter::NODE_NAME);
     storage::with(|s| -> &'static [u8] {
-        const BIT: u32 = 1 << getter::NODE;
+        const BIT: u64 = 1 << getter::NODE;
         let Some(slot) = s.slots.get_mut(usize::from(getter::NODE)) else {
             return &[];
         };
@@ -648,7 +629,7 @@ pub(crate) fn current_node() -> &'static [u8] {
 pub(crate) fn current_image_states() -> &'static [u8] {
     let name = input(getter::NODE_NAME);
     storage::with(|s| -> &'static [u8] {
-        const BIT: u32 = 1 << getter::IMAGE_STATES;
+        const BIT: u64 = 1 << getter::IMAGE_STATES;
         let Some(slot) = s.slots.get_mut(usize::from(getter::IMAGE_STATES)) else {
             return &[];
         };
@@ -686,15 +667,14 @@ pub(crate) fn exit() {
 /// and starts a new cycle epoch. Called by the `prefilter` shim inside a
 /// call, before the plugin runs.
 pub(crate) fn new_cycle() {
-    storage::with(|s| s.flags &= !PER_CYCLE);
-    storage::next_epoch();
+    storage::with(|s| s.flags = (s.flags & !PER_CYCLE).wrapping_add(1 << EPOCH_SHIFT));
 }
 
 /// The current scheduling cycle's number. The per-cycle inputs (the Pod and
 /// the node list) keep their bytes in place until it changes, which is what
 /// lets [`CycleState`](crate::CycleState) keep views into them across calls.
 pub(crate) fn cycle_epoch() -> u64 {
-    storage::epoch()
+    storage::with(|s| s.flags >> EPOCH_SHIFT)
 }
 
 /// Runs `f` on a scratch buffer of at least `min` bytes (for JSON the guest
@@ -844,7 +824,11 @@ pub(crate) fn logs(severity: i32, msg: &[u8], kvs: &[u8]) {
 /// one as a `static`. Only wasm32 guests have one (single-threaded).
 #[doc(hidden)]
 pub struct Instance<T> {
-    cell: core::cell::UnsafeCell<Option<T>>,
+    /// Whether `plugin` holds a value. Kept apart from it (rather than an
+    /// `Option<T>`, whose `None` may be a non-zero niche) so that the static
+    /// is all zeros and lands in `.bss`, not in the file's data section.
+    created: core::cell::Cell<bool>,
+    plugin: core::cell::UnsafeCell<core::mem::MaybeUninit<T>>,
 }
 
 // SAFETY: wasm32 guests are single-threaded; the type is only used there
@@ -855,36 +839,48 @@ unsafe impl<T> Sync for Instance<T> {}
 impl<T: crate::Plugin> Instance<T> {
     pub const fn new() -> Self {
         Instance {
-            cell: core::cell::UnsafeCell::new(None),
+            created: core::cell::Cell::new(false),
+            plugin: core::cell::UnsafeCell::new(core::mem::MaybeUninit::uninit()),
         }
+    }
+
+    /// The plugin, if created. Only called between `enter` and `exit`.
+    #[allow(clippy::mut_from_ref)] // one call at a time: see `enter`
+    fn get(&self) -> Option<&mut T> {
+        if !self.created.get() {
+            return None;
+        }
+        // SAFETY: `created` says it was written; `enter` admits one call at
+        // a time, so this is the only reference until `exit`.
+        Some(unsafe { (*self.plugin.get()).assume_init_mut() })
     }
 
     /// Runs one host call on the plugin, creating it on first use. A nested
     /// call traps (in [`enter`]) before the plugin is borrowed again.
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         enter();
-        // SAFETY: `enter` admits one call at a time, so this is the only
-        // reference to the cell until `exit`.
-        let slot = unsafe { &mut *self.cell.get() };
-        let plugin = match slot {
+        let plugin = match self.get() {
             Some(p) => p,
-            None => slot.insert(T::new()),
+            None => {
+                // SAFETY: as in `get`; not created yet, so nothing is
+                // overwritten (and nothing needs dropping).
+                let p = unsafe { (*self.plugin.get()).write(T::new()) };
+                self.created.set(true);
+                p
+            }
         };
         let r = f(plugin);
         exit();
         r
     }
-}
 
-impl<T: crate::Plugin> Instance<T> {
     /// The `prefilter` export of a plugin without its own PreFilter: a new
     /// cycle starts. A plugin not created yet has no cycle state, so it is
     /// not created here.
     pub fn new_cycle(&self) -> i32 {
         enter();
         new_cycle();
-        // SAFETY: as in `with`.
-        if let Some(p) = unsafe { &mut *self.cell.get() } {
+        if let Some(p) = self.get() {
             p.new_cycle();
         }
         exit();
