@@ -22,7 +22,7 @@
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
-use kguest::k8s::api::core::v1::{Container, Node, Pod};
+use kguest::k8s::api::core::v1::{Container, Node, Pod, PodSpec};
 use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
 use kguest::{Cycle, CycleState, Filter, PerCycle, Plugin, ReasonBuf, Status};
 
@@ -39,21 +39,12 @@ pub enum TotalError {
 }
 
 /// Per-resource amounts in scheduler units, keyed by resource name.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Totals<'a> {
-    names: [&'a str; MAX_RESOURCES],
+    /// `None` past the last name (an all-zero default: no data segment).
+    names: [Option<&'a str>; MAX_RESOURCES],
     values: [i64; MAX_RESOURCES],
     len: usize,
-}
-
-impl Default for Totals<'_> {
-    fn default() -> Self {
-        Totals {
-            names: [""; MAX_RESOURCES],
-            values: [0; MAX_RESOURCES],
-            len: 0,
-        }
-    }
 }
 
 /// A quantity in scheduler units: millicores for `cpu`, whole units
@@ -61,7 +52,8 @@ impl Default for Totals<'_> {
 /// than the exact parser: it answers for every quantity a real pod or node
 /// carries and keeps this plugin a third of the size; anything it declines
 /// (huge or degenerate values) is reported as a bad quantity.
-fn amount(resource: &str, q: &Quantity<'_>) -> Result<i64, TotalError> {
+fn amount(resource: &str, q: Option<Quantity<'_>>) -> Result<i64, TotalError> {
+    let Some(q) = q else { return Ok(0) };
     let scale = if resource == "cpu" { -3 } else { 0 };
     kguest::k8s::quantity::scaled(q.string_bytes().unwrap_or(b"0"), scale)
         .ok_or(TotalError::Quantity)
@@ -72,9 +64,8 @@ impl<'a> Totals<'a> {
     pub fn iter(&self) -> impl Iterator<Item = (&'a str, i64)> + '_ {
         self.names
             .iter()
-            .copied()
+            .map_while(|n| *n)
             .zip(self.values.iter().copied())
-            .take(self.len)
     }
 
     pub fn get(&self, resource: &str) -> i64 {
@@ -83,102 +74,103 @@ impl<'a> Totals<'a> {
             .map_or(0, |(_, v)| v)
     }
 
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(never)]
+    fn add_names(&mut self, c: &Container<'a>) -> Result<(), TotalError> {
+        if let Some(r) = c.resources() {
+            for (name, _) in r.requests() {
+                self.slot(name)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The slot of `resource`, added when new.
     fn slot(&mut self, resource: &'a str) -> Result<&mut i64, TotalError> {
-        let found = self
+        let i = match self
             .names
             .iter()
-            .take(self.len)
-            .position(|n| *n == resource);
-        let i = match found {
+            .position(|n| *n == Some(resource) || n.is_none())
+        {
             Some(i) => i,
-            None => {
-                let i = self.len;
-                *self.names.get_mut(i).ok_or(TotalError::TooMany)? = resource;
-                self.len += 1;
-                i
-            }
+            None => return Err(TotalError::TooMany),
         };
+        if let Some(n) = self.names.get_mut(i)
+            && n.is_none()
+        {
+            *n = Some(resource);
+            self.len += 1;
+        }
         self.values.get_mut(i).ok_or(TotalError::TooMany)
-    }
-
-    /// Adds a `ResourceList` map (`requests`, `overhead`).
-    pub fn add_list(
-        &mut self,
-        list: impl Iterator<Item = (&'a str, Quantity<'a>)>,
-    ) -> Result<(), TotalError> {
-        for (name, q) in list {
-            let v = amount(name, &q)?;
-            let slot = self.slot(name)?;
-            *slot = slot.saturating_add(v);
-        }
-        Ok(())
-    }
-
-    /// Adds every entry of `other`.
-    pub fn add(&mut self, other: &Totals<'a>) -> Result<(), TotalError> {
-        for (name, v) in other.iter() {
-            let slot = self.slot(name)?;
-            *slot = slot.saturating_add(v);
-        }
-        Ok(())
-    }
-
-    /// Raises each entry to at least `other`'s.
-    pub fn max(&mut self, other: &Totals<'a>) -> Result<(), TotalError> {
-        for (name, v) in other.iter() {
-            let slot = self.slot(name)?;
-            *slot = (*slot).max(v);
-        }
-        Ok(())
     }
 }
 
-fn requests<'a>(c: &Container<'a>) -> Result<Totals<'a>, TotalError> {
+/// The request of `c` for `resource` (0 when none).
+fn request(c: &Container<'_>, resource: &str) -> Result<i64, TotalError> {
+    amount(
+        resource,
+        c.resources().and_then(|r| r.requests().get(resource)),
+    )
+}
+
+/// What the pod needs of one resource (see the crate docs).
+#[inline(never)]
+fn need(spec: &PodSpec<'_>, resource: &str) -> Result<i64, TotalError> {
+    let mut total: i64 = 0;
+    for c in spec.containers() {
+        total = total.saturating_add(request(&c, resource)?);
+    }
+    let (mut sidecars, mut init_max) = (0i64, 0i64);
+    for c in spec.init_containers() {
+        let mut v = request(&c, resource)?;
+        if c.restart_policy_bytes() == Some(b"Always") {
+            total = total.saturating_add(v);
+            sidecars = sidecars.saturating_add(v);
+            v = sidecars;
+        } else {
+            v = v.saturating_add(sidecars);
+        }
+        init_max = init_max.max(v);
+    }
+    let overhead = amount(resource, spec.overhead().get(resource))?;
+    Ok(total.max(init_max).saturating_add(overhead))
+}
+
+/// The pod's effective requests (see the crate docs), per resource in order
+/// of first appearance (containers, init containers, overhead).
+pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
     let mut t = Totals::default();
-    if let Some(r) = c.resources() {
-        t.add_list(r.requests())?;
+    for c in spec.containers() {
+        t.add_names(&c)?;
+    }
+    for c in spec.init_containers() {
+        t.add_names(&c)?;
+    }
+    for (name, _) in spec.overhead() {
+        t.slot(name)?;
+    }
+    for i in 0..t.len {
+        if let (Some(Some(name)), Some(value)) = (t.names.get(i).copied(), t.values.get_mut(i)) {
+            *value = need(spec, name)?;
+        }
     }
     Ok(t)
 }
 
-/// The pod's effective requests (see the crate docs).
-pub fn pod_requests<'a>(
-    spec: &kguest::k8s::api::core::v1::PodSpec<'a>,
-) -> Result<Totals<'a>, TotalError> {
-    let mut total = Totals::default();
-    for c in spec.containers() {
-        total.add(&requests(&c)?)?;
-    }
-    let mut sidecars = Totals::default();
-    let mut init_max = Totals::default();
-    for c in spec.init_containers() {
-        let mut need = requests(&c)?;
-        if c.restart_policy() == Some("Always") {
-            total.add(&need)?;
-            sidecars.add(&need)?;
-            need = sidecars;
-        } else {
-            need.add(&sidecars)?;
-        }
-        init_max.max(&need)?;
-    }
-    total.max(&init_max)?;
-    total.add_list(spec.overhead())?;
-    Ok(total)
-}
-
-/// What the pod needs, computed once per cycle: the positive totals (in
-/// request order), or why they could not be computed.
+/// What the pod needs, computed once per cycle: its totals (a pod without
+/// a spec needs nothing), or why they could not be computed.
 pub fn pod_needs(pod: Pod<'_>) -> Result<Totals<'_>, TotalError> {
-    let Some(spec) = pod.spec() else {
-        return Ok(Totals::default());
-    };
-    let all = pod_requests(&spec)?;
-    let mut needs = Totals::default();
-    for (name, v) in all.iter().filter(|(_, v)| *v > 0) {
-        *needs.slot(name)? = v;
+    match pod.spec() {
+        Some(spec) => pod_requests(&spec),
+        None => Ok(Totals::default()),
     }
-    Ok(needs)
 }
 
 /// The node's allocatable quantity of each of `needs`' resources (`None`
@@ -230,7 +222,7 @@ impl Filter for Fit {
             Err(TotalError::Quantity) => return Status::error("pod has an invalid quantity"),
             Err(TotalError::TooMany) => return Status::error("pod requests too many resources"),
         };
-        if needs.len == 0 {
+        if needs.iter().all(|(_, v)| v <= 0) {
             return Status::success();
         }
         let Some(node) = cx.node() else {
@@ -238,12 +230,11 @@ impl Filter for Fit {
         };
         let have = node_has(&node, needs);
         for ((name, v), q) in needs.iter().zip(have) {
-            let have = match q {
-                Some(q) => match amount(name, &q) {
-                    Ok(h) => h,
-                    Err(_) => return Status::error("node has an invalid quantity"),
-                },
-                None => 0,
+            if v <= 0 {
+                continue;
+            }
+            let Ok(have) = amount(name, q) else {
+                return Status::error("node has an invalid quantity");
             };
             if v > have {
                 self.reason.clear().push_str("Insufficient ").push_str(name);
