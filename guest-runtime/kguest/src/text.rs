@@ -98,29 +98,23 @@ impl<'a> Iterator for Split<'a> {
     }
 }
 
-/// `s` without leading and trailing ASCII whitespace.
+/// `s` without leading and trailing ASCII whitespace (`str::trim_ascii`,
+/// which has no panic path; `str::trim` handles Unicode whitespace and is
+/// larger).
 pub fn trim(s: &str) -> &str {
-    let b = s.as_bytes();
-    let start = b.iter().position(|c| !c.is_ascii_whitespace());
-    let end = b.iter().rposition(|c| !c.is_ascii_whitespace());
-    match (start, end) {
-        (Some(a), Some(z)) => s.get(a..=z).unwrap_or(""),
-        _ => "",
-    }
+    s.trim_ascii()
 }
 
 /// The `key=value` entries of a `,`-separated list, each trimmed; an entry
 /// without `=` has the value `""`; empty entries are skipped.
 pub fn pairs(list: &str) -> Pairs<'_> {
-    Pairs {
-        items: split(list, b','),
-    }
+    Pairs { rest: list }
 }
 
 /// Iterator of [`pairs`].
 #[derive(Debug, Clone)]
 pub struct Pairs<'a> {
-    items: Split<'a>,
+    rest: &'a str,
 }
 
 impl<'a> Iterator for Pairs<'a> {
@@ -128,14 +122,17 @@ impl<'a> Iterator for Pairs<'a> {
 
     fn next(&mut self) -> Option<(&'a str, &'a str)> {
         loop {
-            let item = trim(self.items.next()?);
+            if self.rest.is_empty() {
+                return None;
+            }
+            let (item, rest) = split_once(self.rest, b',').unwrap_or((self.rest, ""));
+            self.rest = rest;
+            let item = item.trim_ascii();
             if item.is_empty() {
                 continue;
             }
-            return Some(match split_once(item, b'=') {
-                Some((k, v)) => (trim(k), trim(v)),
-                None => (item, ""),
-            });
+            let (k, v) = split_once(item, b'=').unwrap_or((item, ""));
+            return Some((k.trim_ascii(), v.trim_ascii()));
         }
     }
 }
