@@ -82,16 +82,6 @@ impl<'a> Totals<'a> {
         self.len == 0
     }
 
-    #[inline(never)]
-    fn add_names(&mut self, c: &Container<'a>) -> Result<(), TotalError> {
-        if let Some(r) = c.resources() {
-            for (name, _) in r.requests() {
-                self.slot(name)?;
-            }
-        }
-        Ok(())
-    }
-
     /// The slot of `resource`, added when new.
     fn slot(&mut self, resource: &'a str) -> Result<&mut i64, TotalError> {
         let i = match self
@@ -112,54 +102,75 @@ impl<'a> Totals<'a> {
     }
 }
 
-/// The request of `c` for `resource` (0 when none).
-fn request(c: &Container<'_>, resource: &str) -> Result<i64, TotalError> {
-    amount(
-        resource,
-        c.resources().and_then(|r| r.requests().get(resource)),
-    )
-}
+/// One amount per slot of a [`Totals`].
+type Amounts = [i64; MAX_RESOURCES];
 
-/// What the pod needs of one resource (see the crate docs).
-#[inline(never)]
-fn need(spec: &PodSpec<'_>, resource: &str) -> Result<i64, TotalError> {
-    let mut total: i64 = 0;
-    for c in spec.containers() {
-        total = total.saturating_add(request(&c, resource)?);
-    }
-    let (mut sidecars, mut init_max) = (0i64, 0i64);
-    for c in spec.init_containers() {
-        let mut v = request(&c, resource)?;
-        if c.restart_policy_bytes() == Some(b"Always") {
-            total = total.saturating_add(v);
-            sidecars = sidecars.saturating_add(v);
-            v = sidecars;
-        } else {
-            v = v.saturating_add(sidecars);
+impl<'a> Totals<'a> {
+    /// Reads one `ResourceList` (a container's requests, the overhead) into
+    /// `into` by slot, adding names as they come; a repeated name keeps its
+    /// last value, as a protobuf map does.
+    #[inline(never)]
+    fn read(
+        &mut self,
+        list: impl Iterator<Item = (&'a str, Quantity<'a>)>,
+        into: &mut Amounts,
+    ) -> Result<(), TotalError> {
+        *into = [0; MAX_RESOURCES];
+        for (name, q) in list {
+            let v = amount(name, Some(q))?;
+            self.slot(name)?;
+            if let Some(i) = self.names.iter().position(|n| *n == Some(name))
+                && let Some(slot) = into.get_mut(i)
+            {
+                *slot = v;
+            }
         }
-        init_max = init_max.max(v);
+        Ok(())
     }
-    let overhead = amount(resource, spec.overhead().get(resource))?;
-    Ok(total.max(init_max).saturating_add(overhead))
 }
 
 /// The pod's effective requests (see the crate docs), per resource in order
-/// of first appearance (containers, init containers, overhead).
+/// of first appearance (containers, init containers, overhead); each
+/// container's requests are read once.
 pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
     let mut t = Totals::default();
+    let mut cur: Amounts = [0; MAX_RESOURCES];
+    let mut sidecars: Amounts = [0; MAX_RESOURCES];
+    let mut init_max: Amounts = [0; MAX_RESOURCES];
+    let requests = |c: &Container<'a>| c.resources().map(|r| r.requests()).into_iter().flatten();
     for c in spec.containers() {
-        t.add_names(&c)?;
+        t.read(requests(&c), &mut cur)?;
+        for (total, v) in t.values.iter_mut().zip(cur) {
+            *total = total.saturating_add(v);
+        }
     }
     for c in spec.init_containers() {
-        t.add_names(&c)?;
-    }
-    for (name, _) in spec.overhead() {
-        t.slot(name)?;
-    }
-    for i in 0..t.len {
-        if let (Some(Some(name)), Some(value)) = (t.names.get(i).copied(), t.values.get_mut(i)) {
-            *value = need(spec, name)?;
+        t.read(requests(&c), &mut cur)?;
+        let sidecar = c.restart_policy_bytes() == Some(b"Always");
+        for (((total, side), max), v) in t
+            .values
+            .iter_mut()
+            .zip(sidecars.iter_mut())
+            .zip(init_max.iter_mut())
+            .zip(cur)
+        {
+            let need = if sidecar {
+                *total = total.saturating_add(v);
+                *side = side.saturating_add(v);
+                *side
+            } else {
+                v.saturating_add(*side)
+            };
+            *max = (*max).max(need);
         }
+    }
+    for (total, max) in t.values.iter_mut().zip(init_max) {
+        *total = (*total).max(max);
+    }
+    // `Some(..)` gives the same iterator type as `requests`: one `read`.
+    t.read(Some(spec.overhead()).into_iter().flatten(), &mut cur)?;
+    for (total, v) in t.values.iter_mut().zip(cur) {
+        *total = total.saturating_add(v);
     }
     Ok(t)
 }

@@ -25,7 +25,7 @@
 //!
 //! Per cycle (in a [`CycleState`]): the pod's normalised image names, its
 //! container count and the node count. Per node: one pass over the node's
-//! image states per image.
+//! image states.
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
@@ -159,10 +159,10 @@ impl PerCycle for PerPod {
     }
 }
 
-/// The node's score from its image states: for each image (stored, or
-/// read from `full_pod` when it has more than [`MAX_IMAGES`]), one pass
-/// over the states for its entry (the last one if the name repeats, as Go's
-/// map keeps it).
+/// The node's score from its image states: one pass over the states for
+/// the stored images (the last entry of a repeated name wins, as in Go's
+/// map), or one pass per container of `full_pod` when it has more than
+/// [`MAX_IMAGES`].
 pub fn score(
     pod: &PodImages<'_>,
     full_pod: Pod<'_>,
@@ -174,33 +174,40 @@ pub fn score(
     if pod.total_nodes == 0 {
         return Err("failed to list nodes");
     }
-    let stored = pod.stored();
-    let mut stored_images = stored.unwrap_or(&[]).iter().flatten();
-    let spec = full_pod.spec();
-    let mut containers = spec
-        .iter()
-        .flat_map(|s| s.init_containers().chain(s.containers()));
     let mut sum: i64 = 0;
-    loop {
-        let image = match stored {
-            Some(_) => match stored_images.next() {
-                Some(image) => *image,
-                None => break,
-            },
-            None => match containers.next() {
-                Some(c) => Image::new(c.image_bytes().ok_or("container has no image")?),
-                None => break,
-            },
-        };
-        let mut last = None;
-        for (key, value) in states.iter() {
-            if image.is(key) {
-                last = Some(value);
+    let mut add = |raw: &[u8]| -> Result<(), &'static str> {
+        let state = ImageState::parse(raw).ok_or("malformed image state")?;
+        sum = sum.wrapping_add(scaled_image_score(state, pod.total_nodes));
+        Ok(())
+    };
+    match pod.stored() {
+        Some(images) => {
+            let mut found: [Option<&[u8]>; MAX_IMAGES] = [None; MAX_IMAGES];
+            for (key, value) in states.iter() {
+                for (image, slot) in images.iter().zip(found.iter_mut()) {
+                    if image.is_some_and(|i| i.is(key)) {
+                        *slot = Some(value);
+                    }
+                }
+            }
+            for raw in found.iter().flatten() {
+                add(raw)?;
             }
         }
-        if let Some(raw) = last {
-            let state = ImageState::parse(raw).ok_or("malformed image state")?;
-            sum = sum.wrapping_add(scaled_image_score(state, pod.total_nodes));
+        None => {
+            let spec = full_pod.spec().ok_or("pod has no spec")?;
+            for c in spec.init_containers().chain(spec.containers()) {
+                let image = Image::new(c.image_bytes().ok_or("container has no image")?);
+                let mut last = None;
+                for (key, value) in states.iter() {
+                    if image.is(key) {
+                        last = Some(value);
+                    }
+                }
+                if let Some(raw) = last {
+                    add(raw)?;
+                }
+            }
         }
     }
     Ok(calculate_priority(sum, pod.containers as i64))
