@@ -79,6 +79,11 @@ pub fn config() -> &'static [u8] {
     sys::input(sys::getter::CONFIG)
 }
 
+/// The README's examples, compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
+
 /// Items the [`export!`] expansion names. Not a public API.
 #[doc(hidden)]
 pub mod __private {
