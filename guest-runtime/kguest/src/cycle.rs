@@ -131,6 +131,7 @@ impl core::fmt::Debug for Cycle {
     }
 }
 
+#[inline(always)]
 fn non_empty(b: &[u8]) -> Option<&[u8]> {
     if b.is_empty() { None } else { Some(b) }
 }

@@ -248,3 +248,28 @@ fn waiting_pods() {
     assert!(!handle::reject_waiting_pod("nobody"));
     assert_eq!(host.rejected_waiting_pods(), ["u-9", "nobody"]);
 }
+
+#[test]
+fn structured_logs_with_parts_and_kobj() {
+    let host = TestHost::new();
+    log::logs_parts(
+        log::Severity::Info,
+        "execute",
+        &[("pod", &log::kobj(b"ns", b"web-1")), ("node", &log::kobj(b"", b"n1"))],
+    );
+    let long = vec![b'x'; 600];
+    log::logs_parts(log::Severity::Info, "dropped pair", &[("a", &[b"1"]), ("b", &[&long])]);
+    let logs = host.logs();
+    assert_eq!(
+        logs[0].kvs,
+        vec![
+            ("pod".to_string(), "ns/web-1".to_string()),
+            ("node".to_string(), "n1".to_string())
+        ]
+    );
+    assert_eq!(logs[1].kvs, vec![("a".to_string(), "1".to_string())]);
+    let host = TestHost::new();
+    host.set_log_severity(1);
+    log::logs_parts(log::Severity::Info, "below the threshold", &[("k", &[b"v"])]);
+    assert!(host.logs().is_empty());
+}
