@@ -255,10 +255,17 @@ fn structured_logs_with_parts_and_kobj() {
     log::logs_parts(
         log::Severity::Info,
         "execute",
-        &[("pod", &log::kobj(b"ns", b"web-1")), ("node", &log::kobj(b"", b"n1"))],
+        &[
+            ("pod", &log::kobj(b"ns", b"web-1")),
+            ("node", &log::kobj(b"", b"n1")),
+        ],
     );
     let long = vec![b'x'; 600];
-    log::logs_parts(log::Severity::Info, "dropped pair", &[("a", &[b"1"]), ("b", &[&long])]);
+    log::logs_parts(
+        log::Severity::Info,
+        "dropped pair",
+        &[("a", &[b"1"]), ("b", &[&long])],
+    );
     let logs = host.logs();
     assert_eq!(
         logs[0].kvs,
@@ -270,6 +277,10 @@ fn structured_logs_with_parts_and_kobj() {
     assert_eq!(logs[1].kvs, vec![("a".to_string(), "1".to_string())]);
     let host = TestHost::new();
     host.set_log_severity(1);
-    log::logs_parts(log::Severity::Info, "below the threshold", &[("k", &[b"v"])]);
+    log::logs_parts(
+        log::Severity::Info,
+        "below the threshold",
+        &[("k", &[b"v"])],
+    );
     assert!(host.logs().is_empty());
 }

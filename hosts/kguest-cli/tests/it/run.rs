@@ -175,7 +175,10 @@ fn nodenumber_scores_and_reads_its_config() {
     // Upstream's NodeNumber reads the last digit of the pod's name.
     let text = std::fs::read_to_string(data("pod.yaml"))
         .expect("pod")
-        .replace("  name: checkout-7d9f8b6c5d-x2k4q\n", "  name: checkout-3\n");
+        .replace(
+            "  name: checkout-7d9f8b6c5d-x2k4q\n",
+            "  name: checkout-3\n",
+        );
     std::fs::write(&pod, text).expect("write");
     let plain = run("nodenumber", pod.to_str().expect("utf8"), &[]);
     let config = dir.join("config.json");
