@@ -400,6 +400,55 @@ mod tests {
     }
 
     #[test]
+    fn structured_selectors() {
+        use crate::testing::proto::Msg;
+        let expr = |key: &str, op: &str, values: &[&str]| {
+            let mut m = Msg::new().str(1, key).str(2, op);
+            for v in values {
+                m = m.str(3, v);
+            }
+            m
+        };
+        let sel = |labels: &[(&str, &str)], exprs: &[Msg]| {
+            let mut m = Msg::new();
+            for (k, v) in labels {
+                m = m.map_str(1, k, v);
+            }
+            for e in exprs {
+                m = m.msg(2, e);
+            }
+            m.into_bytes()
+        };
+        let labels = [("app", "web"), ("tier", "front")];
+        let m =
+            |bytes: &[u8]| label_selector_matches(&LabelSelector::from_bytes(bytes), &labels[..]);
+        assert_eq!(m(&sel(&[], &[])), Ok(true));
+        assert_eq!(m(&sel(&[("app", "web")], &[])), Ok(true));
+        assert_eq!(m(&sel(&[("app", "db")], &[])), Ok(false));
+        let in_ = expr("tier", "In", &["front", "back"]);
+        let not_in = expr("app", "NotIn", &["db"]);
+        let exists = expr("tier", "Exists", &[]);
+        let absent = expr("gpu", "DoesNotExist", &[]);
+        assert_eq!(
+            m(&sel(&[("app", "web")], &[in_, not_in, exists, absent])),
+            Ok(true)
+        );
+        assert_eq!(m(&sel(&[], &[expr("gpu", "Exists", &[])])), Ok(false));
+        assert_eq!(
+            m(&sel(&[], &[expr("app", "In", &[])])),
+            Err(SelectorError::Values)
+        );
+        assert_eq!(
+            m(&sel(&[], &[expr("app", "Exists", &["x"])])),
+            Err(SelectorError::Values)
+        );
+        assert_eq!(
+            m(&sel(&[], &[expr("app", "Gt", &["1"])])),
+            Err(SelectorError::Operator)
+        );
+    }
+
+    #[test]
     fn string_selectors() {
         let labels = [("app", "web"), ("tier", "front"), ("gen", "5")];
         let m = |s: &str| selector_matches(s, &labels[..]);
