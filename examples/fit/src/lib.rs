@@ -15,12 +15,16 @@
 //! this is "fits an empty node". The reason names the first short resource
 //! (`Insufficient cpu`). At most 16 distinct resources are tracked, in
 //! fixed arrays (no allocation).
+//!
+//! The pod's totals are computed once per scheduling cycle (kept in a
+//! [`CycleState`]); per node, one pass over the node's
+//! `status.allocatable` picks the amounts of the requested resources.
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
-use kguest::k8s::api::core::v1::Container;
+use kguest::k8s::api::core::v1::{Container, Node, Pod, PodSpec};
 use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
-use kguest::{Cycle, Filter, Plugin, ReasonBuf, Status};
+use kguest::{Cycle, CycleState, Filter, PerCycle, Plugin, ReasonBuf, Status};
 
 /// How many distinct resource names one pod may request.
 pub const MAX_RESOURCES: usize = 16;
@@ -35,21 +39,12 @@ pub enum TotalError {
 }
 
 /// Per-resource amounts in scheduler units, keyed by resource name.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Totals<'a> {
-    names: [&'a str; MAX_RESOURCES],
+    /// `None` past the last name (an all-zero default: no data segment).
+    names: [Option<&'a str>; MAX_RESOURCES],
     values: [i64; MAX_RESOURCES],
     len: usize,
-}
-
-impl Default for Totals<'_> {
-    fn default() -> Self {
-        Totals {
-            names: [""; MAX_RESOURCES],
-            values: [0; MAX_RESOURCES],
-            len: 0,
-        }
-    }
 }
 
 /// A quantity in scheduler units: millicores for `cpu`, whole units
@@ -57,7 +52,8 @@ impl Default for Totals<'_> {
 /// than the exact parser: it answers for every quantity a real pod or node
 /// carries and keeps this plugin a third of the size; anything it declines
 /// (huge or degenerate values) is reported as a bad quantity.
-fn amount(resource: &str, q: &Quantity<'_>) -> Result<i64, TotalError> {
+fn amount(resource: &str, q: Option<Quantity<'_>>) -> Result<i64, TotalError> {
+    let Some(q) = q else { return Ok(0) };
     let scale = if resource == "cpu" { -3 } else { 0 };
     kguest::k8s::quantity::scaled(q.string_bytes().unwrap_or(b"0"), scale)
         .ok_or(TotalError::Quantity)
@@ -68,9 +64,8 @@ impl<'a> Totals<'a> {
     pub fn iter(&self) -> impl Iterator<Item = (&'a str, i64)> + '_ {
         self.names
             .iter()
-            .copied()
+            .map_while(|n| *n)
             .zip(self.values.iter().copied())
-            .take(self.len)
     }
 
     pub fn get(&self, resource: &str) -> i64 {
@@ -79,97 +74,153 @@ impl<'a> Totals<'a> {
             .map_or(0, |(_, v)| v)
     }
 
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The slot of `resource`, added when new.
     fn slot(&mut self, resource: &'a str) -> Result<&mut i64, TotalError> {
-        let found = self
+        let i = match self
             .names
             .iter()
-            .take(self.len)
-            .position(|n| *n == resource);
-        let i = match found {
+            .position(|n| *n == Some(resource) || n.is_none())
+        {
             Some(i) => i,
-            None => {
-                let i = self.len;
-                *self.names.get_mut(i).ok_or(TotalError::TooMany)? = resource;
-                self.len += 1;
-                i
-            }
+            None => return Err(TotalError::TooMany),
         };
+        if let Some(n) = self.names.get_mut(i)
+            && n.is_none()
+        {
+            *n = Some(resource);
+            self.len += 1;
+        }
         self.values.get_mut(i).ok_or(TotalError::TooMany)
     }
+}
 
-    /// Adds a `ResourceList` map (`requests`, `overhead`).
-    pub fn add_list(
+/// One amount per slot of a [`Totals`].
+type Amounts = [i64; MAX_RESOURCES];
+
+impl<'a> Totals<'a> {
+    /// Reads one `ResourceList` (a container's requests, the overhead) into
+    /// `into` by slot, adding names as they come; a repeated name keeps its
+    /// last value, as a protobuf map does.
+    #[inline(never)]
+    fn read(
         &mut self,
         list: impl Iterator<Item = (&'a str, Quantity<'a>)>,
+        into: &mut Amounts,
     ) -> Result<(), TotalError> {
+        *into = [0; MAX_RESOURCES];
         for (name, q) in list {
-            let v = amount(name, &q)?;
-            let slot = self.slot(name)?;
-            *slot = slot.saturating_add(v);
-        }
-        Ok(())
-    }
-
-    /// Adds every entry of `other`.
-    pub fn add(&mut self, other: &Totals<'a>) -> Result<(), TotalError> {
-        for (name, v) in other.iter() {
-            let slot = self.slot(name)?;
-            *slot = slot.saturating_add(v);
-        }
-        Ok(())
-    }
-
-    /// Raises each entry to at least `other`'s.
-    pub fn max(&mut self, other: &Totals<'a>) -> Result<(), TotalError> {
-        for (name, v) in other.iter() {
-            let slot = self.slot(name)?;
-            *slot = (*slot).max(v);
+            let v = amount(name, Some(q))?;
+            self.slot(name)?;
+            if let Some(i) = self.names.iter().position(|n| *n == Some(name))
+                && let Some(slot) = into.get_mut(i)
+            {
+                *slot = v;
+            }
         }
         Ok(())
     }
 }
 
-fn requests<'a>(c: &Container<'a>) -> Result<Totals<'a>, TotalError> {
+/// The pod's effective requests (see the crate docs), per resource in order
+/// of first appearance (containers, init containers, overhead); each
+/// container's requests are read once.
+pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
     let mut t = Totals::default();
-    if let Some(r) = c.resources() {
-        t.add_list(r.requests())?;
+    let mut cur: Amounts = [0; MAX_RESOURCES];
+    let mut sidecars: Amounts = [0; MAX_RESOURCES];
+    let mut init_max: Amounts = [0; MAX_RESOURCES];
+    let requests = |c: &Container<'a>| c.resources().map(|r| r.requests()).into_iter().flatten();
+    for c in spec.containers() {
+        t.read(requests(&c), &mut cur)?;
+        for (total, v) in t.values.iter_mut().zip(cur) {
+            *total = total.saturating_add(v);
+        }
+    }
+    for c in spec.init_containers() {
+        t.read(requests(&c), &mut cur)?;
+        let sidecar = c.restart_policy_bytes() == Some(b"Always");
+        for (((total, side), max), v) in t
+            .values
+            .iter_mut()
+            .zip(sidecars.iter_mut())
+            .zip(init_max.iter_mut())
+            .zip(cur)
+        {
+            let need = if sidecar {
+                *total = total.saturating_add(v);
+                *side = side.saturating_add(v);
+                *side
+            } else {
+                v.saturating_add(*side)
+            };
+            *max = (*max).max(need);
+        }
+    }
+    for (total, max) in t.values.iter_mut().zip(init_max) {
+        *total = (*total).max(max);
+    }
+    // `Some(..)` gives the same iterator type as `requests`: one `read`.
+    t.read(Some(spec.overhead()).into_iter().flatten(), &mut cur)?;
+    for (total, v) in t.values.iter_mut().zip(cur) {
+        *total = total.saturating_add(v);
     }
     Ok(t)
 }
 
-/// The pod's effective requests (see the crate docs).
-pub fn pod_requests<'a>(
-    spec: &kguest::k8s::api::core::v1::PodSpec<'a>,
-) -> Result<Totals<'a>, TotalError> {
-    let mut total = Totals::default();
-    for c in spec.containers() {
-        total.add(&requests(&c)?)?;
+/// What the pod needs, computed once per cycle: its totals (a pod without
+/// a spec needs nothing), or why they could not be computed.
+pub fn pod_needs(pod: Pod<'_>) -> Result<Totals<'_>, TotalError> {
+    match pod.spec() {
+        Some(spec) => pod_requests(&spec),
+        None => Ok(Totals::default()),
     }
-    let mut sidecars = Totals::default();
-    let mut init_max = Totals::default();
-    for c in spec.init_containers() {
-        let mut need = requests(&c)?;
-        if c.restart_policy() == Some("Always") {
-            total.add(&need)?;
-            sidecars.add(&need)?;
-            need = sidecars;
-        } else {
-            need.add(&sidecars)?;
+}
+
+/// The node's allocatable quantity of each of `needs`' resources (`None`
+/// when not listed), read in one pass over `status.allocatable`; the last
+/// entry of a repeated name wins.
+pub fn node_has<'n>(node: &Node<'n>, needs: &Totals<'_>) -> [Option<Quantity<'n>>; MAX_RESOURCES] {
+    let mut have = [None; MAX_RESOURCES];
+    if let Some(status) = node.status() {
+        for (name, q) in status.allocatable() {
+            let slot = needs.iter().position(|(n, _)| n == name);
+            if let Some(h) = slot.and_then(|i| have.get_mut(i)) {
+                *h = Some(q);
+            }
         }
-        init_max.max(&need)?;
     }
-    total.max(&init_max)?;
-    total.add_list(spec.overhead())?;
-    Ok(total)
+    have
+}
+
+pub struct PerPod;
+
+impl PerCycle for PerPod {
+    type Data<'p> = Result<Totals<'p>, TotalError>;
+
+    fn shorten<'a, 'b: 'a>(
+        data: &'a Result<Totals<'b>, TotalError>,
+    ) -> &'a Result<Totals<'a>, TotalError> {
+        data
+    }
 }
 
 pub struct Fit {
+    needs: CycleState<PerPod>,
     reason: ReasonBuf<96>,
 }
 
 impl Plugin for Fit {
     fn new() -> Self {
         Fit {
+            needs: CycleState::new(),
             reason: ReasonBuf::new(),
         }
     }
@@ -177,31 +228,24 @@ impl Plugin for Fit {
 
 impl Filter for Fit {
     fn filter<'a>(&'a mut self, cx: &'a Cycle) -> Status<'a> {
-        let Some(spec) = cx.pod().and_then(|p| p.spec()) else {
-            return Status::success();
-        };
-        let wanted = match pod_requests(&spec) {
+        let needs = match self.needs.get(cx, pod_needs) {
             Ok(t) => t,
             Err(TotalError::Quantity) => return Status::error("pod has an invalid quantity"),
             Err(TotalError::TooMany) => return Status::error("pod requests too many resources"),
         };
-        if wanted.iter().all(|(_, v)| v <= 0) {
+        if needs.iter().all(|(_, v)| v <= 0) {
             return Status::success();
         }
         let Some(node) = cx.node() else {
             return Status::error("node not found");
         };
-        let allocatable = node.status().map(|s| s.allocatable());
-        for (name, v) in wanted.iter() {
+        let have = node_has(&node, needs);
+        for ((name, v), q) in needs.iter().zip(have) {
             if v <= 0 {
                 continue;
             }
-            let have = match allocatable.and_then(|a| a.get(name)) {
-                Some(q) => match amount(name, &q) {
-                    Ok(h) => h,
-                    Err(_) => return Status::error("node has an invalid quantity"),
-                },
-                None => 0,
+            let Ok(have) = amount(name, q) else {
+                return Status::error("node has an invalid quantity");
             };
             if v > have {
                 self.reason.clear().push_str("Insufficient ").push_str(name);
@@ -357,6 +401,39 @@ mod tests {
         assert_eq!(host.calls("node"), 0);
         host.set_pod(Vec::new());
         assert!(host.filter_node(&mut Fit::new(), "missing").is_success());
+    }
+
+    #[test]
+    fn totals_once_per_cycle_last_allocatable_entry_wins() {
+        let host = TestHost::new();
+        host.add_node(
+            "a",
+            NodeBuilder::new("a")
+                .allocatable("cpu", "x")
+                .allocatable("cpu", "2")
+                .build(),
+        );
+        host.add_node("b", NodeBuilder::new("b").allocatable("cpu", "1").build());
+        host.set_pod(
+            PodBuilder::new("p")
+                .container(C::new("a").request("cpu", "1500m"))
+                .build(),
+        );
+        let mut p = Fit::new();
+        host.new_cycle(&mut p);
+        assert!(host.filter_node(&mut p, "a").is_success());
+        assert_eq!(host.filter_node(&mut p, "b").reason(), "Insufficient cpu");
+        let pod_calls = host.calls("currentPod");
+        assert!(host.filter_node(&mut p, "a").is_success());
+        assert_eq!(host.calls("currentPod"), pod_calls);
+        // A new cycle with a smaller pod: recomputed.
+        host.set_pod(
+            PodBuilder::new("p")
+                .container(C::new("a").request("cpu", "1"))
+                .build(),
+        );
+        host.new_cycle(&mut p);
+        assert!(host.filter_node(&mut p, "b").is_success());
     }
 
     #[test]

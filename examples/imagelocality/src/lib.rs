@@ -1,103 +1,245 @@
-//! Score: favour nodes that already hold the pod's container images, a
-//! simplified form of Kubernetes' ImageLocality.
+//! Score: a port of kube-scheduler-wasm-extension's
+//! `examples/imagelocality` (`image_locality.go` at commit 9b2791f), itself
+//! Kubernetes' ImageLocality score: favour nodes that already hold the
+//! pod's container images, discounted for images spread over many nodes.
 //!
-//! Formula. For every container and init container, the image name is
-//! normalised (`:latest` is implied when the name has no tag, i.e. no `:`
-//! after the last `/`), and if an entry of the node's `status.images` lists
-//! that name, its `sizeBytes` is added to `sum` (each container counts, as
-//! upstream does). Then, with `min = 23 MiB` and
+//! Formula. Each container and init container names an image; a name with
+//! no tag (no `:` after the last `/`) gets `:latest`. When the node's image
+//! states (`nodeImageStates`) list that name, the container adds
+//!
+//! ```text
+//! trunc(Size × (NumNodes ÷ total nodes))     (float64 arithmetic)
+//! ```
+//!
+//! to `sum` (each container counts, even for a shared image), where the
+//! total is the length of the node list. Then, with `min = 23 MiB` and
 //! `max = 1000 MiB × number of containers`,
 //!
 //! ```text
-//! score = 100 × (clamp(sum, min, max) − min) / (max − min)
+//! score = 100 × (clamp(sum, min, max) − min) ÷ (max − min)   (int64, truncated)
 //! ```
 //!
-//! Upstream also scales each image's size by the fraction of nodes holding
-//! it (to avoid piling pods onto one node); that needs the image states of
-//! every node, so this version leaves it out (a factor of 1).
+//! Errors where upstream fails: an empty node list ("failed to list
+//! nodes"), a pod without `spec` or a container without `image` (upstream
+//! dereferences nil), malformed image state values.
+//!
+//! Per cycle (in a [`CycleState`]): the pod's normalised image names, its
+//! container count and the node count. Per node: one pass over the node's
+//! image states.
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
-use kguest::k8s::api::core::v1::{Node, PodSpec};
-use kguest::{Cycle, Plugin, Score, Status};
+use kguest::images::{ImageState, ImageStates};
+use kguest::k8s::api::core::v1::Pod;
+use kguest::{Cycle, CycleState, PerCycle, Plugin, Score, Status, json};
 
 const MIB: i64 = 1024 * 1024;
-/// Sizes below this count as nothing.
+/// Sums below this count as nothing.
 pub const MIN_THRESHOLD: i64 = 23 * MIB;
-/// Per container, sizes above this count as this much.
+/// Per container, sums above this count as this much.
 pub const MAX_CONTAINER_THRESHOLD: i64 = 1000 * MIB;
 pub const MAX_NODE_SCORE: i64 = 100;
+/// Images remembered per cycle; a pod with more containers is read again
+/// for every node (same result, slower).
+pub const MAX_IMAGES: usize = 16;
 
-/// True when `listed` (a name in `status.images`) names `image` once the
-/// implicit `:latest` tag is applied to `image`.
-pub fn same_image(listed: &str, image: &str) -> bool {
-    // Byte scans rather than `rfind`/`strip_prefix`, whose slicing keeps a
-    // panic path (and `core::fmt`) in the wasm build.
-    let b = image.as_bytes();
+/// Does `image` (a pod's, as written) need `:latest` appended? Upstream's
+/// `normalizedImageName`: when the last `:` is not after the last `/`.
+pub fn needs_latest(image: &[u8]) -> bool {
+    let b = image;
     let colon = b.iter().rposition(|&c| c == b':');
     let slash = b.iter().rposition(|&c| c == b'/');
-    let tagged = match (colon, slash) {
-        (Some(c), Some(s)) => c > s,
-        (Some(_), None) => true,
-        (None, _) => false,
-    };
-    let l = listed.as_bytes();
-    if tagged {
-        return l == b;
+    match (colon, slash) {
+        (Some(c), Some(s)) => c <= s,
+        (Some(_), None) => false,
+        (None, _) => true,
     }
-    let (head, tail) = l.split_at_checked(b.len()).unwrap_or((&[], l));
-    head == b && tail == b":latest"
 }
 
-/// Size of `image` on `node`, 0 when the node does not list it.
-fn size_on(node: &Node<'_>, image: &str) -> i64 {
-    let Some(status) = node.status() else {
-        return 0;
+/// The image's contribution: its size scaled by the share of nodes holding
+/// it (`int64(float64(Size) * (float64(NumNodes) / float64(total)))`).
+pub fn scaled_image_score(state: ImageState, total_nodes: i64) -> i64 {
+    let spread = state.num_nodes as f64 / total_nodes as f64;
+    (state.size as f64 * spread) as i64
+}
+
+/// Upstream's `calculatePriority` (Go int64 arithmetic, wrapping).
+pub fn calculate_priority(sum: i64, containers: i64) -> i64 {
+    let max = MAX_CONTAINER_THRESHOLD.wrapping_mul(containers);
+    let sum = if sum < MIN_THRESHOLD {
+        MIN_THRESHOLD
+    } else if sum > max {
+        max
+    } else {
+        sum
     };
-    status
-        .images()
-        .find(|img| img.names().any(|n| same_image(n, image)))
-        .and_then(|img| img.size_bytes())
+    MAX_NODE_SCORE
+        .wrapping_mul(sum.wrapping_sub(MIN_THRESHOLD))
+        .checked_div(max.wrapping_sub(MIN_THRESHOLD))
         .unwrap_or(0)
-        .max(0)
 }
 
-/// The node's score for the pod (see the crate docs).
-pub fn score(spec: &PodSpec<'_>, node: &Node<'_>) -> i64 {
-    let mut sum: i64 = 0;
-    let mut containers: i64 = 0;
-    for c in spec.init_containers().chain(spec.containers()) {
-        containers += 1;
-        if let Some(image) = c.image() {
-            sum = sum.saturating_add(size_on(node, image));
+/// An image name as the pod writes it (bytes: no UTF-8 check needed), and
+/// whether `:latest` is implied.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Image<'p> {
+    pub name: &'p [u8],
+    pub latest: bool,
+}
+
+impl<'p> Image<'p> {
+    fn new(name: &'p [u8]) -> Self {
+        Image {
+            name,
+            latest: needs_latest(name),
         }
     }
-    let max = MAX_CONTAINER_THRESHOLD.saturating_mul(containers);
-    if max <= MIN_THRESHOLD {
-        return 0;
+
+    /// Is this the node-side image name `key` (JSON string content)? Keys
+    /// are compared as written: Go's encoder escapes nothing that can occur
+    /// in an image reference.
+    pub fn is(&self, key: &[u8]) -> bool {
+        let latest: &[u8] = if self.latest { b":latest" } else { b"" };
+        json::raw_eq(key, &[self.name, latest])
     }
-    let clamped = sum.clamp(MIN_THRESHOLD, max);
-    MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) / (max - MIN_THRESHOLD)
 }
 
-pub struct ImageLocality;
+/// What the pod contributes to every node's score, computed once per cycle.
+#[derive(Debug, Clone, Copy)]
+pub struct PodImages<'p> {
+    /// `None` past the last image (an all-zero default: no data segment).
+    images: [Option<Image<'p>>; MAX_IMAGES],
+    /// Init and regular containers.
+    containers: usize,
+    /// Nodes in the node list.
+    total_nodes: i64,
+    error: Option<&'static str>,
+}
+
+impl<'p> PodImages<'p> {
+    /// Reads the pod's images (init containers first, as upstream sums).
+    pub fn new(pod: Pod<'p>, total_nodes: i64) -> Self {
+        let mut out = PodImages {
+            images: [None; MAX_IMAGES],
+            containers: 0,
+            total_nodes,
+            error: None,
+        };
+        let Some(spec) = pod.spec() else {
+            out.error = Some("pod has no spec");
+            return out;
+        };
+        for c in spec.init_containers().chain(spec.containers()) {
+            let Some(name) = c.image_bytes() else {
+                out.error = Some("container has no image");
+                return out;
+            };
+            if let Some(slot) = out.images.get_mut(out.containers) {
+                *slot = Some(Image::new(name));
+            }
+            out.containers += 1;
+        }
+        out
+    }
+
+    /// All images, or `None` when there are more than [`MAX_IMAGES`].
+    fn stored(&self) -> Option<&[Option<Image<'p>>]> {
+        self.images.get(..self.containers)
+    }
+}
+
+/// The per-cycle data family for [`CycleState`].
+pub struct PerPod;
+
+impl PerCycle for PerPod {
+    type Data<'p> = PodImages<'p>;
+
+    fn shorten<'a, 'b: 'a>(data: &'a PodImages<'b>) -> &'a PodImages<'a> {
+        data
+    }
+}
+
+/// The node's score from its image states: one pass over the states for
+/// the stored images (the last entry of a repeated name wins, as in Go's
+/// map), or one pass per container of `full_pod` when it has more than
+/// [`MAX_IMAGES`].
+pub fn score(
+    pod: &PodImages<'_>,
+    full_pod: Pod<'_>,
+    states: ImageStates<'_>,
+) -> Result<i64, &'static str> {
+    if let Some(why) = pod.error {
+        return Err(why);
+    }
+    if pod.total_nodes == 0 {
+        return Err("failed to list nodes");
+    }
+    let mut sum: i64 = 0;
+    let mut add = |raw: &[u8]| -> Result<(), &'static str> {
+        let state = ImageState::parse(raw).ok_or("malformed image state")?;
+        sum = sum.wrapping_add(scaled_image_score(state, pod.total_nodes));
+        Ok(())
+    };
+    match pod.stored() {
+        Some(images) => {
+            let mut found: [Option<&[u8]>; MAX_IMAGES] = [None; MAX_IMAGES];
+            for (key, value) in states.iter() {
+                for (image, slot) in images.iter().zip(found.iter_mut()) {
+                    if image.is_some_and(|i| i.is(key)) {
+                        *slot = Some(value);
+                    }
+                }
+            }
+            for raw in found.iter().flatten() {
+                add(raw)?;
+            }
+        }
+        None => {
+            let spec = full_pod.spec().ok_or("pod has no spec")?;
+            for c in spec.init_containers().chain(spec.containers()) {
+                let image = Image::new(c.image_bytes().ok_or("container has no image")?);
+                let mut last = None;
+                for (key, value) in states.iter() {
+                    if image.is(key) {
+                        last = Some(value);
+                    }
+                }
+                if let Some(raw) = last {
+                    add(raw)?;
+                }
+            }
+        }
+    }
+    Ok(calculate_priority(sum, pod.containers as i64))
+}
+
+pub struct ImageLocality {
+    pod: CycleState<PerPod>,
+}
 
 impl Plugin for ImageLocality {
     fn new() -> Self {
-        ImageLocality
+        ImageLocality {
+            pod: CycleState::new(),
+        }
     }
 }
 
 impl Score for ImageLocality {
     fn score<'a>(&'a mut self, cx: &'a Cycle) -> Result<i32, Status<'a>> {
-        let Some(spec) = cx.pod().and_then(|p| p.spec()) else {
-            return Ok(0);
-        };
-        let Some(node) = cx.node() else {
-            return Err(Status::error("node not found"));
-        };
-        // 0..=100, so the cast is exact.
-        Ok(score(&spec, &node) as i32)
+        let pod = self.pod.get(cx, |pod| {
+            let total = cx.node_list().map_or(0, |l| l.items().count());
+            PodImages::new(pod, total as i64)
+        });
+        match score(
+            pod,
+            cx.pod().unwrap_or(Pod::from_bytes(&[])),
+            cx.image_states(),
+        ) {
+            // 0..=100 (int32 truncation as upstream for anything else).
+            Ok(s) => Ok(s as i32),
+            Err(why) => Err(Status::error(why)),
+        }
     }
 }
 
@@ -111,69 +253,156 @@ mod tests {
     use kguest::testing::proto::{ContainerBuilder as C, NodeBuilder, PodBuilder};
 
     #[test]
-    fn image_names() {
-        assert!(same_image("nginx:latest", "nginx"));
-        assert!(same_image(
-            "docker.io/library/nginx:latest",
-            "docker.io/library/nginx"
-        ));
-        assert!(same_image("nginx:1.27", "nginx:1.27"));
-        assert!(!same_image("nginx:1.27", "nginx"));
-        assert!(!same_image("nginx", "nginx"));
-        assert!(same_image(
-            "localhost:5000/app:latest",
-            "localhost:5000/app"
-        ));
-        assert!(!same_image("nginx:latest", "nginx:1.27"));
+    fn latest_is_implied_without_a_tag() {
+        assert!(needs_latest(b"nginx"));
+        assert!(needs_latest(b"docker.io/library/nginx"));
+        assert!(needs_latest(b"localhost:5000/app"));
+        assert!(!needs_latest(b"nginx:1.27"));
+        assert!(!needs_latest(b"localhost:5000/app:v1"));
+        assert!(!needs_latest(b"app@sha256:0123"));
+        assert!(needs_latest(b""));
+        assert!(!needs_latest(b"a:"));
     }
 
-    fn run(pod: PodBuilder, node: NodeBuilder) -> (i32, kguest::testing::Outcome) {
-        let host = TestHost::new();
+    #[test]
+    fn priority_thresholds() {
+        assert_eq!(calculate_priority(0, 1), 0);
+        assert_eq!(calculate_priority(MIN_THRESHOLD, 1), 0);
+        assert_eq!(calculate_priority(1000 * MIB, 1), 100);
+        assert_eq!(calculate_priority(5000 * MIB, 1), 100);
+        assert_eq!(calculate_priority(23 * MIB + 977 * MIB / 2, 1), 50);
+        // No containers: max = 0 < min, the clamp gives min, the score 0.
+        assert_eq!(calculate_priority(0, 0), 0);
+        // sum 2000 MiB of max 3000 MiB: 100 × 1977 / 2977 = 66.
+        assert_eq!(calculate_priority(2000 * MIB, 3), 66);
+    }
+
+    #[test]
+    fn spread_scales_the_size() {
+        let st = |size, num_nodes| ImageState { size, num_nodes };
+        assert_eq!(scaled_image_score(st(1000, 1), 4), 250);
+        assert_eq!(scaled_image_score(st(1000, 3), 3), 1000);
+        assert_eq!(scaled_image_score(st(10, 1), 3), 3);
+    }
+
+    fn cycle(host: &TestHost, pod: PodBuilder) -> ImageLocality {
         host.set_pod(pod.build());
-        host.add_node("n", node.build());
-        host.score_node(&mut ImageLocality::new(), "n")
+        let mut p = ImageLocality::new();
+        host.new_cycle(&mut p);
+        p
     }
 
     #[test]
-    fn scores_scale_with_present_image_sizes() {
-        let pod = || PodBuilder::new("p").container(C::new("a").image("app:v1"));
-        let empty = NodeBuilder::new("n");
-        assert_eq!(run(pod(), empty).0, 0);
-        let full = NodeBuilder::new("n").image(&["app:v1", "registry/app@sha256:00"], 1000 * MIB);
-        assert_eq!(run(pod(), full).0, 100);
-        let half = NodeBuilder::new("n").image(&["app:v1"], 23 * MIB + (977 * MIB) / 2);
-        assert_eq!(run(pod(), half).0, 50);
-        let tiny = NodeBuilder::new("n").image(&["app:v1"], 10 * MIB);
-        assert_eq!(run(pod(), tiny).0, 0);
-    }
-
-    #[test]
-    fn every_container_counts_and_latest_is_implied() {
-        let pod = PodBuilder::new("p")
-            .init_container(C::new("init").image("busybox"))
-            .container(C::new("a").image("app:v1"))
-            .container(C::new("b").image("sidecar:v2"));
-        let node = NodeBuilder::new("n")
-            .image(&["busybox:latest"], 500 * MIB)
-            .image(&["app:v1"], 1500 * MIB)
-            .image(&["other:v9"], 3000 * MIB);
-        // sum = 2000 MiB of max 3000 MiB: 100 × 1977 / 2977 = 66.
-        assert_eq!(run(pod, node).0, 66);
-    }
-
-    #[test]
-    fn pod_without_containers_and_missing_node() {
-        assert_eq!(run(PodBuilder::new("p"), NodeBuilder::new("n")).0, 0);
+    fn scores_follow_size_and_spread() {
         let host = TestHost::new();
-        host.set_pod(
-            PodBuilder::new("p")
-                .container(C::new("a").image("x"))
+        host.add_node(
+            "a",
+            NodeBuilder::new("a").image(&["app:v1"], 1000 * MIB).build(),
+        );
+        host.add_node(
+            "b",
+            NodeBuilder::new("b").image(&["app:v1"], 1000 * MIB).build(),
+        );
+        host.add_node("c", NodeBuilder::new("c").build());
+        host.add_node(
+            "d",
+            NodeBuilder::new("d")
+                .image(&["base:latest"], 4000 * MIB)
                 .build(),
         );
-        let (s, out) = host.score_node(&mut ImageLocality::new(), "gone");
+        let mut p = cycle(
+            &host,
+            PodBuilder::new("p").container(C::new("x").image("app:v1")),
+        );
+        // 1000 MiB × 2/4 nodes = 500 MiB: 100 × 477 / 977 = 48.
+        assert_eq!(host.score_node(&mut p, "a").0, 48);
+        assert_eq!(host.score_node(&mut p, "b").0, 48);
+        assert_eq!(host.score_node(&mut p, "c").0, 0);
+        let mut p = cycle(
+            &host,
+            PodBuilder::new("p")
+                .init_container(C::new("i").image("base"))
+                .container(C::new("x").image("app:v1")),
+        );
+        // base: 4000 MiB × 1/4 = 1000 MiB of max 2000 MiB: 100 × 977 / 1977.
+        assert_eq!(host.score_node(&mut p, "d").0, 49);
+    }
+
+    #[test]
+    fn errors_where_upstream_fails() {
+        let host = TestHost::new();
+        let mut p = cycle(
+            &host,
+            PodBuilder::new("p").container(C::new("x").image("a")),
+        );
+        let (s, out) = host.score_node(&mut p, "n");
         assert_eq!(
             (s, out.code(), out.reason()),
-            (0, Ok(Code::Error), "node not found")
+            (0, Ok(Code::Error), "failed to list nodes")
         );
+        host.add_node("n", NodeBuilder::new("n").build());
+        let mut p = cycle(&host, PodBuilder::new("p").container(C::new("x")));
+        assert_eq!(
+            host.score_node(&mut p, "n").1.reason(),
+            "container has no image"
+        );
+        let mut p = cycle(&host, PodBuilder::new("p"));
+        assert_eq!(host.score_node(&mut p, "n").1.reason(), "pod has no spec");
+        host.set_image_states("n", r#"{"a:latest":{"Size":"big"}}"#);
+        let mut p = cycle(
+            &host,
+            PodBuilder::new("p").container(C::new("x").image("a")),
+        );
+        assert_eq!(
+            host.score_node(&mut p, "n").1.reason(),
+            "malformed image state"
+        );
+    }
+
+    #[test]
+    fn many_containers_take_the_slow_path_with_the_same_result() {
+        let host = TestHost::new();
+        host.add_node(
+            "n",
+            NodeBuilder::new("n")
+                .image(&["app:latest"], 100 * MIB)
+                .build(),
+        );
+        host.add_node("m", NodeBuilder::new("m").build());
+        let pod = |n: usize| {
+            let mut p = PodBuilder::new("p");
+            for i in 0..n {
+                p = p.container(C::new(&format!("c{i}")).image("app"));
+            }
+            p
+        };
+        // n containers of 50 MiB each (100 MiB × 1/2), max n × 1000 MiB.
+        for n in [MAX_IMAGES, MAX_IMAGES + 1, 40] {
+            let mut p = cycle(&host, pod(n));
+            let want = calculate_priority(n as i64 * 50 * MIB, n as i64);
+            assert_eq!(i64::from(host.score_node(&mut p, "n").0), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn pod_is_read_once_per_cycle() {
+        let host = TestHost::new();
+        for n in ["a", "b", "c"] {
+            host.add_node(n, NodeBuilder::new(n).image(&["x:1"], 500 * MIB).build());
+        }
+        let mut p = cycle(
+            &host,
+            PodBuilder::new("p").container(C::new("x").image("x:1")),
+        );
+        let scores: Vec<i32> = ["a", "b", "c"]
+            .iter()
+            .map(|n| host.score_node(&mut p, n).0)
+            .collect();
+        assert_eq!(scores, [48, 48, 48]);
+        assert!(
+            host.calls("nodeList") <= 2,
+            "fetched once (plus one retry after growing)"
+        );
+        assert!(host.calls("currentPod") <= 2);
     }
 }

@@ -1,6 +1,8 @@
 //! The per-call handle through which hooks read their inputs.
 
-use kguest_k8s::api::core::v1::{Node, Pod};
+use kguest_k8s::api::core::v1::{Node, NodeList, Pod};
+
+use crate::images::ImageStates;
 
 use crate::sys::{self, Setter, getter};
 
@@ -12,6 +14,8 @@ use crate::sys::{self, Setter, getter};
 ///   most once per call.
 /// * The Node is fetched only when [`Cycle::node`] is called, and kept while
 ///   the node name stays the same within the cycle.
+/// * The node list is fetched at most once per scheduling cycle; the
+///   current node's image states at most once per call.
 ///
 /// Views borrow the handle, so none outlives the call.
 pub struct Cycle {
@@ -53,6 +57,24 @@ impl Cycle {
     #[inline]
     pub fn node(&self) -> Option<Node<'_>> {
         non_empty(sys::current_node()).map(Node::from_bytes)
+    }
+
+    /// Every node of the cluster snapshot (`k8s.io/api.nodeList`), fetched
+    /// on first use and kept for the scheduling cycle, as the Go SDK's
+    /// `sharedlister.NodeInfos().List()` does. `None` when the host sent
+    /// nothing. The whole list is copied into the guest: on large clusters,
+    /// prefer [`Cycle::node`] when one node is enough.
+    #[inline]
+    pub fn node_list(&self) -> Option<NodeList<'_>> {
+        non_empty(sys::input(getter::NODE_LIST)).map(NodeList::from_bytes)
+    }
+
+    /// The image states of [`Cycle::node_name`]
+    /// (`k8s.io/scheduler.nodeImageStates`), fetched on first use in the call;
+    /// empty when the node has none.
+    #[inline]
+    pub fn image_states(&self) -> ImageStates<'_> {
+        ImageStates::new(sys::current_image_states())
     }
 
     /// The other pod of AddPod/RemovePod.
@@ -109,6 +131,7 @@ impl core::fmt::Debug for Cycle {
     }
 }
 
+#[inline(always)]
 fn non_empty(b: &[u8]) -> Option<&[u8]> {
     if b.is_empty() { None } else { Some(b) }
 }

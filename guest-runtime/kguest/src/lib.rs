@@ -25,9 +25,14 @@
 //!
 //! Inputs come through the [`Cycle`] handle as zero-copy
 //! [`kguest_k8s`] views; the Pod is fetched once per scheduling cycle, the
-//! Node only on demand. Reasons are `&str`s ([`ReasonBuf`] builds them
-//! without `fmt`). [`config`] returns the plugin's config bytes ([`json`]
-//! reads simple JSON). [`log`] goes to klog.
+//! Node only on demand, the node list ([`Cycle::node_list`]) once per cycle,
+//! image states ([`Cycle::image_states`], [`images`]) per node. Data derived
+//! from the Pod can be computed once per cycle and kept in a
+//! [`CycleState`]. Reasons are `&str`s ([`ReasonBuf`] builds them without
+//! `fmt`). [`config`] returns the plugin's config bytes ([`json`] reads
+//! JSON). [`log`] goes to klog; [`handle`] records events and reaches pods
+//! waiting on Permit. [`text`] has panic-free string helpers (splitting,
+//! `key=value` lists, label selectors).
 //!
 //! On `wasm32` the crate provides the `#[panic_handler]` (it traps) unless
 //! the default `panic-handler` feature is off; plugins must not define
@@ -45,21 +50,26 @@ extern crate std;
 
 mod cycle;
 pub mod export;
+pub mod handle;
 mod hooks;
+pub mod images;
 pub mod json;
 pub mod log;
 mod reason;
 #[doc(hidden)]
 pub mod rt;
+mod state;
 mod status;
 mod sys;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
+pub mod text;
 
 pub use cycle::Cycle;
 pub use hooks::*;
 pub use kguest_k8s as k8s;
 pub use reason::ReasonBuf;
+pub use state::{CycleState, Owned, PerCycle};
 pub use status::{Code, Status, UnknownCode};
 
 /// The plugin configuration (`PluginConfig.GuestConfig`, by convention
@@ -68,6 +78,11 @@ pub use status::{Code, Status, UnknownCode};
 pub fn config() -> &'static [u8] {
     sys::input(sys::getter::CONFIG)
 }
+
+/// The README's examples, compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
 
 /// Items the [`export!`] expansion names. Not a public API.
 #[doc(hidden)]

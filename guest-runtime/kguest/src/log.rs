@@ -42,28 +42,83 @@ pub fn logs(sev: Severity, msg: &str, kvs: &[(&str, &str)]) {
     if !enabled(sev) {
         return;
     }
-    let mut buf = [0u8; 512];
-    let mut len = 0usize;
-    // The buffer starts zeroed, so the NUL after each key and value is
-    // already there.
+    let mut out = Kvs::new();
     for (k, v) in kvs {
-        let v_at = len.saturating_add(k.len()).saturating_add(1);
-        let end = v_at.saturating_add(v.len()).saturating_add(1);
-        if end > buf.len() {
-            break;
-        }
-        if let Some(dst) = buf.get_mut(len..) {
-            copy(dst, k.as_bytes());
-        }
-        if let Some(dst) = buf.get_mut(v_at..) {
-            copy(dst, v.as_bytes());
-        }
-        len = end;
+        out.pair(k, &[v.as_bytes()]);
     }
-    if len == 0 {
-        sys::log(sev as i32, msg.as_bytes());
+    out.send(sev, msg);
+}
+
+/// Like [`logs`], with each value given as the concatenation of byte parts
+/// (no formatting, no UTF-8 check): `&[("pod", &kobj(ns, name))]`.
+pub fn logs_parts(sev: Severity, msg: &str, kvs: &[(&str, &[&[u8]])]) {
+    if !enabled(sev) {
+        return;
+    }
+    let mut out = Kvs::new();
+    for (k, parts) in kvs {
+        out.pair(k, parts);
+    }
+    out.send(sev, msg);
+}
+
+/// klog's `KObj` value as parts for [`logs_parts`]: `namespace/name`, or
+/// `name` alone when the namespace is empty (as the Go SDK writes it).
+pub fn kobj<'a>(namespace: &'a [u8], name: &'a [u8]) -> [&'a [u8]; 3] {
+    if namespace.is_empty() {
+        [name, &[], &[]]
     } else {
-        sys::logs(sev as i32, msg.as_bytes(), buf.get(..len).unwrap_or(&[]));
+        [namespace, b"/", name]
+    }
+}
+
+/// The NUL-separated key/value buffer of the `logs` import.
+struct Kvs {
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl Kvs {
+    fn new() -> Kvs {
+        // Starts zeroed, so the NUL after each key and value is already there.
+        Kvs {
+            buf: [0; 512],
+            len: 0,
+        }
+    }
+
+    /// Appends `key\0value\0`, or nothing when it does not fit.
+    fn pair(&mut self, key: &str, parts: &[&[u8]]) {
+        let size = parts
+            .iter()
+            .fold(key.len() + 2, |n, p| n.saturating_add(p.len()));
+        if self.len.saturating_add(size) > self.buf.len() {
+            return;
+        }
+        let mut at = self.len;
+        for (i, p) in core::iter::once(key.as_bytes())
+            .chain(parts.iter().copied())
+            .enumerate()
+        {
+            if let Some(dst) = self.buf.get_mut(at..) {
+                copy(dst, p);
+            }
+            // The NUL after the key (and, below, after the value) is skipped.
+            at += p.len() + usize::from(i == 0);
+        }
+        self.len = at + 1;
+    }
+
+    fn send(&self, sev: Severity, msg: &str) {
+        if self.len == 0 {
+            sys::log(sev as i32, msg.as_bytes());
+        } else {
+            sys::logs(
+                sev as i32,
+                msg.as_bytes(),
+                self.buf.get(..self.len).unwrap_or(&[]),
+            );
+        }
     }
 }
 

@@ -41,9 +41,11 @@ pub(crate) mod getter {
     pub const NODE_NAME: u8 = 3;
     pub const CONFIG: u8 = 4;
     pub const NODE: u8 = 5;
-    pub const FILTERED_NODE_LIST: u8 = 6;
-    pub const NODE_SCORE_LIST: u8 = 7;
-    pub const NODE_TO_STATUS_MAP: u8 = 8;
+    pub const NODE_LIST: u8 = 6;
+    pub const IMAGE_STATES: u8 = 7;
+    pub const FILTERED_NODE_LIST: u8 = 8;
+    pub const NODE_SCORE_LIST: u8 = 9;
+    pub const NODE_TO_STATUS_MAP: u8 = 10;
 }
 
 /// Every getter, seen through one signature: `(key, key_len, buf, limit)
@@ -158,17 +160,22 @@ fn unpack(p: Packed) -> &'static [u8] {
 }
 
 /// Slot indexes: the input ids below `FILTERED_NODE_LIST`, then `AUX` for
-/// the three JSON lists. Bit `i` of `State::flags` says slot `i` is filled;
-/// bit 0 (no slot) says a host call is running.
-const AUX: usize = 6;
-const IN_CALL: u32 = 1;
-const PER_CALL: u32 = (1 << getter::TARGET_POD) | (1 << getter::NODE_NAME) | (1 << AUX);
-const PER_CYCLE: u32 = (1 << getter::CURRENT_POD) | (1 << getter::NODE);
+/// the three JSON lists, then `SCRATCH` for JSON the guest sends (events).
+/// Bit `i` of `State::flags` says slot `i` is filled; bit 0 (no slot) says a
+/// host call is running; bits 16 and up count scheduling cycles (the epoch:
+/// 48 bits never wrap in practice).
+const AUX: usize = 8;
+const SCRATCH: usize = 9;
+const IN_CALL: u64 = 1;
+const EPOCH_SHIFT: u32 = 16;
+const PER_CALL: u64 =
+    (1 << getter::TARGET_POD) | (1 << getter::NODE_NAME) | (1 << getter::IMAGE_STATES) | (1 << AUX);
+const PER_CYCLE: u64 = (1 << getter::CURRENT_POD) | (1 << getter::NODE) | (1 << getter::NODE_LIST);
 
 /// All mutable SDK state. Everything starts zeroed, so it lives in `.bss`.
 struct State {
-    flags: u32,
-    slots: [Slot; AUX + 1],
+    flags: u64,
+    slots: [Slot; SCRATCH + 1],
     /// The input whose list `AUX` holds (meaningful while `AUX` is filled).
     aux_getter: u8,
     /// Name of the node held in slot `NODE` (valid while it is filled);
@@ -182,7 +189,7 @@ impl State {
     const fn new() -> State {
         State {
             flags: 0,
-            slots: [const { Slot::empty() }; AUX + 1],
+            slots: [const { Slot::empty() }; SCRATCH + 1],
             aux_getter: 0,
             node_key: [0; 256],
             node_key_len: 0,
@@ -227,9 +234,15 @@ mod storage {
         STATE.with(|s| f(unsafe { &mut *s.get() }))
     }
 
-    /// Forgets everything (a fresh guest instance). Leaked buffers stay leaked.
+    /// Forgets everything (a fresh guest instance) and starts a new cycle
+    /// epoch, so per-cycle data from before is not taken as current.
+    /// Leaked buffers stay leaked.
     pub(crate) fn reset() {
-        with(|s| *s = State::new());
+        with(|s| {
+            let epoch = s.flags >> super::EPOCH_SHIFT;
+            *s = State::new();
+            s.flags = epoch.wrapping_add(1) << super::EPOCH_SHIFT;
+        });
     }
 }
 
@@ -306,12 +319,22 @@ mod host {
         pub fn nominated_node_name(ptr: *const u8, len: u32);
         #[link_name = "result.normalized_score_list"]
         pub fn normalized_score_list(ptr: *const u8, len: u32);
+        #[link_name = "nodeImageStates"]
+        pub fn node_image_states(name: *const u8, name_len: u32, buf: *mut u8, limit: u32) -> u32;
+        #[link_name = "handle.eventrecorder.eventf"]
+        pub fn eventf(ptr: *const u8, len: u32);
+        #[link_name = "handle.reject_waiting_pod"]
+        pub fn reject_waiting_pod(uid: *const u8, uid_len: u32, out: *mut u8, limit: u32);
+        #[link_name = "handle.get_waiting_pod"]
+        pub fn get_waiting_pod(uid: *const u8, uid_len: u32, out: *mut u8, limit: u32);
     }
 
     #[link(wasm_import_module = "k8s.io/api")]
     unsafe extern "C" {
         #[link_name = "node"]
         pub fn node(name: *const u8, name_len: u32, buf: *mut u8, limit: u32) -> u32;
+        #[link_name = "nodeList"]
+        pub fn node_list(buf: *mut u8, limit: u32) -> u32;
     }
 
     #[link(wasm_import_module = "k8s.io/klog")]
@@ -371,6 +394,7 @@ mod host {
     getter!(filtered_node_list, FilteredNodeList);
     getter!(node_score_list, NodeScoreList);
     getter!(node_to_status_map, NodeToStatusMap);
+    getter!(node_list, NodeList);
 
     pub unsafe fn node(name: *const u8, name_len: u32, buf: *mut u8, limit: u32) -> u32 {
         // SAFETY: forwarded from the caller.
@@ -379,6 +403,56 @@ mod host {
         host_read(Input::Node, Some(name), |src| unsafe {
             put(src, buf, limit)
         })
+    }
+
+    pub unsafe fn node_image_states(
+        name: *const u8,
+        name_len: u32,
+        buf: *mut u8,
+        limit: u32,
+    ) -> u32 {
+        // SAFETY: forwarded from the caller.
+        let name = unsafe { read(name, name_len) };
+        // SAFETY: forwarded from the caller.
+        host_read(Input::ImageStates, Some(name), |src| unsafe {
+            put(src, buf, limit)
+        })
+    }
+
+    /// Writes the `u64` little-endian `v` at `out` (the host ignores the
+    /// limit; the SDK always passes 8 writable bytes).
+    ///
+    /// # Safety
+    /// `out` must be valid for 8 bytes of writes.
+    unsafe fn put_u64(out: *mut u8, v: u64) {
+        let b = v.to_le_bytes();
+        // SAFETY: guaranteed by the caller.
+        unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), out, b.len()) };
+    }
+
+    pub unsafe fn reject_waiting_pod(uid: *const u8, uid_len: u32, out: *mut u8, _limit: u32) {
+        // SAFETY: forwarded from the caller.
+        let uid = unsafe { read(uid, uid_len) };
+        let rejected = crate::testing::host_reject_waiting_pod(uid);
+        // SAFETY: forwarded from the caller.
+        unsafe { put_u64(out, u64::from(rejected)) };
+    }
+
+    /// Like the KSW host: `u64` 0 when there is no such pod, else the Pod's
+    /// bytes if they fit `limit`, else nothing. No length is returned.
+    pub unsafe fn get_waiting_pod(uid: *const u8, uid_len: u32, out: *mut u8, limit: u32) {
+        // SAFETY: forwarded from the caller.
+        let uid = unsafe { read(uid, uid_len) };
+        match crate::testing::host_waiting_pod(uid) {
+            // SAFETY: the SDK passes at least 8 writable bytes.
+            None => unsafe { put_u64(out, 0) },
+            Some(pod) => {
+                if pod.len() <= limit as usize {
+                    // SAFETY: `limit` writable bytes, per the caller.
+                    unsafe { core::ptr::copy_nonoverlapping(pod.as_ptr(), out, pod.len()) };
+                }
+            }
+        }
     }
 
     macro_rules! setter {
@@ -394,6 +468,7 @@ mod host {
     setter!(node_names, NodeNames);
     setter!(nominated_node_name, NominatedNodeName);
     setter!(normalized_score_list, NormalizedScoreList);
+    setter!(eventf, Event);
 
     pub unsafe fn log(severity: i32, msg: *const u8, len: u32) {
         // SAFETY: forwarded from the caller.
@@ -436,6 +511,7 @@ adapt!(
     target_pod,
     current_node_name,
     get_config,
+    node_list,
     filtered_node_list,
     node_score_list,
     node_to_status_map,
@@ -446,6 +522,16 @@ unsafe extern "C" fn node_getter(key: *const u8, key_len: u32, buf: *mut u8, lim
     unsafe { host::node(key, key_len, buf, limit) }
 }
 
+unsafe extern "C" fn image_states_getter(
+    key: *const u8,
+    key_len: u32,
+    buf: *mut u8,
+    limit: u32,
+) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { host::node_image_states(key, key_len, buf, limit) }
+}
+
 /// The getter of input `id` (a constant at every call site).
 #[inline(always)]
 fn getter_of(id: u8) -> GetFn {
@@ -454,6 +540,7 @@ fn getter_of(id: u8) -> GetFn {
         getter::TARGET_POD => adapted::target_pod,
         getter::NODE_NAME => adapted::current_node_name,
         getter::CONFIG => adapted::get_config,
+        getter::NODE_LIST => adapted::node_list,
         getter::FILTERED_NODE_LIST => adapted::filtered_node_list,
         getter::NODE_SCORE_LIST => adapted::node_score_list,
         _ => adapted::node_to_status_map,
@@ -475,7 +562,7 @@ pub(crate) fn input(id: u8) -> &'static [u8] {
 #[inline(never)]
 fn fetch(idx: usize, get: GetFn) -> Packed {
     pack(storage::with(|s| -> &'static [u8] {
-        let bit = 1u32 << idx;
+        let bit = 1u64 << idx;
         let Some(slot) = s.slots.get_mut(idx) else {
             return &[];
         };
@@ -507,7 +594,7 @@ fn fetch_list(id: u8, get: GetFn) -> Packed {
 pub(crate) fn current_node() -> &'static [u8] {
     let name = input(getter::NODE_NAME);
     storage::with(|s| -> &'static [u8] {
-        const BIT: u32 = 1 << getter::NODE;
+        const BIT: u64 = 1 << getter::NODE;
         let Some(slot) = s.slots.get_mut(usize::from(getter::NODE)) else {
             return &[];
         };
@@ -538,6 +625,27 @@ pub(crate) fn current_node() -> &'static [u8] {
     })
 }
 
+/// `nodeImageStates` of the current node (JSON), fetched once per call.
+pub(crate) fn current_image_states() -> &'static [u8] {
+    let name = input(getter::NODE_NAME);
+    storage::with(|s| -> &'static [u8] {
+        const BIT: u64 = 1 << getter::IMAGE_STATES;
+        let Some(slot) = s.slots.get_mut(usize::from(getter::IMAGE_STATES)) else {
+            return &[];
+        };
+        if s.flags & BIT == 0 {
+            s.flags |= BIT;
+            slot.len = 0;
+            if !name.is_empty() {
+                let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
+                // SAFETY: `name` is readable.
+                unsafe { slot.fill(image_states_getter, name.as_ptr(), name_len) };
+            }
+        }
+        slot.bytes()
+    })
+}
+
 /// Marks the start of a host→guest call: refuses nesting and forgets the
 /// per-call inputs.
 pub(crate) fn enter() {
@@ -555,10 +663,48 @@ pub(crate) fn exit() {
     storage::with(|s| s.flags &= !IN_CALL);
 }
 
-/// Forgets the per-cycle inputs (the Pod and the cached Node). Called by
-/// the `prefilter` shim inside a call, before the plugin runs.
+/// Forgets the per-cycle inputs (the Pod, the cached Node, the node list)
+/// and starts a new cycle epoch. Called by the `prefilter` shim inside a
+/// call, before the plugin runs.
 pub(crate) fn new_cycle() {
-    storage::with(|s| s.flags &= !PER_CYCLE);
+    storage::with(|s| s.flags = (s.flags & !PER_CYCLE).wrapping_add(1 << EPOCH_SHIFT));
+}
+
+/// The current scheduling cycle's number. The per-cycle inputs (the Pod and
+/// the node list) keep their bytes in place until it changes, which is what
+/// lets [`CycleState`](crate::CycleState) keep views into them across calls.
+pub(crate) fn cycle_epoch() -> u64 {
+    storage::with(|s| s.flags >> EPOCH_SHIFT)
+}
+
+/// Runs `f` on a scratch buffer of at least `min` bytes (for JSON the guest
+/// sends); `None` when memory cannot grow. `f` must not call back into
+/// `with_scratch`.
+pub(crate) fn with_scratch<R>(min: usize, f: impl FnOnce(&mut [u8]) -> R) -> Option<R> {
+    let (ptr, cap) = storage::with(|s| {
+        let slot = s.slots.get_mut(SCRATCH)?;
+        if (slot.ptr.is_null() || slot.cap < min) && !slot.grow(min) {
+            return None;
+        }
+        Some((slot.ptr, slot.cap))
+    })?;
+    // SAFETY: the region is owned by the scratch slot, which nothing else
+    // reads or writes, and callers do not nest (see above).
+    let buf = unsafe { core::slice::from_raw_parts_mut(ptr, cap) };
+    Some(f(buf))
+}
+
+/// Stores per-cycle data computed from views of this cycle's inputs, with
+/// their lifetime widened to `'static`. Sound because the data is `Copy`
+/// (no destructor ever sees stale bytes), covariant in its lifetime (checked
+/// by [`PerCycle::shorten`](crate::PerCycle::shorten)), borrows nothing but
+/// the per-cycle inputs (the closure producing it is higher-ranked), and
+/// [`CycleState`](crate::CycleState) hands it out only while
+/// [`cycle_epoch`] is unchanged, i.e. before those inputs are refilled.
+pub(crate) fn widen<S: crate::PerCycle>(data: S::Data<'_>) -> S::Data<'static> {
+    let data = core::mem::ManuallyDrop::new(data);
+    // SAFETY: lifetimes do not change layout; validity as argued above.
+    unsafe { core::ptr::read((&raw const *data).cast::<S::Data<'static>>()) }
 }
 
 /// Stops the guest: a wasm trap, or a panic in native tests.
@@ -600,6 +746,39 @@ pub(crate) fn set(which: Setter, bytes: &[u8]) {
             Setter::NominatedNodeName => host::nominated_node_name(ptr, len),
             Setter::NormalizedScoreList => host::normalized_score_list(ptr, len),
         }
+    }
+}
+
+/// `handle.eventrecorder.eventf`: sends an `EventMessage` JSON.
+pub(crate) fn send_event(json: &[u8]) {
+    // SAFETY: the host copies `len` readable bytes right away.
+    unsafe { host::eventf(json.as_ptr(), len32(json)) }
+}
+
+/// `handle.reject_waiting_pod`: true when the host rejected a waiting pod
+/// with this UID.
+pub(crate) fn reject_waiting_pod(uid: &[u8]) -> bool {
+    let mut out = [0u8; 8];
+    // SAFETY: `uid` is readable; `out` has the 8 bytes the host always
+    // writes (it ignores the limit).
+    unsafe { host::reject_waiting_pod(uid.as_ptr(), len32(uid), out.as_mut_ptr(), 8) };
+    u64::from_le_bytes(out) == 1
+}
+
+/// `handle.get_waiting_pod` into `buf` (at least 8 bytes, so that the
+/// host's 8-byte "none" answer fits whatever the limit says).
+pub(crate) fn get_waiting_pod(uid: &[u8], buf: &mut [u8]) {
+    if buf.len() < 8 {
+        return;
+    }
+    // SAFETY: `uid` is readable and `buf` writable for `buf.len() >= 8` bytes.
+    unsafe {
+        host::get_waiting_pod(
+            uid.as_ptr(),
+            len32(uid),
+            buf.as_mut_ptr(),
+            u32::try_from(buf.len()).unwrap_or(u32::MAX),
+        )
     }
 }
 
@@ -645,7 +824,11 @@ pub(crate) fn logs(severity: i32, msg: &[u8], kvs: &[u8]) {
 /// one as a `static`. Only wasm32 guests have one (single-threaded).
 #[doc(hidden)]
 pub struct Instance<T> {
-    cell: core::cell::UnsafeCell<Option<T>>,
+    /// Whether `plugin` holds a value. Kept apart from it (rather than an
+    /// `Option<T>`, whose `None` may be a non-zero niche) so that the static
+    /// is all zeros and lands in `.bss`, not in the file's data section.
+    created: core::cell::Cell<bool>,
+    plugin: core::cell::UnsafeCell<core::mem::MaybeUninit<T>>,
 }
 
 // SAFETY: wasm32 guests are single-threaded; the type is only used there
@@ -656,36 +839,48 @@ unsafe impl<T> Sync for Instance<T> {}
 impl<T: crate::Plugin> Instance<T> {
     pub const fn new() -> Self {
         Instance {
-            cell: core::cell::UnsafeCell::new(None),
+            created: core::cell::Cell::new(false),
+            plugin: core::cell::UnsafeCell::new(core::mem::MaybeUninit::uninit()),
         }
+    }
+
+    /// The plugin, if created. Only called between `enter` and `exit`.
+    #[allow(clippy::mut_from_ref)] // one call at a time: see `enter`
+    fn get(&self) -> Option<&mut T> {
+        if !self.created.get() {
+            return None;
+        }
+        // SAFETY: `created` says it was written; `enter` admits one call at
+        // a time, so this is the only reference until `exit`.
+        Some(unsafe { (*self.plugin.get()).assume_init_mut() })
     }
 
     /// Runs one host call on the plugin, creating it on first use. A nested
     /// call traps (in [`enter`]) before the plugin is borrowed again.
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         enter();
-        // SAFETY: `enter` admits one call at a time, so this is the only
-        // reference to the cell until `exit`.
-        let slot = unsafe { &mut *self.cell.get() };
-        let plugin = match slot {
+        let plugin = match self.get() {
             Some(p) => p,
-            None => slot.insert(T::new()),
+            None => {
+                // SAFETY: as in `get`; not created yet, so nothing is
+                // overwritten (and nothing needs dropping).
+                let p = unsafe { (*self.plugin.get()).write(T::new()) };
+                self.created.set(true);
+                p
+            }
         };
         let r = f(plugin);
         exit();
         r
     }
-}
 
-impl<T: crate::Plugin> Instance<T> {
     /// The `prefilter` export of a plugin without its own PreFilter: a new
     /// cycle starts. A plugin not created yet has no cycle state, so it is
     /// not created here.
     pub fn new_cycle(&self) -> i32 {
         enter();
         new_cycle();
-        // SAFETY: as in `with`.
-        if let Some(p) = unsafe { &mut *self.cell.get() } {
+        if let Some(p) = self.get() {
             p.new_cycle();
         }
         exit();

@@ -15,7 +15,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::string::String;
+use std::string::{String, ToString};
 use std::vec::Vec;
 
 use crate::hooks::*;
@@ -34,6 +34,8 @@ pub(crate) enum Input {
     NodeScoreList,
     NodeToStatusMap,
     Node,
+    NodeList,
+    ImageStates,
 }
 
 /// Something a guest sent to the host.
@@ -44,6 +46,7 @@ pub(crate) enum Record<'a> {
     NominatedNodeName(&'a [u8]),
     NormalizedScoreList(&'a [u8]),
     Log(i32, &'a [u8], &'a [u8]),
+    Event(&'a [u8]),
 }
 
 #[derive(Default)]
@@ -55,7 +58,12 @@ struct HostState {
     filtered_node_list: Option<Vec<u8>>,
     node_score_list: Option<Vec<u8>>,
     node_to_status_map: Option<Vec<u8>>,
-    nodes: BTreeMap<Vec<u8>, Vec<u8>>,
+    /// Nodes in the order added (the order of the node list).
+    nodes: Vec<(Vec<u8>, Vec<u8>)>,
+    node_list: Option<Vec<u8>>,
+    image_states: BTreeMap<Vec<u8>, Vec<u8>>,
+    waiting: BTreeMap<Vec<u8>, Vec<u8>>,
+    rejected: Vec<String>,
     severity: i32,
     calls: BTreeMap<&'static str, usize>,
     // Per call.
@@ -66,6 +74,10 @@ struct HostState {
     events: Option<Vec<(u32, u32)>>,
     // Whole test.
     logs: Vec<LogLine>,
+    recorded_events: Vec<String>,
+    /// Built on first use from `nodes` (see `derived`).
+    derived_list: Option<Vec<u8>>,
+    derived_states: Option<BTreeMap<Vec<u8>, Vec<u8>>>,
 }
 
 std::thread_local! {
@@ -82,6 +94,8 @@ fn input_name(i: Input) -> &'static str {
         Input::NodeScoreList => "nodeScoreList",
         Input::NodeToStatusMap => "nodeToStatusMap",
         Input::Node => "node",
+        Input::NodeList => "nodeList",
+        Input::ImageStates => "nodeImageStates",
     }
 }
 
@@ -94,6 +108,9 @@ pub(crate) fn host_read(
     HOST.with(|h| {
         let mut h = h.borrow_mut();
         *h.calls.entry(input_name(what)).or_default() += 1;
+        if matches!(what, Input::NodeList | Input::ImageStates) {
+            h.derive();
+        }
         let src = match what {
             Input::CurrentPod => h.pod.as_deref(),
             Input::TargetPod => h.target_pod.as_deref(),
@@ -102,10 +119,93 @@ pub(crate) fn host_read(
             Input::FilteredNodeList => h.filtered_node_list.as_deref(),
             Input::NodeScoreList => h.node_score_list.as_deref(),
             Input::NodeToStatusMap => h.node_to_status_map.as_deref(),
-            Input::Node => key.and_then(|k| h.nodes.get(k)).map(Vec::as_slice),
+            Input::Node => key.and_then(|k| h.node(k)),
+            Input::NodeList => h.node_list.as_deref().or(h.derived_list.as_deref()),
+            Input::ImageStates => key.and_then(|k| {
+                h.image_states
+                    .get(k)
+                    .or_else(|| h.derived_states.as_ref()?.get(k))
+                    .map(Vec::as_slice)
+            }),
         };
         f(src)
     })
+}
+
+impl HostState {
+    fn node(&self, name: &[u8]) -> Option<&[u8]> {
+        self.nodes
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.as_slice())
+    }
+
+    /// Builds the node list and the image states from the added nodes, the
+    /// way the scheduler does, unless already built.
+    fn derive(&mut self) {
+        if self.derived_list.is_none() {
+            self.derived_list = Some(proto::node_list(self.nodes.iter().map(|(_, b)| &b[..])));
+        }
+        if self.derived_states.is_none() {
+            let nodes: Vec<(&[u8], &[u8])> = self
+                .nodes
+                .iter()
+                .map(|(n, b)| (n.as_slice(), b.as_slice()))
+                .collect();
+            self.derived_states = Some(image_states(&nodes));
+        }
+    }
+}
+
+/// `nodeImageStates` JSON of every node, computed as the scheduler's cache
+/// does: per image name listed in `status.images[].names`, the size of the
+/// first node listing it and the number of nodes listing it; keys sorted and
+/// `"Nodes": null`, as Go's `json.Marshal` of the snapshot writes them.
+pub fn image_states(nodes: &[(&[u8], &[u8])]) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    use kguest_k8s::api::core::v1::Node;
+    let names_of = |bytes: &[u8]| -> Vec<(String, i64)> {
+        let node = Node::from_bytes(bytes);
+        let mut out = Vec::new();
+        for image in node.status().into_iter().flat_map(|s| s.images()) {
+            let size = image.size_bytes().unwrap_or(0);
+            for name in image.names() {
+                out.push((name.to_string(), size));
+            }
+        }
+        out
+    };
+    // name -> (size of the first node listing it, node names listing it)
+    let mut global: BTreeMap<String, (i64, Vec<&[u8]>)> = BTreeMap::new();
+    for (node_name, bytes) in nodes {
+        for (image, size) in names_of(bytes) {
+            let entry = global.entry(image).or_insert((size, Vec::new()));
+            if !entry.1.contains(node_name) {
+                entry.1.push(node_name);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (node_name, bytes) in nodes {
+        let mut mine: BTreeMap<String, String> = BTreeMap::new();
+        for (image, _) in names_of(bytes) {
+            if let Some((size, on)) = global.get(&image) {
+                mine.insert(
+                    image.clone(),
+                    std::format!(r#"{{"Size":{size},"NumNodes":{},"Nodes":null}}"#, on.len()),
+                );
+            }
+        }
+        let body: Vec<String> = mine
+            .iter()
+            .map(|(k, v)| std::format!("{}:{v}", crate::handle::json_string(k)))
+            .collect();
+        out.insert(
+            node_name.to_vec(),
+            std::format!("{{{}}}", body.join(",")).into_bytes(),
+        );
+    }
+    out
 }
 
 fn text(b: &[u8]) -> String {
@@ -154,8 +254,21 @@ pub(crate) fn host_record(r: Record<'_>) {
                     kvs,
                 });
             }
+            Record::Event(b) => h.recorded_events.push(text(b)),
         }
     })
+}
+
+pub(crate) fn host_reject_waiting_pod(uid: &[u8]) -> bool {
+    HOST.with(|h| {
+        let mut h = h.borrow_mut();
+        h.rejected.push(text(uid));
+        h.waiting.contains_key(uid)
+    })
+}
+
+pub(crate) fn host_waiting_pod(uid: &[u8]) -> Option<Vec<u8>> {
+    HOST.with(|h| h.borrow().waiting.get(uid).cloned())
 }
 
 pub(crate) fn host_severity() -> i32 {
@@ -245,11 +358,52 @@ impl TestHost {
         self
     }
 
-    /// A node the `k8s.io/api.node` stand-in can return.
+    /// A node the `k8s.io/api.node` stand-in can return. Added nodes also
+    /// make up the node list (`k8s.io/api.nodeList`, in the order added)
+    /// and the image states (`nodeImageStates`, computed as the scheduler
+    /// does), unless those are set explicitly.
     pub fn add_node(&self, name: &str, bytes: impl Into<Vec<u8>>) -> &Self {
         let b = bytes.into();
-        self.with(|h| h.nodes.insert(name.as_bytes().to_vec(), b));
+        self.with(|h| {
+            h.nodes.push((name.as_bytes().to_vec(), b));
+            h.derived_list = None;
+            h.derived_states = None;
+        });
         self
+    }
+
+    /// The bytes `k8s.io/api.nodeList` returns (a protobuf `NodeList`),
+    /// instead of the list built from [`TestHost::add_node`].
+    pub fn set_node_list(&self, bytes: impl Into<Vec<u8>>) -> &Self {
+        let b = bytes.into();
+        self.with(|h| h.node_list = Some(b));
+        self
+    }
+
+    /// The JSON `nodeImageStates` returns for `node`, instead of the states
+    /// computed from the added nodes.
+    pub fn set_image_states(&self, node: &str, json: &str) -> &Self {
+        let b = json.as_bytes().to_vec();
+        self.with(|h| h.image_states.insert(node.as_bytes().to_vec(), b));
+        self
+    }
+
+    /// A pod waiting on Permit: `handle.get_waiting_pod` returns `bytes`
+    /// for `uid`, and `handle.reject_waiting_pod` answers true for it.
+    pub fn add_waiting_pod(&self, uid: &str, bytes: impl Into<Vec<u8>>) -> &Self {
+        let b = bytes.into();
+        self.with(|h| h.waiting.insert(uid.as_bytes().to_vec(), b));
+        self
+    }
+
+    /// The UIDs passed to `handle.reject_waiting_pod` so far.
+    pub fn rejected_waiting_pods(&self) -> Vec<String> {
+        self.with(|h| h.rejected.clone())
+    }
+
+    /// The `EventMessage` JSONs sent with `handle.eventrecorder.eventf`.
+    pub fn events(&self) -> Vec<String> {
+        self.with(|h| h.recorded_events.clone())
     }
 
     pub fn set_filtered_node_list(&self, json: &str) -> &Self {

@@ -204,9 +204,9 @@ impl Snapshot {
     }
 
     /// The JSON `nodeImageStates` serves for `name`:
-    /// `{"<image>":{"Size":<bytes>,"NumNodes":<count>},...}` with sorted
-    /// keys, as KSW marshals the node's `ImageStates`; `None` for an unknown
-    /// node, empty for a node without images.
+    /// `{"<image>":{"Size":<bytes>,"NumNodes":<count>,"Nodes":null},...}`
+    /// with sorted keys, as KSW marshals the node's `ImageStates` (`{}` for
+    /// a node without images); `None` for an unknown node.
     pub fn image_states(&self, name: &str) -> Option<&[u8]> {
         self.image_states_at(self.position(name.as_bytes())?)
     }
@@ -247,16 +247,18 @@ impl Snapshot {
                     .iter()
                     .filter_map(|image| Some((&*image.name, *states.get(&*image.name)?)))
                     .collect();
-                if mine.is_empty() {
-                    return Arc::default();
-                }
+                // An empty map is `{}`, as Go marshals a node's (never nil)
+                // ImageStates; TinyGo guests fail to parse empty bytes.
                 let mut json = String::from("{");
                 for (i, (name, (size, count))) in mine.into_iter().enumerate() {
                     if i > 0 {
                         json.push(',');
                     }
                     gojson::push_string(&mut json, name);
-                    json.push_str(&format!(":{{\"Size\":{size},\"NumNodes\":{count}}}"));
+                    // The snapshot's summaries leave the node set out: `Nodes` is nil.
+                    json.push_str(&format!(
+                        ":{{\"Size\":{size},\"NumNodes\":{count},\"Nodes\":null}}"
+                    ));
                 }
                 json.push('}');
                 Arc::from(json.into_bytes())

@@ -290,6 +290,16 @@ impl NodeBuilder {
     }
 }
 
+/// A `v1.NodeList` of these encoded nodes, as Go writes it (an empty
+/// `metadata` first, then one `items` entry per node).
+pub fn node_list<'a>(nodes: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
+    let mut m = Msg::new().bytes(1, &[]);
+    for n in nodes {
+        m = m.bytes(2, n);
+    }
+    m.into_bytes()
+}
+
 /// `["a","b"]` from names (no escaping; test names are plain).
 pub fn json_strings(names: &[&str]) -> String {
     let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();

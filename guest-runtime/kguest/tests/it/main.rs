@@ -1,5 +1,9 @@
 //! SDK behaviour through the native test host: caching, ABI packing,
-//! reasons, logs, config.
+//! reasons, logs, config; the Go SDK parity APIs (`parity`) and per-cycle
+//! state (`cycle_state`).
+
+mod cycle_state;
+mod parity;
 
 use kguest::testing::TestHost;
 use kguest::testing::proto::{NodeBuilder, PodBuilder};

@@ -33,7 +33,7 @@ fn wasm_file(name: &str, wat: &str) -> String {
 fn every_example_plugin_passes() {
     for (name, hooks) in [
         ("nodename", "prefilter|filter"),
-        ("nodenumber", "prefilter|prescore|score"),
+        ("nodenumber", "enqueue|prefilter|prescore|score"),
         ("fit", "prefilter|filter"),
         ("imagelocality", "prefilter|score"),
     ] {

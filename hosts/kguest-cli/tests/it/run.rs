@@ -172,11 +172,12 @@ fn nodenumber_scores_and_reads_its_config() {
     let dir = std::env::temp_dir().join(format!("kguest-run-nn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
     let pod = dir.join("pod.yaml");
+    // Upstream's NodeNumber reads the last digit of the pod's name.
     let text = std::fs::read_to_string(data("pod.yaml"))
         .expect("pod")
         .replace(
-            "  serviceAccountName:",
-            "  nodeName: node-3\n  serviceAccountName:",
+            "  name: checkout-7d9f8b6c5d-x2k4q\n",
+            "  name: checkout-3\n",
         );
     std::fs::write(&pod, text).expect("write");
     let plain = run("nodenumber", pod.to_str().expect("utf8"), &[]);
@@ -189,7 +190,7 @@ fn nodenumber_scores_and_reads_its_config() {
     );
     let plain: Vec<Option<i64>> = plain.iter().map(|r| r.3).collect();
     let reversed: Vec<Option<i64>> = reversed.iter().map(|r| r.3).collect();
-    // The pod names node-3: it scores high there and low elsewhere; reversed swaps it.
+    // The pod's name ends in 3: node-3 scores high, the others low; reversed swaps it.
     assert_eq!(plain, [Some(0), Some(0), Some(10)]);
     assert_eq!(reversed, [Some(10), Some(10), Some(0)]);
 }
@@ -261,6 +262,9 @@ const IMPORTS: &[(&str, &str, &str, &str)] = &[
     ("k8s.io/scheduler", "result.cluster_events", "ii", ""),
     ("k8s.io/scheduler", "result.nominated_node_name", "ii", ""),
     ("k8s.io/scheduler", "result.normalized_score_list", "ii", ""),
+    ("k8s.io/scheduler", "handle.eventrecorder.eventf", "ii", ""),
+    ("k8s.io/scheduler", "handle.reject_waiting_pod", "iiii", ""),
+    ("k8s.io/scheduler", "handle.get_waiting_pod", "iiii", ""),
 ];
 
 /// Its exports: (name, results); all take no parameters.

@@ -351,13 +351,14 @@ fn every_getter_serves_its_input() {
     // nodes listing it; names sorted, as Go marshals a map.
     assert_eq!(
         reason(plugin.prebind(&c, "node-a").unwrap()),
-        r#"{"img":{"Size":100,"NumNodes":2},"img:1":{"Size":100,"NumNodes":1},"solo":{"Size":5,"NumNodes":1}}"#
+        r#"{"img":{"Size":100,"NumNodes":2,"Nodes":null},"img:1":{"Size":100,"NumNodes":1,"Nodes":null},"solo":{"Size":5,"NumNodes":1,"Nodes":null}}"#
     );
     assert_eq!(
         reason(plugin.prebind(&c, "node-b").unwrap()),
-        r#"{"img":{"Size":100,"NumNodes":2}}"#
+        r#"{"img":{"Size":100,"NumNodes":2,"Nodes":null}}"#
     );
-    assert_eq!(reason(plugin.prebind(&c, "node-c").unwrap()), "");
+    // A node without images gets an empty map, as in the scheduler.
+    assert_eq!(reason(plugin.prebind(&c, "node-c").unwrap()), "{}");
     assert_eq!(reason(plugin.bind(&c, "node-a").unwrap()), "POD");
     assert_eq!(
         reason(plugin.add_pod(&c, "node-a", bytes(b"TARGET")).unwrap()),

@@ -183,11 +183,14 @@ fn snapshot_from_nodes_reads_names_and_computes_image_states() {
     let states = |n: &str| String::from_utf8(snap.image_states(n).unwrap().to_vec()).unwrap();
     assert_eq!(
         states("a"),
-        r#"{"img:1":{"Size":10,"NumNodes":2},"img@sha256:x":{"Size":10,"NumNodes":1},"other":{"Size":3,"NumNodes":1}}"#
+        r#"{"img:1":{"Size":10,"NumNodes":2,"Nodes":null},"img@sha256:x":{"Size":10,"NumNodes":1,"Nodes":null},"other":{"Size":3,"NumNodes":1,"Nodes":null}}"#
     );
     // The size is the first node's, as in the scheduler's cache.
-    assert_eq!(states("b"), r#"{"img:1":{"Size":10,"NumNodes":2}}"#);
-    assert_eq!(states("c"), "");
+    assert_eq!(
+        states("b"),
+        r#"{"img:1":{"Size":10,"NumNodes":2,"Nodes":null}}"#
+    );
+    assert_eq!(states("c"), "{}");
     assert_eq!(snap.image_states("zz"), None);
     // A node without a name stops the snapshot with a typed error.
     let unnamed = real_node("", &[]);
