@@ -386,8 +386,20 @@ fn command_output(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+/// `N CPU(s) (`nproc`), <model>, commit <hash>, <date>`: where and when a
+/// measurement ran.
+pub fn machine_line() -> String {
+    format!(
+        "{} CPU(s) (`nproc`), {}, commit {}, {}",
+        command_output("nproc", &[]),
+        cpu_model(),
+        command_output("git", &["rev-parse", "--short", "HEAD"]),
+        command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+    )
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|text| {
             text.lines()
@@ -395,7 +407,11 @@ fn machine() -> String {
                 .and_then(|l| l.split_once(':'))
                 .map(|(_, v)| v.trim().to_string())
         })
-        .unwrap_or_else(|| "unknown".into());
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn machine() -> String {
+    let cpu = cpu_model();
     let dirty = if command_output("git", &["status", "--porcelain"]).is_empty() {
         ""
     } else {

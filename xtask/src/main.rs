@@ -7,6 +7,7 @@ mod fuzz;
 mod guests;
 mod openapi;
 mod paths;
+mod perf;
 mod regen;
 mod size;
 mod test;
@@ -22,6 +23,8 @@ tasks:
   examples                        build the example plugins into target/plugins/
   fuzz [--seconds N] [TARGET]     run the cargo-fuzz targets in fuzz/ (nightly + cargo-fuzz)
   bench [--quick]                 latency and encoding benchmarks; rewrites docs/benchmarks.md
+  perf [--quick]                  scheduling throughput: 500 nodes x 1,000 pods through the host,
+                                  natively and with upstream's TinyGo guests
   size [--check] [--bless] [--allow-growth]
                                   wasm sizes of examples and baselines vs size-budgets.toml
   test                            everything CI checks (vendor, regen --check, tests, guest sizes)
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "examples" => examples::run(rest),
         "fuzz" => fuzz::run(rest),
+        "perf" => perf::run(rest),
         "size" => size::run(rest),
         "test" => test::run(rest),
         "vendor" => vendor::run(rest),

@@ -60,6 +60,15 @@ pub fn testdata_dir() -> PathBuf {
     paths::vendor_dir().join("testdata")
 }
 
+/// kube-scheduler-wasm-extension's test material: `KGUEST_KSW_DIR`, else
+/// the vendored copy, if present.
+pub fn ksw_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("KGUEST_KSW_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| paths::vendor_dir().join("ksw"));
+    dir.is_dir().then_some(dir)
+}
+
 /// `cargo xtask vendor [...]`.
 pub fn run(args: &[String]) -> Result<(), String> {
     let opts = parse_args(args)?;

@@ -171,6 +171,16 @@ impl Plugin {
         self.inner.idle.lock().map_or(0, |v| v.len())
     }
 
+    /// Linear memory held by the idle pooled instances, in bytes (what a
+    /// guest's memory costs per instance, times the pool).
+    pub fn idle_memory_bytes(&self) -> usize {
+        self.inner.idle.lock().map_or(0, |idle| {
+            idle.iter()
+                .map(|w| w.store.data().memory.map_or(0, |m| m.data_size(&w.store)))
+                .sum()
+        })
+    }
+
     /// `EnqueueExtensions.EventsToRegister`: calls `enqueue` and returns the
     /// events reported via `result.cluster_events`, or
     /// [`ClusterEvent::defaults`] if there is no `enqueue` export or it
