@@ -250,6 +250,21 @@ pub fn summary(r: &Results) -> Vec<String> {
             ratio(json, k)
         ));
     }
+    // Plugins that read many fields, against the copy floor (goals in
+    // docs/benchmarks.md: fit <= 3x next node and <= 8x new cycle, taints
+    // <= 3x, imagelocality <= 6x next node).
+    for (plugin, hook) in [("fit", "filter"), ("taints", "filter"), ("imagelocality", "score")] {
+        for (scenario, what) in [("cycle", "new cycle"), ("node", "next node")] {
+            let k = get(r, &format!("filter/{plugin}/{scenario}"));
+            let floor = get(r, &format!("filter/baseline-copy/{scenario}"));
+            out.push(format!(
+                "{plugin} {hook} ({what}): kguest {}, copy floor {}, ratio {}",
+                show(k),
+                show(floor),
+                ratio(k, floor)
+            ));
+        }
+    }
     for (object, _) in OBJECTS {
         let k = get(r, &format!("encode/{object}/kguest-openapi"));
         let p = get(r, &format!("encode/{object}/prost"));
