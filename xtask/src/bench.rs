@@ -268,6 +268,25 @@ pub fn summary(r: &Results) -> Vec<String> {
             ratio(json, k)
         ));
     }
+    // Plugins that read many fields, against the copy floor (goals in
+    // docs/benchmarks.md: fit <= 3x next node and <= 8x new cycle, taints
+    // <= 3x, imagelocality <= 6x next node).
+    for (plugin, hook) in [
+        ("fit", "filter"),
+        ("taints", "filter"),
+        ("imagelocality", "score"),
+    ] {
+        for (scenario, what) in [("cycle", "new cycle"), ("node", "next node")] {
+            let k = get(r, &format!("filter/{plugin}/{scenario}"));
+            let floor = get(r, &format!("filter/baseline-copy/{scenario}"));
+            out.push(format!(
+                "{plugin} {hook} ({what}): kguest {}, copy floor {}, ratio {}",
+                show(k),
+                show(floor),
+                ratio(k, floor)
+            ));
+        }
+    }
     for (object, _) in OBJECTS {
         let k = get(r, &format!("encode/{object}/kguest-openapi"));
         let p = get(r, &format!("encode/{object}/prost"));
@@ -404,8 +423,20 @@ fn command_output(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+/// `N CPU(s) (`nproc`), <model>, commit <hash>, <date>`: where and when a
+/// measurement ran.
+pub fn machine_line() -> String {
+    format!(
+        "{} CPU(s) (`nproc`), {}, commit {}, {}",
+        command_output("nproc", &[]),
+        cpu_model(),
+        command_output("git", &["rev-parse", "--short", "HEAD"]),
+        command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+    )
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|text| {
             text.lines()
@@ -413,7 +444,11 @@ fn machine() -> String {
                 .and_then(|l| l.split_once(':'))
                 .map(|(_, v)| v.trim().to_string())
         })
-        .unwrap_or_else(|| "unknown".into());
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn machine() -> String {
+    let cpu = cpu_model();
     let dirty = if command_output("git", &["status", "--porcelain"]).is_empty() {
         ""
     } else {

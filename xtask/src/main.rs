@@ -8,6 +8,7 @@ mod guests;
 mod openapi;
 mod package;
 mod paths;
+mod perf;
 mod regen;
 mod size;
 mod test;
@@ -24,6 +25,8 @@ tasks:
   fuzz [--seconds N] [TARGET]     run the cargo-fuzz targets in fuzz/ (nightly + cargo-fuzz)
   package [--no-verify]           cargo package + cargo doc for every publishable crate
   bench [--quick]                 latency and encoding benchmarks; rewrites docs/benchmarks.md
+  perf [--quick]                  scheduling throughput: 500 nodes x 1,000 pods through the host,
+                                  natively and with upstream's TinyGo guests
   size [--check] [--bless] [--allow-growth]
                                   wasm sizes of examples and baselines vs size-budgets.toml
   test                            everything CI checks (vendor, regen --check, tests, guest sizes)
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         "examples" => examples::run(rest),
         "fuzz" => fuzz::run(rest),
         "package" => package::run(rest),
+        "perf" => perf::run(rest),
         "size" => size::run(rest),
         "test" => test::run(rest),
         "vendor" => vendor::run(rest),

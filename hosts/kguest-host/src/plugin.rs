@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use wasmtime::{ExternType, InstancePre, Module, Mutability, Store, Trap, TypedFunc, Val, ValType};
@@ -12,7 +12,7 @@ use crate::config::PluginConfig;
 use crate::error::{CallError, HostFault, LoadError, MemoryLimitExceeded};
 use crate::gojson;
 use crate::runtime::Runtime;
-use crate::snapshot::Cycle;
+use crate::snapshot::{Cycle, CycleData};
 use crate::types::{
     ClusterEvent, Code, Hook, HookResult, HookSet, NominatingMode, NormalizeScoreResult,
     PermitResult, PostFilterResult, PreFilterResult, Status, ksw_accepts,
@@ -82,6 +82,10 @@ struct Worker {
     funcs: Funcs,
     /// Id of the last cycle this instance ran `prefilter` for.
     cycle: Option<u64>,
+    /// That cycle, while its caller still holds it: an instance whose
+    /// cycle is alive keeps the guest's per-cycle state (PreScore's, say)
+    /// for it, so other cycles take another instance.
+    owner: Weak<CycleData>,
 }
 
 /// The raw value an export returned.
@@ -250,6 +254,17 @@ impl Plugin {
     /// calls count too).
     pub fn instances_created(&self) -> u64 {
         self.inner.created.load(Ordering::Relaxed)
+    }
+
+    /// Linear memory held by the idle pooled instances, in bytes (what a
+    /// guest's memory costs per instance, times the pool).
+    pub fn idle_memory_bytes(&self) -> usize {
+        self.inner.pool.lock().map_or(0, |pool| {
+            pool.idle
+                .iter()
+                .map(|w| w.store.data().memory.map_or(0, |m| m.data_size(&w.store)))
+                .sum()
+        })
     }
 
     /// `EnqueueExtensions.EventsToRegister`: calls `enqueue` and returns the
@@ -592,13 +607,22 @@ impl Inner {
             store,
             funcs,
             cycle: None,
+            owner: Weak::new(),
         })
     }
 
     /// An instance for a call in `cycle`: the one holding the cycle's
     /// binding phase, else an idle one that last ran this cycle, else the
-    /// most recently used idle one, else a new one.
-    fn checkout(&self, cycle: Option<u64>) -> Result<Worker, CallError> {
+    /// most recently used idle one whose cycle has ended (its caller
+    /// dropped every `Cycle` handle), else a new one.
+    ///
+    /// Only PreFilter (`starting`: a new scheduling cycle begins, which in
+    /// kube-scheduler means the previous one is over) and calls outside a
+    /// cycle (`enqueue`) may also take an instance whose cycle is still
+    /// alive, as KSW reuses its one scheduling instance for the next pod.
+    /// Other hooks never take one: guests keep per-cycle state (PreScore's,
+    /// say) in their instance.
+    fn checkout(&self, cycle: Option<u64>, starting: bool) -> Result<Worker, CallError> {
         let found = self.pool.lock().ok().and_then(|mut pool| {
             if let Some(id) = cycle {
                 if let Some(at) = pool.binding.iter().position(|(c, _)| *c == id) {
@@ -608,7 +632,11 @@ impl Inner {
                     return Some(pool.idle.remove(at));
                 }
             }
-            pool.idle.pop()
+            match pool.idle.iter().rposition(|w| w.owner.strong_count() == 0) {
+                Some(at) => Some(pool.idle.remove(at)),
+                None if starting || cycle.is_none() => pool.idle.pop(),
+                None => None,
+            }
         });
         match found {
             Some(w) => Ok(w),
@@ -652,7 +680,7 @@ impl Inner {
                 .lock()
                 .is_ok_and(|p| p.binding.iter().any(|(c, _)| *c == id))
         });
-        let mut worker = self.checkout(id)?;
+        let mut worker = self.checkout(id, hook == Hook::PreFilter)?;
         // KSW guests reset per-cycle caches in `prefilter`; an instance that
         // has not seen this cycle's prefilter must run it first.
         if let Some(c) = cycle
@@ -736,6 +764,7 @@ impl Inner {
                 state.stdio.clear();
                 if hook == Hook::PreFilter {
                     worker.cycle = cycle.map(|c| c.0.id);
+                    worker.owner = cycle.map_or_else(Weak::new, |c| Arc::downgrade(&c.0));
                 }
                 Ok((raw, out))
             }

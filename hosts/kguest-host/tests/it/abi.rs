@@ -573,11 +573,47 @@ fn new_cycle_replays_prefilter_on_instances_that_missed_it() {
     let a = cycle(b"short");
     plugin.prefilter(&a).unwrap();
     assert_eq!(plugin.filter(&a, "n").unwrap().code, Code::SUCCESS);
+    // Cycle `a` ends; `b` starts without a prefilter of its own, on the
+    // instance `a` used.
+    drop(a);
     let b = cycle(b"much longer pod");
     assert_eq!(plugin.filter(&b, "n").unwrap().code, Code::SUCCESS);
     // Exactly one replay happened; the same cycle does not replay again.
     assert_eq!(plugin.score(&b, "n").unwrap().1.code, Code(2));
     assert_eq!(plugin.score(&b, "n").unwrap().1.code, Code(2));
+    assert_eq!(plugin.instances_created(), 1);
+}
+
+#[test]
+fn a_live_cycle_keeps_its_instance_and_its_guest_state() {
+    // prescore stores the pod length; score returns it. Two cycles
+    // interleave (as two scheduler threads would): each score must see its
+    // own cycle's prescore, so the second cycle gets its own instance.
+    let wasm = guest(
+        r#"(global $stored (mut i32) (i32.const -1))
+        (func (export "prefilter") (result i32) (i32.const 0))
+        (func (export "prescore") (result i32)
+          (global.set $stored (call $currentPod (i32.const 0) (i32.const 0)))
+          (i32.const 0))
+        (func (export "score") (result i64)
+          (i64.shl (i64.extend_i32_u (global.get $stored)) (i64.const 32)))"#,
+    );
+    let plugin = load(&wasm);
+    let a = cycle(b"aaa");
+    let b = cycle(b"bbbbbbb");
+    plugin.prefilter(&a).unwrap();
+    plugin.prescore(&a, &["n"]).unwrap();
+    plugin.prescore(&b, &["n"]).unwrap();
+    assert_eq!(plugin.score(&a, "n").unwrap().0, 3);
+    assert_eq!(plugin.score(&b, "n").unwrap().0, 7);
+    assert_eq!(plugin.instances_created(), 2);
+    // Once `a` ends, the next cycle reuses its instance.
+    drop(a);
+    let c = cycle(b"c");
+    plugin.prescore(&c, &["n"]).unwrap();
+    assert_eq!(plugin.score(&c, "n").unwrap().0, 1);
+    assert_eq!(plugin.score(&b, "n").unwrap().0, 7);
+    assert_eq!(plugin.instances_created(), 2);
 }
 
 #[test]
