@@ -268,7 +268,91 @@ pub fn kubernetes_config(proto_dir: &Path) -> Result<Config, String> {
     for (message, field) in go_pointer_fields()? {
         config.explicit_presence(message, field);
     }
+    let tags = go_json_tags()?;
+    for (message, fields) in &tags {
+        for (field, tag) in fields {
+            match tag {
+                GoJsonTag::NoOmitEmpty => config.json_emit_empty(message, field),
+                GoJsonTag::OmitZero => config.json_omit_zero(message, field),
+            };
+        }
+    }
+    check_json_tags_cover(&config, &tags)?;
     Ok(config)
+}
+
+/// A json tag option of a Go field, from `xtask/data/go-json-tags.txt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GoJsonTag {
+    /// The tag lacks `omitempty`.
+    NoOmitEmpty,
+    /// The tag has `omitzero`.
+    OmitZero,
+}
+
+/// The json tags of Kubernetes' API structs that differ from plain
+/// `omitempty`, by message: read from the upstream Go types, kept in
+/// `xtask/data/go-json-tags.txt` (its header names the sources).
+fn go_json_tags() -> Result<BTreeMap<String, Vec<(String, GoJsonTag)>>, String> {
+    let path = paths::root().join("xtask/data/go-json-tags.txt");
+    let text =
+        std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+    parse_json_tags(&text).map_err(|err| format!("{}:{err}", path.display()))
+}
+
+fn parse_json_tags(text: &str) -> Result<BTreeMap<String, Vec<(String, GoJsonTag)>>, String> {
+    let mut out = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let message = words.next().unwrap_or_default().to_string();
+        let mut fields = Vec::new();
+        for word in words {
+            let (field, tag) = match word.split_once(':') {
+                None => (word, GoJsonTag::NoOmitEmpty),
+                Some((field, "omitzero")) => (field, GoJsonTag::OmitZero),
+                Some((_, other)) => {
+                    return Err(format!("{}: unknown tag option `{other}`", i + 1));
+                }
+            };
+            fields.push((field.to_string(), tag));
+        }
+        if out.insert(message.clone(), fields).is_some() {
+            return Err(format!("{}: `{message}` is listed twice", i + 1));
+        }
+    }
+    Ok(out)
+}
+
+/// Every message whose JSON is an object of its fields must have a line in
+/// the json tag table (the generator itself refuses names the protos lack).
+fn check_json_tags_cover(
+    config: &Config,
+    tags: &BTreeMap<String, Vec<(String, GoJsonTag)>>,
+) -> Result<(), String> {
+    let model = config
+        .model()
+        .map_err(|err| format!("lowering protos: {err}"))?;
+    let missing: Vec<&str> = model
+        .packages
+        .values()
+        .flat_map(|p| &p.messages)
+        .filter(|m| !m.map_entry && m.json == JsonForm::Object)
+        .map(|m| m.full_name.as_str())
+        .filter(|name| !tags.contains_key(*name))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "xtask/data/go-json-tags.txt has no line for {} message(s) (read their json tags from the \
+         Go types): {}",
+        missing.len(),
+        missing.join(", ")
+    ))
 }
 
 /// The Go pointer fields of Kubernetes' API structs, which Go's marshaller

@@ -364,12 +364,17 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "series", Label::Singular, Kind::Message(&EVENT_SERIES)),
-            F::new(4, "reportingController", Label::Singular, Kind::String).always(),
-            F::new(5, "reportingInstance", Label::Singular, Kind::String).always(),
-            F::new(6, "action", Label::Singular, Kind::String).always(),
-            F::new(7, "reason", Label::Singular, Kind::String).always(),
+            F::new(4, "reportingController", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(5, "reportingInstance", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(6, "action", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(7, "reason", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     8,
                     "regarding",
@@ -384,7 +389,7 @@ pub mod _schema {
                 Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
             ),
             F::new(10, "note", Label::Singular, Kind::String).always(),
-            F::new(11, "type", Label::Singular, Kind::String).always(),
+            F::new(11, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     12,
                     "deprecatedSource",
@@ -427,7 +432,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&EVENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&EVENT)).emit_empty(),
         ],
     );
 
@@ -435,7 +440,7 @@ pub mod _schema {
         "k8s.io.api.events.v1.EventSeries",
         JsonForm::Object,
         &[
-            F::new(1, "count", Label::Singular, Kind::Int32).always(),
+            F::new(1, "count", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(
                     2,
                     "lastObservedTime",
@@ -444,7 +449,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 }

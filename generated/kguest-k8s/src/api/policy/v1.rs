@@ -496,7 +496,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&POD_DISRUPTION_BUDGET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&POD_DISRUPTION_BUDGET))
+                .emit_empty(),
         ],
     );
 

@@ -210,7 +210,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&PRIORITY_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&PRIORITY_CLASS))
+                .emit_empty(),
         ],
     );
 }
