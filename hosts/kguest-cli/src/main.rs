@@ -11,7 +11,9 @@ const USAGE: &str = "\
 usage: kguest <command> [options]
 
 commands:
-  decode [--type TYPE] [FILE|-]   Kubernetes protobuf -> JSON (views -> JSON)
+  decode [--type TYPE] [-o json|yaml] [FILE|-]
+                                  Kubernetes protobuf -> JSON or YAML (views -> JSON),
+                                  as kubectl get -o json|yaml prints it
   encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
                                   Kubernetes JSON or YAML -> protobuf, byte for byte
                                   what the API server writes
@@ -22,12 +24,14 @@ commands:
   decode input is what the API server sends (`k8s\\0` + runtime.Unknown; the type is
   read from it) or, with --type, one raw message. TYPE looks like core.v1.Pod,
   apps.v1.Deployment, rbac.authorization.k8s.io.v1.Role, meta.v1.Status or a
-  full protobuf name (k8s.io.api.core.v1.Pod).
+  full protobuf name (k8s.io.api.core.v1.Pod). A length-framed stream of such
+  objects (what encode writes for several) decodes to a List.
 
   encode input is one object, a multi-document YAML stream or a List. One
   object is written as `k8s\0` + runtime.Unknown (--raw: the bare message);
   several are written as a stream, each prefixed by its 4-byte big-endian
-  length, which decode reads back as a List.
+  length, which decode reads back as a List. YAML is read one document at
+  a time, so long streams need memory for one object only.
 
 options:
   -h, --help      this text

@@ -1,5 +1,6 @@
-//! Reading Kubernetes objects from JSON or YAML files: one object, a
-//! multi-document YAML stream, or a `List` whose items are the objects.
+//! Reading Kubernetes objects from JSON or YAML files into `serde_json`
+//! values, for `kguest run` (`encode` uses `kguest_k8s::load`, which
+//! encodes straight from the text).
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -77,32 +78,4 @@ fn kind_of(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// Kubernetes' protobuf stream framing: each object preceded by its length
-/// as 4 big-endian bytes (what watch streams use).
-pub fn frame(objects: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for object in objects {
-        out.extend_from_slice(&(object.len() as u32).to_be_bytes());
-        out.extend_from_slice(object);
-    }
-    out
-}
-
-/// Splits a framed stream; `None` when `bytes` is not one.
-pub fn unframe(bytes: &[u8]) -> Option<Vec<&[u8]>> {
-    let mut rest = bytes;
-    let mut out = Vec::new();
-    while !rest.is_empty() {
-        let (len, tail) = rest.split_first_chunk::<4>()?;
-        let len = u32::from_be_bytes(*len) as usize;
-        let (object, tail) = tail.split_at_checked(len)?;
-        if !object.starts_with(b"k8s\0") {
-            return None;
-        }
-        out.push(object);
-        rest = tail;
-    }
-    (!out.is_empty()).then_some(out)
 }

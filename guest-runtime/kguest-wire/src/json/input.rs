@@ -279,8 +279,21 @@ impl Encoder {
         ignore: &[&str],
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        self.reset();
         let first = src.next_event()?;
+        self.encode_from(schema, first, src, ignore, out)
+    }
+
+    /// Like [`Encoder::encode`] for a value whose first event `first` the
+    /// caller has already read from `src`.
+    pub fn encode_from<'s, S: Source<'s>>(
+        &mut self,
+        schema: &'static MessageSchema,
+        first: SourceEvent<'s>,
+        src: &mut S,
+        ignore: &[&str],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        self.reset();
         let body = self.message(schema, first, src, ignore)?;
         match body {
             Body::Node(node) => {

@@ -158,7 +158,9 @@ enum Expect {
     Done,
 }
 
-/// Reads one JSON document event by event.
+/// Reads one JSON document event by event. Cloning a reader forks it: the
+/// clone reads on from the same place.
+#[derive(Clone, Debug)]
 pub struct Reader<'a> {
     src: &'a str,
     pos: usize,
