@@ -265,7 +265,11 @@ pub(crate) fn type_meta<'s, S: Source<'s>>(
             }
             SourceEvent::Null => {}
             _ => {
-                let key = if key.eq_str("kind") { "kind" } else { "apiVersion" };
+                let key = if key.eq_str("kind") {
+                    "kind"
+                } else {
+                    "apiVersion"
+                };
                 return Err(invalid(std::format!("`{key}` must be a non-empty string")));
             }
         }
@@ -286,7 +290,10 @@ fn describe(event: &SourceEvent<'_>) -> &'static str {
 }
 
 /// Skips the value whose first event is `first`.
-pub(crate) fn skip<'s, S: Source<'s>>(first: SourceEvent<'s>, src: &mut S) -> Result<(), JsonError> {
+pub(crate) fn skip<'s, S: Source<'s>>(
+    first: SourceEvent<'s>,
+    src: &mut S,
+) -> Result<(), JsonError> {
     let mut depth = match first {
         SourceEvent::ObjectStart | SourceEvent::ArrayStart => 1usize,
         _ => return Ok(()),

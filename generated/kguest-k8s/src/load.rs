@@ -156,7 +156,10 @@ impl<'a> Loader<'a> {
     /// comes: one document is held at a time, so a long stream of objects
     /// needs memory for its largest document only.
     #[cfg(feature = "yaml")]
-    pub fn from_reader(name: &str, reader: std::boxed::Box<dyn std::io::BufRead>) -> Loader<'static> {
+    pub fn from_reader(
+        name: &str,
+        reader: std::boxed::Box<dyn std::io::BufRead>,
+    ) -> Loader<'static> {
         let chars = crate::yaml::Utf8Chars::new(reader);
         let error = chars.error();
         Loader {
@@ -186,7 +189,11 @@ impl<'a> Loader<'a> {
         self.collect()
     }
 
-    fn fail(&mut self, origin: String, error: JsonError) -> Option<Result<LoadedObject, LoadError>> {
+    fn fail(
+        &mut self,
+        origin: String,
+        error: JsonError,
+    ) -> Option<Result<LoadedObject, LoadError>> {
         self.failed = true;
         Some(Err(LoadError { origin, error }))
     }
@@ -204,7 +211,14 @@ impl Iterator for Loader<'_> {
                 let mut reader = slot.take()?;
                 let name = self.name.clone();
                 let mut out = Vec::new();
-                let result = walk(&mut reader, &name, self.schema, &mut self.encoder, &mut out, pending);
+                let result = walk(
+                    &mut reader,
+                    &name,
+                    self.schema,
+                    &mut self.encoder,
+                    &mut out,
+                    pending,
+                );
                 match result {
                     Err(err) => self.fail(err.origin, err.error),
                     Ok(more) => {
@@ -303,7 +317,10 @@ fn walk<'s, S: Source<'s> + Clone>(
                                 &origin,
                                 JsonError::Invalid {
                                     path: "items".into(),
-                                    reason: format!("expected an array, found {}", describe(&other)),
+                                    reason: format!(
+                                        "expected an array, found {}",
+                                        describe(&other)
+                                    ),
                                 },
                             ));
                         }
@@ -316,7 +333,9 @@ fn walk<'s, S: Source<'s> + Clone>(
         }
         let message = match schema {
             Some(schema) => schema,
-            None => schema_of(api_version.as_deref(), kind.as_deref()).map_err(|e| error(&origin, e))?,
+            None => {
+                schema_of(api_version.as_deref(), kind.as_deref()).map_err(|e| error(&origin, e))?
+            }
         };
         let mut raw = Vec::new();
         encoder
@@ -369,14 +388,9 @@ impl Loader<'_> {
                 return Some(Err(err));
             }
             let step = match &mut self.input {
-                Input::Yaml { docs, doc } => read_document(
-                    docs,
-                    doc,
-                    &self.name,
-                    self.schema,
-                    &mut self.encoder,
-                    None,
-                ),
+                Input::Yaml { docs, doc } => {
+                    read_document(docs, doc, &self.name, self.schema, &mut self.encoder, None)
+                }
                 Input::YamlStream { docs, doc, error } => read_document(
                     docs,
                     doc,
@@ -431,13 +445,25 @@ fn read_document<T: saphyr_parser::Input>(
                 column: 1,
                 reason: why,
             };
-            return DocStep::Objects(Vec::new(), Some(LoadError { origin: origin(docs), error }));
+            return DocStep::Objects(
+                Vec::new(),
+                Some(LoadError {
+                    origin: origin(docs),
+                    error,
+                }),
+            );
         }
         match more {
             Ok(false) => return DocStep::End,
             Ok(true) => {}
             Err(error) => {
-                return DocStep::Objects(Vec::new(), Some(LoadError { origin: origin(docs), error }));
+                return DocStep::Objects(
+                    Vec::new(),
+                    Some(LoadError {
+                        origin: origin(docs),
+                        error,
+                    }),
+                );
             }
         }
         if doc.is_null() {

@@ -58,7 +58,13 @@ impl Document {
     pub fn is_null(&self) -> bool {
         match self.nodes.as_slice() {
             [] => true,
-            [Node::Scalar { start, end, resolve }] => {
+            [
+                Node::Scalar {
+                    start,
+                    end,
+                    resolve,
+                },
+            ] => {
                 *resolve == Resolve::Plain
                     && matches!(
                         self.text.get(*start as usize..*end as usize),
@@ -238,7 +244,10 @@ impl<'a, T: Input> Documents<'a, T> {
                 Some(Ok(pair)) => pair,
             };
             if doc.nodes.len() > MAX_EVENTS {
-                return Err(limit(span.start.line(), "a document with too many nodes (aliases expanded)"));
+                return Err(limit(
+                    span.start.line(),
+                    "a document with too many nodes (aliases expanded)",
+                ));
             }
             match event {
                 Event::DocumentEnd => break,
@@ -258,7 +267,9 @@ impl<'a, T: Input> Documents<'a, T> {
                             Resolve::String
                         }
                         (_, Some(tag))
-                            if ["int", "float", "bool", "null"].iter().any(|t| is_core(tag, t)) =>
+                            if ["int", "float", "bool", "null"]
+                                .iter()
+                                .any(|t| is_core(tag, t)) =>
                         {
                             Resolve::Plain
                         }
@@ -283,11 +294,12 @@ impl<'a, T: Input> Documents<'a, T> {
                         return Err(limit(span.start.line(), "nesting deeper than 100 levels"));
                     }
                     open.push((doc.nodes.len(), anchor));
-                    doc.nodes.push(if matches!(event, Event::SequenceStart(..)) {
-                        Node::SeqStart
-                    } else {
-                        Node::MapStart
-                    });
+                    doc.nodes
+                        .push(if matches!(event, Event::SequenceStart(..)) {
+                            Node::SeqStart
+                        } else {
+                            Node::MapStart
+                        });
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
                     doc.nodes.push(if matches!(event, Event::SequenceEnd) {
@@ -358,7 +370,10 @@ pub struct DocumentSource<'d> {
 
 impl<'d> DocumentSource<'d> {
     fn scalar(&self, start: u32, end: u32) -> &'d str {
-        self.doc.text.get(start as usize..end as usize).unwrap_or("")
+        self.doc
+            .text
+            .get(start as usize..end as usize)
+            .unwrap_or("")
     }
 
     fn error(&self, reason: &str) -> JsonError {
@@ -404,7 +419,11 @@ impl<'d> Source<'d> for DocumentSource<'d> {
                 self.stack.pop();
                 Ok(SourceEvent::ArrayEnd)
             }
-            Node::Scalar { start, end, resolve } => {
+            Node::Scalar {
+                start,
+                end,
+                resolve,
+            } => {
                 let text = self.scalar(start, end);
                 if key_position {
                     return Ok(SourceEvent::Key(Text::plain(text)));
@@ -427,7 +446,9 @@ fn resolve_plain(text: &str) -> SourceEvent<'_> {
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
             return SourceEvent::Number(Number::Float(f64::INFINITY));
         }
-        "-.inf" | "-.Inf" | "-.INF" => return SourceEvent::Number(Number::Float(f64::NEG_INFINITY)),
+        "-.inf" | "-.Inf" | "-.INF" => {
+            return SourceEvent::Number(Number::Float(f64::NEG_INFINITY));
+        }
         ".nan" | ".NaN" | ".NAN" => return SourceEvent::Number(Number::Float(f64::NAN)),
         _ => {}
     }

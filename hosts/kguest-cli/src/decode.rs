@@ -102,7 +102,10 @@ fn list(items: &[Vec<u8>], style: Style, out: &mut Vec<u8>) {
     let pretty = style == Style::Pretty;
     let (nl, indent) = if pretty { ("\n", "    ") } else { ("", "") };
     let colon = if pretty { ": " } else { ":" };
-    out.extend_from_slice(format!("{{{nl}{indent}\"apiVersion\"{colon}\"v1\",{nl}{indent}\"items\"{colon}[").as_bytes());
+    out.extend_from_slice(
+        format!("{{{nl}{indent}\"apiVersion\"{colon}\"v1\",{nl}{indent}\"items\"{colon}[")
+            .as_bytes(),
+    );
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');

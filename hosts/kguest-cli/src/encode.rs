@@ -60,8 +60,8 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         input
             .read_to_end(&mut bytes)
             .map_err(|e| Failure::Input(format!("{name}: {e}")))?;
-        json_text =
-            String::from_utf8(bytes).map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
+        json_text = String::from_utf8(bytes)
+            .map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
         Loader::new(&name, &json_text)
     } else {
         Loader::from_reader(&name, input)
@@ -81,7 +81,12 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     }
 }
 
-fn write_objects(loader: Loader<'_>, raw: bool, name: &str, sink: &mut Sink) -> Result<(), Failure> {
+fn write_objects(
+    loader: Loader<'_>,
+    raw: bool,
+    name: &str,
+    sink: &mut Sink,
+) -> Result<(), Failure> {
     let bytes = |object: &LoadedObject| {
         if raw {
             object.raw.clone()
@@ -126,12 +131,14 @@ fn write_objects(loader: Loader<'_>, raw: bool, name: &str, sink: &mut Sink) -> 
 /// The input file, or standard input for `-` or no file.
 fn open_input(path: Option<&str>) -> Result<(String, Box<dyn BufRead>), Failure> {
     match path {
-        None | Some("-") => Ok((
-            "<stdin>".into(),
-            Box::new(BufReader::new(std::io::stdin())),
-        )),
+        None | Some("-") => Ok(("<stdin>".into(), Box::new(BufReader::new(std::io::stdin())))),
         Some(path) => std::fs::File::open(path)
-            .map(|f| (path.to_string(), Box::new(BufReader::new(f)) as Box<dyn BufRead>))
+            .map(|f| {
+                (
+                    path.to_string(),
+                    Box::new(BufReader::new(f)) as Box<dyn BufRead>,
+                )
+            })
             .map_err(|err| Failure::Input(format!("{path}: {err}"))),
     }
 }
@@ -190,7 +197,9 @@ impl Sink {
             }
             Sink::Stdout(out) => match out.write_all(bytes) {
                 Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                other => other.map_err(|err| Failure::Input(format!("writing standard output: {err}"))),
+                other => {
+                    other.map_err(|err| Failure::Input(format!("writing standard output: {err}")))
+                }
             },
         }
     }
@@ -201,18 +210,25 @@ impl Sink {
                 Some(mut out) => out
                     .flush()
                     .map_err(|err| Failure::Input(format!("{path}: {err}"))),
-                None => std::fs::write(&path, b"").map_err(|err| Failure::Input(format!("{path}: {err}"))),
+                None => std::fs::write(&path, b"")
+                    .map_err(|err| Failure::Input(format!("{path}: {err}"))),
             },
             Sink::Stdout(mut out) => match out.flush() {
                 Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                other => other.map_err(|err| Failure::Input(format!("writing standard output: {err}"))),
+                other => {
+                    other.map_err(|err| Failure::Input(format!("writing standard output: {err}")))
+                }
             },
         }
     }
 
     /// Drops a partly written output file.
     fn abort(self) {
-        if let Sink::File { path, out: Some(out) } = self {
+        if let Sink::File {
+            path,
+            out: Some(out),
+        } = self
+        {
             drop(out);
             let _ = std::fs::remove_file(path);
         }

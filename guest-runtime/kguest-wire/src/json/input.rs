@@ -20,7 +20,9 @@ use core::cmp::Ordering;
 
 use super::JsonError;
 use super::text::{Event, Reader, Text};
-use crate::encode::{FIXED32, FIXED64, LEN, VARINT, put_key, put_varint, varint_len, zigzag32, zigzag64};
+use crate::encode::{
+    FIXED32, FIXED64, LEN, VARINT, put_key, put_varint, varint_len, zigzag32, zigzag64,
+};
 use crate::schema::{FieldSchema, JsonForm, Kind, Label, MessageSchema};
 use crate::{quantity, timefmt};
 
@@ -459,9 +461,12 @@ impl Encoder {
                         other => return Err(self.expected("a member name", &other)),
                     };
                     seq += 1;
-                    let Some((owner, field)) = self.lookup(schema, slots_base, &key, &mut cursor)?
+                    let Some((owner, field)) =
+                        self.lookup(schema, slots_base, &key, &mut cursor)?
                     else {
-                        if ignore.iter().any(|name| key.eq_str(name)) {
+                        if ignore.iter().any(|name| key.eq_str(name))
+                            || (is_type_meta(&key) && embeds_type_meta(schema))
+                        {
                             let value = src.next_event()?;
                             skip(value, src)?;
                             continue;
@@ -691,7 +696,10 @@ impl Encoder {
         let text = String::from_utf8_lossy(&buf).into_owned();
         self.text = buf;
         let (event, sort) = match field.kind {
-            Kind::Bool => (SourceEvent::Bool(text == "true"), MapKey::Int(i64::from(text == "true"))),
+            Kind::Bool => (
+                SourceEvent::Bool(text == "true"),
+                MapKey::Int(i64::from(text == "true")),
+            ),
             Kind::Uint32 | Kind::Uint64 | Kind::Fixed32 | Kind::Fixed64 => {
                 let v: u64 = text
                     .parse()
@@ -712,7 +720,12 @@ impl Encoder {
 
     /// Sorts the open message's chunks, keeps the last member for each
     /// field, adds the zero values Go always writes, and records the node.
-    fn close(&mut self, schema: &'static MessageSchema, base: usize, slots_base: usize) -> Result<u32> {
+    fn close(
+        &mut self,
+        schema: &'static MessageSchema,
+        base: usize,
+        slots_base: usize,
+    ) -> Result<u32> {
         let raw = &self.raw;
         if let Some(chunks) = self.stack.get_mut(base..) {
             chunks.sort_by(|a, b| {
@@ -769,7 +782,10 @@ impl Encoder {
         let mut len = 0u64;
         for field in schema.fields {
             if field.inline {
-                if let Some(&(_, node)) = inlined[..n_inlined].iter().find(|(n, _)| *n == field.number) {
+                if let Some(&(_, node)) = inlined[..n_inlined]
+                    .iter()
+                    .find(|(n, _)| *n == field.number)
+                {
                     let chunk = Chunk {
                         owner: slot,
                         number: field.number,
@@ -800,7 +816,8 @@ impl Encoder {
                     if field.label == Label::Map
                         && j < i
                         && self.stack[j].seq == last_seq
-                        && compare_keys(&self.raw, &chunk.key, &self.stack[j].key) == Ordering::Equal
+                        && compare_keys(&self.raw, &chunk.key, &self.stack[j].key)
+                            == Ordering::Equal
                     {
                         continue;
                     }
@@ -961,10 +978,13 @@ impl Encoder {
     fn int(&self, value: &SourceEvent<'_>, min: i64, max: i64) -> Result<i64> {
         match value {
             SourceEvent::Null => Ok(0),
-            SourceEvent::Number(n) => n
-                .as_i64()
-                .filter(|v| (min..=max).contains(v))
-                .ok_or_else(|| self.invalid(format!("{} is not an integer in {min}..={max}", n.text()))),
+            SourceEvent::Number(n) => {
+                n.as_i64()
+                    .filter(|v| (min..=max).contains(v))
+                    .ok_or_else(|| {
+                        self.invalid(format!("{} is not an integer in {min}..={max}", n.text()))
+                    })
+            }
             other => Err(self.expected("an integer", other)),
         }
     }
@@ -1062,9 +1082,10 @@ impl Encoder {
                     SourceEvent::Null | SourceEvent::String(_) => {
                         (u64::from(matches!(first, SourceEvent::String(_))), 0)
                     }
-                    SourceEvent::Number(_) => {
-                        (0, self.int(&first, i64::from(i32::MIN), i64::from(i32::MAX))?)
-                    }
+                    SourceEvent::Number(_) => (
+                        0,
+                        self.int(&first, i64::from(i32::MIN), i64::from(i32::MAX))?,
+                    ),
                     other => return Err(self.expected("a number or a string", &other)),
                 };
                 put_key(&mut self.raw, 1, VARINT);
@@ -1162,9 +1183,28 @@ fn key_matches(key: &Text<'_>, name: &str) -> bool {
 
 /// True when `key` names a field of `schema` or of a message inlined in it.
 fn knows(schema: &MessageSchema, key: &Text<'_>) -> bool {
-    schema.fields.iter().any(|field| match (field.inline, field.kind) {
-        (true, Kind::Message(inner)) => knows(inner, key),
-        _ => key_matches(key, field.json_name()),
+    schema
+        .fields
+        .iter()
+        .any(|field| match (field.inline, field.kind) {
+            (true, Kind::Message(inner)) => knows(inner, key),
+            _ => key_matches(key, field.json_name()),
+        })
+}
+
+fn is_type_meta(key: &Text<'_>) -> bool {
+    key_matches(key, "apiVersion") || key_matches(key, "kind")
+}
+
+/// True for the messages of Kubernetes objects (those with `ObjectMeta` or
+/// `ListMeta` metadata): their Go types embed `TypeMeta`, so their JSON may
+/// carry `apiVersion` and `kind` (a StatefulSet's volume claim templates
+/// often do), which protobuf does not keep.
+fn embeds_type_meta(schema: &MessageSchema) -> bool {
+    schema.fields.iter().any(|f| {
+        f.json_name() == "metadata"
+            && matches!(f.kind, Kind::Message(m)
+                if m.name().ends_with(".v1.ObjectMeta") || m.name().ends_with(".v1.ListMeta"))
     })
 }
 

@@ -364,7 +364,12 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// A field that is not set: `null` when Go writes it anyway.
-    fn absent(&mut self, field: &FieldSchema, name: &str, first: &mut bool) -> Result<(), JsonError> {
+    fn absent(
+        &mut self,
+        field: &FieldSchema,
+        name: &str,
+        first: &mut bool,
+    ) -> Result<(), JsonError> {
         if field.emit_empty {
             self.member(first, name);
             self.null();
@@ -389,7 +394,9 @@ impl<'o, 'a> Writer<'o, 'a> {
                     // A Go slice type: unset is nil, set is a (maybe empty) list.
                     return match body {
                         None => self.absent(field, name, first),
-                        Some(body) if !field.emit_empty && bare_array_is_empty(inner, body) => Ok(()),
+                        Some(body) if !field.emit_empty && bare_array_is_empty(inner, body) => {
+                            Ok(())
+                        }
                         Some(body) => {
                             self.member(first, name);
                             self.special(inner, body)
@@ -613,11 +620,10 @@ impl<'o, 'a> Writer<'o, 'a> {
             (Kind::Uint64, Value::Varint(v)) => self.uint(v),
             (Kind::Sint32, Value::Varint(v)) => self.int(i64::from(zigzag32(v))),
             (Kind::Sint64, Value::Varint(v)) => self.int(zigzag64(v)),
-            (Kind::Bool, Value::Varint(v)) => self.out.extend_from_slice(if v != 0 {
-                b"true"
-            } else {
-                b"false"
-            }),
+            (Kind::Bool, Value::Varint(v)) => {
+                self.out
+                    .extend_from_slice(if v != 0 { b"true" } else { b"false" })
+            }
             (Kind::Fixed32, Value::Fixed32(v)) => self.uint(u64::from(v)),
             (Kind::Sfixed32, Value::Fixed32(v)) => self.int(i64::from(v as i32)),
             (Kind::Float, Value::Fixed32(v)) => self.float(f64::from(f32::from_bits(v))),
@@ -667,13 +673,14 @@ impl<'o, 'a> Writer<'o, 'a> {
                     self.string(b"0");
                 } else {
                     let mut buf = [0u8; 64];
-                    let canonical = crate::quantity::reserialize(text, &mut buf).map_err(|err| {
-                        self.unrepresentable(alloc::format!(
-                            "quantity `{}`: {}",
-                            String::from_utf8_lossy(text),
-                            err.as_str()
-                        ))
-                    })?;
+                    let canonical =
+                        crate::quantity::reserialize(text, &mut buf).map_err(|err| {
+                            self.unrepresentable(alloc::format!(
+                                "quantity `{}`: {}",
+                                String::from_utf8_lossy(text),
+                                err.as_str()
+                            ))
+                        })?;
                     self.string(canonical.as_bytes());
                 }
             }
@@ -727,7 +734,11 @@ impl<'o, 'a> Writer<'o, 'a> {
         reader.finish().map_err(|err| fail(self, err))
     }
 
-    fn embedded_value(&mut self, reader: &mut Reader<'_>, first: Event<'_>) -> Result<(), JsonError> {
+    fn embedded_value(
+        &mut self,
+        reader: &mut Reader<'_>,
+        first: Event<'_>,
+    ) -> Result<(), JsonError> {
         let mut buf = Vec::new();
         match first {
             Event::ObjectStart => {
@@ -761,7 +772,9 @@ impl<'o, 'a> Writer<'o, 'a> {
                 self.array_end(first);
             }
             Event::Null => self.null(),
-            Event::Bool(b) => self.out.extend_from_slice(if b { b"true" } else { b"false" }),
+            Event::Bool(b) => self
+                .out
+                .extend_from_slice(if b { b"true" } else { b"false" }),
             Event::Number(n) => self.out.extend_from_slice(n.as_bytes()),
             Event::String(t) => {
                 t.decode_into(&mut buf);
@@ -855,18 +868,19 @@ pub fn is_zero(schema: &MessageSchema, bytes: &[u8]) -> bool {
         JsonForm::Quantity => {
             let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
             let mut buf = [0u8; 64];
-            text.is_empty()
-                || crate::quantity::reserialize(text, &mut buf).is_ok_and(|c| c == "0")
+            text.is_empty() || crate::quantity::reserialize(text, &mut buf).is_ok_and(|c| c == "0")
         }
         JsonForm::IntOrString => {
             varint_field(1) == 0
                 && varint_field(2) == 0
-                && rt::get::<crate::codec::Bytes>(bytes, 3).unwrap_or(b"").is_empty()
+                && rt::get::<crate::codec::Bytes>(bytes, 3)
+                    .unwrap_or(b"")
+                    .is_empty()
         }
         JsonForm::Duration => varint_field(1) == 0,
-        JsonForm::EmbeddedString | JsonForm::RawJson => {
-            rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"").is_empty()
-        }
+        JsonForm::EmbeddedString | JsonForm::RawJson => rt::get::<crate::codec::Bytes>(bytes, 1)
+            .unwrap_or(b"")
+            .is_empty(),
         JsonForm::BareArray => bare_array_is_empty(schema, bytes),
         JsonForm::Object => schema.fields.iter().all(|field| match field.label {
             Label::Repeated | Label::Map => last_value(bytes, field.number).is_none(),
@@ -932,7 +946,11 @@ pub(crate) fn write_go_string(text: &[u8], out: &mut Vec<u8>) {
             start = i;
             continue;
         }
-        if width == 3 && b == 0xe2 && text[i + 1] == 0x80 && (text[i + 2] == 0xa8 || text[i + 2] == 0xa9) {
+        if width == 3
+            && b == 0xe2
+            && text[i + 1] == 0x80
+            && (text[i + 2] == 0xa8 || text[i + 2] == 0xa9)
+        {
             out.extend_from_slice(&text[start..i]);
             out.extend_from_slice(if text[i + 2] == 0xa8 {
                 b"\\u2028"
@@ -1006,5 +1024,200 @@ mod tests {
         let mut out = Vec::new();
         write_go_string(b"a\xffb", &mut out);
         assert_eq!(String::from_utf8(out).unwrap(), "\"a\u{fffd}b\"");
+    }
+}
+
+/// One test per Go `encoding/json` rule, on a schema built for it.
+#[cfg(test)]
+mod go_rules {
+    use super::*;
+    use crate::json::from_json_text;
+    use crate::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
+
+    static INNER: MessageSchema = MessageSchema::new(
+        "t.Inner",
+        JsonForm::Object,
+        &[F::new(1, "n", Label::Singular, Kind::Int32).always()],
+    );
+    static TIME: MessageSchema = MessageSchema::new(
+        "t.Time",
+        JsonForm::Timestamp { frac_digits: 0 },
+        &[
+            F::new(1, "seconds", Label::Singular, Kind::Int64),
+            F::new(2, "nanos", Label::Singular, Kind::Int32),
+        ],
+    );
+    static QUANTITY: MessageSchema = MessageSchema::new(
+        "t.Quantity",
+        JsonForm::Quantity,
+        &[F::new(1, "string", Label::Singular, Kind::String)],
+    );
+    static ENTRY: MessageSchema = MessageSchema::new(
+        "t.Entry",
+        JsonForm::Object,
+        &[
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
+        ],
+    );
+    static OUTER: MessageSchema = MessageSchema::new(
+        "t.Outer",
+        JsonForm::Object,
+        &[
+            // int32 `json:"a,omitempty"`
+            F::new(1, "omitInt", Label::Singular, Kind::Int32).always(),
+            // int32 `json:"b"`
+            F::new(2, "keepInt", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            // *int32 `json:"c,omitempty"`
+            F::new(3, "ptrInt", Label::Singular, Kind::Int32),
+            // *string `json:"d"`
+            F::new(4, "ptrKeep", Label::Singular, Kind::String).emit_empty(),
+            F::new(5, "list", Label::Repeated, Kind::String),
+            F::new(6, "listKeep", Label::Repeated, Kind::String).emit_empty(),
+            F::new(7, "map", Label::Map, Kind::Message(&ENTRY)),
+            F::new(8, "mapKeep", Label::Map, Kind::Message(&ENTRY)).emit_empty(),
+            // Inner `json:"inner,omitempty"`: a struct, always written.
+            F::new(9, "inner", Label::Singular, Kind::Message(&INNER)).always(),
+            F::new(10, "innerPtr", Label::Singular, Kind::Message(&INNER)),
+            // metav1.Time `json:"time,omitempty"`
+            F::new(11, "time", Label::Singular, Kind::Message(&TIME)).always(),
+            // metav1.Time `json:"zeroTime,omitempty,omitzero"`
+            F::new(12, "zeroTime", Label::Singular, Kind::Message(&TIME))
+                .always()
+                .omit_zero(),
+            F::new(13, "bytes", Label::Singular, Kind::Bytes),
+            F::new(14, "bytesKeep", Label::Singular, Kind::Bytes).emit_empty(),
+            F::new(15, "flag", Label::Singular, Kind::Bool).always(),
+            F::new(16, "flagKeep", Label::Singular, Kind::Bool)
+                .always()
+                .emit_empty(),
+            F::new(17, "text", Label::Singular, Kind::String).always(),
+            F::new(18, "textKeep", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            // resource.Quantity `json:"q,omitempty"`: a struct, written as "0".
+            F::new(19, "q", Label::Singular, Kind::Message(&QUANTITY)).always(),
+        ],
+    );
+
+    /// JSON in, Go's JSON out (compact).
+    fn round(json: &str) -> String {
+        let bytes = from_json_text(&OUTER, json).expect("encodes");
+        let mut out = Vec::new();
+        write_json(&OUTER, &bytes, WriteOptions::default(), &mut out).expect("decodes");
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    /// What every field writes when it is empty.
+    const EMPTY: &str = r#"{"keepInt":0,"ptrKeep":null,"listKeep":null,"mapKeep":null,"inner":{},"time":null,"bytesKeep":null,"flagKeep":false,"textKeep":"","q":"0"}"#;
+
+    #[test]
+    fn empty_fields_follow_their_tags() {
+        assert_eq!(round("{}"), EMPTY);
+    }
+
+    #[test]
+    fn omitempty_leaves_out_zero_values_even_when_set() {
+        let json = r#"{"omitInt":0,"flag":false,"text":"","list":[],"map":{},"bytes":""}"#;
+        assert_eq!(round(json), EMPTY);
+    }
+
+    #[test]
+    fn without_omitempty_zero_values_are_written() {
+        let json = r#"{"keepInt":0,"flagKeep":false,"textKeep":""}"#;
+        assert_eq!(round(json), EMPTY);
+    }
+
+    #[test]
+    fn set_pointers_are_written_even_when_zero() {
+        let out = round(r#"{"ptrInt":0,"ptrKeep":"","innerPtr":{}}"#);
+        assert!(out.contains(r#""ptrInt":0"#), "{out}");
+        assert!(out.contains(r#""ptrKeep":"""#), "{out}");
+        assert!(out.contains(r#""innerPtr":{}"#), "{out}");
+    }
+
+    #[test]
+    fn unset_pointers_are_left_out_or_null() {
+        let out = round("{}");
+        assert!(
+            !out.contains("ptrInt") && !out.contains("innerPtr"),
+            "{out}"
+        );
+        assert!(out.contains(r#""ptrKeep":null"#), "{out}");
+    }
+
+    #[test]
+    fn structs_are_written_even_with_omitempty() {
+        assert!(round("{}").contains(r#""inner":{}"#));
+        assert!(round("{}").contains(r#""q":"0""#));
+    }
+
+    #[test]
+    fn a_zero_time_is_null_unless_omitzero() {
+        let out = round(r#"{"time":null,"zeroTime":null}"#);
+        assert!(out.contains(r#""time":null"#), "{out}");
+        assert!(!out.contains("zeroTime"), "{out}");
+        let out = round(r#"{"zeroTime":"2024-05-01T10:00:00Z"}"#);
+        assert!(
+            out.contains(r#""zeroTime":"2024-05-01T10:00:00Z""#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn empty_slices_and_maps_are_null_or_left_out() {
+        let out = round(r#"{"list":[],"listKeep":[],"map":{},"mapKeep":{}}"#);
+        // Protobuf cannot tell an empty list from none: Go reads back nil.
+        assert!(
+            out.contains(r#""listKeep":null"#) && out.contains(r#""mapKeep":null"#),
+            "{out}"
+        );
+        assert!(
+            !out.contains(r#""list""#) && !out.contains(r#""map""#),
+            "{out}"
+        );
+        let out = round(r#"{"list":["a"],"mapKeep":{"b":"2","a":"1"}}"#);
+        assert!(out.contains(r#""list":["a"]"#), "{out}");
+        assert!(out.contains(r#""mapKeep":{"a":"1","b":"2"}"#), "{out}");
+    }
+
+    #[test]
+    fn empty_bytes_are_empty_strings_unless_omitempty() {
+        let out = round(r#"{"bytes":"","bytesKeep":""}"#);
+        assert!(out.contains(r#""bytesKeep":"""#), "{out}");
+        assert!(!out.contains(r#""bytes""#), "{out}");
+        assert!(round(r#"{"bytes":"AQ=="}"#).contains(r#""bytes":"AQ==""#));
+    }
+
+    #[test]
+    fn text_is_escaped_and_laid_out_as_go_does() {
+        let bytes =
+            from_json_text(&OUTER, r#"{"text":"<a&b>","list":["x","y"]}"#).expect("encodes");
+        let mut out = Vec::new();
+        let options = WriteOptions {
+            style: Style::Pretty,
+            resolver: None,
+        };
+        write_json(&OUTER, &bytes, options, &mut out).expect("decodes");
+        let text = String::from_utf8(out).expect("UTF-8");
+        assert!(
+            text.contains("    \"list\": [\n        \"x\",\n        \"y\"\n    ],"),
+            "{text}"
+        );
+        assert!(text.contains(r#""text": "\u003ca\u0026b\u003e""#), "{text}");
+        assert!(text.contains("    \"mapKeep\": null,\n"), "{text}");
+    }
+
+    #[test]
+    fn is_zero_follows_go() {
+        assert!(is_zero(&INNER, &[]));
+        assert!(is_zero(&INNER, &[0x08, 0x00]));
+        assert!(!is_zero(&INNER, &[0x08, 0x01]));
+        assert!(is_zero(&TIME, &[]));
+        assert!(!is_zero(&TIME, &[0x08, 0x01]));
+        assert!(is_zero(&QUANTITY, &[0x0a, 0x01, b'0']));
+        assert!(!is_zero(&QUANTITY, &[0x0a, 0x01, b'1']));
     }
 }

@@ -76,7 +76,9 @@ impl Canonical {
         depth: usize,
     ) -> Result<u32, ReadError> {
         if depth > MAX_DEPTH {
-            return Err(ReadError::Invalid("embedded JSON nests deeper than 100 levels"));
+            return Err(ReadError::Invalid(
+                "embedded JSON nests deeper than 100 levels",
+            ));
         }
         let node = match first {
             SourceEvent::Null => Node::Null,
@@ -146,9 +148,12 @@ impl Canonical {
             Node::Int(v) => push_display(out, v),
             Node::Uint(v) => push_display(out, v),
             Node::Float(v) => write_f64(v, out),
-            Node::Str(start, end) => {
-                write_str(self.strings.get(start as usize..end as usize).unwrap_or(&[]), out)
-            }
+            Node::Str(start, end) => write_str(
+                self.strings
+                    .get(start as usize..end as usize)
+                    .unwrap_or(&[]),
+                out,
+            ),
             Node::Array(start, len) => {
                 out.push(b'[');
                 for (i, &kid) in self

@@ -496,10 +496,9 @@ impl<'a> Reader<'a> {
 pub(crate) fn syntax_error(src: &str, offset: usize, reason: &str) -> JsonError {
     let before = src.get(..offset).unwrap_or(src);
     let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let column = before
-        .rfind('\n')
-        .map_or(before.chars().count(), |nl| before[nl + 1..].chars().count())
-        + 1;
+    let column = before.rfind('\n').map_or(before.chars().count(), |nl| {
+        before[nl + 1..].chars().count()
+    }) + 1;
     JsonError::Syntax {
         line,
         column,
@@ -536,8 +535,10 @@ mod tests {
 
     #[test]
     fn reads_nested_documents() {
-        let got = events(r#" {"a": [1, -2.5e3, true, null], "b\n": {"c": "x\u00e9\ud83d\ude00"}, "d": {}} "#)
-            .unwrap();
+        let got = events(
+            r#" {"a": [1, -2.5e3, true, null], "b\n": {"c": "x\u00e9\ud83d\ude00"}, "d": {}} "#,
+        )
+        .unwrap();
         let want = [
             "an object",
             "a",

@@ -4,10 +4,10 @@ use alloc::vec::Vec;
 
 use serde_json::Value as Json;
 
+use super::JsonError;
 use super::input::{Encoder, Number, Source, SourceEvent};
 use super::output::{WriteOptions, write_json};
 use super::text::Text;
-use super::JsonError;
 use crate::schema::MessageSchema;
 
 /// Writes the message `bytes` of type `schema` as a JSON value.

@@ -355,7 +355,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     2,
                     "eventTime",
@@ -367,14 +368,10 @@ pub mod _schema {
                 .always()
                 .emit_empty(),
             F::new(3, "series", Label::Singular, Kind::Message(&EVENT_SERIES)),
-            F::new(4, "reportingController", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(5, "reportingInstance", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(6, "action", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(7, "reason", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "reportingController", Label::Singular, Kind::String).always(),
+            F::new(5, "reportingInstance", Label::Singular, Kind::String).always(),
+            F::new(6, "action", Label::Singular, Kind::String).always(),
+            F::new(7, "reason", Label::Singular, Kind::String).always(),
             F::new(
                     8,
                     "regarding",
@@ -389,7 +386,7 @@ pub mod _schema {
                 Kind::Message(&crate::api::core::v1::_schema::OBJECT_REFERENCE),
             ),
             F::new(10, "note", Label::Singular, Kind::String).always(),
-            F::new(11, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(11, "type", Label::Singular, Kind::String).always(),
             F::new(
                     12,
                     "deprecatedSource",
