@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 use super::JsonError;
-use super::text::{Event, Reader, Text};
+use super::text::{Event, MAX_DEPTH, Reader, Text};
 use crate::encode::{
     FIXED32, FIXED64, LEN, VARINT, put_key, put_varint, varint_len, zigzag32, zigzag64,
 };
@@ -447,6 +447,11 @@ impl Encoder {
         src: &mut S,
         ignore: &[&str],
     ) -> Result<u32> {
+        // The path holds one part per enclosing container, so this bounds
+        // recursion for any source and any (even recursive) schema.
+        if self.path.len() >= MAX_DEPTH {
+            return Err(self.invalid(format!("nested more than {MAX_DEPTH} levels deep")));
+        }
         let base = self.stack.len();
         let slots_base = self.slots.len();
         match first {
@@ -1290,5 +1295,37 @@ mod tests {
         for bad in ["Zg", "Zg=", "Z===", "Zm9v!A==", "Zg==Zg=="] {
             assert_eq!(base64_decode(bad), None, "{bad}");
         }
+    }
+
+    /// A schema that contains itself: only the depth limit stops the
+    /// recursion, with an error instead of a stack overflow.
+    #[test]
+    fn recursion_is_bounded_for_any_schema() {
+        use crate::schema::FieldSchema as F;
+        static NODE: MessageSchema = MessageSchema::new(
+            "t.Node",
+            JsonForm::Object,
+            &[F::new(1, "next", Label::Singular, Kind::Message(&NODE))],
+        );
+        let nested = |depth: usize| "{\"next\":".repeat(depth) + "{}" + &"}".repeat(depth);
+        let mut encoder = Encoder::new();
+        let mut out = Vec::new();
+        encoder
+            .encode_text(&NODE, &nested(MAX_DEPTH - 1), &[], &mut out)
+            .expect("100 levels");
+        struct Deep(usize);
+        impl<'s> Source<'s> for Deep {
+            fn next_event(&mut self) -> Result<SourceEvent<'s>> {
+                self.0 += 1;
+                Ok(match self.0 % 2 {
+                    1 => SourceEvent::ObjectStart,
+                    _ => SourceEvent::Key(Text::plain("next")),
+                })
+            }
+        }
+        let err = encoder
+            .encode(&NODE, &mut Deep(0), &[], &mut out)
+            .expect_err("endless");
+        assert!(err.to_string().contains("nested more than 100 levels deep"), "{err}");
     }
 }
