@@ -350,11 +350,15 @@ impl Encoder {
 
     fn push_name(&mut self, text: &Text<'_>, key: bool) {
         let start = self.names.len() as u32;
-        let mut buf = core::mem::take(&mut self.text);
-        buf.clear();
-        text.decode_into(&mut buf);
-        self.names.push_str(&String::from_utf8_lossy(&buf));
-        self.text = buf;
+        if let Some(plain) = text.as_plain() {
+            self.names.push_str(plain);
+        } else {
+            let mut buf = core::mem::take(&mut self.text);
+            buf.clear();
+            text.decode_into(&mut buf);
+            self.names.push_str(&String::from_utf8_lossy(&buf));
+            self.text = buf;
+        }
         let end = self.names.len() as u32;
         self.path.push(if key {
             Part::Key(start, end)
@@ -502,9 +506,9 @@ impl Encoder {
         let fields = schema.fields;
         // Members usually come in field order: try from where the last one was.
         let n = fields.len();
-        for k in 0..n {
-            let i = (*cursor + k) % n;
-            let Some(field) = fields.get(i) else { break };
+        let from = (*cursor).min(n);
+        for i in (from..n).chain(0..from) {
+            let field = &fields[i];
             if !field.inline && key_matches(key, field.json_name()) {
                 *cursor = i + 1;
                 return Ok(Some((0, field)));
@@ -807,6 +811,13 @@ impl Encoder {
             while i < end && self.stack[i].owner == slot && self.stack[i].number == field.number {
                 i += 1;
             }
+            if i == run_start + 1 && !matches!(self.stack[run_start].body, Body::Null) {
+                // One member for the field: the common case.
+                let chunk = self.stack[run_start];
+                len += self.chunk_len(&chunk);
+                self.asm.push(chunk);
+                continue;
+            }
             let last_seq = self.stack[run_start..i].iter().map(|c| c.seq).max();
             let mut wrote = false;
             if let Some(last_seq) = last_seq {
@@ -1040,11 +1051,17 @@ impl Encoder {
             JsonForm::Timestamp { frac_digits } => {
                 let text = match first {
                     SourceEvent::Null => return Ok(()),
-                    SourceEvent::String(text) => self.string_of(&text),
+                    SourceEvent::String(text) => text,
                     other => return Err(self.expected("an RFC 3339 time", &other)),
                 };
-                let (seconds, nanos) = timefmt::parse_rfc3339(text.as_bytes())
-                    .ok_or_else(|| self.invalid(format!("`{text}` is not an RFC 3339 time")))?;
+                let parsed = match text.as_plain() {
+                    Some(plain) => timefmt::parse_rfc3339(plain.as_bytes()),
+                    None => timefmt::parse_rfc3339(self.string_of(&text).as_bytes()),
+                };
+                let (seconds, nanos) = parsed.ok_or_else(|| {
+                    let text = self.string_of(&text);
+                    self.invalid(format!("`{text}` is not an RFC 3339 time"))
+                })?;
                 // Kubernetes keeps seconds for Time and microseconds for MicroTime.
                 let nanos = match frac_digits {
                     0 => 0,
@@ -1070,17 +1087,26 @@ impl Encoder {
                 self.put_text(1, &text).map(|_| ())
             }
             JsonForm::Quantity => {
-                let text = match first {
-                    SourceEvent::Null => String::from("0"),
-                    SourceEvent::String(text) => {
-                        let s = self.string_of(&text);
-                        self.canonical_quantity(&s)?
-                    }
+                let decoded;
+                let text: &str = match first {
+                    SourceEvent::Null => "0",
+                    SourceEvent::String(text) => match text.as_plain() {
+                        Some(plain) => plain,
+                        None => {
+                            decoded = self.string_of(&text);
+                            &decoded
+                        }
+                    },
                     // Go accepts a bare JSON number for a quantity.
-                    SourceEvent::Number(n) => self.canonical_quantity(&n.text())?,
+                    SourceEvent::Number(n) => {
+                        decoded = n.text();
+                        &decoded
+                    }
                     other => return Err(self.expected("a quantity", &other)),
                 };
-                self.put_text(1, &Text::plain(&text)).map(|_| ())
+                let mut buf = [0u8; 64];
+                let canonical = self.canonical_quantity(text, &mut buf)?;
+                self.put_text(1, &Text::plain(canonical)).map(|_| ())
             }
             JsonForm::IntOrString => {
                 let (kind, int) = match first {
@@ -1167,10 +1193,8 @@ impl Encoder {
         }
     }
 
-    fn canonical_quantity(&self, text: &str) -> Result<String> {
-        let mut buf = [0u8; 64];
-        quantity::reserialize(text.as_bytes(), &mut buf)
-            .map(String::from)
+    fn canonical_quantity<'b>(&self, text: &'b str, buf: &'b mut [u8; 64]) -> Result<&'b str> {
+        quantity::reserialize(text.as_bytes(), buf)
             .map_err(|err| self.invalid(format!("`{text}` is not a quantity ({})", err.as_str())))
     }
 }
@@ -1181,7 +1205,12 @@ fn key_len(number: u32) -> u64 {
 
 fn key_matches(key: &Text<'_>, name: &str) -> bool {
     match key.as_plain() {
-        Some(plain) => plain == name,
+        // Length and first byte settle most mismatches without a memcmp call.
+        Some(plain) => {
+            plain.len() == name.len()
+                && plain.as_bytes().first() == name.as_bytes().first()
+                && plain == name
+        }
         None => key.eq_str(name),
     }
 }

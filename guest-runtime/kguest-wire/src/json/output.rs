@@ -164,7 +164,13 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// Starts the next object member.
     fn member(&mut self, first: &mut bool, name: &str) {
-        self.member_bytes(first, name.as_bytes());
+        // Schema names are plain identifiers: nothing to escape.
+        debug_assert!(name.bytes().all(|b| PLAIN[usize::from(b)]), "{name}");
+        self.element(first);
+        self.out.push(b'"');
+        self.out.extend_from_slice(name.as_bytes());
+        let colon: &[u8] = if self.pretty { b"\": " } else { b"\":" };
+        self.out.extend_from_slice(colon);
     }
 
     fn member_bytes(&mut self, first: &mut bool, name: &[u8]) {
@@ -300,6 +306,10 @@ impl<'o, 'a> Writer<'o, 'a> {
             let run = i;
             while i < end && usize::from(self.occ[i].index) == index {
                 i += 1;
+            }
+            if run == i && !field.always && !field.emit_empty {
+                // Unset and not written: most fields of most messages.
+                continue;
             }
             self.path.push(field.json_name());
             let result = if field.inline {
@@ -895,6 +905,18 @@ pub fn is_zero(schema: &MessageSchema, bytes: &[u8]) -> bool {
     }
 }
 
+/// The bytes Go writes unchanged inside a string: printable ASCII except
+/// `"`, `\\`, `<`, `>` and `&`.
+const PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x20;
+    while b < 0x80 {
+        table[b] = !matches!(b as u8, b'"' | b'\\' | b'<' | b'>' | b'&');
+        b += 1;
+    }
+    table
+};
+
 /// Writes `text` as a JSON string the way Go's `encoding/json` does.
 pub(crate) fn write_go_string(text: &[u8], out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -903,6 +925,10 @@ pub(crate) fn write_go_string(text: &[u8], out: &mut Vec<u8>) {
     let mut i = 0;
     while i < text.len() {
         let b = text[i];
+        if PLAIN[usize::from(b)] {
+            i += 1;
+            continue;
+        }
         if b < 0x80 {
             let escape: &[u8] = match b {
                 b'"' => b"\\\"",

@@ -436,6 +436,7 @@ impl<'a> Reader<'a> {
         let mut i = start;
         let mut escaped = false;
         loop {
+            i = plain_run(bytes, i);
             let Some(&b) = bytes.get(i) else {
                 self.pos = i;
                 return Err(self.error("unterminated string"));
@@ -492,6 +493,34 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The offset of the first byte at or after `i` that ends a run of plain
+/// string bytes: `"`, `\\`, a control character, or the end. Eight bytes at
+/// a time: a byte is flagged when it equals `"` or `\\`, or is below 0x20;
+/// the lowest flagged byte of a word is always a real one.
+fn plain_run(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let flagged = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        let flagged = flagged & HIGH;
+        if flagged != 0 {
+            return i + (flagged.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while bytes.get(i).is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20) {
+        i += 1;
+    }
+    i
+}
+
 /// A syntax error at byte `offset` of `src`, with its line and column.
 pub(crate) fn syntax_error(src: &str, offset: usize, reason: &str) -> JsonError {
     let before = src.get(..offset).unwrap_or(src);
@@ -511,6 +540,23 @@ mod tests {
     use super::*;
     use alloc::string::String;
     use alloc::vec;
+
+    #[test]
+    fn plain_runs_stop_at_every_special_byte() {
+        for at in 0..40usize {
+            for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                let mut text = [b'a'; 40];
+                // Bytes that look close to the specials must not stop the run.
+                text[at.saturating_sub(1)] = 0x80 | special;
+                text[at] = special;
+                assert_eq!(plain_run(&text, 0), at, "{special:#x} at {at}");
+                assert_eq!(plain_run(&text, at), at);
+            }
+        }
+        for b in [0x20u8, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff] {
+            assert_eq!(plain_run(&[b; 19], 0), 19, "{b:#x}");
+        }
+    }
 
     fn events(src: &str) -> Result<Vec<String>, JsonError> {
         let mut reader = Reader::new(src);
