@@ -370,7 +370,12 @@ fn json_table(r: &Results) -> String {
     for (object, label) in OBJECTS {
         let k = get(r, &format!("json/{object}/to-protobuf/kguest"));
         let s = get(r, &format!("json/{object}/to-protobuf/serde-openapi"));
-        out.push_str(&format!("| {label} | {} | {} | {} |\n", show(k), show(s), ratio(s, k)));
+        out.push_str(&format!(
+            "| {label} | {} | {} | {} |\n",
+            show(k),
+            show(s),
+            ratio(s, k)
+        ));
     }
     let k = get(r, "json/pod/to-json/kguest");
     let s = get(r, "json/pod/to-json/serde_json");
@@ -508,7 +513,12 @@ fn write_docs(r: &Results, this_run: bool) -> Result<(), String> {
         "<!-- encode:end -->",
         &encode_table(r, &object_sizes()),
     )?;
-    write_doc_section(&doc, "<!-- json:begin -->", "<!-- json:end -->", &json_table(r))?;
+    write_doc_section(
+        &doc,
+        "<!-- json:begin -->",
+        "<!-- json:end -->",
+        &json_table(r),
+    )?;
     write_doc_section(
         &doc,
         "<!-- decode:begin -->",

@@ -434,6 +434,37 @@ mod tests {
     }
 
     #[test]
+    fn json_tag_lines_parse_and_mistakes_are_refused() {
+        let tags = parse_json_tags(
+            "# comment\n\nk8s.io.a.v1.Empty\nk8s.io.a.v1.M  spec status creationTimestamp:omitzero\n",
+        )
+        .expect("parses");
+        assert_eq!(tags["k8s.io.a.v1.Empty"], vec![]);
+        assert_eq!(
+            tags["k8s.io.a.v1.M"],
+            vec![
+                ("spec".to_string(), GoJsonTag::NoOmitEmpty),
+                ("status".to_string(), GoJsonTag::NoOmitEmpty),
+                ("creationTimestamp".to_string(), GoJsonTag::OmitZero),
+            ]
+        );
+        let err = parse_json_tags("a.M x:inline\n").unwrap_err();
+        assert!(err.contains("1: unknown tag option `inline`"), "{err}");
+        let err = parse_json_tags("a.M x\n# c\na.M y\n").unwrap_err();
+        assert!(err.contains("3: `a.M` is listed twice"), "{err}");
+    }
+
+    /// The committed table parses, and every message the protos define as a
+    /// JSON object has a line.
+    #[test]
+    fn the_committed_json_tag_table_parses() {
+        let tags = go_json_tags().expect("xtask/data/go-json-tags.txt parses");
+        assert!(tags.len() > 500, "{} messages", tags.len());
+        let pod = &tags["k8s.io.api.core.v1.Pod"];
+        assert!(pod.is_empty(), "Pod's members are all omitempty: {pod:?}");
+    }
+
+    #[test]
     fn a_folder_without_protos_is_refused() {
         let dir = std::env::temp_dir().join(format!("kguest-regen-empty-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -307,10 +307,10 @@ impl<'a, T: Input> Documents<'a, T> {
                     } else {
                         Node::MapEnd
                     });
-                    if let Some((start, anchor)) = open.pop() {
-                        if anchor != 0 {
-                            anchors.push((anchor, start, doc.nodes.len()));
-                        }
+                    if let Some((start, anchor)) = open.pop()
+                        && anchor != 0
+                    {
+                        anchors.push((anchor, start, doc.nodes.len()));
                     }
                 }
                 Event::Alias(id) => {
@@ -455,10 +455,10 @@ fn resolve_plain(text: &str) -> SourceEvent<'_> {
     if let Some(n) = integer(text) {
         return SourceEvent::Number(n);
     }
-    if is_float(text) {
-        if let Ok(v) = text.parse::<f64>() {
-            return SourceEvent::Number(Number::Float(v));
-        }
+    if is_float(text)
+        && let Ok(v) = text.parse::<f64>()
+    {
+        return SourceEvent::Number(Number::Float(v));
     }
     SourceEvent::String(Text::plain(text))
 }
@@ -532,7 +532,7 @@ fn is_float(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn events(yaml: &str) -> Vec<std::string::String> {
+    fn events(yaml: &str) -> Vec<String> {
         let mut docs = Documents::new(yaml);
         let mut doc = Document::default();
         let mut out = Vec::new();

@@ -4,7 +4,7 @@
 use kguest_k8s::envelope;
 use kguest_k8s::json::{schema_by_type_name, schema_for_api_version, write_object};
 use kguest_k8s::stream::unframe;
-use kguest_wire::json::{JsonError, Style};
+use kguest_wire::json::{Event, JsonError, Reader, Style};
 
 use crate::{Failure, read_input};
 
@@ -56,10 +56,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         None => None,
     };
     let (name, bytes) = read_input(file)?;
-    let style = match format {
-        Format::Json => Style::Pretty,
-        Format::Yaml => Style::Compact,
-    };
+    let style = Style::Compact;
     let mut out = Vec::new();
     match unframe(&bytes) {
         // A stream of several objects (what `kguest encode` writes for
@@ -78,8 +75,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     }
     let text = match format {
         Format::Json => {
-            out.push(b'\n');
-            out
+            kubectl_json(&out).map_err(|err| Failure::Input(format!("{name}: {err}")))?
         }
         Format::Yaml => to_yaml(&out).map_err(|err| Failure::Input(format!("{name}: {err}")))?,
     };
@@ -125,6 +121,110 @@ fn list(items: &[Vec<u8>], style: Style, out: &mut Vec<u8>) {
         out.extend_from_slice(indent.as_bytes());
     }
     out.extend_from_slice(format!("],{nl}{indent}\"kind\"{colon}\"List\"{nl}}}").as_bytes());
+}
+
+/// JSON as `kubectl get -o json` prints it: kubectl prints objects as
+/// unstructured maps, so every object's members are sorted by name; four
+/// spaces of indent. Strings and numbers are copied as the writer wrote
+/// them (already escaped the way Go escapes).
+fn kubectl_json(compact: &[u8]) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(compact).map_err(|err| err.to_string())?;
+    let mut reader = Reader::new(text);
+    let first = reader.next_event().map_err(|err| err.to_string())?;
+    let tree = Tree::read(&mut reader, first).map_err(|err| err.to_string())?;
+    reader.finish().map_err(|err| err.to_string())?;
+    let mut out = Vec::with_capacity(compact.len() * 2);
+    tree.write(0, &mut out);
+    out.push(b'\n');
+    Ok(out)
+}
+
+enum Tree<'a> {
+    /// A number, `true`, `false` or `null`.
+    Token(&'a str),
+    /// A string's text between its quotes, as written.
+    String(&'a str),
+    /// Members: decoded name (the sort key), name as written, value.
+    Object(Vec<(Vec<u8>, &'a str, Tree<'a>)>),
+    Array(Vec<Tree<'a>>),
+}
+
+impl<'a> Tree<'a> {
+    fn read(reader: &mut Reader<'a>, first: Event<'a>) -> Result<Tree<'a>, JsonError> {
+        Ok(match first {
+            Event::ObjectStart => {
+                let mut members = Vec::new();
+                while let Event::Key(key) = reader.next_event()? {
+                    let mut name = Vec::new();
+                    key.decode_into(&mut name);
+                    let value = reader.next_event()?;
+                    members.push((name, key.raw(), Tree::read(reader, value)?));
+                }
+                members.sort_by(|a, b| a.0.cmp(&b.0));
+                Tree::Object(members)
+            }
+            Event::ArrayStart => {
+                let mut items = Vec::new();
+                loop {
+                    let item = reader.next_event()?;
+                    if item == Event::ArrayEnd {
+                        break;
+                    }
+                    items.push(Tree::read(reader, item)?);
+                }
+                Tree::Array(items)
+            }
+            Event::String(text) => Tree::String(text.raw()),
+            Event::Number(n) => Tree::Token(n),
+            Event::Bool(true) => Tree::Token("true"),
+            Event::Bool(false) => Tree::Token("false"),
+            Event::Null | Event::ObjectEnd | Event::ArrayEnd | Event::Key(_) => Tree::Token("null"),
+        })
+    }
+
+    fn write(&self, depth: usize, out: &mut Vec<u8>) {
+        let indent = |out: &mut Vec<u8>, depth: usize| {
+            out.push(b'\n');
+            out.extend(std::iter::repeat_n(b' ', 4 * depth));
+        };
+        match self {
+            Tree::Token(t) => out.extend_from_slice(t.as_bytes()),
+            Tree::String(t) => {
+                out.push(b'"');
+                out.extend_from_slice(t.as_bytes());
+                out.push(b'"');
+            }
+            Tree::Object(members) if members.is_empty() => out.extend_from_slice(b"{}"),
+            Tree::Array(items) if items.is_empty() => out.extend_from_slice(b"[]"),
+            Tree::Object(members) => {
+                out.push(b'{');
+                for (i, (_, name, value)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    indent(out, depth + 1);
+                    out.push(b'"');
+                    out.extend_from_slice(name.as_bytes());
+                    out.extend_from_slice(b"\": ");
+                    value.write(depth + 1, out);
+                }
+                indent(out, depth);
+                out.push(b'}');
+            }
+            Tree::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    indent(out, depth + 1);
+                    item.write(depth + 1, out);
+                }
+                indent(out, depth);
+                out.push(b']');
+            }
+        }
+    }
 }
 
 /// kubectl-style YAML: the same members, keys sorted, block style.

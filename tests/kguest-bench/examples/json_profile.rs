@@ -4,7 +4,9 @@
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let id = args.next().unwrap_or_else(|| "json/pod/to-protobuf/kguest".into());
+    let id = args
+        .next()
+        .unwrap_or_else(|| "json/pod/to-protobuf/kguest".into());
     let iterations: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(2_000);
     let inputs = kguest_bench::Inputs::load();
     let Some(mut case) = kguest_bench::json_cases(&inputs)

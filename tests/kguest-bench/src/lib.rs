@@ -405,23 +405,33 @@ pub fn json_cases(inputs: &Inputs) -> Vec<Case> {
         kguest_k8s::json::encode_object_text(&mut encoder, &text, &mut out).expect("encode");
         assert_eq!(out, object.protobuf, "{label}: one-pass encoder");
         let t1 = text.clone();
-        cases.push(case(format!("json/{label}/to-protobuf/kguest"), move || {
-            out.clear();
-            kguest_k8s::json::encode_object_text(&mut encoder, black_box(&t1), &mut out)
-                .expect("encode");
-            black_box(&out);
-        }));
+        cases.push(case(
+            format!("json/{label}/to-protobuf/kguest"),
+            move || {
+                out.clear();
+                kguest_k8s::json::encode_object_text(&mut encoder, black_box(&t1), &mut out)
+                    .expect("encode");
+                black_box(&out);
+            },
+        ));
         let bytes = object.json_bytes.clone();
         if label == "node" {
-            cases.push(case(format!("json/{label}/to-protobuf/serde-openapi"), move || {
-                let node: openapi::Node = serde_json::from_slice(black_box(&bytes)).expect("Node");
-                black_box(node.encode_to_vec());
-            }));
+            cases.push(case(
+                format!("json/{label}/to-protobuf/serde-openapi"),
+                move || {
+                    let node: openapi::Node =
+                        serde_json::from_slice(black_box(&bytes)).expect("Node");
+                    black_box(node.encode_to_vec());
+                },
+            ));
         } else {
-            cases.push(case(format!("json/{label}/to-protobuf/serde-openapi"), move || {
-                let pod: openapi::Pod = serde_json::from_slice(black_box(&bytes)).expect("Pod");
-                black_box(pod.encode_to_vec());
-            }));
+            cases.push(case(
+                format!("json/{label}/to-protobuf/serde-openapi"),
+                move || {
+                    let pod: openapi::Pod = serde_json::from_slice(black_box(&bytes)).expect("Pod");
+                    black_box(pod.encode_to_vec());
+                },
+            ));
         }
     }
     let pod = &inputs.pod;

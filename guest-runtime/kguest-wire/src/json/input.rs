@@ -1355,6 +1355,9 @@ mod tests {
         let err = encoder
             .encode(&NODE, &mut Deep(0), &[], &mut out)
             .expect_err("endless");
-        assert!(err.to_string().contains("nested more than 100 levels deep"), "{err}");
+        assert!(
+            err.to_string().contains("nested more than 100 levels deep"),
+            "{err}"
+        );
     }
 }

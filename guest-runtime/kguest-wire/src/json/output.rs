@@ -236,10 +236,10 @@ impl<'o, 'a> Writer<'o, 'a> {
         let mut s = String::new();
         if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
             let _ = write!(s, "{v:e}");
-            if let Some(at) = s.find('e') {
-                if !s[at + 1..].starts_with('-') {
-                    s.insert(at + 1, '+');
-                }
+            if let Some(at) = s.find('e')
+                && !s[at + 1..].starts_with('-')
+            {
+                s.insert(at + 1, '+');
             }
         } else {
             let _ = write!(s, "{v}");
@@ -754,17 +754,12 @@ impl<'o, 'a> Writer<'o, 'a> {
             Event::ObjectStart => {
                 self.object_start();
                 let mut first = true;
-                loop {
-                    match reader.next_event()? {
-                        Event::Key(t) => {
-                            buf.clear();
-                            t.decode_into(&mut buf);
-                            self.member_bytes(&mut first, &buf);
-                            let value = reader.next_event()?;
-                            self.embedded_value(reader, value)?;
-                        }
-                        _ => break,
-                    }
+                while let Event::Key(t) = reader.next_event()? {
+                    buf.clear();
+                    t.decode_into(&mut buf);
+                    self.member_bytes(&mut first, &buf);
+                    let value = reader.next_event()?;
+                    self.embedded_value(reader, value)?;
                 }
                 self.object_end(first);
             }

@@ -515,7 +515,10 @@ fn plain_run(bytes: &[u8], mut i: usize) -> usize {
         }
         i += 8;
     }
-    while bytes.get(i).is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20) {
+    while bytes
+        .get(i)
+        .is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20)
+    {
         i += 1;
     }
     i
