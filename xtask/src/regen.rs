@@ -205,6 +205,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let model = config
         .model()
         .map_err(|err| format!("lowering protos: {err}"))?;
+    check_json_tags_cover(&model, &go_json_tags()?)?;
     let encoders = BTreeMap::from([(PathBuf::from("openapi.rs"), openapi::generate(&model)?)]);
     let trees = [
         ("generated/kguest-k8s/src", views),
@@ -277,7 +278,6 @@ pub fn kubernetes_config(proto_dir: &Path) -> Result<Config, String> {
             };
         }
     }
-    check_json_tags_cover(&config, &tags)?;
     Ok(config)
 }
 
@@ -330,12 +330,9 @@ fn parse_json_tags(text: &str) -> Result<BTreeMap<String, Vec<(String, GoJsonTag
 /// Every message whose JSON is an object of its fields must have a line in
 /// the json tag table (the generator itself refuses names the protos lack).
 fn check_json_tags_cover(
-    config: &Config,
+    model: &kguest_codegen::model::Model,
     tags: &BTreeMap<String, Vec<(String, GoJsonTag)>>,
 ) -> Result<(), String> {
-    let model = config
-        .model()
-        .map_err(|err| format!("lowering protos: {err}"))?;
     let missing: Vec<&str> = model
         .packages
         .values()
