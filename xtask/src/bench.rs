@@ -297,6 +297,24 @@ pub fn summary(r: &Results) -> Vec<String> {
             ratio(p, k)
         ));
     }
+    for object in ["pod", "upstream-pod", "node"] {
+        let k = get(r, &format!("json/{object}/to-protobuf/kguest"));
+        let s = get(r, &format!("json/{object}/to-protobuf/serde-openapi"));
+        out.push(format!(
+            "{object} json->protobuf: kguest {}, serde_json+k8s-openapi+Encode {}, ratio {}",
+            show(k),
+            show(s),
+            ratio(s, k)
+        ));
+    }
+    let k = get(r, "json/pod/to-json/kguest");
+    let s = get(r, "json/pod/to-json/serde_json");
+    out.push(format!(
+        "pod protobuf->json: kguest {}, k8s-openapi serde_json::to_vec {}, ratio {}",
+        show(k),
+        show(s),
+        ratio(s, k)
+    ));
     for object in ["pod", "upstream-pod"] {
         for (what, label) in [("nodename", "spec.nodeName"), ("all", "every field")] {
             let v = get(r, &format!("decode/{object}/{what}/views"));
@@ -377,6 +395,33 @@ fn encode_table(r: &Results, sizes: &BTreeMap<String, String>) -> String {
         "\nCached path (`NodeCache::node_bytes` hit: the Node's bytes reused across nodes and cycles, \
          no encoding): **{}** per lookup.\n",
         show(get(r, "encode/node/cached"))
+    ));
+    out
+}
+
+fn json_table(r: &Results) -> String {
+    let mut out = String::from(
+        "| object | kguest JSON text → protobuf | `serde_json::from_slice` + `Encode` | ratio (goal ≥ 2) |\n\
+         |---|--:|--:|--:|\n",
+    );
+    for (object, label) in OBJECTS {
+        let k = get(r, &format!("json/{object}/to-protobuf/kguest"));
+        let s = get(r, &format!("json/{object}/to-protobuf/serde-openapi"));
+        out.push_str(&format!(
+            "| {label} | {} | {} | {} |\n",
+            show(k),
+            show(s),
+            ratio(s, k)
+        ));
+    }
+    let k = get(r, "json/pod/to-json/kguest");
+    let s = get(r, "json/pod/to-json/serde_json");
+    out.push_str(&format!(
+        "\n| object | kguest protobuf → JSON text | `serde_json::to_vec` (k8s-openapi value) | ratio (goal ≥ 1) |\n\
+         |---|--:|--:|--:|\n| realistic Pod (`tests/data/pod.yaml`) | {} | {} | {} |\n",
+        show(k),
+        show(s),
+        ratio(s, k)
     ));
     out
 }
@@ -520,6 +565,12 @@ fn write_docs(r: &Results, this_run: bool) -> Result<(), String> {
         "<!-- encode:begin -->",
         "<!-- encode:end -->",
         &encode_table(r, &object_sizes()),
+    )?;
+    write_doc_section(
+        &doc,
+        "<!-- json:begin -->",
+        "<!-- json:end -->",
+        &json_table(r),
     )?;
     write_doc_section(
         &doc,

@@ -205,6 +205,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let model = config
         .model()
         .map_err(|err| format!("lowering protos: {err}"))?;
+    check_json_tags_cover(&model, &go_json_tags()?)?;
     let encoders = BTreeMap::from([(PathBuf::from("openapi.rs"), openapi::generate(&model)?)]);
     let trees = [
         ("generated/kguest-k8s/src", views),
@@ -268,7 +269,87 @@ pub fn kubernetes_config(proto_dir: &Path) -> Result<Config, String> {
     for (message, field) in go_pointer_fields()? {
         config.explicit_presence(message, field);
     }
+    let tags = go_json_tags()?;
+    for (message, fields) in &tags {
+        for (field, tag) in fields {
+            match tag {
+                GoJsonTag::NoOmitEmpty => config.json_emit_empty(message, field),
+                GoJsonTag::OmitZero => config.json_omit_zero(message, field),
+            };
+        }
+    }
     Ok(config)
+}
+
+/// A json tag option of a Go field, from `xtask/data/go-json-tags.txt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GoJsonTag {
+    /// The tag lacks `omitempty`.
+    NoOmitEmpty,
+    /// The tag has `omitzero`.
+    OmitZero,
+}
+
+/// The json tags of Kubernetes' API structs that differ from plain
+/// `omitempty`, by message: read from the upstream Go types, kept in
+/// `xtask/data/go-json-tags.txt` (its header names the sources).
+fn go_json_tags() -> Result<BTreeMap<String, Vec<(String, GoJsonTag)>>, String> {
+    let path = paths::root().join("xtask/data/go-json-tags.txt");
+    let text =
+        std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+    parse_json_tags(&text).map_err(|err| format!("{}:{err}", path.display()))
+}
+
+fn parse_json_tags(text: &str) -> Result<BTreeMap<String, Vec<(String, GoJsonTag)>>, String> {
+    let mut out = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let message = words.next().unwrap_or_default().to_string();
+        let mut fields = Vec::new();
+        for word in words {
+            let (field, tag) = match word.split_once(':') {
+                None => (word, GoJsonTag::NoOmitEmpty),
+                Some((field, "omitzero")) => (field, GoJsonTag::OmitZero),
+                Some((_, other)) => {
+                    return Err(format!("{}: unknown tag option `{other}`", i + 1));
+                }
+            };
+            fields.push((field.to_string(), tag));
+        }
+        if out.insert(message.clone(), fields).is_some() {
+            return Err(format!("{}: `{message}` is listed twice", i + 1));
+        }
+    }
+    Ok(out)
+}
+
+/// Every message whose JSON is an object of its fields must have a line in
+/// the json tag table (the generator itself refuses names the protos lack).
+fn check_json_tags_cover(
+    model: &kguest_codegen::model::Model,
+    tags: &BTreeMap<String, Vec<(String, GoJsonTag)>>,
+) -> Result<(), String> {
+    let missing: Vec<&str> = model
+        .packages
+        .values()
+        .flat_map(|p| &p.messages)
+        .filter(|m| !m.map_entry && m.json == JsonForm::Object)
+        .map(|m| m.full_name.as_str())
+        .filter(|name| !tags.contains_key(*name))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "xtask/data/go-json-tags.txt has no line for {} message(s) (read their json tags from the \
+         Go types): {}",
+        missing.len(),
+        missing.join(", ")
+    ))
 }
 
 /// The Go pointer fields of Kubernetes' API structs, which Go's marshaller
@@ -347,6 +428,37 @@ mod tests {
     fn unknown_arguments_are_usage_errors() {
         let err = run(&["--frobnicate".to_string()]).unwrap_err();
         assert!(err.starts_with("usage:"), "{err}");
+    }
+
+    #[test]
+    fn json_tag_lines_parse_and_mistakes_are_refused() {
+        let tags = parse_json_tags(
+            "# comment\n\nk8s.io.a.v1.Empty\nk8s.io.a.v1.M  spec status creationTimestamp:omitzero\n",
+        )
+        .expect("parses");
+        assert_eq!(tags["k8s.io.a.v1.Empty"], vec![]);
+        assert_eq!(
+            tags["k8s.io.a.v1.M"],
+            vec![
+                ("spec".to_string(), GoJsonTag::NoOmitEmpty),
+                ("status".to_string(), GoJsonTag::NoOmitEmpty),
+                ("creationTimestamp".to_string(), GoJsonTag::OmitZero),
+            ]
+        );
+        let err = parse_json_tags("a.M x:inline\n").unwrap_err();
+        assert!(err.contains("1: unknown tag option `inline`"), "{err}");
+        let err = parse_json_tags("a.M x\n# c\na.M y\n").unwrap_err();
+        assert!(err.contains("3: `a.M` is listed twice"), "{err}");
+    }
+
+    /// The committed table parses, and every message the protos define as a
+    /// JSON object has a line.
+    #[test]
+    fn the_committed_json_tag_table_parses() {
+        let tags = go_json_tags().expect("xtask/data/go-json-tags.txt parses");
+        assert!(tags.len() > 500, "{} messages", tags.len());
+        let pod = &tags["k8s.io.api.core.v1.Pod"];
+        assert!(pod.is_empty(), "Pod's members are all omitempty: {pod:?}");
     }
 
     #[test]

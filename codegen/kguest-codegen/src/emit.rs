@@ -527,6 +527,12 @@ fn schema_module(ctx: &Ctx<'_>, package: &Package) -> Result<TokenStream, Error>
                 if field.inline {
                     tokens.extend(quote!(.inline()));
                 }
+                if field.emit_empty {
+                    tokens.extend(quote!(.emit_empty()));
+                }
+                if field.omit_zero {
+                    tokens.extend(quote!(.omit_zero()));
+                }
                 if let Some(json_name) = &field.json_name {
                     tokens.extend(quote!(.with_json_name(#json_name)));
                 }

@@ -56,6 +56,8 @@ pub struct Config {
     explicit_presence: BTreeMap<String, Vec<String>>,
     json_names: BTreeMap<(String, String), String>,
     json_inline: BTreeMap<String, Vec<String>>,
+    json_emit_empty: BTreeMap<String, Vec<String>>,
+    json_omit_zero: BTreeMap<String, Vec<String>>,
 }
 
 type DocLink = Box<dyn Fn(&str, &str) -> Option<String>>;
@@ -81,6 +83,8 @@ impl Config {
             explicit_presence: BTreeMap::new(),
             json_names: BTreeMap::new(),
             json_inline: BTreeMap::new(),
+            json_emit_empty: BTreeMap::new(),
+            json_omit_zero: BTreeMap::new(),
         }
     }
 
@@ -181,6 +185,35 @@ impl Config {
         field: impl Into<String>,
     ) -> &mut Self {
         self.json_inline
+            .entry(message.into())
+            .or_default()
+            .push(field.into());
+        self
+    }
+
+    /// The field `field` of `message` is written to JSON even when empty, as
+    /// Go writes a field whose json tag lacks `omitempty` (see
+    /// `kguest_wire::schema::FieldSchema::emit_empty`).
+    pub fn json_emit_empty(
+        &mut self,
+        message: impl Into<String>,
+        field: impl Into<String>,
+    ) -> &mut Self {
+        self.json_emit_empty
+            .entry(message.into())
+            .or_default()
+            .push(field.into());
+        self
+    }
+
+    /// The message field `field` of `message` is left out of JSON when its
+    /// value is zero, as Go does for a json tag with `omitzero`.
+    pub fn json_omit_zero(
+        &mut self,
+        message: impl Into<String>,
+        field: impl Into<String>,
+    ) -> &mut Self {
+        self.json_omit_zero
             .entry(message.into())
             .or_default()
             .push(field.into());

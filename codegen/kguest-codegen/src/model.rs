@@ -53,6 +53,10 @@ pub struct Field {
     pub json_name: Option<String>,
     /// Inlined into the parent's JSON object.
     pub inline: bool,
+    /// Written to JSON even when empty (Go's json tag lacks `omitempty`).
+    pub emit_empty: bool,
+    /// Left out of JSON when zero (Go's json tag has `omitzero`).
+    pub omit_zero: bool,
     /// The other members of this field's oneof (a member is present only
     /// when no other member comes after it on the wire).
     pub oneof_siblings: Vec<u32>,
@@ -182,6 +186,8 @@ fn check_field_tables(config: &Config, model: &Model) -> Result<(), Error> {
         .explicit_presence
         .iter()
         .chain(&config.json_inline)
+        .chain(&config.json_emit_empty)
+        .chain(&config.json_omit_zero)
         .flat_map(|(message, fields)| fields.iter().map(move |f| (message.as_str(), f.as_str())))
         .chain(
             config
@@ -304,6 +310,14 @@ fn lower_message(
                 .unwrap_or_default(),
             inline: config
                 .json_inline
+                .get(&full_name)
+                .is_some_and(|fields| fields.iter().any(|f| f == field.name())),
+            emit_empty: config
+                .json_emit_empty
+                .get(&full_name)
+                .is_some_and(|fields| fields.iter().any(|f| f == field.name())),
+            omit_zero: config
+                .json_omit_zero
                 .get(&full_name)
                 .is_some_and(|fields| fields.iter().any(|f| f == field.name())),
             label,

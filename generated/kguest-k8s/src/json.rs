@@ -2,8 +2,12 @@
 //! (feature `json`; hosts and tools only).
 
 use std::string::{String, ToString};
+use std::vec::Vec;
 
-use kguest_wire::json::{self as wire_json, JsonError};
+use kguest_wire::json::{
+    self as wire_json, Encoder, JsonError, Reader, Source, SourceEvent, Style, ValueSource,
+    WriteOptions,
+};
 use kguest_wire::schema::MessageSchema;
 use serde_json::Value;
 
@@ -80,32 +84,51 @@ pub fn to_json(schema: &MessageSchema, bytes: &[u8]) -> Result<Value, JsonError>
     wire_json::to_json(schema, bytes)
 }
 
-/// A top-level object as Kubernetes JSON, with `apiVersion` and `kind` first
-/// (they travel in the envelope, not in the object's message).
+/// The schema of an object embedded in a `RawExtension` as protobuf, for
+/// [`WriteOptions::resolver`].
+fn resolve(api_version: &str, kind: &str) -> Option<&'static MessageSchema> {
+    schema_for_api_version(api_version, kind)
+}
+
+/// Writes a top-level object as Kubernetes JSON text: `kind` and
+/// `apiVersion` first (they travel in the envelope, not in the object's
+/// message), then the fields as Go's `encoding/json` writes them. Objects
+/// embedded as protobuf in `RawExtension`s (list items, watch events) are
+/// written as JSON too.
+pub fn write_object(
+    api_version: &str,
+    kind: &str,
+    schema: &MessageSchema,
+    bytes: &[u8],
+    style: Style,
+    out: &mut Vec<u8>,
+) -> Result<(), JsonError> {
+    let options = WriteOptions {
+        style,
+        resolver: Some(resolve),
+    };
+    wire_json::write_object_json(api_version, kind, schema, bytes, options, out)
+}
+
+/// A top-level object as a Kubernetes JSON value, with `apiVersion` and
+/// `kind` (see [`write_object`]).
 pub fn object_to_json(
     api_version: &str,
     kind: &str,
     schema: &MessageSchema,
     bytes: &[u8],
 ) -> Result<Value, JsonError> {
-    let body = wire_json::to_json(schema, bytes)?;
-    let mut object = serde_json::Map::new();
-    if !kind.is_empty() {
-        object.insert("kind".into(), Value::String(kind.into()));
-    }
-    if !api_version.is_empty() {
-        object.insert("apiVersion".into(), Value::String(api_version.into()));
-    }
-    match body {
-        Value::Object(fields) => object.extend(fields),
-        other => return Ok(other),
-    }
-    Ok(Value::Object(object))
+    let mut out = Vec::new();
+    write_object(api_version, kind, schema, bytes, Style::Compact, &mut out)?;
+    serde_json::from_slice(&out).map_err(|err| JsonError::Unrepresentable {
+        path: ".".into(),
+        reason: err.to_string(),
+    })
 }
 
 /// Encodes the JSON of one message of type `schema` as Kubernetes' Go
 /// marshaller would.
-pub fn from_json(schema: &MessageSchema, json: &Value) -> Result<std::vec::Vec<u8>, JsonError> {
+pub fn from_json(schema: &'static MessageSchema, json: &Value) -> Result<Vec<u8>, JsonError> {
     wire_json::from_json(schema, json)
 }
 
@@ -115,47 +138,172 @@ pub struct EncodedObject {
     pub api_version: String,
     pub kind: String,
     /// The object's own message, without envelope.
-    pub raw: std::vec::Vec<u8>,
+    pub raw: Vec<u8>,
 }
 
 impl EncodedObject {
     /// The object as the API server sends it (`k8s\0` + `runtime.Unknown`).
-    pub fn enveloped(&self) -> std::vec::Vec<u8> {
+    pub fn enveloped(&self) -> Vec<u8> {
         crate::envelope::wrap(&self.api_version, &self.kind, &self.raw)
     }
+}
+
+/// `apiVersion` and `kind` travel in the envelope; members of those names
+/// are dropped from the object unless its message has such fields.
+pub(crate) const TYPE_META: &[&str] = &["apiVersion", "kind"];
+
+fn invalid(reason: String) -> JsonError {
+    JsonError::Invalid {
+        path: ".".into(),
+        reason,
+    }
+}
+
+/// The schema an object's `apiVersion` and `kind` name, checking both are
+/// there and non-empty.
+pub(crate) fn schema_of(
+    api_version: Option<&str>,
+    kind: Option<&str>,
+) -> Result<&'static MessageSchema, JsonError> {
+    let text = |key: &str, value: Option<&str>| match value {
+        Some(v) if !v.is_empty() => Ok(()),
+        Some(_) => Err(invalid(std::format!("`{key}` must be a non-empty string"))),
+        None => Err(invalid(std::format!("missing `{key}`"))),
+    };
+    text("apiVersion", api_version)?;
+    text("kind", kind)?;
+    let (api_version, kind) = (api_version.unwrap_or(""), kind.unwrap_or(""));
+    schema_for_api_version(api_version, kind).ok_or_else(|| {
+        invalid(std::format!(
+            "unknown apiVersion `{api_version}` / kind `{kind}`"
+        ))
+    })
 }
 
 /// Encodes a top-level object: its `apiVersion` and `kind` pick the message
 /// type and go to the envelope, the rest is the message.
 pub fn object_from_json(json: &Value) -> Result<EncodedObject, JsonError> {
-    let invalid = |reason: String| JsonError::Invalid {
-        path: ".".into(),
-        reason,
-    };
     let Value::Object(members) = json else {
         return Err(invalid("expected an object".into()));
     };
     let text = |key: &str| match members.get(key) {
-        Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
         Some(_) => Err(invalid(std::format!("`{key}` must be a non-empty string"))),
-        None => Err(invalid(std::format!("missing `{key}`"))),
+        None => Ok(None),
     };
     let (api_version, kind) = (text("apiVersion")?, text("kind")?);
-    let schema = schema_for_api_version(&api_version, &kind).ok_or_else(|| {
-        invalid(std::format!(
-            "unknown apiVersion `{api_version}` / kind `{kind}`"
-        ))
-    })?;
-    let mut body = members.clone();
-    for key in ["apiVersion", "kind"] {
-        if !schema.fields.iter().any(|f| f.json_name() == key) {
-            body.remove(key);
-        }
-    }
-    let raw = wire_json::from_json(schema, &Value::Object(body))?;
+    let schema = schema_of(api_version, kind)?;
+    let mut raw = Vec::new();
+    Encoder::new().encode(schema, &mut ValueSource::new(json), TYPE_META, &mut raw)?;
+    Ok(EncodedObject {
+        api_version: api_version.unwrap_or_default().into(),
+        kind: kind.unwrap_or_default().into(),
+        raw,
+    })
+}
+
+/// Encodes a top-level object from JSON text in one pass (after finding its
+/// `apiVersion` and `kind`, usually its first two members).
+pub fn object_from_json_text(text: &str) -> Result<EncodedObject, JsonError> {
+    let mut encoder = Encoder::new();
+    let mut raw = Vec::new();
+    let (api_version, kind) = encode_object_text(&mut encoder, text, &mut raw)?;
     Ok(EncodedObject {
         api_version,
         kind,
         raw,
     })
+}
+
+/// [`object_from_json_text`] with a reusable encoder and output buffer
+/// (appended to); returns the `apiVersion` and `kind`.
+pub fn encode_object_text(
+    encoder: &mut Encoder,
+    text: &str,
+    out: &mut Vec<u8>,
+) -> Result<(String, String), JsonError> {
+    let (api_version, kind) = type_meta(&mut Reader::new(text))?;
+    let schema = schema_of(api_version.as_deref(), kind.as_deref())?;
+    encoder.encode_text(schema, text, TYPE_META, out)?;
+    Ok((api_version.unwrap_or_default(), kind.unwrap_or_default()))
+}
+
+/// Reads the top-level `apiVersion` and `kind` of the object `src` starts
+/// with, stopping as soon as both are found.
+pub(crate) fn type_meta<'s, S: Source<'s>>(
+    src: &mut S,
+) -> Result<(Option<String>, Option<String>), JsonError> {
+    match src.next_event()? {
+        SourceEvent::ObjectStart => {}
+        other => {
+            return Err(invalid(std::format!(
+                "expected an object, found {}",
+                describe(&other)
+            )));
+        }
+    }
+    let (mut api_version, mut kind) = (None, None);
+    while api_version.is_none() || kind.is_none() {
+        let key = match src.next_event()? {
+            SourceEvent::Key(key) => key,
+            _ => break,
+        };
+        let value = src.next_event()?;
+        let slot = if key.eq_str("apiVersion") {
+            &mut api_version
+        } else if key.eq_str("kind") {
+            &mut kind
+        } else {
+            skip(value, src)?;
+            continue;
+        };
+        match value {
+            SourceEvent::String(t) => {
+                let mut buf = Vec::new();
+                t.decode_into(&mut buf);
+                *slot = Some(String::from_utf8_lossy(&buf).into_owned());
+            }
+            SourceEvent::Null => {}
+            _ => {
+                let key = if key.eq_str("kind") {
+                    "kind"
+                } else {
+                    "apiVersion"
+                };
+                return Err(invalid(std::format!("`{key}` must be a non-empty string")));
+            }
+        }
+    }
+    Ok((api_version, kind))
+}
+
+fn describe(event: &SourceEvent<'_>) -> &'static str {
+    match event {
+        SourceEvent::ObjectStart | SourceEvent::ObjectEnd => "an object",
+        SourceEvent::ArrayStart | SourceEvent::ArrayEnd => "an array",
+        SourceEvent::Key(_) => "a member name",
+        SourceEvent::Null => "null",
+        SourceEvent::Bool(_) => "a boolean",
+        SourceEvent::Number(_) => "a number",
+        SourceEvent::String(_) => "a string",
+    }
+}
+
+/// Skips the value whose first event is `first`.
+pub(crate) fn skip<'s, S: Source<'s>>(
+    first: SourceEvent<'s>,
+    src: &mut S,
+) -> Result<(), JsonError> {
+    let mut depth = match first {
+        SourceEvent::ObjectStart | SourceEvent::ArrayStart => 1usize,
+        _ => return Ok(()),
+    };
+    while depth > 0 {
+        match src.next_event()? {
+            SourceEvent::ObjectStart | SourceEvent::ArrayStart => depth += 1,
+            SourceEvent::ObjectEnd | SourceEvent::ArrayEnd => depth -= 1,
+            _ => {}
+        }
+    }
+    Ok(())
 }

@@ -42,4 +42,10 @@ pub mod groups;
 pub mod helpers;
 #[cfg(feature = "json")]
 pub mod json;
+#[cfg(feature = "json")]
+pub mod load;
+#[cfg(feature = "json")]
+pub mod stream;
+#[cfg(feature = "yaml")]
+pub mod yaml;
 pub use kguest_wire::{DecodeError, ErrorKind, Map, Repeated, View, quantity};

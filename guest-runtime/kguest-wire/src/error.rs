@@ -46,7 +46,7 @@ pub struct DecodeError {
     pub field: u32,
 }
 
-#[cfg(feature = "json")]
+#[cfg(feature = "encode")]
 impl core::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{} at byte {}", self.kind.as_str(), self.offset)?;

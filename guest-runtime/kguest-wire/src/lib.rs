@@ -25,16 +25,16 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "json")]
+#[cfg(feature = "encode")]
 extern crate alloc;
 #[cfg(feature = "json")]
 extern crate std;
 
 pub mod codec;
-#[cfg(feature = "json")]
+#[cfg(feature = "encode")]
 pub mod encode;
 mod error;
-#[cfg(feature = "json")]
+#[cfg(feature = "encode")]
 pub mod json;
 mod map;
 pub mod quantity;

@@ -65,6 +65,14 @@ pub struct FieldSchema {
     /// A message field whose members Kubernetes JSON writes into the parent
     /// object (a Go struct embedded with `json:",inline"`).
     pub inline: bool,
+    /// JSON output writes the field even when it is empty, as Go's
+    /// `encoding/json` does for a field whose tag lacks `omitempty`: the zero
+    /// value of a non-pointer field, `null` for an unset pointer, slice or map.
+    /// Without it an empty field is left out.
+    pub emit_empty: bool,
+    /// JSON output leaves the field out when its value is zero, as Go does
+    /// for a tag with `omitzero` (which also drops zero structs).
+    pub omit_zero: bool,
     #[cfg(feature = "names")]
     name: &'static str,
     #[cfg(feature = "names")]
@@ -83,6 +91,8 @@ impl FieldSchema {
             kind,
             always: false,
             inline: false,
+            emit_empty: false,
+            omit_zero: false,
             #[cfg(feature = "names")]
             name,
             #[cfg(feature = "names")]
@@ -99,6 +109,20 @@ impl FieldSchema {
     /// Marks a message field as inlined into its parent's JSON object.
     pub const fn inline(mut self) -> Self {
         self.inline = true;
+        self
+    }
+
+    /// Marks the field as written to JSON even when empty (see
+    /// [`FieldSchema::emit_empty`]).
+    pub const fn emit_empty(mut self) -> Self {
+        self.emit_empty = true;
+        self
+    }
+
+    /// Marks the field as left out of JSON when zero (see
+    /// [`FieldSchema::omit_zero`]).
+    pub const fn omit_zero(mut self) -> Self {
+        self.omit_zero = true;
         self
     }
 

@@ -1,14 +1,23 @@
-//! `kguest decode`: protobuf → Kubernetes JSON through the views.
+//! `kguest decode`: protobuf → Kubernetes JSON (or YAML) through the views,
+//! as `kubectl get -o json|yaml` prints objects.
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{object_to_json, schema_by_type_name, schema_for_api_version, to_json};
-use kguest_wire::json::JsonError;
+use kguest_k8s::json::{schema_by_type_name, schema_for_api_version, write_object};
+use kguest_k8s::stream::unframe;
+use kguest_wire::json::{Event, JsonError, Reader, Style};
 
 use crate::{Failure, read_input};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Json,
+    Yaml,
+}
 
 pub fn run(args: &[String]) -> Result<(), Failure> {
     let mut type_name = None;
     let mut file = None;
+    let mut format = Format::Json;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -19,6 +28,15 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
                 type_name = Some(value.as_str());
             }
             flag if flag.starts_with("--type=") => type_name = Some(&flag["--type=".len()..]),
+            "-o" | "--output" => {
+                let value = args
+                    .next()
+                    .ok_or_else(|| Failure::Usage("-o needs json or yaml".into()))?;
+                format = parse_format(value)?;
+            }
+            flag if flag.starts_with("--output=") => {
+                format = parse_format(&flag["--output=".len()..])?;
+            }
             flag if flag.starts_with('-') && flag != "-" => {
                 return Err(Failure::Usage(format!("decode: unknown option `{flag}`")));
             }
@@ -29,29 +47,6 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             }
         }
     }
-    let (name, bytes) = read_input(file)?;
-    let json = match crate::objects::unframe(&bytes) {
-        // A stream of several objects reads back as a List.
-        Some(objects) if !envelope::has_magic(&bytes) => {
-            let items = objects
-                .iter()
-                .enumerate()
-                .map(|(i, object)| decode(&format!("{name}, object {}", i + 1), object, type_name))
-                .collect::<Result<Vec<_>, _>>()?;
-            serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": items })
-        }
-        _ => decode(&name, &bytes, type_name)?,
-    };
-    let text = serde_json::to_string_pretty(&json)
-        .map_err(|err| Failure::Input(format!("{name}: writing JSON: {err}")))?;
-    crate::write_stdout(format!("{text}\n").as_bytes())
-}
-
-fn decode(name: &str, bytes: &[u8], type_name: Option<&str>) -> Result<serde_json::Value, Failure> {
-    let fail = |msg: String| Failure::Input(format!("{name}: {msg}"));
-    if bytes.is_empty() {
-        return Err(fail("input is empty".into()));
-    }
     let explicit = match type_name {
         Some(t) => Some(schema_by_type_name(t).ok_or_else(|| {
             Failure::Usage(format!(
@@ -60,6 +55,214 @@ fn decode(name: &str, bytes: &[u8], type_name: Option<&str>) -> Result<serde_jso
         })?),
         None => None,
     };
+    let (name, bytes) = read_input(file)?;
+    let style = Style::Compact;
+    let mut out = Vec::new();
+    match unframe(&bytes) {
+        // A stream of several objects (what `kguest encode` writes for
+        // several, or a watch stream) reads back as a List.
+        Some(objects) if !envelope::has_magic(&bytes) => {
+            let mut items = Vec::with_capacity(objects.len());
+            for (i, object) in objects.iter().enumerate() {
+                let mut item = Vec::new();
+                let origin = format!("{name}, object {}", i + 1);
+                decode(&origin, object, explicit, style, &mut item)?;
+                items.push(item);
+            }
+            list(&items, style, &mut out);
+        }
+        _ => decode(&name, &bytes, explicit, style, &mut out)?,
+    }
+    let text = match format {
+        Format::Json => {
+            kubectl_json(&out).map_err(|err| Failure::Input(format!("{name}: {err}")))?
+        }
+        Format::Yaml => to_yaml(&out).map_err(|err| Failure::Input(format!("{name}: {err}")))?,
+    };
+    crate::write_stdout(&text)
+}
+
+fn parse_format(value: &str) -> Result<Format, Failure> {
+    match value {
+        "json" => Ok(Format::Json),
+        "yaml" => Ok(Format::Yaml),
+        other => Err(Failure::Usage(format!(
+            "decode: unknown output format `{other}` (json or yaml)"
+        ))),
+    }
+}
+
+/// `{"apiVersion": "v1", "items": [...], "kind": "List"}`, as kubectl prints
+/// several objects.
+fn list(items: &[Vec<u8>], style: Style, out: &mut Vec<u8>) {
+    let pretty = style == Style::Pretty;
+    let (nl, indent) = if pretty { ("\n", "    ") } else { ("", "") };
+    let colon = if pretty { ": " } else { ":" };
+    out.extend_from_slice(
+        format!("{{{nl}{indent}\"apiVersion\"{colon}\"v1\",{nl}{indent}\"items\"{colon}[")
+            .as_bytes(),
+    );
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(nl.as_bytes());
+        out.extend_from_slice(indent.repeat(2).as_bytes());
+        // Re-indent the item two levels deeper.
+        for &b in item {
+            out.push(b);
+            if pretty && b == b'\n' {
+                out.extend_from_slice(indent.repeat(2).as_bytes());
+            }
+        }
+    }
+    if !items.is_empty() {
+        out.extend_from_slice(nl.as_bytes());
+        out.extend_from_slice(indent.as_bytes());
+    }
+    out.extend_from_slice(format!("],{nl}{indent}\"kind\"{colon}\"List\"{nl}}}").as_bytes());
+}
+
+/// JSON as `kubectl get -o json` prints it: kubectl prints objects as
+/// unstructured maps, so every object's members are sorted by name; four
+/// spaces of indent. Strings and numbers are copied as the writer wrote
+/// them (already escaped the way Go escapes).
+fn kubectl_json(compact: &[u8]) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(compact).map_err(|err| err.to_string())?;
+    let mut reader = Reader::new(text);
+    let first = reader.next_event().map_err(|err| err.to_string())?;
+    let tree = Tree::read(&mut reader, first).map_err(|err| err.to_string())?;
+    reader.finish().map_err(|err| err.to_string())?;
+    let mut out = Vec::with_capacity(compact.len() * 2);
+    tree.write(0, &mut out);
+    out.push(b'\n');
+    Ok(out)
+}
+
+enum Tree<'a> {
+    /// A number, `true`, `false` or `null`.
+    Token(&'a str),
+    /// A string's text between its quotes, as written.
+    String(&'a str),
+    /// Members: decoded name (the sort key), name as written, value.
+    Object(Vec<(Vec<u8>, &'a str, Tree<'a>)>),
+    Array(Vec<Tree<'a>>),
+}
+
+impl<'a> Tree<'a> {
+    fn read(reader: &mut Reader<'a>, first: Event<'a>) -> Result<Tree<'a>, JsonError> {
+        Ok(match first {
+            Event::ObjectStart => {
+                let mut members = Vec::new();
+                while let Event::Key(key) = reader.next_event()? {
+                    let mut name = Vec::new();
+                    key.decode_into(&mut name);
+                    let value = reader.next_event()?;
+                    members.push((name, key.raw(), Tree::read(reader, value)?));
+                }
+                members.sort_by(|a, b| a.0.cmp(&b.0));
+                Tree::Object(members)
+            }
+            Event::ArrayStart => {
+                let mut items = Vec::new();
+                loop {
+                    let item = reader.next_event()?;
+                    if item == Event::ArrayEnd {
+                        break;
+                    }
+                    items.push(Tree::read(reader, item)?);
+                }
+                Tree::Array(items)
+            }
+            Event::String(text) => Tree::String(text.raw()),
+            Event::Number(n) => Tree::Token(n),
+            Event::Bool(true) => Tree::Token("true"),
+            Event::Bool(false) => Tree::Token("false"),
+            Event::Null | Event::ObjectEnd | Event::ArrayEnd | Event::Key(_) => Tree::Token("null"),
+        })
+    }
+
+    fn write(&self, depth: usize, out: &mut Vec<u8>) {
+        let indent = |out: &mut Vec<u8>, depth: usize| {
+            out.push(b'\n');
+            out.extend(std::iter::repeat_n(b' ', 4 * depth));
+        };
+        match self {
+            Tree::Token(t) => out.extend_from_slice(t.as_bytes()),
+            Tree::String(t) => {
+                out.push(b'"');
+                out.extend_from_slice(t.as_bytes());
+                out.push(b'"');
+            }
+            Tree::Object(members) if members.is_empty() => out.extend_from_slice(b"{}"),
+            Tree::Array(items) if items.is_empty() => out.extend_from_slice(b"[]"),
+            Tree::Object(members) => {
+                out.push(b'{');
+                for (i, (_, name, value)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    indent(out, depth + 1);
+                    out.push(b'"');
+                    out.extend_from_slice(name.as_bytes());
+                    out.extend_from_slice(b"\": ");
+                    value.write(depth + 1, out);
+                }
+                indent(out, depth);
+                out.push(b'}');
+            }
+            Tree::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    indent(out, depth + 1);
+                    item.write(depth + 1, out);
+                }
+                indent(out, depth);
+                out.push(b']');
+            }
+        }
+    }
+}
+
+/// kubectl-style YAML: the same members, keys sorted, block style.
+fn to_yaml(json: &[u8]) -> Result<Vec<u8>, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|err| format!("writing YAML: {err}"))?;
+    serde_norway::to_string(&sorted(value))
+        .map(String::into_bytes)
+        .map_err(|err| format!("writing YAML: {err}"))
+}
+
+/// The value with every object's keys in sorted order, as kubectl's YAML
+/// has them.
+fn sorted(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut members: Vec<_> = map.into_iter().collect();
+            members.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(members.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.into_iter().map(sorted).collect())
+        }
+        other => other,
+    }
+}
+
+fn decode(
+    name: &str,
+    bytes: &[u8],
+    explicit: Option<&'static kguest_wire::schema::MessageSchema>,
+    style: Style,
+    out: &mut Vec<u8>,
+) -> Result<(), Failure> {
+    let fail = |msg: String| Failure::Input(format!("{name}: {msg}"));
+    if bytes.is_empty() {
+        return Err(fail("input is empty".into()));
+    }
     if envelope::has_magic(bytes) {
         let env = envelope::unwrap(bytes).map_err(|err| match err {
             envelope::EnvelopeError::Malformed(e) => fail(format!(
@@ -85,7 +288,7 @@ fn decode(name: &str, bytes: &[u8], type_name: Option<&str>) -> Result<serde_jso
             })?,
         };
         let offset = envelope_raw_offset(bytes, env.raw);
-        return object_to_json(env.api_version, env.kind, schema, env.raw)
+        return write_object(env.api_version, env.kind, schema, env.raw, style, out)
             .map_err(|err| fail(describe(err, offset)));
     }
     let Some(schema) = explicit else {
@@ -94,7 +297,7 @@ fn decode(name: &str, bytes: &[u8], type_name: Option<&str>) -> Result<serde_jso
                 .into(),
         ));
     };
-    to_json(schema, bytes).map_err(|err| fail(describe(err, 0)))
+    write_object("", "", schema, bytes, style, out).map_err(|err| fail(describe(err, 0)))
 }
 
 /// Where `raw` starts inside `whole`, so offsets point into the input file.

@@ -1,9 +1,16 @@
 //! `kguest encode`: Kubernetes JSON/YAML → the protobuf the API server sends.
+//!
+//! Objects are encoded one by one as they are read (YAML from a file or
+//! standard input is read document by document), and written out as they
+//! come, so a long stream needs memory for one object at a time.
 
-use kguest_k8s::json::{from_json, object_from_json, schema_by_type_name};
+use std::io::{BufRead, BufReader, Read, Write};
 
-use crate::objects::{self, frame};
-use crate::{Failure, read_input};
+use kguest_k8s::json::schema_by_type_name;
+use kguest_k8s::load::{LoadedObject, Loader};
+use kguest_k8s::stream::push_frame;
+
+use crate::Failure;
 
 pub fn run(args: &[String]) -> Result<(), Failure> {
     let mut raw = false;
@@ -36,16 +43,6 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             }
         }
     }
-    let (name, bytes) = read_input(file)?;
-    let text =
-        String::from_utf8(bytes).map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
-    let documents = objects::parse(&name, &text).map_err(Failure::Input)?;
-    if raw && documents.len() > 1 {
-        return Err(Failure::Input(format!(
-            "{name}: --raw writes one message, but the input has {} objects",
-            documents.len()
-        )));
-    }
     let explicit = match type_name {
         Some(t) => Some(
             schema_by_type_name(t)
@@ -53,52 +50,187 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         ),
         None => None,
     };
-    let mut encoded = Vec::new();
-    for doc in &documents {
-        let fail = |err: String| Failure::Input(format!("{}: {err}", doc.origin));
-        let bytes = match explicit {
-            // A message named on the command line: the JSON is that message.
-            Some(schema) => {
-                // apiVersion and kind travel in the envelope unless the
-                // message itself has such fields.
-                let mut body = doc.json.clone();
-                if let Some(members) = body.as_object_mut() {
-                    for key in ["apiVersion", "kind"] {
-                        if !schema.fields.iter().any(|f| f.json_name() == key) {
-                            members.remove(key);
-                        }
-                    }
-                }
-                let raw_bytes = from_json(schema, &body).map_err(|e| fail(e.to_string()))?;
-                if raw {
-                    raw_bytes
-                } else {
-                    let text = |key: &str| {
-                        doc.json
-                            .get(key)
-                            .and_then(|v| v.as_str())
-                            .unwrap_or("")
-                            .to_string()
-                    };
-                    kguest_k8s::envelope::wrap(&text("apiVersion"), &text("kind"), &raw_bytes)
-                }
-            }
-            None => {
-                let object = object_from_json(&doc.json).map_err(|e| fail(e.to_string()))?;
-                if raw { object.raw } else { object.enveloped() }
-            }
-        };
-        encoded.push(bytes);
-    }
-    let out = if encoded.len() == 1 {
-        encoded.pop().unwrap_or_default()
+    let (name, mut input) = open_input(file)?;
+    // JSON (one object or a List) is read whole and encoded in place; YAML
+    // streams document by document.
+    let json_text;
+    let first = peek_first_char(&mut input).map_err(|e| Failure::Input(format!("{name}: {e}")))?;
+    let loader = if first == Some(b'{') {
+        let mut bytes = Vec::new();
+        input
+            .read_to_end(&mut bytes)
+            .map_err(|e| Failure::Input(format!("{name}: {e}")))?;
+        json_text = String::from_utf8(bytes)
+            .map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
+        Loader::new(&name, &json_text)
     } else {
-        frame(&encoded)
+        Loader::from_reader(&name, input)
     };
-    match output {
-        Some(path) => {
-            std::fs::write(path, &out).map_err(|err| Failure::Input(format!("{path}: {err}")))
+    let loader = match explicit {
+        Some(schema) => loader.with_schema(schema),
+        None => loader,
+    };
+
+    let mut sink = Sink::open(output.map(String::as_str))?;
+    match write_objects(loader, raw, &name, &mut sink) {
+        Ok(()) => sink.finish(),
+        Err(err) => {
+            sink.abort();
+            Err(err)
         }
-        None => crate::write_stdout(&out),
+    }
+}
+
+fn write_objects(
+    loader: Loader<'_>,
+    raw: bool,
+    name: &str,
+    sink: &mut Sink,
+) -> Result<(), Failure> {
+    let bytes = |object: &LoadedObject| {
+        if raw {
+            object.raw.clone()
+        } else {
+            object.enveloped()
+        }
+    };
+    // The first object is held until a second shows whether this is a
+    // stream (framed) or a single object (written as is).
+    let mut held: Option<LoadedObject> = None;
+    let mut count = 0usize;
+    let mut frame = Vec::new();
+    for object in loader {
+        let object = object.map_err(|err| Failure::Input(err.to_string()))?;
+        count += 1;
+        if count == 1 {
+            held = Some(object);
+            continue;
+        }
+        if raw {
+            return Err(Failure::Input(format!(
+                "{name}: --raw writes one message, but the input has more than one object"
+            )));
+        }
+        if let Some(first) = held.take() {
+            frame.clear();
+            push_frame(&mut frame, &bytes(&first));
+            sink.write(&frame)?;
+        }
+        frame.clear();
+        push_frame(&mut frame, &bytes(&object));
+        sink.write(&frame)?;
+    }
+    match (count, held) {
+        (0, _) => return Err(Failure::Input(format!("{name}: no objects in the input"))),
+        (_, Some(only)) => sink.write(&bytes(&only))?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The input file, or standard input for `-` or no file.
+fn open_input(path: Option<&str>) -> Result<(String, Box<dyn BufRead>), Failure> {
+    match path {
+        None | Some("-") => Ok(("<stdin>".into(), Box::new(BufReader::new(std::io::stdin())))),
+        Some(path) => std::fs::File::open(path)
+            .map(|f| {
+                (
+                    path.to_string(),
+                    Box::new(BufReader::new(f)) as Box<dyn BufRead>,
+                )
+            })
+            .map_err(|err| Failure::Input(format!("{path}: {err}"))),
+    }
+}
+
+/// The first byte that is not whitespace, without consuming it.
+fn peek_first_char(input: &mut Box<dyn BufRead>) -> std::io::Result<Option<u8>> {
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        let blank = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if blank < buf.len() {
+            return Ok(Some(buf[blank]));
+        }
+        let n = buf.len();
+        input.consume(n);
+    }
+}
+
+/// Where the output goes: a file or standard output, written as objects
+/// come. A file left half-written by an error is removed.
+enum Sink {
+    File {
+        path: String,
+        out: Option<std::io::BufWriter<std::fs::File>>,
+    },
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+}
+
+impl Sink {
+    fn open(path: Option<&str>) -> Result<Sink, Failure> {
+        Ok(match path {
+            Some(path) => Sink::File {
+                path: path.to_string(),
+                out: None,
+            },
+            None => Sink::Stdout(std::io::BufWriter::new(std::io::stdout())),
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        match self {
+            Sink::File { path, out } => {
+                if out.is_none() {
+                    let file = std::fs::File::create(&*path)
+                        .map_err(|err| Failure::Input(format!("{path}: {err}")))?;
+                    *out = Some(std::io::BufWriter::new(file));
+                }
+                match out {
+                    Some(out) => out
+                        .write_all(bytes)
+                        .map_err(|err| Failure::Input(format!("{path}: {err}"))),
+                    None => Ok(()),
+                }
+            }
+            Sink::Stdout(out) => match out.write_all(bytes) {
+                Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => {
+                    other.map_err(|err| Failure::Input(format!("writing standard output: {err}")))
+                }
+            },
+        }
+    }
+
+    fn finish(self) -> Result<(), Failure> {
+        match self {
+            Sink::File { path, out } => match out {
+                Some(mut out) => out
+                    .flush()
+                    .map_err(|err| Failure::Input(format!("{path}: {err}"))),
+                None => std::fs::write(&path, b"")
+                    .map_err(|err| Failure::Input(format!("{path}: {err}"))),
+            },
+            Sink::Stdout(mut out) => match out.flush() {
+                Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => {
+                    other.map_err(|err| Failure::Input(format!("writing standard output: {err}")))
+                }
+            },
+        }
+    }
+
+    /// Drops a partly written output file.
+    fn abort(self) {
+        if let Sink::File {
+            path,
+            out: Some(out),
+        } = self
+        {
+            drop(out);
+            let _ = std::fs::remove_file(path);
+        }
     }
 }

@@ -5,7 +5,6 @@ mod decode;
 mod encode;
 mod krm;
 mod new;
-mod objects;
 mod run;
 
 use std::process::ExitCode;
@@ -14,7 +13,9 @@ const USAGE: &str = "\
 usage: kguest <command> [options]
 
 commands:
-  decode [--type TYPE] [FILE|-]   Kubernetes protobuf -> JSON (views -> JSON)
+  decode [--type TYPE] [-o json|yaml] [FILE|-]
+                                  Kubernetes protobuf -> JSON or YAML (views -> JSON),
+                                  as kubectl get -o json|yaml prints it
   encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
                                   Kubernetes JSON or YAML -> protobuf, byte for byte
                                   what the API server writes
@@ -38,14 +39,17 @@ options:
 ";
 
 const DECODE_USAGE: &str = "\
-usage: kguest decode [--type TYPE] [FILE|-]
+usage: kguest decode [--type TYPE] [-o json|yaml] [FILE|-]
 
-Kubernetes protobuf -> JSON, through the views. The input is what the API
-server sends (`k8s\\0` + runtime.Unknown; the type is read from it), a
-stream written by `kguest encode` (read back as a List) or, with --type, one
-raw message. TYPE looks like core.v1.Pod, apps.v1.Deployment,
-rbac.authorization.k8s.io.v1.Role, meta.v1.Status or a full protobuf name
-(k8s.io.api.core.v1.Pod). Reads standard input without FILE or with `-`.
+Kubernetes protobuf -> JSON (or YAML), through the views, as `kubectl get -o
+json` prints objects: members sorted, Go's zero values left out where Go's
+json tags say omitempty. The input is what the API server sends (`k8s\\0` +
+runtime.Unknown; the type is read from it; a List decodes with its items), a
+length-framed stream written by `kguest encode` (read back as a List) or,
+with --type, one raw message. TYPE looks like core.v1.Pod,
+apps.v1.Deployment, rbac.authorization.k8s.io.v1.Role, meta.v1.Status or a
+full protobuf name (k8s.io.api.core.v1.Pod). Reads standard input without
+FILE or with `-`.
 ";
 
 const ENCODE_USAGE: &str = "\
@@ -55,8 +59,10 @@ Kubernetes JSON or YAML -> protobuf, byte for byte what the API server
 writes. The input is one object, a multi-document YAML stream or a List. One
 object is written as `k8s\\0` + runtime.Unknown (--raw: the bare message);
 several are written as a stream, each prefixed by its 4-byte big-endian
-length, which decode reads back as a List. --type names the message when the
-input has no apiVersion/kind. Writes to standard output unless -o OUT.
+length, which decode reads back as a List. YAML is read one document at a
+time, so a long stream needs memory for one object only. --type names the
+message when the input has no apiVersion/kind. Writes to standard output
+unless -o OUT.
 ";
 
 /// The usage text of `command`, for `kguest <command> --help`.

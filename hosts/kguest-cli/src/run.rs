@@ -11,8 +11,8 @@ use kguest_host::{
 };
 use serde_json::{Value, json};
 
-use crate::objects::{self, Document};
 use crate::{Failure, read_input};
+use kguest_k8s::load::Loader;
 
 /// `kguest run --help`.
 pub const USAGE: &str = "\
@@ -204,22 +204,30 @@ fn load_objects(path: &str, kind: &str) -> Result<Vec<Vec<u8>>, Failure> {
     let (name, bytes) = read_input(Some(path))?;
     let text =
         String::from_utf8(bytes).map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
-    let documents: Vec<Document> = objects::parse(&name, &text).map_err(Failure::Input)?;
-    documents
-        .iter()
-        .map(|doc| {
-            let found = doc.json.get("kind").and_then(Value::as_str).unwrap_or("");
-            if found != kind {
-                return Err(Failure::Input(format!(
-                    "{}: expected a {kind}, found `{found}`",
-                    doc.origin
-                )));
-            }
-            kguest_k8s::json::object_from_json(&doc.json)
-                .map(|o| o.raw)
-                .map_err(|err| Failure::Input(format!("{}: {err}", doc.origin)))
-        })
-        .collect()
+    let mut wanted = Vec::new();
+    // Objects of other kinds are skipped, so one `kubectl get pod,node -o
+    // yaml` List can be both --pod and --nodes; they are named if nothing
+    // of `kind` is found.
+    let mut others: Vec<String> = Vec::new();
+    for object in Loader::new(&name, &text) {
+        let object = object.map_err(|err| Failure::Input(err.to_string()))?;
+        if object.kind == kind {
+            wanted.push(object.raw);
+        } else if !others.contains(&object.kind) {
+            others.push(object.kind);
+        }
+    }
+    if wanted.is_empty() {
+        let found = if others.is_empty() {
+            "no objects".to_string()
+        } else {
+            format!("only {}", others.join(", "))
+        };
+        return Err(Failure::Input(format!(
+            "{name}: no {kind} in the input ({found})"
+        )));
+    }
+    Ok(wanted)
 }
 
 /// Prints guest klog lines and events on stderr (unless quiet).

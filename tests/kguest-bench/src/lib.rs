@@ -372,11 +372,80 @@ pub fn decode_cases(inputs: &Inputs) -> Vec<Case> {
     cases
 }
 
+/// `json/...` cases: JSON text → protobuf (kguest's one-pass encoder, an
+/// encoder reused across calls as a host would, against `serde_json` into a
+/// k8s-openapi value then kguest's `Encode`), and protobuf → JSON text
+/// (kguest's writer from the bytes, against `serde_json::to_vec` of the
+/// k8s-openapi value).
+pub fn json_cases(inputs: &Inputs) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for object in [&inputs.upstream_pod, &inputs.pod, &inputs.node] {
+        let label = object.label;
+        let text = String::from_utf8(object.json_bytes.clone()).expect("UTF-8");
+        let mut encoder = kguest_wire::json::Encoder::new();
+        let mut out = Vec::new();
+        kguest_k8s::json::encode_object_text(&mut encoder, &text, &mut out).expect("encode");
+        assert_eq!(out, object.protobuf, "{label}: one-pass encoder");
+        let t1 = text.clone();
+        cases.push(case(
+            format!("json/{label}/to-protobuf/kguest"),
+            move || {
+                out.clear();
+                kguest_k8s::json::encode_object_text(&mut encoder, black_box(&t1), &mut out)
+                    .expect("encode");
+                black_box(&out);
+            },
+        ));
+        let bytes = object.json_bytes.clone();
+        if label == "node" {
+            cases.push(case(
+                format!("json/{label}/to-protobuf/serde-openapi"),
+                move || {
+                    let node: openapi::Node =
+                        serde_json::from_slice(black_box(&bytes)).expect("Node");
+                    black_box(node.encode_to_vec());
+                },
+            ));
+        } else {
+            cases.push(case(
+                format!("json/{label}/to-protobuf/serde-openapi"),
+                move || {
+                    let pod: openapi::Pod = serde_json::from_slice(black_box(&bytes)).expect("Pod");
+                    black_box(pod.encode_to_vec());
+                },
+            ));
+        }
+    }
+    let pod = &inputs.pod;
+    let schema = <kguest_k8s::api::core::v1::Pod as kguest_wire::View>::SCHEMA;
+    let pb = pod.protobuf.clone();
+    let mut out = Vec::new();
+    cases.push(case("json/pod/to-json/kguest", move || {
+        out.clear();
+        kguest_k8s::json::write_object(
+            "v1",
+            "Pod",
+            schema,
+            black_box(&pb),
+            kguest_wire::json::Style::Compact,
+            &mut out,
+        )
+        .expect("to JSON");
+        black_box(&out);
+    }));
+    let typed: openapi::Pod = serde_json::from_value(pod.json.clone()).expect("k8s-openapi Pod");
+    cases.push(case("json/pod/to-json/serde_json", move || {
+        black_box(serde_json::to_vec(black_box(&typed)).expect("JSON"));
+    }));
+    cases
+}
+
 /// Every case, in report order.
 pub fn all_cases(inputs: &Inputs) -> Vec<Case> {
     let mut cases = filter_cases(inputs);
     cases.extend(encode_cases(inputs));
     cases.extend(decode_cases(inputs));
+    cases.extend(json_cases(inputs));
     cases
 }
 
@@ -403,7 +472,8 @@ mod tests {
         let inputs = Inputs::load();
         let mut cases = encode_cases(&inputs);
         cases.extend(decode_cases(&inputs));
-        assert!(cases.len() >= 20);
+        cases.extend(json_cases(&inputs));
+        assert!(cases.len() >= 28);
         for case in &mut cases {
             (case.run)();
         }

@@ -1,18 +1,28 @@
-//! Kubernetes JSON, both ways, driven by the static schemas (feature `json`).
+//! Kubernetes JSON both ways, driven by the static schemas (feature
+//! `encode`, which needs only `alloc`; feature `json` adds `serde_json`
+//! values and `std`).
 //!
 //! Field names are the protobuf names, which Kubernetes also uses in JSON.
 //! Messages with a [`JsonForm`](crate::schema::JsonForm) other than `Object`
 //! take their special form (RFC 3339 times, int-or-string, embedded raw JSON,
 //! quantities, ...).
 //!
-//! - [`to_json`]: protobuf → JSON. Absent fields, empty repeated fields and
-//!   empty maps are left out, as Kubernetes' `omitempty` does. Unknown fields
-//!   cannot be expressed and are dropped.
-//! - [`from_json`]: JSON → protobuf, byte for byte what Kubernetes' Go
-//!   marshaller writes: fields in number order, map entries sorted by key with
-//!   key and value always written, and the fields Go always writes (its
-//!   non-pointer fields, see [`FieldSchema::always`](crate::schema::FieldSchema::always))
-//!   written with their zero value when the JSON leaves them out.
+//! - [`write_json`] / [`write_object_json`]: protobuf → JSON text, as Go's
+//!   `encoding/json` writes the Go types: a field whose Go json tag has
+//!   `omitempty` is left out when empty, any other is written even when empty
+//!   (its zero value, or `null` for an unset pointer, slice or map); see
+//!   [`FieldSchema::emit_empty`](crate::schema::FieldSchema::emit_empty).
+//!   Unknown fields cannot be expressed and are dropped.
+//! - [`Encoder`] / [`from_json_text`]: JSON → protobuf in one pass over the
+//!   text, byte for byte what Kubernetes' Go marshaller writes: fields in
+//!   number order, map entries sorted by key with key and value always
+//!   written, and the fields Go always writes (its non-pointer fields, see
+//!   [`FieldSchema::always`](crate::schema::FieldSchema::always)) written with
+//!   their zero value when the JSON leaves them out. Any [`Source`] of events
+//!   can feed it (the `kguest-k8s` crate adds YAML).
+//!
+//! Limits: containers nest at most [`text::MAX_DEPTH`] deep, in the text and
+//! in embedded JSON values; an encoded object is at most 4 GiB.
 
 use alloc::string::String;
 use core::fmt;
@@ -21,9 +31,16 @@ use crate::DecodeError;
 
 mod input;
 mod output;
+mod raw;
+pub mod text;
+#[cfg(feature = "json")]
+mod value;
 
-pub use input::from_json;
-pub use output::{base64, to_json};
+pub use input::{Encoder, Number, Source, SourceEvent, base64_decode, from_json_text};
+pub use output::{Resolver, Style, WriteOptions, base64, is_zero, write_json, write_object_json};
+pub use text::{Event, Reader, Text};
+#[cfg(feature = "json")]
+pub use value::{ValueSource, from_json, to_json};
 
 /// Why a message could not be converted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +53,12 @@ pub enum JsonError {
     /// JSON that does not fit the schema: an unknown field, a value of the
     /// wrong type or out of range. `path` names the field (`spec.containers[0].name`).
     Invalid { path: String, reason: String },
+    /// Text that is not JSON (or YAML): where and why.
+    Syntax {
+        line: usize,
+        column: usize,
+        reason: String,
+    },
 }
 
 impl fmt::Display for JsonError {
@@ -45,10 +68,16 @@ impl fmt::Display for JsonError {
             JsonError::Unrepresentable { path, reason } | JsonError::Invalid { path, reason } => {
                 write!(f, "{path}: {reason}")
             }
+            JsonError::Syntax {
+                line,
+                column,
+                reason,
+            } => write!(f, "line {line} column {column}: {reason}"),
         }
     }
 }
 
+#[cfg(feature = "json")]
 impl std::error::Error for JsonError {}
 
 impl From<DecodeError> for JsonError {

@@ -1,222 +1,487 @@
-//! Protobuf → JSON.
+//! Protobuf → JSON text, following Go's `encoding/json` rules for the Go
+//! types the messages come from (see [`FieldSchema::emit_empty`]).
+//!
+//! Each message is scanned once: the occurrences of its fields are
+//! collected into a scratch list (reused across messages) and written in
+//! field order, so a field is never searched for.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use serde_json::{Map as JsonMap, Number, Value as Json};
-
 use super::JsonError;
+use super::text::{Event, Reader};
 use crate::rt;
 use crate::schema::{self, FieldSchema, JsonForm, Kind, Label, MessageSchema};
 use crate::timefmt;
 use crate::wire::{Value, next_field, read_fixed32, read_fixed64, read_varint, zigzag32, zigzag64};
 
+/// How JSON text is laid out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Style {
+    /// No whitespace, as the API server writes it.
+    #[default]
+    Compact,
+    /// Indented by four spaces per level, as `kubectl get -o json` prints.
+    Pretty,
+}
+
+/// Resolves the embedded objects of `runtime.RawExtension` values that hold
+/// protobuf (`k8s\0` + `runtime.Unknown`, as in API-server lists and watch
+/// events) to the schema of their type: `(apiVersion, kind) → schema`.
+pub type Resolver = fn(&str, &str) -> Option<&'static MessageSchema>;
+
+/// Options for [`write_json`].
+#[derive(Clone, Copy, Default)]
+pub struct WriteOptions {
+    pub style: Style,
+    /// Decodes protobuf objects embedded in `RawExtension`s; without it they
+    /// are an error.
+    pub resolver: Option<Resolver>,
+}
+
+/// Writes the message `bytes` of type `schema` as Kubernetes JSON to `out`.
+pub fn write_json(
+    schema: &MessageSchema,
+    bytes: &[u8],
+    options: WriteOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), JsonError> {
+    write_object_json("", "", schema, bytes, options, out)
+}
+
+/// Writes a top-level object: `kind` and `apiVersion` (when not empty)
+/// first, then the message's fields.
+pub fn write_object_json(
+    api_version: &str,
+    kind: &str,
+    schema: &MessageSchema,
+    bytes: &[u8],
+    options: WriteOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), JsonError> {
+    schema::validate(schema, bytes)?;
+    let mut writer = Writer {
+        out,
+        pretty: options.style == Style::Pretty,
+        resolver: options.resolver,
+        depth: 0,
+        occ: Vec::new(),
+        entries: Vec::new(),
+        path: Vec::new(),
+    };
+    if (kind.is_empty() && api_version.is_empty()) || schema.json != JsonForm::Object {
+        return writer.message(schema, bytes);
+    }
+    writer.object_start();
+    let mut first = true;
+    if !kind.is_empty() {
+        writer.member(&mut first, "kind");
+        writer.string(kind.as_bytes());
+    }
+    if !api_version.is_empty() {
+        writer.member(&mut first, "apiVersion");
+        writer.string(api_version.as_bytes());
+    }
+    writer.members(schema, bytes, &mut first)?;
+    writer.object_end(first);
+    Ok(())
+}
+
+/// One occurrence of a known field in a message.
+#[derive(Clone, Copy)]
+struct Occ<'a> {
+    index: u16,
+    value: Value<'a>,
+}
+
+struct Writer<'o, 'a> {
+    out: &'o mut Vec<u8>,
+    pretty: bool,
+    resolver: Option<Resolver>,
+    depth: usize,
+    occ: Vec<Occ<'a>>,
+    entries: Vec<(&'a [u8], Option<Value<'a>>)>,
+    path: Vec<&'static str>,
+}
+
 fn last_value(bytes: &[u8], number: u32) -> Option<Value<'_>> {
     rt::last(bytes, number).and_then(|raw| raw.value())
 }
 
-/// Writes the message `bytes` of type `schema` as a JSON value.
-pub fn to_json(schema: &MessageSchema, bytes: &[u8]) -> Result<Json, JsonError> {
-    schema::validate(schema, bytes)?;
-    let mut path = Vec::new();
-    message(schema, bytes, &mut path)
-}
-
-type Path = Vec<&'static str>;
-
-fn unrepresentable(path: &Path, reason: impl ToString) -> JsonError {
-    JsonError::Unrepresentable {
-        path: super::path_string(path),
-        reason: reason.to_string(),
+impl<'o, 'a> Writer<'o, 'a> {
+    fn unrepresentable(&self, reason: impl ToString) -> JsonError {
+        JsonError::Unrepresentable {
+            path: super::path_string(&self.path),
+            reason: reason.to_string(),
+        }
     }
-}
 
-fn message(schema: &MessageSchema, bytes: &[u8], path: &mut Path) -> Result<Json, JsonError> {
-    let varint_field = |n| match last_value(bytes, n) {
-        Some(Value::Varint(v)) => v,
-        _ => 0,
-    };
-    let json = match schema.json {
-        JsonForm::Object => {
-            let mut object = JsonMap::new();
-            for field in schema.fields {
-                path.push(field.json_name());
-                let value = field_value(field, bytes, path)?;
-                path.pop();
-                match value {
-                    // An embedded Go struct: its members join this object.
-                    Some(Json::Object(members)) if field.inline => object.extend(members),
-                    Some(value) => {
-                        object.insert(field.json_name().to_string(), value);
-                    }
-                    None => {}
-                }
-            }
-            Json::Object(object)
-        }
-        JsonForm::Timestamp { frac_digits } => {
-            let seconds = varint_field(1) as i64;
-            let nanos = varint_field(2) as i32;
-            // Go writes its zero time as an empty message; older writers used
-            // the zero time's Unix seconds.
-            if bytes.is_empty() || (seconds == timefmt::MIN_SECONDS && nanos == 0) {
-                return Ok(Json::Null);
-            }
-            let mut buf = [0u8; 40];
-            match timefmt::format_rfc3339(seconds, nanos, frac_digits, &mut buf) {
-                Some(text) => Json::String(text.to_string()),
-                None => return Err(unrepresentable(path, "time outside years 1 to 9999")),
-            }
-        }
-        JsonForm::EmbeddedString => Json::String(
-            rt::get::<crate::codec::Str>(bytes, 1)
-                .unwrap_or("")
-                .to_string(),
-        ),
-        JsonForm::Quantity => {
-            let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
-            if text.is_empty() {
-                Json::String("0".to_string())
-            } else {
-                let mut buf = [0u8; 64];
-                let canonical = crate::quantity::reserialize(text, &mut buf).map_err(|err| {
-                    unrepresentable(
-                        path,
-                        format_args!(
-                            "quantity `{}`: {}",
-                            String::from_utf8_lossy(text),
-                            err.as_str()
-                        ),
-                    )
-                })?;
-                Json::String(canonical.to_string())
-            }
-        }
-        JsonForm::IntOrString => {
-            if varint_field(1) == 1 {
-                Json::String(
-                    rt::get::<crate::codec::Str>(bytes, 3)
-                        .unwrap_or("")
-                        .to_string(),
-                )
-            } else {
-                Json::from(varint_field(2) as i32)
-            }
-        }
-        JsonForm::RawJson => match rt::get::<crate::codec::Bytes>(bytes, 1) {
-            None | Some([]) => Json::Null,
-            Some(raw) => serde_json::from_slice(raw)
-                .map_err(|err| unrepresentable(path, format_args!("embedded JSON: {err}")))?,
-        },
-        JsonForm::BareArray => match schema.fields.first() {
-            Some(field) => {
-                path.push(field.json_name());
-                let items = repeated(field, bytes, path)?;
-                path.pop();
-                Json::Array(items)
-            }
-            None => Json::Array(Vec::new()),
-        },
-        JsonForm::Duration => {
-            let mut buf = [0u8; 40];
-            Json::String(timefmt::format_go_duration(varint_field(1) as i64, &mut buf).to_string())
-        }
-    };
-    Ok(json)
-}
+    // ---- layout -----------------------------------------------------------
 
-fn field_value(
-    field: &FieldSchema,
-    bytes: &[u8],
-    path: &mut Path,
-) -> Result<Option<Json>, JsonError> {
-    match field.label {
-        Label::Singular => match last_value(bytes, field.number) {
-            Some(value) => scalar(field.kind, value, path).map(Some),
-            None => Ok(None),
-        },
-        Label::Repeated => {
-            let items = repeated(field, bytes, path)?;
-            Ok((!items.is_empty()).then_some(Json::Array(items)))
+    fn newline(&mut self) {
+        if self.pretty {
+            self.out.push(b'\n');
+            for _ in 0..self.depth {
+                self.out.extend_from_slice(b"    ");
+            }
         }
-        Label::Map => {
-            let Kind::Message(entry) = field.kind else {
-                return Ok(None);
+    }
+
+    fn object_start(&mut self) {
+        self.out.push(b'{');
+        self.depth += 1;
+    }
+
+    fn object_end(&mut self, empty: bool) {
+        self.depth -= 1;
+        if !empty {
+            self.newline();
+        }
+        self.out.push(b'}');
+    }
+
+    fn array_start(&mut self) {
+        self.out.push(b'[');
+        self.depth += 1;
+    }
+
+    fn array_end(&mut self, empty: bool) {
+        self.depth -= 1;
+        if !empty {
+            self.newline();
+        }
+        self.out.push(b']');
+    }
+
+    /// Starts the next array element.
+    fn element(&mut self, first: &mut bool) {
+        if !*first {
+            self.out.push(b',');
+        }
+        *first = false;
+        self.newline();
+    }
+
+    /// Starts the next object member.
+    fn member(&mut self, first: &mut bool, name: &str) {
+        // Schema names are plain identifiers: nothing to escape.
+        debug_assert!(name.bytes().all(|b| PLAIN[usize::from(b)]), "{name}");
+        self.element(first);
+        self.out.push(b'"');
+        self.out.extend_from_slice(name.as_bytes());
+        let colon: &[u8] = if self.pretty { b"\": " } else { b"\":" };
+        self.out.extend_from_slice(colon);
+    }
+
+    fn member_bytes(&mut self, first: &mut bool, name: &[u8]) {
+        self.element(first);
+        self.string(name);
+        self.out.push(b':');
+        if self.pretty {
+            self.out.push(b' ');
+        }
+    }
+
+    /// A JSON string the way Go writes one: `<`, `>`, `&`, U+2028 and
+    /// U+2029 escaped too, invalid UTF-8 as U+FFFD.
+    fn string(&mut self, text: &[u8]) {
+        write_go_string(text, self.out);
+    }
+
+    fn null(&mut self) {
+        self.out.extend_from_slice(b"null");
+    }
+
+    fn int(&mut self, v: i64) {
+        let mut buf = [0u8; 20];
+        let mut n = v.unsigned_abs();
+        let mut i = buf.len();
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        if v < 0 {
+            self.out.push(b'-');
+        }
+        self.out.extend_from_slice(&buf[i..]);
+    }
+
+    fn uint(&mut self, v: u64) {
+        let mut buf = [0u8; 20];
+        let mut n = v;
+        let mut i = buf.len();
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.out.extend_from_slice(&buf[i..]);
+    }
+
+    /// A float as Go writes one: shortest digits, exponent form below 1e-6
+    /// and from 1e21 on; non-finite values as `null`.
+    fn float(&mut self, v: f64) {
+        use core::fmt::Write;
+        if !v.is_finite() {
+            return self.null();
+        }
+        let abs = v.abs();
+        let mut s = String::new();
+        if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+            let _ = write!(s, "{v:e}");
+            if let Some(at) = s.find('e')
+                && !s[at + 1..].starts_with('-')
+            {
+                s.insert(at + 1, '+');
+            }
+        } else {
+            let _ = write!(s, "{v}");
+        }
+        self.out.extend_from_slice(s.as_bytes());
+    }
+
+    // ---- messages ---------------------------------------------------------
+
+    /// Collects the occurrences of `schema`'s fields in `bytes` onto the
+    /// scratch list, sorted by field (wire order kept within a field);
+    /// returns where they start.
+    fn collect(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> usize {
+        let base = self.occ.len();
+        let fields = schema.fields;
+        let mut rest = bytes;
+        let mut cursor = 0usize;
+        let mut sorted = true;
+        let mut last = 0u16;
+        while let Ok(Some((number, value))) = next_field(&mut rest) {
+            // Fields usually come in order: look from the previous one first.
+            let index = match fields.get(cursor) {
+                Some(f) if f.number == number => cursor,
+                _ => match fields.binary_search_by_key(&number, |f| f.number) {
+                    Ok(i) => i,
+                    Err(_) => continue,
+                },
             };
-            let mut object = alloc::collections::BTreeMap::new();
-            for_each_occurrence(bytes, field.number, |value| {
-                let Value::Len(entry_bytes) = value else {
+            cursor = index;
+            let index = index as u16;
+            sorted &= index >= last;
+            last = index;
+            self.occ.push(Occ { index, value });
+        }
+        if !sorted {
+            self.occ[base..].sort_by_key(|o| o.index);
+        }
+        base
+    }
+
+    fn message(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Result<(), JsonError> {
+        if schema.json == JsonForm::Object {
+            self.object_start();
+            let mut first = true;
+            self.members(schema, bytes, &mut first)?;
+            self.object_end(first);
+            return Ok(());
+        }
+        self.special(schema, bytes)
+    }
+
+    /// Writes the members of `schema`'s fields (an inlined message's join
+    /// its parent's object).
+    fn members(
+        &mut self,
+        schema: &MessageSchema,
+        bytes: &'a [u8],
+        first: &mut bool,
+    ) -> Result<(), JsonError> {
+        let base = self.collect(schema, bytes);
+        let end = self.occ.len();
+        let mut i = base;
+        for (index, field) in schema.fields.iter().enumerate() {
+            let run = i;
+            while i < end && usize::from(self.occ[i].index) == index {
+                i += 1;
+            }
+            if run == i && !field.always && !field.emit_empty {
+                // Unset and not written: most fields of most messages.
+                continue;
+            }
+            self.path.push(field.json_name());
+            let result = if field.inline {
+                let body = match self.occ[run..i].last().map(|o| o.value) {
+                    Some(Value::Len(body)) => Some(body),
+                    _ => None,
+                };
+                match (field.kind, body) {
+                    (Kind::Message(inner), Some(body)) => self.members(inner, body, first),
+                    (Kind::Message(inner), None) if field.always => self.members(inner, &[], first),
+                    _ => Ok(()),
+                }
+            } else {
+                self.field(field, run, i, first)
+            };
+            self.path.pop();
+            result?;
+        }
+        self.occ.truncate(base);
+        Ok(())
+    }
+
+    /// Writes one field whose occurrences are `occ[start..end]`.
+    fn field(
+        &mut self,
+        field: &FieldSchema,
+        start: usize,
+        end: usize,
+        first: &mut bool,
+    ) -> Result<(), JsonError> {
+        let name = field.json_name();
+        match field.label {
+            Label::Singular => {
+                let value = self.occ[start..end].last().map(|o| o.value);
+                self.singular(field, value, first)
+            }
+            Label::Repeated => {
+                if start == end {
+                    return self.absent(field, name, first);
+                }
+                self.member(first, name);
+                self.array_start();
+                let mut first_item = true;
+                for i in start..end {
+                    let value = self.occ[i].value;
+                    self.repeated_value(field.kind, value, &mut first_item)?;
+                }
+                self.array_end(first_item);
+                Ok(())
+            }
+            Label::Map => {
+                if start == end {
+                    return self.absent(field, name, first);
+                }
+                let Kind::Message(entry) = field.kind else {
                     return Ok(());
                 };
-                let key = map_key(entry, entry_bytes);
-                let value = match (entry.field(2), last_value(entry_bytes, 2)) {
-                    (Some(value_field), Some(value)) => scalar(value_field.kind, value, path)?,
-                    (Some(value_field), None) => default_json(value_field.kind, path)?,
-                    (None, _) => Json::Null,
+                self.member(first, name);
+                self.map(entry, start, end)
+            }
+        }
+    }
+
+    /// A field that is not set: `null` when Go writes it anyway.
+    fn absent(
+        &mut self,
+        field: &FieldSchema,
+        name: &str,
+        first: &mut bool,
+    ) -> Result<(), JsonError> {
+        if field.emit_empty {
+            self.member(first, name);
+            self.null();
+        }
+        Ok(())
+    }
+
+    fn singular(
+        &mut self,
+        field: &FieldSchema,
+        value: Option<Value<'a>>,
+        first: &mut bool,
+    ) -> Result<(), JsonError> {
+        let name = field.json_name();
+        match field.kind {
+            Kind::Message(inner) => {
+                let body = match value {
+                    Some(Value::Len(body)) => Some(body),
+                    _ => None,
                 };
-                object.insert(key, value);
+                if inner.json == JsonForm::BareArray {
+                    // A Go slice type: unset is nil, set is a (maybe empty) list.
+                    return match body {
+                        None => self.absent(field, name, first),
+                        Some(body) if !field.emit_empty && bare_array_is_empty(inner, body) => {
+                            Ok(())
+                        }
+                        Some(body) => {
+                            self.member(first, name);
+                            self.special(inner, body)
+                        }
+                    };
+                }
+                match body {
+                    // A Go struct is always written, unless `omitzero`.
+                    None if field.always => {
+                        if field.omit_zero {
+                            return Ok(());
+                        }
+                        self.member(first, name);
+                        self.message(inner, &[])
+                    }
+                    None => self.absent(field, name, first),
+                    Some(body) => {
+                        if field.omit_zero && is_zero(inner, body) {
+                            return Ok(());
+                        }
+                        self.member(first, name);
+                        self.message(inner, body)
+                    }
+                }
+            }
+            Kind::Bytes => match value {
+                // `[]byte`: nil when unset, and `omitempty` drops it when empty.
+                None => self.absent(field, name, first),
+                Some(Value::Len(b)) if b.is_empty() && !field.emit_empty => Ok(()),
+                Some(value) => {
+                    self.member(first, name);
+                    self.scalar(field.kind, value);
+                    Ok(())
+                }
+            },
+            _ => {
+                let value = match value {
+                    Some(value) => value,
+                    None if field.always => zero_value(field.kind),
+                    None => return self.absent(field, name, first),
+                };
+                // A non-pointer Go field: `omitempty` drops its zero value.
+                if field.always && !field.emit_empty && scalar_is_zero(field.kind, value) {
+                    return Ok(());
+                }
+                self.member(first, name);
+                self.scalar(field.kind, value);
                 Ok(())
-            })?;
-            Ok((!object.is_empty()).then(|| Json::Object(object.into_iter().collect())))
+            }
         }
     }
-}
 
-fn map_key(entry: &MessageSchema, bytes: &[u8]) -> String {
-    let kind = entry.field(1).map(|f| f.kind);
-    match (kind, last_value(bytes, 1)) {
-        (_, None) => match kind {
-            Some(Kind::String) | None => String::new(),
-            Some(Kind::Bool) => "false".to_string(),
-            Some(_) => "0".to_string(),
-        },
-        (Some(kind), Some(value)) => int_or_scalar_key(kind, value).unwrap_or_default(),
-        (None, Some(_)) => String::new(),
-    }
-}
-
-fn int_or_scalar_key(kind: Kind, value: Value<'_>) -> Option<String> {
-    match scalar_leaf(kind, value)? {
-        Json::String(s) => Some(s),
-        other => Some(other.to_string()),
-    }
-}
-
-/// The JSON of an absent map value: protobuf reads it as the default.
-fn default_json(kind: Kind, path: &mut Path) -> Result<Json, JsonError> {
-    match kind {
-        Kind::Message(inner) => message(inner, &[], path),
-        Kind::String | Kind::Bytes => Ok(Json::String(String::new())),
-        Kind::Bool => Ok(Json::Bool(false)),
-        _ => Ok(Json::from(0)),
-    }
-}
-
-fn for_each_occurrence<'a>(
-    bytes: &'a [u8],
-    number: u32,
-    mut f: impl FnMut(Value<'a>) -> Result<(), JsonError>,
-) -> Result<(), JsonError> {
-    let mut rest = bytes;
-    while let Ok(Some((n, value))) = next_field(&mut rest) {
-        if n == number {
-            f(value)?;
-        }
-    }
-    Ok(())
-}
-
-fn repeated(field: &FieldSchema, bytes: &[u8], path: &mut Path) -> Result<Vec<Json>, JsonError> {
-    let mut items = Vec::new();
-    for_each_occurrence(bytes, field.number, |value| {
-        match (field.kind, value) {
+    fn repeated_value(
+        &mut self,
+        kind: Kind,
+        value: Value<'a>,
+        first: &mut bool,
+    ) -> Result<(), JsonError> {
+        match (kind, value) {
+            (Kind::Message(inner), Value::Len(body)) => {
+                self.element(first);
+                self.message(inner, body)
+            }
             (Kind::String | Kind::Bytes | Kind::Message(_), _) | (_, Value::Varint(_)) => {
-                items.push(scalar(field.kind, value, path)?);
+                self.element(first);
+                self.scalar(kind, value);
+                Ok(())
             }
             (_, Value::Fixed32(_) | Value::Fixed64(_)) => {
-                items.push(scalar(field.kind, value, path)?)
+                self.element(first);
+                self.scalar(kind, value);
+                Ok(())
             }
             (kind, Value::Len(mut run)) => {
+                // Packed scalars.
                 while !run.is_empty() {
                     let element = match kind {
                         Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => {
@@ -228,54 +493,510 @@ fn repeated(field: &FieldSchema, bytes: &[u8], path: &mut Path) -> Result<Vec<Js
                         _ => read_varint(&mut run).map(Value::Varint),
                     };
                     match element {
-                        Ok(element) => items.push(scalar(kind, element, path)?),
+                        Ok(element) => {
+                            self.element(first);
+                            self.scalar(kind, element);
+                        }
                         Err(_) => break,
                     }
                 }
+                Ok(())
+            }
+        }
+    }
+
+    /// A map: entries sorted by key as Go writes them; of repeated keys the
+    /// last wins.
+    fn map(&mut self, entry: &MessageSchema, start: usize, end: usize) -> Result<(), JsonError> {
+        let key_kind = entry.field(1).map(|f| f.kind).unwrap_or(Kind::String);
+        let value_field = entry.field(2);
+        let string_keys = matches!(key_kind, Kind::String);
+        let base = self.entries.len();
+        for i in start..end {
+            let Value::Len(entry_bytes) = self.occ[i].value else {
+                continue;
+            };
+            // String keys sort as bytes; other keys are re-read from the entry.
+            let sort = if string_keys {
+                match last_value(entry_bytes, 1) {
+                    Some(Value::Len(k)) => k,
+                    _ => &[],
+                }
+            } else {
+                entry_bytes
+            };
+            self.entries.push((sort, last_value(entry_bytes, 2)));
+        }
+        let numeric = |bytes: &[u8]| -> i128 {
+            match last_value(bytes, 1) {
+                Some(Value::Varint(v)) => match key_kind {
+                    Kind::Int32 | Kind::Enum => i128::from(v as i32),
+                    Kind::Int64 => i128::from(v as i64),
+                    Kind::Sint32 => i128::from(zigzag32(v)),
+                    Kind::Sint64 => i128::from(zigzag64(v)),
+                    _ => i128::from(v),
+                },
+                Some(Value::Fixed32(v)) => match key_kind {
+                    Kind::Sfixed32 => i128::from(v as i32),
+                    _ => i128::from(v),
+                },
+                Some(Value::Fixed64(v)) => match key_kind {
+                    Kind::Sfixed64 => i128::from(v as i64),
+                    _ => i128::from(v),
+                },
+                _ => 0,
+            }
+        };
+        if string_keys {
+            self.entries[base..].sort_by(|a, b| a.0.cmp(b.0));
+        } else {
+            self.entries[base..].sort_by_key(|e| numeric(e.0));
+        }
+        self.object_start();
+        let mut first = true;
+        let n = self.entries.len();
+        for i in base..n {
+            let (key, value) = self.entries[i];
+            let same_as_next = i + 1 < n && {
+                let next = self.entries[i + 1].0;
+                if string_keys {
+                    next == key
+                } else {
+                    numeric(next) == numeric(key)
+                }
+            };
+            if same_as_next {
+                continue;
+            }
+            self.element(&mut first);
+            if string_keys {
+                self.string(key);
+            } else {
+                let mut text = Vec::new();
+                let mut sub = Writer {
+                    out: &mut text,
+                    pretty: false,
+                    resolver: None,
+                    depth: 0,
+                    occ: Vec::new(),
+                    entries: Vec::new(),
+                    path: Vec::new(),
+                };
+                match key_kind {
+                    Kind::Bool => sub.out.extend_from_slice(if numeric(key) != 0 {
+                        b"true"
+                    } else {
+                        b"false"
+                    }),
+                    _ => {
+                        let v = numeric(key);
+                        if v < 0 {
+                            sub.int(v as i64);
+                        } else {
+                            sub.uint(v as u64);
+                        }
+                    }
+                }
+                self.string(&text);
+            }
+            self.out.push(b':');
+            if self.pretty {
+                self.out.push(b' ');
+            }
+            match (value_field, value) {
+                (Some(f), Some(Value::Len(body))) if matches!(f.kind, Kind::Message(_)) => {
+                    if let Kind::Message(inner) = f.kind {
+                        self.message(inner, body)?;
+                    }
+                }
+                (Some(f), Some(value)) => self.scalar(f.kind, value),
+                (Some(f), None) => match f.kind {
+                    Kind::Message(inner) => self.message(inner, &[])?,
+                    kind => self.scalar(kind, zero_value(kind)),
+                },
+                (None, _) => self.null(),
+            }
+        }
+        self.object_end(first);
+        self.entries.truncate(base);
+        Ok(())
+    }
+
+    fn scalar(&mut self, kind: Kind, value: Value<'_>) {
+        match (kind, value) {
+            (Kind::Int32 | Kind::Enum, Value::Varint(v)) => self.int(i64::from(v as i32)),
+            (Kind::Int64, Value::Varint(v)) => self.int(v as i64),
+            (Kind::Uint32, Value::Varint(v)) => self.uint(u64::from(v as u32)),
+            (Kind::Uint64, Value::Varint(v)) => self.uint(v),
+            (Kind::Sint32, Value::Varint(v)) => self.int(i64::from(zigzag32(v))),
+            (Kind::Sint64, Value::Varint(v)) => self.int(zigzag64(v)),
+            (Kind::Bool, Value::Varint(v)) => {
+                self.out
+                    .extend_from_slice(if v != 0 { b"true" } else { b"false" })
+            }
+            (Kind::Fixed32, Value::Fixed32(v)) => self.uint(u64::from(v)),
+            (Kind::Sfixed32, Value::Fixed32(v)) => self.int(i64::from(v as i32)),
+            (Kind::Float, Value::Fixed32(v)) => self.float(f64::from(f32::from_bits(v))),
+            (Kind::Fixed64, Value::Fixed64(v)) => self.uint(v),
+            (Kind::Sfixed64, Value::Fixed64(v)) => self.int(v as i64),
+            (Kind::Double, Value::Fixed64(v)) => self.float(f64::from_bits(v)),
+            (Kind::String, Value::Len(b)) => self.string(b),
+            (Kind::Bytes, Value::Len(b)) => {
+                self.out.push(b'"');
+                base64_into(b, self.out);
+                self.out.push(b'"');
+            }
+            _ => self.null(),
+        }
+    }
+
+    /// Messages whose JSON form is not an object of their fields.
+    fn special(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Result<(), JsonError> {
+        let varint_field = |n| match last_value(bytes, n) {
+            Some(Value::Varint(v)) => v,
+            _ => 0,
+        };
+        match schema.json {
+            JsonForm::Object => self.message(schema, bytes)?,
+            JsonForm::Timestamp { frac_digits } => {
+                let seconds = varint_field(1) as i64;
+                let nanos = varint_field(2) as i32;
+                // Go writes its zero time as an empty message; older writers
+                // used the zero time's Unix seconds.
+                if bytes.is_empty() || (seconds == timefmt::MIN_SECONDS && nanos == 0) {
+                    self.null();
+                    return Ok(());
+                }
+                let mut buf = [0u8; 40];
+                match timefmt::format_rfc3339(seconds, nanos, frac_digits, &mut buf) {
+                    Some(text) => self.string(text.as_bytes()),
+                    None => return Err(self.unrepresentable("time outside years 1 to 9999")),
+                }
+            }
+            JsonForm::EmbeddedString => {
+                let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
+                self.string(text);
+            }
+            JsonForm::Quantity => {
+                let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
+                if text.is_empty() {
+                    self.string(b"0");
+                } else {
+                    let mut buf = [0u8; 64];
+                    let canonical =
+                        crate::quantity::reserialize(text, &mut buf).map_err(|err| {
+                            self.unrepresentable(alloc::format!(
+                                "quantity `{}`: {}",
+                                String::from_utf8_lossy(text),
+                                err.as_str()
+                            ))
+                        })?;
+                    self.string(canonical.as_bytes());
+                }
+            }
+            JsonForm::IntOrString => {
+                if varint_field(1) == 1 {
+                    let text = rt::get::<crate::codec::Bytes>(bytes, 3).unwrap_or(b"");
+                    self.string(text);
+                } else {
+                    self.int(i64::from(varint_field(2) as i32));
+                }
+            }
+            JsonForm::RawJson => match rt::get::<crate::codec::Bytes>(bytes, 1) {
+                None | Some([]) => self.null(),
+                Some(raw) if raw.starts_with(b"k8s\0") => self.embedded_object(raw)?,
+                Some(raw) => self.embedded_json(raw)?,
+            },
+            JsonForm::BareArray => {
+                self.array_start();
+                let mut first = true;
+                if let Some(field) = schema.fields.first() {
+                    let mut rest = bytes;
+                    while let Ok(Some((number, value))) = next_field(&mut rest) {
+                        if number == field.number {
+                            self.repeated_value(field.kind, value, &mut first)?;
+                        }
+                    }
+                }
+                self.array_end(first);
+            }
+            JsonForm::Duration => {
+                let mut buf = [0u8; 40];
+                let text = timefmt::format_go_duration(varint_field(1) as i64, &mut buf);
+                self.string(text.as_bytes());
             }
         }
         Ok(())
-    })?;
-    Ok(items)
-}
-
-fn scalar(kind: Kind, value: Value<'_>, path: &mut Path) -> Result<Json, JsonError> {
-    if let (Kind::Message(inner), Value::Len(body)) = (kind, value) {
-        return message(inner, body, path);
     }
-    Ok(scalar_leaf(kind, value).unwrap_or(Json::Null))
+
+    /// Embedded JSON text, re-laid-out in the writer's style (member order
+    /// kept, as Go compacts a `MarshalJSON` result).
+    fn embedded_json(&mut self, raw: &[u8]) -> Result<(), JsonError> {
+        let text = core::str::from_utf8(raw)
+            .map_err(|_| self.unrepresentable("embedded JSON: not UTF-8"))?;
+        let mut reader = Reader::new(text);
+        let fail = |this: &Self, err: JsonError| {
+            this.unrepresentable(alloc::format!("embedded JSON: {err}"))
+        };
+        let first = reader.next_event().map_err(|err| fail(self, err))?;
+        self.embedded_value(&mut reader, first)
+            .map_err(|err| fail(self, err))?;
+        reader.finish().map_err(|err| fail(self, err))
+    }
+
+    fn embedded_value(
+        &mut self,
+        reader: &mut Reader<'_>,
+        first: Event<'_>,
+    ) -> Result<(), JsonError> {
+        let mut buf = Vec::new();
+        match first {
+            Event::ObjectStart => {
+                self.object_start();
+                let mut first = true;
+                while let Event::Key(t) = reader.next_event()? {
+                    buf.clear();
+                    t.decode_into(&mut buf);
+                    self.member_bytes(&mut first, &buf);
+                    let value = reader.next_event()?;
+                    self.embedded_value(reader, value)?;
+                }
+                self.object_end(first);
+            }
+            Event::ArrayStart => {
+                self.array_start();
+                let mut first = true;
+                loop {
+                    let item = reader.next_event()?;
+                    if item == Event::ArrayEnd {
+                        break;
+                    }
+                    self.element(&mut first);
+                    self.embedded_value(reader, item)?;
+                }
+                self.array_end(first);
+            }
+            Event::Null => self.null(),
+            Event::Bool(b) => self
+                .out
+                .extend_from_slice(if b { b"true" } else { b"false" }),
+            Event::Number(n) => self.out.extend_from_slice(n.as_bytes()),
+            Event::String(t) => {
+                t.decode_into(&mut buf);
+                self.string(&buf);
+            }
+            Event::ObjectEnd | Event::ArrayEnd | Event::Key(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A protobuf object embedded in a `RawExtension`: written as its JSON,
+    /// with `kind` and `apiVersion`, when the resolver knows its type.
+    fn embedded_object(&mut self, raw: &'a [u8]) -> Result<(), JsonError> {
+        let unknown = raw.get(4..).unwrap_or(&[]);
+        let type_meta = match last_value(unknown, 1) {
+            Some(Value::Len(t)) => t,
+            _ => &[],
+        };
+        let text = |bytes: &'a [u8], n| rt::get::<crate::codec::Str>(bytes, n).unwrap_or("");
+        let (api_version, kind) = (text(type_meta, 1), text(type_meta, 2));
+        let body = rt::get::<crate::codec::Bytes>(unknown, 2).unwrap_or(b"");
+        let schema = self.resolver.and_then(|resolve| resolve(api_version, kind));
+        let Some(schema) = schema else {
+            return Err(self.unrepresentable(alloc::format!(
+                "embedded protobuf object of unknown type `{api_version}` / `{kind}`"
+            )));
+        };
+        schema::validate(schema, body)?;
+        self.object_start();
+        let mut first = true;
+        if !kind.is_empty() {
+            self.member(&mut first, "kind");
+            self.string(kind.as_bytes());
+        }
+        if !api_version.is_empty() {
+            self.member(&mut first, "apiVersion");
+            self.string(api_version.as_bytes());
+        }
+        self.members(schema, body, &mut first)?;
+        self.object_end(first);
+        Ok(())
+    }
 }
 
-fn scalar_leaf(kind: Kind, value: Value<'_>) -> Option<Json> {
-    let json = match (kind, value) {
-        (Kind::Int32 | Kind::Enum, Value::Varint(v)) => Json::from(v as i32),
-        (Kind::Int64, Value::Varint(v)) => Json::from(v as i64),
-        (Kind::Uint32, Value::Varint(v)) => Json::from(v as u32),
-        (Kind::Uint64, Value::Varint(v)) => Json::from(v),
-        (Kind::Sint32, Value::Varint(v)) => Json::from(zigzag32(v)),
-        (Kind::Sint64, Value::Varint(v)) => Json::from(zigzag64(v)),
-        (Kind::Bool, Value::Varint(v)) => Json::Bool(v != 0),
-        (Kind::Fixed32, Value::Fixed32(v)) => Json::from(v),
-        (Kind::Sfixed32, Value::Fixed32(v)) => Json::from(v as i32),
-        (Kind::Float, Value::Fixed32(v)) => float(f64::from(f32::from_bits(v))),
-        (Kind::Fixed64, Value::Fixed64(v)) => Json::from(v),
-        (Kind::Sfixed64, Value::Fixed64(v)) => Json::from(v as i64),
-        (Kind::Double, Value::Fixed64(v)) => float(f64::from_bits(v)),
-        (Kind::String, Value::Len(b)) => Json::String(String::from_utf8_lossy(b).into_owned()),
-        (Kind::Bytes, Value::Len(b)) => Json::String(base64(b)),
-        _ => return None,
+fn zero_value(kind: Kind) -> Value<'static> {
+    match kind {
+        Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => Value::Fixed32(0),
+        Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => Value::Fixed64(0),
+        Kind::String | Kind::Bytes | Kind::Message(_) => Value::Len(&[]),
+        _ => Value::Varint(0),
+    }
+}
+
+fn scalar_is_zero(kind: Kind, value: Value<'_>) -> bool {
+    match (kind, value) {
+        (Kind::Int32 | Kind::Enum | Kind::Sint32, Value::Varint(v)) => v as u32 == 0,
+        (_, Value::Varint(v)) => v == 0,
+        (Kind::Float, Value::Fixed32(v)) => f32::from_bits(v) == 0.0,
+        (_, Value::Fixed32(v)) => v == 0,
+        (Kind::Double, Value::Fixed64(v)) => f64::from_bits(v) == 0.0,
+        (_, Value::Fixed64(v)) => v == 0,
+        (_, Value::Len(b)) => b.is_empty(),
+    }
+}
+
+fn bare_array_is_empty(schema: &MessageSchema, bytes: &[u8]) -> bool {
+    let Some(field) = schema.fields.first() else {
+        return true;
     };
-    Some(json)
+    let mut rest = bytes;
+    while let Ok(Some((number, _))) = next_field(&mut rest) {
+        if number == field.number {
+            return false;
+        }
+    }
+    true
 }
 
-fn float(v: f64) -> Json {
-    Number::from_f64(v).map_or(Json::Null, Json::Number)
+/// Go's zero value test for a struct (`omitzero`): the type's `IsZero`
+/// method where it has one (times, quantities), else every field zero.
+pub fn is_zero(schema: &MessageSchema, bytes: &[u8]) -> bool {
+    let varint_field = |n| match last_value(bytes, n) {
+        Some(Value::Varint(v)) => v,
+        _ => 0,
+    };
+    match schema.json {
+        JsonForm::Timestamp { .. } => {
+            let (seconds, nanos) = (varint_field(1) as i64, varint_field(2));
+            bytes.is_empty() || (seconds == timefmt::MIN_SECONDS && nanos == 0)
+        }
+        JsonForm::Quantity => {
+            let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
+            let mut buf = [0u8; 64];
+            text.is_empty() || crate::quantity::reserialize(text, &mut buf).is_ok_and(|c| c == "0")
+        }
+        JsonForm::IntOrString => {
+            varint_field(1) == 0
+                && varint_field(2) == 0
+                && rt::get::<crate::codec::Bytes>(bytes, 3)
+                    .unwrap_or(b"")
+                    .is_empty()
+        }
+        JsonForm::Duration => varint_field(1) == 0,
+        JsonForm::EmbeddedString | JsonForm::RawJson => rt::get::<crate::codec::Bytes>(bytes, 1)
+            .unwrap_or(b"")
+            .is_empty(),
+        JsonForm::BareArray => bare_array_is_empty(schema, bytes),
+        JsonForm::Object => schema.fields.iter().all(|field| match field.label {
+            Label::Repeated | Label::Map => last_value(bytes, field.number).is_none(),
+            Label::Singular => match (last_value(bytes, field.number), field.kind) {
+                (None, _) => true,
+                (Some(_), _) if !field.always => false,
+                (Some(Value::Len(body)), Kind::Message(inner)) => is_zero(inner, body),
+                (Some(_), Kind::Bytes) => false,
+                (Some(value), kind) => scalar_is_zero(kind, value),
+            },
+        }),
+    }
+}
+
+/// The bytes Go writes unchanged inside a string: printable ASCII except
+/// `"`, `\\`, `<`, `>` and `&`.
+const PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x20;
+    while b < 0x80 {
+        table[b] = !matches!(b as u8, b'"' | b'\\' | b'<' | b'>' | b'&');
+        b += 1;
+    }
+    table
+};
+
+/// Writes `text` as a JSON string the way Go's `encoding/json` does.
+pub(crate) fn write_go_string(text: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let mut start = 0;
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        if PLAIN[usize::from(b)] {
+            i += 1;
+            continue;
+        }
+        if b < 0x80 {
+            let escape: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                b'<' | b'>' | b'&' | 0..=0x1f => b"",
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            out.extend_from_slice(&text[start..i]);
+            if escape.is_empty() {
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 15)]);
+            } else {
+                out.extend_from_slice(escape);
+            }
+            i += 1;
+            start = i;
+            continue;
+        }
+        // Multi-byte: U+2028 and U+2029 are escaped, invalid bytes replaced.
+        let width = match b {
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => 0,
+        };
+        let valid = width > 0
+            && text
+                .get(i..i + width)
+                .is_some_and(|s| core::str::from_utf8(s).is_ok());
+        if !valid {
+            out.extend_from_slice(&text[start..i]);
+            out.extend_from_slice("\u{fffd}".as_bytes());
+            i += 1;
+            start = i;
+            continue;
+        }
+        if width == 3
+            && b == 0xe2
+            && text[i + 1] == 0x80
+            && (text[i + 2] == 0xa8 || text[i + 2] == 0xa9)
+        {
+            out.extend_from_slice(&text[start..i]);
+            out.extend_from_slice(if text[i + 2] == 0xa8 {
+                b"\\u2028"
+            } else {
+                b"\\u2029"
+            });
+            i += 3;
+            start = i;
+            continue;
+        }
+        i += width;
+    }
+    out.extend_from_slice(&text[start..]);
+    out.push(b'"');
 }
 
 /// Standard base64 with padding, as Go's `encoding/json` writes `[]byte`.
 pub fn base64(bytes: &[u8]) -> String {
+    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4);
+    base64_into(bytes, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn base64_into(bytes: &[u8], out: &mut Vec<u8>) {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
             chunk[0],
@@ -285,13 +1006,12 @@ pub fn base64(bytes: &[u8]) -> String {
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]);
             } else {
-                out.push('=');
+                out.push(b'=');
             }
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -312,5 +1032,213 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(base64(input.as_bytes()), want);
         }
+    }
+
+    #[test]
+    fn strings_are_escaped_as_go_does() {
+        let mut out = Vec::new();
+        write_go_string("a\"<b>&\u{2028}\t\u{1}é".as_bytes(), &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#""a\"\u003cb\u003e\u0026\u2028\t\u0001é""#
+        );
+        let mut out = Vec::new();
+        write_go_string(b"a\xffb", &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "\"a\u{fffd}b\"");
+    }
+}
+
+/// One test per Go `encoding/json` rule, on a schema built for it.
+#[cfg(test)]
+mod go_rules {
+    use super::*;
+    use crate::json::from_json_text;
+    use crate::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
+
+    static INNER: MessageSchema = MessageSchema::new(
+        "t.Inner",
+        JsonForm::Object,
+        &[F::new(1, "n", Label::Singular, Kind::Int32).always()],
+    );
+    static TIME: MessageSchema = MessageSchema::new(
+        "t.Time",
+        JsonForm::Timestamp { frac_digits: 0 },
+        &[
+            F::new(1, "seconds", Label::Singular, Kind::Int64),
+            F::new(2, "nanos", Label::Singular, Kind::Int32),
+        ],
+    );
+    static QUANTITY: MessageSchema = MessageSchema::new(
+        "t.Quantity",
+        JsonForm::Quantity,
+        &[F::new(1, "string", Label::Singular, Kind::String)],
+    );
+    static ENTRY: MessageSchema = MessageSchema::new(
+        "t.Entry",
+        JsonForm::Object,
+        &[
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
+        ],
+    );
+    static OUTER: MessageSchema = MessageSchema::new(
+        "t.Outer",
+        JsonForm::Object,
+        &[
+            // int32 `json:"a,omitempty"`
+            F::new(1, "omitInt", Label::Singular, Kind::Int32).always(),
+            // int32 `json:"b"`
+            F::new(2, "keepInt", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            // *int32 `json:"c,omitempty"`
+            F::new(3, "ptrInt", Label::Singular, Kind::Int32),
+            // *string `json:"d"`
+            F::new(4, "ptrKeep", Label::Singular, Kind::String).emit_empty(),
+            F::new(5, "list", Label::Repeated, Kind::String),
+            F::new(6, "listKeep", Label::Repeated, Kind::String).emit_empty(),
+            F::new(7, "map", Label::Map, Kind::Message(&ENTRY)),
+            F::new(8, "mapKeep", Label::Map, Kind::Message(&ENTRY)).emit_empty(),
+            // Inner `json:"inner,omitempty"`: a struct, always written.
+            F::new(9, "inner", Label::Singular, Kind::Message(&INNER)).always(),
+            F::new(10, "innerPtr", Label::Singular, Kind::Message(&INNER)),
+            // metav1.Time `json:"time,omitempty"`
+            F::new(11, "time", Label::Singular, Kind::Message(&TIME)).always(),
+            // metav1.Time `json:"zeroTime,omitempty,omitzero"`
+            F::new(12, "zeroTime", Label::Singular, Kind::Message(&TIME))
+                .always()
+                .omit_zero(),
+            F::new(13, "bytes", Label::Singular, Kind::Bytes),
+            F::new(14, "bytesKeep", Label::Singular, Kind::Bytes).emit_empty(),
+            F::new(15, "flag", Label::Singular, Kind::Bool).always(),
+            F::new(16, "flagKeep", Label::Singular, Kind::Bool)
+                .always()
+                .emit_empty(),
+            F::new(17, "text", Label::Singular, Kind::String).always(),
+            F::new(18, "textKeep", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            // resource.Quantity `json:"q,omitempty"`: a struct, written as "0".
+            F::new(19, "q", Label::Singular, Kind::Message(&QUANTITY)).always(),
+        ],
+    );
+
+    /// JSON in, Go's JSON out (compact).
+    fn round(json: &str) -> String {
+        let bytes = from_json_text(&OUTER, json).expect("encodes");
+        let mut out = Vec::new();
+        write_json(&OUTER, &bytes, WriteOptions::default(), &mut out).expect("decodes");
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    /// What every field writes when it is empty.
+    const EMPTY: &str = r#"{"keepInt":0,"ptrKeep":null,"listKeep":null,"mapKeep":null,"inner":{},"time":null,"bytesKeep":null,"flagKeep":false,"textKeep":"","q":"0"}"#;
+
+    #[test]
+    fn empty_fields_follow_their_tags() {
+        assert_eq!(round("{}"), EMPTY);
+    }
+
+    #[test]
+    fn omitempty_leaves_out_zero_values_even_when_set() {
+        let json = r#"{"omitInt":0,"flag":false,"text":"","list":[],"map":{},"bytes":""}"#;
+        assert_eq!(round(json), EMPTY);
+    }
+
+    #[test]
+    fn without_omitempty_zero_values_are_written() {
+        let json = r#"{"keepInt":0,"flagKeep":false,"textKeep":""}"#;
+        assert_eq!(round(json), EMPTY);
+    }
+
+    #[test]
+    fn set_pointers_are_written_even_when_zero() {
+        let out = round(r#"{"ptrInt":0,"ptrKeep":"","innerPtr":{}}"#);
+        assert!(out.contains(r#""ptrInt":0"#), "{out}");
+        assert!(out.contains(r#""ptrKeep":"""#), "{out}");
+        assert!(out.contains(r#""innerPtr":{}"#), "{out}");
+    }
+
+    #[test]
+    fn unset_pointers_are_left_out_or_null() {
+        let out = round("{}");
+        assert!(
+            !out.contains("ptrInt") && !out.contains("innerPtr"),
+            "{out}"
+        );
+        assert!(out.contains(r#""ptrKeep":null"#), "{out}");
+    }
+
+    #[test]
+    fn structs_are_written_even_with_omitempty() {
+        assert!(round("{}").contains(r#""inner":{}"#));
+        assert!(round("{}").contains(r#""q":"0""#));
+    }
+
+    #[test]
+    fn a_zero_time_is_null_unless_omitzero() {
+        let out = round(r#"{"time":null,"zeroTime":null}"#);
+        assert!(out.contains(r#""time":null"#), "{out}");
+        assert!(!out.contains("zeroTime"), "{out}");
+        let out = round(r#"{"zeroTime":"2024-05-01T10:00:00Z"}"#);
+        assert!(
+            out.contains(r#""zeroTime":"2024-05-01T10:00:00Z""#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn empty_slices_and_maps_are_null_or_left_out() {
+        let out = round(r#"{"list":[],"listKeep":[],"map":{},"mapKeep":{}}"#);
+        // Protobuf cannot tell an empty list from none: Go reads back nil.
+        assert!(
+            out.contains(r#""listKeep":null"#) && out.contains(r#""mapKeep":null"#),
+            "{out}"
+        );
+        assert!(
+            !out.contains(r#""list""#) && !out.contains(r#""map""#),
+            "{out}"
+        );
+        let out = round(r#"{"list":["a"],"mapKeep":{"b":"2","a":"1"}}"#);
+        assert!(out.contains(r#""list":["a"]"#), "{out}");
+        assert!(out.contains(r#""mapKeep":{"a":"1","b":"2"}"#), "{out}");
+    }
+
+    #[test]
+    fn empty_bytes_are_empty_strings_unless_omitempty() {
+        let out = round(r#"{"bytes":"","bytesKeep":""}"#);
+        assert!(out.contains(r#""bytesKeep":"""#), "{out}");
+        assert!(!out.contains(r#""bytes""#), "{out}");
+        assert!(round(r#"{"bytes":"AQ=="}"#).contains(r#""bytes":"AQ==""#));
+    }
+
+    #[test]
+    fn text_is_escaped_and_laid_out_as_go_does() {
+        let bytes =
+            from_json_text(&OUTER, r#"{"text":"<a&b>","list":["x","y"]}"#).expect("encodes");
+        let mut out = Vec::new();
+        let options = WriteOptions {
+            style: Style::Pretty,
+            resolver: None,
+        };
+        write_json(&OUTER, &bytes, options, &mut out).expect("decodes");
+        let text = String::from_utf8(out).expect("UTF-8");
+        assert!(
+            text.contains("    \"list\": [\n        \"x\",\n        \"y\"\n    ],"),
+            "{text}"
+        );
+        assert!(text.contains(r#""text": "\u003ca\u0026b\u003e""#), "{text}");
+        assert!(text.contains("    \"mapKeep\": null,\n"), "{text}");
+    }
+
+    #[test]
+    fn is_zero_follows_go() {
+        assert!(is_zero(&INNER, &[]));
+        assert!(is_zero(&INNER, &[0x08, 0x00]));
+        assert!(!is_zero(&INNER, &[0x08, 0x01]));
+        assert!(is_zero(&TIME, &[]));
+        assert!(!is_zero(&TIME, &[0x08, 0x01]));
+        assert!(is_zero(&QUANTITY, &[0x0a, 0x01, b'0']));
+        assert!(!is_zero(&QUANTITY, &[0x0a, 0x01, b'1']));
     }
 }

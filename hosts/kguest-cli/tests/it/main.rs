@@ -99,6 +99,58 @@ fn yaml_encodes_and_decodes_back() {
     assert_eq!(again.stdout, encoded.stdout);
 }
 
+/// `kubectl get -o json` prints members sorted by name with four spaces of
+/// indent, which is also how serde_json pretty-prints a (sorted) map.
+#[test]
+fn decode_prints_like_kubectl() {
+    let encoded = kguest(&["encode"], POD_YAML.as_bytes());
+    let decoded = kguest(&["decode"], &encoded.stdout);
+    assert!(decoded.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&decoded.stdout).expect("JSON");
+    let mut want = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut want, formatter);
+    serde::Serialize::serialize(&value, &mut ser).expect("serialize");
+    want.push(b'\n');
+    assert_eq!(
+        String::from_utf8_lossy(&decoded.stdout),
+        String::from_utf8_lossy(&want)
+    );
+    assert!(
+        decoded
+            .stdout
+            .starts_with(b"{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Pod\",")
+    );
+}
+
+/// `-o yaml` prints the same members as the JSON.
+#[test]
+fn decode_prints_yaml() {
+    let encoded = kguest(&["encode"], POD_YAML.as_bytes());
+    let json = kguest(&["decode"], &encoded.stdout);
+    for flags in [
+        &["decode", "-o", "yaml"][..],
+        &["decode", "--output=yaml"][..],
+    ] {
+        let yaml = kguest(flags, &encoded.stdout);
+        assert!(
+            yaml.status.success(),
+            "{}",
+            String::from_utf8_lossy(&yaml.stderr)
+        );
+        let text = String::from_utf8(yaml.stdout).expect("UTF-8");
+        assert!(
+            text.starts_with("apiVersion: v1\nkind: Pod\nmetadata:\n"),
+            "{text}"
+        );
+        let from_yaml: serde_json::Value = serde_norway::from_str(&text).expect("YAML");
+        let from_json: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+        assert_eq!(from_yaml, from_json);
+    }
+    // Usage errors exit before reading standard input: give it none.
+    assert_fails(&kguest(&["decode", "-o", "xml"], b""), 2, "xml");
+}
+
 #[test]
 fn raw_encoding_decodes_with_type() {
     let raw = kguest(&["encode", "--raw"], POD_YAML.as_bytes());
@@ -220,7 +272,7 @@ fn decode_unknown_kind_in_envelope() {
 
 #[test]
 fn encode_invalid_yaml() {
-    assert_fails(&kguest(&["encode"], b"{bad"), 1, "invalid YAML/JSON");
+    assert_fails(&kguest(&["encode"], b"{bad"), 1, "line 1 column 2");
 }
 
 #[test]

@@ -106,6 +106,63 @@ fn nodename_sends_a_bound_pod_only_to_its_node() {
     assert!(rows.iter().all(|r| r.1 == "Success"));
 }
 
+/// What `kubectl get pod,node -o json` prints: one List holding the Pod
+/// and the Nodes, given as both --pod and --nodes.
+#[test]
+fn a_kubectl_list_of_pod_and_nodes_is_both_inputs() {
+    let yaml = |name: &str| -> Value {
+        let text = std::fs::read_to_string(data(name)).expect("read");
+        serde_norway::from_str(&text).expect("YAML")
+    };
+    let mut items = vec![yaml("pod.yaml")];
+    items.extend(
+        yaml("nodes.yaml")["items"]
+            .as_array()
+            .expect("items")
+            .clone(),
+    );
+    let list = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+        "items": items,
+    });
+    let file = temp("kubectl-list.json", list.to_string().as_bytes());
+    let plugin = plugin("nodename");
+    let out = kguest(
+        &[
+            "run",
+            plugin.to_str().expect("utf8"),
+            "--pod",
+            &file,
+            "--nodes",
+            &file,
+            "--json",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let separate = kguest(
+        &[
+            "run",
+            plugin.to_str().expect("utf8"),
+            "--pod",
+            &data("pod.yaml"),
+            "--nodes",
+            &data("nodes.yaml"),
+            "--json",
+        ],
+        b"",
+    );
+    assert!(separate.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 3);
+    assert_eq!(out.stdout, separate.stdout);
+}
+
 #[test]
 fn taints_need_tolerations() {
     // The pod tolerates dedicated=shop:NoSchedule but not gpu=true.
@@ -203,13 +260,13 @@ fn run_rejects_bad_input() {
     assert_fails(
         &kguest(&["run", nodename, "--pod", &nodes, "--nodes", &nodes], b""),
         1,
-        "expected a Pod, found `Node`",
+        "no Pod in the input (only Node)",
     );
     let pod = data("pod.yaml");
     assert_fails(
         &kguest(&["run", nodename, "--pod", &pod, "--nodes", &pod], b""),
         1,
-        "expected a Node, found `Pod`",
+        "no Node in the input (only Pod)",
     );
     let not_wasm = data("pod.yaml");
     assert_fails(

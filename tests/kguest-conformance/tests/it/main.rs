@@ -7,6 +7,8 @@ mod fixtures;
 mod fuzz_regressions;
 mod json_conformance;
 mod json_encode;
+mod json_go_rules;
+mod json_text;
 mod no_panic;
 mod openapi_encode;
 mod realistic;

@@ -2931,15 +2931,17 @@ pub mod _schema {
     pub static APPLY_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.ApplyConfiguration",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static AUDIT_ANNOTATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.AuditAnnotation",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
-            F::new(2, "valueExpression", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "valueExpression", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2947,23 +2949,23 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ExpressionWarning",
         JsonForm::Object,
         &[
-            F::new(2, "fieldRef", Label::Singular, Kind::String).always(),
-            F::new(3, "warning", Label::Singular, Kind::String).always(),
+            F::new(2, "fieldRef", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "warning", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
     pub static JSON_PATCH: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.JSONPatch",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static MATCH_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.MatchCondition",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "expression", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "expression", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3022,7 +3024,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3045,7 +3048,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3063,11 +3067,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3075,7 +3080,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES)),
         ],
@@ -3095,11 +3100,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&MUTATING_ADMISSION_POLICY),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3109,11 +3115,12 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .emit_empty(),
             F::new(3, "variables", Label::Repeated, Kind::Message(&VARIABLE)),
             F::new(4, "mutations", Label::Repeated, Kind::Message(&MUTATION)),
             F::new(5, "failurePolicy", Label::Singular, Kind::String),
@@ -3123,7 +3130,9 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&MATCH_CONDITION),
             ),
-            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String).always(),
+            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3131,15 +3140,17 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.MutatingWebhook",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "clientConfig",
                     Label::Singular,
                     Kind::Message(&WEBHOOK_CLIENT_CONFIG),
                 )
-                .always(),
-            F::new(3, "rules", Label::Repeated, Kind::Message(&RULE_WITH_OPERATIONS)),
+                .always()
+                .emit_empty(),
+            F::new(3, "rules", Label::Repeated, Kind::Message(&RULE_WITH_OPERATIONS))
+                .emit_empty(),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(
                 5,
@@ -3149,9 +3160,10 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                 ),
             ),
-            F::new(6, "sideEffects", Label::Singular, Kind::String),
+            F::new(6, "sideEffects", Label::Singular, Kind::String).emit_empty(),
             F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
-            F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String),
+            F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String)
+                .emit_empty(),
             F::new(9, "matchPolicy", Label::Singular, Kind::String),
             F::new(10, "reinvocationPolicy", Label::Singular, Kind::String),
             F::new(
@@ -3203,11 +3215,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&MUTATING_WEBHOOK_CONFIGURATION),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&MUTATING_WEBHOOK_CONFIGURATION),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3215,14 +3228,16 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.Mutation",
         JsonForm::Object,
         &[
-            F::new(2, "patchType", Label::Singular, Kind::String).always(),
+            F::new(2, "patchType", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                3,
-                "applyConfiguration",
-                Label::Singular,
-                Kind::Message(&APPLY_CONFIGURATION),
-            ),
-            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)),
+                    3,
+                    "applyConfiguration",
+                    Label::Singular,
+                    Kind::Message(&APPLY_CONFIGURATION),
+                )
+                .emit_empty(),
+            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH))
+                .emit_empty(),
         ],
     );
 
@@ -3238,7 +3253,8 @@ pub mod _schema {
                     Kind::Message(&RULE_WITH_OPERATIONS),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -3246,8 +3262,8 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ParamKind",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3255,7 +3271,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ParamRef",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "namespace", Label::Singular, Kind::String).always(),
             F::new(
                 3,
@@ -3265,7 +3281,8 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                 ),
             ),
-            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String),
+            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String)
+                .emit_empty(),
         ],
     );
 
@@ -3273,9 +3290,9 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.Rule",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroups", Label::Repeated, Kind::String),
-            F::new(2, "apiVersions", Label::Repeated, Kind::String),
-            F::new(3, "resources", Label::Repeated, Kind::String),
+            F::new(1, "apiGroups", Label::Repeated, Kind::String).emit_empty(),
+            F::new(2, "apiVersions", Label::Repeated, Kind::String).emit_empty(),
+            F::new(3, "resources", Label::Repeated, Kind::String).emit_empty(),
             F::new(4, "scope", Label::Singular, Kind::String),
         ],
     );
@@ -3284,8 +3301,11 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.RuleWithOperations",
         JsonForm::Object,
         &[
-            F::new(1, "operations", Label::Repeated, Kind::String),
-            F::new(2, "rule", Label::Singular, Kind::Message(&RULE)).always().inline(),
+            F::new(1, "operations", Label::Repeated, Kind::String).emit_empty(),
+            F::new(2, "rule", Label::Singular, Kind::Message(&RULE))
+                .always()
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -3293,8 +3313,8 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ServiceReference",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String).always(),
-            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "namespace", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "path", Label::Singular, Kind::String),
             F::new(4, "port", Label::Singular, Kind::Int32),
         ],
@@ -3332,7 +3352,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -3362,7 +3383,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3380,11 +3402,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3392,7 +3415,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(
                 3,
@@ -3400,7 +3423,7 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&MATCH_RESOURCES),
             ),
-            F::new(4, "validationActions", Label::Repeated, Kind::String),
+            F::new(4, "validationActions", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
 
@@ -3418,11 +3441,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3432,11 +3456,12 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .emit_empty(),
             F::new(3, "validations", Label::Repeated, Kind::Message(&VALIDATION)),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(
@@ -3476,15 +3501,17 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ValidatingWebhook",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "clientConfig",
                     Label::Singular,
                     Kind::Message(&WEBHOOK_CLIENT_CONFIG),
                 )
-                .always(),
-            F::new(3, "rules", Label::Repeated, Kind::Message(&RULE_WITH_OPERATIONS)),
+                .always()
+                .emit_empty(),
+            F::new(3, "rules", Label::Repeated, Kind::Message(&RULE_WITH_OPERATIONS))
+                .emit_empty(),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(
                 5,
@@ -3494,9 +3521,10 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                 ),
             ),
-            F::new(6, "sideEffects", Label::Singular, Kind::String),
+            F::new(6, "sideEffects", Label::Singular, Kind::String).emit_empty(),
             F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
-            F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String),
+            F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String)
+                .emit_empty(),
             F::new(9, "matchPolicy", Label::Singular, Kind::String),
             F::new(
                 10,
@@ -3547,11 +3575,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&VALIDATING_WEBHOOK_CONFIGURATION),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&VALIDATING_WEBHOOK_CONFIGURATION),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3561,6 +3590,7 @@ pub mod _schema {
         &[
             F::new(1, "Expression", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("expression"),
             F::new(2, "message", Label::Singular, Kind::String).always(),
             F::new(3, "reason", Label::Singular, Kind::String),
@@ -3574,9 +3604,11 @@ pub mod _schema {
         &[
             F::new(1, "Name", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("name"),
             F::new(2, "Expression", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("expression"),
         ],
     );

@@ -2023,15 +2023,17 @@ pub mod _schema {
     pub static APPLY_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.ApplyConfiguration",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static AUDIT_ANNOTATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.AuditAnnotation",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
-            F::new(2, "valueExpression", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "valueExpression", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2039,23 +2041,23 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.ExpressionWarning",
         JsonForm::Object,
         &[
-            F::new(2, "fieldRef", Label::Singular, Kind::String).always(),
-            F::new(3, "warning", Label::Singular, Kind::String).always(),
+            F::new(2, "fieldRef", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "warning", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
     pub static JSON_PATCH: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.JSONPatch",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static MATCH_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.MatchCondition",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "expression", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "expression", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -2114,7 +2116,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2137,7 +2140,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2155,11 +2159,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -2167,7 +2172,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES)),
         ],
@@ -2187,11 +2192,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&MUTATING_ADMISSION_POLICY),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -2201,11 +2207,12 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .emit_empty(),
             F::new(3, "variables", Label::Repeated, Kind::Message(&VARIABLE)),
             F::new(4, "mutations", Label::Repeated, Kind::Message(&MUTATION)),
             F::new(5, "failurePolicy", Label::Singular, Kind::String),
@@ -2215,7 +2222,9 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&MATCH_CONDITION),
             ),
-            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String).always(),
+            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2223,14 +2232,16 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.Mutation",
         JsonForm::Object,
         &[
-            F::new(2, "patchType", Label::Singular, Kind::String).always(),
+            F::new(2, "patchType", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                3,
-                "applyConfiguration",
-                Label::Singular,
-                Kind::Message(&APPLY_CONFIGURATION),
-            ),
-            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)),
+                    3,
+                    "applyConfiguration",
+                    Label::Singular,
+                    Kind::Message(&APPLY_CONFIGURATION),
+                )
+                .emit_empty(),
+            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH))
+                .emit_empty(),
         ],
     );
 
@@ -2248,7 +2259,8 @@ pub mod _schema {
                     ),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -2256,8 +2268,8 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.ParamKind",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -2311,7 +2323,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -2341,7 +2354,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2359,11 +2373,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -2371,7 +2386,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(
                 3,
@@ -2379,7 +2394,7 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&MATCH_RESOURCES),
             ),
-            F::new(4, "validationActions", Label::Repeated, Kind::String),
+            F::new(4, "validationActions", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
 
@@ -2397,11 +2412,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -2411,11 +2427,12 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .emit_empty(),
             F::new(3, "validations", Label::Repeated, Kind::Message(&VALIDATION)),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(
@@ -2457,6 +2474,7 @@ pub mod _schema {
         &[
             F::new(1, "Expression", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("expression"),
             F::new(2, "message", Label::Singular, Kind::String).always(),
             F::new(3, "reason", Label::Singular, Kind::String),
@@ -2470,9 +2488,11 @@ pub mod _schema {
         &[
             F::new(1, "Name", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("name"),
             F::new(2, "Expression", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("expression"),
         ],
     );

@@ -2794,15 +2794,17 @@ pub mod _schema {
     pub static APPLY_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.ApplyConfiguration",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static AUDIT_ANNOTATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.AuditAnnotation",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
-            F::new(2, "valueExpression", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "valueExpression", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2810,23 +2812,23 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ExpressionWarning",
         JsonForm::Object,
         &[
-            F::new(2, "fieldRef", Label::Singular, Kind::String).always(),
-            F::new(3, "warning", Label::Singular, Kind::String).always(),
+            F::new(2, "fieldRef", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "warning", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
     pub static JSON_PATCH: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.JSONPatch",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static MATCH_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1beta1.MatchCondition",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "expression", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "expression", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -2885,7 +2887,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2908,7 +2911,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2926,11 +2930,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -2938,7 +2943,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES)),
         ],
@@ -2958,11 +2963,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&MUTATING_ADMISSION_POLICY),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&MUTATING_ADMISSION_POLICY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -2972,11 +2978,12 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .emit_empty(),
             F::new(3, "variables", Label::Repeated, Kind::Message(&VARIABLE)),
             F::new(4, "mutations", Label::Repeated, Kind::Message(&MUTATION)),
             F::new(5, "failurePolicy", Label::Singular, Kind::String),
@@ -2986,7 +2993,9 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&MATCH_CONDITION),
             ),
-            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String).always(),
+            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2994,22 +3003,24 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.MutatingWebhook",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "clientConfig",
                     Label::Singular,
                     Kind::Message(&WEBHOOK_CLIENT_CONFIG),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
-                3,
-                "rules",
-                Label::Repeated,
-                Kind::Message(
-                    &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
-                ),
-            ),
+                    3,
+                    "rules",
+                    Label::Repeated,
+                    Kind::Message(
+                        &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
+                    ),
+                )
+                .emit_empty(),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(
                 5,
@@ -3073,11 +3084,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&MUTATING_WEBHOOK_CONFIGURATION),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&MUTATING_WEBHOOK_CONFIGURATION),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3085,14 +3097,16 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.Mutation",
         JsonForm::Object,
         &[
-            F::new(2, "patchType", Label::Singular, Kind::String).always(),
+            F::new(2, "patchType", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                3,
-                "applyConfiguration",
-                Label::Singular,
-                Kind::Message(&APPLY_CONFIGURATION),
-            ),
-            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)),
+                    3,
+                    "applyConfiguration",
+                    Label::Singular,
+                    Kind::Message(&APPLY_CONFIGURATION),
+                )
+                .emit_empty(),
+            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH))
+                .emit_empty(),
         ],
     );
 
@@ -3110,7 +3124,8 @@ pub mod _schema {
                     ),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -3118,8 +3133,8 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ParamKind",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3127,7 +3142,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ParamRef",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "namespace", Label::Singular, Kind::String).always(),
             F::new(
                 3,
@@ -3137,7 +3152,8 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                 ),
             ),
-            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String),
+            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String)
+                .emit_empty(),
         ],
     );
 
@@ -3145,8 +3161,8 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ServiceReference",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String).always(),
-            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "namespace", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "path", Label::Singular, Kind::String),
             F::new(4, "port", Label::Singular, Kind::Int32),
         ],
@@ -3184,7 +3200,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -3214,7 +3231,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3232,11 +3250,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3244,7 +3263,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(
                 3,
@@ -3252,7 +3271,7 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&MATCH_RESOURCES),
             ),
-            F::new(4, "validationActions", Label::Repeated, Kind::String),
+            F::new(4, "validationActions", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
 
@@ -3270,11 +3289,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&VALIDATING_ADMISSION_POLICY),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&VALIDATING_ADMISSION_POLICY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3284,11 +3304,12 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                2,
-                "matchConstraints",
-                Label::Singular,
-                Kind::Message(&MATCH_RESOURCES),
-            ),
+                    2,
+                    "matchConstraints",
+                    Label::Singular,
+                    Kind::Message(&MATCH_RESOURCES),
+                )
+                .emit_empty(),
             F::new(3, "validations", Label::Repeated, Kind::Message(&VALIDATION)),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(
@@ -3328,22 +3349,24 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1beta1.ValidatingWebhook",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "clientConfig",
                     Label::Singular,
                     Kind::Message(&WEBHOOK_CLIENT_CONFIG),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
-                3,
-                "rules",
-                Label::Repeated,
-                Kind::Message(
-                    &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
-                ),
-            ),
+                    3,
+                    "rules",
+                    Label::Repeated,
+                    Kind::Message(
+                        &crate::api::admissionregistration::v1::_schema::RULE_WITH_OPERATIONS,
+                    ),
+                )
+                .emit_empty(),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(
                 5,
@@ -3406,11 +3429,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&VALIDATING_WEBHOOK_CONFIGURATION),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&VALIDATING_WEBHOOK_CONFIGURATION),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3420,6 +3444,7 @@ pub mod _schema {
         &[
             F::new(1, "Expression", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("expression"),
             F::new(2, "message", Label::Singular, Kind::String).always(),
             F::new(3, "reason", Label::Singular, Kind::String),
@@ -3433,9 +3458,11 @@ pub mod _schema {
         &[
             F::new(1, "Name", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("name"),
             F::new(2, "Expression", Label::Singular, Kind::String)
                 .always()
+                .emit_empty()
                 .with_json_name("expression"),
         ],
     );

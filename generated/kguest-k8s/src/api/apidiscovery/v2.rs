@@ -467,7 +467,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "versions", Label::Repeated, Kind::Message(&API_VERSION_DISCOVERY)),
+            F::new(2, "versions", Label::Repeated, Kind::Message(&API_VERSION_DISCOVERY))
+                .emit_empty(),
         ],
     );
 
@@ -484,7 +485,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&API_GROUP_DISCOVERY)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&API_GROUP_DISCOVERY))
+                .emit_empty(),
         ],
     );
 
@@ -492,26 +494,30 @@ pub mod _schema {
         "k8s.io.api.apidiscovery.v2.APIResourceDiscovery",
         JsonForm::Object,
         &[
-            F::new(1, "resource", Label::Singular, Kind::String).always(),
+            F::new(1, "resource", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                2,
-                "responseKind",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                ),
-            ),
-            F::new(3, "scope", Label::Singular, Kind::String).always(),
-            F::new(4, "singularResource", Label::Singular, Kind::String).always(),
-            F::new(5, "verbs", Label::Repeated, Kind::String),
-            F::new(6, "shortNames", Label::Repeated, Kind::String),
-            F::new(7, "categories", Label::Repeated, Kind::String),
+                    2,
+                    "responseKind",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                    ),
+                )
+                .emit_empty(),
+            F::new(3, "scope", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "singularResource", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(5, "verbs", Label::Repeated, Kind::String).emit_empty(),
+            F::new(6, "shortNames", Label::Repeated, Kind::String).emit_empty(),
+            F::new(7, "categories", Label::Repeated, Kind::String).emit_empty(),
             F::new(
-                8,
-                "subresources",
-                Label::Repeated,
-                Kind::Message(&API_SUBRESOURCE_DISCOVERY),
-            ),
+                    8,
+                    "subresources",
+                    Label::Repeated,
+                    Kind::Message(&API_SUBRESOURCE_DISCOVERY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -519,24 +525,28 @@ pub mod _schema {
         "k8s.io.api.apidiscovery.v2.APISubresourceDiscovery",
         JsonForm::Object,
         &[
-            F::new(1, "subresource", Label::Singular, Kind::String).always(),
+            F::new(1, "subresource", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(
-                2,
-                "responseKind",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                ),
-            ),
+                    2,
+                    "responseKind",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                    ),
+                )
+                .emit_empty(),
             F::new(
-                3,
-                "acceptedTypes",
-                Label::Repeated,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                ),
-            ),
-            F::new(4, "verbs", Label::Repeated, Kind::String),
+                    3,
+                    "acceptedTypes",
+                    Label::Repeated,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                    ),
+                )
+                .emit_empty(),
+            F::new(4, "verbs", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
 
@@ -544,14 +554,15 @@ pub mod _schema {
         "k8s.io.api.apidiscovery.v2.APIVersionDiscovery",
         JsonForm::Object,
         &[
-            F::new(1, "version", Label::Singular, Kind::String).always(),
+            F::new(1, "version", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                2,
-                "resources",
-                Label::Repeated,
-                Kind::Message(&API_RESOURCE_DISCOVERY),
-            ),
-            F::new(3, "freshness", Label::Singular, Kind::String).always(),
+                    2,
+                    "resources",
+                    Label::Repeated,
+                    Kind::Message(&API_RESOURCE_DISCOVERY),
+                )
+                .emit_empty(),
+            F::new(3, "freshness", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 }

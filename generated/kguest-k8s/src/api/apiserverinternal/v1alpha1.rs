@@ -494,9 +494,13 @@ pub mod _schema {
         "k8s.io.api.apiserverinternal.v1alpha1.ServerStorageVersion",
         JsonForm::Object,
         &[
-            F::new(1, "apiServerID", Label::Singular, Kind::String).always(),
-            F::new(2, "encodingVersion", Label::Singular, Kind::String).always(),
-            F::new(3, "decodableVersions", Label::Repeated, Kind::String),
+            F::new(1, "apiServerID", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "encodingVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(3, "decodableVersions", Label::Repeated, Kind::String).emit_empty(),
             F::new(4, "servedVersions", Label::Repeated, Kind::String),
         ],
     );
@@ -513,7 +517,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(2, "spec", Label::Singular, Kind::Message(&STORAGE_VERSION_SPEC))
                 .always(),
             F::new(3, "status", Label::Singular, Kind::Message(&STORAGE_VERSION_STATUS))
@@ -525,8 +530,8 @@ pub mod _schema {
         "k8s.io.api.apiserverinternal.v1alpha1.StorageVersionCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(
                     4,
@@ -537,8 +542,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(5, "reason", Label::Singular, Kind::String).always(),
-            F::new(6, "message", Label::Singular, Kind::String).always(),
+            F::new(5, "reason", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(6, "message", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -555,7 +560,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&STORAGE_VERSION)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&STORAGE_VERSION))
+                .emit_empty(),
         ],
     );
 

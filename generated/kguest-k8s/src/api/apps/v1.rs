@@ -2600,7 +2600,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(3, "revision", Label::Singular, Kind::Int64).always(),
+            F::new(3, "revision", Label::Singular, Kind::Int64).always().emit_empty(),
         ],
     );
 
@@ -2617,7 +2617,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CONTROLLER_REVISION)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CONTROLLER_REVISION))
+                .emit_empty(),
         ],
     );
 
@@ -2644,8 +2645,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1.DaemonSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -2673,7 +2674,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DAEMON_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DAEMON_SET)).emit_empty(),
         ],
     );
 
@@ -2682,20 +2683,22 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     2,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "updateStrategy",
@@ -2712,10 +2715,16 @@ pub mod _schema {
         "k8s.io.api.apps.v1.DaemonSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32).always(),
-            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32).always(),
-            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32).always(),
-            F::new(4, "numberReady", Label::Singular, Kind::Int32).always(),
+            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(4, "numberReady", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(5, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(6, "updatedNumberScheduled", Label::Singular, Kind::Int32).always(),
             F::new(7, "numberAvailable", Label::Singular, Kind::Int32).always(),
@@ -2767,8 +2776,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1.DeploymentCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "reason", Label::Singular, Kind::String).always(),
             F::new(5, "message", Label::Singular, Kind::String).always(),
             F::new(
@@ -2805,7 +2814,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)).emit_empty(),
         ],
     );
 
@@ -2815,20 +2824,22 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(4, "strategy", Label::Singular, Kind::Message(&DEPLOYMENT_STRATEGY))
                 .always(),
             F::new(5, "minReadySeconds", Label::Singular, Kind::Int32).always(),
@@ -2897,8 +2908,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1.ReplicaSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -2926,7 +2937,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&REPLICA_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&REPLICA_SET)).emit_empty(),
         ],
     );
 
@@ -2936,13 +2947,14 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
@@ -2958,7 +2970,7 @@ pub mod _schema {
         "k8s.io.api.apps.v1.ReplicaSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
             F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
@@ -3059,8 +3071,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1.StatefulSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -3088,14 +3100,15 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&STATEFUL_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&STATEFUL_SET))
+                .emit_empty(),
         ],
     );
 
     pub static STATEFUL_SET_ORDINALS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1.StatefulSetOrdinals",
         JsonForm::Object,
-        &[F::new(1, "start", Label::Singular, Kind::Int32).always()],
+        &[F::new(1, "start", Label::Singular, Kind::Int32).always().emit_empty()],
     );
 
     pub static STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY: MessageSchema = MessageSchema::new(
@@ -3113,27 +3126,31 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "volumeClaimTemplates",
                 Label::Repeated,
                 Kind::Message(&crate::api::core::v1::_schema::PERSISTENT_VOLUME_CLAIM),
             ),
-            F::new(5, "serviceName", Label::Singular, Kind::String).always(),
+            F::new(5, "serviceName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(6, "podManagementPolicy", Label::Singular, Kind::String).always(),
             F::new(
                     7,
@@ -3164,7 +3181,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
-            F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(2, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(3, "readyReplicas", Label::Singular, Kind::Int32).always(),
             F::new(4, "currentReplicas", Label::Singular, Kind::Int32).always(),
             F::new(5, "updatedReplicas", Label::Singular, Kind::Int32).always(),
@@ -3177,7 +3194,9 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&STATEFUL_SET_CONDITION),
             ),
-            F::new(11, "availableReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(11, "availableReplicas", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
         ],
     );
 

@@ -1931,7 +1931,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(3, "revision", Label::Singular, Kind::Int64).always(),
+            F::new(3, "revision", Label::Singular, Kind::Int64).always().emit_empty(),
         ],
     );
 
@@ -1948,7 +1948,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CONTROLLER_REVISION)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CONTROLLER_REVISION))
+                .emit_empty(),
         ],
     );
 
@@ -1975,8 +1976,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta1.DeploymentCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "reason", Label::Singular, Kind::String).always(),
             F::new(5, "message", Label::Singular, Kind::String).always(),
             F::new(
@@ -2013,7 +2014,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)).emit_empty(),
         ],
     );
 
@@ -2021,7 +2022,7 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta1.DeploymentRollback",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "updatedAnnotations",
@@ -2029,7 +2030,8 @@ pub mod _schema {
                 Kind::Message(&DEPLOYMENT_ROLLBACK_UPDATED_ANNOTATIONS_ENTRY),
             ),
             F::new(3, "rollbackTo", Label::Singular, Kind::Message(&ROLLBACK_CONFIG))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2048,20 +2050,22 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(4, "strategy", Label::Singular, Kind::Message(&DEPLOYMENT_STRATEGY))
                 .always(),
             F::new(5, "minReadySeconds", Label::Singular, Kind::Int32).always(),
@@ -2180,7 +2184,7 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta1.ScaleStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(
                 2,
                 "selector",
@@ -2224,8 +2228,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta1.StatefulSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -2253,14 +2257,15 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&STATEFUL_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&STATEFUL_SET))
+                .emit_empty(),
         ],
     );
 
     pub static STATEFUL_SET_ORDINALS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta1.StatefulSetOrdinals",
         JsonForm::Object,
-        &[F::new(1, "start", Label::Singular, Kind::Int32).always()],
+        &[F::new(1, "start", Label::Singular, Kind::Int32).always().emit_empty()],
     );
 
     pub static STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY: MessageSchema = MessageSchema::new(
@@ -2278,27 +2283,31 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "volumeClaimTemplates",
                 Label::Repeated,
                 Kind::Message(&crate::api::core::v1::_schema::PERSISTENT_VOLUME_CLAIM),
             ),
-            F::new(5, "serviceName", Label::Singular, Kind::String).always(),
+            F::new(5, "serviceName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(6, "podManagementPolicy", Label::Singular, Kind::String).always(),
             F::new(
                     7,
@@ -2329,7 +2338,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "observedGeneration", Label::Singular, Kind::Int64),
-            F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(2, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(3, "readyReplicas", Label::Singular, Kind::Int32).always(),
             F::new(4, "currentReplicas", Label::Singular, Kind::Int32).always(),
             F::new(5, "updatedReplicas", Label::Singular, Kind::Int32).always(),
@@ -2342,7 +2351,9 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&STATEFUL_SET_CONDITION),
             ),
-            F::new(11, "availableReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(11, "availableReplicas", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
         ],
     );
 

@@ -2807,7 +2807,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(3, "revision", Label::Singular, Kind::Int64).always(),
+            F::new(3, "revision", Label::Singular, Kind::Int64).always().emit_empty(),
         ],
     );
 
@@ -2824,7 +2824,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CONTROLLER_REVISION)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CONTROLLER_REVISION))
+                .emit_empty(),
         ],
     );
 
@@ -2851,8 +2852,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.DaemonSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -2880,7 +2881,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DAEMON_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DAEMON_SET)).emit_empty(),
         ],
     );
 
@@ -2889,20 +2890,22 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     2,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "updateStrategy",
@@ -2919,10 +2922,16 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.DaemonSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32).always(),
-            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32).always(),
-            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32).always(),
-            F::new(4, "numberReady", Label::Singular, Kind::Int32).always(),
+            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(4, "numberReady", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(5, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(6, "updatedNumberScheduled", Label::Singular, Kind::Int32).always(),
             F::new(7, "numberAvailable", Label::Singular, Kind::Int32).always(),
@@ -2974,8 +2983,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.DeploymentCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "reason", Label::Singular, Kind::String).always(),
             F::new(5, "message", Label::Singular, Kind::String).always(),
             F::new(
@@ -3012,7 +3021,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)).emit_empty(),
         ],
     );
 
@@ -3022,20 +3031,22 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(4, "strategy", Label::Singular, Kind::Message(&DEPLOYMENT_STRATEGY))
                 .always(),
             F::new(5, "minReadySeconds", Label::Singular, Kind::Int32).always(),
@@ -3104,8 +3115,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.ReplicaSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -3133,7 +3144,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&REPLICA_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&REPLICA_SET)).emit_empty(),
         ],
     );
 
@@ -3143,13 +3154,14 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
@@ -3165,7 +3177,7 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.ReplicaSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
             F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
@@ -3270,7 +3282,7 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.ScaleStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(
                 2,
                 "selector",
@@ -3314,8 +3326,8 @@ pub mod _schema {
         "k8s.io.api.apps.v1beta2.StatefulSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -3343,14 +3355,15 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&STATEFUL_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&STATEFUL_SET))
+                .emit_empty(),
         ],
     );
 
     pub static STATEFUL_SET_ORDINALS: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta2.StatefulSetOrdinals",
         JsonForm::Object,
-        &[F::new(1, "start", Label::Singular, Kind::Int32).always()],
+        &[F::new(1, "start", Label::Singular, Kind::Int32).always().emit_empty()],
     );
 
     pub static STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY: MessageSchema = MessageSchema::new(
@@ -3368,27 +3381,31 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "volumeClaimTemplates",
                 Label::Repeated,
                 Kind::Message(&crate::api::core::v1::_schema::PERSISTENT_VOLUME_CLAIM),
             ),
-            F::new(5, "serviceName", Label::Singular, Kind::String).always(),
+            F::new(5, "serviceName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(6, "podManagementPolicy", Label::Singular, Kind::String).always(),
             F::new(
                     7,
@@ -3419,7 +3436,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
-            F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(2, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(3, "readyReplicas", Label::Singular, Kind::Int32).always(),
             F::new(4, "currentReplicas", Label::Singular, Kind::Int32).always(),
             F::new(5, "updatedReplicas", Label::Singular, Kind::Int32).always(),
@@ -3432,7 +3449,9 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&STATEFUL_SET_CONDITION),
             ),
-            F::new(11, "availableReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(11, "availableReplicas", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
         ],
     );
 

@@ -944,7 +944,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&TOKEN_REVIEW_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "status", Label::Singular, Kind::Message(&TOKEN_REVIEW_STATUS))
                 .always(),
         ],
@@ -954,7 +955,7 @@ pub mod _schema {
         "k8s.io.api.authentication.v1.TokenReviewSpec",
         JsonForm::Object,
         &[
-            F::new(1, "token", Label::Singular, Kind::String).always(),
+            F::new(1, "token", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "audiences", Label::Repeated, Kind::String),
         ],
     );

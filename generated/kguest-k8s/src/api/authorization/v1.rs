@@ -1349,7 +1349,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&SUBJECT_ACCESS_REVIEW_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -1373,7 +1374,7 @@ pub mod _schema {
         "k8s.io.api.authorization.v1.NonResourceRule",
         JsonForm::Object,
         &[
-            F::new(1, "verbs", Label::Repeated, Kind::String),
+            F::new(1, "verbs", Label::Repeated, Kind::String).emit_empty(),
             F::new(2, "nonResourceURLs", Label::Repeated, Kind::String),
         ],
     );
@@ -1408,7 +1409,7 @@ pub mod _schema {
         "k8s.io.api.authorization.v1.ResourceRule",
         JsonForm::Object,
         &[
-            F::new(1, "verbs", Label::Repeated, Kind::String),
+            F::new(1, "verbs", Label::Repeated, Kind::String).emit_empty(),
             F::new(2, "apiGroups", Label::Repeated, Kind::String),
             F::new(3, "resources", Label::Repeated, Kind::String),
             F::new(4, "resourceNames", Label::Repeated, Kind::String),
@@ -1434,7 +1435,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&SELF_SUBJECT_ACCESS_REVIEW_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -1483,7 +1485,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&SELF_SUBJECT_RULES_REVIEW_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -1497,7 +1500,7 @@ pub mod _schema {
     pub static SELF_SUBJECT_RULES_REVIEW_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec",
         JsonForm::Object,
-        &[F::new(1, "namespace", Label::Singular, Kind::String).always()],
+        &[F::new(1, "namespace", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static SUBJECT_ACCESS_REVIEW: MessageSchema = MessageSchema::new(
@@ -1519,7 +1522,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&SUBJECT_ACCESS_REVIEW_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -1571,7 +1575,7 @@ pub mod _schema {
         "k8s.io.api.authorization.v1.SubjectAccessReviewStatus",
         JsonForm::Object,
         &[
-            F::new(1, "allowed", Label::Singular, Kind::Bool).always(),
+            F::new(1, "allowed", Label::Singular, Kind::Bool).always().emit_empty(),
             F::new(2, "reason", Label::Singular, Kind::String).always(),
             F::new(3, "evaluationError", Label::Singular, Kind::String).always(),
             F::new(4, "denied", Label::Singular, Kind::Bool).always(),
@@ -1582,14 +1586,16 @@ pub mod _schema {
         "k8s.io.api.authorization.v1.SubjectRulesReviewStatus",
         JsonForm::Object,
         &[
-            F::new(1, "resourceRules", Label::Repeated, Kind::Message(&RESOURCE_RULE)),
+            F::new(1, "resourceRules", Label::Repeated, Kind::Message(&RESOURCE_RULE))
+                .emit_empty(),
             F::new(
-                2,
-                "nonResourceRules",
-                Label::Repeated,
-                Kind::Message(&NON_RESOURCE_RULE),
-            ),
-            F::new(3, "incomplete", Label::Singular, Kind::Bool).always(),
+                    2,
+                    "nonResourceRules",
+                    Label::Repeated,
+                    Kind::Message(&NON_RESOURCE_RULE),
+                )
+                .emit_empty(),
+            F::new(3, "incomplete", Label::Singular, Kind::Bool).always().emit_empty(),
             F::new(4, "evaluationError", Label::Singular, Kind::String).always(),
         ],
     );

@@ -1789,7 +1789,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.ContainerResourceMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "targetAverageUtilization", Label::Singular, Kind::Int32),
             F::new(
                 3,
@@ -1799,7 +1799,7 @@ pub mod _schema {
                     &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                 ),
             ),
-            F::new(5, "container", Label::Singular, Kind::String).always(),
+            F::new(5, "container", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1807,7 +1807,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "currentAverageUtilization", Label::Singular, Kind::Int32),
             F::new(
                     3,
@@ -1817,8 +1817,9 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
-            F::new(4, "container", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(4, "container", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1826,8 +1827,8 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.CrossVersionObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String).always(),
-            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "apiVersion", Label::Singular, Kind::String).always(),
         ],
     );
@@ -1836,7 +1837,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.ExternalMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "metricName", Label::Singular, Kind::String).always(),
+            F::new(1, "metricName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "metricSelector",
@@ -1868,7 +1869,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.ExternalMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "metricName", Label::Singular, Kind::String).always(),
+            F::new(1, "metricName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "metricSelector",
@@ -1885,7 +1886,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "currentAverageValue",
@@ -1931,8 +1933,8 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -1961,11 +1963,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&HORIZONTAL_POD_AUTOSCALER),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&HORIZONTAL_POD_AUTOSCALER),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -1979,9 +1982,10 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(2, "minReplicas", Label::Singular, Kind::Int32),
-            F::new(3, "maxReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "maxReplicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(4, "targetCPUUtilizationPercentage", Label::Singular, Kind::Int32),
         ],
     );
@@ -1998,7 +2002,9 @@ pub mod _schema {
                 Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
             ),
             F::new(3, "currentReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(4, "desiredReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(4, "desiredReplicas", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
             F::new(5, "currentCPUUtilizationPercentage", Label::Singular, Kind::Int32),
         ],
     );
@@ -2007,7 +2013,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.MetricSpec",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_SOURCE)),
             F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE)),
             F::new(
@@ -2035,7 +2041,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.MetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_STATUS)),
             F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS)),
             F::new(
@@ -2069,8 +2075,9 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
                 )
-                .always(),
-            F::new(2, "metricName", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(2, "metricName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "targetValue",
@@ -2079,7 +2086,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "selector",
@@ -2109,8 +2117,9 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
                 )
-                .always(),
-            F::new(2, "metricName", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(2, "metricName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "currentValue",
@@ -2119,7 +2128,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "selector",
@@ -2143,7 +2153,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.PodsMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "metricName", Label::Singular, Kind::String).always(),
+            F::new(1, "metricName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "targetAverageValue",
@@ -2152,7 +2162,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 3,
                 "selector",
@@ -2168,7 +2179,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.PodsMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "metricName", Label::Singular, Kind::String).always(),
+            F::new(1, "metricName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "currentAverageValue",
@@ -2177,7 +2188,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 3,
                 "selector",
@@ -2193,7 +2205,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.ResourceMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "targetAverageUtilization", Label::Singular, Kind::Int32),
             F::new(
                 3,
@@ -2210,7 +2222,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.ResourceMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "currentAverageUtilization", Label::Singular, Kind::Int32),
             F::new(
                     3,
@@ -2220,7 +2232,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2252,7 +2265,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v1.ScaleStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(2, "selector", Label::Singular, Kind::String).always(),
         ],
     );

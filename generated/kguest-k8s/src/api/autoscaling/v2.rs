@@ -1878,9 +1878,11 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.ContainerResourceMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
-            F::new(3, "container", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET))
+                .always()
+                .emit_empty(),
+            F::new(3, "container", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1888,10 +1890,11 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
-                .always(),
-            F::new(3, "container", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(3, "container", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1899,8 +1902,8 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.CrossVersionObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String).always(),
-            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "apiVersion", Label::Singular, Kind::String).always(),
         ],
     );
@@ -1910,8 +1913,11 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
-                .always(),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
+                .always()
+                .emit_empty(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1920,9 +1926,11 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1930,9 +1938,11 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.HPAScalingPolicy",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "value", Label::Singular, Kind::Int32).always(),
-            F::new(3, "periodSeconds", Label::Singular, Kind::Int32).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "value", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(3, "periodSeconds", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1997,8 +2007,8 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -2027,11 +2037,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&HORIZONTAL_POD_AUTOSCALER),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&HORIZONTAL_POD_AUTOSCALER),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -2045,9 +2056,10 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(2, "minReplicas", Label::Singular, Kind::Int32),
-            F::new(3, "maxReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "maxReplicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(4, "metrics", Label::Repeated, Kind::Message(&METRIC_SPEC)),
             F::new(
                 5,
@@ -2070,8 +2082,11 @@ pub mod _schema {
                 Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
             ),
             F::new(3, "currentReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(4, "desiredReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(5, "currentMetrics", Label::Repeated, Kind::Message(&METRIC_STATUS)),
+            F::new(4, "desiredReplicas", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(5, "currentMetrics", Label::Repeated, Kind::Message(&METRIC_STATUS))
+                .emit_empty(),
             F::new(
                 6,
                 "conditions",
@@ -2085,7 +2100,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.MetricIdentifier",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "selector",
@@ -2101,7 +2116,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.MetricSpec",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_SOURCE)),
             F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE)),
             F::new(
@@ -2129,7 +2144,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.MetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_STATUS)),
             F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS)),
             F::new(
@@ -2157,7 +2172,7 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.MetricTarget",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "value",
@@ -2212,10 +2227,14 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
                 )
-                .always(),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
+                .always()
+                .emit_empty(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET))
+                .always()
+                .emit_empty(),
             F::new(3, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2224,16 +2243,19 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "describedObject",
                     Label::Singular,
                     Kind::Message(&CROSS_VERSION_OBJECT_REFERENCE),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2242,8 +2264,11 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
-                .always(),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
+                .always()
+                .emit_empty(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2252,9 +2277,11 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "metric", Label::Singular, Kind::Message(&METRIC_IDENTIFIER))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2262,8 +2289,10 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.ResourceMetricSource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET)).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "target", Label::Singular, Kind::Message(&METRIC_TARGET))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2271,9 +2300,10 @@ pub mod _schema {
         "k8s.io.api.autoscaling.v2.ResourceMetricStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "current", Label::Singular, Kind::Message(&METRIC_VALUE_STATUS))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 }

@@ -1507,7 +1507,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CRON_JOB)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CRON_JOB)).emit_empty(),
         ],
     );
 
@@ -1515,12 +1515,13 @@ pub mod _schema {
         "k8s.io.api.batch.v1.CronJobSpec",
         JsonForm::Object,
         &[
-            F::new(1, "schedule", Label::Singular, Kind::String).always(),
+            F::new(1, "schedule", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64),
             F::new(3, "concurrencyPolicy", Label::Singular, Kind::String).always(),
             F::new(4, "suspend", Label::Singular, Kind::Bool),
             F::new(5, "jobTemplate", Label::Singular, Kind::Message(&JOB_TEMPLATE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32),
             F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32),
             F::new(8, "timeZone", Label::Singular, Kind::String),
@@ -1574,8 +1575,8 @@ pub mod _schema {
         "k8s.io.api.batch.v1.JobCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastProbeTime",
@@ -1612,7 +1613,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&JOB)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&JOB)).emit_empty(),
         ],
     );
 
@@ -1638,7 +1639,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(7, "backoffLimit", Label::Singular, Kind::Int32),
             F::new(8, "ttlSecondsAfterFinished", Label::Singular, Kind::Int32),
             F::new(9, "completionMode", Label::Singular, Kind::String),
@@ -1710,16 +1712,19 @@ pub mod _schema {
     pub static POD_FAILURE_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.batch.v1.PodFailurePolicy",
         JsonForm::Object,
-        &[F::new(1, "rules", Label::Repeated, Kind::Message(&POD_FAILURE_POLICY_RULE))],
+        &[
+            F::new(1, "rules", Label::Repeated, Kind::Message(&POD_FAILURE_POLICY_RULE))
+                .emit_empty(),
+        ],
     );
 
     pub static POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT: MessageSchema = MessageSchema::new(
         "k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "containerName", Label::Singular, Kind::String),
-            F::new(2, "operator", Label::Singular, Kind::String).always(),
-            F::new(3, "values", Label::Repeated, Kind::Int32),
+            F::new(1, "containerName", Label::Singular, Kind::String).emit_empty(),
+            F::new(2, "operator", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "values", Label::Repeated, Kind::Int32).emit_empty(),
         ],
     );
 
@@ -1727,8 +1732,8 @@ pub mod _schema {
         "k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1736,26 +1741,31 @@ pub mod _schema {
         "k8s.io.api.batch.v1.PodFailurePolicyRule",
         JsonForm::Object,
         &[
-            F::new(1, "action", Label::Singular, Kind::String).always(),
+            F::new(1, "action", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                2,
-                "onExitCodes",
-                Label::Singular,
-                Kind::Message(&POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT),
-            ),
+                    2,
+                    "onExitCodes",
+                    Label::Singular,
+                    Kind::Message(&POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT),
+                )
+                .emit_empty(),
             F::new(
-                3,
-                "onPodConditions",
-                Label::Repeated,
-                Kind::Message(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN),
-            ),
+                    3,
+                    "onPodConditions",
+                    Label::Repeated,
+                    Kind::Message(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN),
+                )
+                .emit_empty(),
         ],
     );
 
     pub static SUCCESS_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.batch.v1.SuccessPolicy",
         JsonForm::Object,
-        &[F::new(1, "rules", Label::Repeated, Kind::Message(&SUCCESS_POLICY_RULE))],
+        &[
+            F::new(1, "rules", Label::Repeated, Kind::Message(&SUCCESS_POLICY_RULE))
+                .emit_empty(),
+        ],
     );
 
     pub static SUCCESS_POLICY_RULE: MessageSchema = MessageSchema::new(

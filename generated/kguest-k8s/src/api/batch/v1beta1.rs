@@ -450,7 +450,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CRON_JOB)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CRON_JOB)).emit_empty(),
         ],
     );
 
@@ -458,12 +458,13 @@ pub mod _schema {
         "k8s.io.api.batch.v1beta1.CronJobSpec",
         JsonForm::Object,
         &[
-            F::new(1, "schedule", Label::Singular, Kind::String).always(),
+            F::new(1, "schedule", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64),
             F::new(3, "concurrencyPolicy", Label::Singular, Kind::String).always(),
             F::new(4, "suspend", Label::Singular, Kind::Bool),
             F::new(5, "jobTemplate", Label::Singular, Kind::Message(&JOB_TEMPLATE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32),
             F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32),
             F::new(8, "timeZone", Label::Singular, Kind::String),

@@ -539,7 +539,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -554,7 +555,7 @@ pub mod _schema {
         "k8s.io.api.certificates.v1.CertificateSigningRequestCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "reason", Label::Singular, Kind::String).always(),
             F::new(3, "message", Label::Singular, Kind::String).always(),
             F::new(
@@ -575,7 +576,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(6, "status", Label::Singular, Kind::String).always(),
+            F::new(6, "status", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -593,11 +594,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&CERTIFICATE_SIGNING_REQUEST),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&CERTIFICATE_SIGNING_REQUEST),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -605,18 +607,18 @@ pub mod _schema {
         "k8s.io.api.certificates.v1.CertificateSigningRequestSpec",
         JsonForm::Object,
         &[
-            F::new(1, "request", Label::Singular, Kind::Bytes),
+            F::new(1, "request", Label::Singular, Kind::Bytes).emit_empty(),
             F::new(2, "username", Label::Singular, Kind::String).always(),
             F::new(3, "uid", Label::Singular, Kind::String).always(),
             F::new(4, "groups", Label::Repeated, Kind::String),
-            F::new(5, "usages", Label::Repeated, Kind::String),
+            F::new(5, "usages", Label::Repeated, Kind::String).emit_empty(),
             F::new(
                 6,
                 "extra",
                 Label::Map,
                 Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY),
             ),
-            F::new(7, "signerName", Label::Singular, Kind::String).always(),
+            F::new(7, "signerName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(8, "expirationSeconds", Label::Singular, Kind::Int32),
         ],
     );

@@ -237,7 +237,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&CLUSTER_TRUST_BUNDLE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -254,7 +255,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_TRUST_BUNDLE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_TRUST_BUNDLE))
+                .emit_empty(),
         ],
     );
 
@@ -263,7 +265,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "signerName", Label::Singular, Kind::String).always(),
-            F::new(2, "trustBundle", Label::Singular, Kind::String).always(),
+            F::new(2, "trustBundle", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 }

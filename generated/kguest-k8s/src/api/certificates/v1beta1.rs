@@ -1162,7 +1162,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -1177,7 +1178,7 @@ pub mod _schema {
         "k8s.io.api.certificates.v1beta1.CertificateSigningRequestCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "reason", Label::Singular, Kind::String).always(),
             F::new(3, "message", Label::Singular, Kind::String).always(),
             F::new(
@@ -1216,11 +1217,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&CERTIFICATE_SIGNING_REQUEST),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&CERTIFICATE_SIGNING_REQUEST),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -1228,11 +1230,11 @@ pub mod _schema {
         "k8s.io.api.certificates.v1beta1.CertificateSigningRequestSpec",
         JsonForm::Object,
         &[
-            F::new(1, "request", Label::Singular, Kind::Bytes),
+            F::new(1, "request", Label::Singular, Kind::Bytes).emit_empty(),
             F::new(2, "username", Label::Singular, Kind::String).always(),
             F::new(3, "uid", Label::Singular, Kind::String).always(),
             F::new(4, "groups", Label::Repeated, Kind::String),
-            F::new(5, "usages", Label::Repeated, Kind::String),
+            F::new(5, "usages", Label::Repeated, Kind::String).emit_empty(),
             F::new(
                 6,
                 "extra",
@@ -1281,7 +1283,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&CLUSTER_TRUST_BUNDLE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1298,7 +1301,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_TRUST_BUNDLE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_TRUST_BUNDLE))
+                .emit_empty(),
         ],
     );
 
@@ -1307,7 +1311,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "signerName", Label::Singular, Kind::String).always(),
-            F::new(2, "trustBundle", Label::Singular, Kind::String).always(),
+            F::new(2, "trustBundle", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1336,7 +1340,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&POD_CERTIFICATE_REQUEST_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -1360,7 +1365,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&POD_CERTIFICATE_REQUEST)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&POD_CERTIFICATE_REQUEST))
+                .emit_empty(),
         ],
     );
 
@@ -1368,25 +1374,30 @@ pub mod _schema {
         "k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec",
         JsonForm::Object,
         &[
-            F::new(1, "signerName", Label::Singular, Kind::String).always(),
-            F::new(2, "podName", Label::Singular, Kind::String).always(),
-            F::new(3, "podUID", Label::Singular, Kind::String).always(),
-            F::new(4, "serviceAccountName", Label::Singular, Kind::String).always(),
-            F::new(5, "serviceAccountUID", Label::Singular, Kind::String).always(),
-            F::new(6, "nodeName", Label::Singular, Kind::String).always(),
-            F::new(7, "nodeUID", Label::Singular, Kind::String).always(),
+            F::new(1, "signerName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "podName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "podUID", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "serviceAccountName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(5, "serviceAccountUID", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(6, "nodeName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(7, "nodeUID", Label::Singular, Kind::String).always().emit_empty(),
             F::new(8, "maxExpirationSeconds", Label::Singular, Kind::Int32),
             F::new(9, "pkixPublicKey", Label::Singular, Kind::Bytes),
             F::new(10, "proofOfPossession", Label::Singular, Kind::Bytes),
             F::new(
-                11,
-                "unverifiedUserAnnotations",
-                Label::Map,
-                Kind::Message(
-                    &POD_CERTIFICATE_REQUEST_SPEC_UNVERIFIED_USER_ANNOTATIONS_ENTRY,
-                ),
-            ),
-            F::new(12, "stubPKCS10Request", Label::Singular, Kind::Bytes),
+                    11,
+                    "unverifiedUserAnnotations",
+                    Label::Map,
+                    Kind::Message(
+                        &POD_CERTIFICATE_REQUEST_SPEC_UNVERIFIED_USER_ANNOTATIONS_ENTRY,
+                    ),
+                )
+                .emit_empty(),
+            F::new(12, "stubPKCS10Request", Label::Singular, Kind::Bytes).emit_empty(),
         ],
     );
 

@@ -294,7 +294,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&LEASE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&LEASE)).emit_empty(),
         ],
     );
 

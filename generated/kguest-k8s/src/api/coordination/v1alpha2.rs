@@ -279,7 +279,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_CANDIDATE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -296,7 +297,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&LEASE_CANDIDATE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&LEASE_CANDIDATE))
+                .emit_empty(),
         ],
     );
 
@@ -304,7 +306,7 @@ pub mod _schema {
         "k8s.io.api.coordination.v1alpha2.LeaseCandidateSpec",
         JsonForm::Object,
         &[
-            F::new(1, "leaseName", Label::Singular, Kind::String).always(),
+            F::new(1, "leaseName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "pingTime",
@@ -321,9 +323,11 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
                 ),
             ),
-            F::new(4, "binaryVersion", Label::Singular, Kind::String).always(),
+            F::new(4, "binaryVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(5, "emulationVersion", Label::Singular, Kind::String).always(),
-            F::new(6, "strategy", Label::Singular, Kind::String).always(),
+            F::new(6, "strategy", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 }

@@ -549,7 +549,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_CANDIDATE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -566,7 +567,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&LEASE_CANDIDATE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&LEASE_CANDIDATE))
+                .emit_empty(),
         ],
     );
 
@@ -574,7 +576,7 @@ pub mod _schema {
         "k8s.io.api.coordination.v1beta1.LeaseCandidateSpec",
         JsonForm::Object,
         &[
-            F::new(1, "leaseName", Label::Singular, Kind::String).always(),
+            F::new(1, "leaseName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "pingTime",
@@ -591,9 +593,11 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
                 ),
             ),
-            F::new(4, "binaryVersion", Label::Singular, Kind::String).always(),
+            F::new(4, "binaryVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(5, "emulationVersion", Label::Singular, Kind::String).always(),
-            F::new(6, "strategy", Label::Singular, Kind::String).always(),
+            F::new(6, "strategy", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -610,7 +614,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&LEASE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&LEASE)).emit_empty(),
         ],
     );
 

@@ -21350,7 +21350,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeID", Label::Singular, Kind::String).always(),
+            F::new(1, "volumeID", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(3, "partition", Label::Singular, Kind::Int32).always(),
             F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
@@ -21376,7 +21376,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.AppArmorProfile",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "localhostProfile", Label::Singular, Kind::String),
         ],
     );
@@ -21385,8 +21385,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.AttachedVolume",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "devicePath", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "devicePath", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -21407,8 +21407,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.AzureDiskVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "diskName", Label::Singular, Kind::String).always(),
-            F::new(2, "diskURI", Label::Singular, Kind::String).always(),
+            F::new(1, "diskName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "diskURI", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "cachingMode", Label::Singular, Kind::String),
             F::new(4, "fsType", Label::Singular, Kind::String),
             F::new(5, "readOnly", Label::Singular, Kind::Bool),
@@ -21420,10 +21420,10 @@ pub mod _schema {
         "k8s.io.api.core.v1.AzureFilePersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "secretName", Label::Singular, Kind::String).always(),
-            F::new(2, "shareName", Label::Singular, Kind::String).always(),
+            F::new(1, "secretName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "shareName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
-            F::new(4, "secretNamespace", Label::Singular, Kind::String),
+            F::new(4, "secretNamespace", Label::Singular, Kind::String).emit_empty(),
         ],
     );
 
@@ -21431,8 +21431,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.AzureFileVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "secretName", Label::Singular, Kind::String).always(),
-            F::new(2, "shareName", Label::Singular, Kind::String).always(),
+            F::new(1, "secretName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "shareName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
@@ -21451,7 +21451,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "target", Label::Singular, Kind::Message(&OBJECT_REFERENCE))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -21459,8 +21460,10 @@ pub mod _schema {
         "k8s.io.api.core.v1.CSIPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
-            F::new(2, "volumeHandle", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "volumeHandle", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(4, "fsType", Label::Singular, Kind::String).always(),
             F::new(
@@ -21515,7 +21518,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.CSIVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "readOnly", Label::Singular, Kind::Bool),
             F::new(3, "fsType", Label::Singular, Kind::String),
             F::new(
@@ -21555,7 +21558,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.CephFSPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "monitors", Label::Repeated, Kind::String),
+            F::new(1, "monitors", Label::Repeated, Kind::String).emit_empty(),
             F::new(2, "path", Label::Singular, Kind::String).always(),
             F::new(3, "user", Label::Singular, Kind::String).always(),
             F::new(4, "secretFile", Label::Singular, Kind::String).always(),
@@ -21568,7 +21571,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.CephFSVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "monitors", Label::Repeated, Kind::String),
+            F::new(1, "monitors", Label::Repeated, Kind::String).emit_empty(),
             F::new(2, "path", Label::Singular, Kind::String).always(),
             F::new(3, "user", Label::Singular, Kind::String).always(),
             F::new(4, "secretFile", Label::Singular, Kind::String).always(),
@@ -21586,7 +21589,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.CinderPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeID", Label::Singular, Kind::String).always(),
+            F::new(1, "volumeID", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(4, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
@@ -21597,7 +21600,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.CinderVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeID", Label::Singular, Kind::String).always(),
+            F::new(1, "volumeID", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(
@@ -21629,7 +21632,7 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                 ),
             ),
-            F::new(4, "path", Label::Singular, Kind::String).always(),
+            F::new(4, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(5, "optional", Label::Singular, Kind::Bool),
         ],
     );
@@ -21638,8 +21641,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.ComponentCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "message", Label::Singular, Kind::String).always(),
             F::new(4, "error", Label::Singular, Kind::String).always(),
         ],
@@ -21675,7 +21678,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&COMPONENT_STATUS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&COMPONENT_STATUS))
+                .emit_empty(),
         ],
     );
 
@@ -21749,7 +21753,7 @@ pub mod _schema {
                 )
                 .always()
                 .inline(),
-            F::new(2, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "optional", Label::Singular, Kind::Bool),
         ],
     );
@@ -21767,7 +21771,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CONFIG_MAP)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CONFIG_MAP)).emit_empty(),
         ],
     );
 
@@ -21775,11 +21779,13 @@ pub mod _schema {
         "k8s.io.api.core.v1.ConfigMapNodeConfigSource",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String).always(),
-            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "namespace", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "uid", Label::Singular, Kind::String).always(),
             F::new(4, "resourceVersion", Label::Singular, Kind::String).always(),
-            F::new(5, "kubeletConfigKey", Label::Singular, Kind::String).always(),
+            F::new(5, "kubeletConfigKey", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -21822,7 +21828,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.Container",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "image", Label::Singular, Kind::String).always(),
             F::new(3, "command", Label::Repeated, Kind::String),
             F::new(4, "args", Label::Repeated, Kind::String),
@@ -21876,9 +21882,13 @@ pub mod _schema {
         "k8s.io.api.core.v1.ContainerExtendedResourceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "containerName", Label::Singular, Kind::String).always(),
-            F::new(2, "resourceName", Label::Singular, Kind::String).always(),
-            F::new(3, "requestName", Label::Singular, Kind::String).always(),
+            F::new(1, "containerName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "resourceName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(3, "requestName", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -21886,7 +21896,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.ContainerImage",
         JsonForm::Object,
         &[
-            F::new(1, "names", Label::Repeated, Kind::String),
+            F::new(1, "names", Label::Repeated, Kind::String).emit_empty(),
             F::new(2, "sizeBytes", Label::Singular, Kind::Int64).always(),
         ],
     );
@@ -21897,7 +21907,9 @@ pub mod _schema {
         &[
             F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(2, "hostPort", Label::Singular, Kind::Int32).always(),
-            F::new(3, "containerPort", Label::Singular, Kind::Int32).always(),
+            F::new(3, "containerPort", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
             F::new(4, "protocol", Label::Singular, Kind::String).always(),
             F::new(5, "hostIP", Label::Singular, Kind::String).always(),
         ],
@@ -21907,8 +21919,12 @@ pub mod _schema {
         "k8s.io.api.core.v1.ContainerResizePolicy",
         JsonForm::Object,
         &[
-            F::new(1, "resourceName", Label::Singular, Kind::String).always(),
-            F::new(2, "restartPolicy", Label::Singular, Kind::String).always(),
+            F::new(1, "resourceName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "restartPolicy", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -21980,7 +21996,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.ContainerStateTerminated",
         JsonForm::Object,
         &[
-            F::new(1, "exitCode", Label::Singular, Kind::Int32).always(),
+            F::new(1, "exitCode", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(2, "signal", Label::Singular, Kind::Int32).always(),
             F::new(3, "reason", Label::Singular, Kind::String).always(),
             F::new(4, "message", Label::Singular, Kind::String).always(),
@@ -22019,15 +22035,17 @@ pub mod _schema {
         "k8s.io.api.core.v1.ContainerStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "state", Label::Singular, Kind::Message(&CONTAINER_STATE))
                 .always(),
             F::new(3, "lastState", Label::Singular, Kind::Message(&CONTAINER_STATE))
                 .always(),
-            F::new(4, "ready", Label::Singular, Kind::Bool).always(),
-            F::new(5, "restartCount", Label::Singular, Kind::Int32).always(),
-            F::new(6, "image", Label::Singular, Kind::String).always(),
-            F::new(7, "imageID", Label::Singular, Kind::String).always(),
+            F::new(4, "ready", Label::Singular, Kind::Bool).always().emit_empty(),
+            F::new(5, "restartCount", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(6, "image", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(7, "imageID", Label::Singular, Kind::String).always().emit_empty(),
             F::new(8, "containerID", Label::Singular, Kind::String).always(),
             F::new(9, "started", Label::Singular, Kind::Bool),
             F::new(
@@ -22085,7 +22103,7 @@ pub mod _schema {
     pub static DAEMON_ENDPOINT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.DaemonEndpoint",
         JsonForm::Object,
-        &[F::new(1, "Port", Label::Singular, Kind::Int32).always()],
+        &[F::new(1, "Port", Label::Singular, Kind::Int32).always().emit_empty()],
     );
 
     pub static DOWNWARD_API_PROJECTION: MessageSchema = MessageSchema::new(
@@ -22098,7 +22116,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.DownwardAPIVolumeFile",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(1, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "fieldRef",
@@ -22149,7 +22167,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.EndpointAddress",
         JsonForm::Object,
         &[
-            F::new(1, "ip", Label::Singular, Kind::String).always(),
+            F::new(1, "ip", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "targetRef", Label::Singular, Kind::Message(&OBJECT_REFERENCE)),
             F::new(3, "hostname", Label::Singular, Kind::String).always(),
             F::new(4, "nodeName", Label::Singular, Kind::String),
@@ -22161,7 +22179,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "port", Label::Singular, Kind::Int32).always(),
+            F::new(2, "port", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(3, "protocol", Label::Singular, Kind::String).always(),
             F::new(4, "appProtocol", Label::Singular, Kind::String),
         ],
@@ -22212,7 +22230,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&ENDPOINTS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&ENDPOINTS)).emit_empty(),
         ],
     );
 
@@ -22235,7 +22253,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.EnvVar",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "value", Label::Singular, Kind::String).always(),
             F::new(3, "valueFrom", Label::Singular, Kind::Message(&ENV_VAR_SOURCE)),
         ],
@@ -22293,7 +22311,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.EphemeralContainerCommon",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "image", Label::Singular, Kind::String).always(),
             F::new(3, "command", Label::Repeated, Kind::String),
             F::new(4, "args", Label::Repeated, Kind::String),
@@ -22368,14 +22386,16 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     2,
                     "involvedObject",
                     Label::Singular,
                     Kind::Message(&OBJECT_REFERENCE),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "reason", Label::Singular, Kind::String).always(),
             F::new(4, "message", Label::Singular, Kind::String).always(),
             F::new(5, "source", Label::Singular, Kind::Message(&EVENT_SOURCE)).always(),
@@ -22411,8 +22431,12 @@ pub mod _schema {
             F::new(11, "series", Label::Singular, Kind::Message(&EVENT_SERIES)),
             F::new(12, "action", Label::Singular, Kind::String).always(),
             F::new(13, "related", Label::Singular, Kind::Message(&OBJECT_REFERENCE)),
-            F::new(14, "reportingComponent", Label::Singular, Kind::String).always(),
-            F::new(15, "reportingInstance", Label::Singular, Kind::String).always(),
+            F::new(14, "reportingComponent", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(15, "reportingInstance", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -22429,7 +22453,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&EVENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&EVENT)).emit_empty(),
         ],
     );
 
@@ -22481,9 +22505,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.FileKeySelector",
         JsonForm::Object,
         &[
-            F::new(1, "volumeName", Label::Singular, Kind::String).always(),
-            F::new(2, "path", Label::Singular, Kind::String).always(),
-            F::new(3, "key", Label::Singular, Kind::String).always(),
+            F::new(1, "volumeName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "path", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "optional", Label::Singular, Kind::Bool),
         ],
     );
@@ -22492,7 +22516,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.FlexPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
             F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
@@ -22518,7 +22542,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.FlexVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(
                 3,
@@ -22558,7 +22582,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.GCEPersistentDiskVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "pdName", Label::Singular, Kind::String).always(),
+            F::new(1, "pdName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(3, "partition", Label::Singular, Kind::Int32).always(),
             F::new(4, "readOnly", Label::Singular, Kind::Bool).always(),
@@ -22569,8 +22593,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.GRPCAction",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32).always(),
-            F::new(2, "service", Label::Singular, Kind::String),
+            F::new(1, "port", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(2, "service", Label::Singular, Kind::String).emit_empty(),
         ],
     );
 
@@ -22578,7 +22602,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.GitRepoVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "repository", Label::Singular, Kind::String).always(),
+            F::new(1, "repository", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "revision", Label::Singular, Kind::String).always(),
             F::new(3, "directory", Label::Singular, Kind::String).always(),
         ],
@@ -22588,8 +22612,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.GlusterfsPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "endpoints", Label::Singular, Kind::String).always(),
-            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(1, "endpoints", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(4, "endpointsNamespace", Label::Singular, Kind::String),
         ],
@@ -22599,8 +22623,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.GlusterfsVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "endpoints", Label::Singular, Kind::String).always(),
-            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(1, "endpoints", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
@@ -22618,7 +22642,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "host", Label::Singular, Kind::String).always(),
             F::new(4, "scheme", Label::Singular, Kind::String).always(),
             F::new(5, "httpHeaders", Label::Repeated, Kind::Message(&HTTP_HEADER)),
@@ -22629,8 +22654,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.HTTPHeader",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "value", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "value", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -22638,7 +22663,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.HostAlias",
         JsonForm::Object,
         &[
-            F::new(1, "ip", Label::Singular, Kind::String).always(),
+            F::new(1, "ip", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "hostnames", Label::Repeated, Kind::String),
         ],
     );
@@ -22646,14 +22671,14 @@ pub mod _schema {
     pub static HOST_IP: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.HostIP",
         JsonForm::Object,
-        &[F::new(1, "ip", Label::Singular, Kind::String).always()],
+        &[F::new(1, "ip", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static HOST_PATH_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.HostPathVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(1, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "type", Label::Singular, Kind::String),
         ],
     );
@@ -22662,9 +22687,11 @@ pub mod _schema {
         "k8s.io.api.core.v1.ISCSIPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "targetPortal", Label::Singular, Kind::String).always(),
-            F::new(2, "iqn", Label::Singular, Kind::String).always(),
-            F::new(3, "lun", Label::Singular, Kind::Int32).always(),
+            F::new(1, "targetPortal", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "iqn", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "lun", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(4, "iscsiInterface", Label::Singular, Kind::String).always(),
             F::new(5, "fsType", Label::Singular, Kind::String).always(),
             F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
@@ -22680,9 +22707,11 @@ pub mod _schema {
         "k8s.io.api.core.v1.ISCSIVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "targetPortal", Label::Singular, Kind::String).always(),
-            F::new(2, "iqn", Label::Singular, Kind::String).always(),
-            F::new(3, "lun", Label::Singular, Kind::Int32).always(),
+            F::new(1, "targetPortal", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "iqn", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "lun", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(4, "iscsiInterface", Label::Singular, Kind::String).always(),
             F::new(5, "fsType", Label::Singular, Kind::String).always(),
             F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
@@ -22718,8 +22747,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.KeyToPath",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
-            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "mode", Label::Singular, Kind::Int32),
         ],
     );
@@ -22766,7 +22795,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.LimitRangeItem",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "max", Label::Map, Kind::Message(&LIMIT_RANGE_ITEM_MAX_ENTRY)),
             F::new(3, "min", Label::Map, Kind::Message(&LIMIT_RANGE_ITEM_MIN_ENTRY)),
             F::new(
@@ -22888,22 +22917,25 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&LIMIT_RANGE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&LIMIT_RANGE)).emit_empty(),
         ],
     );
 
     pub static LIMIT_RANGE_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LimitRangeSpec",
         JsonForm::Object,
-        &[F::new(1, "limits", Label::Repeated, Kind::Message(&LIMIT_RANGE_ITEM))],
+        &[
+            F::new(1, "limits", Label::Repeated, Kind::Message(&LIMIT_RANGE_ITEM))
+                .emit_empty(),
+        ],
     );
 
     pub static LINUX_CONTAINER_USER: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.LinuxContainerUser",
         JsonForm::Object,
         &[
-            F::new(1, "uid", Label::Singular, Kind::Int64).always(),
-            F::new(2, "gid", Label::Singular, Kind::Int64).always(),
+            F::new(1, "uid", Label::Singular, Kind::Int64).always().emit_empty(),
+            F::new(2, "gid", Label::Singular, Kind::Int64).always().emit_empty(),
             F::new(3, "supplementalGroups", Label::Repeated, Kind::Int64),
         ],
     );
@@ -22922,11 +22954,14 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -22957,7 +22992,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.LocalVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "path", Label::Singular, Kind::String).always(),
+            F::new(1, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String),
         ],
     );
@@ -22968,7 +23003,7 @@ pub mod _schema {
         &[
             F::new(1, "targetVolumeAttributesClassName", Label::Singular, Kind::String)
                 .always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -22976,8 +23011,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.NFSVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "server", Label::Singular, Kind::String).always(),
-            F::new(2, "path", Label::Singular, Kind::String).always(),
+            F::new(1, "server", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
@@ -23005,8 +23040,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.NamespaceCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     4,
                     "lastTransitionTime",
@@ -23034,7 +23069,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&NAMESPACE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&NAMESPACE)).emit_empty(),
         ],
     );
 
@@ -23075,8 +23110,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeAddress",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "address", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "address", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -23103,7 +23138,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "resourceClaimName", Label::Singular, Kind::String).always(),
+            F::new(1, "resourceClaimName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(2, "containers", Label::Repeated, Kind::String),
             F::new(
                 3,
@@ -23135,8 +23172,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastHeartbeatTime",
@@ -23222,7 +23259,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&NODE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&NODE)).emit_empty(),
         ],
     );
 
@@ -23236,7 +23273,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeRuntimeHandler",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "features",
@@ -23260,11 +23297,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "nodeSelectorTerms",
-                Label::Repeated,
-                Kind::Message(&NODE_SELECTOR_TERM),
-            ),
+                    1,
+                    "nodeSelectorTerms",
+                    Label::Repeated,
+                    Kind::Message(&NODE_SELECTOR_TERM),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -23272,8 +23310,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeSelectorRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
-            F::new(2, "operator", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "operator", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -23408,16 +23446,28 @@ pub mod _schema {
         "k8s.io.api.core.v1.NodeSystemInfo",
         JsonForm::Object,
         &[
-            F::new(1, "machineID", Label::Singular, Kind::String).always(),
-            F::new(2, "systemUUID", Label::Singular, Kind::String).always(),
-            F::new(3, "bootID", Label::Singular, Kind::String).always(),
-            F::new(4, "kernelVersion", Label::Singular, Kind::String).always(),
-            F::new(5, "osImage", Label::Singular, Kind::String).always(),
-            F::new(6, "containerRuntimeVersion", Label::Singular, Kind::String).always(),
-            F::new(7, "kubeletVersion", Label::Singular, Kind::String).always(),
-            F::new(8, "kubeProxyVersion", Label::Singular, Kind::String).always(),
-            F::new(9, "operatingSystem", Label::Singular, Kind::String).always(),
-            F::new(10, "architecture", Label::Singular, Kind::String).always(),
+            F::new(1, "machineID", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "systemUUID", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "bootID", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "kernelVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(5, "osImage", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(6, "containerRuntimeVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(7, "kubeletVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(8, "kubeProxyVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(9, "operatingSystem", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(10, "architecture", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(11, "swap", Label::Singular, Kind::Message(&NODE_SWAP_STATUS)),
         ],
     );
@@ -23427,7 +23477,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
-            F::new(2, "fieldPath", Label::Singular, Kind::String).always(),
+            F::new(2, "fieldPath", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -23504,8 +23554,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.PersistentVolumeClaimCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastProbeTime",
@@ -23542,7 +23592,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&PERSISTENT_VOLUME_CLAIM)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&PERSISTENT_VOLUME_CLAIM))
+                .emit_empty(),
         ],
     );
 
@@ -23689,7 +23740,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&PERSISTENT_VOLUME_CLAIM_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -23697,7 +23749,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "claimName", Label::Singular, Kind::String).always(),
+            F::new(1, "claimName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
     );
@@ -23715,7 +23767,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&PERSISTENT_VOLUME)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&PERSISTENT_VOLUME))
+                .emit_empty(),
         ],
     );
 
@@ -23915,7 +23968,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "pdID", Label::Singular, Kind::String).always(),
+            F::new(1, "pdID", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
         ],
     );
@@ -23970,7 +24023,9 @@ pub mod _schema {
                 ),
             ),
             F::new(2, "namespaces", Label::Repeated, Kind::String),
-            F::new(3, "topologyKey", Label::Singular, Kind::String).always(),
+            F::new(3, "topologyKey", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "namespaceSelector",
@@ -24047,8 +24102,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.PodCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastProbeTime",
@@ -24101,7 +24156,7 @@ pub mod _schema {
             F::new(3, "stderr", Label::Singular, Kind::Bool).always(),
             F::new(4, "tty", Label::Singular, Kind::Bool).always(),
             F::new(5, "container", Label::Singular, Kind::String).always(),
-            F::new(6, "command", Label::Repeated, Kind::String),
+            F::new(6, "command", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
 
@@ -24110,19 +24165,22 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "requestMappings",
-                Label::Repeated,
-                Kind::Message(&CONTAINER_EXTENDED_RESOURCE_REQUEST),
-            ),
-            F::new(2, "resourceClaimName", Label::Singular, Kind::String).always(),
+                    1,
+                    "requestMappings",
+                    Label::Repeated,
+                    Kind::Message(&CONTAINER_EXTENDED_RESOURCE_REQUEST),
+                )
+                .emit_empty(),
+            F::new(2, "resourceClaimName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
     pub static POD_IP: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodIP",
         JsonForm::Object,
-        &[F::new(1, "ip", Label::Singular, Kind::String).always()],
+        &[F::new(1, "ip", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static POD_LIST: MessageSchema = MessageSchema::new(
@@ -24138,7 +24196,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&POD)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&POD)).emit_empty(),
         ],
     );
 
@@ -24168,7 +24226,7 @@ pub mod _schema {
     pub static POD_OS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodOS",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String).always()],
+        &[F::new(1, "name", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static POD_PORT_FORWARD_OPTIONS: MessageSchema = MessageSchema::new(
@@ -24186,14 +24244,18 @@ pub mod _schema {
     pub static POD_READINESS_GATE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodReadinessGate",
         JsonForm::Object,
-        &[F::new(1, "conditionType", Label::Singular, Kind::String).always()],
+        &[
+            F::new(1, "conditionType", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+        ],
     );
 
     pub static POD_RESOURCE_CLAIM: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodResourceClaim",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "resourceClaimName", Label::Singular, Kind::String),
             F::new(4, "resourceClaimTemplateName", Label::Singular, Kind::String),
         ],
@@ -24203,7 +24265,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.PodResourceClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "resourceClaimName", Label::Singular, Kind::String),
         ],
     );
@@ -24211,7 +24273,7 @@ pub mod _schema {
     pub static POD_SCHEDULING_GATE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodSchedulingGate",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String).always()],
+        &[F::new(1, "name", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static POD_SCHEDULING_GROUP: MessageSchema = MessageSchema::new(
@@ -24280,7 +24342,8 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "volumes", Label::Repeated, Kind::Message(&VOLUME)),
-            F::new(2, "containers", Label::Repeated, Kind::Message(&CONTAINER)),
+            F::new(2, "containers", Label::Repeated, Kind::Message(&CONTAINER))
+                .emit_empty(),
             F::new(3, "restartPolicy", Label::Singular, Kind::String).always(),
             F::new(4, "terminationGracePeriodSeconds", Label::Singular, Kind::Int64),
             F::new(5, "activeDeadlineSeconds", Label::Singular, Kind::Int64),
@@ -24538,7 +24601,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&POD_TEMPLATE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&POD_TEMPLATE))
+                .emit_empty(),
         ],
     );
 
@@ -24563,8 +24627,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.PortStatus",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32).always(),
-            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(1, "port", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "error", Label::Singular, Kind::String),
         ],
     );
@@ -24573,7 +24637,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.PortworxVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumeID", Label::Singular, Kind::String).always(),
+            F::new(1, "volumeID", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
         ],
@@ -24590,7 +24654,8 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "podSignature", Label::Singular, Kind::Message(&POD_SIGNATURE))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     2,
                     "evictionTime",
@@ -24609,9 +24674,10 @@ pub mod _schema {
         "k8s.io.api.core.v1.PreferredSchedulingTerm",
         JsonForm::Object,
         &[
-            F::new(1, "weight", Label::Singular, Kind::Int32).always(),
+            F::new(1, "weight", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(2, "preference", Label::Singular, Kind::Message(&NODE_SELECTOR_TERM))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -24646,7 +24712,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.ProjectedVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "sources", Label::Repeated, Kind::Message(&VOLUME_PROJECTION)),
+            F::new(1, "sources", Label::Repeated, Kind::Message(&VOLUME_PROJECTION))
+                .emit_empty(),
             F::new(2, "defaultMode", Label::Singular, Kind::Int32),
         ],
     );
@@ -24655,8 +24722,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.QuobyteVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "registry", Label::Singular, Kind::String).always(),
-            F::new(2, "volume", Label::Singular, Kind::String).always(),
+            F::new(1, "registry", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "volume", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(4, "user", Label::Singular, Kind::String).always(),
             F::new(5, "group", Label::Singular, Kind::String).always(),
@@ -24668,8 +24735,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.RBDPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "monitors", Label::Repeated, Kind::String),
-            F::new(2, "image", Label::Singular, Kind::String).always(),
+            F::new(1, "monitors", Label::Repeated, Kind::String).emit_empty(),
+            F::new(2, "image", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "fsType", Label::Singular, Kind::String).always(),
             F::new(4, "pool", Label::Singular, Kind::String).always(),
             F::new(5, "user", Label::Singular, Kind::String).always(),
@@ -24683,8 +24750,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.RBDVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "monitors", Label::Repeated, Kind::String),
-            F::new(2, "image", Label::Singular, Kind::String).always(),
+            F::new(1, "monitors", Label::Repeated, Kind::String).emit_empty(),
+            F::new(2, "image", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "fsType", Label::Singular, Kind::String).always(),
             F::new(4, "pool", Label::Singular, Kind::String).always(),
             F::new(5, "user", Label::Singular, Kind::String).always(),
@@ -24712,8 +24779,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "range", Label::Singular, Kind::String).always(),
-            F::new(3, "data", Label::Singular, Kind::Bytes),
+            F::new(2, "range", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "data", Label::Singular, Kind::Bytes).emit_empty(),
         ],
     );
 
@@ -24751,8 +24818,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.ReplicationControllerCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -24780,7 +24847,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&REPLICATION_CONTROLLER)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&REPLICATION_CONTROLLER))
+                .emit_empty(),
         ],
     );
 
@@ -24813,7 +24881,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.ReplicationControllerStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
             F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
@@ -24831,7 +24899,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.ResourceClaim",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "request", Label::Singular, Kind::String).always(),
         ],
     );
@@ -24841,7 +24909,7 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "containerName", Label::Singular, Kind::String).always(),
-            F::new(2, "resource", Label::Singular, Kind::String).always(),
+            F::new(2, "resource", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "divisor",
@@ -24858,7 +24926,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.ResourceHealth",
         JsonForm::Object,
         &[
-            F::new(1, "resourceID", Label::Singular, Kind::String).always(),
+            F::new(1, "resourceID", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "health", Label::Singular, Kind::String).always(),
             F::new(6, "message", Label::Singular, Kind::String),
         ],
@@ -24897,7 +24965,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_QUOTA)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_QUOTA))
+                .emit_empty(),
         ],
     );
 
@@ -25044,7 +25113,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.ResourceStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "resources", Label::Repeated, Kind::Message(&RESOURCE_HEALTH)),
         ],
     );
@@ -25064,9 +25133,10 @@ pub mod _schema {
         "k8s.io.api.core.v1.ScaleIOPersistentVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "gateway", Label::Singular, Kind::String).always(),
-            F::new(2, "system", Label::Singular, Kind::String).always(),
-            F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
+            F::new(1, "gateway", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "system", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE))
+                .emit_empty(),
             F::new(4, "sslEnabled", Label::Singular, Kind::Bool).always(),
             F::new(5, "protectionDomain", Label::Singular, Kind::String).always(),
             F::new(6, "storagePool", Label::Singular, Kind::String).always(),
@@ -25081,14 +25151,15 @@ pub mod _schema {
         "k8s.io.api.core.v1.ScaleIOVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "gateway", Label::Singular, Kind::String).always(),
-            F::new(2, "system", Label::Singular, Kind::String).always(),
+            F::new(1, "gateway", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "system", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                3,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
+                    3,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                )
+                .emit_empty(),
             F::new(4, "sslEnabled", Label::Singular, Kind::Bool).always(),
             F::new(5, "protectionDomain", Label::Singular, Kind::String).always(),
             F::new(6, "storagePool", Label::Singular, Kind::String).always(),
@@ -25116,8 +25187,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.ScopedResourceSelectorRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "scopeName", Label::Singular, Kind::String).always(),
-            F::new(2, "operator", Label::Singular, Kind::String).always(),
+            F::new(1, "scopeName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "operator", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -25126,7 +25197,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.SeccompProfile",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "localhostProfile", Label::Singular, Kind::String),
         ],
     );
@@ -25202,7 +25273,7 @@ pub mod _schema {
                 )
                 .always()
                 .inline(),
-            F::new(2, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "optional", Label::Singular, Kind::Bool),
         ],
     );
@@ -25220,7 +25291,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&SECRET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&SECRET)).emit_empty(),
         ],
     );
 
@@ -25364,7 +25435,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_ACCOUNT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_ACCOUNT))
+                .emit_empty(),
         ],
     );
 
@@ -25374,7 +25446,7 @@ pub mod _schema {
         &[
             F::new(1, "audience", Label::Singular, Kind::String).always(),
             F::new(2, "expirationSeconds", Label::Singular, Kind::Int64),
-            F::new(3, "path", Label::Singular, Kind::String).always(),
+            F::new(3, "path", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -25391,7 +25463,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE)).emit_empty(),
         ],
     );
 
@@ -25401,7 +25473,7 @@ pub mod _schema {
         &[
             F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(2, "protocol", Label::Singular, Kind::String).always(),
-            F::new(3, "port", Label::Singular, Kind::Int32).always(),
+            F::new(3, "port", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(
                     4,
                     "targetPort",
@@ -25499,7 +25571,7 @@ pub mod _schema {
     pub static SLEEP_ACTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.SleepAction",
         JsonForm::Object,
-        &[F::new(1, "seconds", Label::Singular, Kind::Int64).always()],
+        &[F::new(1, "seconds", Label::Singular, Kind::Int64).always().emit_empty()],
     );
 
     pub static STORAGE_OS_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
@@ -25535,8 +25607,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.Sysctl",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "value", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "value", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -25552,7 +25624,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(2, "host", Label::Singular, Kind::String).always(),
         ],
     );
@@ -25561,9 +25634,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.Taint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "value", Label::Singular, Kind::String).always(),
-            F::new(3, "effect", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 4,
                 "timeAdded",
@@ -25589,8 +25662,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.TopologySelectorLabelRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
-            F::new(2, "values", Label::Repeated, Kind::String),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "values", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
 
@@ -25611,9 +25684,13 @@ pub mod _schema {
         "k8s.io.api.core.v1.TopologySpreadConstraint",
         JsonForm::Object,
         &[
-            F::new(1, "maxSkew", Label::Singular, Kind::Int32).always(),
-            F::new(2, "topologyKey", Label::Singular, Kind::String).always(),
-            F::new(3, "whenUnsatisfiable", Label::Singular, Kind::String).always(),
+            F::new(1, "maxSkew", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(2, "topologyKey", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(3, "whenUnsatisfiable", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "labelSelector",
@@ -25633,9 +25710,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.TypedLocalObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
-            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).emit_empty(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -25643,9 +25720,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.TypedObjectReference",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
-            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).emit_empty(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "namespace", Label::Singular, Kind::String),
         ],
     );
@@ -25654,7 +25731,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.Volume",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "volumeSource", Label::Singular, Kind::Message(&VOLUME_SOURCE))
                 .always()
                 .inline(),
@@ -25665,8 +25742,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.VolumeDevice",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "devicePath", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "devicePath", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -25674,9 +25751,9 @@ pub mod _schema {
         "k8s.io.api.core.v1.VolumeMount",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "readOnly", Label::Singular, Kind::Bool).always(),
-            F::new(3, "mountPath", Label::Singular, Kind::String).always(),
+            F::new(3, "mountPath", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "subPath", Label::Singular, Kind::String).always(),
             F::new(5, "mountPropagation", Label::Singular, Kind::String),
             F::new(6, "subPathExpr", Label::Singular, Kind::String).always(),
@@ -25688,8 +25765,8 @@ pub mod _schema {
         "k8s.io.api.core.v1.VolumeMountStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "mountPath", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "mountPath", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(4, "recursiveReadOnly", Label::Singular, Kind::String),
             F::new(5, "volumeStatus", Label::Singular, Kind::Message(&VOLUME_STATUS))
@@ -25946,7 +26023,7 @@ pub mod _schema {
         "k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource",
         JsonForm::Object,
         &[
-            F::new(1, "volumePath", Label::Singular, Kind::String).always(),
+            F::new(1, "volumePath", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "fsType", Label::Singular, Kind::String).always(),
             F::new(3, "storagePolicyName", Label::Singular, Kind::String).always(),
             F::new(4, "storagePolicyID", Label::Singular, Kind::String).always(),
@@ -25957,14 +26034,15 @@ pub mod _schema {
         "k8s.io.api.core.v1.WeightedPodAffinityTerm",
         JsonForm::Object,
         &[
-            F::new(1, "weight", Label::Singular, Kind::Int32).always(),
+            F::new(1, "weight", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(
                     2,
                     "podAffinityTerm",
                     Label::Singular,
                     Kind::Message(&POD_AFFINITY_TERM),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 

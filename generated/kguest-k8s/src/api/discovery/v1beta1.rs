@@ -633,7 +633,7 @@ pub mod _schema {
         "k8s.io.api.discovery.v1beta1.Endpoint",
         JsonForm::Object,
         &[
-            F::new(1, "addresses", Label::Repeated, Kind::String),
+            F::new(1, "addresses", Label::Repeated, Kind::String).emit_empty(),
             F::new(2, "conditions", Label::Singular, Kind::Message(&ENDPOINT_CONDITIONS))
                 .always(),
             F::new(3, "hostname", Label::Singular, Kind::String),
@@ -701,9 +701,11 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "endpoints", Label::Repeated, Kind::Message(&ENDPOINT)),
-            F::new(3, "ports", Label::Repeated, Kind::Message(&ENDPOINT_PORT)),
-            F::new(4, "addressType", Label::Singular, Kind::String).always(),
+            F::new(2, "endpoints", Label::Repeated, Kind::Message(&ENDPOINT))
+                .emit_empty(),
+            F::new(3, "ports", Label::Repeated, Kind::Message(&ENDPOINT_PORT))
+                .emit_empty(),
+            F::new(4, "addressType", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -720,19 +722,20 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&ENDPOINT_SLICE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&ENDPOINT_SLICE))
+                .emit_empty(),
         ],
     );
 
     pub static FOR_NODE: MessageSchema = MessageSchema::new(
         "k8s.io.api.discovery.v1beta1.ForNode",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String).always()],
+        &[F::new(1, "name", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static FOR_ZONE: MessageSchema = MessageSchema::new(
         "k8s.io.api.discovery.v1beta1.ForZone",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String).always()],
+        &[F::new(1, "name", Label::Singular, Kind::String).always().emit_empty()],
     );
 }

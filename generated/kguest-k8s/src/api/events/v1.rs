@@ -355,7 +355,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     2,
                     "eventTime",
@@ -364,7 +365,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "series", Label::Singular, Kind::Message(&EVENT_SERIES)),
             F::new(4, "reportingController", Label::Singular, Kind::String).always(),
             F::new(5, "reportingInstance", Label::Singular, Kind::String).always(),
@@ -427,7 +429,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&EVENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&EVENT)).emit_empty(),
         ],
     );
 
@@ -435,7 +437,7 @@ pub mod _schema {
         "k8s.io.api.events.v1.EventSeries",
         JsonForm::Object,
         &[
-            F::new(1, "count", Label::Singular, Kind::Int32).always(),
+            F::new(1, "count", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(
                     2,
                     "lastObservedTime",
@@ -444,7 +446,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::MICRO_TIME,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 }

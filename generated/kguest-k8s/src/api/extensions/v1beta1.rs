@@ -3532,8 +3532,8 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.DaemonSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -3561,7 +3561,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DAEMON_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DAEMON_SET)).emit_empty(),
         ],
     );
 
@@ -3570,20 +3570,22 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    1,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     2,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "updateStrategy",
@@ -3601,10 +3603,16 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.DaemonSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32).always(),
-            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32).always(),
-            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32).always(),
-            F::new(4, "numberReady", Label::Singular, Kind::Int32).always(),
+            F::new(1, "currentNumberScheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(2, "numberMisscheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(3, "desiredNumberScheduled", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(4, "numberReady", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(5, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(6, "updatedNumberScheduled", Label::Singular, Kind::Int32).always(),
             F::new(7, "numberAvailable", Label::Singular, Kind::Int32).always(),
@@ -3656,8 +3664,8 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.DeploymentCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "reason", Label::Singular, Kind::String).always(),
             F::new(5, "message", Label::Singular, Kind::String).always(),
             F::new(
@@ -3694,7 +3702,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEPLOYMENT)).emit_empty(),
         ],
     );
 
@@ -3702,7 +3710,7 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.DeploymentRollback",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "updatedAnnotations",
@@ -3710,7 +3718,8 @@ pub mod _schema {
                 Kind::Message(&DEPLOYMENT_ROLLBACK_UPDATED_ANNOTATIONS_ENTRY),
             ),
             F::new(3, "rollbackTo", Label::Singular, Kind::Message(&ROLLBACK_CONFIG))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3729,20 +3738,22 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
                     Label::Singular,
                     Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(4, "strategy", Label::Singular, Kind::Message(&DEPLOYMENT_STRATEGY))
                 .always(),
             F::new(5, "minReadySeconds", Label::Singular, Kind::Int32).always(),
@@ -3794,22 +3805,26 @@ pub mod _schema {
         &[
             F::new(1, "path", Label::Singular, Kind::String).always(),
             F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
-                .always(),
-            F::new(3, "pathType", Label::Singular, Kind::String),
+                .always()
+                .emit_empty(),
+            F::new(3, "pathType", Label::Singular, Kind::String).emit_empty(),
         ],
     );
 
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.HTTPIngressRuleValue",
         JsonForm::Object,
-        &[F::new(1, "paths", Label::Repeated, Kind::Message(&HTTP_INGRESS_PATH))],
+        &[
+            F::new(1, "paths", Label::Repeated, Kind::Message(&HTTP_INGRESS_PATH))
+                .emit_empty(),
+        ],
     );
 
     pub static IP_BLOCK: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.IPBlock",
         JsonForm::Object,
         &[
-            F::new(1, "cidr", Label::Singular, Kind::String).always(),
+            F::new(1, "cidr", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "except", Label::Repeated, Kind::String),
         ],
     );
@@ -3870,7 +3885,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)).emit_empty(),
         ],
     );
 
@@ -3901,8 +3916,8 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.IngressPortStatus",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32).always(),
-            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(1, "port", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "error", Label::Singular, Kind::String),
         ],
     );
@@ -4012,7 +4027,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&NETWORK_POLICY)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&NETWORK_POLICY))
+                .emit_empty(),
         ],
     );
 
@@ -4069,7 +4085,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 2,
                 "ingress",
@@ -4110,8 +4127,8 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.ReplicaSetCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -4139,7 +4156,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&REPLICA_SET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&REPLICA_SET)).emit_empty(),
         ],
     );
 
@@ -4149,13 +4166,14 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                2,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
+                    2,
+                    "selector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "template",
@@ -4171,7 +4189,7 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.ReplicaSetStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
             F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
@@ -4266,7 +4284,7 @@ pub mod _schema {
         "k8s.io.api.extensions.v1beta1.ScaleStatus",
         JsonForm::Object,
         &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always(),
+            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(
                 2,
                 "selector",

@@ -1724,7 +1724,7 @@ pub mod _schema {
     pub static FLOW_DISTINGUISHER_METHOD: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta3.FlowDistinguisherMethod",
         JsonForm::Object,
-        &[F::new(1, "type", Label::Singular, Kind::String).always()],
+        &[F::new(1, "type", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static FLOW_SCHEMA: MessageSchema = MessageSchema::new(
@@ -1751,8 +1751,8 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.FlowSchemaCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -1761,9 +1761,10 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
                     ),
                 )
-                .always(),
-            F::new(4, "reason", Label::Singular, Kind::String).always(),
-            F::new(5, "message", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(4, "reason", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(5, "message", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1780,7 +1781,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&FLOW_SCHEMA)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&FLOW_SCHEMA)).emit_empty(),
         ],
     );
 
@@ -1794,7 +1795,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&PRIORITY_LEVEL_CONFIGURATION_REFERENCE),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(2, "matchingPrecedence", Label::Singular, Kind::Int32).always(),
             F::new(
                 3,
@@ -1827,14 +1829,14 @@ pub mod _schema {
     pub static GROUP_SUBJECT: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta3.GroupSubject",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String).always()],
+        &[F::new(1, "name", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static LIMIT_RESPONSE: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta3.LimitResponse",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "queuing", Label::Singular, Kind::Message(&QUEUING_CONFIGURATION)),
         ],
     );
@@ -1845,7 +1847,8 @@ pub mod _schema {
         &[
             F::new(1, "nominalConcurrencyShares", Label::Singular, Kind::Int32).always(),
             F::new(2, "limitResponse", Label::Singular, Kind::Message(&LIMIT_RESPONSE))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "lendablePercent", Label::Singular, Kind::Int32),
             F::new(4, "borrowingLimitPercent", Label::Singular, Kind::Int32),
         ],
@@ -1855,8 +1858,8 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.NonResourcePolicyRule",
         JsonForm::Object,
         &[
-            F::new(1, "verbs", Label::Repeated, Kind::String),
-            F::new(6, "nonResourceURLs", Label::Repeated, Kind::String),
+            F::new(1, "verbs", Label::Repeated, Kind::String).emit_empty(),
+            F::new(6, "nonResourceURLs", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
 
@@ -1864,7 +1867,7 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.PolicyRulesWithSubjects",
         JsonForm::Object,
         &[
-            F::new(1, "subjects", Label::Repeated, Kind::Message(&SUBJECT)),
+            F::new(1, "subjects", Label::Repeated, Kind::Message(&SUBJECT)).emit_empty(),
             F::new(
                 2,
                 "resourceRules",
@@ -1914,8 +1917,8 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -1924,9 +1927,10 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
                     ),
                 )
-                .always(),
-            F::new(4, "reason", Label::Singular, Kind::String).always(),
-            F::new(5, "message", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(4, "reason", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(5, "message", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1944,25 +1948,26 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&PRIORITY_LEVEL_CONFIGURATION),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&PRIORITY_LEVEL_CONFIGURATION),
+                )
+                .emit_empty(),
         ],
     );
 
     pub static PRIORITY_LEVEL_CONFIGURATION_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationReference",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String).always()],
+        &[F::new(1, "name", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static PRIORITY_LEVEL_CONFIGURATION_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationSpec",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 2,
                 "limited",
@@ -2005,9 +2010,9 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.ResourcePolicyRule",
         JsonForm::Object,
         &[
-            F::new(1, "verbs", Label::Repeated, Kind::String),
-            F::new(2, "apiGroups", Label::Repeated, Kind::String),
-            F::new(3, "resources", Label::Repeated, Kind::String),
+            F::new(1, "verbs", Label::Repeated, Kind::String).emit_empty(),
+            F::new(2, "apiGroups", Label::Repeated, Kind::String).emit_empty(),
+            F::new(3, "resources", Label::Repeated, Kind::String).emit_empty(),
             F::new(4, "clusterScope", Label::Singular, Kind::Bool).always(),
             F::new(5, "namespaces", Label::Repeated, Kind::String),
         ],
@@ -2017,8 +2022,8 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.ServiceAccountSubject",
         JsonForm::Object,
         &[
-            F::new(1, "namespace", Label::Singular, Kind::String).always(),
-            F::new(2, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "namespace", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "name", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -2026,7 +2031,7 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.Subject",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(1, "kind", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "user", Label::Singular, Kind::Message(&USER_SUBJECT)),
             F::new(3, "group", Label::Singular, Kind::Message(&GROUP_SUBJECT)),
             F::new(
@@ -2041,6 +2046,6 @@ pub mod _schema {
     pub static USER_SUBJECT: MessageSchema = MessageSchema::new(
         "k8s.io.api.flowcontrol.v1beta3.UserSubject",
         JsonForm::Object,
-        &[F::new(1, "name", Label::Singular, Kind::String).always()],
+        &[F::new(1, "name", Label::Singular, Kind::String).always().emit_empty()],
     );
 }

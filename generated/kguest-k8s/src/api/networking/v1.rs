@@ -2529,15 +2529,19 @@ pub mod _schema {
         &[
             F::new(1, "path", Label::Singular, Kind::String).always(),
             F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
-                .always(),
-            F::new(3, "pathType", Label::Singular, Kind::String),
+                .always()
+                .emit_empty(),
+            F::new(3, "pathType", Label::Singular, Kind::String).emit_empty(),
         ],
     );
 
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.HTTPIngressRuleValue",
         JsonForm::Object,
-        &[F::new(1, "paths", Label::Repeated, Kind::Message(&HTTP_INGRESS_PATH))],
+        &[
+            F::new(1, "paths", Label::Repeated, Kind::Message(&HTTP_INGRESS_PATH))
+                .emit_empty(),
+        ],
     );
 
     pub static IP_ADDRESS: MessageSchema = MessageSchema::new(
@@ -2570,7 +2574,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&IP_ADDRESS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&IP_ADDRESS)).emit_empty(),
         ],
     );
 
@@ -2584,7 +2588,7 @@ pub mod _schema {
         "k8s.io.api.networking.v1.IPBlock",
         JsonForm::Object,
         &[
-            F::new(1, "cidr", Label::Singular, Kind::String).always(),
+            F::new(1, "cidr", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "except", Label::Repeated, Kind::String),
         ],
     );
@@ -2659,7 +2663,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS_CLASS))
+                .emit_empty(),
         ],
     );
 
@@ -2669,9 +2674,9 @@ pub mod _schema {
         &[
             F::new(1, "aPIGroup", Label::Singular, Kind::String)
                 .with_json_name("apiGroup"),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
-            F::new(3, "name", Label::Singular, Kind::String).always(),
-            F::new(4, "scope", Label::Singular, Kind::String),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "scope", Label::Singular, Kind::String).emit_empty(),
             F::new(5, "namespace", Label::Singular, Kind::String),
         ],
     );
@@ -2703,7 +2708,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)).emit_empty(),
         ],
     );
 
@@ -2734,8 +2739,8 @@ pub mod _schema {
         "k8s.io.api.networking.v1.IngressPortStatus",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32).always(),
-            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(1, "port", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "error", Label::Singular, Kind::String),
         ],
     );
@@ -2766,7 +2771,7 @@ pub mod _schema {
         "k8s.io.api.networking.v1.IngressServiceBackend",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "port", Label::Singular, Kind::Message(&SERVICE_BACKEND_PORT))
                 .always(),
         ],
@@ -2860,7 +2865,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&NETWORK_POLICY)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&NETWORK_POLICY))
+                .emit_empty(),
         ],
     );
 
@@ -2917,7 +2923,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 2,
                 "ingress",
@@ -2987,7 +2994,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_CIDR)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_CIDR))
+                .emit_empty(),
         ],
     );
 

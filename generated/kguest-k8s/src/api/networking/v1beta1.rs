@@ -1820,15 +1820,19 @@ pub mod _schema {
         &[
             F::new(1, "path", Label::Singular, Kind::String).always(),
             F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
-                .always(),
-            F::new(3, "pathType", Label::Singular, Kind::String),
+                .always()
+                .emit_empty(),
+            F::new(3, "pathType", Label::Singular, Kind::String).emit_empty(),
         ],
     );
 
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.HTTPIngressRuleValue",
         JsonForm::Object,
-        &[F::new(1, "paths", Label::Repeated, Kind::Message(&HTTP_INGRESS_PATH))],
+        &[
+            F::new(1, "paths", Label::Repeated, Kind::Message(&HTTP_INGRESS_PATH))
+                .emit_empty(),
+        ],
     );
 
     pub static IP_ADDRESS: MessageSchema = MessageSchema::new(
@@ -1861,7 +1865,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&IP_ADDRESS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&IP_ADDRESS)).emit_empty(),
         ],
     );
 
@@ -1945,7 +1949,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS_CLASS))
+                .emit_empty(),
         ],
     );
 
@@ -1955,9 +1960,9 @@ pub mod _schema {
         &[
             F::new(1, "aPIGroup", Label::Singular, Kind::String)
                 .with_json_name("apiGroup"),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
-            F::new(3, "name", Label::Singular, Kind::String).always(),
-            F::new(4, "scope", Label::Singular, Kind::String),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "scope", Label::Singular, Kind::String).emit_empty(),
             F::new(5, "namespace", Label::Singular, Kind::String),
         ],
     );
@@ -1989,7 +1994,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&INGRESS)).emit_empty(),
         ],
     );
 
@@ -2020,8 +2025,8 @@ pub mod _schema {
         "k8s.io.api.networking.v1beta1.IngressPortStatus",
         JsonForm::Object,
         &[
-            F::new(1, "port", Label::Singular, Kind::Int32).always(),
-            F::new(2, "protocol", Label::Singular, Kind::String).always(),
+            F::new(1, "port", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(2, "protocol", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "error", Label::Singular, Kind::String),
         ],
     );
@@ -2126,7 +2131,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_CIDR)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&SERVICE_CIDR))
+                .emit_empty(),
         ],
     );
 

@@ -338,7 +338,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "handler", Label::Singular, Kind::String).always(),
+            F::new(2, "handler", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "overhead", Label::Singular, Kind::Message(&OVERHEAD)),
             F::new(4, "scheduling", Label::Singular, Kind::Message(&SCHEDULING)),
         ],
@@ -357,7 +357,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RUNTIME_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RUNTIME_CLASS))
+                .emit_empty(),
         ],
     );
 

@@ -397,7 +397,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RUNTIME_CLASS_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -414,7 +415,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RUNTIME_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RUNTIME_CLASS))
+                .emit_empty(),
         ],
     );
 
@@ -422,7 +424,9 @@ pub mod _schema {
         "k8s.io.api.node.v1alpha1.RuntimeClassSpec",
         JsonForm::Object,
         &[
-            F::new(1, "runtimeHandler", Label::Singular, Kind::String).always(),
+            F::new(1, "runtimeHandler", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(2, "overhead", Label::Singular, Kind::Message(&OVERHEAD)),
             F::new(3, "scheduling", Label::Singular, Kind::Message(&SCHEDULING)),
         ],

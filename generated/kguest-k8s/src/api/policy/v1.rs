@@ -496,7 +496,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&POD_DISRUPTION_BUDGET)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&POD_DISRUPTION_BUDGET))
+                .emit_empty(),
         ],
     );
 
@@ -543,10 +544,18 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&POD_DISRUPTION_BUDGET_STATUS_DISRUPTED_PODS_ENTRY),
             ),
-            F::new(3, "disruptionsAllowed", Label::Singular, Kind::Int32).always(),
-            F::new(4, "currentHealthy", Label::Singular, Kind::Int32).always(),
-            F::new(5, "desiredHealthy", Label::Singular, Kind::Int32).always(),
-            F::new(6, "expectedPods", Label::Singular, Kind::Int32).always(),
+            F::new(3, "disruptionsAllowed", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(4, "currentHealthy", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(5, "desiredHealthy", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
+            F::new(6, "expectedPods", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
             F::new(
                 7,
                 "conditions",

@@ -949,7 +949,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "rules", Label::Repeated, Kind::Message(&POLICY_RULE)),
+            F::new(2, "rules", Label::Repeated, Kind::Message(&POLICY_RULE))
+                .emit_empty(),
             F::new(
                 3,
                 "aggregationRule",
@@ -973,7 +974,9 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "subjects", Label::Repeated, Kind::Message(&SUBJECT)),
-            F::new(3, "roleRef", Label::Singular, Kind::Message(&ROLE_REF)).always(),
+            F::new(3, "roleRef", Label::Singular, Kind::Message(&ROLE_REF))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -990,7 +993,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_ROLE_BINDING)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_ROLE_BINDING))
+                .emit_empty(),
         ],
     );
 
@@ -1007,7 +1011,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_ROLE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_ROLE))
+                .emit_empty(),
         ],
     );
 
@@ -1015,7 +1020,7 @@ pub mod _schema {
         "k8s.io.api.rbac.v1.PolicyRule",
         JsonForm::Object,
         &[
-            F::new(1, "verbs", Label::Repeated, Kind::String),
+            F::new(1, "verbs", Label::Repeated, Kind::String).emit_empty(),
             F::new(2, "apiGroups", Label::Repeated, Kind::String),
             F::new(3, "resources", Label::Repeated, Kind::String),
             F::new(4, "resourceNames", Label::Repeated, Kind::String),
@@ -1036,7 +1041,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "rules", Label::Repeated, Kind::Message(&POLICY_RULE)),
+            F::new(2, "rules", Label::Repeated, Kind::Message(&POLICY_RULE)).emit_empty(),
         ],
     );
 
@@ -1054,7 +1059,9 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "subjects", Label::Repeated, Kind::Message(&SUBJECT)),
-            F::new(3, "roleRef", Label::Singular, Kind::Message(&ROLE_REF)).always(),
+            F::new(3, "roleRef", Label::Singular, Kind::Message(&ROLE_REF))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1071,7 +1078,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&ROLE_BINDING)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&ROLE_BINDING))
+                .emit_empty(),
         ],
     );
 
@@ -1088,7 +1096,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&ROLE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&ROLE)).emit_empty(),
         ],
     );
 
@@ -1096,9 +1104,9 @@ pub mod _schema {
         "k8s.io.api.rbac.v1.RoleRef",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
-            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "apiGroup", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1106,9 +1114,9 @@ pub mod _schema {
         "k8s.io.api.rbac.v1.Subject",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String).always(),
+            F::new(1, "kind", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "apiGroup", Label::Singular, Kind::String).always(),
-            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "namespace", Label::Singular, Kind::String).always(),
         ],
     );

@@ -3586,9 +3586,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1.AllocatedDeviceStatus",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
-            F::new(2, "pool", Label::Singular, Kind::String).always(),
-            F::new(3, "device", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "pool", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "device", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 4,
                 "conditions",
@@ -3642,7 +3642,7 @@ pub mod _schema {
     pub static CEL_DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1.CELDeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static CAPACITY_REQUEST_POLICY: MessageSchema = MessageSchema::new(
@@ -3679,13 +3679,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "min",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "min",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                 2,
                 "max",
@@ -3747,7 +3748,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3755,7 +3757,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1.CounterSet",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "counters", Label::Map, Kind::Message(&COUNTER_SET_COUNTERS_ENTRY)),
         ],
     );
@@ -3773,7 +3775,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1.Device",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "attributes", Label::Map, Kind::Message(&DEVICE_ATTRIBUTES_ENTRY)),
             F::new(3, "capacity", Label::Map, Kind::Message(&DEVICE_CAPACITY_ENTRY)),
             F::new(
@@ -3842,7 +3844,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1.DeviceAllocationConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "source", Label::Singular, Kind::String).always(),
+            F::new(1, "source", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "requests", Label::Repeated, Kind::String),
             F::new(
                     3,
@@ -3851,7 +3853,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -3901,7 +3904,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 2,
                 "requestPolicy",
@@ -3938,7 +3942,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -3956,7 +3961,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_CLASS_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3971,7 +3977,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -3988,7 +3995,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_CLASS))
+                .emit_empty(),
         ],
     );
 
@@ -4034,13 +4042,14 @@ pub mod _schema {
         "k8s.io.api.resource.v1.DeviceCounterConsumption",
         JsonForm::Object,
         &[
-            F::new(1, "counterSet", Label::Singular, Kind::String).always(),
+            F::new(1, "counterSet", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                2,
-                "counters",
-                Label::Map,
-                Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
-            ),
+                    2,
+                    "counters",
+                    Label::Map,
+                    Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -4057,7 +4066,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1.DeviceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "exactly", Label::Singular, Kind::Message(&EXACT_DEVICE_REQUEST)),
             F::new(
                 3,
@@ -4072,10 +4081,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1.DeviceRequestAllocationResult",
         JsonForm::Object,
         &[
-            F::new(1, "request", Label::Singular, Kind::String).always(),
-            F::new(2, "driver", Label::Singular, Kind::String).always(),
-            F::new(3, "pool", Label::Singular, Kind::String).always(),
-            F::new(4, "device", Label::Singular, Kind::String).always(),
+            F::new(1, "request", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "pool", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "device", Label::Singular, Kind::String).always().emit_empty(),
             F::new(5, "adminAccess", Label::Singular, Kind::Bool),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
             F::new(7, "bindingConditions", Label::Repeated, Kind::String),
@@ -4117,8 +4126,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1.DeviceSubRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "deviceClassName", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "deviceClassName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(3, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
             F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
             F::new(5, "count", Label::Singular, Kind::Int64).always(),
@@ -4131,9 +4142,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1.DeviceTaint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "value", Label::Singular, Kind::String).always(),
-            F::new(3, "effect", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 4,
                 "timeAdded",
@@ -4159,7 +4170,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1.ExactDeviceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "deviceClassName", Label::Singular, Kind::String).always(),
+            F::new(1, "deviceClassName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(2, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
             F::new(3, "allocationMode", Label::Singular, Kind::String).always(),
             F::new(4, "count", Label::Singular, Kind::Int64).always(),
@@ -4199,7 +4212,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1.OpaqueDeviceConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "parameters",
@@ -4208,7 +4221,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4226,7 +4240,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_CLAIM_STATUS))
                 .always(),
         ],
@@ -4237,9 +4252,9 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
-            F::new(3, "resource", Label::Singular, Kind::String).always(),
-            F::new(4, "name", Label::Singular, Kind::String).always(),
-            F::new(5, "uid", Label::Singular, Kind::String).always(),
+            F::new(3, "resource", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(5, "uid", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -4256,7 +4271,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM))
+                .emit_empty(),
         ],
     );
 
@@ -4305,7 +4321,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&RESOURCE_CLAIM_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4322,7 +4339,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM_TEMPLATE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM_TEMPLATE))
+                .emit_empty(),
         ],
     );
 
@@ -4340,7 +4358,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4348,9 +4367,11 @@ pub mod _schema {
         "k8s.io.api.resource.v1.ResourcePool",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "generation", Label::Singular, Kind::Int64).always(),
-            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "generation", Label::Singular, Kind::Int64).always().emit_empty(),
+            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4368,7 +4389,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_SLICE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4385,7 +4407,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_SLICE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_SLICE))
+                .emit_empty(),
         ],
     );
 
@@ -4393,8 +4416,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1.ResourceSliceSpec",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
-            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL)).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL))
+                .always()
+                .emit_empty(),
             F::new(3, "nodeName", Label::Singular, Kind::String),
             F::new(
                 4,

@@ -1023,7 +1023,7 @@ pub mod _schema {
     pub static CEL_DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1alpha3.CELDeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
@@ -1036,9 +1036,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1alpha3.DeviceTaint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "value", Label::Singular, Kind::String).always(),
-            F::new(3, "effect", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 4,
                 "timeAdded",
@@ -1062,7 +1062,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_TAINT_RULE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -1086,7 +1087,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_TAINT_RULE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_TAINT_RULE))
+                .emit_empty(),
         ],
     );
 
@@ -1100,7 +1102,9 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&DEVICE_TAINT_SELECTOR),
             ),
-            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT)).always(),
+            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1133,15 +1137,15 @@ pub mod _schema {
         "k8s.io.api.resource.v1alpha3.PoolStatus",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
-            F::new(2, "poolName", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "poolName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "nodeName", Label::Singular, Kind::String),
             F::new(4, "totalDevices", Label::Singular, Kind::Int32),
             F::new(5, "allocatedDevices", Label::Singular, Kind::Int32),
             F::new(6, "availableDevices", Label::Singular, Kind::Int32),
             F::new(7, "unavailableDevices", Label::Singular, Kind::Int32),
             F::new(8, "resourceSliceCount", Label::Singular, Kind::Int32),
-            F::new(9, "generation", Label::Singular, Kind::Int64).always(),
+            F::new(9, "generation", Label::Singular, Kind::Int64).always().emit_empty(),
             F::new(10, "validationError", Label::Singular, Kind::String),
         ],
     );
@@ -1158,14 +1162,16 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     2,
                     "spec",
                     Label::Singular,
                     Kind::Message(&RESOURCE_POOL_STATUS_REQUEST_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 3,
                 "status",
@@ -1189,11 +1195,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&RESOURCE_POOL_STATUS_REQUEST),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&RESOURCE_POOL_STATUS_REQUEST),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -1201,7 +1208,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestSpec",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "poolName", Label::Singular, Kind::String),
             F::new(3, "limit", Label::Singular, Kind::Int32),
         ],
@@ -1220,7 +1227,7 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
                 ),
             ),
-            F::new(6, "poolCount", Label::Singular, Kind::Int32),
+            F::new(6, "poolCount", Label::Singular, Kind::Int32).emit_empty(),
         ],
     );
 }

@@ -3586,9 +3586,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.AllocatedDeviceStatus",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
-            F::new(2, "pool", Label::Singular, Kind::String).always(),
-            F::new(3, "device", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "pool", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "device", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 4,
                 "conditions",
@@ -3720,7 +3720,7 @@ pub mod _schema {
     pub static CEL_DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.CELDeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static CAPACITY_REQUEST_POLICY: MessageSchema = MessageSchema::new(
@@ -3757,13 +3757,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "min",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "min",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                 2,
                 "max",
@@ -3825,7 +3826,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3833,7 +3835,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.CounterSet",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "counters", Label::Map, Kind::Message(&COUNTER_SET_COUNTERS_ENTRY)),
         ],
     );
@@ -3851,7 +3853,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.Device",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "basic", Label::Singular, Kind::Message(&BASIC_DEVICE)),
         ],
     );
@@ -3860,7 +3862,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceAllocationConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "source", Label::Singular, Kind::String).always(),
+            F::new(1, "source", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "requests", Label::Repeated, Kind::String),
             F::new(
                     3,
@@ -3869,7 +3871,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -3919,7 +3922,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 2,
                 "requestPolicy",
@@ -3956,7 +3960,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -3974,7 +3979,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_CLASS_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3989,7 +3995,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -4006,7 +4013,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_CLASS))
+                .emit_empty(),
         ],
     );
 
@@ -4052,13 +4060,14 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceCounterConsumption",
         JsonForm::Object,
         &[
-            F::new(1, "counterSet", Label::Singular, Kind::String).always(),
+            F::new(1, "counterSet", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                2,
-                "counters",
-                Label::Map,
-                Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
-            ),
+                    2,
+                    "counters",
+                    Label::Map,
+                    Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -4075,7 +4084,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "deviceClassName", Label::Singular, Kind::String).always(),
             F::new(3, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
             F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
@@ -4096,10 +4105,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceRequestAllocationResult",
         JsonForm::Object,
         &[
-            F::new(1, "request", Label::Singular, Kind::String).always(),
-            F::new(2, "driver", Label::Singular, Kind::String).always(),
-            F::new(3, "pool", Label::Singular, Kind::String).always(),
-            F::new(4, "device", Label::Singular, Kind::String).always(),
+            F::new(1, "request", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "pool", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "device", Label::Singular, Kind::String).always().emit_empty(),
             F::new(5, "adminAccess", Label::Singular, Kind::Bool),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
             F::new(7, "bindingConditions", Label::Repeated, Kind::String),
@@ -4141,8 +4150,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceSubRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "deviceClassName", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "deviceClassName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(3, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
             F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
             F::new(5, "count", Label::Singular, Kind::Int64).always(),
@@ -4155,9 +4166,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceTaint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "value", Label::Singular, Kind::String).always(),
-            F::new(3, "effect", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 4,
                 "timeAdded",
@@ -4209,7 +4220,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.OpaqueDeviceConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "parameters",
@@ -4218,7 +4229,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4236,7 +4248,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_CLAIM_STATUS))
                 .always(),
         ],
@@ -4247,9 +4260,9 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
-            F::new(3, "resource", Label::Singular, Kind::String).always(),
-            F::new(4, "name", Label::Singular, Kind::String).always(),
-            F::new(5, "uid", Label::Singular, Kind::String).always(),
+            F::new(3, "resource", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(5, "uid", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -4266,7 +4279,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM))
+                .emit_empty(),
         ],
     );
 
@@ -4315,7 +4329,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&RESOURCE_CLAIM_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4332,7 +4347,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM_TEMPLATE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM_TEMPLATE))
+                .emit_empty(),
         ],
     );
 
@@ -4350,7 +4366,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4358,9 +4375,11 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.ResourcePool",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "generation", Label::Singular, Kind::Int64).always(),
-            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "generation", Label::Singular, Kind::Int64).always().emit_empty(),
+            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4378,7 +4397,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_SLICE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4395,7 +4415,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_SLICE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_SLICE))
+                .emit_empty(),
         ],
     );
 
@@ -4403,8 +4424,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.ResourceSliceSpec",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
-            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL)).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL))
+                .always()
+                .emit_empty(),
             F::new(3, "nodeName", Label::Singular, Kind::String),
             F::new(
                 4,

@@ -3944,9 +3944,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.AllocatedDeviceStatus",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
-            F::new(2, "pool", Label::Singular, Kind::String).always(),
-            F::new(3, "device", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "pool", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "device", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 4,
                 "conditions",
@@ -4000,7 +4000,7 @@ pub mod _schema {
     pub static CEL_DEVICE_SELECTOR: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.CELDeviceSelector",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static CAPACITY_REQUEST_POLICY: MessageSchema = MessageSchema::new(
@@ -4037,13 +4037,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "min",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "min",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                 2,
                 "max",
@@ -4105,7 +4106,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4113,7 +4115,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.CounterSet",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "counters", Label::Map, Kind::Message(&COUNTER_SET_COUNTERS_ENTRY)),
         ],
     );
@@ -4131,7 +4133,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.Device",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "attributes", Label::Map, Kind::Message(&DEVICE_ATTRIBUTES_ENTRY)),
             F::new(3, "capacity", Label::Map, Kind::Message(&DEVICE_CAPACITY_ENTRY)),
             F::new(
@@ -4200,7 +4202,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceAllocationConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "source", Label::Singular, Kind::String).always(),
+            F::new(1, "source", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "requests", Label::Repeated, Kind::String),
             F::new(
                     3,
@@ -4209,7 +4211,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -4259,7 +4262,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 2,
                 "requestPolicy",
@@ -4296,7 +4300,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -4314,7 +4319,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_CLASS_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4329,7 +4335,8 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline(),
+                .inline()
+                .emit_empty(),
         ],
     );
 
@@ -4346,7 +4353,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_CLASS))
+                .emit_empty(),
         ],
     );
 
@@ -4392,13 +4400,14 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceCounterConsumption",
         JsonForm::Object,
         &[
-            F::new(1, "counterSet", Label::Singular, Kind::String).always(),
+            F::new(1, "counterSet", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                2,
-                "counters",
-                Label::Map,
-                Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
-            ),
+                    2,
+                    "counters",
+                    Label::Map,
+                    Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -4415,7 +4424,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "exactly", Label::Singular, Kind::Message(&EXACT_DEVICE_REQUEST)),
             F::new(
                 3,
@@ -4430,10 +4439,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceRequestAllocationResult",
         JsonForm::Object,
         &[
-            F::new(1, "request", Label::Singular, Kind::String).always(),
-            F::new(2, "driver", Label::Singular, Kind::String).always(),
-            F::new(3, "pool", Label::Singular, Kind::String).always(),
-            F::new(4, "device", Label::Singular, Kind::String).always(),
+            F::new(1, "request", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "pool", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "device", Label::Singular, Kind::String).always().emit_empty(),
             F::new(5, "adminAccess", Label::Singular, Kind::Bool),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
             F::new(7, "bindingConditions", Label::Repeated, Kind::String),
@@ -4475,8 +4484,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceSubRequest",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "deviceClassName", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "deviceClassName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(3, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
             F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
             F::new(5, "count", Label::Singular, Kind::Int64).always(),
@@ -4489,9 +4500,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceTaint",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "value", Label::Singular, Kind::String).always(),
-            F::new(3, "effect", Label::Singular, Kind::String).always(),
+            F::new(3, "effect", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 4,
                 "timeAdded",
@@ -4515,7 +4526,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&DEVICE_TAINT_RULE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -4539,7 +4551,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_TAINT_RULE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&DEVICE_TAINT_RULE))
+                .emit_empty(),
         ],
     );
 
@@ -4553,7 +4566,9 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&DEVICE_TAINT_SELECTOR),
             ),
-            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT)).always(),
+            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4598,7 +4613,9 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.ExactDeviceRequest",
         JsonForm::Object,
         &[
-            F::new(1, "deviceClassName", Label::Singular, Kind::String).always(),
+            F::new(1, "deviceClassName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(2, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
             F::new(3, "allocationMode", Label::Singular, Kind::String).always(),
             F::new(4, "count", Label::Singular, Kind::Int64).always(),
@@ -4638,7 +4655,7 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.OpaqueDeviceConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "parameters",
@@ -4647,7 +4664,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4665,7 +4683,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "status", Label::Singular, Kind::Message(&RESOURCE_CLAIM_STATUS))
                 .always(),
         ],
@@ -4676,9 +4695,9 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
-            F::new(3, "resource", Label::Singular, Kind::String).always(),
-            F::new(4, "name", Label::Singular, Kind::String).always(),
-            F::new(5, "uid", Label::Singular, Kind::String).always(),
+            F::new(3, "resource", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(5, "uid", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -4695,7 +4714,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM))
+                .emit_empty(),
         ],
     );
 
@@ -4744,7 +4764,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&RESOURCE_CLAIM_TEMPLATE_SPEC),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4761,7 +4782,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM_TEMPLATE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_CLAIM_TEMPLATE))
+                .emit_empty(),
         ],
     );
 
@@ -4779,7 +4801,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_CLAIM_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4787,9 +4810,11 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.ResourcePool",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "generation", Label::Singular, Kind::Int64).always(),
-            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "generation", Label::Singular, Kind::Int64).always().emit_empty(),
+            F::new(3, "resourceSliceCount", Label::Singular, Kind::Int64)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4807,7 +4832,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&RESOURCE_SLICE_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -4824,7 +4850,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_SLICE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&RESOURCE_SLICE))
+                .emit_empty(),
         ],
     );
 
@@ -4832,8 +4859,10 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.ResourceSliceSpec",
         JsonForm::Object,
         &[
-            F::new(1, "driver", Label::Singular, Kind::String).always(),
-            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL)).always(),
+            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL))
+                .always()
+                .emit_empty(),
             F::new(3, "nodeName", Label::Singular, Kind::String),
             F::new(
                 4,

@@ -190,7 +190,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "value", Label::Singular, Kind::Int32).always(),
+            F::new(2, "value", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(3, "globalDefault", Label::Singular, Kind::Bool).always(),
             F::new(4, "description", Label::Singular, Kind::String).always(),
             F::new(5, "preemptionPolicy", Label::Singular, Kind::String),
@@ -210,7 +210,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&PRIORITY_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&PRIORITY_CLASS))
+                .emit_empty(),
         ],
     );
 }

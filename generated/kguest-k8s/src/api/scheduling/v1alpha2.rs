@@ -1340,7 +1340,7 @@ pub mod _schema {
     pub static GANG_SCHEDULING_POLICY: MessageSchema = MessageSchema::new(
         "k8s.io.api.scheduling.v1alpha2.GangSchedulingPolicy",
         JsonForm::Object,
-        &[F::new(1, "minCount", Label::Singular, Kind::Int32).always()],
+        &[F::new(1, "minCount", Label::Singular, Kind::Int32).always().emit_empty()],
     );
 
     pub static POD_GROUP: MessageSchema = MessageSchema::new(
@@ -1356,7 +1356,9 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "spec", Label::Singular, Kind::Message(&POD_GROUP_SPEC)).always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&POD_GROUP_SPEC))
+                .always()
+                .emit_empty(),
             F::new(3, "status", Label::Singular, Kind::Message(&POD_GROUP_STATUS))
                 .always(),
         ],
@@ -1375,7 +1377,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&POD_GROUP)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&POD_GROUP)).emit_empty(),
         ],
     );
 
@@ -1383,7 +1385,7 @@ pub mod _schema {
         "k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaim",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "resourceClaimName", Label::Singular, Kind::String),
             F::new(3, "resourceClaimTemplateName", Label::Singular, Kind::String),
         ],
@@ -1393,7 +1395,7 @@ pub mod _schema {
         "k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaimStatus",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "resourceClaimName", Label::Singular, Kind::String),
         ],
     );
@@ -1429,7 +1431,8 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&POD_GROUP_SCHEDULING_POLICY),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 3,
                 "schedulingConstraints",
@@ -1473,14 +1476,15 @@ pub mod _schema {
         "k8s.io.api.scheduling.v1alpha2.PodGroupTemplate",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "schedulingPolicy",
                     Label::Singular,
                     Kind::Message(&POD_GROUP_SCHEDULING_POLICY),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                 3,
                 "schedulingConstraints",
@@ -1515,7 +1519,7 @@ pub mod _schema {
     pub static TOPOLOGY_CONSTRAINT: MessageSchema = MessageSchema::new(
         "k8s.io.api.scheduling.v1alpha2.TopologyConstraint",
         JsonForm::Object,
-        &[F::new(1, "key", Label::Singular, Kind::String).always()],
+        &[F::new(1, "key", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static TYPED_LOCAL_OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
@@ -1523,8 +1527,8 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
-            F::new(3, "name", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1541,7 +1545,9 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "spec", Label::Singular, Kind::Message(&WORKLOAD_SPEC)).always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&WORKLOAD_SPEC))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1558,7 +1564,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&WORKLOAD)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&WORKLOAD)).emit_empty(),
         ],
     );
 
@@ -1566,8 +1572,12 @@ pub mod _schema {
         "k8s.io.api.scheduling.v1alpha2.WorkloadPodGroupTemplateReference",
         JsonForm::Object,
         &[
-            F::new(1, "workloadName", Label::Singular, Kind::String).always(),
-            F::new(2, "podGroupTemplateName", Label::Singular, Kind::String).always(),
+            F::new(1, "workloadName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "podGroupTemplateName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1582,11 +1592,12 @@ pub mod _schema {
                 Kind::Message(&TYPED_LOCAL_OBJECT_REFERENCE),
             ),
             F::new(
-                2,
-                "podGroupTemplates",
-                Label::Repeated,
-                Kind::Message(&POD_GROUP_TEMPLATE),
-            ),
+                    2,
+                    "podGroupTemplates",
+                    Label::Repeated,
+                    Kind::Message(&POD_GROUP_TEMPLATE),
+                )
+                .emit_empty(),
         ],
     );
 }

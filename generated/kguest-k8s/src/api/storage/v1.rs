@@ -1673,7 +1673,9 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "spec", Label::Singular, Kind::Message(&CSI_DRIVER_SPEC)).always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CSI_DRIVER_SPEC))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1690,7 +1692,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CSI_DRIVER)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CSI_DRIVER)).emit_empty(),
         ],
     );
 
@@ -1730,7 +1732,9 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "spec", Label::Singular, Kind::Message(&CSI_NODE_SPEC)).always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CSI_NODE_SPEC))
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1738,9 +1742,9 @@ pub mod _schema {
         "k8s.io.api.storage.v1.CSINodeDriver",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "nodeID", Label::Singular, Kind::String).always(),
-            F::new(3, "topologyKeys", Label::Repeated, Kind::String),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "nodeID", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "topologyKeys", Label::Repeated, Kind::String).emit_empty(),
             F::new(
                 4,
                 "allocatable",
@@ -1763,14 +1767,17 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CSI_NODE)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CSI_NODE)).emit_empty(),
         ],
     );
 
     pub static CSI_NODE_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.storage.v1.CSINodeSpec",
         JsonForm::Object,
-        &[F::new(1, "drivers", Label::Repeated, Kind::Message(&CSI_NODE_DRIVER))],
+        &[
+            F::new(1, "drivers", Label::Repeated, Kind::Message(&CSI_NODE_DRIVER))
+                .emit_empty(),
+        ],
     );
 
     pub static CSI_STORAGE_CAPACITY: MessageSchema = MessageSchema::new(
@@ -1794,7 +1801,9 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                 ),
             ),
-            F::new(3, "storageClassName", Label::Singular, Kind::String).always(),
+            F::new(3, "storageClassName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "capacity",
@@ -1827,7 +1836,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CSI_STORAGE_CAPACITY)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CSI_STORAGE_CAPACITY))
+                .emit_empty(),
         ],
     );
 
@@ -1844,7 +1854,9 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "provisioner", Label::Singular, Kind::String).always(),
+            F::new(2, "provisioner", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(
                 3,
                 "parameters",
@@ -1886,7 +1898,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&STORAGE_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&STORAGE_CLASS))
+                .emit_empty(),
         ],
     );
 
@@ -1894,7 +1907,7 @@ pub mod _schema {
         "k8s.io.api.storage.v1.TokenRequest",
         JsonForm::Object,
         &[
-            F::new(1, "audience", Label::Singular, Kind::String).always(),
+            F::new(1, "audience", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "expirationSeconds", Label::Singular, Kind::Int64),
         ],
     );
@@ -1913,7 +1926,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&VOLUME_ATTACHMENT_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -1937,7 +1951,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTACHMENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTACHMENT))
+                .emit_empty(),
         ],
     );
 
@@ -1959,15 +1974,16 @@ pub mod _schema {
         "k8s.io.api.storage.v1.VolumeAttachmentSpec",
         JsonForm::Object,
         &[
-            F::new(1, "attacher", Label::Singular, Kind::String).always(),
+            F::new(1, "attacher", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "source",
                     Label::Singular,
                     Kind::Message(&VOLUME_ATTACHMENT_SOURCE),
                 )
-                .always(),
-            F::new(3, "nodeName", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(3, "nodeName", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -1975,7 +1991,7 @@ pub mod _schema {
         "k8s.io.api.storage.v1.VolumeAttachmentStatus",
         JsonForm::Object,
         &[
-            F::new(1, "attached", Label::Singular, Kind::Bool).always(),
+            F::new(1, "attached", Label::Singular, Kind::Bool).always().emit_empty(),
             F::new(
                 2,
                 "attachmentMetadata",
@@ -2009,7 +2025,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "driverName", Label::Singular, Kind::String).always(),
+            F::new(2, "driverName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 3,
                 "parameters",
@@ -2041,7 +2057,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTRIBUTES_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTRIBUTES_CLASS))
+                .emit_empty(),
         ],
     );
 

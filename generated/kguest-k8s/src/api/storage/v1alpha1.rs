@@ -808,7 +808,9 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                 ),
             ),
-            F::new(3, "storageClassName", Label::Singular, Kind::String).always(),
+            F::new(3, "storageClassName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(
                 4,
                 "capacity",
@@ -841,7 +843,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&CSI_STORAGE_CAPACITY)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CSI_STORAGE_CAPACITY))
+                .emit_empty(),
         ],
     );
 
@@ -859,7 +862,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&VOLUME_ATTACHMENT_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(
                     3,
                     "status",
@@ -883,7 +887,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTACHMENT)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTACHMENT))
+                .emit_empty(),
         ],
     );
 
@@ -905,15 +910,16 @@ pub mod _schema {
         "k8s.io.api.storage.v1alpha1.VolumeAttachmentSpec",
         JsonForm::Object,
         &[
-            F::new(1, "attacher", Label::Singular, Kind::String).always(),
+            F::new(1, "attacher", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "source",
                     Label::Singular,
                     Kind::Message(&VOLUME_ATTACHMENT_SOURCE),
                 )
-                .always(),
-            F::new(3, "nodeName", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(3, "nodeName", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -921,7 +927,7 @@ pub mod _schema {
         "k8s.io.api.storage.v1alpha1.VolumeAttachmentStatus",
         JsonForm::Object,
         &[
-            F::new(1, "attached", Label::Singular, Kind::Bool).always(),
+            F::new(1, "attached", Label::Singular, Kind::Bool).always().emit_empty(),
             F::new(
                 2,
                 "attachmentMetadata",
@@ -955,7 +961,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "driverName", Label::Singular, Kind::String).always(),
+            F::new(2, "driverName", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                 3,
                 "parameters",
@@ -987,7 +993,8 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTRIBUTES_CLASS)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&VOLUME_ATTRIBUTES_CLASS))
+                .emit_empty(),
         ],
     );
 

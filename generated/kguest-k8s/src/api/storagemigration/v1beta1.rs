@@ -337,11 +337,12 @@ pub mod _schema {
                 )
                 .always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&STORAGE_VERSION_MIGRATION),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(&STORAGE_VERSION_MIGRATION),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -357,7 +358,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_RESOURCE,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -373,7 +375,9 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
                 ),
             ),
-            F::new(2, "resourceVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "resourceVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 }

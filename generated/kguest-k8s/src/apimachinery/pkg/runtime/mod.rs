@@ -242,10 +242,14 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.runtime.Unknown",
         JsonForm::Object,
         &[
-            F::new(1, "typeMeta", Label::Singular, Kind::Message(&TYPE_META)).always(),
-            F::new(2, "raw", Label::Singular, Kind::Bytes),
-            F::new(3, "contentEncoding", Label::Singular, Kind::String).always(),
-            F::new(4, "contentType", Label::Singular, Kind::String).always(),
+            F::new(1, "typeMeta", Label::Singular, Kind::Message(&TYPE_META))
+                .always()
+                .emit_empty(),
+            F::new(2, "raw", Label::Singular, Kind::Bytes).emit_empty(),
+            F::new(3, "contentEncoding", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(4, "contentType", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 }

@@ -3785,13 +3785,14 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                2,
-                "versions",
-                Label::Repeated,
-                Kind::Message(&GROUP_VERSION_FOR_DISCOVERY),
-            ),
+                    2,
+                    "versions",
+                    Label::Repeated,
+                    Kind::Message(&GROUP_VERSION_FOR_DISCOVERY),
+                )
+                .emit_empty(),
             F::new(
                     3,
                     "preferredVersion",
@@ -3811,19 +3812,23 @@ pub mod _schema {
     pub static API_GROUP_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList",
         JsonForm::Object,
-        &[F::new(1, "groups", Label::Repeated, Kind::Message(&API_GROUP))],
+        &[F::new(1, "groups", Label::Repeated, Kind::Message(&API_GROUP)).emit_empty()],
     );
 
     pub static API_RESOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIResource",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "namespaced", Label::Singular, Kind::Bool).always(),
-            F::new(3, "kind", Label::Singular, Kind::String).always(),
-            F::new(4, "verbs", Label::Singular, Kind::Message(&VERBS)).always(),
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "namespaced", Label::Singular, Kind::Bool).always().emit_empty(),
+            F::new(3, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "verbs", Label::Singular, Kind::Message(&VERBS))
+                .always()
+                .emit_empty(),
             F::new(5, "shortNames", Label::Repeated, Kind::String),
-            F::new(6, "singularName", Label::Singular, Kind::String).always(),
+            F::new(6, "singularName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(7, "categories", Label::Repeated, Kind::String),
             F::new(8, "group", Label::Singular, Kind::String).always(),
             F::new(9, "version", Label::Singular, Kind::String).always(),
@@ -3835,8 +3840,11 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList",
         JsonForm::Object,
         &[
-            F::new(1, "groupVersion", Label::Singular, Kind::String).always(),
-            F::new(2, "resources", Label::Repeated, Kind::Message(&API_RESOURCE)),
+            F::new(1, "groupVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "resources", Label::Repeated, Kind::Message(&API_RESOURCE))
+                .emit_empty(),
         ],
     );
 
@@ -3844,13 +3852,14 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions",
         JsonForm::Object,
         &[
-            F::new(1, "versions", Label::Repeated, Kind::String),
+            F::new(1, "versions", Label::Repeated, Kind::String).emit_empty(),
             F::new(
-                2,
-                "serverAddressByClientCIDRs",
-                Label::Repeated,
-                Kind::Message(&SERVER_ADDRESS_BY_CLIENT_CIDR),
-            ),
+                    2,
+                    "serverAddressByClientCIDRs",
+                    Label::Repeated,
+                    Kind::Message(&SERVER_ADDRESS_BY_CLIENT_CIDR),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -3859,8 +3868,10 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "dryRun", Label::Repeated, Kind::String),
-            F::new(2, "force", Label::Singular, Kind::Bool).always(),
-            F::new(3, "fieldManager", Label::Singular, Kind::String).always(),
+            F::new(2, "force", Label::Singular, Kind::Bool).always().emit_empty(),
+            F::new(3, "fieldManager", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -3868,13 +3879,14 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.Condition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
-            F::new(2, "status", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
             F::new(4, "lastTransitionTime", Label::Singular, Kind::Message(&TIME))
-                .always(),
-            F::new(5, "reason", Label::Singular, Kind::String).always(),
-            F::new(6, "message", Label::Singular, Kind::String).always(),
+                .always()
+                .emit_empty(),
+            F::new(5, "reason", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(6, "message", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3916,8 +3928,8 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
-            F::new(2, "operator", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "operator", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -3938,8 +3950,8 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupKind",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String).always(),
-            F::new(2, "kind", Label::Singular, Kind::String).always(),
+            F::new(1, "group", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3947,8 +3959,8 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String).always(),
-            F::new(2, "resource", Label::Singular, Kind::String).always(),
+            F::new(1, "group", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "resource", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3956,8 +3968,8 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersion",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String).always(),
-            F::new(2, "version", Label::Singular, Kind::String).always(),
+            F::new(1, "group", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "version", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3965,8 +3977,10 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery",
         JsonForm::Object,
         &[
-            F::new(1, "groupVersion", Label::Singular, Kind::String).always(),
-            F::new(2, "version", Label::Singular, Kind::String).always(),
+            F::new(1, "groupVersion", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "version", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3974,9 +3988,9 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String).always(),
-            F::new(2, "version", Label::Singular, Kind::String).always(),
-            F::new(3, "kind", Label::Singular, Kind::String).always(),
+            F::new(1, "group", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "version", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "kind", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -3984,9 +3998,9 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource",
         JsonForm::Object,
         &[
-            F::new(1, "group", Label::Singular, Kind::String).always(),
-            F::new(2, "version", Label::Singular, Kind::String).always(),
-            F::new(3, "resource", Label::Singular, Kind::String).always(),
+            F::new(1, "group", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "version", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "resource", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -4022,8 +4036,8 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
-            F::new(2, "operator", Label::Singular, Kind::String).always(),
+            F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "operator", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "values", Label::Repeated, Kind::String),
         ],
     );
@@ -4034,11 +4048,14 @@ pub mod _schema {
         &[
             F::new(1, "metadata", Label::Singular, Kind::Message(&LIST_META)).always(),
             F::new(
-                2,
-                "items",
-                Label::Repeated,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
+                    2,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -4109,7 +4126,8 @@ pub mod _schema {
             F::new(6, "resourceVersion", Label::Singular, Kind::String).always(),
             F::new(7, "generation", Label::Singular, Kind::Int64).always(),
             F::new(8, "creationTimestamp", Label::Singular, Kind::Message(&TIME))
-                .always(),
+                .always()
+                .omit_zero(),
             F::new(9, "deletionTimestamp", Label::Singular, Kind::Message(&TIME)),
             F::new(10, "deletionGracePeriodSeconds", Label::Singular, Kind::Int64),
             F::new(11, "labels", Label::Map, Kind::Message(&OBJECT_META_LABELS_ENTRY)),
@@ -4157,10 +4175,10 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference",
         JsonForm::Object,
         &[
-            F::new(1, "kind", Label::Singular, Kind::String).always(),
-            F::new(3, "name", Label::Singular, Kind::String).always(),
-            F::new(4, "uid", Label::Singular, Kind::String).always(),
-            F::new(5, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(1, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "uid", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(5, "apiVersion", Label::Singular, Kind::String).always().emit_empty(),
             F::new(6, "controller", Label::Singular, Kind::Bool),
             F::new(7, "blockOwnerDeletion", Label::Singular, Kind::Bool),
         ],
@@ -4177,7 +4195,8 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "metadata", Label::Singular, Kind::Message(&LIST_META)).always(),
-            F::new(2, "items", Label::Repeated, Kind::Message(&PARTIAL_OBJECT_METADATA)),
+            F::new(2, "items", Label::Repeated, Kind::Message(&PARTIAL_OBJECT_METADATA))
+                .emit_empty(),
         ],
     );
 
@@ -4210,22 +4229,24 @@ pub mod _schema {
     pub static ROOT_PATHS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths",
         JsonForm::Object,
-        &[F::new(1, "paths", Label::Repeated, Kind::String)],
+        &[F::new(1, "paths", Label::Repeated, Kind::String).emit_empty()],
     );
 
     pub static SERVER_ADDRESS_BY_CLIENT_CIDR: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR",
         JsonForm::Object,
         &[
-            F::new(1, "clientCIDR", Label::Singular, Kind::String).always(),
-            F::new(2, "serverAddress", Label::Singular, Kind::String).always(),
+            F::new(1, "clientCIDR", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "serverAddress", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
         ],
     );
 
     pub static SHARD_INFO: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.ShardInfo",
         JsonForm::Object,
-        &[F::new(1, "selector", Label::Singular, Kind::String).always()],
+        &[F::new(1, "selector", Label::Singular, Kind::String).always().emit_empty()],
     );
 
     pub static STATUS: MessageSchema = MessageSchema::new(
@@ -4285,8 +4306,8 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp",
         JsonForm::Object,
         &[
-            F::new(1, "seconds", Label::Singular, Kind::Int64).always(),
-            F::new(2, "nanos", Label::Singular, Kind::Int32).always(),
+            F::new(1, "seconds", Label::Singular, Kind::Int64).always().emit_empty(),
+            F::new(2, "nanos", Label::Singular, Kind::Int32).always().emit_empty(),
         ],
     );
 
@@ -4319,7 +4340,7 @@ pub mod _schema {
         "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "object",
@@ -4328,7 +4349,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 }

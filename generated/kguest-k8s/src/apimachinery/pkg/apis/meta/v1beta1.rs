@@ -91,13 +91,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "items",
-                Label::Repeated,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::PARTIAL_OBJECT_METADATA,
-                ),
-            ),
+                    1,
+                    "items",
+                    Label::Repeated,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::PARTIAL_OBJECT_METADATA,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                     2,
                     "metadata",

@@ -1,0 +1,395 @@
+//! JSON and YAML text encode straight to the bytes Go writes (no
+//! `serde_json::Value` on the way), and views → JSON text prints exactly
+//! what Go's `encoding/json` printed into the upstream fixtures.
+
+use std::path::Path;
+
+use kguest_k8s::envelope;
+use kguest_k8s::json::{object_from_json, object_from_json_text, object_to_json};
+use kguest_k8s::load::Loader;
+use kguest_wire::json::{Encoder, JsonError, from_json_text};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::fixtures;
+
+fn fixture_text(name: &str, ext: &str) -> String {
+    let path = fixtures::testdata_dir().join(format!("{name}.{ext}"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let at = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    format!(
+        "differs at byte {at} (ours {} B, Go {} B)",
+        a.len(),
+        b.len()
+    )
+}
+
+#[test]
+fn every_fixture_json_text_encodes_to_its_pb() {
+    fixtures::check_every(
+        "JSON text -> protobuf",
+        "byte-identical to upstream .pb (raw and enveloped)",
+        |fixture| {
+            let text = fixture_text(&fixture.name, "json");
+            let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
+            let (raw, enveloped) = if fixture.json.get("apiVersion").is_some() {
+                let object = object_from_json_text(&text).map_err(|e| e.to_string())?;
+                let enveloped = object.enveloped();
+                (object.raw, enveloped)
+            } else {
+                let raw = from_json_text(fixture.schema(), &text).map_err(|e| e.to_string())?;
+                let enveloped = envelope::wrap(expected.api_version, expected.kind, &raw);
+                (raw, enveloped)
+            };
+            if raw != expected.raw {
+                return Err(format!("raw {}", first_difference(&raw, expected.raw)));
+            }
+            if enveloped != fixture.pb {
+                return Err("envelope differs".into());
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn every_fixture_yaml_encodes_to_its_pb() {
+    fixtures::check_every(
+        "YAML text -> protobuf",
+        "byte-identical to upstream .pb",
+        |fixture| {
+            let text = fixture_text(&fixture.name, "yaml");
+            let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
+            let mut loader = Loader::new(&fixture.name, &text);
+            if fixture.json.get("apiVersion").is_none() {
+                loader = loader.with_schema(fixture.schema());
+            }
+            let objects = loader.load_all().map_err(|e| e.to_string())?;
+            let [object] = objects.as_slice() else {
+                return Err(format!("{} objects", objects.len()));
+            };
+            if object.raw != expected.raw {
+                return Err(first_difference(&object.raw, expected.raw));
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn every_fixture_decodes_to_exactly_its_json() {
+    fixtures::check_every(
+        "views -> JSON (exact)",
+        "equal to upstream .json, member for member",
+        |fixture| {
+            let env = envelope::unwrap(&fixture.pb).map_err(|e| e.as_str().to_string())?;
+            let ours = object_to_json(env.api_version, env.kind, fixture.schema(), env.raw)
+                .map_err(|e| e.to_string())?;
+            if ours != fixture.json {
+                return Err(format!(
+                    "differs:\nours {}\ngo   {}",
+                    serde_json::to_string(&ours).unwrap_or_default(),
+                    serde_json::to_string(&fixture.json).unwrap_or_default()
+                ));
+            }
+            Ok(())
+        },
+    );
+}
+
+/// Every object of the realistic YAML files encodes the same through the
+/// streaming YAML path as through `serde_norway` values.
+#[test]
+fn yaml_loader_agrees_with_serde_values() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let mut checked = 0;
+    for name in ["pod.yaml", "node.yaml", "nodes.yaml", "wasm-pod.yaml"] {
+        let text = std::fs::read_to_string(dir.join(name)).expect("read");
+        let ours = Loader::new(name, &text).load_all().expect("loads");
+        let values: Vec<Value> = serde_norway::Deserializer::from_str(&text)
+            .map(|doc| Value::deserialize(doc).expect("YAML"))
+            .filter(|v| !v.is_null())
+            .flat_map(|v| {
+                if v["kind"] == "List" {
+                    v["items"].as_array().cloned().unwrap_or_default()
+                } else {
+                    vec![v]
+                }
+            })
+            .collect();
+        assert_eq!(ours.len(), values.len(), "{name}");
+        for (object, value) in ours.iter().zip(&values) {
+            let reference = object_from_json(value).expect("serde path");
+            assert_eq!(object.raw, reference.raw, "{name}: {}", object.origin);
+            assert_eq!(
+                (&object.api_version, &object.kind),
+                (&reference.api_version, &reference.kind)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "{checked}");
+}
+
+/// JSON members may come in any order: the bytes are Go's field order.
+#[test]
+fn member_order_does_not_matter() {
+    fn reversed(value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let members: Vec<String> = map
+                    .iter()
+                    .rev()
+                    .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), reversed(v)))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }
+            Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(reversed).collect();
+                format!("[{}]", items.join(","))
+            }
+            other => other.to_string(),
+        }
+    }
+    fixtures::check_every(
+        "reversed members -> protobuf",
+        "byte-identical to upstream .pb",
+        |fixture| {
+            let text = reversed(&fixture.json);
+            let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
+            let raw = if fixture.json.get("apiVersion").is_some() {
+                object_from_json_text(&text).map_err(|e| e.to_string())?.raw
+            } else {
+                from_json_text(fixture.schema(), &text).map_err(|e| e.to_string())?
+            };
+            if raw != expected.raw {
+                return Err(first_difference(&raw, expected.raw));
+            }
+            Ok(())
+        },
+    );
+}
+
+const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","image":"x"}]}}"#;
+
+#[test]
+fn a_repeated_member_replaces_the_earlier_one() {
+    let once = object_from_json_text(POD).expect("encodes").raw;
+    let twice = object_from_json_text(
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"old","labels":{"k":"1"}},
+            "spec":{"containers":[{"name":"c","image":"x"}]},"metadata":{"name":"a"}}"#,
+    )
+    .expect("encodes")
+    .raw;
+    assert_eq!(once, twice);
+    // Within a map, the later of two equal keys wins.
+    let a =
+        object_from_json_text(r#"{"apiVersion":"v1","kind":"ConfigMap","data":{"k":"1","k":"2"}}"#)
+            .expect("encodes")
+            .raw;
+    let b = object_from_json_text(r#"{"apiVersion":"v1","kind":"ConfigMap","data":{"k":"2"}}"#)
+        .expect("encodes")
+        .raw;
+    assert_eq!(a, b);
+}
+
+#[test]
+fn escaped_text_decodes_before_encoding() {
+    let plain = object_from_json_text(POD).expect("encodes").raw;
+    let escaped = object_from_json_text(
+        r#"{"apiVersion":"v1","kind":"Pod","metad\u0061ta":{"name":"\u0061"},"spec":{"containers":[{"name":"c","image":"x"}]}}"#,
+    )
+    .expect("encodes")
+    .raw;
+    assert_eq!(plain, escaped);
+}
+
+/// The errors of the text path name the same field paths as the value path.
+#[test]
+fn errors_name_the_field_path() {
+    let cases = [
+        (
+            r#"{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"name":7}]}}"#,
+            "spec.containers[0].name: expected a string, found a number",
+        ),
+        (
+            r#"{"apiVersion":"v1","kind":"Pod","spec":{"bogus":1}}"#,
+            "spec.bogus: unknown field",
+        ),
+        (
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"labels":{"a":1}}}"#,
+            r#"metadata.labels["a"]: expected a string, found a number"#,
+        ),
+        (
+            r#"{"apiVersion":"v1","kind":"Pod","spec":{"priority":3000000000}}"#,
+            "spec.priority: 3000000000 is not an integer in -2147483648..=2147483647",
+        ),
+        (
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"creationTimestamp":"yesterday"}}"#,
+            "metadata.creationTimestamp: `yesterday` is not an RFC 3339 time",
+        ),
+    ];
+    for (text, want) in cases {
+        let from_text = object_from_json_text(text).expect_err(text).to_string();
+        let value: Value = serde_json::from_str(text).expect("JSON");
+        let from_value = object_from_json(&value).expect_err(text).to_string();
+        assert_eq!(from_text, want, "{text}");
+        assert_eq!(from_value, want, "{text}");
+    }
+}
+
+#[test]
+fn syntax_errors_name_line_and_column() {
+    let err =
+        object_from_json_text("{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\",\n \"spec\": {,}}")
+            .expect_err("bad JSON");
+    assert_eq!(
+        err,
+        JsonError::Syntax {
+            line: 3,
+            column: 11,
+            reason: "expected a member name in double quotes".into()
+        }
+    );
+    let err = object_from_json_text(&format!("{POD} {{}}")).expect_err("trailing");
+    assert!(matches!(err, JsonError::Syntax { .. }), "{err}");
+}
+
+#[test]
+fn type_meta_is_found_wherever_it_is() {
+    let last = object_from_json_text(
+        r#"{"metadata":{"name":"a"},"spec":{"containers":[{"name":"c","image":"x"}]},"kind":"Pod","apiVersion":"v1"}"#,
+    )
+    .expect("encodes");
+    assert_eq!(
+        (last.api_version.as_str(), last.kind.as_str()),
+        ("v1", "Pod")
+    );
+    assert_eq!(last.raw, object_from_json_text(POD).expect("encodes").raw);
+    for (text, want) in [
+        (r#"{"kind":"Pod"}"#, "missing `apiVersion`"),
+        (
+            r#"{"apiVersion":"v1","kind":""}"#,
+            "`kind` must be a non-empty string",
+        ),
+        (
+            r#"{"apiVersion":"v1","kind":7}"#,
+            "`kind` must be a non-empty string",
+        ),
+        (
+            r#"{"apiVersion":"v9","kind":"Pod"}"#,
+            "unknown apiVersion `v9` / kind `Pod`",
+        ),
+    ] {
+        let err = object_from_json_text(text).expect_err(text).to_string();
+        assert!(err.contains(want), "{text}: {err}");
+    }
+}
+
+/// A StatefulSet's volume claim templates often carry `apiVersion` and
+/// `kind` (Go's types embed `TypeMeta`); protobuf does not keep them.
+#[test]
+fn nested_objects_may_carry_type_meta() {
+    let with = object_from_json_text(
+        r#"{"apiVersion":"apps/v1","kind":"StatefulSet","spec":{"volumeClaimTemplates":[
+            {"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"data"}}]}}"#,
+    )
+    .expect("encodes");
+    let without = object_from_json_text(
+        r#"{"apiVersion":"apps/v1","kind":"StatefulSet","spec":{"volumeClaimTemplates":[
+            {"metadata":{"name":"data"}}]}}"#,
+    )
+    .expect("encodes");
+    assert_eq!(with.raw, without.raw);
+}
+
+#[test]
+fn lists_and_streams_load_with_origins() {
+    let list = r#"{"apiVersion":"v1","kind":"List","metadata":{},"items":[
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}},
+        {"kind":"List","apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"b"}}]},
+        {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"c"}}]}"#;
+    let objects = Loader::new("list.json", list).load_all().expect("loads");
+    let got: Vec<(&str, &str)> = objects
+        .iter()
+        .map(|o| (o.origin.as_str(), o.kind.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("list.json, item 1", "ConfigMap"),
+            ("list.json, item 2, item 1", "Secret"),
+            ("list.json, item 3", "Namespace"),
+        ]
+    );
+    // kubectl's YAML puts `items` before `kind: List`.
+    let yaml = "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\nkind: List\n---\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: c}\n";
+    let objects = Loader::new("s.yaml", yaml).load_all().expect("loads");
+    let got: Vec<(&str, &str)> = objects
+        .iter()
+        .map(|o| (o.origin.as_str(), o.kind.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("s.yaml, document 1, item 1", "ConfigMap"),
+            ("s.yaml, document 3", "Namespace")
+        ]
+    );
+    let err = Loader::new("s.yaml", "apiVersion: v1\nkind: Pod\n---\nkind: Pod\n")
+        .load_all()
+        .expect_err("missing apiVersion");
+    assert_eq!(
+        err.to_string(),
+        "s.yaml, document 2: .: missing `apiVersion`"
+    );
+    let err = Loader::new("l.json", r#"{"apiVersion":"v1","kind":"List"}"#)
+        .load_all()
+        .expect_err("no items");
+    assert_eq!(err.to_string(), "l.json: .: a List without `items`");
+}
+
+/// A stream of many YAML documents is read from a reader one document at a
+/// time, and every object comes out in order.
+#[test]
+fn a_long_yaml_stream_loads_document_by_document() {
+    let n = 10_000;
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\ndata:\n  index: \"{i}\"\n"
+        ));
+    }
+    let reader: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(text.into_bytes()));
+    let mut count = 0;
+    for (i, object) in Loader::from_reader("stream.yaml", reader).enumerate() {
+        let object = object.expect("loads");
+        assert_eq!(object.origin, format!("stream.yaml, document {}", i + 1));
+        count += 1;
+    }
+    assert_eq!(count, n);
+}
+
+/// One encoder encodes object after object; each result is the same as a
+/// fresh encoder's.
+#[test]
+fn an_encoder_is_reusable() {
+    let texts = [
+        POD,
+        r#"{"apiVersion":"v1","kind":"ConfigMap","data":{"b":"2","a":"1"}}"#,
+        POD,
+    ];
+    let mut encoder = Encoder::new();
+    for text in texts {
+        let mut out = Vec::new();
+        kguest_k8s::json::encode_object_text(&mut encoder, text, &mut out).expect("encodes");
+        assert_eq!(out, object_from_json_text(text).expect("encodes").raw);
+    }
+}
