@@ -8,5 +8,6 @@ mod fuzz_regressions;
 mod json_conformance;
 mod json_encode;
 mod no_panic;
+mod one_pass;
 mod openapi_encode;
 mod realistic;
