@@ -297,6 +297,7 @@ fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream
             /// of this type's field constants (`Self::FIELD_NAME`); each value
             /// is what that field's accessor returns (see
             /// [`kguest_wire::fields`]).
+            #[inline]
             pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
                 fields.read_from(self.bytes)
             }
@@ -477,13 +478,13 @@ fn reflect_impl(message: &Message, feature: &str) -> TokenStream {
     let (visitor, scan) = if message.fields.is_empty() {
         (quote!(_visitor), TokenStream::new())
     } else {
-        let ids = message.fields.iter().map(|field| {
-            let constant = ident(&field.constant);
-            quote!(Self::#constant.id())
-        });
+        let numbers = message
+            .fields
+            .iter()
+            .map(|field| Literal::u32_unsuffixed(field.number));
         (
             quote!(visitor),
-            quote!(let fields = rt::Scan::new(self.bytes, &[#(#ids),*]);),
+            quote!(let fields = rt::Scan::new(self.bytes, &[#(#numbers),*]);),
         )
     };
     quote! {

@@ -20,13 +20,15 @@
 //! iterating what the accessors' iterators iterate. Tuples of 1 to 16 fields
 //! are accepted. The scan is one non-generic loop filling a small table on
 //! the stack (one slot per requested field); a guest that never calls `read`
-//! links none of it.
+//! links none of it. (A member of a oneof that is present also looks up the
+//! other members' last occurrences, as its accessor does; Kubernetes has no
+//! oneofs.)
 
 use core::fmt;
 use core::marker::PhantomData;
 
 use crate::codec::{self, Codec};
-use crate::rt::{FieldId, Scan, Slot};
+use crate::rt::{self, FieldId, Slot};
 use crate::{Map, Repeated, View};
 
 /// Field `number` of the message `M`, read as `K`: a [`codec`] type for a
@@ -97,7 +99,7 @@ pub trait Read<'a> {
     type Output;
 
     #[doc(hidden)]
-    fn read(bytes: &'a [u8], number: u32, slot: &Slot) -> Self::Output;
+    fn read(bytes: &'a [u8], field: FieldId, slot: &Slot) -> Self::Output;
 }
 
 macro_rules! read_singular {
@@ -105,9 +107,9 @@ macro_rules! read_singular {
         impl<'a> Read<'a> for codec::$codec {
             type Output = Option<<codec::$codec as Codec<'a>>::Item>;
 
-            #[inline]
-            fn read(bytes: &'a [u8], _: u32, slot: &Slot) -> Self::Output {
-                slot.raw(bytes).and_then(Self::decode_raw)
+            #[inline(always)]
+            fn read(bytes: &'a [u8], field: FieldId, slot: &Slot) -> Self::Output {
+                rt::slot_raw(bytes, slot, field.siblings).and_then(Self::decode_raw)
             }
         }
     )*};
@@ -121,27 +123,27 @@ read_singular!(
 impl<'a, V: View<'a>> Read<'a> for codec::Msg<V> {
     type Output = Option<V>;
 
-    #[inline]
-    fn read(bytes: &'a [u8], _: u32, slot: &Slot) -> Option<V> {
-        slot.raw(bytes).and_then(Self::decode_raw)
+    #[inline(always)]
+    fn read(bytes: &'a [u8], field: FieldId, slot: &Slot) -> Option<V> {
+        rt::slot_raw(bytes, slot, field.siblings).and_then(Self::decode_raw)
     }
 }
 
 impl<'a, C: Codec<'a>> Read<'a> for Repeated<'a, C> {
     type Output = Self;
 
-    #[inline]
-    fn read(bytes: &'a [u8], number: u32, slot: &Slot) -> Self {
-        Repeated::new(slot.range(bytes), number)
+    #[inline(always)]
+    fn read(bytes: &'a [u8], field: FieldId, slot: &Slot) -> Self {
+        Repeated::new(slot.range(bytes), field.number)
     }
 }
 
 impl<'a, K: Codec<'a>, V: Codec<'a>> Read<'a> for Map<'a, K, V> {
     type Output = Self;
 
-    #[inline]
-    fn read(bytes: &'a [u8], number: u32, slot: &Slot) -> Self {
-        Map::new(slot.range(bytes), number)
+    #[inline(always)]
+    fn read(bytes: &'a [u8], field: FieldId, slot: &Slot) -> Self {
+        Map::new(slot.range(bytes), field.number)
     }
 }
 
@@ -156,32 +158,34 @@ pub trait FieldSet<'a, M> {
 }
 
 macro_rules! field_sets {
-    ($($k:ident $i:tt),+) => {
+    ($($k:ident $i:tt $slot:ident),+) => {
         impl<'a, M, $($k: Read<'a>),+> FieldSet<'a, M> for ($(Field<M, $k>,)+) {
             type Output = ($($k::Output,)+);
 
-            #[inline]
+            #[inline(always)]
             fn read_from(self, bytes: &'a [u8]) -> Self::Output {
-                let scan = Scan::new(bytes, &[$(self.$i.id),+]);
-                ($(scan.get($i, self.$i),)+)
+                let mut slots = [Slot::EMPTY; [$($i),+].len()];
+                rt::scan(bytes, &[$(self.$i.number()),+], &mut slots);
+                let [$($slot),+] = &slots;
+                ($($k::read(bytes, self.$i.id, $slot),)+)
             }
         }
     };
 }
 
-field_sets!(K0 0);
-field_sets!(K0 0, K1 1);
-field_sets!(K0 0, K1 1, K2 2);
-field_sets!(K0 0, K1 1, K2 2, K3 3);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7, K8 8);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7, K8 8, K9 9);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7, K8 8, K9 9, K10 10);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7, K8 8, K9 9, K10 10, K11 11);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7, K8 8, K9 9, K10 10, K11 11, K12 12);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7, K8 8, K9 9, K10 10, K11 11, K12 12, K13 13);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7, K8 8, K9 9, K10 10, K11 11, K12 12, K13 13, K14 14);
-field_sets!(K0 0, K1 1, K2 2, K3 3, K4 4, K5 5, K6 6, K7 7, K8 8, K9 9, K10 10, K11 11, K12 12, K13 13, K14 14, K15 15);
+field_sets!(K0 0 s0);
+field_sets!(K0 0 s0, K1 1 s1);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7, K8 8 s8);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7, K8 8 s8, K9 9 s9);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7, K8 8 s8, K9 9 s9, K10 10 s10);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7, K8 8 s8, K9 9 s9, K10 10 s10, K11 11 s11);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7, K8 8 s8, K9 9 s9, K10 10 s10, K11 11 s11, K12 12 s12);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7, K8 8 s8, K9 9 s9, K10 10 s10, K11 11 s11, K12 12 s12, K13 13 s13);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7, K8 8 s8, K9 9 s9, K10 10 s10, K11 11 s11, K12 12 s12, K13 13 s13, K14 14 s14);
+field_sets!(K0 0 s0, K1 1 s1, K2 2 s2, K3 3 s3, K4 4 s4, K5 5 s5, K6 6 s6, K7 7 s7, K8 8 s8, K9 9 s9, K10 10 s10, K11 11 s11, K12 12 s12, K13 13 s13, K14 14 s14, K15 15 s15);

@@ -158,6 +158,7 @@ impl<'a> Scalars<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -271,31 +272,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scalars<'a> {
         let fields = rt::Scan::new(
             self.bytes,
             &[
-                Self::OPT_DOUBLE.id(),
-                Self::OPT_FLOAT.id(),
-                Self::OPT_INT32.id(),
-                Self::OPT_INT64.id(),
-                Self::OPT_UINT32.id(),
-                Self::OPT_UINT64.id(),
-                Self::OPT_SINT32.id(),
-                Self::OPT_SINT64.id(),
-                Self::OPT_FIXED32.id(),
-                Self::OPT_FIXED64.id(),
-                Self::OPT_SFIXED32.id(),
-                Self::OPT_SFIXED64.id(),
-                Self::OPT_BOOL.id(),
-                Self::OPT_STRING.id(),
-                Self::OPT_BYTES.id(),
-                Self::COLOR.id(),
-                Self::ID.id(),
-                Self::UNPACKED.id(),
-                Self::PACKED.id(),
-                Self::PACKED_FIXED.id(),
-                Self::DOUBLES.id(),
-                Self::NAMES.id(),
-                Self::BLOBS.id(),
-                Self::COLORS.id(),
-                Self::LAST.id(),
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22,
+                23, 24, 25, 26, 536870911,
             ],
         );
         visitor.field(1, fields.get(0, Self::OPT_DOUBLE).map(Item::F64));

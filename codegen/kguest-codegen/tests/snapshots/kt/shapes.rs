@@ -91,6 +91,7 @@ impl<'a> Forest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -133,7 +134,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Forest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::TREES.id(), Self::BY_NAME.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::TREES) {
             visitor.element(1, Item::Message(&x));
         }
@@ -260,6 +261,7 @@ impl<'a> Names<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -328,22 +330,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Names<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::REF.id(),
-                Self::CONTINUE.id(),
-                Self::SELF.id(),
-                Self::SUPER.id(),
-                Self::ASYNC.id(),
-                Self::POD_IPS.id(),
-                Self::NON_RESOURCE_URLS.id(),
-                Self::POD_IP.id(),
-                Self::HOST_IPC.id(),
-                Self::IP_FAMILY_POLICY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::REF).map(Item::Str));
         visitor.field(3, fields.get(2, Self::CONTINUE).map(Item::Bool));
@@ -506,6 +493,7 @@ impl<'a> Pod<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -610,26 +598,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Pod<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::COUNT.id(),
-                Self::MAYBE.id(),
-                Self::PHASE.id(),
-                Self::PHASES.id(),
-                Self::SPEC.id(),
-                Self::CONTAINERS.id(),
-                Self::URL.id(),
-                Self::INLINE.id(),
-                Self::OTHER.id(),
-                Self::LABELS.id(),
-                Self::BY_PORT.id(),
-                Self::PHASE_BY_ID.id(),
-                Self::WEIGHTS.id(),
-                Self::SCALARS_BY_KEY.id(),
-                Self::SCALARS.id(),
-                Self::SIZES.id(),
-                Self::SIZES_UNPACKED.id(),
-                Self::NAMES.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18],
         );
         visitor.field(1, fields.get(0, Self::COUNT).map(Item::I32));
         visitor.field(2, fields.get(1, Self::MAYBE).map(Item::I32));
@@ -759,6 +728,7 @@ impl<'a> Tree<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -806,10 +776,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Tree<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::CHILDREN.id(), Self::PARENT.id(), Self::FOREST.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for x in fields.get(1, Self::CHILDREN) {
             visitor.element(2, Item::Message(&x));
@@ -872,6 +839,7 @@ pub mod pod {
         /// of this type's field constants (`Self::FIELD_NAME`); each value
         /// is what that field's accessor returns (see
         /// [`kguest_wire::fields`]).
+        #[inline]
         pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
             fields.read_from(self.bytes)
         }
@@ -915,7 +883,7 @@ pub mod pod {
         fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
             #[allow(unused_imports)]
             use kguest_wire::reflect::Item;
-            let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::ARGS.id()]);
+            let fields = rt::Scan::new(self.bytes, &[1, 2]);
             visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
             for x in fields.get(1, Self::ARGS) {
                 visitor.element(2, Item::Str(x));
@@ -981,6 +949,7 @@ pub mod pod {
         /// of this type's field constants (`Self::FIELD_NAME`); each value
         /// is what that field's accessor returns (see
         /// [`kguest_wire::fields`]).
+        #[inline]
         pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
             fields.read_from(self.bytes)
         }
@@ -1033,15 +1002,7 @@ pub mod pod {
         fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
             #[allow(unused_imports)]
             use kguest_wire::reflect::Item;
-            let fields = rt::Scan::new(
-                self.bytes,
-                &[
-                    Self::NODE_NAME.id(),
-                    Self::CONTAINERS.id(),
-                    Self::ANNOTATIONS.id(),
-                    Self::TREE.id(),
-                ],
-            );
+            let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
             visitor.field(1, fields.get(0, Self::NODE_NAME).map(Item::Str));
             for x in fields.get(1, Self::CONTAINERS) {
                 visitor.element(2, Item::Message(&x));
