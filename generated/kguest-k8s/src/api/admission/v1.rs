@@ -167,6 +167,7 @@ impl<'a> AdmissionRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -275,23 +276,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionRequest<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::UID.id(),
-                Self::KIND.id(),
-                Self::RESOURCE.id(),
-                Self::SUB_RESOURCE.id(),
-                Self::NAME.id(),
-                Self::NAMESPACE.id(),
-                Self::OPERATION.id(),
-                Self::USER_INFO.id(),
-                Self::OBJECT.id(),
-                Self::OLD_OBJECT.id(),
-                Self::DRY_RUN.id(),
-                Self::OPTIONS.id(),
-                Self::REQUEST_KIND.id(),
-                Self::REQUEST_RESOURCE.id(),
-                Self::REQUEST_SUB_RESOURCE.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
         );
         visitor.field(1, fields.get(0, Self::UID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KIND).as_ref().map(|x| Item::Message(x)));
@@ -418,6 +403,7 @@ impl<'a> AdmissionResponse<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -480,18 +466,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionResponse<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::UID.id(),
-                Self::ALLOWED.id(),
-                Self::STATUS.id(),
-                Self::PATCH.id(),
-                Self::PATCH_TYPE.id(),
-                Self::AUDIT_ANNOTATIONS.id(),
-                Self::WARNINGS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::UID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::ALLOWED).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
@@ -555,6 +530,7 @@ impl<'a> AdmissionReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -598,10 +574,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REQUEST.id(), Self::RESPONSE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::REQUEST).as_ref().map(|x| Item::Message(x)));
         visitor

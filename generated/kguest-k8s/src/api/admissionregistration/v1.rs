@@ -40,6 +40,7 @@ impl<'a> ApplyConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -80,7 +81,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::EXPRESSION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
     }
 
@@ -134,6 +135,7 @@ impl<'a> AuditAnnotation<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -177,10 +179,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AuditAnnotation<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::VALUE_EXPRESSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE_EXPRESSION).map(Item::Str));
     }
@@ -236,6 +235,7 @@ impl<'a> ExpressionWarning<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -279,10 +279,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExpressionWarning<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::FIELD_REF.id(), Self::WARNING.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[2, 3]);
         visitor.field(2, fields.get(0, Self::FIELD_REF).map(Item::Str));
         visitor.field(3, fields.get(1, Self::WARNING).map(Item::Str));
     }
@@ -328,6 +325,7 @@ impl<'a> JSONPatch<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -368,7 +366,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JSONPatch<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::EXPRESSION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
     }
 
@@ -422,6 +420,7 @@ impl<'a> MatchCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -465,10 +464,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::EXPRESSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::EXPRESSION).map(Item::Str));
     }
@@ -546,6 +542,7 @@ impl<'a> MatchResources<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -610,16 +607,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchResources<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAMESPACE_SELECTOR.id(),
-                Self::OBJECT_SELECTOR.id(),
-                Self::RESOURCE_RULES.id(),
-                Self::EXCLUDE_RESOURCE_RULES.id(),
-                Self::MATCH_POLICY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 7]);
         visitor
             .field(
                 1,
@@ -694,6 +682,7 @@ impl<'a> MutatingAdmissionPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -741,7 +730,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -792,6 +781,7 @@ impl<'a> MutatingAdmissionPolicyBinding<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -839,7 +829,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBinding<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -890,6 +880,7 @@ impl<'a> MutatingAdmissionPolicyBindingList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -939,7 +930,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingLis
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1000,6 +991,7 @@ impl<'a> MutatingAdmissionPolicyBindingSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1047,10 +1039,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingSpe
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::POLICY_NAME.id(), Self::PARAM_REF.id(), Self::MATCH_RESOURCES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::POLICY_NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::PARAM_REF).as_ref().map(|x| Item::Message(x)));
@@ -1107,6 +1096,7 @@ impl<'a> MutatingAdmissionPolicyList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1156,7 +1146,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1242,6 +1232,7 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1306,18 +1297,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicySpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PARAM_KIND.id(),
-                Self::MATCH_CONSTRAINTS.id(),
-                Self::VARIABLES.id(),
-                Self::MUTATIONS.id(),
-                Self::FAILURE_POLICY.id(),
-                Self::MATCH_CONDITIONS.id(),
-                Self::REINVOCATION_POLICY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor
             .field(
                 1,
@@ -1476,6 +1456,7 @@ impl<'a> MutatingWebhook<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1561,23 +1542,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhook<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::CLIENT_CONFIG.id(),
-                Self::RULES.id(),
-                Self::FAILURE_POLICY.id(),
-                Self::NAMESPACE_SELECTOR.id(),
-                Self::SIDE_EFFECTS.id(),
-                Self::TIMEOUT_SECONDS.id(),
-                Self::ADMISSION_REVIEW_VERSIONS.id(),
-                Self::MATCH_POLICY.id(),
-                Self::REINVOCATION_POLICY.id(),
-                Self::OBJECT_SELECTOR.id(),
-                Self::MATCH_CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(
@@ -1674,6 +1639,7 @@ impl<'a> MutatingWebhookConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1721,10 +1687,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfiguration<'a> 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::WEBHOOKS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::WEBHOOKS) {
@@ -1779,6 +1742,7 @@ impl<'a> MutatingWebhookConfigurationList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1828,7 +1792,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfigurationList<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1889,6 +1853,7 @@ impl<'a> Mutation<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1936,14 +1901,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Mutation<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PATCH_TYPE.id(),
-                Self::APPLY_CONFIGURATION.id(),
-                Self::JSON_PATCH.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4]);
         visitor.field(2, fields.get(0, Self::PATCH_TYPE).map(Item::Str));
         visitor
             .field(
@@ -2002,6 +1960,7 @@ impl<'a> NamedRuleWithOperations<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2046,10 +2005,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamedRuleWithOperations<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RESOURCE_NAMES.id(), Self::RULE_WITH_OPERATIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::RESOURCE_NAMES) {
             visitor.element(1, Item::Str(x));
         }
@@ -2116,6 +2072,7 @@ impl<'a> ParamKind<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2159,10 +2116,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamKind<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::API_VERSION.id(), Self::KIND.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::API_VERSION).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
     }
@@ -2237,6 +2191,7 @@ impl<'a> ParamRef<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2289,15 +2244,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamRef<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::NAMESPACE.id(),
-                Self::SELECTOR.id(),
-                Self::PARAMETER_NOT_FOUND_ACTION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAMESPACE).map(Item::Str));
         visitor
@@ -2363,6 +2310,7 @@ impl<'a> Rule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2410,15 +2358,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Rule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::API_GROUPS.id(),
-                Self::API_VERSIONS.id(),
-                Self::RESOURCES.id(),
-                Self::SCOPE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         for x in fields.get(0, Self::API_GROUPS) {
             visitor.element(1, Item::Str(x));
         }
@@ -2480,6 +2420,7 @@ impl<'a> RuleWithOperations<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2523,10 +2464,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuleWithOperations<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::OPERATIONS.id(), Self::RULE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::OPERATIONS) {
             visitor.element(1, Item::Str(x));
         }
@@ -2601,6 +2539,7 @@ impl<'a> ServiceReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2650,10 +2589,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAMESPACE.id(), Self::NAME.id(), Self::PATH.id(), Self::PORT.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::PATH).map(Item::Str));
@@ -2700,6 +2636,7 @@ impl<'a> TypeChecking<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2743,7 +2680,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeChecking<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::EXPRESSION_WARNINGS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::EXPRESSION_WARNINGS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -2800,6 +2737,7 @@ impl<'a> ValidatingAdmissionPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2851,10 +2789,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2907,6 +2842,7 @@ impl<'a> ValidatingAdmissionPolicyBinding<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2954,7 +2890,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBinding<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -3007,6 +2943,7 @@ impl<'a> ValidatingAdmissionPolicyBindingList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3056,7 +2993,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingL
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -3122,6 +3059,7 @@ impl<'a> ValidatingAdmissionPolicyBindingSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3172,15 +3110,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingS
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::POLICY_NAME.id(),
-                Self::PARAM_REF.id(),
-                Self::MATCH_RESOURCES.id(),
-                Self::VALIDATION_ACTIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::POLICY_NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::PARAM_REF).as_ref().map(|x| Item::Message(x)));
@@ -3243,6 +3173,7 @@ impl<'a> ValidatingAdmissionPolicyList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3292,7 +3223,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyList<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -3373,6 +3304,7 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3440,18 +3372,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicySpec<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PARAM_KIND.id(),
-                Self::MATCH_CONSTRAINTS.id(),
-                Self::VALIDATIONS.id(),
-                Self::FAILURE_POLICY.id(),
-                Self::AUDIT_ANNOTATIONS.id(),
-                Self::MATCH_CONDITIONS.id(),
-                Self::VARIABLES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor
             .field(
                 1,
@@ -3541,6 +3462,7 @@ impl<'a> ValidatingAdmissionPolicyStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3590,14 +3512,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyStatus<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::TYPE_CHECKING.id(),
-                Self::CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor
             .field(
@@ -3726,6 +3641,7 @@ impl<'a> ValidatingWebhook<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3808,22 +3724,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhook<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::CLIENT_CONFIG.id(),
-                Self::RULES.id(),
-                Self::FAILURE_POLICY.id(),
-                Self::NAMESPACE_SELECTOR.id(),
-                Self::SIDE_EFFECTS.id(),
-                Self::TIMEOUT_SECONDS.id(),
-                Self::ADMISSION_REVIEW_VERSIONS.id(),
-                Self::MATCH_POLICY.id(),
-                Self::OBJECT_SELECTOR.id(),
-                Self::MATCH_CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(
@@ -3918,6 +3819,7 @@ impl<'a> ValidatingWebhookConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3965,10 +3867,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfiguration<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::WEBHOOKS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::WEBHOOKS) {
@@ -4023,6 +3922,7 @@ impl<'a> ValidatingWebhookConfigurationList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4072,7 +3972,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfigurationLis
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -4153,6 +4053,7 @@ impl<'a> Validation<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4202,15 +4103,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Validation<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::EXPRESSION.id(),
-                Self::MESSAGE.id(),
-                Self::REASON.id(),
-                Self::MESSAGE_EXPRESSION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
         visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
@@ -4270,6 +4163,7 @@ impl<'a> Variable<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4313,10 +4207,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Variable<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::EXPRESSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::EXPRESSION).map(Item::Str));
     }
@@ -4372,6 +4263,7 @@ impl<'a> WebhookClientConfig<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4418,10 +4310,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WebhookClientConfig<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SERVICE.id(), Self::CA_BUNDLE.id(), Self::URL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::SERVICE).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::CA_BUNDLE).map(Item::Bytes));

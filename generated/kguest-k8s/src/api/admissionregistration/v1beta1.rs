@@ -40,6 +40,7 @@ impl<'a> ApplyConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -80,7 +81,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::EXPRESSION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
     }
 
@@ -134,6 +135,7 @@ impl<'a> AuditAnnotation<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -177,10 +179,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AuditAnnotation<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::VALUE_EXPRESSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE_EXPRESSION).map(Item::Str));
     }
@@ -236,6 +235,7 @@ impl<'a> ExpressionWarning<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -279,10 +279,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExpressionWarning<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::FIELD_REF.id(), Self::WARNING.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[2, 3]);
         visitor.field(2, fields.get(0, Self::FIELD_REF).map(Item::Str));
         visitor.field(3, fields.get(1, Self::WARNING).map(Item::Str));
     }
@@ -328,6 +325,7 @@ impl<'a> JSONPatch<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -368,7 +366,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JSONPatch<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::EXPRESSION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
     }
 
@@ -422,6 +420,7 @@ impl<'a> MatchCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -465,10 +464,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::EXPRESSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::EXPRESSION).map(Item::Str));
     }
@@ -546,6 +542,7 @@ impl<'a> MatchResources<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -610,16 +607,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchResources<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAMESPACE_SELECTOR.id(),
-                Self::OBJECT_SELECTOR.id(),
-                Self::RESOURCE_RULES.id(),
-                Self::EXCLUDE_RESOURCE_RULES.id(),
-                Self::MATCH_POLICY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 7]);
         visitor
             .field(
                 1,
@@ -694,6 +682,7 @@ impl<'a> MutatingAdmissionPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -741,7 +730,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -792,6 +781,7 @@ impl<'a> MutatingAdmissionPolicyBinding<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -839,7 +829,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBinding<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -890,6 +880,7 @@ impl<'a> MutatingAdmissionPolicyBindingList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -939,7 +930,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingLis
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1000,6 +991,7 @@ impl<'a> MutatingAdmissionPolicyBindingSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1047,10 +1039,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingSpe
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::POLICY_NAME.id(), Self::PARAM_REF.id(), Self::MATCH_RESOURCES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::POLICY_NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::PARAM_REF).as_ref().map(|x| Item::Message(x)));
@@ -1107,6 +1096,7 @@ impl<'a> MutatingAdmissionPolicyList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1156,7 +1146,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1242,6 +1232,7 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1306,18 +1297,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicySpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PARAM_KIND.id(),
-                Self::MATCH_CONSTRAINTS.id(),
-                Self::VARIABLES.id(),
-                Self::MUTATIONS.id(),
-                Self::FAILURE_POLICY.id(),
-                Self::MATCH_CONDITIONS.id(),
-                Self::REINVOCATION_POLICY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor
             .field(
                 1,
@@ -1481,6 +1461,7 @@ impl<'a> MutatingWebhook<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1571,23 +1552,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhook<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::CLIENT_CONFIG.id(),
-                Self::RULES.id(),
-                Self::FAILURE_POLICY.id(),
-                Self::NAMESPACE_SELECTOR.id(),
-                Self::SIDE_EFFECTS.id(),
-                Self::TIMEOUT_SECONDS.id(),
-                Self::ADMISSION_REVIEW_VERSIONS.id(),
-                Self::MATCH_POLICY.id(),
-                Self::REINVOCATION_POLICY.id(),
-                Self::OBJECT_SELECTOR.id(),
-                Self::MATCH_CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(
@@ -1684,6 +1649,7 @@ impl<'a> MutatingWebhookConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1731,10 +1697,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfiguration<'a> 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::WEBHOOKS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::WEBHOOKS) {
@@ -1789,6 +1752,7 @@ impl<'a> MutatingWebhookConfigurationList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1838,7 +1802,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfigurationList<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1899,6 +1863,7 @@ impl<'a> Mutation<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1946,14 +1911,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Mutation<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PATCH_TYPE.id(),
-                Self::APPLY_CONFIGURATION.id(),
-                Self::JSON_PATCH.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4]);
         visitor.field(2, fields.get(0, Self::PATCH_TYPE).map(Item::Str));
         visitor
             .field(
@@ -2016,6 +1974,7 @@ impl<'a> NamedRuleWithOperations<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2062,10 +2021,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamedRuleWithOperations<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RESOURCE_NAMES.id(), Self::RULE_WITH_OPERATIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::RESOURCE_NAMES) {
             visitor.element(1, Item::Str(x));
         }
@@ -2132,6 +2088,7 @@ impl<'a> ParamKind<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2175,10 +2132,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamKind<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::API_VERSION.id(), Self::KIND.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::API_VERSION).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
     }
@@ -2253,6 +2207,7 @@ impl<'a> ParamRef<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2305,15 +2260,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamRef<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::NAMESPACE.id(),
-                Self::SELECTOR.id(),
-                Self::PARAMETER_NOT_FOUND_ACTION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAMESPACE).map(Item::Str));
         visitor
@@ -2389,6 +2336,7 @@ impl<'a> ServiceReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2438,10 +2386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAMESPACE.id(), Self::NAME.id(), Self::PATH.id(), Self::PORT.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::PATH).map(Item::Str));
@@ -2488,6 +2433,7 @@ impl<'a> TypeChecking<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2531,7 +2477,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeChecking<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::EXPRESSION_WARNINGS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::EXPRESSION_WARNINGS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -2588,6 +2534,7 @@ impl<'a> ValidatingAdmissionPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2639,10 +2586,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2695,6 +2639,7 @@ impl<'a> ValidatingAdmissionPolicyBinding<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2742,7 +2687,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBinding<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2795,6 +2740,7 @@ impl<'a> ValidatingAdmissionPolicyBindingList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2844,7 +2790,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingL
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2910,6 +2856,7 @@ impl<'a> ValidatingAdmissionPolicyBindingSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2960,15 +2907,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingS
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::POLICY_NAME.id(),
-                Self::PARAM_REF.id(),
-                Self::MATCH_RESOURCES.id(),
-                Self::VALIDATION_ACTIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::POLICY_NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::PARAM_REF).as_ref().map(|x| Item::Message(x)));
@@ -3031,6 +2970,7 @@ impl<'a> ValidatingAdmissionPolicyList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3080,7 +3020,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyList<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -3161,6 +3101,7 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3228,18 +3169,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicySpec<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PARAM_KIND.id(),
-                Self::MATCH_CONSTRAINTS.id(),
-                Self::VALIDATIONS.id(),
-                Self::FAILURE_POLICY.id(),
-                Self::AUDIT_ANNOTATIONS.id(),
-                Self::MATCH_CONDITIONS.id(),
-                Self::VARIABLES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor
             .field(
                 1,
@@ -3329,6 +3259,7 @@ impl<'a> ValidatingAdmissionPolicyStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3378,14 +3309,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyStatus<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::TYPE_CHECKING.id(),
-                Self::CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor
             .field(
@@ -3519,6 +3443,7 @@ impl<'a> ValidatingWebhook<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3606,22 +3531,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhook<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::CLIENT_CONFIG.id(),
-                Self::RULES.id(),
-                Self::FAILURE_POLICY.id(),
-                Self::NAMESPACE_SELECTOR.id(),
-                Self::SIDE_EFFECTS.id(),
-                Self::TIMEOUT_SECONDS.id(),
-                Self::ADMISSION_REVIEW_VERSIONS.id(),
-                Self::MATCH_POLICY.id(),
-                Self::OBJECT_SELECTOR.id(),
-                Self::MATCH_CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(
@@ -3716,6 +3626,7 @@ impl<'a> ValidatingWebhookConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3763,10 +3674,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfiguration<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::WEBHOOKS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::WEBHOOKS) {
@@ -3821,6 +3729,7 @@ impl<'a> ValidatingWebhookConfigurationList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3870,7 +3779,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfigurationLis
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -3951,6 +3860,7 @@ impl<'a> Validation<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4000,15 +3910,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Validation<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::EXPRESSION.id(),
-                Self::MESSAGE.id(),
-                Self::REASON.id(),
-                Self::MESSAGE_EXPRESSION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
         visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
@@ -4068,6 +3970,7 @@ impl<'a> Variable<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4111,10 +4014,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Variable<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::EXPRESSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::EXPRESSION).map(Item::Str));
     }
@@ -4170,6 +4070,7 @@ impl<'a> WebhookClientConfig<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4216,10 +4117,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WebhookClientConfig<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SERVICE.id(), Self::CA_BUNDLE.id(), Self::URL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::SERVICE).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::CA_BUNDLE).map(Item::Bytes));

@@ -44,6 +44,7 @@ impl<'a> APIGroupDiscovery<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -91,10 +92,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupDiscovery<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::VERSIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::VERSIONS) {
@@ -149,6 +147,7 @@ impl<'a> APIGroupDiscoveryList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -196,7 +195,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupDiscoveryList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -296,6 +295,7 @@ impl<'a> APIResourceDiscovery<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -363,19 +363,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResourceDiscovery<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::RESOURCE.id(),
-                Self::RESPONSE_KIND.id(),
-                Self::SCOPE.id(),
-                Self::SINGULAR_RESOURCE.id(),
-                Self::VERBS.id(),
-                Self::SHORT_NAMES.id(),
-                Self::CATEGORIES.id(),
-                Self::SUBRESOURCES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::RESOURCE).map(Item::Str));
         visitor
             .field(
@@ -477,6 +465,7 @@ impl<'a> APISubresourceDiscovery<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -535,15 +524,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APISubresourceDiscovery<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SUBRESOURCE.id(),
-                Self::RESPONSE_KIND.id(),
-                Self::ACCEPTED_TYPES.id(),
-                Self::VERBS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::SUBRESOURCE).map(Item::Str));
         visitor
             .field(
@@ -620,6 +601,7 @@ impl<'a> APIVersionDiscovery<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -669,10 +651,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIVersionDiscovery<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::VERSION.id(), Self::RESOURCES.id(), Self::FRESHNESS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::VERSION).map(Item::Str));
         for x in fields.get(1, Self::RESOURCES) {
             visitor.element(2, Item::Message(&x));

@@ -51,6 +51,7 @@ impl<'a> ControllerRevision<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -103,10 +104,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevision<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::DATA.id(), Self::REVISION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::DATA).as_ref().map(|x| Item::Message(x)));
@@ -159,6 +157,7 @@ impl<'a> ControllerRevisionList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -206,7 +205,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevisionList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -266,6 +265,7 @@ impl<'a> Deployment<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -315,10 +315,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -415,6 +412,7 @@ impl<'a> DeploymentCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -476,17 +474,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-                Self::LAST_UPDATE_TIME.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor.field(4, fields.get(2, Self::REASON).map(Item::Str));
@@ -555,6 +543,7 @@ impl<'a> DeploymentList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -602,7 +591,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -663,6 +652,7 @@ impl<'a> DeploymentRollback<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -710,10 +700,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentRollback<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::UPDATED_ANNOTATIONS.id(), Self::ROLLBACK_TO.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for (k, v) in fields.get(1, Self::UPDATED_ANNOTATIONS) {
             visitor.entry(2, Item::Str(k), Item::Str(v));
@@ -808,6 +795,7 @@ impl<'a> DeploymentSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -878,20 +866,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::STRATEGY.id(),
-                Self::MIN_READY_SECONDS.id(),
-                Self::REVISION_HISTORY_LIMIT.id(),
-                Self::PAUSED.id(),
-                Self::ROLLBACK_TO.id(),
-                Self::PROGRESS_DEADLINE_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor
             .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
@@ -993,6 +968,7 @@ impl<'a> DeploymentStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1060,20 +1036,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::REPLICAS.id(),
-                Self::UPDATED_REPLICAS.id(),
-                Self::AVAILABLE_REPLICAS.id(),
-                Self::UNAVAILABLE_REPLICAS.id(),
-                Self::CONDITIONS.id(),
-                Self::READY_REPLICAS.id(),
-                Self::COLLISION_COUNT.id(),
-                Self::TERMINATING_REPLICAS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
         visitor.field(3, fields.get(2, Self::UPDATED_REPLICAS).map(Item::I32));
@@ -1142,6 +1105,7 @@ impl<'a> DeploymentStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1186,10 +1150,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::ROLLING_UPDATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor
             .field(
@@ -1234,6 +1195,7 @@ impl<'a> RollbackConfig<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1274,7 +1236,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollbackConfig<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REVISION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::REVISION).map(Item::I64));
     }
 
@@ -1326,6 +1288,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1375,10 +1338,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MAX_UNAVAILABLE.id(), Self::MAX_SURGE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -1433,6 +1393,7 @@ impl<'a> RollingUpdateStatefulSetStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1479,10 +1440,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateStatefulSetStrategy<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PARTITION.id(), Self::MAX_UNAVAILABLE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PARTITION).map(Item::I32));
         visitor
             .field(
@@ -1541,6 +1499,7 @@ impl<'a> Scale<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1588,10 +1547,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1635,6 +1591,7 @@ impl<'a> ScaleSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1675,7 +1632,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REPLICAS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
     }
 
@@ -1729,6 +1686,7 @@ impl<'a> ScaleStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1775,10 +1733,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REPLICAS.id(), Self::SELECTOR.id(), Self::TARGET_SELECTOR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         for (k, v) in fields.get(1, Self::SELECTOR) {
             visitor.entry(2, Item::Str(k), Item::Str(v));
@@ -1839,6 +1794,7 @@ impl<'a> StatefulSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1888,10 +1844,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1979,6 +1932,7 @@ impl<'a> StatefulSetCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2034,16 +1988,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -2106,6 +2051,7 @@ impl<'a> StatefulSetList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2153,7 +2099,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2199,6 +2145,7 @@ impl<'a> StatefulSetOrdinals<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2239,7 +2186,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetOrdinals<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::START.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::START).map(Item::I32));
     }
 
@@ -2293,6 +2240,7 @@ impl<'a> StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2337,10 +2285,7 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::WHEN_DELETED.id(), Self::WHEN_SCALED.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::WHEN_DELETED).map(Item::Str));
         visitor.field(2, fields.get(1, Self::WHEN_SCALED).map(Item::Str));
     }
@@ -2451,6 +2396,7 @@ impl<'a> StatefulSetSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2535,22 +2481,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::VOLUME_CLAIM_TEMPLATES.id(),
-                Self::SERVICE_NAME.id(),
-                Self::POD_MANAGEMENT_POLICY.id(),
-                Self::UPDATE_STRATEGY.id(),
-                Self::REVISION_HISTORY_LIMIT.id(),
-                Self::MIN_READY_SECONDS.id(),
-                Self::PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY.id(),
-                Self::ORDINALS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor
             .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
@@ -2692,6 +2623,7 @@ impl<'a> StatefulSetStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2762,21 +2694,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::REPLICAS.id(),
-                Self::READY_REPLICAS.id(),
-                Self::CURRENT_REPLICAS.id(),
-                Self::UPDATED_REPLICAS.id(),
-                Self::CURRENT_REVISION.id(),
-                Self::UPDATE_REVISION.id(),
-                Self::COLLISION_COUNT.id(),
-                Self::CONDITIONS.id(),
-                Self::AVAILABLE_REPLICAS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
         visitor.field(3, fields.get(2, Self::READY_REPLICAS).map(Item::I32));
@@ -2847,6 +2765,7 @@ impl<'a> StatefulSetUpdateStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2893,10 +2812,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetUpdateStrategy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::ROLLING_UPDATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor
             .field(

@@ -51,6 +51,7 @@ impl<'a> ControllerRevision<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -103,10 +104,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevision<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::DATA.id(), Self::REVISION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::DATA).as_ref().map(|x| Item::Message(x)));
@@ -159,6 +157,7 @@ impl<'a> ControllerRevisionList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -206,7 +205,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevisionList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -266,6 +265,7 @@ impl<'a> DaemonSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -315,10 +315,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -406,6 +403,7 @@ impl<'a> DaemonSetCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -461,16 +459,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -533,6 +522,7 @@ impl<'a> DaemonSetList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -580,7 +570,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -650,6 +640,7 @@ impl<'a> DaemonSetSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -709,16 +700,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::UPDATE_STRATEGY.id(),
-                Self::MIN_READY_SECONDS.id(),
-                Self::REVISION_HISTORY_LIMIT.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 6]);
         visitor
             .field(1, fields.get(0, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -816,6 +798,7 @@ impl<'a> DaemonSetStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -886,21 +869,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::CURRENT_NUMBER_SCHEDULED.id(),
-                Self::NUMBER_MISSCHEDULED.id(),
-                Self::DESIRED_NUMBER_SCHEDULED.id(),
-                Self::NUMBER_READY.id(),
-                Self::OBSERVED_GENERATION.id(),
-                Self::UPDATED_NUMBER_SCHEDULED.id(),
-                Self::NUMBER_AVAILABLE.id(),
-                Self::NUMBER_UNAVAILABLE.id(),
-                Self::COLLISION_COUNT.id(),
-                Self::CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::CURRENT_NUMBER_SCHEDULED).map(Item::I32));
         visitor.field(2, fields.get(1, Self::NUMBER_MISSCHEDULED).map(Item::I32));
         visitor.field(3, fields.get(2, Self::DESIRED_NUMBER_SCHEDULED).map(Item::I32));
@@ -971,6 +940,7 @@ impl<'a> DaemonSetUpdateStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1015,10 +985,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetUpdateStrategy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::ROLLING_UPDATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor
             .field(
@@ -1077,6 +1044,7 @@ impl<'a> Deployment<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1126,10 +1094,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1226,6 +1191,7 @@ impl<'a> DeploymentCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1287,17 +1253,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-                Self::LAST_UPDATE_TIME.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor.field(4, fields.get(2, Self::REASON).map(Item::Str));
@@ -1366,6 +1322,7 @@ impl<'a> DeploymentList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1413,7 +1370,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1498,6 +1455,7 @@ impl<'a> DeploymentSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1565,19 +1523,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::STRATEGY.id(),
-                Self::MIN_READY_SECONDS.id(),
-                Self::REVISION_HISTORY_LIMIT.id(),
-                Self::PAUSED.id(),
-                Self::PROGRESS_DEADLINE_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 9]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor
             .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
@@ -1673,6 +1619,7 @@ impl<'a> DeploymentStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1740,20 +1687,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::REPLICAS.id(),
-                Self::UPDATED_REPLICAS.id(),
-                Self::AVAILABLE_REPLICAS.id(),
-                Self::UNAVAILABLE_REPLICAS.id(),
-                Self::CONDITIONS.id(),
-                Self::READY_REPLICAS.id(),
-                Self::COLLISION_COUNT.id(),
-                Self::TERMINATING_REPLICAS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
         visitor.field(3, fields.get(2, Self::UPDATED_REPLICAS).map(Item::I32));
@@ -1822,6 +1756,7 @@ impl<'a> DeploymentStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1866,10 +1801,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::ROLLING_UPDATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor
             .field(
@@ -1928,6 +1860,7 @@ impl<'a> ReplicaSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1977,10 +1910,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2068,6 +1998,7 @@ impl<'a> ReplicaSetCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2123,16 +2054,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -2195,6 +2117,7 @@ impl<'a> ReplicaSetList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2242,7 +2165,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2307,6 +2230,7 @@ impl<'a> ReplicaSetSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2362,15 +2286,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::MIN_READY_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor
             .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
@@ -2447,6 +2363,7 @@ impl<'a> ReplicaSetStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2508,18 +2425,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::FULLY_LABELED_REPLICAS.id(),
-                Self::OBSERVED_GENERATION.id(),
-                Self::READY_REPLICAS.id(),
-                Self::AVAILABLE_REPLICAS.id(),
-                Self::CONDITIONS.id(),
-                Self::TERMINATING_REPLICAS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor.field(2, fields.get(1, Self::FULLY_LABELED_REPLICAS).map(Item::I32));
         visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
@@ -2587,6 +2493,7 @@ impl<'a> RollingUpdateDaemonSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2636,10 +2543,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDaemonSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MAX_UNAVAILABLE.id(), Self::MAX_SURGE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -2698,6 +2602,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2747,10 +2652,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MAX_UNAVAILABLE.id(), Self::MAX_SURGE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -2805,6 +2707,7 @@ impl<'a> RollingUpdateStatefulSetStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2851,10 +2754,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateStatefulSetStrategy<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PARTITION.id(), Self::MAX_UNAVAILABLE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PARTITION).map(Item::I32));
         visitor
             .field(
@@ -2913,6 +2813,7 @@ impl<'a> Scale<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2960,10 +2861,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -3007,6 +2905,7 @@ impl<'a> ScaleSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3047,7 +2946,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REPLICAS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
     }
 
@@ -3101,6 +3000,7 @@ impl<'a> ScaleStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3147,10 +3047,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REPLICAS.id(), Self::SELECTOR.id(), Self::TARGET_SELECTOR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         for (k, v) in fields.get(1, Self::SELECTOR) {
             visitor.entry(2, Item::Str(k), Item::Str(v));
@@ -3211,6 +3108,7 @@ impl<'a> StatefulSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3260,10 +3158,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -3351,6 +3246,7 @@ impl<'a> StatefulSetCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3406,16 +3302,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -3478,6 +3365,7 @@ impl<'a> StatefulSetList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3525,7 +3413,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -3571,6 +3459,7 @@ impl<'a> StatefulSetOrdinals<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3611,7 +3500,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetOrdinals<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::START.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::START).map(Item::I32));
     }
 
@@ -3665,6 +3554,7 @@ impl<'a> StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3709,10 +3599,7 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::WHEN_DELETED.id(), Self::WHEN_SCALED.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::WHEN_DELETED).map(Item::Str));
         visitor.field(2, fields.get(1, Self::WHEN_SCALED).map(Item::Str));
     }
@@ -3823,6 +3710,7 @@ impl<'a> StatefulSetSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3907,22 +3795,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::VOLUME_CLAIM_TEMPLATES.id(),
-                Self::SERVICE_NAME.id(),
-                Self::POD_MANAGEMENT_POLICY.id(),
-                Self::UPDATE_STRATEGY.id(),
-                Self::REVISION_HISTORY_LIMIT.id(),
-                Self::MIN_READY_SECONDS.id(),
-                Self::PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY.id(),
-                Self::ORDINALS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor
             .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
@@ -4064,6 +3937,7 @@ impl<'a> StatefulSetStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4134,21 +4008,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::REPLICAS.id(),
-                Self::READY_REPLICAS.id(),
-                Self::CURRENT_REPLICAS.id(),
-                Self::UPDATED_REPLICAS.id(),
-                Self::CURRENT_REVISION.id(),
-                Self::UPDATE_REVISION.id(),
-                Self::COLLISION_COUNT.id(),
-                Self::CONDITIONS.id(),
-                Self::AVAILABLE_REPLICAS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
         visitor.field(3, fields.get(2, Self::READY_REPLICAS).map(Item::I32));
@@ -4219,6 +4079,7 @@ impl<'a> StatefulSetUpdateStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4265,10 +4126,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetUpdateStrategy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::ROLLING_UPDATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor
             .field(

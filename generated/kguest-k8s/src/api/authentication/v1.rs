@@ -70,6 +70,7 @@ impl<'a> BoundObjectReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -119,10 +120,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for BoundObjectReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KIND.id(), Self::API_VERSION.id(), Self::NAME.id(), Self::U_ID.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
         visitor.field(2, fields.get(1, Self::API_VERSION).map(Item::Str));
         visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
@@ -167,6 +165,7 @@ impl<'a> ExtraValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -207,7 +206,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Str(x));
         }
@@ -259,6 +258,7 @@ impl<'a> SelfSubjectReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -306,10 +306,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::STATUS).as_ref().map(|x| Item::Message(x)));
@@ -351,6 +348,7 @@ impl<'a> SelfSubjectReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -391,7 +389,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::USER_INFO.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::USER_INFO).as_ref().map(|x| Item::Message(x)));
     }
@@ -445,6 +443,7 @@ impl<'a> TokenRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -494,10 +493,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -551,6 +547,7 @@ impl<'a> TokenRequestSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -598,14 +595,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequestSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::AUDIENCES.id(),
-                Self::BOUND_OBJECT_REF.id(),
-                Self::EXPIRATION_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
         for x in fields.get(0, Self::AUDIENCES) {
             visitor.element(1, Item::Str(x));
         }
@@ -670,6 +660,7 @@ impl<'a> TokenRequestStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -716,10 +707,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequestStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TOKEN.id(), Self::EXPIRATION_TIMESTAMP.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TOKEN).map(Item::Str));
         visitor
             .field(
@@ -781,6 +769,7 @@ impl<'a> TokenReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -830,10 +819,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -887,6 +873,7 @@ impl<'a> TokenReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -930,10 +917,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TOKEN.id(), Self::AUDIENCES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TOKEN).map(Item::Str));
         for x in fields.get(1, Self::AUDIENCES) {
             visitor.element(2, Item::Str(x));
@@ -998,6 +982,7 @@ impl<'a> TokenReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1047,15 +1032,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::AUTHENTICATED.id(),
-                Self::USER.id(),
-                Self::ERROR.id(),
-                Self::AUDIENCES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::AUTHENTICATED).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::USER).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
@@ -1129,6 +1106,7 @@ impl<'a> UserInfo<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1179,10 +1157,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UserInfo<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::USERNAME.id(), Self::UID.id(), Self::GROUPS.id(), Self::EXTRA.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::USERNAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::UID).map(Item::Str));
         for x in fields.get(2, Self::GROUPS) {

@@ -35,6 +35,7 @@ impl<'a> ExtraValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -75,7 +76,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Str(x));
         }
@@ -127,6 +128,7 @@ impl<'a> SelfSubjectReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -174,10 +176,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::STATUS).as_ref().map(|x| Item::Message(x)));
@@ -221,6 +220,7 @@ impl<'a> SelfSubjectReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -264,7 +264,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::USER_INFO.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::USER_INFO).as_ref().map(|x| Item::Message(x)));
     }
@@ -318,6 +318,7 @@ impl<'a> TokenReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -367,10 +368,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -424,6 +422,7 @@ impl<'a> TokenReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -467,10 +466,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TOKEN.id(), Self::AUDIENCES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TOKEN).map(Item::Str));
         for x in fields.get(1, Self::AUDIENCES) {
             visitor.element(2, Item::Str(x));
@@ -535,6 +531,7 @@ impl<'a> TokenReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -584,15 +581,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::AUTHENTICATED.id(),
-                Self::USER.id(),
-                Self::ERROR.id(),
-                Self::AUDIENCES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::AUTHENTICATED).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::USER).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
@@ -666,6 +655,7 @@ impl<'a> UserInfo<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -716,10 +706,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UserInfo<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::USERNAME.id(), Self::UID.id(), Self::GROUPS.id(), Self::EXTRA.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::USERNAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::UID).map(Item::Str));
         for x in fields.get(2, Self::GROUPS) {

@@ -35,6 +35,7 @@ impl<'a> ExtraValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -75,7 +76,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Str(x));
         }
@@ -135,6 +136,7 @@ impl<'a> FieldSelectorAttributes<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -186,10 +188,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FieldSelectorAttributes<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RAW_SELECTOR.id(), Self::REQUIREMENTS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::RAW_SELECTOR).map(Item::Str));
         for x in fields.get(1, Self::REQUIREMENTS) {
             visitor.element(2, Item::Message(&x));
@@ -251,6 +250,7 @@ impl<'a> LabelSelectorAttributes<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -302,10 +302,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelectorAttributes<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RAW_SELECTOR.id(), Self::REQUIREMENTS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::RAW_SELECTOR).map(Item::Str));
         for x in fields.get(1, Self::REQUIREMENTS) {
             visitor.element(2, Item::Message(&x));
@@ -364,6 +361,7 @@ impl<'a> LocalSubjectAccessReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -414,10 +412,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalSubjectAccessReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -476,6 +471,7 @@ impl<'a> NonResourceAttributes<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -519,7 +515,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceAttributes<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATH.id(), Self::VERB.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VERB).map(Item::Str));
     }
@@ -565,6 +561,7 @@ impl<'a> NonResourceRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -608,10 +605,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::VERBS.id(), Self::NON_RESOURCE_URLS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::VERBS) {
             visitor.element(1, Item::Str(x));
         }
@@ -735,6 +729,7 @@ impl<'a> ResourceAttributes<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -801,20 +796,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceAttributes<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAMESPACE.id(),
-                Self::VERB.id(),
-                Self::GROUP.id(),
-                Self::VERSION.id(),
-                Self::RESOURCE.id(),
-                Self::SUBRESOURCE.id(),
-                Self::NAME.id(),
-                Self::FIELD_SELECTOR.id(),
-                Self::LABEL_SELECTOR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VERB).map(Item::Str));
         visitor.field(3, fields.get(2, Self::GROUP).map(Item::Str));
@@ -892,6 +874,7 @@ impl<'a> ResourceRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -941,15 +924,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VERBS.id(),
-                Self::API_GROUPS.id(),
-                Self::RESOURCES.id(),
-                Self::RESOURCE_NAMES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         for x in fields.get(0, Self::VERBS) {
             visitor.element(1, Item::Str(x));
         }
@@ -1024,6 +999,7 @@ impl<'a> SelfSubjectAccessReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1075,10 +1051,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1127,6 +1100,7 @@ impl<'a> SelfSubjectAccessReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1174,10 +1148,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RESOURCE_ATTRIBUTES.id(), Self::NON_RESOURCE_ATTRIBUTES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -1247,6 +1218,7 @@ impl<'a> SelfSubjectRulesReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1298,10 +1270,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1350,6 +1319,7 @@ impl<'a> SelfSubjectRulesReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1390,7 +1360,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAMESPACE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
     }
 
@@ -1443,6 +1413,7 @@ impl<'a> SubjectAccessReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1493,10 +1464,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1575,6 +1543,7 @@ impl<'a> SubjectAccessReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1635,17 +1604,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::RESOURCE_ATTRIBUTES.id(),
-                Self::NON_RESOURCE_ATTRIBUTES.id(),
-                Self::USER.id(),
-                Self::GROUPS.id(),
-                Self::EXTRA.id(),
-                Self::UID.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor
             .field(
                 1,
@@ -1742,6 +1701,7 @@ impl<'a> SubjectAccessReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1791,15 +1751,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ALLOWED.id(),
-                Self::REASON.id(),
-                Self::EVALUATION_ERROR.id(),
-                Self::DENIED.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::ALLOWED).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
         visitor.field(3, fields.get(2, Self::EVALUATION_ERROR).map(Item::Str));
@@ -1864,6 +1816,7 @@ impl<'a> SubjectRulesReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1917,15 +1870,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectRulesReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::RESOURCE_RULES.id(),
-                Self::NON_RESOURCE_RULES.id(),
-                Self::INCOMPLETE.id(),
-                Self::EVALUATION_ERROR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         for x in fields.get(0, Self::RESOURCE_RULES) {
             visitor.element(1, Item::Message(&x));
         }

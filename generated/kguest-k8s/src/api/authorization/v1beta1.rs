@@ -35,6 +35,7 @@ impl<'a> ExtraValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -75,7 +76,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Str(x));
         }
@@ -132,6 +133,7 @@ impl<'a> LocalSubjectAccessReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -182,10 +184,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalSubjectAccessReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -244,6 +243,7 @@ impl<'a> NonResourceAttributes<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -287,7 +287,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceAttributes<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATH.id(), Self::VERB.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VERB).map(Item::Str));
     }
@@ -333,6 +333,7 @@ impl<'a> NonResourceRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -376,10 +377,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::VERBS.id(), Self::NON_RESOURCE_URLS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::VERBS) {
             visitor.element(1, Item::Str(x));
         }
@@ -511,6 +509,7 @@ impl<'a> ResourceAttributes<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -581,20 +580,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceAttributes<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAMESPACE.id(),
-                Self::VERB.id(),
-                Self::GROUP.id(),
-                Self::VERSION.id(),
-                Self::RESOURCE.id(),
-                Self::SUBRESOURCE.id(),
-                Self::NAME.id(),
-                Self::FIELD_SELECTOR.id(),
-                Self::LABEL_SELECTOR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VERB).map(Item::Str));
         visitor.field(3, fields.get(2, Self::GROUP).map(Item::Str));
@@ -672,6 +658,7 @@ impl<'a> ResourceRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -721,15 +708,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VERBS.id(),
-                Self::API_GROUPS.id(),
-                Self::RESOURCES.id(),
-                Self::RESOURCE_NAMES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         for x in fields.get(0, Self::VERBS) {
             visitor.element(1, Item::Str(x));
         }
@@ -804,6 +783,7 @@ impl<'a> SelfSubjectAccessReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -855,10 +835,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -907,6 +884,7 @@ impl<'a> SelfSubjectAccessReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -954,10 +932,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RESOURCE_ATTRIBUTES.id(), Self::NON_RESOURCE_ATTRIBUTES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -1027,6 +1002,7 @@ impl<'a> SelfSubjectRulesReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1078,10 +1054,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1130,6 +1103,7 @@ impl<'a> SelfSubjectRulesReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1170,7 +1144,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAMESPACE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
     }
 
@@ -1223,6 +1197,7 @@ impl<'a> SubjectAccessReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1273,10 +1248,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1355,6 +1327,7 @@ impl<'a> SubjectAccessReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1415,17 +1388,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::RESOURCE_ATTRIBUTES.id(),
-                Self::NON_RESOURCE_ATTRIBUTES.id(),
-                Self::USER.id(),
-                Self::GROUP.id(),
-                Self::EXTRA.id(),
-                Self::UID.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor
             .field(
                 1,
@@ -1522,6 +1485,7 @@ impl<'a> SubjectAccessReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1571,15 +1535,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ALLOWED.id(),
-                Self::REASON.id(),
-                Self::EVALUATION_ERROR.id(),
-                Self::DENIED.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::ALLOWED).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
         visitor.field(3, fields.get(2, Self::EVALUATION_ERROR).map(Item::Str));
@@ -1644,6 +1600,7 @@ impl<'a> SubjectRulesReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1697,15 +1654,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectRulesReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::RESOURCE_RULES.id(),
-                Self::NON_RESOURCE_RULES.id(),
-                Self::INCOMPLETE.id(),
-                Self::EVALUATION_ERROR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         for x in fields.get(0, Self::RESOURCE_RULES) {
             visitor.element(1, Item::Message(&x));
         }

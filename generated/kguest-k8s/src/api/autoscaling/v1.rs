@@ -64,6 +64,7 @@ impl<'a> ContainerResourceMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -116,15 +117,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricSource<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::TARGET_AVERAGE_UTILIZATION.id(),
-                Self::TARGET_AVERAGE_VALUE.id(),
-                Self::CONTAINER.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 5]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::TARGET_AVERAGE_UTILIZATION).map(Item::I32));
         visitor
@@ -205,6 +198,7 @@ impl<'a> ContainerResourceMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -257,15 +251,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricStatus<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::CURRENT_AVERAGE_UTILIZATION.id(),
-                Self::CURRENT_AVERAGE_VALUE.id(),
-                Self::CONTAINER.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::CURRENT_AVERAGE_UTILIZATION).map(Item::I32));
@@ -344,6 +330,7 @@ impl<'a> CrossVersionObjectReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -390,10 +377,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CrossVersionObjectReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KIND.id(), Self::NAME.id(), Self::API_VERSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::API_VERSION).map(Item::Str));
@@ -468,6 +452,7 @@ impl<'a> ExternalMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -526,15 +511,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METRIC_NAME.id(),
-                Self::METRIC_SELECTOR.id(),
-                Self::TARGET_VALUE.id(),
-                Self::TARGET_AVERAGE_VALUE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::METRIC_NAME).map(Item::Str));
         visitor
             .field(
@@ -626,6 +603,7 @@ impl<'a> ExternalMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -684,15 +662,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METRIC_NAME.id(),
-                Self::METRIC_SELECTOR.id(),
-                Self::CURRENT_VALUE.id(),
-                Self::CURRENT_AVERAGE_VALUE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::METRIC_NAME).map(Item::Str));
         visitor
             .field(
@@ -767,6 +737,7 @@ impl<'a> HorizontalPodAutoscaler<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -818,10 +789,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscaler<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -909,6 +877,7 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -964,16 +933,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -1036,6 +996,7 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1085,7 +1046,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1146,6 +1107,7 @@ impl<'a> HorizontalPodAutoscalerSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1199,15 +1161,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SCALE_TARGET_REF.id(),
-                Self::MIN_REPLICAS.id(),
-                Self::MAX_REPLICAS.id(),
-                Self::TARGET_CPU_UTILIZATION_PERCENTAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(
                 1,
@@ -1284,6 +1238,7 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1340,16 +1295,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerStatus<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::LAST_SCALE_TIME.id(),
-                Self::CURRENT_REPLICAS.id(),
-                Self::DESIRED_REPLICAS.id(),
-                Self::CURRENT_CPU_UTILIZATION_PERCENTAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor
             .field(
@@ -1434,6 +1380,7 @@ impl<'a> MetricSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1494,17 +1441,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::OBJECT.id(),
-                Self::PODS.id(),
-                Self::RESOURCE.id(),
-                Self::EXTERNAL.id(),
-                Self::CONTAINER_RESOURCE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::PODS).as_ref().map(|x| Item::Message(x)));
@@ -1592,6 +1529,7 @@ impl<'a> MetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1652,17 +1590,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::OBJECT.id(),
-                Self::PODS.id(),
-                Self::RESOURCE.id(),
-                Self::EXTERNAL.id(),
-                Self::CONTAINER_RESOURCE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::PODS).as_ref().map(|x| Item::Message(x)));
@@ -1757,6 +1685,7 @@ impl<'a> ObjectMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1819,16 +1748,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TARGET.id(),
-                Self::METRIC_NAME.id(),
-                Self::TARGET_VALUE.id(),
-                Self::SELECTOR.id(),
-                Self::AVERAGE_VALUE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TARGET).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::METRIC_NAME).map(Item::Str));
         visitor
@@ -1921,6 +1841,7 @@ impl<'a> ObjectMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1983,16 +1904,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TARGET.id(),
-                Self::METRIC_NAME.id(),
-                Self::CURRENT_VALUE.id(),
-                Self::SELECTOR.id(),
-                Self::AVERAGE_VALUE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TARGET).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::METRIC_NAME).map(Item::Str));
         visitor
@@ -2071,6 +1983,7 @@ impl<'a> PodsMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2123,14 +2036,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METRIC_NAME.id(),
-                Self::TARGET_AVERAGE_VALUE.id(),
-                Self::SELECTOR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::METRIC_NAME).map(Item::Str));
         visitor
             .field(
@@ -2204,6 +2110,7 @@ impl<'a> PodsMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2256,14 +2163,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METRIC_NAME.id(),
-                Self::CURRENT_AVERAGE_VALUE.id(),
-                Self::SELECTOR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::METRIC_NAME).map(Item::Str));
         visitor
             .field(
@@ -2334,6 +2234,7 @@ impl<'a> ResourceMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2383,14 +2284,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::TARGET_AVERAGE_UTILIZATION.id(),
-                Self::TARGET_AVERAGE_VALUE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::TARGET_AVERAGE_UTILIZATION).map(Item::I32));
         visitor
@@ -2459,6 +2353,7 @@ impl<'a> ResourceMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2508,14 +2403,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::CURRENT_AVERAGE_UTILIZATION.id(),
-                Self::CURRENT_AVERAGE_VALUE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::CURRENT_AVERAGE_UTILIZATION).map(Item::I32));
@@ -2581,6 +2469,7 @@ impl<'a> Scale<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2628,10 +2517,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2675,6 +2561,7 @@ impl<'a> ScaleSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2715,7 +2602,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REPLICAS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
     }
 
@@ -2764,6 +2651,7 @@ impl<'a> ScaleStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2807,10 +2695,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REPLICAS.id(), Self::SELECTOR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor.field(2, fields.get(1, Self::SELECTOR).map(Item::Str));
     }

@@ -55,6 +55,7 @@ impl<'a> ContainerResourceMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -101,10 +102,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricSource<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::TARGET.id(), Self::CONTAINER.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::CONTAINER).map(Item::Str));
@@ -167,6 +165,7 @@ impl<'a> ContainerResourceMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -213,10 +212,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricStatus<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::CURRENT.id(), Self::CONTAINER.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
@@ -285,6 +281,7 @@ impl<'a> CrossVersionObjectReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -331,10 +328,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CrossVersionObjectReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KIND.id(), Self::NAME.id(), Self::API_VERSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::API_VERSION).map(Item::Str));
@@ -382,6 +376,7 @@ impl<'a> ExternalMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -425,7 +420,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METRIC.id(), Self::TARGET.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
     }
@@ -471,6 +466,7 @@ impl<'a> ExternalMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -514,7 +510,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METRIC.id(), Self::CURRENT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
@@ -571,6 +567,7 @@ impl<'a> HPAScalingPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -617,10 +614,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HPAScalingPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::VALUE.id(), Self::PERIOD_SECONDS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).map(Item::I32));
         visitor.field(3, fields.get(2, Self::PERIOD_SECONDS).map(Item::I32));
@@ -687,6 +681,7 @@ impl<'a> HPAScalingRules<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -740,15 +735,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HPAScalingRules<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SELECT_POLICY.id(),
-                Self::POLICIES.id(),
-                Self::STABILIZATION_WINDOW_SECONDS.id(),
-                Self::TOLERANCE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::SELECT_POLICY).map(Item::Str));
         for x in fields.get(1, Self::POLICIES) {
             visitor.element(2, Item::Message(&x));
@@ -813,6 +800,7 @@ impl<'a> HorizontalPodAutoscaler<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -864,10 +852,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscaler<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -916,6 +901,7 @@ impl<'a> HorizontalPodAutoscalerBehavior<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -959,10 +945,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerBehavior<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SCALE_UP.id(), Self::SCALE_DOWN.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::SCALE_UP).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -1052,6 +1035,7 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1107,16 +1091,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -1179,6 +1154,7 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1228,7 +1204,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1294,6 +1270,7 @@ impl<'a> HorizontalPodAutoscalerSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1351,16 +1328,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SCALE_TARGET_REF.id(),
-                Self::MIN_REPLICAS.id(),
-                Self::MAX_REPLICAS.id(),
-                Self::METRICS.id(),
-                Self::BEHAVIOR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor
             .field(
                 1,
@@ -1447,6 +1415,7 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1509,17 +1478,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerStatus<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::LAST_SCALE_TIME.id(),
-                Self::CURRENT_REPLICAS.id(),
-                Self::DESIRED_REPLICAS.id(),
-                Self::CURRENT_METRICS.id(),
-                Self::CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor
             .field(
@@ -1594,6 +1553,7 @@ impl<'a> MetricIdentifier<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1640,7 +1600,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricIdentifier<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::SELECTOR.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
@@ -1712,6 +1672,7 @@ impl<'a> MetricSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1772,17 +1733,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::OBJECT.id(),
-                Self::PODS.id(),
-                Self::RESOURCE.id(),
-                Self::EXTERNAL.id(),
-                Self::CONTAINER_RESOURCE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::PODS).as_ref().map(|x| Item::Message(x)));
@@ -1870,6 +1821,7 @@ impl<'a> MetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1930,17 +1882,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::OBJECT.id(),
-                Self::PODS.id(),
-                Self::RESOURCE.id(),
-                Self::EXTERNAL.id(),
-                Self::CONTAINER_RESOURCE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::PODS).as_ref().map(|x| Item::Message(x)));
@@ -2026,6 +1968,7 @@ impl<'a> MetricTarget<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2081,15 +2024,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricTarget<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::VALUE.id(),
-                Self::AVERAGE_VALUE.id(),
-                Self::AVERAGE_UTILIZATION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -2156,6 +2091,7 @@ impl<'a> MetricValueStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2208,10 +2144,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricValueStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::VALUE.id(), Self::AVERAGE_VALUE.id(), Self::AVERAGE_UTILIZATION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(
@@ -2268,6 +2201,7 @@ impl<'a> ObjectMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2317,10 +2251,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DESCRIBED_OBJECT.id(), Self::TARGET.id(), Self::METRIC.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(
                 1,
@@ -2377,6 +2308,7 @@ impl<'a> ObjectMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2426,10 +2358,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METRIC.id(), Self::CURRENT.id(), Self::DESCRIBED_OBJECT.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
@@ -2482,6 +2411,7 @@ impl<'a> PodsMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2525,7 +2455,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METRIC.id(), Self::TARGET.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
     }
@@ -2571,6 +2501,7 @@ impl<'a> PodsMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2614,7 +2545,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METRIC.id(), Self::CURRENT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
@@ -2666,6 +2597,7 @@ impl<'a> ResourceMetricSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2709,7 +2641,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::TARGET.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
     }
@@ -2760,6 +2692,7 @@ impl<'a> ResourceMetricStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2803,7 +2736,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::CURRENT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));

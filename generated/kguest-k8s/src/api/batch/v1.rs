@@ -49,6 +49,7 @@ impl<'a> CronJob<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -96,10 +97,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJob<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -152,6 +150,7 @@ impl<'a> CronJobList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -198,7 +197,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -294,6 +293,7 @@ impl<'a> CronJobSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -355,19 +355,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SCHEDULE.id(),
-                Self::STARTING_DEADLINE_SECONDS.id(),
-                Self::CONCURRENCY_POLICY.id(),
-                Self::SUSPEND.id(),
-                Self::JOB_TEMPLATE.id(),
-                Self::SUCCESSFUL_JOBS_HISTORY_LIMIT.id(),
-                Self::FAILED_JOBS_HISTORY_LIMIT.id(),
-                Self::TIME_ZONE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::SCHEDULE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STARTING_DEADLINE_SECONDS).map(Item::I64));
         visitor.field(3, fields.get(2, Self::CONCURRENCY_POLICY).map(Item::Str));
@@ -445,6 +433,7 @@ impl<'a> CronJobStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -500,14 +489,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ACTIVE.id(),
-                Self::LAST_SCHEDULE_TIME.id(),
-                Self::LAST_SUCCESSFUL_TIME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 4, 5]);
         for x in fields.get(0, Self::ACTIVE) {
             visitor.element(1, Item::Message(&x));
         }
@@ -582,6 +564,7 @@ impl<'a> Job<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -629,10 +612,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Job<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -729,6 +709,7 @@ impl<'a> JobCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -790,17 +771,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_PROBE_TIME.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -869,6 +840,7 @@ impl<'a> JobList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -913,7 +885,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1053,6 +1025,7 @@ impl<'a> JobSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1146,24 +1119,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobSpec<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::PARALLELISM.id(),
-                Self::COMPLETIONS.id(),
-                Self::ACTIVE_DEADLINE_SECONDS.id(),
-                Self::SELECTOR.id(),
-                Self::MANUAL_SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::BACKOFF_LIMIT.id(),
-                Self::TTL_SECONDS_AFTER_FINISHED.id(),
-                Self::COMPLETION_MODE.id(),
-                Self::SUSPEND.id(),
-                Self::POD_FAILURE_POLICY.id(),
-                Self::BACKOFF_LIMIT_PER_INDEX.id(),
-                Self::MAX_FAILED_INDEXES.id(),
-                Self::POD_REPLACEMENT_POLICY.id(),
-                Self::MANAGED_BY.id(),
-                Self::SUCCESS_POLICY.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
         );
         visitor.field(1, fields.get(0, Self::PARALLELISM).map(Item::I32));
         visitor.field(2, fields.get(1, Self::COMPLETIONS).map(Item::I32));
@@ -1314,6 +1270,7 @@ impl<'a> JobStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1394,22 +1351,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::CONDITIONS.id(),
-                Self::START_TIME.id(),
-                Self::COMPLETION_TIME.id(),
-                Self::ACTIVE.id(),
-                Self::SUCCEEDED.id(),
-                Self::FAILED.id(),
-                Self::COMPLETED_INDEXES.id(),
-                Self::UNCOUNTED_TERMINATED_PODS.id(),
-                Self::READY.id(),
-                Self::FAILED_INDEXES.id(),
-                Self::TERMINATING.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         for x in fields.get(0, Self::CONDITIONS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -1500,6 +1442,7 @@ impl<'a> JobTemplateSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1546,7 +1489,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobTemplateSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1588,6 +1531,7 @@ impl<'a> PodFailurePolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1629,7 +1573,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodFailurePolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::RULES.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::RULES) {
             visitor.element(1, Item::Message(&x));
         }
@@ -1692,6 +1636,7 @@ impl<'a> PodFailurePolicyOnExitCodesRequirement<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1739,10 +1684,7 @@ for PodFailurePolicyOnExitCodesRequirement<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CONTAINER_NAME.id(), Self::OPERATOR.id(), Self::VALUES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::CONTAINER_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
         for x in fields.get(2, Self::VALUES) {
@@ -1804,6 +1746,7 @@ impl<'a> PodFailurePolicyOnPodConditionsPattern<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1848,7 +1791,7 @@ for PodFailurePolicyOnPodConditionsPattern<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::TYPE.id(), Self::STATUS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
     }
@@ -1906,6 +1849,7 @@ impl<'a> PodFailurePolicyRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1958,10 +1902,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodFailurePolicyRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::ACTION.id(), Self::ON_EXIT_CODES.id(), Self::ON_POD_CONDITIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::ACTION).map(Item::Str));
         visitor
             .field(
@@ -2012,6 +1953,7 @@ impl<'a> SuccessPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2053,7 +1995,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SuccessPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::RULES.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::RULES) {
             visitor.element(1, Item::Message(&x));
         }
@@ -2106,6 +2048,7 @@ impl<'a> SuccessPolicyRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2149,10 +2092,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SuccessPolicyRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SUCCEEDED_INDEXES.id(), Self::SUCCEEDED_COUNT.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::SUCCEEDED_INDEXES).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SUCCEEDED_COUNT).map(Item::I32));
     }
@@ -2198,6 +2138,7 @@ impl<'a> UncountedTerminatedPods<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2241,10 +2182,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UncountedTerminatedPods<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SUCCEEDED.id(), Self::FAILED.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::SUCCEEDED) {
             visitor.element(1, Item::Str(x));
         }

@@ -49,6 +49,7 @@ impl<'a> CronJob<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -96,10 +97,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJob<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -152,6 +150,7 @@ impl<'a> CronJobList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -198,7 +197,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -294,6 +293,7 @@ impl<'a> CronJobSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -355,19 +355,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SCHEDULE.id(),
-                Self::STARTING_DEADLINE_SECONDS.id(),
-                Self::CONCURRENCY_POLICY.id(),
-                Self::SUSPEND.id(),
-                Self::JOB_TEMPLATE.id(),
-                Self::SUCCESSFUL_JOBS_HISTORY_LIMIT.id(),
-                Self::FAILED_JOBS_HISTORY_LIMIT.id(),
-                Self::TIME_ZONE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::SCHEDULE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STARTING_DEADLINE_SECONDS).map(Item::I64));
         visitor.field(3, fields.get(2, Self::CONCURRENCY_POLICY).map(Item::Str));
@@ -445,6 +433,7 @@ impl<'a> CronJobStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -500,14 +489,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ACTIVE.id(),
-                Self::LAST_SCHEDULE_TIME.id(),
-                Self::LAST_SUCCESSFUL_TIME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 4, 5]);
         for x in fields.get(0, Self::ACTIVE) {
             visitor.element(1, Item::Message(&x));
         }
@@ -577,6 +559,7 @@ impl<'a> JobTemplateSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -624,7 +607,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobTemplateSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));

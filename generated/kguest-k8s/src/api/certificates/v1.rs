@@ -49,6 +49,7 @@ impl<'a> CertificateSigningRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -100,10 +101,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -200,6 +198,7 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -261,17 +260,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestConditio
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-                Self::LAST_UPDATE_TIME.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::STATUS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
         visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
@@ -340,6 +329,7 @@ impl<'a> CertificateSigningRequestList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -389,7 +379,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestList<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -485,6 +475,7 @@ impl<'a> CertificateSigningRequestSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -547,19 +538,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestSpec<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REQUEST.id(),
-                Self::USERNAME.id(),
-                Self::UID.id(),
-                Self::GROUPS.id(),
-                Self::USAGES.id(),
-                Self::EXTRA.id(),
-                Self::SIGNER_NAME.id(),
-                Self::EXPIRATION_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::REQUEST).map(Item::Bytes));
         visitor.field(2, fields.get(1, Self::USERNAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::UID).map(Item::Str));
@@ -631,6 +610,7 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -677,10 +657,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestStatus<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CONDITIONS.id(), Self::CERTIFICATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::CONDITIONS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -725,6 +702,7 @@ impl<'a> ExtraValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -765,7 +743,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Str(x));
         }

@@ -60,6 +60,7 @@ impl<'a> AWSElasticBlockStoreVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -109,15 +110,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AWSElasticBlockStoreVolumeSource<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VOLUME_ID.id(),
-                Self::FS_TYPE.id(),
-                Self::PARTITION.id(),
-                Self::READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::VOLUME_ID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::PARTITION).map(Item::I32));
@@ -172,6 +165,7 @@ impl<'a> Affinity<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -219,14 +213,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Affinity<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NODE_AFFINITY.id(),
-                Self::POD_AFFINITY.id(),
-                Self::POD_ANTI_AFFINITY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(
                 1,
@@ -296,6 +283,7 @@ impl<'a> AppArmorProfile<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -339,10 +327,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AppArmorProfile<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::LOCALHOST_PROFILE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::LOCALHOST_PROFILE).map(Item::Str));
     }
@@ -398,6 +383,7 @@ impl<'a> AttachedVolume<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -441,10 +427,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AttachedVolume<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::DEVICE_PATH.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DEVICE_PATH).map(Item::Str));
     }
@@ -487,6 +470,7 @@ impl<'a> AvoidPods<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -530,7 +514,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AvoidPods<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PREFER_AVOID_PODS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::PREFER_AVOID_PODS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -623,6 +607,7 @@ impl<'a> AzureDiskVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -678,17 +663,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureDiskVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DISK_NAME.id(),
-                Self::DISK_URI.id(),
-                Self::CACHING_MODE.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-                Self::KIND.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::DISK_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DISK_URI).map(Item::Str));
         visitor.field(3, fields.get(2, Self::CACHING_MODE).map(Item::Str));
@@ -767,6 +742,7 @@ impl<'a> AzureFilePersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -816,15 +792,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureFilePersistentVolumeSource<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SECRET_NAME.id(),
-                Self::SHARE_NAME.id(),
-                Self::READ_ONLY.id(),
-                Self::SECRET_NAMESPACE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::SECRET_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SHARE_NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -889,6 +857,7 @@ impl<'a> AzureFileVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -935,10 +904,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureFileVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SECRET_NAME.id(), Self::SHARE_NAME.id(), Self::READ_ONLY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::SECRET_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SHARE_NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -990,6 +956,7 @@ impl<'a> Binding<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1034,10 +1001,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Binding<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::TARGET.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
@@ -1139,6 +1103,7 @@ impl<'a> CSIPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1216,21 +1181,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIPersistentVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRIVER.id(),
-                Self::VOLUME_HANDLE.id(),
-                Self::READ_ONLY.id(),
-                Self::FS_TYPE.id(),
-                Self::VOLUME_ATTRIBUTES.id(),
-                Self::CONTROLLER_PUBLISH_SECRET_REF.id(),
-                Self::NODE_STAGE_SECRET_REF.id(),
-                Self::NODE_PUBLISH_SECRET_REF.id(),
-                Self::CONTROLLER_EXPAND_SECRET_REF.id(),
-                Self::NODE_EXPAND_SECRET_REF.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VOLUME_HANDLE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -1367,6 +1318,7 @@ impl<'a> CSIVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1423,16 +1375,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRIVER.id(),
-                Self::READ_ONLY.id(),
-                Self::FS_TYPE.id(),
-                Self::VOLUME_ATTRIBUTES.id(),
-                Self::NODE_PUBLISH_SECRET_REF.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::READ_ONLY).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
@@ -1496,6 +1439,7 @@ impl<'a> Capabilities<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1539,7 +1483,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Capabilities<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ADD.id(), Self::DROP.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::ADD) {
             visitor.element(1, Item::Str(x));
         }
@@ -1628,6 +1572,7 @@ impl<'a> CephFSPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1683,17 +1628,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CephFSPersistentVolumeSource<'a> 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::MONITORS.id(),
-                Self::PATH.id(),
-                Self::USER.id(),
-                Self::SECRET_FILE.id(),
-                Self::SECRET_REF.id(),
-                Self::READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         for x in fields.get(0, Self::MONITORS) {
             visitor.element(1, Item::Str(x));
         }
@@ -1790,6 +1725,7 @@ impl<'a> CephFSVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1846,17 +1782,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CephFSVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::MONITORS.id(),
-                Self::PATH.id(),
-                Self::USER.id(),
-                Self::SECRET_FILE.id(),
-                Self::SECRET_REF.id(),
-                Self::READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         for x in fields.get(0, Self::MONITORS) {
             visitor.element(1, Item::Str(x));
         }
@@ -1938,6 +1864,7 @@ impl<'a> CinderPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1987,15 +1914,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CinderPersistentVolumeSource<'a> 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VOLUME_ID.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-                Self::SECRET_REF.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::VOLUME_ID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -2069,6 +1988,7 @@ impl<'a> CinderVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2119,15 +2039,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CinderVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VOLUME_ID.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-                Self::SECRET_REF.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::VOLUME_ID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -2176,6 +2088,7 @@ impl<'a> ClientIPConfig<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2216,7 +2129,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClientIPConfig<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::TIMEOUT_SECONDS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::TIMEOUT_SECONDS).map(Item::I32));
     }
 
@@ -2294,6 +2207,7 @@ impl<'a> ClusterTrustBundleProjection<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2349,16 +2263,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleProjection<'a> 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::SIGNER_NAME.id(),
-                Self::LABEL_SELECTOR.id(),
-                Self::PATH.id(),
-                Self::OPTIONAL.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SIGNER_NAME).map(Item::Str));
         visitor
@@ -2444,6 +2349,7 @@ impl<'a> ComponentCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2493,10 +2399,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::STATUS.id(), Self::MESSAGE.id(), Self::ERROR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
@@ -2550,6 +2453,7 @@ impl<'a> ComponentStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2599,10 +2503,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::CONDITIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::CONDITIONS) {
@@ -2657,6 +2558,7 @@ impl<'a> ComponentStatusList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2704,7 +2606,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentStatusList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2769,6 +2671,7 @@ impl<'a> ConfigMap<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2822,15 +2725,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMap<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METADATA.id(),
-                Self::DATA.id(),
-                Self::BINARY_DATA.id(),
-                Self::IMMUTABLE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for (k, v) in fields.get(1, Self::DATA) {
@@ -2889,6 +2784,7 @@ impl<'a> ConfigMapEnvSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2935,10 +2831,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapEnvSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LOCAL_OBJECT_REFERENCE.id(), Self::OPTIONAL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -3002,6 +2895,7 @@ impl<'a> ConfigMapKeySelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3051,10 +2945,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapKeySelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LOCAL_OBJECT_REFERENCE.id(), Self::KEY.id(), Self::OPTIONAL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(
                 1,
@@ -3114,6 +3005,7 @@ impl<'a> ConfigMapList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3161,7 +3053,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -3252,6 +3144,7 @@ impl<'a> ConfigMapNodeConfigSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3304,16 +3197,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapNodeConfigSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAMESPACE.id(),
-                Self::NAME.id(),
-                Self::UID.id(),
-                Self::RESOURCE_VERSION.id(),
-                Self::KUBELET_CONFIG_KEY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::UID).map(Item::Str));
@@ -3370,6 +3254,7 @@ impl<'a> ConfigMapProjection<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3420,10 +3305,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapProjection<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LOCAL_OBJECT_REFERENCE.id(), Self::ITEMS.id(), Self::OPTIONAL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
         visitor
             .field(
                 1,
@@ -3493,6 +3375,7 @@ impl<'a> ConfigMapVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3546,15 +3429,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::LOCAL_OBJECT_REFERENCE.id(),
-                Self::ITEMS.id(),
-                Self::DEFAULT_MODE.id(),
-                Self::OPTIONAL.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(
                 1,
@@ -3768,6 +3643,7 @@ impl<'a> Container<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3895,31 +3771,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Container<'a> {
         let fields = rt::Scan::new(
             self.bytes,
             &[
-                Self::NAME.id(),
-                Self::IMAGE.id(),
-                Self::COMMAND.id(),
-                Self::ARGS.id(),
-                Self::WORKING_DIR.id(),
-                Self::PORTS.id(),
-                Self::ENV.id(),
-                Self::RESOURCES.id(),
-                Self::VOLUME_MOUNTS.id(),
-                Self::LIVENESS_PROBE.id(),
-                Self::READINESS_PROBE.id(),
-                Self::LIFECYCLE.id(),
-                Self::TERMINATION_MESSAGE_PATH.id(),
-                Self::IMAGE_PULL_POLICY.id(),
-                Self::SECURITY_CONTEXT.id(),
-                Self::STDIN.id(),
-                Self::STDIN_ONCE.id(),
-                Self::TTY.id(),
-                Self::ENV_FROM.id(),
-                Self::TERMINATION_MESSAGE_POLICY.id(),
-                Self::VOLUME_DEVICES.id(),
-                Self::STARTUP_PROBE.id(),
-                Self::RESIZE_POLICY.id(),
-                Self::RESTART_POLICY.id(),
-                Self::RESTART_POLICY_RULES.id(),
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25,
             ],
         );
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
@@ -4091,6 +3944,7 @@ impl<'a> ContainerExtendedResourceRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4137,14 +3991,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerExtendedResourceRequest<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::CONTAINER_NAME.id(),
-                Self::RESOURCE_NAME.id(),
-                Self::REQUEST_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::CONTAINER_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::RESOURCE_NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::REQUEST_NAME).map(Item::Str));
@@ -4192,6 +4039,7 @@ impl<'a> ContainerImage<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4235,10 +4083,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerImage<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAMES.id(), Self::SIZE_BYTES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::NAMES) {
             visitor.element(1, Item::Str(x));
         }
@@ -4318,6 +4163,7 @@ impl<'a> ContainerPort<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4370,16 +4216,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerPort<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::HOST_PORT.id(),
-                Self::CONTAINER_PORT.id(),
-                Self::PROTOCOL.id(),
-                Self::HOST_IP.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::HOST_PORT).map(Item::I32));
         visitor.field(3, fields.get(2, Self::CONTAINER_PORT).map(Item::I32));
@@ -4441,6 +4278,7 @@ impl<'a> ContainerResizePolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4484,10 +4322,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResizePolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RESOURCE_NAME.id(), Self::RESTART_POLICY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::RESOURCE_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::RESTART_POLICY).map(Item::Str));
     }
@@ -4538,6 +4373,7 @@ impl<'a> ContainerRestartRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4582,10 +4418,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerRestartRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::ACTION.id(), Self::EXIT_CODES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::ACTION).map(Item::Str));
         visitor
             .field(
@@ -4640,6 +4473,7 @@ impl<'a> ContainerRestartRuleOnExitCodes<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4683,10 +4517,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerRestartRuleOnExitCodes<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::OPERATOR.id(), Self::VALUES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::OPERATOR).map(Item::Str));
         for x in fields.get(1, Self::VALUES) {
             visitor.element(2, Item::I32(x));
@@ -4741,6 +4572,7 @@ impl<'a> ContainerState<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4790,10 +4622,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerState<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::WAITING.id(), Self::RUNNING.id(), Self::TERMINATED.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::WAITING).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -4846,6 +4675,7 @@ impl<'a> ContainerStateRunning<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4889,7 +4719,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateRunning<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::STARTED_AT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -4985,6 +4815,7 @@ impl<'a> ContainerStateTerminated<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5049,18 +4880,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateTerminated<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::EXIT_CODE.id(),
-                Self::SIGNAL.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-                Self::STARTED_AT.id(),
-                Self::FINISHED_AT.id(),
-                Self::CONTAINER_ID.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::EXIT_CODE).map(Item::I32));
         visitor.field(2, fields.get(1, Self::SIGNAL).map(Item::I32));
         visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
@@ -5134,6 +4954,7 @@ impl<'a> ContainerStateWaiting<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5177,7 +4998,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateWaiting<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REASON.id(), Self::MESSAGE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::REASON).map(Item::Str));
         visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
     }
@@ -5321,6 +5142,7 @@ impl<'a> ContainerStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5419,23 +5241,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStatus<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::STATE.id(),
-                Self::LAST_STATE.id(),
-                Self::READY.id(),
-                Self::RESTART_COUNT.id(),
-                Self::IMAGE.id(),
-                Self::IMAGE_ID.id(),
-                Self::CONTAINER_ID.id(),
-                Self::STARTED.id(),
-                Self::ALLOCATED_RESOURCES.id(),
-                Self::RESOURCES.id(),
-                Self::VOLUME_MOUNTS.id(),
-                Self::USER.id(),
-                Self::ALLOCATED_RESOURCES_STATUS.id(),
-                Self::STOP_SIGNAL.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
         );
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATE).as_ref().map(|x| Item::Message(x)));
@@ -5523,6 +5329,7 @@ impl<'a> ContainerUser<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5563,7 +5370,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerUser<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::LINUX.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::LINUX).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -5602,6 +5409,7 @@ impl<'a> DaemonEndpoint<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5642,7 +5450,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonEndpoint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PORT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
     }
 
@@ -5681,6 +5489,7 @@ impl<'a> DownwardAPIProjection<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5722,7 +5531,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIProjection<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -5785,6 +5594,7 @@ impl<'a> DownwardAPIVolumeFile<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5836,15 +5646,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeFile<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PATH.id(),
-                Self::FIELD_REF.id(),
-                Self::RESOURCE_FIELD_REF.id(),
-                Self::MODE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::FIELD_REF).as_ref().map(|x| Item::Message(x)));
@@ -5902,6 +5704,7 @@ impl<'a> DownwardAPIVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5946,10 +5749,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::ITEMS.id(), Self::DEFAULT_MODE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -6008,6 +5808,7 @@ impl<'a> EmptyDirVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -6054,10 +5855,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EmptyDirVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MEDIUM.id(), Self::SIZE_LIMIT.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::MEDIUM).map(Item::Str));
         visitor
             .field(
@@ -6132,6 +5930,7 @@ impl<'a> EndpointAddress<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -6181,15 +5980,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointAddress<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::IP.id(),
-                Self::TARGET_REF.id(),
-                Self::HOSTNAME.id(),
-                Self::NODE_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
         visitor
             .field(
@@ -6268,6 +6059,7 @@ impl<'a> EndpointPort<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -6317,15 +6109,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointPort<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::PORT.id(),
-                Self::PROTOCOL.id(),
-                Self::APP_PROTOCOL.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PORT).map(Item::I32));
         visitor.field(3, fields.get(2, Self::PROTOCOL).map(Item::Str));
@@ -6380,6 +6164,7 @@ impl<'a> EndpointSubset<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -6431,10 +6216,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSubset<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::ADDRESSES.id(), Self::NOT_READY_ADDRESSES.id(), Self::PORTS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::ADDRESSES) {
             visitor.element(1, Item::Message(&x));
         }
@@ -6498,6 +6280,7 @@ impl<'a> Endpoints<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -6545,10 +6328,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Endpoints<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SUBSETS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::SUBSETS) {
@@ -6603,6 +6383,7 @@ impl<'a> EndpointsList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -6650,7 +6431,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointsList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -6711,6 +6492,7 @@ impl<'a> EnvFromSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -6758,10 +6540,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvFromSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PREFIX.id(), Self::CONFIG_MAP_REF.id(), Self::SECRET_REF.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::PREFIX).map(Item::Str));
         visitor
             .field(
@@ -6832,6 +6611,7 @@ impl<'a> EnvVar<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -6876,10 +6656,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvVar<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::VALUE.id(), Self::VALUE_FROM.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
         visitor
@@ -6946,6 +6723,7 @@ impl<'a> EnvVarSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -7002,16 +6780,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvVarSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::FIELD_REF.id(),
-                Self::RESOURCE_FIELD_REF.id(),
-                Self::CONFIG_MAP_KEY_REF.id(),
-                Self::SECRET_KEY_REF.id(),
-                Self::FILE_KEY_REF.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor
             .field(1, fields.get(0, Self::FIELD_REF).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -7091,6 +6860,7 @@ impl<'a> EphemeralContainer<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -7137,10 +6907,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralContainer<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::EPHEMERAL_CONTAINER_COMMON.id(), Self::TARGET_CONTAINER_NAME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -7349,6 +7116,7 @@ impl<'a> EphemeralContainerCommon<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -7476,31 +7244,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralContainerCommon<'a> {
         let fields = rt::Scan::new(
             self.bytes,
             &[
-                Self::NAME.id(),
-                Self::IMAGE.id(),
-                Self::COMMAND.id(),
-                Self::ARGS.id(),
-                Self::WORKING_DIR.id(),
-                Self::PORTS.id(),
-                Self::ENV.id(),
-                Self::RESOURCES.id(),
-                Self::VOLUME_MOUNTS.id(),
-                Self::LIVENESS_PROBE.id(),
-                Self::READINESS_PROBE.id(),
-                Self::LIFECYCLE.id(),
-                Self::TERMINATION_MESSAGE_PATH.id(),
-                Self::IMAGE_PULL_POLICY.id(),
-                Self::SECURITY_CONTEXT.id(),
-                Self::STDIN.id(),
-                Self::STDIN_ONCE.id(),
-                Self::TTY.id(),
-                Self::ENV_FROM.id(),
-                Self::TERMINATION_MESSAGE_POLICY.id(),
-                Self::VOLUME_DEVICES.id(),
-                Self::STARTUP_PROBE.id(),
-                Self::RESIZE_POLICY.id(),
-                Self::RESTART_POLICY.id(),
-                Self::RESTART_POLICY_RULES.id(),
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25,
             ],
         );
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
@@ -7647,6 +7392,7 @@ impl<'a> EphemeralVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -7690,7 +7436,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::VOLUME_CLAIM_TEMPLATE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -7853,6 +7599,7 @@ impl<'a> Event<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -7948,23 +7695,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Event<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::METADATA.id(),
-                Self::INVOLVED_OBJECT.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-                Self::SOURCE.id(),
-                Self::FIRST_TIMESTAMP.id(),
-                Self::LAST_TIMESTAMP.id(),
-                Self::COUNT.id(),
-                Self::TYPE.id(),
-                Self::EVENT_TIME.id(),
-                Self::SERIES.id(),
-                Self::ACTION.id(),
-                Self::RELATED.id(),
-                Self::REPORTING_COMPONENT.id(),
-                Self::REPORTING_INSTANCE.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
         );
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
@@ -8060,6 +7791,7 @@ impl<'a> EventList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -8106,7 +7838,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -8161,6 +7893,7 @@ impl<'a> EventSeries<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -8207,10 +7940,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventSeries<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::COUNT.id(), Self::LAST_OBSERVED_TIME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::COUNT).map(Item::I32));
         visitor
             .field(
@@ -8273,6 +8003,7 @@ impl<'a> EventSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -8316,7 +8047,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::COMPONENT.id(), Self::HOST.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::COMPONENT).map(Item::Str));
         visitor.field(2, fields.get(1, Self::HOST).map(Item::Str));
     }
@@ -8357,6 +8088,7 @@ impl<'a> ExecAction<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -8397,7 +8129,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExecAction<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::COMMAND.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::COMMAND) {
             visitor.element(1, Item::Str(x));
         }
@@ -8465,6 +8197,7 @@ impl<'a> FCVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -8517,16 +8250,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FCVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TARGET_WWNS.id(),
-                Self::LUN.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-                Self::WWIDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         for x in fields.get(0, Self::TARGET_WWNS) {
             visitor.element(1, Item::Str(x));
         }
@@ -8611,6 +8335,7 @@ impl<'a> FileKeySelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -8660,15 +8385,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FileKeySelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VOLUME_NAME.id(),
-                Self::PATH.id(),
-                Self::KEY.id(),
-                Self::OPTIONAL.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::VOLUME_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
         visitor.field(3, fields.get(2, Self::KEY).map(Item::Str));
@@ -8743,6 +8460,7 @@ impl<'a> FlexPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -8795,16 +8513,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlexPersistentVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRIVER.id(),
-                Self::FS_TYPE.id(),
-                Self::SECRET_REF.id(),
-                Self::READ_ONLY.id(),
-                Self::OPTIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
         visitor
@@ -8889,6 +8598,7 @@ impl<'a> FlexVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -8942,16 +8652,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlexVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRIVER.id(),
-                Self::FS_TYPE.id(),
-                Self::SECRET_REF.id(),
-                Self::READ_ONLY.id(),
-                Self::OPTIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
         visitor
@@ -9021,6 +8722,7 @@ impl<'a> FlockerVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9064,10 +8766,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlockerVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DATASET_NAME.id(), Self::DATASET_UUID.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::DATASET_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DATASET_UUID).map(Item::Str));
     }
@@ -9133,6 +8832,7 @@ impl<'a> GCEPersistentDiskVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9182,15 +8882,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GCEPersistentDiskVolumeSource<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PD_NAME.id(),
-                Self::FS_TYPE.id(),
-                Self::PARTITION.id(),
-                Self::READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::PD_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::PARTITION).map(Item::I32));
@@ -9245,6 +8937,7 @@ impl<'a> GRPCAction<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9288,7 +8981,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GRPCAction<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PORT.id(), Self::SERVICE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
         visitor.field(2, fields.get(1, Self::SERVICE).map(Item::Str));
     }
@@ -9354,6 +9047,7 @@ impl<'a> GitRepoVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9400,10 +9094,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GitRepoVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REPOSITORY.id(), Self::REVISION.id(), Self::DIRECTORY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::REPOSITORY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::REVISION).map(Item::Str));
         visitor.field(3, fields.get(2, Self::DIRECTORY).map(Item::Str));
@@ -9476,6 +9167,7 @@ impl<'a> GlusterfsPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9525,15 +9217,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GlusterfsPersistentVolumeSource<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ENDPOINTS.id(),
-                Self::PATH.id(),
-                Self::READ_ONLY.id(),
-                Self::ENDPOINTS_NAMESPACE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::ENDPOINTS).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -9598,6 +9282,7 @@ impl<'a> GlusterfsVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9644,10 +9329,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GlusterfsVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::ENDPOINTS.id(), Self::PATH.id(), Self::READ_ONLY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::ENDPOINTS).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -9729,6 +9411,7 @@ impl<'a> HTTPGetAction<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9785,16 +9468,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPGetAction<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PATH.id(),
-                Self::PORT.id(),
-                Self::HOST.id(),
-                Self::SCHEME.id(),
-                Self::HTTP_HEADERS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PORT).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::HOST).map(Item::Str));
@@ -9860,6 +9534,7 @@ impl<'a> HTTPHeader<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9903,7 +9578,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPHeader<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::VALUE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
     }
@@ -9954,6 +9629,7 @@ impl<'a> HostAlias<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -9997,7 +9673,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostAlias<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::IP.id(), Self::HOSTNAMES.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
         for x in fields.get(1, Self::HOSTNAMES) {
             visitor.element(2, Item::Str(x));
@@ -10047,6 +9723,7 @@ impl<'a> HostIP<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -10085,7 +9762,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostIP<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::IP.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
     }
 
@@ -10139,6 +9816,7 @@ impl<'a> HostPathVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -10182,7 +9860,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostPathVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATH.id(), Self::TYPE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor.field(2, fields.get(1, Self::TYPE).map(Item::Str));
     }
@@ -10298,6 +9976,7 @@ impl<'a> ISCSIPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -10368,22 +10047,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ISCSIPersistentVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TARGET_PORTAL.id(),
-                Self::IQN.id(),
-                Self::LUN.id(),
-                Self::ISCSI_INTERFACE.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-                Self::PORTALS.id(),
-                Self::CHAP_AUTH_DISCOVERY.id(),
-                Self::SECRET_REF.id(),
-                Self::CHAP_AUTH_SESSION.id(),
-                Self::INITIATOR_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]);
         visitor.field(1, fields.get(0, Self::TARGET_PORTAL).map(Item::Str));
         visitor.field(2, fields.get(1, Self::IQN).map(Item::Str));
         visitor.field(3, fields.get(2, Self::LUN).map(Item::I32));
@@ -10525,6 +10189,7 @@ impl<'a> ISCSIVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -10596,22 +10261,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ISCSIVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TARGET_PORTAL.id(),
-                Self::IQN.id(),
-                Self::LUN.id(),
-                Self::ISCSI_INTERFACE.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-                Self::PORTALS.id(),
-                Self::CHAP_AUTH_DISCOVERY.id(),
-                Self::SECRET_REF.id(),
-                Self::CHAP_AUTH_SESSION.id(),
-                Self::INITIATOR_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]);
         visitor.field(1, fields.get(0, Self::TARGET_PORTAL).map(Item::Str));
         visitor.field(2, fields.get(1, Self::IQN).map(Item::Str));
         visitor.field(3, fields.get(2, Self::LUN).map(Item::I32));
@@ -10693,6 +10343,7 @@ impl<'a> ImageVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -10736,10 +10387,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REFERENCE.id(), Self::PULL_POLICY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::REFERENCE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PULL_POLICY).map(Item::Str));
     }
@@ -10785,6 +10433,7 @@ impl<'a> ImageVolumeStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -10825,7 +10474,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageVolumeStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::IMAGE_REF.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::IMAGE_REF).map(Item::Str));
     }
 
@@ -10884,6 +10533,7 @@ impl<'a> KeyToPath<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -10930,10 +10580,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for KeyToPath<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::PATH.id(), Self::MODE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
         visitor.field(3, fields.get(2, Self::MODE).map(Item::I32));
@@ -10991,6 +10638,7 @@ impl<'a> Lifecycle<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -11037,10 +10685,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Lifecycle<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::POST_START.id(), Self::PRE_STOP.id(), Self::STOP_SIGNAL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(
                 1,
@@ -11103,6 +10748,7 @@ impl<'a> LifecycleHandler<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -11152,15 +10798,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LifecycleHandler<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::EXEC.id(),
-                Self::HTTP_GET.id(),
-                Self::TCP_SOCKET.id(),
-                Self::SLEEP.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::EXEC).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(2, fields.get(1, Self::HTTP_GET).as_ref().map(|x| Item::Message(x)));
@@ -11219,6 +10857,7 @@ impl<'a> LimitRange<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -11265,7 +10904,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRange<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -11367,6 +11006,7 @@ impl<'a> LimitRangeItem<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -11457,17 +11097,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeItem<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::MAX.id(),
-                Self::MIN.id(),
-                Self::DEFAULT.id(),
-                Self::DEFAULT_REQUEST.id(),
-                Self::MAX_LIMIT_REQUEST_RATIO.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         for (k, v) in fields.get(1, Self::MAX) {
             visitor.entry(2, Item::Str(k), Item::Message(&v));
@@ -11545,6 +11175,7 @@ impl<'a> LimitRangeList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -11592,7 +11223,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -11638,6 +11269,7 @@ impl<'a> LimitRangeSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -11679,7 +11311,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::LIMITS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::LIMITS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -11732,6 +11364,7 @@ impl<'a> LinuxContainerUser<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -11779,10 +11412,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LinuxContainerUser<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::UID.id(), Self::GID.id(), Self::SUPPLEMENTAL_GROUPS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::UID).map(Item::I64));
         visitor.field(2, fields.get(1, Self::GID).map(Item::I64));
         for x in fields.get(2, Self::SUPPLEMENTAL_GROUPS) {
@@ -11840,6 +11470,7 @@ impl<'a> List<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -11887,7 +11518,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for List<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -11963,6 +11594,7 @@ impl<'a> LoadBalancerIngress<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12013,10 +11645,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LoadBalancerIngress<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::IP.id(), Self::HOSTNAME.id(), Self::IP_MODE.id(), Self::PORTS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::HOSTNAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::IP_MODE).map(Item::Str));
@@ -12065,6 +11694,7 @@ impl<'a> LoadBalancerStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12106,7 +11736,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LoadBalancerStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::INGRESS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::INGRESS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -12154,6 +11784,7 @@ impl<'a> LocalObjectReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12194,7 +11825,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalObjectReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
     }
 
@@ -12248,6 +11879,7 @@ impl<'a> LocalVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12291,7 +11923,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATH.id(), Self::FS_TYPE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
     }
@@ -12347,6 +11979,7 @@ impl<'a> ModifyVolumeStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12391,10 +12024,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ModifyVolumeStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TARGET_VOLUME_ATTRIBUTES_CLASS_NAME.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -12459,6 +12089,7 @@ impl<'a> NFSVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12505,10 +12136,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NFSVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SERVER.id(), Self::PATH.id(), Self::READ_ONLY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::SERVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -12565,6 +12193,7 @@ impl<'a> Namespace<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12614,10 +12243,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Namespace<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -12705,6 +12331,7 @@ impl<'a> NamespaceCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12760,16 +12387,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -12832,6 +12450,7 @@ impl<'a> NamespaceList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12879,7 +12498,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -12925,6 +12544,7 @@ impl<'a> NamespaceSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -12965,7 +12585,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::FINALIZERS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::FINALIZERS) {
             visitor.element(1, Item::Str(x));
         }
@@ -13018,6 +12638,7 @@ impl<'a> NamespaceStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -13064,10 +12685,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PHASE.id(), Self::CONDITIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
         for x in fields.get(1, Self::CONDITIONS) {
             visitor.element(2, Item::Message(&x));
@@ -13126,6 +12744,7 @@ impl<'a> Node<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -13173,10 +12792,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Node<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -13235,6 +12851,7 @@ impl<'a> NodeAddress<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -13278,7 +12895,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAddress<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::TYPE.id(), Self::ADDRESS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::ADDRESS).map(Item::Str));
     }
@@ -13328,6 +12945,7 @@ impl<'a> NodeAffinity<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -13377,13 +12995,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAffinity<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION.id(),
-                Self::PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -13465,6 +13077,7 @@ impl<'a> NodeAllocatableResourceClaimStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -13518,14 +13131,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceClaimStatu
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::RESOURCE_CLAIM_NAME.id(),
-                Self::CONTAINERS.id(),
-                Self::RESOURCES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
         for x in fields.get(1, Self::CONTAINERS) {
             visitor.element(2, Item::Str(x));
@@ -13629,6 +13235,7 @@ impl<'a> NodeCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -13690,17 +13297,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_HEARTBEAT_TIME.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -13763,6 +13360,7 @@ impl<'a> NodeConfigSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -13804,7 +13402,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeConfigSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CONFIG_MAP.id()]);
+        let fields = rt::Scan::new(self.bytes, &[2]);
         visitor
             .field(
                 2,
@@ -13867,6 +13465,7 @@ impl<'a> NodeConfigStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -13917,15 +13516,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeConfigStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ASSIGNED.id(),
-                Self::ACTIVE.id(),
-                Self::LAST_KNOWN_GOOD.id(),
-                Self::ERROR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::ASSIGNED).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::ACTIVE).as_ref().map(|x| Item::Message(x)));
@@ -13975,6 +13566,7 @@ impl<'a> NodeDaemonEndpoints<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14016,7 +13608,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeDaemonEndpoints<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::KUBELET_ENDPOINT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -14059,6 +13651,7 @@ impl<'a> NodeFeatures<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14099,7 +13692,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeFeatures<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::SUPPLEMENTAL_GROUPS_POLICY.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::SUPPLEMENTAL_GROUPS_POLICY).map(Item::Bool));
     }
@@ -14148,6 +13741,7 @@ impl<'a> NodeList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14194,7 +13788,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -14245,6 +13839,7 @@ impl<'a> NodeProxyOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14285,7 +13880,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeProxyOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATH.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
     }
 
@@ -14334,6 +13929,7 @@ impl<'a> NodeRuntimeHandler<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14378,7 +13974,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeRuntimeHandler<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::FEATURES.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::FEATURES).as_ref().map(|x| Item::Message(x)));
@@ -14425,6 +14021,7 @@ impl<'a> NodeRuntimeHandlerFeatures<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14468,10 +14065,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeRuntimeHandlerFeatures<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RECURSIVE_READ_ONLY_MOUNTS.id(), Self::USER_NAMESPACES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::RECURSIVE_READ_ONLY_MOUNTS).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::USER_NAMESPACES).map(Item::Bool));
@@ -14513,6 +14107,7 @@ impl<'a> NodeSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14556,7 +14151,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NODE_SELECTOR_TERMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::NODE_SELECTOR_TERMS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -14619,6 +14214,7 @@ impl<'a> NodeSelectorRequirement<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14665,10 +14261,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelectorRequirement<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::OPERATOR.id(), Self::VALUES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
         for x in fields.get(2, Self::VALUES) {
@@ -14722,6 +14315,7 @@ impl<'a> NodeSelectorTerm<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14771,10 +14365,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelectorTerm<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MATCH_EXPRESSIONS.id(), Self::MATCH_FIELDS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::MATCH_EXPRESSIONS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -14868,6 +14459,7 @@ impl<'a> NodeSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -14927,18 +14519,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::POD_CIDR.id(),
-                Self::EXTERNAL_ID.id(),
-                Self::PROVIDER_ID.id(),
-                Self::UNSCHEDULABLE.id(),
-                Self::TAINTS.id(),
-                Self::CONFIG_SOURCE.id(),
-                Self::POD_CIDRS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::POD_CIDR).map(Item::Str));
         visitor.field(2, fields.get(1, Self::EXTERNAL_ID).map(Item::Str));
         visitor.field(3, fields.get(2, Self::PROVIDER_ID).map(Item::Str));
@@ -15083,6 +14664,7 @@ impl<'a> NodeStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -15188,22 +14770,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeStatus<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::CAPACITY.id(),
-                Self::ALLOCATABLE.id(),
-                Self::PHASE.id(),
-                Self::CONDITIONS.id(),
-                Self::ADDRESSES.id(),
-                Self::DAEMON_ENDPOINTS.id(),
-                Self::NODE_INFO.id(),
-                Self::IMAGES.id(),
-                Self::VOLUMES_IN_USE.id(),
-                Self::VOLUMES_ATTACHED.id(),
-                Self::CONFIG.id(),
-                Self::RUNTIME_HANDLERS.id(),
-                Self::FEATURES.id(),
-                Self::DECLARED_FEATURES.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14],
         );
         for (k, v) in fields.get(0, Self::CAPACITY) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
@@ -15315,6 +14882,7 @@ impl<'a> NodeSwapStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -15355,7 +14923,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSwapStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CAPACITY.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::CAPACITY).map(Item::I64));
     }
 
@@ -15494,6 +15062,7 @@ impl<'a> NodeSystemInfo<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -15564,22 +15133,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSystemInfo<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::MACHINE_ID.id(),
-                Self::SYSTEM_UUID.id(),
-                Self::BOOT_ID.id(),
-                Self::KERNEL_VERSION.id(),
-                Self::OS_IMAGE.id(),
-                Self::CONTAINER_RUNTIME_VERSION.id(),
-                Self::KUBELET_VERSION.id(),
-                Self::KUBE_PROXY_VERSION.id(),
-                Self::OPERATING_SYSTEM.id(),
-                Self::ARCHITECTURE.id(),
-                Self::SWAP.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::MACHINE_ID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SYSTEM_UUID).map(Item::Str));
         visitor.field(3, fields.get(2, Self::BOOT_ID).map(Item::Str));
@@ -15653,6 +15207,7 @@ impl<'a> ObjectFieldSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -15696,10 +15251,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectFieldSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::API_VERSION.id(), Self::FIELD_PATH.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::API_VERSION).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FIELD_PATH).map(Item::Str));
     }
@@ -15805,6 +15357,7 @@ impl<'a> ObjectReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -15863,18 +15416,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::KIND.id(),
-                Self::NAMESPACE.id(),
-                Self::NAME.id(),
-                Self::UID.id(),
-                Self::API_VERSION.id(),
-                Self::RESOURCE_VERSION.id(),
-                Self::FIELD_PATH.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAMESPACE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
@@ -15939,6 +15481,7 @@ impl<'a> PersistentVolume<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -15989,10 +15532,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolume<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -16050,6 +15590,7 @@ impl<'a> PersistentVolumeClaim<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -16101,10 +15642,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaim<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -16201,6 +15739,7 @@ impl<'a> PersistentVolumeClaimCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -16262,17 +15801,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimCondition<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_PROBE_TIME.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -16341,6 +15870,7 @@ impl<'a> PersistentVolumeClaimList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -16388,7 +15918,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -16498,6 +16028,7 @@ impl<'a> PersistentVolumeClaimSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -16568,20 +16099,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ACCESS_MODES.id(),
-                Self::RESOURCES.id(),
-                Self::VOLUME_NAME.id(),
-                Self::SELECTOR.id(),
-                Self::STORAGE_CLASS_NAME.id(),
-                Self::VOLUME_MODE.id(),
-                Self::DATA_SOURCE.id(),
-                Self::DATA_SOURCE_REF.id(),
-                Self::VOLUME_ATTRIBUTES_CLASS_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         for x in fields.get(0, Self::ACCESS_MODES) {
             visitor.element(1, Item::Str(x));
         }
@@ -16710,6 +16228,7 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -16793,19 +16312,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PHASE.id(),
-                Self::ACCESS_MODES.id(),
-                Self::CAPACITY.id(),
-                Self::CONDITIONS.id(),
-                Self::ALLOCATED_RESOURCES.id(),
-                Self::ALLOCATED_RESOURCE_STATUSES.id(),
-                Self::CURRENT_VOLUME_ATTRIBUTES_CLASS_NAME.id(),
-                Self::MODIFY_VOLUME_STATUS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
         for x in fields.get(1, Self::ACCESS_MODES) {
             visitor.element(2, Item::Str(x));
@@ -16898,6 +16405,7 @@ impl<'a> PersistentVolumeClaimTemplate<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -16945,7 +16453,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimTemplate<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -16997,6 +16505,7 @@ impl<'a> PersistentVolumeClaimVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -17040,10 +16549,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimVolumeSource
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CLAIM_NAME.id(), Self::READ_ONLY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::CLAIM_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::READ_ONLY).map(Item::Bool));
     }
@@ -17093,6 +16599,7 @@ impl<'a> PersistentVolumeList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -17140,7 +16647,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -17295,6 +16802,7 @@ impl<'a> PersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -17426,28 +16934,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeSource<'a> {
         let fields = rt::Scan::new(
             self.bytes,
             &[
-                Self::GCE_PERSISTENT_DISK.id(),
-                Self::AWS_ELASTIC_BLOCK_STORE.id(),
-                Self::HOST_PATH.id(),
-                Self::GLUSTERFS.id(),
-                Self::NFS.id(),
-                Self::RBD.id(),
-                Self::ISCSI.id(),
-                Self::CINDER.id(),
-                Self::CEPHFS.id(),
-                Self::FC.id(),
-                Self::FLOCKER.id(),
-                Self::FLEX_VOLUME.id(),
-                Self::AZURE_FILE.id(),
-                Self::VSPHERE_VOLUME.id(),
-                Self::QUOBYTE.id(),
-                Self::AZURE_DISK.id(),
-                Self::PHOTON_PERSISTENT_DISK.id(),
-                Self::PORTWORX_VOLUME.id(),
-                Self::SCALE_IO.id(),
-                Self::LOCAL.id(),
-                Self::STORAGEOS.id(),
-                Self::CSI.id(),
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22,
             ],
         );
         visitor
@@ -17657,6 +17145,7 @@ impl<'a> PersistentVolumeSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -17735,21 +17224,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::CAPACITY.id(),
-                Self::PERSISTENT_VOLUME_SOURCE.id(),
-                Self::ACCESS_MODES.id(),
-                Self::CLAIM_REF.id(),
-                Self::PERSISTENT_VOLUME_RECLAIM_POLICY.id(),
-                Self::STORAGE_CLASS_NAME.id(),
-                Self::MOUNT_OPTIONS.id(),
-                Self::VOLUME_MODE.id(),
-                Self::NODE_AFFINITY.id(),
-                Self::VOLUME_ATTRIBUTES_CLASS_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         for (k, v) in fields.get(0, Self::CAPACITY) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -17873,6 +17348,7 @@ impl<'a> PersistentVolumeStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -17925,15 +17401,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::PHASE.id(),
-                Self::MESSAGE.id(),
-                Self::REASON.id(),
-                Self::LAST_PHASE_TRANSITION_TIME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
@@ -18004,6 +17472,7 @@ impl<'a> PhotonPersistentDiskVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -18047,7 +17516,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PhotonPersistentDiskVolumeSource<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PD_ID.id(), Self::FS_TYPE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PD_ID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
     }
@@ -18102,6 +17571,7 @@ impl<'a> Pod<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -18149,10 +17619,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Pod<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -18205,6 +17672,7 @@ impl<'a> PodAffinity<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -18254,13 +17722,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAffinity<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION.id(),
-                Self::PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION)
         {
             visitor.element(1, Item::Message(&x));
@@ -18350,6 +17812,7 @@ impl<'a> PodAffinityTerm<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -18411,17 +17874,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAffinityTerm<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::LABEL_SELECTOR.id(),
-                Self::NAMESPACES.id(),
-                Self::TOPOLOGY_KEY.id(),
-                Self::NAMESPACE_SELECTOR.id(),
-                Self::MATCH_LABEL_KEYS.id(),
-                Self::MISMATCH_LABEL_KEYS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor
             .field(
                 1,
@@ -18502,6 +17955,7 @@ impl<'a> PodAntiAffinity<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -18551,13 +18005,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAntiAffinity<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION.id(),
-                Self::PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION)
         {
             visitor.element(1, Item::Message(&x));
@@ -18634,6 +18082,7 @@ impl<'a> PodAttachOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -18686,16 +18135,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAttachOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::STDIN.id(),
-                Self::STDOUT.id(),
-                Self::STDERR.id(),
-                Self::TTY.id(),
-                Self::CONTAINER.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::STDIN).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::STDOUT).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::STDERR).map(Item::Bool));
@@ -18797,6 +18237,7 @@ impl<'a> PodCertificateProjection<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -18856,18 +18297,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateProjection<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SIGNER_NAME.id(),
-                Self::KEY_TYPE.id(),
-                Self::MAX_EXPIRATION_SECONDS.id(),
-                Self::CREDENTIAL_BUNDLE_PATH.id(),
-                Self::KEY_PATH.id(),
-                Self::CERTIFICATE_CHAIN_PATH.id(),
-                Self::USER_ANNOTATIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::SIGNER_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KEY_TYPE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::MAX_EXPIRATION_SECONDS).map(Item::I32));
@@ -18980,6 +18410,7 @@ impl<'a> PodCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -19044,18 +18475,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_PROBE_TIME.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-                Self::OBSERVED_GENERATION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -19127,6 +18547,7 @@ impl<'a> PodDNSConfig<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -19174,10 +18595,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDNSConfig<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAMESERVERS.id(), Self::SEARCHES.id(), Self::OPTIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::NAMESERVERS) {
             visitor.element(1, Item::Str(x));
         }
@@ -19247,6 +18665,7 @@ impl<'a> PodDNSConfigOption<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -19290,7 +18709,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDNSConfigOption<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::VALUE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
     }
@@ -19361,6 +18780,7 @@ impl<'a> PodExecOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -19416,17 +18836,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodExecOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::STDIN.id(),
-                Self::STDOUT.id(),
-                Self::STDERR.id(),
-                Self::TTY.id(),
-                Self::CONTAINER.id(),
-                Self::COMMAND.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::STDIN).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::STDOUT).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::STDERR).map(Item::Bool));
@@ -19491,6 +18901,7 @@ impl<'a> PodExtendedResourceClaimStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -19537,10 +18948,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodExtendedResourceClaimStatus<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REQUEST_MAPPINGS.id(), Self::RESOURCE_CLAIM_NAME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::REQUEST_MAPPINGS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -19590,6 +18998,7 @@ impl<'a> PodIP<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -19628,7 +19037,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodIP<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::IP.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
     }
 
@@ -19676,6 +19085,7 @@ impl<'a> PodList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -19720,7 +19130,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -19825,6 +19235,7 @@ impl<'a> PodLogOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -19895,21 +19306,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodLogOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::CONTAINER.id(),
-                Self::FOLLOW.id(),
-                Self::PREVIOUS.id(),
-                Self::SINCE_SECONDS.id(),
-                Self::SINCE_TIME.id(),
-                Self::TIMESTAMPS.id(),
-                Self::TAIL_LINES.id(),
-                Self::LIMIT_BYTES.id(),
-                Self::INSECURE_SKIP_TLS_VERIFY_BACKEND.id(),
-                Self::STREAM.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::CONTAINER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FOLLOW).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::PREVIOUS).map(Item::Bool));
@@ -19979,6 +19376,7 @@ impl<'a> PodOS<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20017,7 +19415,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodOS<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
     }
 
@@ -20056,6 +19454,7 @@ impl<'a> PodPortForwardOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20096,7 +19495,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodPortForwardOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PORTS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::PORTS) {
             visitor.element(1, Item::I32(x));
         }
@@ -20144,6 +19543,7 @@ impl<'a> PodProxyOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20184,7 +19584,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodProxyOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATH.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
     }
 
@@ -20228,6 +19628,7 @@ impl<'a> PodReadinessGate<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20268,7 +19669,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodReadinessGate<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CONDITION_TYPE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::CONDITION_TYPE).map(Item::Str));
     }
 
@@ -20332,6 +19733,7 @@ impl<'a> PodResourceClaim<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20378,14 +19780,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodResourceClaim<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::RESOURCE_CLAIM_NAME.id(),
-                Self::RESOURCE_CLAIM_TEMPLATE_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(3, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
         visitor
@@ -20444,6 +19839,7 @@ impl<'a> PodResourceClaimStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20487,10 +19883,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodResourceClaimStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::RESOURCE_CLAIM_NAME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
     }
@@ -20536,6 +19929,7 @@ impl<'a> PodSchedulingGate<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20576,7 +19970,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSchedulingGate<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
     }
 
@@ -20620,6 +20014,7 @@ impl<'a> PodSchedulingGroup<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20660,7 +20055,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSchedulingGroup<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::POD_GROUP_NAME.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::POD_GROUP_NAME).map(Item::Str));
     }
 
@@ -20774,6 +20169,7 @@ impl<'a> PodSecurityContext<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -20859,21 +20255,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSecurityContext<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::SE_LINUX_OPTIONS.id(),
-                Self::RUN_AS_USER.id(),
-                Self::RUN_AS_NON_ROOT.id(),
-                Self::SUPPLEMENTAL_GROUPS.id(),
-                Self::FS_GROUP.id(),
-                Self::RUN_AS_GROUP.id(),
-                Self::SYSCTLS.id(),
-                Self::WINDOWS_OPTIONS.id(),
-                Self::FS_GROUP_CHANGE_POLICY.id(),
-                Self::SECCOMP_PROFILE.id(),
-                Self::APP_ARMOR_PROFILE.id(),
-                Self::SUPPLEMENTAL_GROUPS_POLICY.id(),
-                Self::SE_LINUX_CHANGE_POLICY.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
         );
         visitor
             .field(
@@ -20969,6 +20351,7 @@ impl<'a> PodSignature<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -21012,7 +20395,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSignature<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::POD_CONTROLLER.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -21332,6 +20715,7 @@ impl<'a> PodSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -21530,48 +20914,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSpec<'a> {
         let fields = rt::Scan::new(
             self.bytes,
             &[
-                Self::VOLUMES.id(),
-                Self::CONTAINERS.id(),
-                Self::RESTART_POLICY.id(),
-                Self::TERMINATION_GRACE_PERIOD_SECONDS.id(),
-                Self::ACTIVE_DEADLINE_SECONDS.id(),
-                Self::DNS_POLICY.id(),
-                Self::NODE_SELECTOR.id(),
-                Self::SERVICE_ACCOUNT_NAME.id(),
-                Self::SERVICE_ACCOUNT.id(),
-                Self::NODE_NAME.id(),
-                Self::HOST_NETWORK.id(),
-                Self::HOST_PID.id(),
-                Self::HOST_IPC.id(),
-                Self::SECURITY_CONTEXT.id(),
-                Self::IMAGE_PULL_SECRETS.id(),
-                Self::HOSTNAME.id(),
-                Self::SUBDOMAIN.id(),
-                Self::AFFINITY.id(),
-                Self::SCHEDULER_NAME.id(),
-                Self::INIT_CONTAINERS.id(),
-                Self::AUTOMOUNT_SERVICE_ACCOUNT_TOKEN.id(),
-                Self::TOLERATIONS.id(),
-                Self::HOST_ALIASES.id(),
-                Self::PRIORITY_CLASS_NAME.id(),
-                Self::PRIORITY.id(),
-                Self::DNS_CONFIG.id(),
-                Self::SHARE_PROCESS_NAMESPACE.id(),
-                Self::READINESS_GATES.id(),
-                Self::RUNTIME_CLASS_NAME.id(),
-                Self::ENABLE_SERVICE_LINKS.id(),
-                Self::PREEMPTION_POLICY.id(),
-                Self::OVERHEAD.id(),
-                Self::TOPOLOGY_SPREAD_CONSTRAINTS.id(),
-                Self::EPHEMERAL_CONTAINERS.id(),
-                Self::SET_HOSTNAME_AS_FQDN.id(),
-                Self::OS.id(),
-                Self::HOST_USERS.id(),
-                Self::SCHEDULING_GATES.id(),
-                Self::RESOURCE_CLAIMS.id(),
-                Self::RESOURCES.id(),
-                Self::HOSTNAME_OVERRIDE.id(),
-                Self::SCHEDULING_GROUP.id(),
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
+                39, 40, 41, 43,
             ],
         );
         for x in fields.get(0, Self::VOLUMES) {
@@ -21934,6 +21279,7 @@ impl<'a> PodStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -22067,29 +21413,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatus<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::PHASE.id(),
-                Self::CONDITIONS.id(),
-                Self::MESSAGE.id(),
-                Self::REASON.id(),
-                Self::HOST_IP.id(),
-                Self::POD_IP.id(),
-                Self::START_TIME.id(),
-                Self::CONTAINER_STATUSES.id(),
-                Self::QOS_CLASS.id(),
-                Self::INIT_CONTAINER_STATUSES.id(),
-                Self::NOMINATED_NODE_NAME.id(),
-                Self::POD_IPS.id(),
-                Self::EPHEMERAL_CONTAINER_STATUSES.id(),
-                Self::RESIZE.id(),
-                Self::RESOURCE_CLAIM_STATUSES.id(),
-                Self::HOST_IPS.id(),
-                Self::OBSERVED_GENERATION.id(),
-                Self::EXTENDED_RESOURCE_CLAIM_STATUS.id(),
-                Self::ALLOCATED_RESOURCES.id(),
-                Self::RESOURCES.id(),
-                Self::NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUSES.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21],
         );
         visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
         for x in fields.get(1, Self::CONDITIONS) {
@@ -22233,6 +21557,7 @@ impl<'a> PodStatusResult<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -22279,10 +21604,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatusResult<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::STATUS).as_ref().map(|x| Item::Message(x)));
@@ -22333,6 +21655,7 @@ impl<'a> PodTemplate<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -22379,10 +21702,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplate<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::TEMPLATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -22434,6 +21754,7 @@ impl<'a> PodTemplateList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -22481,7 +21802,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplateList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -22536,6 +21857,7 @@ impl<'a> PodTemplateSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -22582,7 +21904,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplateSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -22644,6 +21966,7 @@ impl<'a> PortStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -22690,10 +22013,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PortStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PORT.id(), Self::PROTOCOL.id(), Self::ERROR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
         visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
         visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
@@ -22756,6 +22076,7 @@ impl<'a> PortworxVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -22802,10 +22123,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PortworxVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::VOLUME_ID.id(), Self::FS_TYPE.id(), Self::READ_ONLY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::VOLUME_ID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -22853,6 +22171,7 @@ impl<'a> Preconditions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -22893,7 +22212,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Preconditions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::UID.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::UID).map(Item::Str));
     }
 
@@ -22961,6 +22280,7 @@ impl<'a> PreferAvoidPodsEntry<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -23013,15 +22333,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PreferAvoidPodsEntry<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::POD_SIGNATURE.id(),
-                Self::EVICTION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(
                 1,
@@ -23079,6 +22391,7 @@ impl<'a> PreferredSchedulingTerm<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -23122,10 +22435,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PreferredSchedulingTerm<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::WEIGHT.id(), Self::PREFERENCE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::WEIGHT).map(Item::I32));
         visitor
             .field(
@@ -23200,6 +22510,7 @@ impl<'a> Probe<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -23257,18 +22568,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Probe<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::HANDLER.id(),
-                Self::INITIAL_DELAY_SECONDS.id(),
-                Self::TIMEOUT_SECONDS.id(),
-                Self::PERIOD_SECONDS.id(),
-                Self::SUCCESS_THRESHOLD.id(),
-                Self::FAILURE_THRESHOLD.id(),
-                Self::TERMINATION_GRACE_PERIOD_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor
             .field(1, fields.get(0, Self::HANDLER).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::INITIAL_DELAY_SECONDS).map(Item::I32));
@@ -23339,6 +22639,7 @@ impl<'a> ProbeHandler<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -23388,15 +22689,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ProbeHandler<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::EXEC.id(),
-                Self::HTTP_GET.id(),
-                Self::TCP_SOCKET.id(),
-                Self::GRPC.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::EXEC).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(2, fields.get(1, Self::HTTP_GET).as_ref().map(|x| Item::Message(x)));
@@ -23451,6 +22744,7 @@ impl<'a> ProjectedVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -23495,10 +22789,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ProjectedVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SOURCES.id(), Self::DEFAULT_MODE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::SOURCES) {
             visitor.element(1, Item::Message(&x));
         }
@@ -23593,6 +22884,7 @@ impl<'a> QuobyteVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -23648,17 +22940,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for QuobyteVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REGISTRY.id(),
-                Self::VOLUME.id(),
-                Self::READ_ONLY.id(),
-                Self::USER.id(),
-                Self::GROUP.id(),
-                Self::TENANT.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::REGISTRY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VOLUME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -23767,6 +23049,7 @@ impl<'a> RBDPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -23828,19 +23111,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RBDPersistentVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::MONITORS.id(),
-                Self::IMAGE.id(),
-                Self::FS_TYPE.id(),
-                Self::POOL.id(),
-                Self::USER.id(),
-                Self::KEYRING.id(),
-                Self::SECRET_REF.id(),
-                Self::READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         for x in fields.get(0, Self::MONITORS) {
             visitor.element(1, Item::Str(x));
         }
@@ -23961,6 +23232,7 @@ impl<'a> RBDVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -24023,19 +23295,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RBDVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::MONITORS.id(),
-                Self::IMAGE.id(),
-                Self::FS_TYPE.id(),
-                Self::POOL.id(),
-                Self::USER.id(),
-                Self::KEYRING.id(),
-                Self::SECRET_REF.id(),
-                Self::READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         for x in fields.get(0, Self::MONITORS) {
             visitor.element(1, Item::Str(x));
         }
@@ -24115,6 +23375,7 @@ impl<'a> RangeAllocation<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -24164,10 +23425,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RangeAllocation<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::RANGE.id(), Self::DATA.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::RANGE).map(Item::Str));
@@ -24225,6 +23483,7 @@ impl<'a> ReplicationController<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -24276,10 +23535,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationController<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -24367,6 +23623,7 @@ impl<'a> ReplicationControllerCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -24422,16 +23679,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerCondition<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -24494,6 +23742,7 @@ impl<'a> ReplicationControllerList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -24541,7 +23790,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -24602,6 +23851,7 @@ impl<'a> ReplicationControllerSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -24651,15 +23901,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::MIN_READY_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         for (k, v) in fields.get(1, Self::SELECTOR) {
             visitor.entry(2, Item::Str(k), Item::Str(v));
@@ -24736,6 +23978,7 @@ impl<'a> ReplicationControllerStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -24794,17 +24037,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::FULLY_LABELED_REPLICAS.id(),
-                Self::OBSERVED_GENERATION.id(),
-                Self::READY_REPLICAS.id(),
-                Self::AVAILABLE_REPLICAS.id(),
-                Self::CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor.field(2, fields.get(1, Self::FULLY_LABELED_REPLICAS).map(Item::I32));
         visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
@@ -24872,6 +24105,7 @@ impl<'a> ResourceClaim<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -24915,7 +24149,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::REQUEST.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::REQUEST).map(Item::Str));
     }
@@ -24980,6 +24214,7 @@ impl<'a> ResourceFieldSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25029,10 +24264,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceFieldSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CONTAINER_NAME.id(), Self::RESOURCE.id(), Self::DIVISOR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::CONTAINER_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::RESOURCE).map(Item::Str));
         visitor
@@ -25101,6 +24333,7 @@ impl<'a> ResourceHealth<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25147,10 +24380,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceHealth<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RESOURCE_ID.id(), Self::HEALTH.id(), Self::MESSAGE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 6]);
         visitor.field(1, fields.get(0, Self::RESOURCE_ID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::HEALTH).map(Item::Str));
         visitor.field(6, fields.get(2, Self::MESSAGE).map(Item::Str));
@@ -25207,6 +24437,7 @@ impl<'a> ResourceQuota<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25256,10 +24487,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuota<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -25312,6 +24540,7 @@ impl<'a> ResourceQuotaList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25359,7 +24588,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -25421,6 +24650,7 @@ impl<'a> ResourceQuotaSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25474,10 +24704,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::HARD.id(), Self::SCOPES.id(), Self::SCOPE_SELECTOR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for (k, v) in fields.get(0, Self::HARD) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -25549,6 +24776,7 @@ impl<'a> ResourceQuotaStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25606,7 +24834,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::HARD.id(), Self::USED.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for (k, v) in fields.get(0, Self::HARD) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -25677,6 +24905,7 @@ impl<'a> ResourceRequirements<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25738,10 +24967,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRequirements<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LIMITS.id(), Self::REQUESTS.id(), Self::CLAIMS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for (k, v) in fields.get(0, Self::LIMITS) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -25806,6 +25032,7 @@ impl<'a> ResourceStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25850,7 +25077,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::RESOURCES.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for x in fields.get(1, Self::RESOURCES) {
             visitor.element(2, Item::Message(&x));
@@ -25930,6 +25157,7 @@ impl<'a> SELinuxOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -25979,10 +25207,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SELinuxOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::USER.id(), Self::ROLE.id(), Self::TYPE.id(), Self::LEVEL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::USER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::ROLE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::TYPE).map(Item::Str));
@@ -26107,6 +25332,7 @@ impl<'a> ScaleIOPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -26174,21 +25400,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleIOPersistentVolumeSource<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::GATEWAY.id(),
-                Self::SYSTEM.id(),
-                Self::SECRET_REF.id(),
-                Self::SSL_ENABLED.id(),
-                Self::PROTECTION_DOMAIN.id(),
-                Self::STORAGE_POOL.id(),
-                Self::STORAGE_MODE.id(),
-                Self::VOLUME_NAME.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::GATEWAY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SYSTEM).map(Item::Str));
         visitor
@@ -26329,6 +25541,7 @@ impl<'a> ScaleIOVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -26397,21 +25610,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleIOVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::GATEWAY.id(),
-                Self::SYSTEM.id(),
-                Self::SECRET_REF.id(),
-                Self::SSL_ENABLED.id(),
-                Self::PROTECTION_DOMAIN.id(),
-                Self::STORAGE_POOL.id(),
-                Self::STORAGE_MODE.id(),
-                Self::VOLUME_NAME.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::GATEWAY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SYSTEM).map(Item::Str));
         visitor
@@ -26474,6 +25673,7 @@ impl<'a> ScopeSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -26517,7 +25717,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScopeSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::MATCH_EXPRESSIONS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::MATCH_EXPRESSIONS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -26580,6 +25780,7 @@ impl<'a> ScopedResourceSelectorRequirement<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -26626,10 +25827,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScopedResourceSelectorRequirement
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SCOPE_NAME.id(), Self::OPERATOR.id(), Self::VALUES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::SCOPE_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
         for x in fields.get(2, Self::VALUES) {
@@ -26691,6 +25889,7 @@ impl<'a> SeccompProfile<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -26734,10 +25933,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SeccompProfile<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::LOCALHOST_PROFILE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::LOCALHOST_PROFILE).map(Item::Str));
     }
@@ -26807,6 +26003,7 @@ impl<'a> Secret<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -26860,16 +26057,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Secret<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METADATA.id(),
-                Self::DATA.id(),
-                Self::TYPE.id(),
-                Self::STRING_DATA.id(),
-                Self::IMMUTABLE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for (k, v) in fields.get(1, Self::DATA) {
@@ -26930,6 +26118,7 @@ impl<'a> SecretEnvSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -26976,10 +26165,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretEnvSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LOCAL_OBJECT_REFERENCE.id(), Self::OPTIONAL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -27043,6 +26229,7 @@ impl<'a> SecretKeySelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -27092,10 +26279,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretKeySelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LOCAL_OBJECT_REFERENCE.id(), Self::KEY.id(), Self::OPTIONAL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(
                 1,
@@ -27155,6 +26339,7 @@ impl<'a> SecretList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -27201,7 +26386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -27257,6 +26442,7 @@ impl<'a> SecretProjection<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -27307,10 +26493,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretProjection<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LOCAL_OBJECT_REFERENCE.id(), Self::ITEMS.id(), Self::OPTIONAL.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
         visitor
             .field(
                 1,
@@ -27380,6 +26563,7 @@ impl<'a> SecretReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -27423,7 +26607,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::NAMESPACE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAMESPACE).map(Item::Str));
     }
@@ -27484,6 +26668,7 @@ impl<'a> SecretVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -27534,15 +26719,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SECRET_NAME.id(),
-                Self::ITEMS.id(),
-                Self::DEFAULT_MODE.id(),
-                Self::OPTIONAL.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::SECRET_NAME).map(Item::Str));
         for x in fields.get(1, Self::ITEMS) {
             visitor.element(2, Item::Message(&x));
@@ -27651,6 +26828,7 @@ impl<'a> SecurityContext<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -27730,23 +26908,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecurityContext<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::CAPABILITIES.id(),
-                Self::PRIVILEGED.id(),
-                Self::SE_LINUX_OPTIONS.id(),
-                Self::RUN_AS_USER.id(),
-                Self::RUN_AS_NON_ROOT.id(),
-                Self::READ_ONLY_ROOT_FILESYSTEM.id(),
-                Self::ALLOW_PRIVILEGE_ESCALATION.id(),
-                Self::RUN_AS_GROUP.id(),
-                Self::PROC_MOUNT.id(),
-                Self::WINDOWS_OPTIONS.id(),
-                Self::SECCOMP_PROFILE.id(),
-                Self::APP_ARMOR_PROFILE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         visitor
             .field(
                 1,
@@ -27831,6 +26993,7 @@ impl<'a> SerializedReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -27871,7 +27034,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SerializedReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REFERENCE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::REFERENCE).as_ref().map(|x| Item::Message(x)));
     }
@@ -27925,6 +27088,7 @@ impl<'a> Service<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -27972,10 +27136,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Service<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -28040,6 +27201,7 @@ impl<'a> ServiceAccount<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -28096,15 +27258,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccount<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METADATA.id(),
-                Self::SECRETS.id(),
-                Self::IMAGE_PULL_SECRETS.id(),
-                Self::AUTOMOUNT_SERVICE_ACCOUNT_TOKEN.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::SECRETS) {
@@ -28171,6 +27325,7 @@ impl<'a> ServiceAccountList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -28218,7 +27373,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -28284,6 +27439,7 @@ impl<'a> ServiceAccountTokenProjection<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -28330,10 +27486,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountTokenProjection<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::AUDIENCE.id(), Self::EXPIRATION_SECONDS.id(), Self::PATH.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::AUDIENCE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::EXPIRATION_SECONDS).map(Item::I64));
         visitor.field(3, fields.get(2, Self::PATH).map(Item::Str));
@@ -28385,6 +27538,7 @@ impl<'a> ServiceList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -28431,7 +27585,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -28521,6 +27675,7 @@ impl<'a> ServicePort<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -28579,17 +27734,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServicePort<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::PROTOCOL.id(),
-                Self::PORT.id(),
-                Self::TARGET_PORT.id(),
-                Self::NODE_PORT.id(),
-                Self::APP_PROTOCOL.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
         visitor.field(3, fields.get(2, Self::PORT).map(Item::I32));
@@ -28647,6 +27792,7 @@ impl<'a> ServiceProxyOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -28687,7 +27833,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceProxyOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATH.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
     }
 
@@ -28871,6 +28017,7 @@ impl<'a> ServiceSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -28976,28 +28123,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceSpec<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::PORTS.id(),
-                Self::SELECTOR.id(),
-                Self::CLUSTER_IP.id(),
-                Self::TYPE.id(),
-                Self::EXTERNAL_IPS.id(),
-                Self::SESSION_AFFINITY.id(),
-                Self::LOAD_BALANCER_IP.id(),
-                Self::LOAD_BALANCER_SOURCE_RANGES.id(),
-                Self::EXTERNAL_NAME.id(),
-                Self::EXTERNAL_TRAFFIC_POLICY.id(),
-                Self::HEALTH_CHECK_NODE_PORT.id(),
-                Self::PUBLISH_NOT_READY_ADDRESSES.id(),
-                Self::SESSION_AFFINITY_CONFIG.id(),
-                Self::IP_FAMILY_POLICY.id(),
-                Self::CLUSTER_IPS.id(),
-                Self::IP_FAMILIES.id(),
-                Self::ALLOCATE_LOAD_BALANCER_NODE_PORTS.id(),
-                Self::LOAD_BALANCER_CLASS.id(),
-                Self::INTERNAL_TRAFFIC_POLICY.id(),
-                Self::TRAFFIC_DISTRIBUTION.id(),
-            ],
+            &[1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 17, 18, 19, 20, 21, 22, 23],
         );
         for x in fields.get(0, Self::PORTS) {
             visitor.element(1, Item::Message(&x));
@@ -29128,6 +28254,7 @@ impl<'a> ServiceStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -29175,10 +28302,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LOAD_BALANCER.id(), Self::CONDITIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -29227,6 +28351,7 @@ impl<'a> SessionAffinityConfig<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -29267,7 +28392,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SessionAffinityConfig<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CLIENT_IP.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::CLIENT_IP).as_ref().map(|x| Item::Message(x)));
     }
@@ -29307,6 +28432,7 @@ impl<'a> SleepAction<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -29347,7 +28473,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SleepAction<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::SECONDS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::SECONDS).map(Item::I64));
     }
 
@@ -29421,6 +28547,7 @@ impl<'a> StorageOSPersistentVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -29473,16 +28600,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageOSPersistentVolumeSource<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VOLUME_NAME.id(),
-                Self::VOLUME_NAMESPACE.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-                Self::SECRET_REF.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::VOLUME_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VOLUME_NAMESPACE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
@@ -29568,6 +28686,7 @@ impl<'a> StorageOSVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -29621,16 +28740,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageOSVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VOLUME_NAME.id(),
-                Self::VOLUME_NAMESPACE.id(),
-                Self::FS_TYPE.id(),
-                Self::READ_ONLY.id(),
-                Self::SECRET_REF.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::VOLUME_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VOLUME_NAMESPACE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
@@ -29696,6 +28806,7 @@ impl<'a> Sysctl<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -29737,7 +28848,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Sysctl<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::VALUE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
     }
@@ -29792,6 +28903,7 @@ impl<'a> TCPSocketAction<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -29838,7 +28950,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TCPSocketAction<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PORT.id(), Self::HOST.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::PORT).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::HOST).map(Item::Str));
     }
@@ -29913,6 +29025,7 @@ impl<'a> Taint<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -29963,10 +29076,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Taint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::VALUE.id(), Self::EFFECT.id(), Self::TIME_ADDED.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::EFFECT).map(Item::Str));
@@ -30055,6 +29165,7 @@ impl<'a> Toleration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -30107,16 +29218,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Toleration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::KEY.id(),
-                Self::OPERATOR.id(),
-                Self::VALUE.id(),
-                Self::EFFECT.id(),
-                Self::TOLERATION_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
         visitor.field(3, fields.get(2, Self::VALUE).map(Item::Str));
@@ -30173,6 +29275,7 @@ impl<'a> TopologySelectorLabelRequirement<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -30216,7 +29319,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySelectorLabelRequirement<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::KEY.id(), Self::VALUES.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         for x in fields.get(1, Self::VALUES) {
             visitor.element(2, Item::Str(x));
@@ -30263,6 +29366,7 @@ impl<'a> TopologySelectorTerm<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -30306,7 +29410,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySelectorTerm<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::MATCH_LABEL_EXPRESSIONS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::MATCH_LABEL_EXPRESSIONS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -30408,6 +29512,7 @@ impl<'a> TopologySpreadConstraint<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -30472,19 +29577,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySpreadConstraint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::MAX_SKEW.id(),
-                Self::TOPOLOGY_KEY.id(),
-                Self::WHEN_UNSATISFIABLE.id(),
-                Self::LABEL_SELECTOR.id(),
-                Self::MIN_DOMAINS.id(),
-                Self::NODE_AFFINITY_POLICY.id(),
-                Self::NODE_TAINTS_POLICY.id(),
-                Self::MATCH_LABEL_KEYS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::MAX_SKEW).map(Item::I32));
         visitor.field(2, fields.get(1, Self::TOPOLOGY_KEY).map(Item::Str));
         visitor.field(3, fields.get(2, Self::WHEN_UNSATISFIABLE).map(Item::Str));
@@ -30570,6 +29663,7 @@ impl<'a> TypedLocalObjectReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -30616,10 +29710,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypedLocalObjectReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::API_GROUP.id(), Self::KIND.id(), Self::NAME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
         visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
@@ -30697,6 +29788,7 @@ impl<'a> TypedObjectReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -30746,15 +29838,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypedObjectReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::API_GROUP.id(),
-                Self::KIND.id(),
-                Self::NAME.id(),
-                Self::NAMESPACE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
         visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
@@ -30809,6 +29893,7 @@ impl<'a> Volume<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -30850,10 +29935,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Volume<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::VOLUME_SOURCE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(
@@ -30913,6 +29995,7 @@ impl<'a> VolumeDevice<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -30956,10 +30039,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeDevice<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::DEVICE_PATH.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DEVICE_PATH).map(Item::Str));
     }
@@ -31060,6 +30140,7 @@ impl<'a> VolumeMount<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -31118,18 +30199,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMount<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::READ_ONLY.id(),
-                Self::MOUNT_PATH.id(),
-                Self::SUB_PATH.id(),
-                Self::MOUNT_PROPAGATION.id(),
-                Self::SUB_PATH_EXPR.id(),
-                Self::RECURSIVE_READ_ONLY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::READ_ONLY).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::MOUNT_PATH).map(Item::Str));
@@ -31215,6 +30285,7 @@ impl<'a> VolumeMountStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -31267,16 +30338,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMountStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::MOUNT_PATH.id(),
-                Self::READ_ONLY.id(),
-                Self::RECURSIVE_READ_ONLY.id(),
-                Self::VOLUME_STATUS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::MOUNT_PATH).map(Item::Str));
         visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
@@ -31327,6 +30389,7 @@ impl<'a> VolumeNodeAffinity<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -31367,7 +30430,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeNodeAffinity<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REQUIRED.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::REQUIRED).as_ref().map(|x| Item::Message(x)));
     }
@@ -31432,6 +30495,7 @@ impl<'a> VolumeProjection<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -31496,17 +30560,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeProjection<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SECRET.id(),
-                Self::DOWNWARD_API.id(),
-                Self::CONFIG_MAP.id(),
-                Self::SERVICE_ACCOUNT_TOKEN.id(),
-                Self::CLUSTER_TRUST_BUNDLE.id(),
-                Self::POD_CERTIFICATE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::SECRET).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(
@@ -31599,6 +30653,7 @@ impl<'a> VolumeResourceRequirements<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -31656,10 +30711,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeResourceRequirements<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::LIMITS.id(), Self::REQUESTS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for (k, v) in fields.get(0, Self::LIMITS) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -31859,6 +30911,7 @@ impl<'a> VolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -32017,36 +31070,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeSource<'a> {
         let fields = rt::Scan::new(
             self.bytes,
             &[
-                Self::HOST_PATH.id(),
-                Self::EMPTY_DIR.id(),
-                Self::GCE_PERSISTENT_DISK.id(),
-                Self::AWS_ELASTIC_BLOCK_STORE.id(),
-                Self::GIT_REPO.id(),
-                Self::SECRET.id(),
-                Self::NFS.id(),
-                Self::ISCSI.id(),
-                Self::GLUSTERFS.id(),
-                Self::PERSISTENT_VOLUME_CLAIM.id(),
-                Self::RBD.id(),
-                Self::FLEX_VOLUME.id(),
-                Self::CINDER.id(),
-                Self::CEPHFS.id(),
-                Self::FLOCKER.id(),
-                Self::DOWNWARD_API.id(),
-                Self::FC.id(),
-                Self::AZURE_FILE.id(),
-                Self::CONFIG_MAP.id(),
-                Self::VSPHERE_VOLUME.id(),
-                Self::QUOBYTE.id(),
-                Self::AZURE_DISK.id(),
-                Self::PHOTON_PERSISTENT_DISK.id(),
-                Self::PORTWORX_VOLUME.id(),
-                Self::SCALE_IO.id(),
-                Self::PROJECTED.id(),
-                Self::STORAGEOS.id(),
-                Self::CSI.id(),
-                Self::EPHEMERAL.id(),
-                Self::IMAGE.id(),
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
             ],
         );
         visitor
@@ -32232,6 +31257,7 @@ impl<'a> VolumeStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -32272,7 +31298,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::IMAGE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::IMAGE).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -32346,6 +31372,7 @@ impl<'a> VsphereVirtualDiskVolumeSource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -32395,15 +31422,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VsphereVirtualDiskVolumeSource<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::VOLUME_PATH.id(),
-                Self::FS_TYPE.id(),
-                Self::STORAGE_POLICY_NAME.id(),
-                Self::STORAGE_POLICY_ID.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::VOLUME_PATH).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::STORAGE_POLICY_NAME).map(Item::Str));
@@ -32453,6 +31472,7 @@ impl<'a> WeightedPodAffinityTerm<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -32497,10 +31517,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WeightedPodAffinityTerm<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::WEIGHT.id(), Self::POD_AFFINITY_TERM.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::WEIGHT).map(Item::I32));
         visitor
             .field(
@@ -32575,6 +31592,7 @@ impl<'a> WindowsSecurityContextOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -32624,15 +31642,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WindowsSecurityContextOptions<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::GMSA_CREDENTIAL_SPEC_NAME.id(),
-                Self::GMSA_CREDENTIAL_SPEC.id(),
-                Self::RUN_AS_USER_NAME.id(),
-                Self::HOST_PROCESS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::GMSA_CREDENTIAL_SPEC_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::GMSA_CREDENTIAL_SPEC).map(Item::Str));
         visitor.field(3, fields.get(2, Self::RUN_AS_USER_NAME).map(Item::Str));

@@ -85,6 +85,7 @@ impl<'a> Endpoint<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -151,19 +152,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Endpoint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ADDRESSES.id(),
-                Self::CONDITIONS.id(),
-                Self::HOSTNAME.id(),
-                Self::TARGET_REF.id(),
-                Self::DEPRECATED_TOPOLOGY.id(),
-                Self::NODE_NAME.id(),
-                Self::ZONE.id(),
-                Self::HINTS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         for x in fields.get(0, Self::ADDRESSES) {
             visitor.element(1, Item::Str(x));
         }
@@ -242,6 +231,7 @@ impl<'a> EndpointConditions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -288,10 +278,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointConditions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::READY.id(), Self::SERVING.id(), Self::TERMINATING.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::READY).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::SERVING).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::TERMINATING).map(Item::Bool));
@@ -339,6 +326,7 @@ impl<'a> EndpointHints<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -384,10 +372,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointHints<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::FOR_ZONES.id(), Self::FOR_NODES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::FOR_ZONES) {
             visitor.element(1, Item::Message(&x));
         }
@@ -466,6 +451,7 @@ impl<'a> EndpointPort<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -515,15 +501,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointPort<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::PROTOCOL.id(),
-                Self::PORT.id(),
-                Self::APP_PROTOCOL.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
         visitor.field(3, fields.get(2, Self::PORT).map(Item::I32));
@@ -592,6 +570,7 @@ impl<'a> EndpointSlice<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -646,15 +625,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSlice<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METADATA.id(),
-                Self::ENDPOINTS.id(),
-                Self::PORTS.id(),
-                Self::ADDRESS_TYPE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ENDPOINTS) {
@@ -717,6 +688,7 @@ impl<'a> EndpointSliceList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -764,7 +736,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSliceList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -815,6 +787,7 @@ impl<'a> ForNode<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -853,7 +826,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ForNode<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
     }
 
@@ -897,6 +870,7 @@ impl<'a> ForZone<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -935,7 +909,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ForZone<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
     }
 

@@ -151,6 +151,7 @@ impl<'a> Event<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -254,23 +255,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Event<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::METADATA.id(),
-                Self::EVENT_TIME.id(),
-                Self::SERIES.id(),
-                Self::REPORTING_CONTROLLER.id(),
-                Self::REPORTING_INSTANCE.id(),
-                Self::ACTION.id(),
-                Self::REASON.id(),
-                Self::REGARDING.id(),
-                Self::RELATED.id(),
-                Self::NOTE.id(),
-                Self::TYPE.id(),
-                Self::DEPRECATED_SOURCE.id(),
-                Self::DEPRECATED_FIRST_TIMESTAMP.id(),
-                Self::DEPRECATED_LAST_TIMESTAMP.id(),
-                Self::DEPRECATED_COUNT.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
         );
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
@@ -383,6 +368,7 @@ impl<'a> EventList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -429,7 +415,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -484,6 +470,7 @@ impl<'a> EventSeries<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -530,10 +517,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventSeries<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::COUNT.id(), Self::LAST_OBSERVED_TIME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::COUNT).map(Item::I32));
         visitor
             .field(

@@ -49,6 +49,7 @@ impl<'a> DaemonSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -98,10 +99,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -189,6 +187,7 @@ impl<'a> DaemonSetCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -244,16 +243,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -316,6 +306,7 @@ impl<'a> DaemonSetList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -363,7 +354,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -438,6 +429,7 @@ impl<'a> DaemonSetSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -500,17 +492,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::UPDATE_STRATEGY.id(),
-                Self::MIN_READY_SECONDS.id(),
-                Self::TEMPLATE_GENERATION.id(),
-                Self::REVISION_HISTORY_LIMIT.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor
             .field(1, fields.get(0, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -610,6 +592,7 @@ impl<'a> DaemonSetStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -680,21 +663,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::CURRENT_NUMBER_SCHEDULED.id(),
-                Self::NUMBER_MISSCHEDULED.id(),
-                Self::DESIRED_NUMBER_SCHEDULED.id(),
-                Self::NUMBER_READY.id(),
-                Self::OBSERVED_GENERATION.id(),
-                Self::UPDATED_NUMBER_SCHEDULED.id(),
-                Self::NUMBER_AVAILABLE.id(),
-                Self::NUMBER_UNAVAILABLE.id(),
-                Self::COLLISION_COUNT.id(),
-                Self::CONDITIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::CURRENT_NUMBER_SCHEDULED).map(Item::I32));
         visitor.field(2, fields.get(1, Self::NUMBER_MISSCHEDULED).map(Item::I32));
         visitor.field(3, fields.get(2, Self::DESIRED_NUMBER_SCHEDULED).map(Item::I32));
@@ -765,6 +734,7 @@ impl<'a> DaemonSetUpdateStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -809,10 +779,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetUpdateStrategy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::ROLLING_UPDATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor
             .field(
@@ -871,6 +838,7 @@ impl<'a> Deployment<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -920,10 +888,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -1020,6 +985,7 @@ impl<'a> DeploymentCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1081,17 +1047,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-                Self::LAST_UPDATE_TIME.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor.field(4, fields.get(2, Self::REASON).map(Item::Str));
@@ -1160,6 +1116,7 @@ impl<'a> DeploymentList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1207,7 +1164,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1268,6 +1225,7 @@ impl<'a> DeploymentRollback<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1315,10 +1273,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentRollback<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::UPDATED_ANNOTATIONS.id(), Self::ROLLBACK_TO.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for (k, v) in fields.get(1, Self::UPDATED_ANNOTATIONS) {
             visitor.entry(2, Item::Str(k), Item::Str(v));
@@ -1413,6 +1368,7 @@ impl<'a> DeploymentSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1483,20 +1439,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::STRATEGY.id(),
-                Self::MIN_READY_SECONDS.id(),
-                Self::REVISION_HISTORY_LIMIT.id(),
-                Self::PAUSED.id(),
-                Self::ROLLBACK_TO.id(),
-                Self::PROGRESS_DEADLINE_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor
             .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
@@ -1598,6 +1541,7 @@ impl<'a> DeploymentStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1665,20 +1609,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::OBSERVED_GENERATION.id(),
-                Self::REPLICAS.id(),
-                Self::UPDATED_REPLICAS.id(),
-                Self::AVAILABLE_REPLICAS.id(),
-                Self::UNAVAILABLE_REPLICAS.id(),
-                Self::CONDITIONS.id(),
-                Self::READY_REPLICAS.id(),
-                Self::COLLISION_COUNT.id(),
-                Self::TERMINATING_REPLICAS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
         visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
         visitor.field(3, fields.get(2, Self::UPDATED_REPLICAS).map(Item::I32));
@@ -1747,6 +1678,7 @@ impl<'a> DeploymentStrategy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1791,10 +1723,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::TYPE.id(), Self::ROLLING_UPDATE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor
             .field(
@@ -1859,6 +1788,7 @@ impl<'a> HTTPIngressPath<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1905,10 +1835,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PATH.id(), Self::BACKEND.id(), Self::PATH_TYPE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
@@ -1952,6 +1879,7 @@ impl<'a> HTTPIngressRuleValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1993,7 +1921,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATHS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::PATHS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -2046,6 +1974,7 @@ impl<'a> IPBlock<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2087,7 +2016,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPBlock<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CIDR.id(), Self::EXCEPT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::CIDR).map(Item::Str));
         for x in fields.get(1, Self::EXCEPT) {
             visitor.element(2, Item::Str(x));
@@ -2146,6 +2075,7 @@ impl<'a> Ingress<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2193,10 +2123,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2263,6 +2190,7 @@ impl<'a> IngressBackend<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2315,10 +2243,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SERVICE_NAME.id(), Self::SERVICE_PORT.id(), Self::RESOURCE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::SERVICE_NAME).map(Item::Str));
         visitor
             .field(
@@ -2375,6 +2300,7 @@ impl<'a> IngressList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2421,7 +2347,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2487,6 +2413,7 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2534,10 +2461,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::IP.id(), Self::HOSTNAME.id(), Self::PORTS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
         visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::HOSTNAME).map(Item::Str));
         for x in fields.get(2, Self::PORTS) {
@@ -2584,6 +2508,7 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2627,7 +2552,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::INGRESS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::INGRESS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -2690,6 +2615,7 @@ impl<'a> IngressPortStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2736,10 +2662,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PORT.id(), Self::PROTOCOL.id(), Self::ERROR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
         visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
         visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
@@ -2792,6 +2715,7 @@ impl<'a> IngressRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2836,10 +2760,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::HOST.id(), Self::INGRESS_RULE_VALUE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::HOST).map(Item::Str));
         visitor
             .field(
@@ -2887,6 +2808,7 @@ impl<'a> IngressRuleValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2927,7 +2849,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::HTTP.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::HTTP).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -2986,6 +2908,7 @@ impl<'a> IngressSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3036,15 +2959,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::BACKEND.id(),
-                Self::TLS.id(),
-                Self::RULES.id(),
-                Self::INGRESS_CLASS_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::TLS) {
@@ -3098,6 +3013,7 @@ impl<'a> IngressStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3139,7 +3055,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::LOAD_BALANCER.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -3192,6 +3108,7 @@ impl<'a> IngressTLS<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3235,10 +3152,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::HOSTS.id(), Self::SECRET_NAME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::HOSTS) {
             visitor.element(1, Item::Str(x));
         }
@@ -3292,6 +3206,7 @@ impl<'a> NetworkPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3338,7 +3253,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -3385,6 +3300,7 @@ impl<'a> NetworkPolicyEgressRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3430,7 +3346,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyEgressRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PORTS.id(), Self::TO.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::PORTS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -3484,6 +3400,7 @@ impl<'a> NetworkPolicyIngressRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3529,7 +3446,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyIngressRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PORTS.id(), Self::FROM.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::PORTS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -3587,6 +3504,7 @@ impl<'a> NetworkPolicyList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3634,7 +3552,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -3698,6 +3616,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3750,14 +3669,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPeer<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::POD_SELECTOR.id(),
-                Self::NAMESPACE_SELECTOR.id(),
-                Self::IP_BLOCK.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(
                 1,
@@ -3831,6 +3743,7 @@ impl<'a> NetworkPolicyPort<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3880,10 +3793,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPort<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PROTOCOL.id(), Self::PORT.id(), Self::END_PORT.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::PROTOCOL).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PORT).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::END_PORT).map(Item::I32));
@@ -3945,6 +3855,7 @@ impl<'a> NetworkPolicySpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4003,15 +3914,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicySpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::POD_SELECTOR.id(),
-                Self::INGRESS.id(),
-                Self::EGRESS.id(),
-                Self::POLICY_TYPES.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(
                 1,
@@ -4086,6 +3989,7 @@ impl<'a> ReplicaSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4135,10 +4039,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -4226,6 +4127,7 @@ impl<'a> ReplicaSetCondition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4281,16 +4183,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetCondition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -4353,6 +4246,7 @@ impl<'a> ReplicaSetList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4400,7 +4294,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -4465,6 +4359,7 @@ impl<'a> ReplicaSetSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4520,15 +4415,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::SELECTOR.id(),
-                Self::TEMPLATE.id(),
-                Self::MIN_READY_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor
             .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
@@ -4605,6 +4492,7 @@ impl<'a> ReplicaSetStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4666,18 +4554,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REPLICAS.id(),
-                Self::FULLY_LABELED_REPLICAS.id(),
-                Self::OBSERVED_GENERATION.id(),
-                Self::READY_REPLICAS.id(),
-                Self::AVAILABLE_REPLICAS.id(),
-                Self::CONDITIONS.id(),
-                Self::TERMINATING_REPLICAS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         visitor.field(2, fields.get(1, Self::FULLY_LABELED_REPLICAS).map(Item::I32));
         visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
@@ -4732,6 +4609,7 @@ impl<'a> RollbackConfig<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4772,7 +4650,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollbackConfig<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REVISION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::REVISION).map(Item::I64));
     }
 
@@ -4824,6 +4702,7 @@ impl<'a> RollingUpdateDaemonSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4873,10 +4752,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDaemonSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MAX_UNAVAILABLE.id(), Self::MAX_SURGE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -4935,6 +4811,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4984,10 +4861,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MAX_UNAVAILABLE.id(), Self::MAX_SURGE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(
                 1,
@@ -5047,6 +4921,7 @@ impl<'a> Scale<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5094,10 +4969,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -5141,6 +5013,7 @@ impl<'a> ScaleSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5181,7 +5054,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REPLICAS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
     }
 
@@ -5235,6 +5108,7 @@ impl<'a> ScaleStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5281,10 +5155,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REPLICAS.id(), Self::SELECTOR.id(), Self::TARGET_SELECTOR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
         for (k, v) in fields.get(1, Self::SELECTOR) {
             visitor.entry(2, Item::Str(k), Item::Str(v));

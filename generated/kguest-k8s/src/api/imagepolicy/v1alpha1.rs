@@ -49,6 +49,7 @@ impl<'a> ImageReview<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -98,10 +99,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReview<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -150,6 +148,7 @@ impl<'a> ImageReviewContainerSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -190,7 +189,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewContainerSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::IMAGE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::IMAGE).map(Item::Str));
     }
 
@@ -244,6 +243,7 @@ impl<'a> ImageReviewSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -293,10 +293,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CONTAINERS.id(), Self::ANNOTATIONS.id(), Self::NAMESPACE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::CONTAINERS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -362,6 +359,7 @@ impl<'a> ImageReviewStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -409,10 +407,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::ALLOWED.id(), Self::REASON.id(), Self::AUDIT_ANNOTATIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::ALLOWED).map(Item::Bool));
         visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
         for (k, v) in fields.get(2, Self::AUDIT_ANNOTATIONS) {

@@ -55,6 +55,7 @@ impl<'a> HTTPIngressPath<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -101,10 +102,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PATH.id(), Self::BACKEND.id(), Self::PATH_TYPE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
@@ -148,6 +146,7 @@ impl<'a> HTTPIngressRuleValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -189,7 +188,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATHS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::PATHS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -241,6 +240,7 @@ impl<'a> IPAddress<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -287,7 +287,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddress<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -338,6 +338,7 @@ impl<'a> IPAddressList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -385,7 +386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -431,6 +432,7 @@ impl<'a> IPAddressSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -471,7 +473,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PARENT_REF.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -528,6 +530,7 @@ impl<'a> Ingress<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -575,10 +578,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -645,6 +645,7 @@ impl<'a> IngressBackend<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -697,10 +698,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SERVICE_NAME.id(), Self::SERVICE_PORT.id(), Self::RESOURCE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::SERVICE_NAME).map(Item::Str));
         visitor
             .field(
@@ -757,6 +755,7 @@ impl<'a> IngressClass<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -803,7 +802,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClass<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -854,6 +853,7 @@ impl<'a> IngressClassList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -901,7 +901,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -992,6 +992,7 @@ impl<'a> IngressClassParametersReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1044,16 +1045,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassParametersReference<'
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::A_PI_GROUP.id(),
-                Self::KIND.id(),
-                Self::NAME.id(),
-                Self::SCOPE.id(),
-                Self::NAMESPACE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::A_PI_GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
         visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
@@ -1110,6 +1102,7 @@ impl<'a> IngressClassSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1154,10 +1147,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CONTROLLER.id(), Self::PARAMETERS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::CONTROLLER).map(Item::Str));
         visitor
             .field(
@@ -1211,6 +1201,7 @@ impl<'a> IngressList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1257,7 +1248,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -1323,6 +1314,7 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1370,10 +1362,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::IP.id(), Self::HOSTNAME.id(), Self::PORTS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
         visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::HOSTNAME).map(Item::Str));
         for x in fields.get(2, Self::PORTS) {
@@ -1420,6 +1409,7 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1463,7 +1453,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::INGRESS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::INGRESS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -1526,6 +1516,7 @@ impl<'a> IngressPortStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1572,10 +1563,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::PORT.id(), Self::PROTOCOL.id(), Self::ERROR.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
         visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
         visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
@@ -1628,6 +1616,7 @@ impl<'a> IngressRule<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1672,10 +1661,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::HOST.id(), Self::INGRESS_RULE_VALUE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::HOST).map(Item::Str));
         visitor
             .field(
@@ -1723,6 +1709,7 @@ impl<'a> IngressRuleValue<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1763,7 +1750,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::HTTP.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::HTTP).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -1822,6 +1809,7 @@ impl<'a> IngressSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1872,15 +1860,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::BACKEND.id(),
-                Self::TLS.id(),
-                Self::RULES.id(),
-                Self::INGRESS_CLASS_NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::TLS) {
@@ -1934,6 +1914,7 @@ impl<'a> IngressStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1975,7 +1956,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::LOAD_BALANCER.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -2028,6 +2009,7 @@ impl<'a> IngressTLS<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2071,10 +2053,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::HOSTS.id(), Self::SECRET_NAME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::HOSTS) {
             visitor.element(1, Item::Str(x));
         }
@@ -2154,6 +2133,7 @@ impl<'a> ParentReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2203,15 +2183,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParentReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::GROUP.id(),
-                Self::RESOURCE.id(),
-                Self::NAMESPACE.id(),
-                Self::NAME.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::RESOURCE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::NAMESPACE).map(Item::Str));
@@ -2270,6 +2242,7 @@ impl<'a> ServiceCIDR<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2319,10 +2292,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDR<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2375,6 +2345,7 @@ impl<'a> ServiceCIDRList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2422,7 +2393,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2468,6 +2439,7 @@ impl<'a> ServiceCIDRSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2508,7 +2480,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CIDRS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::CIDRS) {
             visitor.element(1, Item::Str(x));
         }
@@ -2556,6 +2528,7 @@ impl<'a> ServiceCIDRStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2599,7 +2572,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CONDITIONS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::CONDITIONS) {
             visitor.element(1, Item::Message(&x));
         }

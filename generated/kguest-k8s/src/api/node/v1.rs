@@ -41,6 +41,7 @@ impl<'a> Overhead<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -88,7 +89,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Overhead<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::POD_FIXED.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for (k, v) in fields.get(0, Self::POD_FIXED) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -155,6 +156,7 @@ impl<'a> RuntimeClass<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -207,15 +209,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClass<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METADATA.id(),
-                Self::HANDLER.id(),
-                Self::OVERHEAD.id(),
-                Self::SCHEDULING.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::HANDLER).map(Item::Str));
@@ -275,6 +269,7 @@ impl<'a> RuntimeClassList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -322,7 +317,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClassList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -375,6 +370,7 @@ impl<'a> Scheduling<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -422,10 +418,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scheduling<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NODE_SELECTOR.id(), Self::TOLERATIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for (k, v) in fields.get(0, Self::NODE_SELECTOR) {
             visitor.entry(1, Item::Str(k), Item::Str(v));
         }

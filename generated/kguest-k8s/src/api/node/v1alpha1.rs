@@ -41,6 +41,7 @@ impl<'a> Overhead<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -88,7 +89,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Overhead<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::POD_FIXED.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for (k, v) in fields.get(0, Self::POD_FIXED) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -140,6 +141,7 @@ impl<'a> RuntimeClass<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -186,7 +188,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClass<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -237,6 +239,7 @@ impl<'a> RuntimeClassList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -284,7 +287,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClassList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -345,6 +348,7 @@ impl<'a> RuntimeClassSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -391,10 +395,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClassSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::RUNTIME_HANDLER.id(), Self::OVERHEAD.id(), Self::SCHEDULING.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::RUNTIME_HANDLER).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::OVERHEAD).as_ref().map(|x| Item::Message(x)));
@@ -449,6 +450,7 @@ impl<'a> Scheduling<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -496,10 +498,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scheduling<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NODE_SELECTOR.id(), Self::TOLERATIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for (k, v) in fields.get(0, Self::NODE_SELECTOR) {
             visitor.entry(1, Item::Str(k), Item::Str(v));
         }

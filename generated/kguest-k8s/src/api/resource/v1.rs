@@ -92,6 +92,7 @@ impl<'a> AllocatedDeviceStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -157,18 +158,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocatedDeviceStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRIVER.id(),
-                Self::POOL.id(),
-                Self::DEVICE.id(),
-                Self::CONDITIONS.id(),
-                Self::DATA.id(),
-                Self::NETWORK_DATA.id(),
-                Self::SHARE_ID.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::POOL).map(Item::Str));
         visitor.field(3, fields.get(2, Self::DEVICE).map(Item::Str));
@@ -241,6 +231,7 @@ impl<'a> AllocationResult<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -294,14 +285,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocationResult<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DEVICES.id(),
-                Self::NODE_SELECTOR.id(),
-                Self::ALLOCATION_TIMESTAMP.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 5]);
         visitor
             .field(1, fields.get(0, Self::DEVICES).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -361,6 +345,7 @@ impl<'a> CELDeviceSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -401,7 +386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::EXPRESSION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
     }
 
@@ -459,6 +444,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -512,10 +498,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DEFAULT.id(), Self::VALID_VALUES.id(), Self::VALID_RANGE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::DEFAULT).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::VALID_VALUES) {
@@ -583,6 +566,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -638,10 +622,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicyRange<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MIN.id(), Self::MAX.id(), Self::STEP.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::MIN).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::MAX).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::STEP).as_ref().map(|x| Item::Message(x)));
@@ -690,6 +671,7 @@ impl<'a> CapacityRequirements<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -737,7 +719,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequirements<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REQUESTS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for (k, v) in fields.get(0, Self::REQUESTS) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -784,6 +766,7 @@ impl<'a> Counter<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -825,7 +808,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Counter<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::VALUE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -874,6 +857,7 @@ impl<'a> CounterSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -918,7 +902,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CounterSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::COUNTERS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for (k, v) in fields.get(1, Self::COUNTERS) {
             visitor.entry(2, Item::Str(k), Item::Message(&v));
@@ -1037,6 +1021,7 @@ impl<'a> Device<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1130,21 +1115,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Device<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::ATTRIBUTES.id(),
-                Self::CAPACITY.id(),
-                Self::CONSUMES_COUNTERS.id(),
-                Self::NODE_NAME.id(),
-                Self::NODE_SELECTOR.id(),
-                Self::ALL_NODES.id(),
-                Self::TAINTS.id(),
-                Self::BINDS_TO_NODE.id(),
-                Self::BINDING_CONDITIONS.id(),
-                Self::BINDING_FAILURE_CONDITIONS.id(),
-                Self::ALLOW_MULTIPLE_ALLOCATIONS.id(),
-                Self::NODE_ALLOCATABLE_RESOURCE_MAPPINGS.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
         );
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for (k, v) in fields.get(1, Self::ATTRIBUTES) {
@@ -1256,6 +1227,7 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1303,10 +1275,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationConfiguration<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SOURCE.id(), Self::REQUESTS.id(), Self::DEVICE_CONFIGURATION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::SOURCE).map(Item::Str));
         for x in fields.get(1, Self::REQUESTS) {
             visitor.element(2, Item::Str(x));
@@ -1367,6 +1336,7 @@ impl<'a> DeviceAllocationResult<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1416,7 +1386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationResult<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::RESULTS.id(), Self::CONFIG.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::RESULTS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -1510,6 +1480,7 @@ impl<'a> DeviceAttribute<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1571,19 +1542,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAttribute<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::INT.id(),
-                Self::BOOL.id(),
-                Self::STRING.id(),
-                Self::VERSION.id(),
-                Self::INTS.id(),
-                Self::BOOLS.id(),
-                Self::STRINGS.id(),
-                Self::VERSIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(2, fields.get(0, Self::INT).map(Item::I64));
         visitor.field(3, fields.get(1, Self::BOOL).map(Item::Bool));
         visitor.field(4, fields.get(2, Self::STRING).map(Item::Str));
@@ -1661,6 +1620,7 @@ impl<'a> DeviceCapacity<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1708,10 +1668,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCapacity<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::VALUE.id(), Self::REQUEST_POLICY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(
@@ -1766,6 +1723,7 @@ impl<'a> DeviceClaim<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1817,10 +1775,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaim<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REQUESTS.id(), Self::CONSTRAINTS.id(), Self::CONFIG.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::REQUESTS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -1880,6 +1835,7 @@ impl<'a> DeviceClaimConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1924,10 +1880,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaimConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REQUESTS.id(), Self::DEVICE_CONFIGURATION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::REQUESTS) {
             visitor.element(1, Item::Str(x));
         }
@@ -1988,6 +1941,7 @@ impl<'a> DeviceClass<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2034,7 +1988,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClass<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2076,6 +2030,7 @@ impl<'a> DeviceClassConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2117,7 +2072,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::DEVICE_CONFIGURATION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -2172,6 +2127,7 @@ impl<'a> DeviceClassList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2219,7 +2175,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2280,6 +2236,7 @@ impl<'a> DeviceClassSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2330,10 +2287,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SELECTORS.id(), Self::CONFIG.id(), Self::EXTENDED_RESOURCE_NAME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
         for x in fields.get(0, Self::SELECTORS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -2384,6 +2338,7 @@ impl<'a> DeviceConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2425,7 +2380,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::OPAQUE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::OPAQUE).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -2484,6 +2439,7 @@ impl<'a> DeviceConstraint<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2530,14 +2486,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConstraint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REQUESTS.id(),
-                Self::MATCH_ATTRIBUTE.id(),
-                Self::DISTINCT_ATTRIBUTE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::REQUESTS) {
             visitor.element(1, Item::Str(x));
         }
@@ -2594,6 +2543,7 @@ impl<'a> DeviceCounterConsumption<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2638,10 +2588,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCounterConsumption<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::COUNTER_SET.id(), Self::COUNTERS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::COUNTER_SET).map(Item::Str));
         for (k, v) in fields.get(1, Self::COUNTERS) {
             visitor.entry(2, Item::Str(k), Item::Message(&v));
@@ -2701,6 +2648,7 @@ impl<'a> DeviceRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2750,10 +2698,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::EXACTLY.id(), Self::FIRST_AVAILABLE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::EXACTLY).as_ref().map(|x| Item::Message(x)));
@@ -2877,6 +2822,7 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2953,21 +2899,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequestAllocationResult<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REQUEST.id(),
-                Self::DRIVER.id(),
-                Self::POOL.id(),
-                Self::DEVICE.id(),
-                Self::ADMIN_ACCESS.id(),
-                Self::TOLERATIONS.id(),
-                Self::BINDING_CONDITIONS.id(),
-                Self::BINDING_FAILURE_CONDITIONS.id(),
-                Self::SHARE_ID.id(),
-                Self::CONSUMED_CAPACITY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::REQUEST).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DRIVER).map(Item::Str));
         visitor.field(3, fields.get(2, Self::POOL).map(Item::Str));
@@ -3040,6 +2972,7 @@ impl<'a> DeviceSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3080,7 +3013,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CEL.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::CEL).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -3164,6 +3097,7 @@ impl<'a> DeviceSubRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3225,18 +3159,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSubRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::DEVICE_CLASS_NAME.id(),
-                Self::SELECTORS.id(),
-                Self::ALLOCATION_MODE.id(),
-                Self::COUNT.id(),
-                Self::TOLERATIONS.id(),
-                Self::CAPACITY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DEVICE_CLASS_NAME).map(Item::Str));
         for x in fields.get(2, Self::SELECTORS) {
@@ -3330,6 +3253,7 @@ impl<'a> DeviceTaint<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3382,10 +3306,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::VALUE.id(), Self::EFFECT.id(), Self::TIME_ADDED.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::EFFECT).map(Item::Str));
@@ -3474,6 +3395,7 @@ impl<'a> DeviceToleration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3526,16 +3448,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceToleration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::KEY.id(),
-                Self::OPERATOR.id(),
-                Self::VALUE.id(),
-                Self::EFFECT.id(),
-                Self::TOLERATION_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
         visitor.field(3, fields.get(2, Self::VALUE).map(Item::Str));
@@ -3622,6 +3535,7 @@ impl<'a> ExactDeviceRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3683,18 +3597,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExactDeviceRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DEVICE_CLASS_NAME.id(),
-                Self::SELECTORS.id(),
-                Self::ALLOCATION_MODE.id(),
-                Self::COUNT.id(),
-                Self::ADMIN_ACCESS.id(),
-                Self::TOLERATIONS.id(),
-                Self::CAPACITY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::DEVICE_CLASS_NAME).map(Item::Str));
         for x in fields.get(1, Self::SELECTORS) {
             visitor.element(2, Item::Message(&x));
@@ -3774,6 +3677,7 @@ impl<'a> NetworkDeviceData<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3820,10 +3724,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkDeviceData<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::INTERFACE_NAME.id(), Self::IPS.id(), Self::HARDWARE_ADDRESS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::INTERFACE_NAME).map(Item::Str));
         for x in fields.get(1, Self::IPS) {
             visitor.element(2, Item::Str(x));
@@ -3884,6 +3785,7 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3930,10 +3832,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceMapping<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CAPACITY_KEY.id(), Self::ALLOCATION_MULTIPLIER.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::CAPACITY_KEY).map(Item::Str));
         visitor
             .field(
@@ -3996,6 +3895,7 @@ impl<'a> OpaqueDeviceConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4042,10 +3942,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for OpaqueDeviceConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DRIVER.id(), Self::PARAMETERS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor
             .field(
@@ -4104,6 +4001,7 @@ impl<'a> ResourceClaim<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4153,10 +4051,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -4235,6 +4130,7 @@ impl<'a> ResourceClaimConsumerReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4284,10 +4180,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimConsumerReference<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::API_GROUP.id(), Self::RESOURCE.id(), Self::NAME.id(), Self::UID.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
         visitor.field(3, fields.get(1, Self::RESOURCE).map(Item::Str));
         visitor.field(4, fields.get(2, Self::NAME).map(Item::Str));
@@ -4341,6 +4234,7 @@ impl<'a> ResourceClaimList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4388,7 +4282,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -4434,6 +4328,7 @@ impl<'a> ResourceClaimSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4474,7 +4369,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::DEVICES.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::DEVICES).as_ref().map(|x| Item::Message(x)));
     }
@@ -4526,6 +4421,7 @@ impl<'a> ResourceClaimStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4578,10 +4474,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::ALLOCATION.id(), Self::RESERVED_FOR.id(), Self::DEVICES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
         visitor
             .field(
                 1,
@@ -4645,6 +4538,7 @@ impl<'a> ResourceClaimTemplate<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4692,7 +4586,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplate<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -4743,6 +4637,7 @@ impl<'a> ResourceClaimTemplateList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4790,7 +4685,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -4845,6 +4740,7 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4891,7 +4787,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -4948,6 +4844,7 @@ impl<'a> ResourcePool<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4994,10 +4891,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePool<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::GENERATION.id(), Self::RESOURCE_SLICE_COUNT.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::GENERATION).map(Item::I64));
         visitor.field(3, fields.get(2, Self::RESOURCE_SLICE_COUNT).map(Item::I64));
@@ -5049,6 +4943,7 @@ impl<'a> ResourceSlice<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5095,7 +4990,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSlice<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -5146,6 +5041,7 @@ impl<'a> ResourceSliceList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5193,7 +5089,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -5284,6 +5180,7 @@ impl<'a> ResourceSliceSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5349,19 +5246,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRIVER.id(),
-                Self::POOL.id(),
-                Self::NODE_NAME.id(),
-                Self::NODE_SELECTOR.id(),
-                Self::ALL_NODES.id(),
-                Self::DEVICES.id(),
-                Self::PER_DEVICE_NODE_SELECTION.id(),
-                Self::SHARED_COUNTERS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::POOL).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));

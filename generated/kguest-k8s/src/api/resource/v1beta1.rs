@@ -92,6 +92,7 @@ impl<'a> AllocatedDeviceStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -157,18 +158,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocatedDeviceStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRIVER.id(),
-                Self::POOL.id(),
-                Self::DEVICE.id(),
-                Self::CONDITIONS.id(),
-                Self::DATA.id(),
-                Self::NETWORK_DATA.id(),
-                Self::SHARE_ID.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::POOL).map(Item::Str));
         visitor.field(3, fields.get(2, Self::DEVICE).map(Item::Str));
@@ -241,6 +231,7 @@ impl<'a> AllocationResult<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -294,14 +285,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocationResult<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DEVICES.id(),
-                Self::NODE_SELECTOR.id(),
-                Self::ALLOCATION_TIMESTAMP.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 5]);
         visitor
             .field(1, fields.get(0, Self::DEVICES).as_ref().map(|x| Item::Message(x)));
         visitor
@@ -420,6 +404,7 @@ impl<'a> BasicDevice<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -510,23 +495,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for BasicDevice<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::ATTRIBUTES.id(),
-                Self::CAPACITY.id(),
-                Self::CONSUMES_COUNTERS.id(),
-                Self::NODE_NAME.id(),
-                Self::NODE_SELECTOR.id(),
-                Self::ALL_NODES.id(),
-                Self::TAINTS.id(),
-                Self::BINDS_TO_NODE.id(),
-                Self::BINDING_CONDITIONS.id(),
-                Self::BINDING_FAILURE_CONDITIONS.id(),
-                Self::ALLOW_MULTIPLE_ALLOCATIONS.id(),
-                Self::NODE_ALLOCATABLE_RESOURCE_MAPPINGS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         for (k, v) in fields.get(0, Self::ATTRIBUTES) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -625,6 +594,7 @@ impl<'a> CELDeviceSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -665,7 +635,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::EXPRESSION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
     }
 
@@ -723,6 +693,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -776,10 +747,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DEFAULT.id(), Self::VALID_VALUES.id(), Self::VALID_RANGE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::DEFAULT).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::VALID_VALUES) {
@@ -847,6 +815,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -902,10 +871,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicyRange<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MIN.id(), Self::MAX.id(), Self::STEP.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::MIN).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::MAX).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::STEP).as_ref().map(|x| Item::Message(x)));
@@ -954,6 +920,7 @@ impl<'a> CapacityRequirements<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1001,7 +968,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequirements<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::REQUESTS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for (k, v) in fields.get(0, Self::REQUESTS) {
             visitor.entry(1, Item::Str(k), Item::Message(&v));
         }
@@ -1048,6 +1015,7 @@ impl<'a> Counter<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1089,7 +1057,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Counter<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::VALUE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -1138,6 +1106,7 @@ impl<'a> CounterSet<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1182,7 +1151,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CounterSet<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::COUNTERS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for (k, v) in fields.get(1, Self::COUNTERS) {
             visitor.entry(2, Item::Str(k), Item::Message(&v));
@@ -1237,6 +1206,7 @@ impl<'a> Device<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1278,7 +1248,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Device<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::NAME.id(), Self::BASIC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::BASIC).as_ref().map(|x| Item::Message(x)));
     }
@@ -1334,6 +1304,7 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1381,10 +1352,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationConfiguration<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SOURCE.id(), Self::REQUESTS.id(), Self::DEVICE_CONFIGURATION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::SOURCE).map(Item::Str));
         for x in fields.get(1, Self::REQUESTS) {
             visitor.element(2, Item::Str(x));
@@ -1445,6 +1413,7 @@ impl<'a> DeviceAllocationResult<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1494,7 +1463,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationResult<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::RESULTS.id(), Self::CONFIG.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::RESULTS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -1588,6 +1557,7 @@ impl<'a> DeviceAttribute<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1649,19 +1619,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAttribute<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::INT.id(),
-                Self::BOOL.id(),
-                Self::STRING.id(),
-                Self::VERSION.id(),
-                Self::INTS.id(),
-                Self::BOOLS.id(),
-                Self::STRINGS.id(),
-                Self::VERSIONS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(2, fields.get(0, Self::INT).map(Item::I64));
         visitor.field(3, fields.get(1, Self::BOOL).map(Item::Bool));
         visitor.field(4, fields.get(2, Self::STRING).map(Item::Str));
@@ -1739,6 +1697,7 @@ impl<'a> DeviceCapacity<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1786,10 +1745,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCapacity<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::VALUE.id(), Self::REQUEST_POLICY.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(
@@ -1844,6 +1800,7 @@ impl<'a> DeviceClaim<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1895,10 +1852,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaim<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REQUESTS.id(), Self::CONSTRAINTS.id(), Self::CONFIG.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::REQUESTS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -1958,6 +1912,7 @@ impl<'a> DeviceClaimConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2002,10 +1957,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaimConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REQUESTS.id(), Self::DEVICE_CONFIGURATION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::REQUESTS) {
             visitor.element(1, Item::Str(x));
         }
@@ -2066,6 +2018,7 @@ impl<'a> DeviceClass<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2112,7 +2065,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClass<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -2154,6 +2107,7 @@ impl<'a> DeviceClassConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2195,7 +2149,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::DEVICE_CONFIGURATION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(
                 1,
@@ -2250,6 +2204,7 @@ impl<'a> DeviceClassList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2297,7 +2252,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2358,6 +2313,7 @@ impl<'a> DeviceClassSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2408,10 +2364,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::SELECTORS.id(), Self::CONFIG.id(), Self::EXTENDED_RESOURCE_NAME.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
         for x in fields.get(0, Self::SELECTORS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -2462,6 +2415,7 @@ impl<'a> DeviceConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2503,7 +2457,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::OPAQUE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::OPAQUE).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -2562,6 +2516,7 @@ impl<'a> DeviceConstraint<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2608,14 +2563,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConstraint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REQUESTS.id(),
-                Self::MATCH_ATTRIBUTE.id(),
-                Self::DISTINCT_ATTRIBUTE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::REQUESTS) {
             visitor.element(1, Item::Str(x));
         }
@@ -2672,6 +2620,7 @@ impl<'a> DeviceCounterConsumption<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2716,10 +2665,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCounterConsumption<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::COUNTER_SET.id(), Self::COUNTERS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::COUNTER_SET).map(Item::Str));
         for (k, v) in fields.get(1, Self::COUNTERS) {
             visitor.entry(2, Item::Str(k), Item::Message(&v));
@@ -2819,6 +2765,7 @@ impl<'a> DeviceRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2889,20 +2836,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::DEVICE_CLASS_NAME.id(),
-                Self::SELECTORS.id(),
-                Self::ALLOCATION_MODE.id(),
-                Self::COUNT.id(),
-                Self::ADMIN_ACCESS.id(),
-                Self::FIRST_AVAILABLE.id(),
-                Self::TOLERATIONS.id(),
-                Self::CAPACITY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DEVICE_CLASS_NAME).map(Item::Str));
         for x in fields.get(2, Self::SELECTORS) {
@@ -3046,6 +2980,7 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3122,21 +3057,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequestAllocationResult<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::REQUEST.id(),
-                Self::DRIVER.id(),
-                Self::POOL.id(),
-                Self::DEVICE.id(),
-                Self::ADMIN_ACCESS.id(),
-                Self::TOLERATIONS.id(),
-                Self::BINDING_CONDITIONS.id(),
-                Self::BINDING_FAILURE_CONDITIONS.id(),
-                Self::SHARE_ID.id(),
-                Self::CONSUMED_CAPACITY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::REQUEST).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DRIVER).map(Item::Str));
         visitor.field(3, fields.get(2, Self::POOL).map(Item::Str));
@@ -3209,6 +3130,7 @@ impl<'a> DeviceSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3249,7 +3171,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::CEL.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::CEL).as_ref().map(|x| Item::Message(x)));
     }
 
@@ -3333,6 +3255,7 @@ impl<'a> DeviceSubRequest<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3394,18 +3317,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSubRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::DEVICE_CLASS_NAME.id(),
-                Self::SELECTORS.id(),
-                Self::ALLOCATION_MODE.id(),
-                Self::COUNT.id(),
-                Self::TOLERATIONS.id(),
-                Self::CAPACITY.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7, 8]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DEVICE_CLASS_NAME).map(Item::Str));
         for x in fields.get(2, Self::SELECTORS) {
@@ -3499,6 +3411,7 @@ impl<'a> DeviceTaint<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3551,10 +3464,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::VALUE.id(), Self::EFFECT.id(), Self::TIME_ADDED.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::EFFECT).map(Item::Str));
@@ -3643,6 +3553,7 @@ impl<'a> DeviceToleration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3695,16 +3606,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceToleration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::KEY.id(),
-                Self::OPERATOR.id(),
-                Self::VALUE.id(),
-                Self::EFFECT.id(),
-                Self::TOLERATION_SECONDS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
         visitor.field(3, fields.get(2, Self::VALUE).map(Item::Str));
@@ -3771,6 +3673,7 @@ impl<'a> NetworkDeviceData<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3817,10 +3720,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkDeviceData<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::INTERFACE_NAME.id(), Self::IPS.id(), Self::HARDWARE_ADDRESS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::INTERFACE_NAME).map(Item::Str));
         for x in fields.get(1, Self::IPS) {
             visitor.element(2, Item::Str(x));
@@ -3881,6 +3781,7 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3927,10 +3828,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceMapping<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CAPACITY_KEY.id(), Self::ALLOCATION_MULTIPLIER.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::CAPACITY_KEY).map(Item::Str));
         visitor
             .field(
@@ -3993,6 +3891,7 @@ impl<'a> OpaqueDeviceConfiguration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4039,10 +3938,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for OpaqueDeviceConfiguration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DRIVER.id(), Self::PARAMETERS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor
             .field(
@@ -4101,6 +3997,7 @@ impl<'a> ResourceClaim<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4150,10 +4047,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::METADATA.id(), Self::SPEC.id(), Self::STATUS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -4232,6 +4126,7 @@ impl<'a> ResourceClaimConsumerReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4281,10 +4176,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimConsumerReference<'a
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::API_GROUP.id(), Self::RESOURCE.id(), Self::NAME.id(), Self::UID.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
         visitor.field(3, fields.get(1, Self::RESOURCE).map(Item::Str));
         visitor.field(4, fields.get(2, Self::NAME).map(Item::Str));
@@ -4338,6 +4230,7 @@ impl<'a> ResourceClaimList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4385,7 +4278,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -4431,6 +4324,7 @@ impl<'a> ResourceClaimSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4471,7 +4365,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::DEVICES.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::DEVICES).as_ref().map(|x| Item::Message(x)));
     }
@@ -4523,6 +4417,7 @@ impl<'a> ResourceClaimStatus<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4575,10 +4470,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::ALLOCATION.id(), Self::RESERVED_FOR.id(), Self::DEVICES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
         visitor
             .field(
                 1,
@@ -4642,6 +4534,7 @@ impl<'a> ResourceClaimTemplate<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4689,7 +4582,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplate<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -4740,6 +4633,7 @@ impl<'a> ResourceClaimTemplateList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4787,7 +4681,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -4842,6 +4736,7 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4888,7 +4783,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -4945,6 +4840,7 @@ impl<'a> ResourcePool<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4991,10 +4887,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePool<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::NAME.id(), Self::GENERATION.id(), Self::RESOURCE_SLICE_COUNT.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::GENERATION).map(Item::I64));
         visitor.field(3, fields.get(2, Self::RESOURCE_SLICE_COUNT).map(Item::I64));
@@ -5046,6 +4939,7 @@ impl<'a> ResourceSlice<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5092,7 +4986,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSlice<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::SPEC.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
@@ -5143,6 +5037,7 @@ impl<'a> ResourceSliceList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5190,7 +5085,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -5281,6 +5176,7 @@ impl<'a> ResourceSliceSpec<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5346,19 +5242,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRIVER.id(),
-                Self::POOL.id(),
-                Self::NODE_NAME.id(),
-                Self::NODE_SELECTOR.id(),
-                Self::ALL_NODES.id(),
-                Self::DEVICES.id(),
-                Self::PER_DEVICE_NODE_SELECTION.id(),
-                Self::SHARED_COUNTERS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::POOL).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));

@@ -35,6 +35,7 @@ impl<'a> RawExtension<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -75,7 +76,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RawExtension<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::RAW.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::RAW).map(Item::Bytes));
     }
 
@@ -127,6 +128,7 @@ impl<'a> TypeMeta<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -170,10 +172,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeMeta<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::API_VERSION.id(), Self::KIND.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::API_VERSION).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
     }
@@ -237,6 +236,7 @@ impl<'a> Unknown<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -284,15 +284,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Unknown<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE_META.id(),
-                Self::RAW.id(),
-                Self::CONTENT_ENCODING.id(),
-                Self::CONTENT_TYPE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor
             .field(1, fields.get(0, Self::TYPE_META).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::RAW).map(Item::Bytes));

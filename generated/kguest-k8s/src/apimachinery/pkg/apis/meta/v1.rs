@@ -57,6 +57,7 @@ impl<'a> APIGroup<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -113,15 +114,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroup<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::VERSIONS.id(),
-                Self::PREFERRED_VERSION.id(),
-                Self::SERVER_ADDRESS_BY_CLIENT_CIDRS.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for x in fields.get(1, Self::VERSIONS) {
             visitor.element(2, Item::Message(&x));
@@ -178,6 +171,7 @@ impl<'a> APIGroupList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -219,7 +213,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::GROUPS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::GROUPS) {
             visitor.element(1, Item::Message(&x));
         }
@@ -337,6 +331,7 @@ impl<'a> APIResource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -404,21 +399,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::NAMESPACED.id(),
-                Self::KIND.id(),
-                Self::VERBS.id(),
-                Self::SHORT_NAMES.id(),
-                Self::SINGULAR_NAME.id(),
-                Self::CATEGORIES.id(),
-                Self::GROUP.id(),
-                Self::VERSION.id(),
-                Self::STORAGE_VERSION_HASH.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::NAMESPACED).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::KIND).map(Item::Str));
@@ -493,6 +474,7 @@ impl<'a> APIResourceList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -537,10 +519,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResourceList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::GROUP_VERSION.id(), Self::RESOURCES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::GROUP_VERSION).map(Item::Str));
         for x in fields.get(1, Self::RESOURCES) {
             visitor.element(2, Item::Message(&x));
@@ -592,6 +571,7 @@ impl<'a> APIVersions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -638,10 +618,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIVersions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::VERSIONS.id(), Self::SERVER_ADDRESS_BY_CLIENT_CIDRS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::VERSIONS) {
             visitor.element(1, Item::Str(x));
         }
@@ -705,6 +682,7 @@ impl<'a> ApplyOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -751,10 +729,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DRY_RUN.id(), Self::FORCE.id(), Self::FIELD_MANAGER.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::DRY_RUN) {
             visitor.element(1, Item::Str(x));
         }
@@ -846,6 +821,7 @@ impl<'a> Condition<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -901,17 +877,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Condition<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::TYPE.id(),
-                Self::STATUS.id(),
-                Self::OBSERVED_GENERATION.id(),
-                Self::LAST_TRANSITION_TIME.id(),
-                Self::REASON.id(),
-                Self::MESSAGE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
@@ -987,6 +953,7 @@ impl<'a> CreateOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1033,10 +1000,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CreateOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DRY_RUN.id(), Self::FIELD_MANAGER.id(), Self::FIELD_VALIDATION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
         for x in fields.get(0, Self::DRY_RUN) {
             visitor.element(1, Item::Str(x));
         }
@@ -1115,6 +1079,7 @@ impl<'a> DeleteOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1173,17 +1138,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeleteOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::GRACE_PERIOD_SECONDS.id(),
-                Self::PRECONDITIONS.id(),
-                Self::ORPHAN_DEPENDENTS.id(),
-                Self::PROPAGATION_POLICY.id(),
-                Self::DRY_RUN.id(),
-                Self::IGNORE_STORE_READ_ERROR_WITH_CLUSTER_BREAKING_POTENTIAL.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::GRACE_PERIOD_SECONDS).map(Item::I64));
         visitor
             .field(
@@ -1255,6 +1210,7 @@ impl<'a> Duration<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1295,7 +1251,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Duration<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::DURATION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::DURATION).map(Item::I64));
     }
 
@@ -1354,6 +1310,7 @@ impl<'a> FieldSelectorRequirement<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1400,10 +1357,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FieldSelectorRequirement<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::OPERATOR.id(), Self::VALUES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
         for x in fields.get(2, Self::VALUES) {
@@ -1450,6 +1404,7 @@ impl<'a> FieldsV1<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1490,7 +1445,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FieldsV1<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::RAW.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::RAW).map(Item::Bytes));
     }
 
@@ -1534,6 +1489,7 @@ impl<'a> GetOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1574,7 +1530,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GetOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::RESOURCE_VERSION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::RESOURCE_VERSION).map(Item::Str));
     }
 
@@ -1628,6 +1584,7 @@ impl<'a> GroupKind<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1671,7 +1628,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupKind<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::GROUP.id(), Self::KIND.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
     }
@@ -1727,6 +1684,7 @@ impl<'a> GroupResource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1770,7 +1728,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupResource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::GROUP.id(), Self::RESOURCE.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::RESOURCE).map(Item::Str));
     }
@@ -1826,6 +1784,7 @@ impl<'a> GroupVersion<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1869,7 +1828,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersion<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::GROUP.id(), Self::VERSION.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
     }
@@ -1925,6 +1884,7 @@ impl<'a> GroupVersionForDiscovery<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -1968,10 +1928,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionForDiscovery<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::GROUP_VERSION.id(), Self::VERSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::GROUP_VERSION).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
     }
@@ -2037,6 +1994,7 @@ impl<'a> GroupVersionKind<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2083,10 +2041,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionKind<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::GROUP.id(), Self::VERSION.id(), Self::KIND.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
         visitor.field(3, fields.get(2, Self::KIND).map(Item::Str));
@@ -2154,6 +2109,7 @@ impl<'a> GroupVersionResource<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2200,10 +2156,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionResource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::GROUP.id(), Self::VERSION.id(), Self::RESOURCE.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
         visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
         visitor.field(3, fields.get(2, Self::RESOURCE).map(Item::Str));
@@ -2253,6 +2206,7 @@ impl<'a> LabelSelector<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2299,10 +2253,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::MATCH_LABELS.id(), Self::MATCH_EXPRESSIONS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for (k, v) in fields.get(0, Self::MATCH_LABELS) {
             visitor.entry(1, Item::Str(k), Item::Str(v));
         }
@@ -2371,6 +2322,7 @@ impl<'a> LabelSelectorRequirement<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2417,10 +2369,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelectorRequirement<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KEY.id(), Self::OPERATOR.id(), Self::VALUES.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
         for x in fields.get(2, Self::VALUES) {
@@ -2474,6 +2423,7 @@ impl<'a> List<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2518,7 +2468,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for List<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -2599,6 +2549,7 @@ impl<'a> ListMeta<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2651,16 +2602,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ListMeta<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::SELF_LINK.id(),
-                Self::RESOURCE_VERSION.id(),
-                Self::CONTINUE.id(),
-                Self::REMAINING_ITEM_COUNT.id(),
-                Self::SHARD_INFO.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::SELF_LINK).map(Item::Str));
         visitor.field(2, fields.get(1, Self::RESOURCE_VERSION).map(Item::Str));
         visitor.field(3, fields.get(2, Self::CONTINUE).map(Item::Str));
@@ -2791,6 +2733,7 @@ impl<'a> ListOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -2861,22 +2804,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ListOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::LABEL_SELECTOR.id(),
-                Self::FIELD_SELECTOR.id(),
-                Self::WATCH.id(),
-                Self::RESOURCE_VERSION.id(),
-                Self::TIMEOUT_SECONDS.id(),
-                Self::LIMIT.id(),
-                Self::CONTINUE.id(),
-                Self::ALLOW_WATCH_BOOKMARKS.id(),
-                Self::RESOURCE_VERSION_MATCH.id(),
-                Self::SEND_INITIAL_EVENTS.id(),
-                Self::SHARD_SELECTOR.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 15]);
         visitor.field(1, fields.get(0, Self::LABEL_SELECTOR).map(Item::Str));
         visitor.field(2, fields.get(1, Self::FIELD_SELECTOR).map(Item::Str));
         visitor.field(3, fields.get(2, Self::WATCH).map(Item::Bool));
@@ -2990,6 +2918,7 @@ impl<'a> ManagedFieldsEntry<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3048,18 +2977,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ManagedFieldsEntry<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::MANAGER.id(),
-                Self::OPERATION.id(),
-                Self::API_VERSION.id(),
-                Self::TIME.id(),
-                Self::FIELDS_TYPE.id(),
-                Self::FIELDS_V1.id(),
-                Self::SUBRESOURCE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::MANAGER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OPERATION).map(Item::Str));
         visitor.field(3, fields.get(2, Self::API_VERSION).map(Item::Str));
@@ -3116,6 +3034,7 @@ impl<'a> MicroTime<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3159,7 +3078,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MicroTime<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::SECONDS.id(), Self::NANOS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::SECONDS).map(Item::I64));
         visitor.field(2, fields.get(1, Self::NANOS).map(Item::I32));
     }
@@ -3300,6 +3219,7 @@ impl<'a> ObjectMeta<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3390,23 +3310,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMeta<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::GENERATE_NAME.id(),
-                Self::NAMESPACE.id(),
-                Self::SELF_LINK.id(),
-                Self::UID.id(),
-                Self::RESOURCE_VERSION.id(),
-                Self::GENERATION.id(),
-                Self::CREATION_TIMESTAMP.id(),
-                Self::DELETION_TIMESTAMP.id(),
-                Self::DELETION_GRACE_PERIOD_SECONDS.id(),
-                Self::LABELS.id(),
-                Self::ANNOTATIONS.id(),
-                Self::OWNER_REFERENCES.id(),
-                Self::FINALIZERS.id(),
-                Self::MANAGED_FIELDS.id(),
-            ],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17],
         );
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::GENERATE_NAME).map(Item::Str));
@@ -3557,6 +3461,7 @@ impl<'a> OwnerReference<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3612,17 +3517,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for OwnerReference<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::KIND.id(),
-                Self::NAME.id(),
-                Self::UID.id(),
-                Self::API_VERSION.id(),
-                Self::CONTROLLER.id(),
-                Self::BLOCK_OWNER_DELETION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4, 5, 6, 7]);
         visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
         visitor.field(3, fields.get(1, Self::NAME).map(Item::Str));
         visitor.field(4, fields.get(2, Self::UID).map(Item::Str));
@@ -3671,6 +3566,7 @@ impl<'a> PartialObjectMetadata<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3711,7 +3607,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadata<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
     }
@@ -3756,6 +3652,7 @@ impl<'a> PartialObjectMetadataList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3800,7 +3697,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadataList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::METADATA.id(), Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         for x in fields.get(1, Self::ITEMS) {
@@ -3926,6 +3823,7 @@ impl<'a> PatchOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -3975,15 +3873,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PatchOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::DRY_RUN.id(),
-                Self::FORCE.id(),
-                Self::FIELD_MANAGER.id(),
-                Self::FIELD_VALIDATION.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         for x in fields.get(0, Self::DRY_RUN) {
             visitor.element(1, Item::Str(x));
         }
@@ -4047,6 +3937,7 @@ impl<'a> Preconditions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4090,10 +3981,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Preconditions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::UID.id(), Self::RESOURCE_VERSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::UID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::RESOURCE_VERSION).map(Item::Str));
     }
@@ -4134,6 +4022,7 @@ impl<'a> RootPaths<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4174,7 +4063,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RootPaths<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::PATHS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::PATHS) {
             visitor.element(1, Item::Str(x));
         }
@@ -4232,6 +4121,7 @@ impl<'a> ServerAddressByClientCIDR<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4275,10 +4165,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServerAddressByClientCIDR<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::CLIENT_CIDR.id(), Self::SERVER_ADDRESS.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::CLIENT_CIDR).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SERVER_ADDRESS).map(Item::Str));
     }
@@ -4324,6 +4211,7 @@ impl<'a> ShardInfo<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4364,7 +4252,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ShardInfo<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::SELECTOR.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::SELECTOR).map(Item::Str));
     }
 
@@ -4443,6 +4331,7 @@ impl<'a> Status<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4496,17 +4385,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Status<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::METADATA.id(),
-                Self::STATUS.id(),
-                Self::MESSAGE.id(),
-                Self::REASON.id(),
-                Self::DETAILS.id(),
-                Self::CODE.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
@@ -4582,6 +4461,7 @@ impl<'a> StatusCause<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4628,10 +4508,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatusCause<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::REASON.id(), Self::MESSAGE.id(), Self::FIELD.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::REASON).map(Item::Str));
         visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::FIELD).map(Item::Str));
@@ -4719,6 +4596,7 @@ impl<'a> StatusDetails<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4775,17 +4653,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatusDetails<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[
-                Self::NAME.id(),
-                Self::GROUP.id(),
-                Self::KIND.id(),
-                Self::CAUSES.id(),
-                Self::RETRY_AFTER_SECONDS.id(),
-                Self::UID.id(),
-            ],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::GROUP).map(Item::Str));
         visitor.field(3, fields.get(2, Self::KIND).map(Item::Str));
@@ -4843,6 +4711,7 @@ impl<'a> TableOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4883,7 +4752,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TableOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::INCLUDE_OBJECT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         visitor.field(1, fields.get(0, Self::INCLUDE_OBJECT).map(Item::Str));
     }
 
@@ -4927,6 +4796,7 @@ impl<'a> Time<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -4968,7 +4838,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Time<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::SECONDS.id(), Self::NANOS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::SECONDS).map(Item::I64));
         visitor.field(2, fields.get(1, Self::NANOS).map(Item::I32));
     }
@@ -5014,6 +4884,7 @@ impl<'a> Timestamp<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5057,7 +4928,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Timestamp<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::SECONDS.id(), Self::NANOS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::SECONDS).map(Item::I64));
         visitor.field(2, fields.get(1, Self::NANOS).map(Item::I32));
     }
@@ -5113,6 +4984,7 @@ impl<'a> TypeMeta<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5156,10 +5028,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeMeta<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::KIND.id(), Self::API_VERSION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
         visitor.field(2, fields.get(1, Self::API_VERSION).map(Item::Str));
     }
@@ -5220,6 +5089,7 @@ impl<'a> UpdateOptions<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5266,10 +5136,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UpdateOptions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(
-            self.bytes,
-            &[Self::DRY_RUN.id(), Self::FIELD_MANAGER.id(), Self::FIELD_VALIDATION.id()],
-        );
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::DRY_RUN) {
             visitor.element(1, Item::Str(x));
         }
@@ -5316,6 +5183,7 @@ impl<'a> Verbs<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5354,7 +5222,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Verbs<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ITEMS.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Str(x));
         }
@@ -5409,6 +5277,7 @@ impl<'a> WatchEvent<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -5455,7 +5324,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WatchEvent<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::TYPE.id(), Self::OBJECT.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
     }

@@ -49,6 +49,7 @@ impl<'a> PartialObjectMetadataList<'a> {
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
     /// [`kguest_wire::fields`]).
+    #[inline]
     pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
         fields.read_from(self.bytes)
     }
@@ -103,7 +104,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadataList<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[Self::ITEMS.id(), Self::METADATA.id()]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Message(&x));
         }
