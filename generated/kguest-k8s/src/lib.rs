@@ -42,4 +42,9 @@ pub mod groups;
 pub mod helpers;
 #[cfg(feature = "json")]
 pub mod json;
-pub use kguest_wire::{DecodeError, ErrorKind, Map, Repeated, View, quantity};
+pub use kguest_wire::{DecodeError, ErrorKind, Field, FieldSet, Map, Repeated, View, quantity};
+
+// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
