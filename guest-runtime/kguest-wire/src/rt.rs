@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn scan_distinct_fills_the_slots_scan_fills_and_singulars_match_last() {
-        let mut rng = Lcg(0x0e9a_55);
+        let mut rng = Lcg(0x000e_9a55);
         let mut buf = [0u8; 4096];
         for case in 0..20_000 {
             let len = random_message(&mut rng, &mut buf);

@@ -197,7 +197,7 @@ fn one_pass_walk_equals_accessor_walk_on_fixtures_and_reencodings() {
 fn one_pass_walk_equals_accessor_walk_on_malformed_and_random_input() {
     let start = Instant::now();
     let mut tally = Tally::default();
-    let mut rng = Lcg::new(0x6f6e_6570_6173_73);
+    let mut rng = Lcg::new(0x006f_6e65_7061_7373);
     let fixtures = raw_fixtures();
     // Every fixture cut at random points: the malformed field moves through
     // every message, where singular fields give up and iterators stop.
@@ -316,7 +316,7 @@ fn typed_one_pass_reads_equal_the_accessors() {
             >= 4,
         "the fixtures should fill most of these fields: {read:?}"
     );
-    let mut rng = Lcg::new(0x7479_7065_64);
+    let mut rng = Lcg::new(0x0074_7970_6564);
     for _ in 0..300 {
         let (mut pod, mut node) = (pod.clone(), node.clone());
         corrupt(&mut pod, &mut rng);
