@@ -38,6 +38,7 @@ pub const GUESTS: &[(&str, Kind)] = &[
     ("fit", Kind::Kguest),
     ("imagelocality", Kind::Kguest),
     ("nodename-view", Kind::Kguest),
+    ("podspec-read", Kind::Kguest),
     ("baseline-prost", Kind::Baseline),
     ("baseline-json", Kind::Baseline),
     ("baseline-scan", Kind::Baseline),
