@@ -7,7 +7,7 @@
 //! view's `read` method scans the message once and returns a tuple of exactly
 //! what the accessors would return:
 //!
-//! ```ignore
+//! ```text
 //! use kguest_k8s::api::core::v1::PodSpec;
 //!
 //! let (containers, init_containers, overhead) =
