@@ -1,13 +1,14 @@
 //! Arbitrary bytes as five large view types (Pod, Node, Deployment,
 //! PersistentVolume, apidiscovery v2 APIGroupDiscovery): every field read
-//! through the generated accessors (every repeated field and map iterated),
-//! `validate()` and `to_json`. Nothing may panic; `to_json` succeeds only on
+//! (every repeated field and map iterated) in one pass per message and
+//! through the generated accessors, `validate()` and `to_json`. Nothing may
+//! panic; both reads make the same visitor calls; `to_json` succeeds only on
 //! input that validates, and on input that validates it either succeeds or
 //! reports a value with no JSON form (`JsonError::Unrepresentable`).
 
 #![no_main]
 
-use kguest_fuzz::{Walk, hex_prefix};
+use kguest_fuzz::{Walk, hex_prefix, one_pass_difference};
 use kguest_k8s::api::apidiscovery::v2::APIGroupDiscovery;
 use kguest_k8s::api::apps::v1::Deployment;
 use kguest_k8s::api::core::v1::{Node, PersistentVolume, Pod};
@@ -21,6 +22,13 @@ fn check<'a, V: View<'a> + Reflect<'a>>(bytes: &'a [u8]) {
     let mut walk = Walk::default();
     view.reflect(&mut walk);
     std::hint::black_box(walk.items);
+    if let Some(diff) = one_pass_difference(&view) {
+        panic!(
+            "{}: one-pass read differs from the accessors: {diff}\n{}",
+            V::SCHEMA.name(),
+            hex_prefix(bytes)
+        );
+    }
 
     let valid = view.validate();
     let json = kguest_k8s::json::to_json(V::SCHEMA, bytes);

@@ -80,6 +80,91 @@ impl<'a> Visitor<'a> for Walk {
 }
 
 // ---------------------------------------------------------------------------
+// One pass against the accessors.
+
+/// Records every visitor call as a line; nested messages are walked the same
+/// way (one pass or accessors) between `{` and `}`.
+struct Calls {
+    one_pass: bool,
+    lines: Vec<String>,
+}
+
+impl Calls {
+    fn item(&mut self, head: String, item: Item<'_, '_>) {
+        let text = match item {
+            Item::Message(m) => {
+                self.lines.push(format!("{head} {{"));
+                if self.one_pass {
+                    m.reflect(self);
+                } else {
+                    m.reflect_accessors(self);
+                }
+                self.lines.push("}".into());
+                return;
+            }
+            // Typed text, floats by their bits (as in the trees below).
+            other => match item_node(other) {
+                Node::Scalar(text) => text,
+                Node::Msg(_) => unreachable!("a scalar item"),
+            },
+        };
+        self.lines.push(format!("{head} {text}"));
+    }
+}
+
+impl<'a> Visitor<'a> for Calls {
+    fn field(&mut self, number: u32, item: Option<Item<'a, '_>>) {
+        match item {
+            Some(item) => self.item(format!("field {number}"), item),
+            None => self.lines.push(format!("field {number} none")),
+        }
+    }
+
+    fn element(&mut self, number: u32, item: Item<'a, '_>) {
+        self.item(format!("element {number}"), item);
+    }
+
+    fn entry(&mut self, number: u32, key: Item<'a, '_>, value: Item<'a, '_>) {
+        self.item(format!("entry {number} key"), key);
+        self.item(format!("entry {number} value"), value);
+    }
+}
+
+/// The visitor calls of `Reflect::reflect` (one pass per message) and of
+/// `Reflect::reflect_accessors` (every accessor) side by side: `None` when
+/// they are identical, else the first difference.
+pub fn one_pass_difference(view: &dyn Reflect<'_>) -> Option<String> {
+    let walk = |one_pass: bool| {
+        let mut calls = Calls {
+            one_pass,
+            lines: Vec::new(),
+        };
+        if one_pass {
+            view.reflect(&mut calls);
+        } else {
+            view.reflect_accessors(&mut calls);
+        }
+        calls.lines
+    };
+    let (ours, theirs) = (walk(true), walk(false));
+    if ours == theirs {
+        return None;
+    }
+    let at = ours
+        .iter()
+        .zip(&theirs)
+        .position(|(a, b)| a != b)
+        .unwrap_or(ours.len().min(theirs.len()));
+    Some(format!(
+        "call {at}: one pass {:?}, accessors {:?} ({} vs {} calls)",
+        ours.get(at),
+        theirs.get(at),
+        ours.len(),
+        theirs.len()
+    ))
+}
+
+// ---------------------------------------------------------------------------
 // Comparable trees.
 
 /// One value: a scalar in typed textual form, or a message's present fields.

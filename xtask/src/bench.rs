@@ -435,14 +435,20 @@ fn decode_table(r: &Results) -> String {
         ("pod", "realistic Pod"),
         ("upstream-pod", "upstream Pod fixture"),
     ] {
-        for (what, wlabel) in [
-            ("nodename", "`spec.nodeName`"),
+        for (what, views, wlabel) in [
+            ("nodename", "views", "`spec.nodeName`"),
             (
                 "all",
-                "every field (views: `Reflect` walk; prost: full decode)",
+                "views",
+                "every field (views: `Reflect` walk, one pass per message; prost: full decode)",
+            ),
+            (
+                "all",
+                "accessors",
+                "every field (views: every accessor, `reflect_accessors`; prost: full decode)",
             ),
         ] {
-            let v = get(r, &format!("decode/{object}/{what}/views"));
+            let v = get(r, &format!("decode/{object}/{what}/{views}"));
             let p = get(r, &format!("decode/{object}/{what}/prost"));
             let scan = get(r, &format!("decode/{object}/{what}/scan"));
             out.push_str(&format!(
@@ -612,6 +618,18 @@ mod tests {
             "nodename filter (new cycle): kguest 0.200 µs, prost 14.2 µs, ratio 71.00"
         );
         assert!(s[2].ends_with("ratio –"));
+    }
+
+    #[test]
+    fn every_field_line_has_the_issue_shape() {
+        let r = parse_tsv("decode/pod/all/views\t12500\ndecode/pod/all/prost\t14400\n");
+        let line = summary(&r)
+            .into_iter()
+            .find(|l| l.starts_with("pod decode every field"));
+        assert_eq!(
+            line.as_deref(),
+            Some("pod decode every field: views 12.5 µs, prost 14.4 µs, ratio 1.15")
+        );
     }
 
     #[test]

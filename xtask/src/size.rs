@@ -45,6 +45,7 @@ pub const GUESTS: &[(&str, Kind)] = &[
     ("fit", Kind::Kguest),
     ("imagelocality", Kind::Kguest),
     ("nodename-view", Kind::Kguest),
+    ("podspec-read", Kind::Kguest),
     ("annotation-memory", Kind::Kguest),
     ("krm-set-namespace", Kind::Krm),
     ("krm-require-requests", Kind::Krm),

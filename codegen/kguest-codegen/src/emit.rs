@@ -114,8 +114,46 @@ fn render(config: &Config, tokens: TokenStream) -> Result<String, Error> {
     Ok(format!(
         "{GENERATED_MARKER} by `{}`. Do not edit.\n\n{}",
         config.regen_command,
-        space_items(&prettyplease::unparse(&file))
+        space_items(&wrap_field_consts(&prettyplease::unparse(&file)))
     ))
+}
+
+/// prettyplease breaks a field constant too long for one line inside its
+/// initializer (`Field::new(\n 3,\n )`); break it after `=` instead, as
+/// rustfmt does.
+fn wrap_field_consts(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut lines = code.lines();
+    while let Some(line) = lines.next() {
+        let Some(head) = line
+            .strip_suffix("Field::new(")
+            .or_else(|| line.strip_suffix("Field::in_oneof("))
+            .filter(|head| head.trim_start().starts_with("pub const ") && head.ends_with("= "))
+        else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let call = &line[head.len()..];
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let mut args = String::new();
+        for arg in lines.by_ref() {
+            let arg = arg.trim();
+            if arg == ");" {
+                break;
+            }
+            if !args.is_empty() {
+                args.push(' ');
+            }
+            args.push_str(arg);
+        }
+        let args = args.strip_suffix(',').unwrap_or(&args);
+        out.push_str(&format!(
+            "{}\n{indent}    {call}{args});\n",
+            head.trim_end()
+        ));
+    }
+    out
 }
 
 /// prettyplease packs items together; separate them with blank lines the
@@ -169,7 +207,7 @@ fn module_file(
     if !views.is_empty() {
         items.extend(quote! {
             #[allow(unused_imports)]
-            use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+            use kguest_wire::{Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema};
         });
     }
     // Top-level views, then nested ones in modules named after their parents.
@@ -214,7 +252,7 @@ fn nested_modules(
         out.extend(quote! {
             pub mod #name {
                 #[allow(unused_imports)]
-                use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+                use kguest_wire::{Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema};
                 #(#views)*
                 #inner
             }
@@ -250,8 +288,23 @@ fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream
         .iter()
         .map(|field| accessor(ctx, field, from))
         .collect::<Result<Vec<_>, _>>()?;
+    let field_consts = field_consts(ctx, message, from)?;
+    let read = if message.fields.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            /// Reads several fields in one pass over the message: pass a tuple
+            /// of this type's field constants (`Self::FIELD_NAME`); each value
+            /// is what that field's accessor returns (see
+            /// [`kguest_wire::fields`]).
+            #[inline]
+            pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+                fields.read_from(self.bytes)
+            }
+        }
+    };
     let reflect = match &ctx.config.reflect_feature {
-        Some(feature) => reflect_impl(ctx, message, from, feature)?,
+        Some(feature) => reflect_impl(message, feature),
         None => TokenStream::new(),
     };
     Ok(quote! {
@@ -273,7 +326,11 @@ fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream
             }
 
             #(#accessors)*
+
+            #read
         }
+
+        #field_consts
 
         impl<'a> View<'a> for #name<'a> {
             const SCHEMA: &'static MessageSchema = &#schema_path;
@@ -294,6 +351,59 @@ fn view(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream
         }
 
         #reflect
+    })
+}
+
+/// The associated constants naming each field for one-pass reads (none for
+/// a message without fields).
+fn field_consts(ctx: &Ctx<'_>, message: &Message, from: &[String]) -> Result<TokenStream, Error> {
+    if message.fields.is_empty() {
+        return Ok(TokenStream::new());
+    }
+    let name = ident(&message.type_name);
+    let doc = format!(
+        " The fields of `{}`, for one-pass reads with [`{}::read`].",
+        message.full_name, message.type_name
+    );
+    let consts = message
+        .fields
+        .iter()
+        .map(|field| {
+            let constant = ident(&field.constant);
+            let number = Literal::u32_unsuffixed(field.number);
+            let doc = format!(" `{}` (field {}).", field.proto_name, field.number);
+            let kind = match &field.label {
+                Label::Singular => codec(ctx, &field.ty, from)?.0,
+                Label::Repeated => {
+                    let (codec, _) = codec(ctx, &field.ty, from)?;
+                    quote!(Repeated<'a, #codec>)
+                }
+                Label::Map { key, value } => {
+                    let (key, _) = codec(ctx, key, from)?;
+                    let (value, _) = codec(ctx, value, from)?;
+                    quote!(Map<'a, #key, #value>)
+                }
+            };
+            let init = if field.oneof_siblings.is_empty() {
+                quote!(Field::new(#number))
+            } else {
+                let siblings = field
+                    .oneof_siblings
+                    .iter()
+                    .map(|n| Literal::u32_unsuffixed(*n));
+                quote!(Field::in_oneof(#number, &[#(#siblings),*]))
+            };
+            Ok(quote! {
+                #[doc = #doc]
+                pub const #constant: Field<Self, #kind> = #init;
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(quote! {
+        #[doc = #doc]
+        impl<'a> #name<'a> {
+            #(#consts)*
+        }
     })
 }
 
@@ -325,41 +435,59 @@ fn reflect_variant(ty: &FieldType) -> Option<TokenStream> {
     Some(quote!(Item::#variant))
 }
 
-fn reflect_impl(
-    ctx: &Ctx<'_>,
-    message: &Message,
-    from: &[String],
-    feature: &str,
-) -> Result<TokenStream, Error> {
-    let _ = (ctx, from);
+fn reflect_impl(message: &Message, feature: &str) -> TokenStream {
     let name = ident(&message.type_name);
-    let visits = message.fields.iter().map(|field| {
-        let method = ident(&field.method);
-        let number = Literal::u32_unsuffixed(field.number);
-        match &field.label {
-            Label::Singular => match reflect_variant(&field.ty) {
-                Some(variant) => quote!(visitor.field(#number, self.#method().map(#variant));),
-                None => {
-                    quote!(visitor.field(#number, self.#method().as_ref().map(|x| Item::Message(x)));)
+    // The same visitor calls twice: from one scan, and through the accessors.
+    let visits = |read: &dyn Fn(usize, &Field) -> TokenStream| -> Vec<TokenStream> {
+        message
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(index, field)| {
+                let number = Literal::u32_unsuffixed(field.number);
+                let value = read(index, field);
+                match &field.label {
+                    Label::Singular => match reflect_variant(&field.ty) {
+                        Some(variant) => quote!(visitor.field(#number, #value.map(#variant));),
+                        None => quote! {
+                            visitor.field(#number, #value.as_ref().map(|x| Item::Message(x)));
+                        },
+                    },
+                    Label::Repeated => {
+                        let item = reflect_item(&field.ty, quote!(x));
+                        quote!(for x in #value { visitor.element(#number, #item); })
+                    }
+                    Label::Map { key, value: v } => {
+                        let key = reflect_item(key, quote!(k));
+                        let v = reflect_item(v, quote!(v));
+                        quote!(for (k, v) in #value { visitor.entry(#number, #key, #v); })
+                    }
                 }
-            },
-            Label::Repeated => {
-                let item = reflect_item(&field.ty, quote!(x));
-                quote!(for x in self.#method() { visitor.element(#number, #item); })
-            }
-            Label::Map { key, value } => {
-                let key = reflect_item(key, quote!(k));
-                let value = reflect_item(value, quote!(v));
-                quote!(for (k, v) in self.#method() { visitor.entry(#number, #key, #value); })
-            }
-        }
-    });
-    let visitor = if message.fields.is_empty() {
-        quote!(_visitor)
-    } else {
-        quote!(visitor)
+            })
+            .collect()
     };
-    Ok(quote! {
+    let one_pass = visits(&|index, field| {
+        let index = Literal::usize_unsuffixed(index);
+        let constant = ident(&field.constant);
+        quote!(fields.get(#index, Self::#constant))
+    });
+    let accessors = visits(&|_, field| {
+        let method = ident(&field.method);
+        quote!(self.#method())
+    });
+    let (visitor, scan) = if message.fields.is_empty() {
+        (quote!(_visitor), TokenStream::new())
+    } else {
+        let numbers = message
+            .fields
+            .iter()
+            .map(|field| Literal::u32_unsuffixed(field.number));
+        (
+            quote!(visitor),
+            quote!(let fields = rt::Scan::new(self.bytes, &[#(#numbers),*]);),
+        )
+    };
+    quote! {
         #[cfg(feature = #feature)]
         impl<'a> kguest_wire::reflect::Reflect<'a> for #name<'a> {
             fn schema(&self) -> &'static MessageSchema {
@@ -369,10 +497,17 @@ fn reflect_impl(
             fn reflect(&self, #visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
                 #[allow(unused_imports)]
                 use kguest_wire::reflect::Item;
-                #(#visits)*
+                #scan
+                #(#one_pass)*
+            }
+
+            fn reflect_accessors(&self, #visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+                #[allow(unused_imports)]
+                use kguest_wire::reflect::Item;
+                #(#accessors)*
             }
         }
-    })
+    }
 }
 
 fn scalar_codec(scalar: Scalar) -> (TokenStream, TokenStream) {

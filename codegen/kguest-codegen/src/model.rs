@@ -45,6 +45,8 @@ pub struct Field {
     pub number: u32,
     pub proto_name: String,
     pub method: String,
+    /// The associated constant naming the field for one-pass reads.
+    pub constant: String,
     /// The raw-bytes accessor, for singular strings.
     pub raw_method: Option<String>,
     /// Written by encoders even when zero (Go non-pointer fields).
@@ -284,6 +286,7 @@ fn lower_message(
             })?,
             proto_name: field.name().to_string(),
             method: naming::field_method(field.name()),
+            constant: naming::field_const(field.name()),
             raw_method: (ty == FieldType::String && label == Label::Singular)
                 .then(|| naming::raw_bytes_method(field.name())),
             // Go writes `[]byte` only when non-nil, whatever the pointer-ness.
@@ -388,6 +391,8 @@ fn field_type(field: &prost_types::FieldDescriptorProto) -> Result<FieldType, St
 /// Names every generated module file imports from `kguest_wire`, plus the
 /// schema module; no item of a package may take them.
 const MODULE_RESERVED: &[&str] = &[
+    "Field",
+    "FieldSet",
     "Map",
     "Repeated",
     "View",
@@ -398,7 +403,10 @@ const MODULE_RESERVED: &[&str] = &[
 ];
 
 fn check_unique_names(model: &Model) -> Result<(), Error> {
-    const RESERVED: &[&str] = &["from_bytes", "as_bytes", "validate"];
+    const RESERVED: &[&str] = &["from_bytes", "as_bytes", "validate", "read"];
+    // Associated constants of a view: one per field, plus `View::SCHEMA`,
+    // which an inherent constant of that name would shadow.
+    const RESERVED_CONSTS: &[&str] = &["SCHEMA"];
     for package in model.packages.values() {
         // Items at the package module's level: child packages, view types and
         // the modules holding nested views.
@@ -454,6 +462,7 @@ fn check_unique_names(model: &Model) -> Result<(), Error> {
                 )));
             }
             let mut methods = HashMap::new();
+            let mut consts = HashMap::new();
             for field in &message.fields {
                 let names = std::iter::once(field.method.clone()).chain(field.raw_method.clone());
                 for name in names {
@@ -469,6 +478,18 @@ fn check_unique_names(model: &Model) -> Result<(), Error> {
                             message.full_name, field.proto_name
                         )));
                     }
+                }
+                if RESERVED_CONSTS.contains(&field.constant.as_str()) {
+                    return Err(Error::NameClash(format!(
+                        "{}.{} maps to the reserved constant {}",
+                        message.full_name, field.proto_name, field.constant
+                    )));
+                }
+                if let Some(other) = consts.insert(&field.constant, &field.proto_name) {
+                    return Err(Error::NameClash(format!(
+                        "{}: fields {other} and {} both map to {}",
+                        message.full_name, field.proto_name, field.constant
+                    )));
                 }
             }
         }

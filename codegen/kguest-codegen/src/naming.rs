@@ -62,6 +62,13 @@ pub fn field_method(proto_name: &str) -> String {
     escape(fold_plural_acronyms(proto_name).to_snake_case())
 }
 
+/// The associated constant naming a field for one-pass reads:
+/// `nodeName` → `NODE_NAME`, `podIPs` → `POD_IPS`, `type` → `TYPE`
+/// (upper case is never a keyword).
+pub fn field_const(proto_name: &str) -> String {
+    fold_plural_acronyms(proto_name).to_shouty_snake_case()
+}
+
 /// The raw-bytes accessor of a string field: `type` → `type_bytes`.
 pub fn raw_bytes_method(proto_name: &str) -> String {
     escape(fold_plural_acronyms(proto_name).to_snake_case() + "_bytes")
@@ -123,6 +130,10 @@ mod tests {
             assert_eq!(field_method(proto), want, "{proto}");
         }
         assert_eq!(raw_bytes_method("type"), "type_bytes");
+        assert_eq!(field_const("nodeName"), "NODE_NAME");
+        assert_eq!(field_const("podIPs"), "POD_IPS");
+        assert_eq!(field_const("type"), "TYPE");
+        assert_eq!(field_const("IPFamilyPolicy"), "IP_FAMILY_POLICY");
         assert_eq!(raw_bytes_method("podIPs"), "pod_ips_bytes");
     }
 
@@ -137,6 +148,11 @@ mod tests {
             assert!(
                 syn::parse_str::<syn::Ident>(&method).is_ok(),
                 "{method} is not an identifier"
+            );
+            let constant = field_const(keyword);
+            assert!(
+                syn::parse_str::<syn::Ident>(&constant).is_ok(),
+                "{constant} is not an identifier"
             );
             let ty = type_name(keyword);
             assert!(

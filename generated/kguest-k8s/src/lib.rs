@@ -48,4 +48,9 @@ pub mod load;
 pub mod stream;
 #[cfg(feature = "yaml")]
 pub mod yaml;
-pub use kguest_wire::{DecodeError, ErrorKind, Map, Repeated, View, quantity};
+pub use kguest_wire::{DecodeError, ErrorKind, Field, FieldSet, Map, Repeated, View, quantity};
+
+// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

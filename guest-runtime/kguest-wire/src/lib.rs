@@ -8,6 +8,8 @@
 //!
 //! - [`View`]: the trait every generated view implements.
 //! - [`Repeated`] and [`Map`]: lazy, `Copy` iterators over repeated and map fields.
+//! - [`Field`] and [`FieldSet`]: one-pass reads of several fields of one
+//!   message (see [`fields`]).
 //! - [`codec`]: how one field value is read (`Str`, `Int64`, `Msg<V>`, ...).
 //! - [`schema`]: static message descriptions, used by [`View::validate`] and,
 //!   behind the `json` feature, by the JSON serializer.
@@ -34,6 +36,7 @@ pub mod codec;
 #[cfg(feature = "encode")]
 pub mod encode;
 mod error;
+pub mod fields;
 #[cfg(feature = "encode")]
 pub mod json;
 mod map;
@@ -48,6 +51,7 @@ mod view;
 pub mod wire;
 
 pub use error::{DecodeError, ErrorKind};
+pub use fields::{Field, FieldSet};
 pub use map::Map;
 pub use repeated::Repeated;
 pub use view::View;

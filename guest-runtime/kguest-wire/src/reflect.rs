@@ -1,9 +1,14 @@
-//! Walking every field of a view through its generated accessors.
+//! Walking every field of a view.
 //!
 //! Generated views implement [`Reflect`] when the generating crate turns on
 //! its `reflect` feature. Tests use it to compare views with an independent
 //! decoder field by field, and fuzzers to read every field of arbitrary
 //! input. Guests never need it.
+//!
+//! Two walks report the same calls: [`Reflect::reflect`] reads each message
+//! in one pass ([`crate::fields`]), [`Reflect::reflect_accessors`] calls
+//! every accessor (one scan per field). Differential tests hold them equal
+//! on any input.
 
 use crate::schema::MessageSchema;
 
@@ -36,7 +41,10 @@ pub trait Visitor<'a> {
 pub trait Reflect<'a> {
     /// The schema of the message.
     fn schema(&self) -> &'static MessageSchema;
-    /// Calls `visitor` once per field (per element, per entry), through the
-    /// generated accessors.
+    /// Calls `visitor` once per field (per element, per entry), reading the
+    /// message in one pass.
     fn reflect(&self, visitor: &mut dyn Visitor<'a>);
+    /// Makes the same calls as [`Reflect::reflect`], reading each field
+    /// through its generated accessor.
+    fn reflect_accessors(&self, visitor: &mut dyn Visitor<'a>);
 }

@@ -300,11 +300,14 @@ where
     }));
 }
 
-/// Counts every field a view holds, recursing into messages.
+/// Counts every field a view holds, recursing into messages: each message
+/// read in one pass (`Reflect::reflect`), or with `accessors` through every
+/// accessor (`Reflect::reflect_accessors`).
 #[derive(Default)]
 pub struct Walk {
     pub fields: usize,
     pub bytes: usize,
+    pub accessors: bool,
 }
 
 impl Walk {
@@ -313,6 +316,7 @@ impl Walk {
         match item {
             Item::Str(s) => self.bytes += s.len(),
             Item::Bytes(b) => self.bytes += b.len(),
+            Item::Message(m) if self.accessors => m.reflect_accessors(self),
             Item::Message(m) => m.reflect(self),
             _ => {}
         }
@@ -334,14 +338,25 @@ impl<'a> Visitor<'a> for Walk {
     }
 }
 
-/// Walks every field of a Pod through the views.
+/// Walks every field of a Pod through the views, one pass per message.
 pub fn walk_pod(bytes: &[u8]) -> Walk {
     let mut walk = Walk::default();
     kguest_k8s::api::core::v1::Pod::from_bytes(bytes).reflect(&mut walk);
     walk
 }
 
-/// `decode/...` cases: `spec.nodeName` and every field, views vs prost.
+/// Walks every field of a Pod through every accessor of the views.
+pub fn walk_pod_accessors(bytes: &[u8]) -> Walk {
+    let mut walk = Walk {
+        accessors: true,
+        ..Walk::default()
+    };
+    kguest_k8s::api::core::v1::Pod::from_bytes(bytes).reflect_accessors(&mut walk);
+    walk
+}
+
+/// `decode/...` cases: `spec.nodeName` and every field, views (one pass and
+/// through the accessors) vs prost.
 pub fn decode_cases(inputs: &Inputs) -> Vec<Case> {
     let mut cases = Vec::new();
     for object in [&inputs.pod, &inputs.upstream_pod] {
@@ -363,6 +378,10 @@ pub fn decode_cases(inputs: &Inputs) -> Vec<Case> {
         let b3 = object.protobuf.clone();
         cases.push(case(format!("decode/{label}/all/views"), move || {
             black_box(walk_pod(black_box(&b3)).fields);
+        }));
+        let b6 = object.protobuf.clone();
+        cases.push(case(format!("decode/{label}/all/accessors"), move || {
+            black_box(walk_pod_accessors(black_box(&b6)).fields);
         }));
         let b4 = object.protobuf.clone();
         cases.push(case(format!("decode/{label}/all/prost"), move || {
@@ -460,6 +479,11 @@ mod tests {
         assert!(sizes[0] > 2000 && sizes[1] > 2000, "{sizes:?}");
         let walk = walk_pod(&inputs.pod.protobuf);
         assert!(walk.fields > 100, "{}", walk.fields);
+        let accessors = walk_pod_accessors(&inputs.pod.protobuf);
+        assert_eq!(
+            (accessors.fields, accessors.bytes),
+            (walk.fields, walk.bytes)
+        );
         let decoded = pb::Pod::decode(&inputs.pod.protobuf[..]).unwrap();
         assert_eq!(
             decoded.metadata.and_then(|m| m.name).as_deref(),

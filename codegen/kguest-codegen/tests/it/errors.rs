@@ -84,7 +84,7 @@ fn fields_with_the_same_snake_case_name() {
 
 #[test]
 fn fields_named_like_view_methods() {
-    for name in ["validate", "as_bytes", "from_bytes"] {
+    for name in ["validate", "as_bytes", "from_bytes", "read"] {
         let source = proto3("kt.n", &format!("message Msg {{ int32 {name} = 1; }}"));
         let msg = name_clash(generate_inline(&[("n.proto", &source)]));
         assert_eq!(
@@ -96,6 +96,14 @@ fn fields_named_like_view_methods() {
     let source = proto3("kt.n", "message Msg { string from = 1; }");
     let msg = name_clash(generate_inline(&[("n.proto", &source)]));
     assert_eq!(msg, "kt.n.Msg.from maps to the reserved method from_bytes");
+}
+
+#[test]
+fn a_field_named_like_the_schema_constant() {
+    // Its field constant `SCHEMA` would shadow `View::SCHEMA`.
+    let source = proto3("kt.n", "message Msg { int32 schema = 1; }");
+    let msg = name_clash(generate_inline(&[("n.proto", &source)]));
+    assert_eq!(msg, "kt.n.Msg.schema maps to the reserved constant SCHEMA");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //!   copy in `tests/snapshots/`. Bless with
 //!   `UPDATE_EXPECT=1 cargo test -p kguest-codegen --test it`, then read the diff.
 //! - `behaviour`: the blessed files, compiled right here, on hand-encoded input.
+//! - `one_pass`: their one-pass reads (`view.read(..)`) against their accessors.
 //! - `determinism`, `write` (`write_files`/`stale_files`), `errors`.
 //!
 //! Because the snapshots are compiled into this binary, a change to the
@@ -15,6 +16,7 @@ mod behaviour;
 mod determinism;
 mod enc;
 mod errors;
+mod one_pass;
 mod snapshots;
 mod util;
 mod write;

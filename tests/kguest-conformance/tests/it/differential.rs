@@ -3,8 +3,9 @@
 //! files.
 //!
 //! Both sides are normalized into one comparable tree ([`Node`]): the views
-//! through `Reflect` (every field read by its generated accessor), the
-//! reference by walking the fields `DynamicMessage` has set. Then:
+//! through `Reflect::reflect` (each message read in one pass; `one_pass`
+//! holds that equal to the generated accessors), the reference by walking
+//! the fields `DynamicMessage` has set. Then:
 //!
 //! - every upstream fixture gives identical trees (test A);
 //! - re-encodings of every fixture that a conforming decoder must read the
@@ -405,7 +406,7 @@ impl<'a> Visitor<'a> for Collect {
     }
 }
 
-/// The tree of a view, read through its generated accessors.
+/// The tree of a view, read through `Reflect::reflect` (one pass per message).
 pub fn view_tree(view: &dyn Reflect<'_>) -> Node {
     let mut collect = Collect::default();
     view.reflect(&mut collect);
@@ -695,22 +696,22 @@ impl Lcg {
 
 /// Which transformations the re-encoder applies (each per record, at random).
 #[derive(Clone, Copy, Default)]
-struct Plan {
+pub struct Plan {
     /// Reorder fields; occurrences of one field number keep their order.
-    shuffle: bool,
+    pub shuffle: bool,
     /// Insert fields the schema does not know, of every wire type.
-    unknown: bool,
+    pub unknown: bool,
     /// Overlong (but at most 10-byte) varints for keys, lengths and values.
-    pad: bool,
+    pub pad: bool,
     /// An earlier occurrence of a singular scalar or string with another value.
-    earlier_duplicate: bool,
+    pub earlier_duplicate: bool,
     /// Repeated integers split into packed and unpacked runs.
-    split_packed: bool,
+    pub split_packed: bool,
     /// An earlier map entry with the same key and another value.
-    earlier_map_duplicate: bool,
+    pub earlier_map_duplicate: bool,
     /// A later occurrence of a singular scalar, or a later map entry with the
     /// same key: changes the value, so only the mutated reference applies.
-    overwrite: bool,
+    pub overwrite: bool,
 }
 
 impl Plan {
@@ -720,7 +721,7 @@ impl Plan {
 }
 
 #[derive(Default)]
-struct Stats {
+pub struct Stats {
     shuffled: usize,
     unknown: usize,
     padded: usize,
@@ -1036,7 +1037,7 @@ impl Encoder<'_> {
 static EMPTY: MessageSchema =
     MessageSchema::new("kguest.test.Empty", schema::JsonForm::Object, &[]);
 
-fn reencode(
+pub fn reencode(
     schema: &MessageSchema,
     bytes: &[u8],
     seed: u64,

@@ -10,5 +10,6 @@ mod json_encode;
 mod json_go_rules;
 mod json_text;
 mod no_panic;
+mod one_pass;
 mod openapi_encode;
 mod realistic;

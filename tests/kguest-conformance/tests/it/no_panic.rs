@@ -4,8 +4,8 @@
 //! difference, explained at [`Verdict::GroupDeviation`]).
 //!
 //! Every case reads every field of the view recursively through `Reflect`
-//! (which iterates every repeated field and map through the generated
-//! accessors), validates, writes JSON and decodes with prost-reflect. When
+//! (one pass per message, iterating every repeated field and map),
+//! validates, writes JSON and decodes with prost-reflect. When
 //! both decoders accept the input, the views' tree must also equal
 //! prost-reflect's (unless a singular message occurs twice, the documented
 //! deviation of the views).
@@ -202,7 +202,7 @@ impl Report {
         self.cases += 1;
         let schema = schema_by_full_name(full_name).expect("schema of a root type");
 
-        // Every field through the generated accessors: must not panic.
+        // Every field, one pass per message: must not panic.
         let mut walk = Walk::default();
         assert!(reflect_root(full_name, bytes, &mut |view| view.reflect(&mut walk)));
         self.items_read += walk.items;
@@ -297,7 +297,7 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 /// Random records for `schema`: mostly known fields with the right wire type
 /// (nested messages too, a few levels deep), sometimes a wrong wire type,
 /// an unknown field, invalid UTF-8 or plain garbage.
-fn random_message(schema: &MessageSchema, rng: &mut Lcg, depth: u32, out: &mut Vec<u8>) {
+pub fn random_message(schema: &MessageSchema, rng: &mut Lcg, depth: u32, out: &mut Vec<u8>) {
     for _ in 0..rng.below(6) {
         let field = if schema.fields.is_empty() || rng.chance(10) {
             None
@@ -352,7 +352,7 @@ fn random_message(schema: &MessageSchema, rng: &mut Lcg, depth: u32, out: &mut V
 }
 
 /// One random corruption of `bytes`: flip, insert or delete a byte.
-fn corrupt(bytes: &mut Vec<u8>, rng: &mut Lcg) {
+pub fn corrupt(bytes: &mut Vec<u8>, rng: &mut Lcg) {
     match rng.below(3) {
         0 if !bytes.is_empty() => {
             let i = rng.below(bytes.len());

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `kt.scalars`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `kt.scalars.Scalars`.
 #[derive(Clone, Copy, Default)]
@@ -151,6 +153,93 @@ impl<'a> Scalars<'a> {
     pub fn last(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 536870911)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.scalars.Scalars`, for one-pass reads with [`Scalars::read`].
+impl<'a> Scalars<'a> {
+    /// `opt_double` (field 1).
+    pub const OPT_DOUBLE: Field<Self, codec::Double> = Field::new(1);
+
+    /// `opt_float` (field 2).
+    pub const OPT_FLOAT: Field<Self, codec::Float> = Field::new(2);
+
+    /// `opt_int32` (field 3).
+    pub const OPT_INT32: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `opt_int64` (field 4).
+    pub const OPT_INT64: Field<Self, codec::Int64> = Field::new(4);
+
+    /// `opt_uint32` (field 5).
+    pub const OPT_UINT32: Field<Self, codec::Uint32> = Field::new(5);
+
+    /// `opt_uint64` (field 6).
+    pub const OPT_UINT64: Field<Self, codec::Uint64> = Field::new(6);
+
+    /// `opt_sint32` (field 7).
+    pub const OPT_SINT32: Field<Self, codec::Sint32> = Field::new(7);
+
+    /// `opt_sint64` (field 8).
+    pub const OPT_SINT64: Field<Self, codec::Sint64> = Field::new(8);
+
+    /// `opt_fixed32` (field 9).
+    pub const OPT_FIXED32: Field<Self, codec::Fixed32> = Field::new(9);
+
+    /// `opt_fixed64` (field 10).
+    pub const OPT_FIXED64: Field<Self, codec::Fixed64> = Field::new(10);
+
+    /// `opt_sfixed32` (field 11).
+    pub const OPT_SFIXED32: Field<Self, codec::Sfixed32> = Field::new(11);
+
+    /// `opt_sfixed64` (field 12).
+    pub const OPT_SFIXED64: Field<Self, codec::Sfixed64> = Field::new(12);
+
+    /// `opt_bool` (field 13).
+    pub const OPT_BOOL: Field<Self, codec::Bool> = Field::new(13);
+
+    /// `opt_string` (field 14).
+    pub const OPT_STRING: Field<Self, codec::Str> = Field::new(14);
+
+    /// `opt_bytes` (field 15).
+    pub const OPT_BYTES: Field<Self, codec::Bytes> = Field::new(15);
+
+    /// `color` (field 16).
+    pub const COLOR: Field<Self, codec::Enum> = Field::new(16);
+
+    /// `id` (field 17).
+    pub const ID: Field<Self, codec::Int32> = Field::new(17);
+
+    /// `unpacked` (field 20).
+    pub const UNPACKED: Field<Self, Repeated<'a, codec::Int32>> = Field::new(20);
+
+    /// `packed` (field 21).
+    pub const PACKED: Field<Self, Repeated<'a, codec::Sint64>> = Field::new(21);
+
+    /// `packed_fixed` (field 22).
+    pub const PACKED_FIXED: Field<Self, Repeated<'a, codec::Fixed32>> = Field::new(22);
+
+    /// `doubles` (field 23).
+    pub const DOUBLES: Field<Self, Repeated<'a, codec::Double>> = Field::new(23);
+
+    /// `names` (field 24).
+    pub const NAMES: Field<Self, Repeated<'a, codec::Str>> = Field::new(24);
+
+    /// `blobs` (field 25).
+    pub const BLOBS: Field<Self, Repeated<'a, codec::Bytes>> = Field::new(25);
+
+    /// `colors` (field 26).
+    pub const COLORS: Field<Self, Repeated<'a, codec::Enum>> = Field::new(26);
+
+    /// `last` (field 536870911).
+    pub const LAST: Field<Self, codec::Int32> = Field::new(536870911);
 }
 
 impl<'a> View<'a> for Scalars<'a> {
@@ -178,6 +267,57 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scalars<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22,
+                23, 24, 25, 26, 536870911,
+            ],
+        );
+        visitor.field(1, fields.get(0, Self::OPT_DOUBLE).map(Item::F64));
+        visitor.field(2, fields.get(1, Self::OPT_FLOAT).map(Item::F32));
+        visitor.field(3, fields.get(2, Self::OPT_INT32).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::OPT_INT64).map(Item::I64));
+        visitor.field(5, fields.get(4, Self::OPT_UINT32).map(Item::U32));
+        visitor.field(6, fields.get(5, Self::OPT_UINT64).map(Item::U64));
+        visitor.field(7, fields.get(6, Self::OPT_SINT32).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::OPT_SINT64).map(Item::I64));
+        visitor.field(9, fields.get(8, Self::OPT_FIXED32).map(Item::U32));
+        visitor.field(10, fields.get(9, Self::OPT_FIXED64).map(Item::U64));
+        visitor.field(11, fields.get(10, Self::OPT_SFIXED32).map(Item::I32));
+        visitor.field(12, fields.get(11, Self::OPT_SFIXED64).map(Item::I64));
+        visitor.field(13, fields.get(12, Self::OPT_BOOL).map(Item::Bool));
+        visitor.field(14, fields.get(13, Self::OPT_STRING).map(Item::Str));
+        visitor.field(15, fields.get(14, Self::OPT_BYTES).map(Item::Bytes));
+        visitor.field(16, fields.get(15, Self::COLOR).map(Item::I32));
+        visitor.field(17, fields.get(16, Self::ID).map(Item::I32));
+        for x in fields.get(17, Self::UNPACKED) {
+            visitor.element(20, Item::I32(x));
+        }
+        for x in fields.get(18, Self::PACKED) {
+            visitor.element(21, Item::I64(x));
+        }
+        for x in fields.get(19, Self::PACKED_FIXED) {
+            visitor.element(22, Item::U32(x));
+        }
+        for x in fields.get(20, Self::DOUBLES) {
+            visitor.element(23, Item::F64(x));
+        }
+        for x in fields.get(21, Self::NAMES) {
+            visitor.element(24, Item::Str(x));
+        }
+        for x in fields.get(22, Self::BLOBS) {
+            visitor.element(25, Item::Bytes(x));
+        }
+        for x in fields.get(23, Self::COLORS) {
+            visitor.element(26, Item::I32(x));
+        }
+        visitor.field(536870911, fields.get(24, Self::LAST).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.opt_double().map(Item::F64));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `kt.shapes`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `kt.shapes.Empty`.
 #[derive(Clone, Copy, Default)]
@@ -51,6 +53,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Empty<'a> {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
     }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
 }
 
 /// View of `kt.shapes.Forest`.
@@ -79,6 +86,25 @@ impl<'a> Forest<'a> {
     pub fn by_name(&self) -> Map<'a, codec::Str, codec::Msg<Tree<'a>>> {
         Map::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.shapes.Forest`, for one-pass reads with [`Forest::read`].
+impl<'a> Forest<'a> {
+    /// `trees` (field 1).
+    pub const TREES: Field<Self, Repeated<'a, codec::Msg<Tree<'a>>>> = Field::new(1);
+
+    /// `by_name` (field 2).
+    pub const BY_NAME: Field<Self, Map<'a, codec::Str, codec::Msg<Tree<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for Forest<'a> {
@@ -106,6 +132,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Forest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::TREES) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for (k, v) in fields.get(1, Self::BY_NAME) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.trees() {
@@ -218,6 +256,51 @@ impl<'a> Names<'a> {
     pub fn ip_family_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.shapes.Names`, for one-pass reads with [`Names::read`].
+impl<'a> Names<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `ref` (field 2).
+    pub const REF: Field<Self, codec::Str> = Field::new(2);
+
+    /// `continue` (field 3).
+    pub const CONTINUE: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `self` (field 4).
+    pub const SELF: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `super` (field 5).
+    pub const SUPER: Field<Self, codec::Str> = Field::new(5);
+
+    /// `async` (field 6).
+    pub const ASYNC: Field<Self, codec::Str> = Field::new(6);
+
+    /// `podIPs` (field 7).
+    pub const POD_IPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `nonResourceURLs` (field 8).
+    pub const NON_RESOURCE_URLS: Field<Self, Repeated<'a, codec::Str>> = Field::new(8);
+
+    /// `podIP` (field 9).
+    pub const POD_IP: Field<Self, codec::Str> = Field::new(9);
+
+    /// `hostIPC` (field 10).
+    pub const HOST_IPC: Field<Self, codec::Bool> = Field::new(10);
+
+    /// `IPFamilyPolicy` (field 11).
+    pub const IP_FAMILY_POLICY: Field<Self, codec::Str> = Field::new(11);
 }
 
 impl<'a> View<'a> for Names<'a> {
@@ -245,6 +328,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Names<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::REF).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::CONTINUE).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::SELF).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::SUPER).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::ASYNC).map(Item::Str));
+        for x in fields.get(6, Self::POD_IPS) {
+            visitor.element(7, Item::Str(x));
+        }
+        for x in fields.get(7, Self::NON_RESOURCE_URLS) {
+            visitor.element(8, Item::Str(x));
+        }
+        visitor.field(9, fields.get(8, Self::POD_IP).map(Item::Str));
+        visitor.field(10, fields.get(9, Self::HOST_IPC).map(Item::Bool));
+        visitor.field(11, fields.get(10, Self::IP_FAMILY_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -384,6 +488,85 @@ impl<'a> Pod<'a> {
     pub fn names(&self) -> Option<Names<'a>> {
         rt::get::<codec::Msg<Names<'a>>>(self.bytes, 18)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.shapes.Pod`, for one-pass reads with [`Pod::read`].
+impl<'a> Pod<'a> {
+    /// `count` (field 1).
+    pub const COUNT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `maybe` (field 2).
+    pub const MAYBE: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `phase` (field 3).
+    pub const PHASE: Field<Self, codec::Enum> = Field::new(3);
+
+    /// `phases` (field 4).
+    pub const PHASES: Field<Self, Repeated<'a, codec::Enum>> = Field::new(4);
+
+    /// `spec` (field 5).
+    pub const SPEC: Field<Self, codec::Msg<crate::kt::shapes::pod::Spec<'a>>> =
+        Field::new(5);
+
+    /// `containers` (field 6).
+    pub const CONTAINERS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::kt::shapes::pod::Container<'a>>>,
+    > = Field::new(6);
+
+    /// `url` (field 7).
+    pub const URL: Field<Self, codec::Str> = Field::in_oneof(7, &[8, 9]);
+
+    /// `inline` (field 8).
+    pub const INLINE: Field<Self, codec::Bytes> = Field::in_oneof(8, &[7, 9]);
+
+    /// `other` (field 9).
+    pub const OTHER: Field<Self, codec::Msg<crate::kt::shapes::pod::Spec<'a>>> =
+        Field::in_oneof(9, &[7, 8]);
+
+    /// `labels` (field 10).
+    pub const LABELS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(10);
+
+    /// `by_port` (field 11).
+    pub const BY_PORT: Field<
+        Self,
+        Map<'a, codec::Int32, codec::Msg<crate::kt::shapes::pod::Container<'a>>>,
+    > = Field::new(11);
+
+    /// `phase_by_id` (field 12).
+    pub const PHASE_BY_ID: Field<Self, Map<'a, codec::Uint64, codec::Enum>> =
+        Field::new(12);
+
+    /// `weights` (field 13).
+    pub const WEIGHTS: Field<Self, Map<'a, codec::Bool, codec::Double>> = Field::new(13);
+
+    /// `scalars_by_key` (field 14).
+    pub const SCALARS_BY_KEY: Field<
+        Self,
+        Map<'a, codec::Sint64, codec::Msg<crate::kt::scalars::Scalars<'a>>>,
+    > = Field::new(14);
+
+    /// `scalars` (field 15).
+    pub const SCALARS: Field<Self, codec::Msg<crate::kt::scalars::Scalars<'a>>> =
+        Field::new(15);
+
+    /// `sizes` (field 16).
+    pub const SIZES: Field<Self, Repeated<'a, codec::Int64>> = Field::new(16);
+
+    /// `sizes_unpacked` (field 17).
+    pub const SIZES_UNPACKED: Field<Self, Repeated<'a, codec::Int64>> = Field::new(17);
+
+    /// `names` (field 18).
+    pub const NAMES: Field<Self, codec::Msg<Names<'a>>> = Field::new(18);
 }
 
 impl<'a> View<'a> for Pod<'a> {
@@ -411,6 +594,53 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Pod<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18],
+        );
+        visitor.field(1, fields.get(0, Self::COUNT).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::MAYBE).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::PHASE).map(Item::I32));
+        for x in fields.get(3, Self::PHASES) {
+            visitor.element(4, Item::I32(x));
+        }
+        visitor.field(5, fields.get(4, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(5, Self::CONTAINERS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::URL).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::INLINE).map(Item::Bytes));
+        visitor.field(9, fields.get(8, Self::OTHER).as_ref().map(|x| Item::Message(x)));
+        for (k, v) in fields.get(9, Self::LABELS) {
+            visitor.entry(10, Item::Str(k), Item::Str(v));
+        }
+        for (k, v) in fields.get(10, Self::BY_PORT) {
+            visitor.entry(11, Item::I32(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(11, Self::PHASE_BY_ID) {
+            visitor.entry(12, Item::U64(k), Item::I32(v));
+        }
+        for (k, v) in fields.get(12, Self::WEIGHTS) {
+            visitor.entry(13, Item::Bool(k), Item::F64(v));
+        }
+        for (k, v) in fields.get(13, Self::SCALARS_BY_KEY) {
+            visitor.entry(14, Item::I64(k), Item::Message(&v));
+        }
+        visitor
+            .field(15, fields.get(14, Self::SCALARS).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(15, Self::SIZES) {
+            visitor.element(16, Item::I64(x));
+        }
+        for x in fields.get(16, Self::SIZES_UNPACKED) {
+            visitor.element(17, Item::I64(x));
+        }
+        visitor
+            .field(18, fields.get(17, Self::NAMES).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.count().map(Item::I32));
@@ -493,6 +723,30 @@ impl<'a> Tree<'a> {
     pub fn forest(&self) -> Option<Forest<'a>> {
         rt::get::<codec::Msg<Forest<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.shapes.Tree`, for one-pass reads with [`Tree::read`].
+impl<'a> Tree<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `children` (field 2).
+    pub const CHILDREN: Field<Self, Repeated<'a, codec::Msg<Tree<'a>>>> = Field::new(2);
+
+    /// `parent` (field 3).
+    pub const PARENT: Field<Self, codec::Msg<Tree<'a>>> = Field::new(3);
+
+    /// `forest` (field 4).
+    pub const FOREST: Field<Self, codec::Msg<Forest<'a>>> = Field::new(4);
 }
 
 impl<'a> View<'a> for Tree<'a> {
@@ -522,6 +776,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Tree<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for x in fields.get(1, Self::CHILDREN) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, fields.get(2, Self::PARENT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, fields.get(3, Self::FOREST).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
         for x in self.children() {
             visitor.element(2, Item::Message(&x));
@@ -533,7 +799,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Tree<'a> {
 
 pub mod pod {
     #[allow(unused_imports)]
-    use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+    use kguest_wire::{
+        Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+    };
 
     /// View of `kt.shapes.Pod.Container`.
     #[derive(Clone, Copy, Default)]
@@ -566,6 +834,24 @@ pub mod pod {
         pub fn args(&self) -> Repeated<'a, codec::Str> {
             Repeated::new(self.bytes, 2)
         }
+
+        /// Reads several fields in one pass over the message: pass a tuple
+        /// of this type's field constants (`Self::FIELD_NAME`); each value
+        /// is what that field's accessor returns (see
+        /// [`kguest_wire::fields`]).
+        #[inline]
+        pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+            fields.read_from(self.bytes)
+        }
+    }
+
+    /// The fields of `kt.shapes.Pod.Container`, for one-pass reads with [`Container::read`].
+    impl<'a> Container<'a> {
+        /// `name` (field 1).
+        pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+        /// `args` (field 2).
+        pub const ARGS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
     }
 
     impl<'a> View<'a> for Container<'a> {
@@ -595,6 +881,19 @@ pub mod pod {
         }
 
         fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+            #[allow(unused_imports)]
+            use kguest_wire::reflect::Item;
+            let fields = rt::Scan::new(self.bytes, &[1, 2]);
+            visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+            for x in fields.get(1, Self::ARGS) {
+                visitor.element(2, Item::Str(x));
+            }
+        }
+
+        fn reflect_accessors(
+            &self,
+            visitor: &mut dyn kguest_wire::reflect::Visitor<'a>,
+        ) {
             #[allow(unused_imports)]
             use kguest_wire::reflect::Item;
             visitor.field(1, self.name().map(Item::Str));
@@ -645,6 +944,33 @@ pub mod pod {
         pub fn tree(&self) -> Option<crate::kt::shapes::Tree<'a>> {
             rt::get::<codec::Msg<crate::kt::shapes::Tree<'a>>>(self.bytes, 4)
         }
+
+        /// Reads several fields in one pass over the message: pass a tuple
+        /// of this type's field constants (`Self::FIELD_NAME`); each value
+        /// is what that field's accessor returns (see
+        /// [`kguest_wire::fields`]).
+        #[inline]
+        pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+            fields.read_from(self.bytes)
+        }
+    }
+
+    /// The fields of `kt.shapes.Pod.Spec`, for one-pass reads with [`Spec::read`].
+    impl<'a> Spec<'a> {
+        /// `node_name` (field 1).
+        pub const NODE_NAME: Field<Self, codec::Str> = Field::new(1);
+
+        /// `containers` (field 2).
+        pub const CONTAINERS: Field<Self, Repeated<'a, codec::Msg<Container<'a>>>> =
+            Field::new(2);
+
+        /// `annotations` (field 3).
+        pub const ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> =
+            Field::new(3);
+
+        /// `tree` (field 4).
+        pub const TREE: Field<Self, codec::Msg<crate::kt::shapes::Tree<'a>>> =
+            Field::new(4);
     }
 
     impl<'a> View<'a> for Spec<'a> {
@@ -674,6 +1000,24 @@ pub mod pod {
         }
 
         fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+            #[allow(unused_imports)]
+            use kguest_wire::reflect::Item;
+            let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+            visitor.field(1, fields.get(0, Self::NODE_NAME).map(Item::Str));
+            for x in fields.get(1, Self::CONTAINERS) {
+                visitor.element(2, Item::Message(&x));
+            }
+            for (k, v) in fields.get(2, Self::ANNOTATIONS) {
+                visitor.entry(3, Item::Str(k), Item::Str(v));
+            }
+            visitor
+                .field(4, fields.get(3, Self::TREE).as_ref().map(|x| Item::Message(x)));
+        }
+
+        fn reflect_accessors(
+            &self,
+            visitor: &mut dyn kguest_wire::reflect::Visitor<'a>,
+        ) {
             #[allow(unused_imports)]
             use kguest_wire::reflect::Item;
             visitor.field(1, self.node_name().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.admission.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.admission.v1.AdmissionRequest`.
 ///
@@ -160,6 +162,87 @@ impl<'a> AdmissionRequest<'a> {
     pub fn request_sub_resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admission.v1.AdmissionRequest`, for one-pass reads with [`AdmissionRequest::read`].
+impl<'a> AdmissionRequest<'a> {
+    /// `uid` (field 1).
+    pub const UID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>>,
+    > = Field::new(2);
+
+    /// `resource` (field 3).
+    pub const RESOURCE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupVersionResource<'a>>,
+    > = Field::new(3);
+
+    /// `subResource` (field 4).
+    pub const SUB_RESOURCE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `name` (field 5).
+    pub const NAME: Field<Self, codec::Str> = Field::new(5);
+
+    /// `namespace` (field 6).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(6);
+
+    /// `operation` (field 7).
+    pub const OPERATION: Field<Self, codec::Str> = Field::new(7);
+
+    /// `userInfo` (field 8).
+    pub const USER_INFO: Field<
+        Self,
+        codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,
+    > = Field::new(8);
+
+    /// `object` (field 9).
+    pub const OBJECT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(9);
+
+    /// `oldObject` (field 10).
+    pub const OLD_OBJECT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(10);
+
+    /// `dryRun` (field 11).
+    pub const DRY_RUN: Field<Self, codec::Bool> = Field::new(11);
+
+    /// `options` (field 12).
+    pub const OPTIONS: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(12);
+
+    /// `requestKind` (field 13).
+    pub const REQUEST_KIND: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>>,
+    > = Field::new(13);
+
+    /// `requestResource` (field 14).
+    pub const REQUEST_RESOURCE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupVersionResource<'a>>,
+    > = Field::new(14);
+
+    /// `requestSubResource` (field 15).
+    pub const REQUEST_SUB_RESOURCE: Field<Self, codec::Str> = Field::new(15);
 }
 
 impl<'a> View<'a> for AdmissionRequest<'a> {
@@ -189,6 +272,45 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+        );
+        visitor.field(1, fields.get(0, Self::UID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, fields.get(3, Self::SUB_RESOURCE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::NAME).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::NAMESPACE).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::OPERATION).map(Item::Str));
+        visitor
+            .field(8, fields.get(7, Self::USER_INFO).as_ref().map(|x| Item::Message(x)));
+        visitor.field(9, fields.get(8, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::OLD_OBJECT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(11, fields.get(10, Self::DRY_RUN).map(Item::Bool));
+        visitor
+            .field(12, fields.get(11, Self::OPTIONS).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                13,
+                fields.get(12, Self::REQUEST_KIND).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                14,
+                fields.get(13, Self::REQUEST_RESOURCE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(15, fields.get(14, Self::REQUEST_SUB_RESOURCE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.uid().map(Item::Str));
@@ -276,6 +398,43 @@ impl<'a> AdmissionResponse<'a> {
     pub fn warnings(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admission.v1.AdmissionResponse`, for one-pass reads with [`AdmissionResponse::read`].
+impl<'a> AdmissionResponse<'a> {
+    /// `uid` (field 1).
+    pub const UID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `allowed` (field 2).
+    pub const ALLOWED: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Status<'a>>,
+    > = Field::new(3);
+
+    /// `patch` (field 4).
+    pub const PATCH: Field<Self, codec::Bytes> = Field::new(4);
+
+    /// `patchType` (field 5).
+    pub const PATCH_TYPE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `auditAnnotations` (field 6).
+    pub const AUDIT_ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(6);
+
+    /// `warnings` (field 7).
+    pub const WARNINGS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
 }
 
 impl<'a> View<'a> for AdmissionResponse<'a> {
@@ -305,6 +464,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionResponse<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::UID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::ALLOWED).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, fields.get(3, Self::PATCH).map(Item::Bytes));
+        visitor.field(5, fields.get(4, Self::PATCH_TYPE).map(Item::Str));
+        for (k, v) in fields.get(5, Self::AUDIT_ANNOTATIONS) {
+            visitor.entry(6, Item::Str(k), Item::Str(v));
+        }
+        for x in fields.get(6, Self::WARNINGS) {
+            visitor.element(7, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.uid().map(Item::Str));
@@ -349,6 +525,24 @@ impl<'a> AdmissionReview<'a> {
     pub fn response(&self) -> Option<AdmissionResponse<'a>> {
         rt::get::<codec::Msg<AdmissionResponse<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admission.v1.AdmissionReview`, for one-pass reads with [`AdmissionReview::read`].
+impl<'a> AdmissionReview<'a> {
+    /// `request` (field 1).
+    pub const REQUEST: Field<Self, codec::Msg<AdmissionRequest<'a>>> = Field::new(1);
+
+    /// `response` (field 2).
+    pub const RESPONSE: Field<Self, codec::Msg<AdmissionResponse<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for AdmissionReview<'a> {
@@ -378,6 +572,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::REQUEST).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::RESPONSE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.request().as_ref().map(|x| Item::Message(x)));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.admissionregistration.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.admissionregistration.v1beta1.ApplyConfiguration`.
 ///
@@ -33,6 +35,21 @@ impl<'a> ApplyConfiguration<'a> {
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ApplyConfiguration`, for one-pass reads with [`ApplyConfiguration::read`].
+impl<'a> ApplyConfiguration<'a> {
+    /// `expression` (field 1).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for ApplyConfiguration<'a> {
@@ -62,6 +79,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.expression().map(Item::Str));
@@ -106,6 +130,24 @@ impl<'a> AuditAnnotation<'a> {
     pub fn value_expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.AuditAnnotation`, for one-pass reads with [`AuditAnnotation::read`].
+impl<'a> AuditAnnotation<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `valueExpression` (field 2).
+    pub const VALUE_EXPRESSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for AuditAnnotation<'a> {
@@ -135,6 +177,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AuditAnnotation<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE_EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -180,6 +230,24 @@ impl<'a> ExpressionWarning<'a> {
     pub fn warning_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ExpressionWarning`, for one-pass reads with [`ExpressionWarning::read`].
+impl<'a> ExpressionWarning<'a> {
+    /// `fieldRef` (field 2).
+    pub const FIELD_REF: Field<Self, codec::Str> = Field::new(2);
+
+    /// `warning` (field 3).
+    pub const WARNING: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ExpressionWarning<'a> {
@@ -209,6 +277,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExpressionWarning<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[2, 3]);
+        visitor.field(2, fields.get(0, Self::FIELD_REF).map(Item::Str));
+        visitor.field(3, fields.get(1, Self::WARNING).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(2, self.field_ref().map(Item::Str));
@@ -244,6 +320,21 @@ impl<'a> JSONPatch<'a> {
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.JSONPatch`, for one-pass reads with [`JSONPatch::read`].
+impl<'a> JSONPatch<'a> {
+    /// `expression` (field 1).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for JSONPatch<'a> {
@@ -273,6 +364,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JSONPatch<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.expression().map(Item::Str));
@@ -317,6 +415,24 @@ impl<'a> MatchCondition<'a> {
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MatchCondition`, for one-pass reads with [`MatchCondition::read`].
+impl<'a> MatchCondition<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `expression` (field 2).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for MatchCondition<'a> {
@@ -346,6 +462,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -413,6 +537,45 @@ impl<'a> MatchResources<'a> {
     pub fn match_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MatchResources`, for one-pass reads with [`MatchResources::read`].
+impl<'a> MatchResources<'a> {
+    /// `namespaceSelector` (field 1).
+    pub const NAMESPACE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(1);
+
+    /// `objectSelector` (field 2).
+    pub const OBJECT_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `resourceRules` (field 3).
+    pub const RESOURCE_RULES: Field<
+        Self,
+        Repeated<'a, codec::Msg<NamedRuleWithOperations<'a>>>,
+    > = Field::new(3);
+
+    /// `excludeResourceRules` (field 4).
+    pub const EXCLUDE_RESOURCE_RULES: Field<
+        Self,
+        Repeated<'a, codec::Msg<NamedRuleWithOperations<'a>>>,
+    > = Field::new(4);
+
+    /// `matchPolicy` (field 7).
+    pub const MATCH_POLICY: Field<Self, codec::Str> = Field::new(7);
 }
 
 impl<'a> View<'a> for MatchResources<'a> {
@@ -442,6 +605,32 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchResources<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 7]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::NAMESPACE_SELECTOR)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::OBJECT_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::RESOURCE_RULES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        for x in fields.get(3, Self::EXCLUDE_RESOURCE_RULES) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(4, Self::MATCH_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.namespace_selector().as_ref().map(|x| Item::Message(x)));
@@ -488,6 +677,28 @@ impl<'a> MutatingAdmissionPolicy<'a> {
     pub fn spec(&self) -> Option<MutatingAdmissionPolicySpec<'a>> {
         rt::get::<codec::Msg<MutatingAdmissionPolicySpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicy`, for one-pass reads with [`MutatingAdmissionPolicy::read`].
+impl<'a> MutatingAdmissionPolicy<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<MutatingAdmissionPolicySpec<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for MutatingAdmissionPolicy<'a> {
@@ -517,6 +728,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -556,6 +776,28 @@ impl<'a> MutatingAdmissionPolicyBinding<'a> {
     pub fn spec(&self) -> Option<MutatingAdmissionPolicyBindingSpec<'a>> {
         rt::get::<codec::Msg<MutatingAdmissionPolicyBindingSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBinding`, for one-pass reads with [`MutatingAdmissionPolicyBinding::read`].
+impl<'a> MutatingAdmissionPolicyBinding<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<MutatingAdmissionPolicyBindingSpec<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for MutatingAdmissionPolicyBinding<'a> {
@@ -585,6 +827,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBinding<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -624,6 +875,30 @@ impl<'a> MutatingAdmissionPolicyBindingList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingAdmissionPolicyBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingList`, for one-pass reads with [`MutatingAdmissionPolicyBindingList::read`].
+impl<'a> MutatingAdmissionPolicyBindingList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<MutatingAdmissionPolicyBinding<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for MutatingAdmissionPolicyBindingList<'a> {
@@ -653,6 +928,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingLis
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -700,6 +986,28 @@ impl<'a> MutatingAdmissionPolicyBindingSpec<'a> {
     pub fn match_resources(&self) -> Option<MatchResources<'a>> {
         rt::get::<codec::Msg<MatchResources<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingSpec`, for one-pass reads with [`MutatingAdmissionPolicyBindingSpec::read`].
+impl<'a> MutatingAdmissionPolicyBindingSpec<'a> {
+    /// `policyName` (field 1).
+    pub const POLICY_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `paramRef` (field 2).
+    pub const PARAM_REF: Field<Self, codec::Msg<ParamRef<'a>>> = Field::new(2);
+
+    /// `matchResources` (field 3).
+    pub const MATCH_RESOURCES: Field<Self, codec::Msg<MatchResources<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for MutatingAdmissionPolicyBindingSpec<'a> {
@@ -729,6 +1037,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingSpe
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::POLICY_NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::PARAM_REF).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::MATCH_RESOURCES).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.policy_name().map(Item::Str));
@@ -769,6 +1091,30 @@ impl<'a> MutatingAdmissionPolicyList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingAdmissionPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicyList`, for one-pass reads with [`MutatingAdmissionPolicyList::read`].
+impl<'a> MutatingAdmissionPolicyList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<MutatingAdmissionPolicy<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for MutatingAdmissionPolicyList<'a> {
@@ -798,6 +1144,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -870,6 +1227,45 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     pub fn reinvocation_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingAdmissionPolicySpec`, for one-pass reads with [`MutatingAdmissionPolicySpec::read`].
+impl<'a> MutatingAdmissionPolicySpec<'a> {
+    /// `paramKind` (field 1).
+    pub const PARAM_KIND: Field<Self, codec::Msg<ParamKind<'a>>> = Field::new(1);
+
+    /// `matchConstraints` (field 2).
+    pub const MATCH_CONSTRAINTS: Field<Self, codec::Msg<MatchResources<'a>>> =
+        Field::new(2);
+
+    /// `variables` (field 3).
+    pub const VARIABLES: Field<Self, Repeated<'a, codec::Msg<Variable<'a>>>> =
+        Field::new(3);
+
+    /// `mutations` (field 4).
+    pub const MUTATIONS: Field<Self, Repeated<'a, codec::Msg<Mutation<'a>>>> =
+        Field::new(4);
+
+    /// `failurePolicy` (field 5).
+    pub const FAILURE_POLICY: Field<Self, codec::Str> = Field::new(5);
+
+    /// `matchConditions` (field 6).
+    pub const MATCH_CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<MatchCondition<'a>>>,
+    > = Field::new(6);
+
+    /// `reinvocationPolicy` (field 7).
+    pub const REINVOCATION_POLICY: Field<Self, codec::Str> = Field::new(7);
 }
 
 impl<'a> View<'a> for MutatingAdmissionPolicySpec<'a> {
@@ -899,6 +1295,33 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicySpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::PARAM_KIND).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::MATCH_CONSTRAINTS).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::VARIABLES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        for x in fields.get(3, Self::MUTATIONS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::FAILURE_POLICY).map(Item::Str));
+        for x in fields.get(5, Self::MATCH_CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::REINVOCATION_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.param_kind().as_ref().map(|x| Item::Message(x)));
@@ -1033,6 +1456,71 @@ impl<'a> MutatingWebhook<'a> {
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 12)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingWebhook`, for one-pass reads with [`MutatingWebhook::read`].
+impl<'a> MutatingWebhook<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `clientConfig` (field 2).
+    pub const CLIENT_CONFIG: Field<Self, codec::Msg<WebhookClientConfig<'a>>> =
+        Field::new(2);
+
+    /// `rules` (field 3).
+    pub const RULES: Field<
+        Self,
+        Repeated<
+            'a,
+            codec::Msg<crate::api::admissionregistration::v1::RuleWithOperations<'a>>,
+        >,
+    > = Field::new(3);
+
+    /// `failurePolicy` (field 4).
+    pub const FAILURE_POLICY: Field<Self, codec::Str> = Field::new(4);
+
+    /// `namespaceSelector` (field 5).
+    pub const NAMESPACE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(5);
+
+    /// `sideEffects` (field 6).
+    pub const SIDE_EFFECTS: Field<Self, codec::Str> = Field::new(6);
+
+    /// `timeoutSeconds` (field 7).
+    pub const TIMEOUT_SECONDS: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `admissionReviewVersions` (field 8).
+    pub const ADMISSION_REVIEW_VERSIONS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(8);
+
+    /// `matchPolicy` (field 9).
+    pub const MATCH_POLICY: Field<Self, codec::Str> = Field::new(9);
+
+    /// `reinvocationPolicy` (field 10).
+    pub const REINVOCATION_POLICY: Field<Self, codec::Str> = Field::new(10);
+
+    /// `objectSelector` (field 11).
+    pub const OBJECT_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(11);
+
+    /// `matchConditions` (field 12).
+    pub const MATCH_CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<MatchCondition<'a>>>,
+    > = Field::new(12);
 }
 
 impl<'a> View<'a> for MutatingWebhook<'a> {
@@ -1062,6 +1550,45 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhook<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::CLIENT_CONFIG).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::RULES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::FAILURE_POLICY).map(Item::Str));
+        visitor
+            .field(
+                5,
+                fields
+                    .get(4, Self::NAMESPACE_SELECTOR)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::SIDE_EFFECTS).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::TIMEOUT_SECONDS).map(Item::I32));
+        for x in fields.get(7, Self::ADMISSION_REVIEW_VERSIONS) {
+            visitor.element(8, Item::Str(x));
+        }
+        visitor.field(9, fields.get(8, Self::MATCH_POLICY).map(Item::Str));
+        visitor.field(10, fields.get(9, Self::REINVOCATION_POLICY).map(Item::Str));
+        visitor
+            .field(
+                11,
+                fields.get(10, Self::OBJECT_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(11, Self::MATCH_CONDITIONS) {
+            visitor.element(12, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1117,6 +1644,28 @@ impl<'a> MutatingWebhookConfiguration<'a> {
     pub fn webhooks(&self) -> Repeated<'a, codec::Msg<MutatingWebhook<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingWebhookConfiguration`, for one-pass reads with [`MutatingWebhookConfiguration::read`].
+impl<'a> MutatingWebhookConfiguration<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `Webhooks` (field 2).
+    pub const WEBHOOKS: Field<Self, Repeated<'a, codec::Msg<MutatingWebhook<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for MutatingWebhookConfiguration<'a> {
@@ -1146,6 +1695,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfiguration<'a> 
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::WEBHOOKS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1187,6 +1747,30 @@ impl<'a> MutatingWebhookConfigurationList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingWebhookConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.MutatingWebhookConfigurationList`, for one-pass reads with [`MutatingWebhookConfigurationList::read`].
+impl<'a> MutatingWebhookConfigurationList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<MutatingWebhookConfiguration<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for MutatingWebhookConfigurationList<'a> {
@@ -1216,6 +1800,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfigurationList<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1263,6 +1858,28 @@ impl<'a> Mutation<'a> {
     pub fn json_patch(&self) -> Option<JSONPatch<'a>> {
         rt::get::<codec::Msg<JSONPatch<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.Mutation`, for one-pass reads with [`Mutation::read`].
+impl<'a> Mutation<'a> {
+    /// `patchType` (field 2).
+    pub const PATCH_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `applyConfiguration` (field 3).
+    pub const APPLY_CONFIGURATION: Field<Self, codec::Msg<ApplyConfiguration<'a>>> =
+        Field::new(3);
+
+    /// `jsonPatch` (field 4).
+    pub const JSON_PATCH: Field<Self, codec::Msg<JSONPatch<'a>>> = Field::new(4);
 }
 
 impl<'a> View<'a> for Mutation<'a> {
@@ -1292,6 +1909,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Mutation<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4]);
+        visitor.field(2, fields.get(0, Self::PATCH_TYPE).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(1, Self::APPLY_CONFIGURATION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields.get(2, Self::JSON_PATCH).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(2, self.patch_type().map(Item::Str));
@@ -1332,6 +1969,27 @@ impl<'a> NamedRuleWithOperations<'a> {
             codec::Msg<crate::api::admissionregistration::v1::RuleWithOperations<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.NamedRuleWithOperations`, for one-pass reads with [`NamedRuleWithOperations::read`].
+impl<'a> NamedRuleWithOperations<'a> {
+    /// `resourceNames` (field 1).
+    pub const RESOURCE_NAMES: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `ruleWithOperations` (field 2).
+    pub const RULE_WITH_OPERATIONS: Field<
+        Self,
+        codec::Msg<crate::api::admissionregistration::v1::RuleWithOperations<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for NamedRuleWithOperations<'a> {
@@ -1361,6 +2019,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamedRuleWithOperations<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::RESOURCE_NAMES) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::RULE_WITH_OPERATIONS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.resource_names() {
@@ -1408,6 +2083,24 @@ impl<'a> ParamKind<'a> {
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ParamKind`, for one-pass reads with [`ParamKind::read`].
+impl<'a> ParamKind<'a> {
+    /// `apiVersion` (field 1).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ParamKind<'a> {
@@ -1437,6 +2130,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamKind<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::API_VERSION).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_version().map(Item::Str));
@@ -1501,6 +2202,33 @@ impl<'a> ParamRef<'a> {
     pub fn parameter_not_found_action_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ParamRef`, for one-pass reads with [`ParamRef::read`].
+impl<'a> ParamRef<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `namespace` (field 2).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `selector` (field 3).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(3);
+
+    /// `parameterNotFoundAction` (field 4).
+    pub const PARAMETER_NOT_FOUND_ACTION: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for ParamRef<'a> {
@@ -1530,6 +2258,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamRef<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAMESPACE).map(Item::Str));
+        visitor
+            .field(3, fields.get(2, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, fields.get(3, Self::PARAMETER_NOT_FOUND_ACTION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1592,6 +2331,30 @@ impl<'a> ServiceReference<'a> {
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ServiceReference`, for one-pass reads with [`ServiceReference::read`].
+impl<'a> ServiceReference<'a> {
+    /// `namespace` (field 1).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `name` (field 2).
+    pub const NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `path` (field 3).
+    pub const PATH: Field<Self, codec::Str> = Field::new(3);
+
+    /// `port` (field 4).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(4);
 }
 
 impl<'a> View<'a> for ServiceReference<'a> {
@@ -1621,6 +2384,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::PATH).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::PORT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.namespace().map(Item::Str));
@@ -1655,6 +2428,24 @@ impl<'a> TypeChecking<'a> {
     ) -> Repeated<'a, codec::Msg<ExpressionWarning<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.TypeChecking`, for one-pass reads with [`TypeChecking::read`].
+impl<'a> TypeChecking<'a> {
+    /// `expressionWarnings` (field 1).
+    pub const EXPRESSION_WARNINGS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ExpressionWarning<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for TypeChecking<'a> {
@@ -1684,6 +2475,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeChecking<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::EXPRESSION_WARNINGS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.expression_warnings() {
@@ -1729,6 +2529,32 @@ impl<'a> ValidatingAdmissionPolicy<'a> {
     pub fn status(&self) -> Option<ValidatingAdmissionPolicyStatus<'a>> {
         rt::get::<codec::Msg<ValidatingAdmissionPolicyStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicy`, for one-pass reads with [`ValidatingAdmissionPolicy::read`].
+impl<'a> ValidatingAdmissionPolicy<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ValidatingAdmissionPolicySpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ValidatingAdmissionPolicyStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for ValidatingAdmissionPolicy<'a> {
@@ -1758,6 +2584,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1798,6 +2634,28 @@ impl<'a> ValidatingAdmissionPolicyBinding<'a> {
     pub fn spec(&self) -> Option<ValidatingAdmissionPolicyBindingSpec<'a>> {
         rt::get::<codec::Msg<ValidatingAdmissionPolicyBindingSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBinding`, for one-pass reads with [`ValidatingAdmissionPolicyBinding::read`].
+impl<'a> ValidatingAdmissionPolicyBinding<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ValidatingAdmissionPolicyBindingSpec<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ValidatingAdmissionPolicyBinding<'a> {
@@ -1827,6 +2685,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBinding<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1868,6 +2735,30 @@ impl<'a> ValidatingAdmissionPolicyBindingList<'a> {
     ) -> Repeated<'a, codec::Msg<ValidatingAdmissionPolicyBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingList`, for one-pass reads with [`ValidatingAdmissionPolicyBindingList::read`].
+impl<'a> ValidatingAdmissionPolicyBindingList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ValidatingAdmissionPolicyBinding<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for ValidatingAdmissionPolicyBindingList<'a> {
@@ -1897,6 +2788,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingL
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1949,6 +2851,31 @@ impl<'a> ValidatingAdmissionPolicyBindingSpec<'a> {
     pub fn validation_actions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingSpec`, for one-pass reads with [`ValidatingAdmissionPolicyBindingSpec::read`].
+impl<'a> ValidatingAdmissionPolicyBindingSpec<'a> {
+    /// `policyName` (field 1).
+    pub const POLICY_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `paramRef` (field 2).
+    pub const PARAM_REF: Field<Self, codec::Msg<ParamRef<'a>>> = Field::new(2);
+
+    /// `matchResources` (field 3).
+    pub const MATCH_RESOURCES: Field<Self, codec::Msg<MatchResources<'a>>> =
+        Field::new(3);
+
+    /// `validationActions` (field 4).
+    pub const VALIDATION_ACTIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
 }
 
 impl<'a> View<'a> for ValidatingAdmissionPolicyBindingSpec<'a> {
@@ -1978,6 +2905,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingS
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::POLICY_NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::PARAM_REF).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::MATCH_RESOURCES).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(3, Self::VALIDATION_ACTIONS) {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.policy_name().map(Item::Str));
@@ -2021,6 +2965,30 @@ impl<'a> ValidatingAdmissionPolicyList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ValidatingAdmissionPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyList`, for one-pass reads with [`ValidatingAdmissionPolicyList::read`].
+impl<'a> ValidatingAdmissionPolicyList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ValidatingAdmissionPolicy<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for ValidatingAdmissionPolicyList<'a> {
@@ -2050,6 +3018,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyList<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2117,6 +3096,48 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     pub fn variables(&self) -> Repeated<'a, codec::Msg<Variable<'a>>> {
         Repeated::new(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicySpec`, for one-pass reads with [`ValidatingAdmissionPolicySpec::read`].
+impl<'a> ValidatingAdmissionPolicySpec<'a> {
+    /// `paramKind` (field 1).
+    pub const PARAM_KIND: Field<Self, codec::Msg<ParamKind<'a>>> = Field::new(1);
+
+    /// `matchConstraints` (field 2).
+    pub const MATCH_CONSTRAINTS: Field<Self, codec::Msg<MatchResources<'a>>> =
+        Field::new(2);
+
+    /// `validations` (field 3).
+    pub const VALIDATIONS: Field<Self, Repeated<'a, codec::Msg<Validation<'a>>>> =
+        Field::new(3);
+
+    /// `failurePolicy` (field 4).
+    pub const FAILURE_POLICY: Field<Self, codec::Str> = Field::new(4);
+
+    /// `auditAnnotations` (field 5).
+    pub const AUDIT_ANNOTATIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<AuditAnnotation<'a>>>,
+    > = Field::new(5);
+
+    /// `matchConditions` (field 6).
+    pub const MATCH_CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<MatchCondition<'a>>>,
+    > = Field::new(6);
+
+    /// `variables` (field 7).
+    pub const VARIABLES: Field<Self, Repeated<'a, codec::Msg<Variable<'a>>>> =
+        Field::new(7);
 }
 
 impl<'a> View<'a> for ValidatingAdmissionPolicySpec<'a> {
@@ -2146,6 +3167,35 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicySpec<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::PARAM_KIND).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::MATCH_CONSTRAINTS).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::VALIDATIONS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::FAILURE_POLICY).map(Item::Str));
+        for x in fields.get(4, Self::AUDIT_ANNOTATIONS) {
+            visitor.element(5, Item::Message(&x));
+        }
+        for x in fields.get(5, Self::MATCH_CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        for x in fields.get(6, Self::VARIABLES) {
+            visitor.element(7, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.param_kind().as_ref().map(|x| Item::Message(x)));
@@ -2204,6 +3254,30 @@ impl<'a> ValidatingAdmissionPolicyStatus<'a> {
     > {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyStatus`, for one-pass reads with [`ValidatingAdmissionPolicyStatus::read`].
+impl<'a> ValidatingAdmissionPolicyStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `typeChecking` (field 2).
+    pub const TYPE_CHECKING: Field<Self, codec::Msg<TypeChecking<'a>>> = Field::new(2);
+
+    /// `conditions` (field 3).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for ValidatingAdmissionPolicyStatus<'a> {
@@ -2233,6 +3307,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyStatus<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::TYPE_CHECKING).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::CONDITIONS) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));
@@ -2349,6 +3438,68 @@ impl<'a> ValidatingWebhook<'a> {
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingWebhook`, for one-pass reads with [`ValidatingWebhook::read`].
+impl<'a> ValidatingWebhook<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `clientConfig` (field 2).
+    pub const CLIENT_CONFIG: Field<Self, codec::Msg<WebhookClientConfig<'a>>> =
+        Field::new(2);
+
+    /// `rules` (field 3).
+    pub const RULES: Field<
+        Self,
+        Repeated<
+            'a,
+            codec::Msg<crate::api::admissionregistration::v1::RuleWithOperations<'a>>,
+        >,
+    > = Field::new(3);
+
+    /// `failurePolicy` (field 4).
+    pub const FAILURE_POLICY: Field<Self, codec::Str> = Field::new(4);
+
+    /// `namespaceSelector` (field 5).
+    pub const NAMESPACE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(5);
+
+    /// `sideEffects` (field 6).
+    pub const SIDE_EFFECTS: Field<Self, codec::Str> = Field::new(6);
+
+    /// `timeoutSeconds` (field 7).
+    pub const TIMEOUT_SECONDS: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `admissionReviewVersions` (field 8).
+    pub const ADMISSION_REVIEW_VERSIONS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(8);
+
+    /// `matchPolicy` (field 9).
+    pub const MATCH_POLICY: Field<Self, codec::Str> = Field::new(9);
+
+    /// `objectSelector` (field 10).
+    pub const OBJECT_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(10);
+
+    /// `matchConditions` (field 11).
+    pub const MATCH_CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<MatchCondition<'a>>>,
+    > = Field::new(11);
 }
 
 impl<'a> View<'a> for ValidatingWebhook<'a> {
@@ -2378,6 +3529,44 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhook<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::CLIENT_CONFIG).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::RULES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::FAILURE_POLICY).map(Item::Str));
+        visitor
+            .field(
+                5,
+                fields
+                    .get(4, Self::NAMESPACE_SELECTOR)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::SIDE_EFFECTS).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::TIMEOUT_SECONDS).map(Item::I32));
+        for x in fields.get(7, Self::ADMISSION_REVIEW_VERSIONS) {
+            visitor.element(8, Item::Str(x));
+        }
+        visitor.field(9, fields.get(8, Self::MATCH_POLICY).map(Item::Str));
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::OBJECT_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(10, Self::MATCH_CONDITIONS) {
+            visitor.element(11, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2432,6 +3621,28 @@ impl<'a> ValidatingWebhookConfiguration<'a> {
     pub fn webhooks(&self) -> Repeated<'a, codec::Msg<ValidatingWebhook<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingWebhookConfiguration`, for one-pass reads with [`ValidatingWebhookConfiguration::read`].
+impl<'a> ValidatingWebhookConfiguration<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `Webhooks` (field 2).
+    pub const WEBHOOKS: Field<Self, Repeated<'a, codec::Msg<ValidatingWebhook<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ValidatingWebhookConfiguration<'a> {
@@ -2461,6 +3672,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfiguration<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::WEBHOOKS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2502,6 +3724,30 @@ impl<'a> ValidatingWebhookConfigurationList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ValidatingWebhookConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.ValidatingWebhookConfigurationList`, for one-pass reads with [`ValidatingWebhookConfigurationList::read`].
+impl<'a> ValidatingWebhookConfigurationList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ValidatingWebhookConfiguration<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for ValidatingWebhookConfigurationList<'a> {
@@ -2531,6 +3777,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfigurationLis
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2598,6 +3855,30 @@ impl<'a> Validation<'a> {
     pub fn message_expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.Validation`, for one-pass reads with [`Validation::read`].
+impl<'a> Validation<'a> {
+    /// `Expression` (field 1).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `message` (field 2).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `reason` (field 3).
+    pub const REASON: Field<Self, codec::Str> = Field::new(3);
+
+    /// `messageExpression` (field 4).
+    pub const MESSAGE_EXPRESSION: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for Validation<'a> {
@@ -2627,6 +3908,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Validation<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::MESSAGE_EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.expression().map(Item::Str));
@@ -2674,6 +3965,24 @@ impl<'a> Variable<'a> {
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.Variable`, for one-pass reads with [`Variable::read`].
+impl<'a> Variable<'a> {
+    /// `Name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `Expression` (field 2).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for Variable<'a> {
@@ -2703,6 +4012,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Variable<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2748,6 +4065,27 @@ impl<'a> WebhookClientConfig<'a> {
     pub fn url_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.admissionregistration.v1beta1.WebhookClientConfig`, for one-pass reads with [`WebhookClientConfig::read`].
+impl<'a> WebhookClientConfig<'a> {
+    /// `service` (field 1).
+    pub const SERVICE: Field<Self, codec::Msg<ServiceReference<'a>>> = Field::new(1);
+
+    /// `caBundle` (field 2).
+    pub const CA_BUNDLE: Field<Self, codec::Bytes> = Field::new(2);
+
+    /// `url` (field 3).
+    pub const URL: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for WebhookClientConfig<'a> {
@@ -2777,6 +4115,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WebhookClientConfig<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::SERVICE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::CA_BUNDLE).map(Item::Bytes));
+        visitor.field(3, fields.get(2, Self::URL).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.service().as_ref().map(|x| Item::Message(x)));

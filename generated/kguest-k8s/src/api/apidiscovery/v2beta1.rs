@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.apidiscovery.v2beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.apidiscovery.v2beta1.APIGroupDiscovery`.
 ///
@@ -37,6 +39,28 @@ impl<'a> APIGroupDiscovery<'a> {
     pub fn versions(&self) -> Repeated<'a, codec::Msg<APIVersionDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apidiscovery.v2beta1.APIGroupDiscovery`, for one-pass reads with [`APIGroupDiscovery::read`].
+impl<'a> APIGroupDiscovery<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `versions` (field 2).
+    pub const VERSIONS: Field<Self, Repeated<'a, codec::Msg<APIVersionDiscovery<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for APIGroupDiscovery<'a> {
@@ -66,6 +90,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupDiscovery<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::VERSIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -107,6 +142,28 @@ impl<'a> APIGroupDiscoveryList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<APIGroupDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apidiscovery.v2beta1.APIGroupDiscoveryList`, for one-pass reads with [`APIGroupDiscoveryList::read`].
+impl<'a> APIGroupDiscoveryList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<APIGroupDiscovery<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for APIGroupDiscoveryList<'a> {
@@ -136,6 +193,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupDiscoveryList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -222,6 +290,48 @@ impl<'a> APIResourceDiscovery<'a> {
     pub fn subresources(&self) -> Repeated<'a, codec::Msg<APISubresourceDiscovery<'a>>> {
         Repeated::new(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apidiscovery.v2beta1.APIResourceDiscovery`, for one-pass reads with [`APIResourceDiscovery::read`].
+impl<'a> APIResourceDiscovery<'a> {
+    /// `resource` (field 1).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `responseKind` (field 2).
+    pub const RESPONSE_KIND: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>>,
+    > = Field::new(2);
+
+    /// `scope` (field 3).
+    pub const SCOPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `singularResource` (field 4).
+    pub const SINGULAR_RESOURCE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `verbs` (field 5).
+    pub const VERBS: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `shortNames` (field 6).
+    pub const SHORT_NAMES: Field<Self, Repeated<'a, codec::Str>> = Field::new(6);
+
+    /// `categories` (field 7).
+    pub const CATEGORIES: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `subresources` (field 8).
+    pub const SUBRESOURCES: Field<
+        Self,
+        Repeated<'a, codec::Msg<APISubresourceDiscovery<'a>>>,
+    > = Field::new(8);
 }
 
 impl<'a> View<'a> for APIResourceDiscovery<'a> {
@@ -251,6 +361,32 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResourceDiscovery<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::RESOURCE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::RESPONSE_KIND).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::SCOPE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SINGULAR_RESOURCE).map(Item::Str));
+        for x in fields.get(4, Self::VERBS) {
+            visitor.element(5, Item::Str(x));
+        }
+        for x in fields.get(5, Self::SHORT_NAMES) {
+            visitor.element(6, Item::Str(x));
+        }
+        for x in fields.get(6, Self::CATEGORIES) {
+            visitor.element(7, Item::Str(x));
+        }
+        for x in fields.get(7, Self::SUBRESOURCES) {
+            visitor.element(8, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.resource().map(Item::Str));
@@ -324,6 +460,39 @@ impl<'a> APISubresourceDiscovery<'a> {
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apidiscovery.v2beta1.APISubresourceDiscovery`, for one-pass reads with [`APISubresourceDiscovery::read`].
+impl<'a> APISubresourceDiscovery<'a> {
+    /// `subresource` (field 1).
+    pub const SUBRESOURCE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `responseKind` (field 2).
+    pub const RESPONSE_KIND: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>>,
+    > = Field::new(2);
+
+    /// `acceptedTypes` (field 3).
+    pub const ACCEPTED_TYPES: Field<
+        Self,
+        Repeated<
+            'a,
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>>,
+        >,
+    > = Field::new(3);
+
+    /// `verbs` (field 4).
+    pub const VERBS: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
 }
 
 impl<'a> View<'a> for APISubresourceDiscovery<'a> {
@@ -353,6 +522,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APISubresourceDiscovery<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::SUBRESOURCE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::RESPONSE_KIND).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::ACCEPTED_TYPES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        for x in fields.get(3, Self::VERBS) {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.subresource().map(Item::Str));
@@ -409,6 +596,30 @@ impl<'a> APIVersionDiscovery<'a> {
     pub fn freshness_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apidiscovery.v2beta1.APIVersionDiscovery`, for one-pass reads with [`APIVersionDiscovery::read`].
+impl<'a> APIVersionDiscovery<'a> {
+    /// `version` (field 1).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resources` (field 2).
+    pub const RESOURCES: Field<
+        Self,
+        Repeated<'a, codec::Msg<APIResourceDiscovery<'a>>>,
+    > = Field::new(2);
+
+    /// `freshness` (field 3).
+    pub const FRESHNESS: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for APIVersionDiscovery<'a> {
@@ -438,6 +649,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIVersionDiscovery<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::VERSION).map(Item::Str));
+        for x in fields.get(1, Self::RESOURCES) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, fields.get(2, Self::FRESHNESS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.version().map(Item::Str));

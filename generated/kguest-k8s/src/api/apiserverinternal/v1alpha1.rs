@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.apiserverinternal.v1alpha1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.ServerStorageVersion`.
 ///
@@ -53,6 +55,30 @@ impl<'a> ServerStorageVersion<'a> {
     pub fn served_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apiserverinternal.v1alpha1.ServerStorageVersion`, for one-pass reads with [`ServerStorageVersion::read`].
+impl<'a> ServerStorageVersion<'a> {
+    /// `apiServerID` (field 1).
+    pub const API_SERVER_ID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `encodingVersion` (field 2).
+    pub const ENCODING_VERSION: Field<Self, codec::Str> = Field::new(2);
+
+    /// `decodableVersions` (field 3).
+    pub const DECODABLE_VERSIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `servedVersions` (field 4).
+    pub const SERVED_VERSIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
 }
 
 impl<'a> View<'a> for ServerStorageVersion<'a> {
@@ -82,6 +108,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServerStorageVersion<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::API_SERVER_ID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::ENCODING_VERSION).map(Item::Str));
+        for x in fields.get(2, Self::DECODABLE_VERSIONS) {
+            visitor.element(3, Item::Str(x));
+        }
+        for x in fields.get(3, Self::SERVED_VERSIONS) {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_server_id().map(Item::Str));
@@ -132,6 +172,30 @@ impl<'a> StorageVersion<'a> {
     pub fn status(&self) -> Option<StorageVersionStatus<'a>> {
         rt::get::<codec::Msg<StorageVersionStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersion`, for one-pass reads with [`StorageVersion::read`].
+impl<'a> StorageVersion<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<StorageVersionSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<StorageVersionStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for StorageVersion<'a> {
@@ -161,6 +225,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersion<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -241,6 +315,39 @@ impl<'a> StorageVersionCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionCondition`, for one-pass reads with [`StorageVersionCondition::read`].
+impl<'a> StorageVersionCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `observedGeneration` (field 3).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(3);
+
+    /// `lastTransitionTime` (field 4).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `reason` (field 5).
+    pub const REASON: Field<Self, codec::Str> = Field::new(5);
+
+    /// `message` (field 6).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for StorageVersionCondition<'a> {
@@ -270,6 +377,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::REASON).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -313,6 +439,28 @@ impl<'a> StorageVersionList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageVersion<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionList`, for one-pass reads with [`StorageVersionList::read`].
+impl<'a> StorageVersionList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<StorageVersion<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for StorageVersionList<'a> {
@@ -342,6 +490,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -401,6 +560,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionSpec<'a> {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
     }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
 }
 
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionStatus`.
@@ -443,6 +607,33 @@ impl<'a> StorageVersionStatus<'a> {
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<StorageVersionCondition<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionStatus`, for one-pass reads with [`StorageVersionStatus::read`].
+impl<'a> StorageVersionStatus<'a> {
+    /// `storageVersions` (field 1).
+    pub const STORAGE_VERSIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ServerStorageVersion<'a>>>,
+    > = Field::new(1);
+
+    /// `commonEncodingVersion` (field 2).
+    pub const COMMON_ENCODING_VERSION: Field<Self, codec::Str> = Field::new(2);
+
+    /// `conditions` (field 3).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<StorageVersionCondition<'a>>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for StorageVersionStatus<'a> {
@@ -472,6 +663,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::STORAGE_VERSIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::COMMON_ENCODING_VERSION).map(Item::Str));
+        for x in fields.get(2, Self::CONDITIONS) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.storage_versions() {

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.apps.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.apps.v1beta1.ControllerRevision`.
 ///
@@ -44,6 +46,33 @@ impl<'a> ControllerRevision<'a> {
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.ControllerRevision`, for one-pass reads with [`ControllerRevision::read`].
+impl<'a> ControllerRevision<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `data` (field 2).
+    pub const DATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(2);
+
+    /// `revision` (field 3).
+    pub const REVISION: Field<Self, codec::Int64> = Field::new(3);
 }
 
 impl<'a> View<'a> for ControllerRevision<'a> {
@@ -73,6 +102,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevision<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::DATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::REVISION).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -113,6 +152,28 @@ impl<'a> ControllerRevisionList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ControllerRevision<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.ControllerRevisionList`, for one-pass reads with [`ControllerRevisionList::read`].
+impl<'a> ControllerRevisionList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ControllerRevision<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ControllerRevisionList<'a> {
@@ -142,6 +203,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevisionList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -188,6 +260,30 @@ impl<'a> Deployment<'a> {
     pub fn status(&self) -> Option<DeploymentStatus<'a>> {
         rt::get::<codec::Msg<DeploymentStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.Deployment`, for one-pass reads with [`Deployment::read`].
+impl<'a> Deployment<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DeploymentSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<DeploymentStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Deployment<'a> {
@@ -217,6 +313,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -301,6 +407,42 @@ impl<'a> DeploymentCondition<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.DeploymentCondition`, for one-pass reads with [`DeploymentCondition::read`].
+impl<'a> DeploymentCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `lastUpdateTime` (field 6).
+    pub const LAST_UPDATE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(6);
+
+    /// `lastTransitionTime` (field 7).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(7);
 }
 
 impl<'a> View<'a> for DeploymentCondition<'a> {
@@ -330,6 +472,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(3, Self::MESSAGE).map(Item::Str));
+        visitor
+            .field(
+                6,
+                fields.get(4, Self::LAST_UPDATE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                7,
+                fields
+                    .get(5, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -373,6 +538,28 @@ impl<'a> DeploymentList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.DeploymentList`, for one-pass reads with [`DeploymentList::read`].
+impl<'a> DeploymentList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Deployment<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeploymentList<'a> {
@@ -402,6 +589,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -449,6 +647,28 @@ impl<'a> DeploymentRollback<'a> {
     pub fn rollback_to(&self) -> Option<RollbackConfig<'a>> {
         rt::get::<codec::Msg<RollbackConfig<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.DeploymentRollback`, for one-pass reads with [`DeploymentRollback::read`].
+impl<'a> DeploymentRollback<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `updatedAnnotations` (field 2).
+    pub const UPDATED_ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(2);
+
+    /// `rollbackTo` (field 3).
+    pub const ROLLBACK_TO: Field<Self, codec::Msg<RollbackConfig<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for DeploymentRollback<'a> {
@@ -478,6 +698,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentRollback<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for (k, v) in fields.get(1, Self::UPDATED_ANNOTATIONS) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::ROLLBACK_TO).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -555,6 +790,51 @@ impl<'a> DeploymentSpec<'a> {
     pub fn progress_deadline_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.DeploymentSpec`, for one-pass reads with [`DeploymentSpec::read`].
+impl<'a> DeploymentSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `template` (field 3).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(3);
+
+    /// `strategy` (field 4).
+    pub const STRATEGY: Field<Self, codec::Msg<DeploymentStrategy<'a>>> = Field::new(4);
+
+    /// `minReadySeconds` (field 5).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `revisionHistoryLimit` (field 6).
+    pub const REVISION_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `paused` (field 7).
+    pub const PAUSED: Field<Self, codec::Bool> = Field::new(7);
+
+    /// `rollbackTo` (field 8).
+    pub const ROLLBACK_TO: Field<Self, codec::Msg<RollbackConfig<'a>>> = Field::new(8);
+
+    /// `progressDeadlineSeconds` (field 9).
+    pub const PROGRESS_DEADLINE_SECONDS: Field<Self, codec::Int32> = Field::new(9);
 }
 
 impl<'a> View<'a> for DeploymentSpec<'a> {
@@ -584,6 +864,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::STRATEGY).as_ref().map(|x| Item::Message(x)));
+        visitor.field(5, fields.get(4, Self::MIN_READY_SECONDS).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::REVISION_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::PAUSED).map(Item::Bool));
+        visitor
+            .field(
+                8,
+                fields.get(7, Self::ROLLBACK_TO).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(9, fields.get(8, Self::PROGRESS_DEADLINE_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -661,6 +963,48 @@ impl<'a> DeploymentStatus<'a> {
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.DeploymentStatus`, for one-pass reads with [`DeploymentStatus::read`].
+impl<'a> DeploymentStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `replicas` (field 2).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `updatedReplicas` (field 3).
+    pub const UPDATED_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `availableReplicas` (field 4).
+    pub const AVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `unavailableReplicas` (field 5).
+    pub const UNAVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `conditions` (field 6).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeploymentCondition<'a>>>,
+    > = Field::new(6);
+
+    /// `readyReplicas` (field 7).
+    pub const READY_REPLICAS: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `collisionCount` (field 8).
+    pub const COLLISION_COUNT: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `terminatingReplicas` (field 9).
+    pub const TERMINATING_REPLICAS: Field<Self, codec::Int32> = Field::new(9);
 }
 
 impl<'a> View<'a> for DeploymentStatus<'a> {
@@ -690,6 +1034,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::UPDATED_REPLICAS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::AVAILABLE_REPLICAS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::UNAVAILABLE_REPLICAS).map(Item::I32));
+        for x in fields.get(5, Self::CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::READY_REPLICAS).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::COLLISION_COUNT).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::TERMINATING_REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));
@@ -739,6 +1100,25 @@ impl<'a> DeploymentStrategy<'a> {
     pub fn rolling_update(&self) -> Option<RollingUpdateDeployment<'a>> {
         rt::get::<codec::Msg<RollingUpdateDeployment<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.DeploymentStrategy`, for one-pass reads with [`DeploymentStrategy::read`].
+impl<'a> DeploymentStrategy<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `rollingUpdate` (field 2).
+    pub const ROLLING_UPDATE: Field<Self, codec::Msg<RollingUpdateDeployment<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeploymentStrategy<'a> {
@@ -770,6 +1150,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::ROLLING_UPDATE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
         visitor.field(2, self.rolling_update().as_ref().map(|x| Item::Message(x)));
     }
@@ -798,6 +1190,21 @@ impl<'a> RollbackConfig<'a> {
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.RollbackConfig`, for one-pass reads with [`RollbackConfig::read`].
+impl<'a> RollbackConfig<'a> {
+    /// `revision` (field 1).
+    pub const REVISION: Field<Self, codec::Int64> = Field::new(1);
 }
 
 impl<'a> View<'a> for RollbackConfig<'a> {
@@ -827,6 +1234,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollbackConfig<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::REVISION).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.revision().map(Item::I64));
@@ -869,6 +1283,30 @@ impl<'a> RollingUpdateDeployment<'a> {
             codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.RollingUpdateDeployment`, for one-pass reads with [`RollingUpdateDeployment::read`].
+impl<'a> RollingUpdateDeployment<'a> {
+    /// `maxUnavailable` (field 1).
+    pub const MAX_UNAVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(1);
+
+    /// `maxSurge` (field 2).
+    pub const MAX_SURGE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for RollingUpdateDeployment<'a> {
@@ -898,6 +1336,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::MAX_UNAVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(2, fields.get(1, Self::MAX_SURGE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(x)));
@@ -937,6 +1388,27 @@ impl<'a> RollingUpdateStatefulSetStrategy<'a> {
             codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.RollingUpdateStatefulSetStrategy`, for one-pass reads with [`RollingUpdateStatefulSetStrategy::read`].
+impl<'a> RollingUpdateStatefulSetStrategy<'a> {
+    /// `partition` (field 1).
+    pub const PARTITION: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `maxUnavailable` (field 2).
+    pub const MAX_UNAVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for RollingUpdateStatefulSetStrategy<'a> {
@@ -966,6 +1438,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateStatefulSetStrategy<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PARTITION).map(Item::I32));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::MAX_UNAVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.partition().map(Item::I32));
@@ -1010,6 +1494,30 @@ impl<'a> Scale<'a> {
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.Scale`, for one-pass reads with [`Scale::read`].
+impl<'a> Scale<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ScaleSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ScaleStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Scale<'a> {
@@ -1037,6 +1545,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1068,6 +1586,21 @@ impl<'a> ScaleSpec<'a> {
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.ScaleSpec`, for one-pass reads with [`ScaleSpec::read`].
+impl<'a> ScaleSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for ScaleSpec<'a> {
@@ -1097,6 +1630,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -1141,6 +1681,27 @@ impl<'a> ScaleStatus<'a> {
     pub fn target_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.ScaleStatus`, for one-pass reads with [`ScaleStatus::read`].
+impl<'a> ScaleStatus<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(2);
+
+    /// `targetSelector` (field 3).
+    pub const TARGET_SELECTOR: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ScaleStatus<'a> {
@@ -1170,6 +1731,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        for (k, v) in fields.get(1, Self::SELECTOR) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(3, fields.get(2, Self::TARGET_SELECTOR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -1217,6 +1789,30 @@ impl<'a> StatefulSet<'a> {
     pub fn status(&self) -> Option<StatefulSetStatus<'a>> {
         rt::get::<codec::Msg<StatefulSetStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.StatefulSet`, for one-pass reads with [`StatefulSet::read`].
+impl<'a> StatefulSet<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<StatefulSetSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<StatefulSetStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for StatefulSet<'a> {
@@ -1246,6 +1842,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1321,6 +1927,36 @@ impl<'a> StatefulSetCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.StatefulSetCondition`, for one-pass reads with [`StatefulSetCondition::read`].
+impl<'a> StatefulSetCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for StatefulSetCondition<'a> {
@@ -1350,6 +1986,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1392,6 +2046,28 @@ impl<'a> StatefulSetList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<StatefulSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.StatefulSetList`, for one-pass reads with [`StatefulSetList::read`].
+impl<'a> StatefulSetList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<StatefulSet<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for StatefulSetList<'a> {
@@ -1421,6 +2097,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1453,6 +2140,21 @@ impl<'a> StatefulSetOrdinals<'a> {
     pub fn start(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.StatefulSetOrdinals`, for one-pass reads with [`StatefulSetOrdinals::read`].
+impl<'a> StatefulSetOrdinals<'a> {
+    /// `start` (field 1).
+    pub const START: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for StatefulSetOrdinals<'a> {
@@ -1482,6 +2184,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetOrdinals<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::START).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.start().map(Item::I32));
@@ -1526,6 +2235,24 @@ impl<'a> StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     pub fn when_scaled_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.StatefulSetPersistentVolumeClaimRetentionPolicy`, for one-pass reads with [`StatefulSetPersistentVolumeClaimRetentionPolicy::read`].
+impl<'a> StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
+    /// `whenDeleted` (field 1).
+    pub const WHEN_DELETED: Field<Self, codec::Str> = Field::new(1);
+
+    /// `whenScaled` (field 2).
+    pub const WHEN_SCALED: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
@@ -1556,6 +2283,14 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::WHEN_DELETED).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::WHEN_SCALED).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.when_deleted().map(Item::Str));
@@ -1656,6 +2391,65 @@ impl<'a> StatefulSetSpec<'a> {
     pub fn ordinals(&self) -> Option<StatefulSetOrdinals<'a>> {
         rt::get::<codec::Msg<StatefulSetOrdinals<'a>>>(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.StatefulSetSpec`, for one-pass reads with [`StatefulSetSpec::read`].
+impl<'a> StatefulSetSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `template` (field 3).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(3);
+
+    /// `volumeClaimTemplates` (field 4).
+    pub const VOLUME_CLAIM_TEMPLATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::api::core::v1::PersistentVolumeClaim<'a>>>,
+    > = Field::new(4);
+
+    /// `serviceName` (field 5).
+    pub const SERVICE_NAME: Field<Self, codec::Str> = Field::new(5);
+
+    /// `podManagementPolicy` (field 6).
+    pub const POD_MANAGEMENT_POLICY: Field<Self, codec::Str> = Field::new(6);
+
+    /// `updateStrategy` (field 7).
+    pub const UPDATE_STRATEGY: Field<Self, codec::Msg<StatefulSetUpdateStrategy<'a>>> =
+        Field::new(7);
+
+    /// `revisionHistoryLimit` (field 8).
+    pub const REVISION_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `minReadySeconds` (field 9).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(9);
+
+    /// `persistentVolumeClaimRetentionPolicy` (field 10).
+    pub const PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY: Field<
+        Self,
+        codec::Msg<StatefulSetPersistentVolumeClaimRetentionPolicy<'a>>,
+    > = Field::new(10);
+
+    /// `ordinals` (field 11).
+    pub const ORDINALS: Field<Self, codec::Msg<StatefulSetOrdinals<'a>>> =
+        Field::new(11);
 }
 
 impl<'a> View<'a> for StatefulSetSpec<'a> {
@@ -1685,6 +2479,42 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(3, Self::VOLUME_CLAIM_TEMPLATES) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::SERVICE_NAME).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::POD_MANAGEMENT_POLICY).map(Item::Str));
+        visitor
+            .field(
+                7,
+                fields.get(6, Self::UPDATE_STRATEGY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(8, fields.get(7, Self::REVISION_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::MIN_READY_SECONDS).map(Item::I32));
+        visitor
+            .field(
+                10,
+                fields
+                    .get(9, Self::PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                11,
+                fields.get(10, Self::ORDINALS).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -1788,6 +2618,51 @@ impl<'a> StatefulSetStatus<'a> {
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.StatefulSetStatus`, for one-pass reads with [`StatefulSetStatus::read`].
+impl<'a> StatefulSetStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `replicas` (field 2).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `readyReplicas` (field 3).
+    pub const READY_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `currentReplicas` (field 4).
+    pub const CURRENT_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `updatedReplicas` (field 5).
+    pub const UPDATED_REPLICAS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `currentRevision` (field 6).
+    pub const CURRENT_REVISION: Field<Self, codec::Str> = Field::new(6);
+
+    /// `updateRevision` (field 7).
+    pub const UPDATE_REVISION: Field<Self, codec::Str> = Field::new(7);
+
+    /// `collisionCount` (field 9).
+    pub const COLLISION_COUNT: Field<Self, codec::Int32> = Field::new(9);
+
+    /// `conditions` (field 10).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<StatefulSetCondition<'a>>>,
+    > = Field::new(10);
+
+    /// `availableReplicas` (field 11).
+    pub const AVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(11);
 }
 
 impl<'a> View<'a> for StatefulSetStatus<'a> {
@@ -1817,6 +2692,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::READY_REPLICAS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::CURRENT_REPLICAS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::UPDATED_REPLICAS).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::CURRENT_REVISION).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::UPDATE_REVISION).map(Item::Str));
+        visitor.field(9, fields.get(7, Self::COLLISION_COUNT).map(Item::I32));
+        for x in fields.get(8, Self::CONDITIONS) {
+            visitor.element(10, Item::Message(&x));
+        }
+        visitor.field(11, fields.get(9, Self::AVAILABLE_REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));
@@ -1867,6 +2760,27 @@ impl<'a> StatefulSetUpdateStrategy<'a> {
     pub fn rolling_update(&self) -> Option<RollingUpdateStatefulSetStrategy<'a>> {
         rt::get::<codec::Msg<RollingUpdateStatefulSetStrategy<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta1.StatefulSetUpdateStrategy`, for one-pass reads with [`StatefulSetUpdateStrategy::read`].
+impl<'a> StatefulSetUpdateStrategy<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `rollingUpdate` (field 2).
+    pub const ROLLING_UPDATE: Field<
+        Self,
+        codec::Msg<RollingUpdateStatefulSetStrategy<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for StatefulSetUpdateStrategy<'a> {
@@ -1896,6 +2810,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetUpdateStrategy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::ROLLING_UPDATE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.apps.v1beta2`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.apps.v1beta2.ControllerRevision`.
 ///
@@ -44,6 +46,33 @@ impl<'a> ControllerRevision<'a> {
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ControllerRevision`, for one-pass reads with [`ControllerRevision::read`].
+impl<'a> ControllerRevision<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `data` (field 2).
+    pub const DATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(2);
+
+    /// `revision` (field 3).
+    pub const REVISION: Field<Self, codec::Int64> = Field::new(3);
 }
 
 impl<'a> View<'a> for ControllerRevision<'a> {
@@ -73,6 +102,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevision<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::DATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::REVISION).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -113,6 +152,28 @@ impl<'a> ControllerRevisionList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ControllerRevision<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ControllerRevisionList`, for one-pass reads with [`ControllerRevisionList::read`].
+impl<'a> ControllerRevisionList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ControllerRevision<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ControllerRevisionList<'a> {
@@ -142,6 +203,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevisionList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -188,6 +260,30 @@ impl<'a> DaemonSet<'a> {
     pub fn status(&self) -> Option<DaemonSetStatus<'a>> {
         rt::get::<codec::Msg<DaemonSetStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DaemonSet`, for one-pass reads with [`DaemonSet::read`].
+impl<'a> DaemonSet<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DaemonSetSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<DaemonSetStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for DaemonSet<'a> {
@@ -217,6 +313,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -292,6 +398,36 @@ impl<'a> DaemonSetCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DaemonSetCondition`, for one-pass reads with [`DaemonSetCondition::read`].
+impl<'a> DaemonSetCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for DaemonSetCondition<'a> {
@@ -321,6 +457,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -363,6 +517,28 @@ impl<'a> DaemonSetList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<DaemonSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DaemonSetList`, for one-pass reads with [`DaemonSetList::read`].
+impl<'a> DaemonSetList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<DaemonSet<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DaemonSetList<'a> {
@@ -392,6 +568,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -448,6 +635,40 @@ impl<'a> DaemonSetSpec<'a> {
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DaemonSetSpec`, for one-pass reads with [`DaemonSetSpec::read`].
+impl<'a> DaemonSetSpec<'a> {
+    /// `selector` (field 1).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(1);
+
+    /// `template` (field 2).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(2);
+
+    /// `updateStrategy` (field 3).
+    pub const UPDATE_STRATEGY: Field<Self, codec::Msg<DaemonSetUpdateStrategy<'a>>> =
+        Field::new(3);
+
+    /// `minReadySeconds` (field 4).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `revisionHistoryLimit` (field 6).
+    pub const REVISION_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(6);
 }
 
 impl<'a> View<'a> for DaemonSetSpec<'a> {
@@ -477,6 +698,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 6]);
+        visitor
+            .field(1, fields.get(0, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::UPDATE_STRATEGY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::MIN_READY_SECONDS).map(Item::I32));
+        visitor.field(6, fields.get(4, Self::REVISION_HISTORY_LIMIT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.selector().as_ref().map(|x| Item::Message(x)));
@@ -555,6 +793,51 @@ impl<'a> DaemonSetStatus<'a> {
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DaemonSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DaemonSetStatus`, for one-pass reads with [`DaemonSetStatus::read`].
+impl<'a> DaemonSetStatus<'a> {
+    /// `currentNumberScheduled` (field 1).
+    pub const CURRENT_NUMBER_SCHEDULED: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `numberMisscheduled` (field 2).
+    pub const NUMBER_MISSCHEDULED: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `desiredNumberScheduled` (field 3).
+    pub const DESIRED_NUMBER_SCHEDULED: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `numberReady` (field 4).
+    pub const NUMBER_READY: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `observedGeneration` (field 5).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `updatedNumberScheduled` (field 6).
+    pub const UPDATED_NUMBER_SCHEDULED: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `numberAvailable` (field 7).
+    pub const NUMBER_AVAILABLE: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `numberUnavailable` (field 8).
+    pub const NUMBER_UNAVAILABLE: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `collisionCount` (field 9).
+    pub const COLLISION_COUNT: Field<Self, codec::Int32> = Field::new(9);
+
+    /// `conditions` (field 10).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DaemonSetCondition<'a>>>,
+    > = Field::new(10);
 }
 
 impl<'a> View<'a> for DaemonSetStatus<'a> {
@@ -584,6 +867,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::CURRENT_NUMBER_SCHEDULED).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::NUMBER_MISSCHEDULED).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::DESIRED_NUMBER_SCHEDULED).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::NUMBER_READY).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(6, fields.get(5, Self::UPDATED_NUMBER_SCHEDULED).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::NUMBER_AVAILABLE).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::NUMBER_UNAVAILABLE).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::COLLISION_COUNT).map(Item::I32));
+        for x in fields.get(9, Self::CONDITIONS) {
+            visitor.element(10, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.current_number_scheduled().map(Item::I32));
@@ -634,6 +935,25 @@ impl<'a> DaemonSetUpdateStrategy<'a> {
     pub fn rolling_update(&self) -> Option<RollingUpdateDaemonSet<'a>> {
         rt::get::<codec::Msg<RollingUpdateDaemonSet<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DaemonSetUpdateStrategy`, for one-pass reads with [`DaemonSetUpdateStrategy::read`].
+impl<'a> DaemonSetUpdateStrategy<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `rollingUpdate` (field 2).
+    pub const ROLLING_UPDATE: Field<Self, codec::Msg<RollingUpdateDaemonSet<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DaemonSetUpdateStrategy<'a> {
@@ -663,6 +983,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetUpdateStrategy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::ROLLING_UPDATE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -707,6 +1039,30 @@ impl<'a> Deployment<'a> {
     pub fn status(&self) -> Option<DeploymentStatus<'a>> {
         rt::get::<codec::Msg<DeploymentStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.Deployment`, for one-pass reads with [`Deployment::read`].
+impl<'a> Deployment<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DeploymentSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<DeploymentStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Deployment<'a> {
@@ -736,6 +1092,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -820,6 +1186,42 @@ impl<'a> DeploymentCondition<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DeploymentCondition`, for one-pass reads with [`DeploymentCondition::read`].
+impl<'a> DeploymentCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `lastUpdateTime` (field 6).
+    pub const LAST_UPDATE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(6);
+
+    /// `lastTransitionTime` (field 7).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(7);
 }
 
 impl<'a> View<'a> for DeploymentCondition<'a> {
@@ -849,6 +1251,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(3, Self::MESSAGE).map(Item::Str));
+        visitor
+            .field(
+                6,
+                fields.get(4, Self::LAST_UPDATE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                7,
+                fields
+                    .get(5, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -892,6 +1317,28 @@ impl<'a> DeploymentList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DeploymentList`, for one-pass reads with [`DeploymentList::read`].
+impl<'a> DeploymentList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Deployment<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeploymentList<'a> {
@@ -921,6 +1368,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -992,6 +1450,48 @@ impl<'a> DeploymentSpec<'a> {
     pub fn progress_deadline_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DeploymentSpec`, for one-pass reads with [`DeploymentSpec::read`].
+impl<'a> DeploymentSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `template` (field 3).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(3);
+
+    /// `strategy` (field 4).
+    pub const STRATEGY: Field<Self, codec::Msg<DeploymentStrategy<'a>>> = Field::new(4);
+
+    /// `minReadySeconds` (field 5).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `revisionHistoryLimit` (field 6).
+    pub const REVISION_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `paused` (field 7).
+    pub const PAUSED: Field<Self, codec::Bool> = Field::new(7);
+
+    /// `progressDeadlineSeconds` (field 9).
+    pub const PROGRESS_DEADLINE_SECONDS: Field<Self, codec::Int32> = Field::new(9);
 }
 
 impl<'a> View<'a> for DeploymentSpec<'a> {
@@ -1021,6 +1521,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 9]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::STRATEGY).as_ref().map(|x| Item::Message(x)));
+        visitor.field(5, fields.get(4, Self::MIN_READY_SECONDS).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::REVISION_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::PAUSED).map(Item::Bool));
+        visitor.field(9, fields.get(7, Self::PROGRESS_DEADLINE_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -1097,6 +1614,48 @@ impl<'a> DeploymentStatus<'a> {
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DeploymentStatus`, for one-pass reads with [`DeploymentStatus::read`].
+impl<'a> DeploymentStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `replicas` (field 2).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `updatedReplicas` (field 3).
+    pub const UPDATED_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `availableReplicas` (field 4).
+    pub const AVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `unavailableReplicas` (field 5).
+    pub const UNAVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `conditions` (field 6).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeploymentCondition<'a>>>,
+    > = Field::new(6);
+
+    /// `readyReplicas` (field 7).
+    pub const READY_REPLICAS: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `collisionCount` (field 8).
+    pub const COLLISION_COUNT: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `terminatingReplicas` (field 9).
+    pub const TERMINATING_REPLICAS: Field<Self, codec::Int32> = Field::new(9);
 }
 
 impl<'a> View<'a> for DeploymentStatus<'a> {
@@ -1126,6 +1685,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::UPDATED_REPLICAS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::AVAILABLE_REPLICAS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::UNAVAILABLE_REPLICAS).map(Item::I32));
+        for x in fields.get(5, Self::CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::READY_REPLICAS).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::COLLISION_COUNT).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::TERMINATING_REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));
@@ -1175,6 +1751,25 @@ impl<'a> DeploymentStrategy<'a> {
     pub fn rolling_update(&self) -> Option<RollingUpdateDeployment<'a>> {
         rt::get::<codec::Msg<RollingUpdateDeployment<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.DeploymentStrategy`, for one-pass reads with [`DeploymentStrategy::read`].
+impl<'a> DeploymentStrategy<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `rollingUpdate` (field 2).
+    pub const ROLLING_UPDATE: Field<Self, codec::Msg<RollingUpdateDeployment<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeploymentStrategy<'a> {
@@ -1204,6 +1799,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::ROLLING_UPDATE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1248,6 +1855,30 @@ impl<'a> ReplicaSet<'a> {
     pub fn status(&self) -> Option<ReplicaSetStatus<'a>> {
         rt::get::<codec::Msg<ReplicaSetStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ReplicaSet`, for one-pass reads with [`ReplicaSet::read`].
+impl<'a> ReplicaSet<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ReplicaSetSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ReplicaSetStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ReplicaSet<'a> {
@@ -1277,6 +1908,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1352,6 +1993,36 @@ impl<'a> ReplicaSetCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ReplicaSetCondition`, for one-pass reads with [`ReplicaSetCondition::read`].
+impl<'a> ReplicaSetCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for ReplicaSetCondition<'a> {
@@ -1381,6 +2052,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1423,6 +2112,28 @@ impl<'a> ReplicaSetList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicaSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ReplicaSetList`, for one-pass reads with [`ReplicaSetList::read`].
+impl<'a> ReplicaSetList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ReplicaSet<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ReplicaSetList<'a> {
@@ -1452,6 +2163,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1503,6 +2225,36 @@ impl<'a> ReplicaSetSpec<'a> {
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ReplicaSetSpec`, for one-pass reads with [`ReplicaSetSpec::read`].
+impl<'a> ReplicaSetSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `template` (field 3).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(3);
+
+    /// `minReadySeconds` (field 4).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(4);
 }
 
 impl<'a> View<'a> for ReplicaSetSpec<'a> {
@@ -1532,6 +2284,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, fields.get(3, Self::MIN_READY_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -1594,6 +2358,42 @@ impl<'a> ReplicaSetStatus<'a> {
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ReplicaSetStatus`, for one-pass reads with [`ReplicaSetStatus::read`].
+impl<'a> ReplicaSetStatus<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `fullyLabeledReplicas` (field 2).
+    pub const FULLY_LABELED_REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `observedGeneration` (field 3).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(3);
+
+    /// `readyReplicas` (field 4).
+    pub const READY_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `availableReplicas` (field 5).
+    pub const AVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `conditions` (field 6).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ReplicaSetCondition<'a>>>,
+    > = Field::new(6);
+
+    /// `terminatingReplicas` (field 7).
+    pub const TERMINATING_REPLICAS: Field<Self, codec::Int32> = Field::new(7);
 }
 
 impl<'a> View<'a> for ReplicaSetStatus<'a> {
@@ -1623,6 +2423,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::FULLY_LABELED_REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(4, fields.get(3, Self::READY_REPLICAS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::AVAILABLE_REPLICAS).map(Item::I32));
+        for x in fields.get(5, Self::CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::TERMINATING_REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -1673,6 +2488,30 @@ impl<'a> RollingUpdateDaemonSet<'a> {
             codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.RollingUpdateDaemonSet`, for one-pass reads with [`RollingUpdateDaemonSet::read`].
+impl<'a> RollingUpdateDaemonSet<'a> {
+    /// `maxUnavailable` (field 1).
+    pub const MAX_UNAVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(1);
+
+    /// `maxSurge` (field 2).
+    pub const MAX_SURGE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for RollingUpdateDaemonSet<'a> {
@@ -1702,6 +2541,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDaemonSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::MAX_UNAVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(2, fields.get(1, Self::MAX_SURGE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(x)));
@@ -1745,6 +2597,30 @@ impl<'a> RollingUpdateDeployment<'a> {
             codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.RollingUpdateDeployment`, for one-pass reads with [`RollingUpdateDeployment::read`].
+impl<'a> RollingUpdateDeployment<'a> {
+    /// `maxUnavailable` (field 1).
+    pub const MAX_UNAVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(1);
+
+    /// `maxSurge` (field 2).
+    pub const MAX_SURGE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for RollingUpdateDeployment<'a> {
@@ -1774,6 +2650,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::MAX_UNAVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(2, fields.get(1, Self::MAX_SURGE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(x)));
@@ -1813,6 +2702,27 @@ impl<'a> RollingUpdateStatefulSetStrategy<'a> {
             codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.RollingUpdateStatefulSetStrategy`, for one-pass reads with [`RollingUpdateStatefulSetStrategy::read`].
+impl<'a> RollingUpdateStatefulSetStrategy<'a> {
+    /// `partition` (field 1).
+    pub const PARTITION: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `maxUnavailable` (field 2).
+    pub const MAX_UNAVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for RollingUpdateStatefulSetStrategy<'a> {
@@ -1842,6 +2752,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateStatefulSetStrategy<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PARTITION).map(Item::I32));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::MAX_UNAVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.partition().map(Item::I32));
@@ -1886,6 +2808,30 @@ impl<'a> Scale<'a> {
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.Scale`, for one-pass reads with [`Scale::read`].
+impl<'a> Scale<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ScaleSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ScaleStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Scale<'a> {
@@ -1913,6 +2859,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1944,6 +2900,21 @@ impl<'a> ScaleSpec<'a> {
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ScaleSpec`, for one-pass reads with [`ScaleSpec::read`].
+impl<'a> ScaleSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for ScaleSpec<'a> {
@@ -1973,6 +2944,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -2017,6 +2995,27 @@ impl<'a> ScaleStatus<'a> {
     pub fn target_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.ScaleStatus`, for one-pass reads with [`ScaleStatus::read`].
+impl<'a> ScaleStatus<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(2);
+
+    /// `targetSelector` (field 3).
+    pub const TARGET_SELECTOR: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ScaleStatus<'a> {
@@ -2046,6 +3045,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        for (k, v) in fields.get(1, Self::SELECTOR) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(3, fields.get(2, Self::TARGET_SELECTOR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -2093,6 +3103,30 @@ impl<'a> StatefulSet<'a> {
     pub fn status(&self) -> Option<StatefulSetStatus<'a>> {
         rt::get::<codec::Msg<StatefulSetStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.StatefulSet`, for one-pass reads with [`StatefulSet::read`].
+impl<'a> StatefulSet<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<StatefulSetSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<StatefulSetStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for StatefulSet<'a> {
@@ -2122,6 +3156,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2197,6 +3241,36 @@ impl<'a> StatefulSetCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.StatefulSetCondition`, for one-pass reads with [`StatefulSetCondition::read`].
+impl<'a> StatefulSetCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for StatefulSetCondition<'a> {
@@ -2226,6 +3300,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -2268,6 +3360,28 @@ impl<'a> StatefulSetList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<StatefulSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.StatefulSetList`, for one-pass reads with [`StatefulSetList::read`].
+impl<'a> StatefulSetList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<StatefulSet<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for StatefulSetList<'a> {
@@ -2297,6 +3411,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2329,6 +3454,21 @@ impl<'a> StatefulSetOrdinals<'a> {
     pub fn start(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.StatefulSetOrdinals`, for one-pass reads with [`StatefulSetOrdinals::read`].
+impl<'a> StatefulSetOrdinals<'a> {
+    /// `start` (field 1).
+    pub const START: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for StatefulSetOrdinals<'a> {
@@ -2358,6 +3498,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetOrdinals<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::START).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.start().map(Item::I32));
@@ -2402,6 +3549,24 @@ impl<'a> StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     pub fn when_scaled_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.StatefulSetPersistentVolumeClaimRetentionPolicy`, for one-pass reads with [`StatefulSetPersistentVolumeClaimRetentionPolicy::read`].
+impl<'a> StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
+    /// `whenDeleted` (field 1).
+    pub const WHEN_DELETED: Field<Self, codec::Str> = Field::new(1);
+
+    /// `whenScaled` (field 2).
+    pub const WHEN_SCALED: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
@@ -2432,6 +3597,14 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::WHEN_DELETED).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::WHEN_SCALED).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.when_deleted().map(Item::Str));
@@ -2532,6 +3705,65 @@ impl<'a> StatefulSetSpec<'a> {
     pub fn ordinals(&self) -> Option<StatefulSetOrdinals<'a>> {
         rt::get::<codec::Msg<StatefulSetOrdinals<'a>>>(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.StatefulSetSpec`, for one-pass reads with [`StatefulSetSpec::read`].
+impl<'a> StatefulSetSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `template` (field 3).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(3);
+
+    /// `volumeClaimTemplates` (field 4).
+    pub const VOLUME_CLAIM_TEMPLATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::api::core::v1::PersistentVolumeClaim<'a>>>,
+    > = Field::new(4);
+
+    /// `serviceName` (field 5).
+    pub const SERVICE_NAME: Field<Self, codec::Str> = Field::new(5);
+
+    /// `podManagementPolicy` (field 6).
+    pub const POD_MANAGEMENT_POLICY: Field<Self, codec::Str> = Field::new(6);
+
+    /// `updateStrategy` (field 7).
+    pub const UPDATE_STRATEGY: Field<Self, codec::Msg<StatefulSetUpdateStrategy<'a>>> =
+        Field::new(7);
+
+    /// `revisionHistoryLimit` (field 8).
+    pub const REVISION_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `minReadySeconds` (field 9).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(9);
+
+    /// `persistentVolumeClaimRetentionPolicy` (field 10).
+    pub const PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY: Field<
+        Self,
+        codec::Msg<StatefulSetPersistentVolumeClaimRetentionPolicy<'a>>,
+    > = Field::new(10);
+
+    /// `ordinals` (field 11).
+    pub const ORDINALS: Field<Self, codec::Msg<StatefulSetOrdinals<'a>>> =
+        Field::new(11);
 }
 
 impl<'a> View<'a> for StatefulSetSpec<'a> {
@@ -2561,6 +3793,42 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(3, Self::VOLUME_CLAIM_TEMPLATES) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::SERVICE_NAME).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::POD_MANAGEMENT_POLICY).map(Item::Str));
+        visitor
+            .field(
+                7,
+                fields.get(6, Self::UPDATE_STRATEGY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(8, fields.get(7, Self::REVISION_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::MIN_READY_SECONDS).map(Item::I32));
+        visitor
+            .field(
+                10,
+                fields
+                    .get(9, Self::PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                11,
+                fields.get(10, Self::ORDINALS).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -2664,6 +3932,51 @@ impl<'a> StatefulSetStatus<'a> {
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.StatefulSetStatus`, for one-pass reads with [`StatefulSetStatus::read`].
+impl<'a> StatefulSetStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `replicas` (field 2).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `readyReplicas` (field 3).
+    pub const READY_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `currentReplicas` (field 4).
+    pub const CURRENT_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `updatedReplicas` (field 5).
+    pub const UPDATED_REPLICAS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `currentRevision` (field 6).
+    pub const CURRENT_REVISION: Field<Self, codec::Str> = Field::new(6);
+
+    /// `updateRevision` (field 7).
+    pub const UPDATE_REVISION: Field<Self, codec::Str> = Field::new(7);
+
+    /// `collisionCount` (field 9).
+    pub const COLLISION_COUNT: Field<Self, codec::Int32> = Field::new(9);
+
+    /// `conditions` (field 10).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<StatefulSetCondition<'a>>>,
+    > = Field::new(10);
+
+    /// `availableReplicas` (field 11).
+    pub const AVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(11);
 }
 
 impl<'a> View<'a> for StatefulSetStatus<'a> {
@@ -2693,6 +4006,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::READY_REPLICAS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::CURRENT_REPLICAS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::UPDATED_REPLICAS).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::CURRENT_REVISION).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::UPDATE_REVISION).map(Item::Str));
+        visitor.field(9, fields.get(7, Self::COLLISION_COUNT).map(Item::I32));
+        for x in fields.get(8, Self::CONDITIONS) {
+            visitor.element(10, Item::Message(&x));
+        }
+        visitor.field(11, fields.get(9, Self::AVAILABLE_REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));
@@ -2743,6 +4074,27 @@ impl<'a> StatefulSetUpdateStrategy<'a> {
     pub fn rolling_update(&self) -> Option<RollingUpdateStatefulSetStrategy<'a>> {
         rt::get::<codec::Msg<RollingUpdateStatefulSetStrategy<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.apps.v1beta2.StatefulSetUpdateStrategy`, for one-pass reads with [`StatefulSetUpdateStrategy::read`].
+impl<'a> StatefulSetUpdateStrategy<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `rollingUpdate` (field 2).
+    pub const ROLLING_UPDATE: Field<
+        Self,
+        codec::Msg<RollingUpdateStatefulSetStrategy<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for StatefulSetUpdateStrategy<'a> {
@@ -2772,6 +4124,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetUpdateStrategy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::ROLLING_UPDATE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.authentication.v1alpha1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.authentication.v1alpha1.SelfSubjectReview`.
 ///
@@ -37,6 +39,28 @@ impl<'a> SelfSubjectReview<'a> {
     pub fn status(&self) -> Option<SelfSubjectReviewStatus<'a>> {
         rt::get::<codec::Msg<SelfSubjectReviewStatus<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1alpha1.SelfSubjectReview`, for one-pass reads with [`SelfSubjectReview::read`].
+impl<'a> SelfSubjectReview<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Msg<SelfSubjectReviewStatus<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for SelfSubjectReview<'a> {
@@ -66,6 +90,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -98,6 +131,24 @@ impl<'a> SelfSubjectReviewStatus<'a> {
             codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,
         >(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1alpha1.SelfSubjectReviewStatus`, for one-pass reads with [`SelfSubjectReviewStatus::read`].
+impl<'a> SelfSubjectReviewStatus<'a> {
+    /// `userInfo` (field 1).
+    pub const USER_INFO: Field<
+        Self,
+        codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for SelfSubjectReviewStatus<'a> {
@@ -127,6 +178,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReviewStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::USER_INFO).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.user_info().as_ref().map(|x| Item::Message(x)));

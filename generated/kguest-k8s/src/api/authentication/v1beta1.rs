@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.authentication.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.authentication.v1beta1.ExtraValue`.
 ///
@@ -28,6 +30,21 @@ impl<'a> ExtraValue<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1beta1.ExtraValue`, for one-pass reads with [`ExtraValue::read`].
+impl<'a> ExtraValue<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ExtraValue<'a> {
@@ -57,6 +74,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.items() {
@@ -97,6 +123,28 @@ impl<'a> SelfSubjectReview<'a> {
     pub fn status(&self) -> Option<SelfSubjectReviewStatus<'a>> {
         rt::get::<codec::Msg<SelfSubjectReviewStatus<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1beta1.SelfSubjectReview`, for one-pass reads with [`SelfSubjectReview::read`].
+impl<'a> SelfSubjectReview<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Msg<SelfSubjectReviewStatus<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for SelfSubjectReview<'a> {
@@ -126,6 +174,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -158,6 +215,24 @@ impl<'a> SelfSubjectReviewStatus<'a> {
             codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,
         >(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1beta1.SelfSubjectReviewStatus`, for one-pass reads with [`SelfSubjectReviewStatus::read`].
+impl<'a> SelfSubjectReviewStatus<'a> {
+    /// `userInfo` (field 1).
+    pub const USER_INFO: Field<
+        Self,
+        codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for SelfSubjectReviewStatus<'a> {
@@ -187,6 +262,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReviewStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::USER_INFO).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.user_info().as_ref().map(|x| Item::Message(x)));
@@ -230,6 +313,30 @@ impl<'a> TokenReview<'a> {
     pub fn status(&self) -> Option<TokenReviewStatus<'a>> {
         rt::get::<codec::Msg<TokenReviewStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1beta1.TokenReview`, for one-pass reads with [`TokenReview::read`].
+impl<'a> TokenReview<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<TokenReviewSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<TokenReviewStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for TokenReview<'a> {
@@ -259,6 +366,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -300,6 +417,24 @@ impl<'a> TokenReviewSpec<'a> {
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1beta1.TokenReviewSpec`, for one-pass reads with [`TokenReviewSpec::read`].
+impl<'a> TokenReviewSpec<'a> {
+    /// `token` (field 1).
+    pub const TOKEN: Field<Self, codec::Str> = Field::new(1);
+
+    /// `audiences` (field 2).
+    pub const AUDIENCES: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 }
 
 impl<'a> View<'a> for TokenReviewSpec<'a> {
@@ -329,6 +464,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TOKEN).map(Item::Str));
+        for x in fields.get(1, Self::AUDIENCES) {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.token().map(Item::Str));
@@ -381,6 +526,30 @@ impl<'a> TokenReviewStatus<'a> {
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1beta1.TokenReviewStatus`, for one-pass reads with [`TokenReviewStatus::read`].
+impl<'a> TokenReviewStatus<'a> {
+    /// `authenticated` (field 1).
+    pub const AUTHENTICATED: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `user` (field 2).
+    pub const USER: Field<Self, codec::Msg<UserInfo<'a>>> = Field::new(2);
+
+    /// `error` (field 3).
+    pub const ERROR: Field<Self, codec::Str> = Field::new(3);
+
+    /// `audiences` (field 4).
+    pub const AUDIENCES: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
 }
 
 impl<'a> View<'a> for TokenReviewStatus<'a> {
@@ -410,6 +579,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::AUTHENTICATED).map(Item::Bool));
+        visitor.field(2, fields.get(1, Self::USER).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
+        for x in fields.get(3, Self::AUDIENCES) {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.authenticated().map(Item::Bool));
@@ -469,6 +650,31 @@ impl<'a> UserInfo<'a> {
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1beta1.UserInfo`, for one-pass reads with [`UserInfo::read`].
+impl<'a> UserInfo<'a> {
+    /// `username` (field 1).
+    pub const USERNAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `uid` (field 2).
+    pub const UID: Field<Self, codec::Str> = Field::new(2);
+
+    /// `groups` (field 3).
+    pub const GROUPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `extra` (field 4).
+    pub const EXTRA: Field<Self, Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for UserInfo<'a> {
@@ -498,6 +704,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UserInfo<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::USERNAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::UID).map(Item::Str));
+        for x in fields.get(2, Self::GROUPS) {
+            visitor.element(3, Item::Str(x));
+        }
+        for (k, v) in fields.get(3, Self::EXTRA) {
+            visitor.entry(4, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.username().map(Item::Str));

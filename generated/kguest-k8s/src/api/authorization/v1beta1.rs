@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.authorization.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.authorization.v1beta1.ExtraValue`.
 ///
@@ -28,6 +30,21 @@ impl<'a> ExtraValue<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.ExtraValue`, for one-pass reads with [`ExtraValue::read`].
+impl<'a> ExtraValue<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ExtraValue<'a> {
@@ -57,6 +74,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.items() {
@@ -102,6 +128,31 @@ impl<'a> LocalSubjectAccessReview<'a> {
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.LocalSubjectAccessReview`, for one-pass reads with [`LocalSubjectAccessReview::read`].
+impl<'a> LocalSubjectAccessReview<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<SubjectAccessReviewSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<SubjectAccessReviewStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for LocalSubjectAccessReview<'a> {
@@ -131,6 +182,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalSubjectAccessReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -177,6 +238,24 @@ impl<'a> NonResourceAttributes<'a> {
     pub fn verb_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.NonResourceAttributes`, for one-pass reads with [`NonResourceAttributes::read`].
+impl<'a> NonResourceAttributes<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `verb` (field 2).
+    pub const VERB: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for NonResourceAttributes<'a> {
@@ -206,6 +285,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceAttributes<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VERB).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
@@ -241,6 +328,24 @@ impl<'a> NonResourceRule<'a> {
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.NonResourceRule`, for one-pass reads with [`NonResourceRule::read`].
+impl<'a> NonResourceRule<'a> {
+    /// `verbs` (field 1).
+    pub const VERBS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `nonResourceURLs` (field 2).
+    pub const NON_RESOURCE_URLS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 }
 
 impl<'a> View<'a> for NonResourceRule<'a> {
@@ -270,6 +375,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::VERBS) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::NON_RESOURCE_URLS) {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.verbs() {
@@ -387,6 +504,51 @@ impl<'a> ResourceAttributes<'a> {
             codec::Msg<crate::api::authorization::v1::LabelSelectorAttributes<'a>>,
         >(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.ResourceAttributes`, for one-pass reads with [`ResourceAttributes::read`].
+impl<'a> ResourceAttributes<'a> {
+    /// `namespace` (field 1).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `verb` (field 2).
+    pub const VERB: Field<Self, codec::Str> = Field::new(2);
+
+    /// `group` (field 3).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(3);
+
+    /// `version` (field 4).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(4);
+
+    /// `resource` (field 5).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `subresource` (field 6).
+    pub const SUBRESOURCE: Field<Self, codec::Str> = Field::new(6);
+
+    /// `name` (field 7).
+    pub const NAME: Field<Self, codec::Str> = Field::new(7);
+
+    /// `fieldSelector` (field 8).
+    pub const FIELD_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::api::authorization::v1::FieldSelectorAttributes<'a>>,
+    > = Field::new(8);
+
+    /// `labelSelector` (field 9).
+    pub const LABEL_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::api::authorization::v1::LabelSelectorAttributes<'a>>,
+    > = Field::new(9);
 }
 
 impl<'a> View<'a> for ResourceAttributes<'a> {
@@ -416,6 +578,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceAttributes<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VERB).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::GROUP).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::VERSION).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::RESOURCE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::SUBRESOURCE).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::NAME).map(Item::Str));
+        visitor
+            .field(
+                8,
+                fields.get(7, Self::FIELD_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                9,
+                fields.get(8, Self::LABEL_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.namespace().map(Item::Str));
@@ -468,6 +653,30 @@ impl<'a> ResourceRule<'a> {
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.ResourceRule`, for one-pass reads with [`ResourceRule::read`].
+impl<'a> ResourceRule<'a> {
+    /// `verbs` (field 1).
+    pub const VERBS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `apiGroups` (field 2).
+    pub const API_GROUPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `resources` (field 3).
+    pub const RESOURCES: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `resourceNames` (field 4).
+    pub const RESOURCE_NAMES: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
 }
 
 impl<'a> View<'a> for ResourceRule<'a> {
@@ -497,6 +706,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        for x in fields.get(0, Self::VERBS) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::API_GROUPS) {
+            visitor.element(2, Item::Str(x));
+        }
+        for x in fields.get(2, Self::RESOURCES) {
+            visitor.element(3, Item::Str(x));
+        }
+        for x in fields.get(3, Self::RESOURCE_NAMES) {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.verbs() {
@@ -551,6 +778,32 @@ impl<'a> SelfSubjectAccessReview<'a> {
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.SelfSubjectAccessReview`, for one-pass reads with [`SelfSubjectAccessReview::read`].
+impl<'a> SelfSubjectAccessReview<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<SelfSubjectAccessReviewSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<SubjectAccessReviewStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for SelfSubjectAccessReview<'a> {
@@ -580,6 +833,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -616,6 +879,28 @@ impl<'a> SelfSubjectAccessReviewSpec<'a> {
     pub fn non_resource_attributes(&self) -> Option<NonResourceAttributes<'a>> {
         rt::get::<codec::Msg<NonResourceAttributes<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.SelfSubjectAccessReviewSpec`, for one-pass reads with [`SelfSubjectAccessReviewSpec::read`].
+impl<'a> SelfSubjectAccessReviewSpec<'a> {
+    /// `resourceAttributes` (field 1).
+    pub const RESOURCE_ATTRIBUTES: Field<Self, codec::Msg<ResourceAttributes<'a>>> =
+        Field::new(1);
+
+    /// `nonResourceAttributes` (field 2).
+    pub const NON_RESOURCE_ATTRIBUTES: Field<
+        Self,
+        codec::Msg<NonResourceAttributes<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for SelfSubjectAccessReviewSpec<'a> {
@@ -645,6 +930,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReviewSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::RESOURCE_ATTRIBUTES)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::NON_RESOURCE_ATTRIBUTES)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.resource_attributes().as_ref().map(|x| Item::Message(x)));
@@ -690,6 +997,32 @@ impl<'a> SelfSubjectRulesReview<'a> {
     pub fn status(&self) -> Option<SubjectRulesReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectRulesReviewStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.SelfSubjectRulesReview`, for one-pass reads with [`SelfSubjectRulesReview::read`].
+impl<'a> SelfSubjectRulesReview<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<SelfSubjectRulesReviewSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<SubjectRulesReviewStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for SelfSubjectRulesReview<'a> {
@@ -719,6 +1052,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -755,6 +1098,21 @@ impl<'a> SelfSubjectRulesReviewSpec<'a> {
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.SelfSubjectRulesReviewSpec`, for one-pass reads with [`SelfSubjectRulesReviewSpec::read`].
+impl<'a> SelfSubjectRulesReviewSpec<'a> {
+    /// `namespace` (field 1).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for SelfSubjectRulesReviewSpec<'a> {
@@ -784,6 +1142,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReviewSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.namespace().map(Item::Str));
@@ -827,6 +1192,31 @@ impl<'a> SubjectAccessReview<'a> {
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.SubjectAccessReview`, for one-pass reads with [`SubjectAccessReview::read`].
+impl<'a> SubjectAccessReview<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<SubjectAccessReviewSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<SubjectAccessReviewStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for SubjectAccessReview<'a> {
@@ -856,6 +1246,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -922,6 +1322,41 @@ impl<'a> SubjectAccessReviewSpec<'a> {
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.SubjectAccessReviewSpec`, for one-pass reads with [`SubjectAccessReviewSpec::read`].
+impl<'a> SubjectAccessReviewSpec<'a> {
+    /// `resourceAttributes` (field 1).
+    pub const RESOURCE_ATTRIBUTES: Field<Self, codec::Msg<ResourceAttributes<'a>>> =
+        Field::new(1);
+
+    /// `nonResourceAttributes` (field 2).
+    pub const NON_RESOURCE_ATTRIBUTES: Field<
+        Self,
+        codec::Msg<NonResourceAttributes<'a>>,
+    > = Field::new(2);
+
+    /// `user` (field 3).
+    pub const USER: Field<Self, codec::Str> = Field::new(3);
+
+    /// `group` (field 4).
+    pub const GROUP: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
+
+    /// `extra` (field 5).
+    pub const EXTRA: Field<Self, Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>>> =
+        Field::new(5);
+
+    /// `uid` (field 6).
+    pub const UID: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for SubjectAccessReviewSpec<'a> {
@@ -951,6 +1386,36 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::RESOURCE_ATTRIBUTES)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::NON_RESOURCE_ATTRIBUTES)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::USER).map(Item::Str));
+        for x in fields.get(3, Self::GROUP) {
+            visitor.element(4, Item::Str(x));
+        }
+        for (k, v) in fields.get(4, Self::EXTRA) {
+            visitor.entry(5, Item::Str(k), Item::Message(&v));
+        }
+        visitor.field(6, fields.get(5, Self::UID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.resource_attributes().as_ref().map(|x| Item::Message(x)));
@@ -1015,6 +1480,30 @@ impl<'a> SubjectAccessReviewStatus<'a> {
     pub fn denied(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.SubjectAccessReviewStatus`, for one-pass reads with [`SubjectAccessReviewStatus::read`].
+impl<'a> SubjectAccessReviewStatus<'a> {
+    /// `allowed` (field 1).
+    pub const ALLOWED: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `reason` (field 2).
+    pub const REASON: Field<Self, codec::Str> = Field::new(2);
+
+    /// `evaluationError` (field 3).
+    pub const EVALUATION_ERROR: Field<Self, codec::Str> = Field::new(3);
+
+    /// `denied` (field 4).
+    pub const DENIED: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for SubjectAccessReviewStatus<'a> {
@@ -1044,6 +1533,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::ALLOWED).map(Item::Bool));
+        visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::EVALUATION_ERROR).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::DENIED).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.allowed().map(Item::Bool));
@@ -1096,6 +1595,34 @@ impl<'a> SubjectRulesReviewStatus<'a> {
     pub fn evaluation_error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authorization.v1beta1.SubjectRulesReviewStatus`, for one-pass reads with [`SubjectRulesReviewStatus::read`].
+impl<'a> SubjectRulesReviewStatus<'a> {
+    /// `resourceRules` (field 1).
+    pub const RESOURCE_RULES: Field<Self, Repeated<'a, codec::Msg<ResourceRule<'a>>>> =
+        Field::new(1);
+
+    /// `nonResourceRules` (field 2).
+    pub const NON_RESOURCE_RULES: Field<
+        Self,
+        Repeated<'a, codec::Msg<NonResourceRule<'a>>>,
+    > = Field::new(2);
+
+    /// `incomplete` (field 3).
+    pub const INCOMPLETE: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `evaluationError` (field 4).
+    pub const EVALUATION_ERROR: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for SubjectRulesReviewStatus<'a> {
@@ -1125,6 +1652,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectRulesReviewStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        for x in fields.get(0, Self::RESOURCE_RULES) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::NON_RESOURCE_RULES) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, fields.get(2, Self::INCOMPLETE).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::EVALUATION_ERROR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.resource_rules() {

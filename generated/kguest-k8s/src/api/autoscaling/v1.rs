@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.autoscaling.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.autoscaling.v1.ContainerResourceMetricSource`.
 ///
@@ -57,6 +59,33 @@ impl<'a> ContainerResourceMetricSource<'a> {
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ContainerResourceMetricSource`, for one-pass reads with [`ContainerResourceMetricSource::read`].
+impl<'a> ContainerResourceMetricSource<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `targetAverageUtilization` (field 2).
+    pub const TARGET_AVERAGE_UTILIZATION: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `targetAverageValue` (field 3).
+    pub const TARGET_AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+
+    /// `container` (field 5).
+    pub const CONTAINER: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for ContainerResourceMetricSource<'a> {
@@ -86,6 +115,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricSource<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 5]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TARGET_AVERAGE_UTILIZATION).map(Item::I32));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::TARGET_AVERAGE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(3, Self::CONTAINER).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -147,6 +193,33 @@ impl<'a> ContainerResourceMetricStatus<'a> {
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus`, for one-pass reads with [`ContainerResourceMetricStatus::read`].
+impl<'a> ContainerResourceMetricStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `currentAverageUtilization` (field 2).
+    pub const CURRENT_AVERAGE_UTILIZATION: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `currentAverageValue` (field 3).
+    pub const CURRENT_AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+
+    /// `container` (field 4).
+    pub const CONTAINER: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for ContainerResourceMetricStatus<'a> {
@@ -176,6 +249,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricStatus<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::CURRENT_AVERAGE_UTILIZATION).map(Item::I32));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::CURRENT_AVERAGE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::CONTAINER).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -234,6 +325,27 @@ impl<'a> CrossVersionObjectReference<'a> {
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.CrossVersionObjectReference`, for one-pass reads with [`CrossVersionObjectReference::read`].
+impl<'a> CrossVersionObjectReference<'a> {
+    /// `kind` (field 1).
+    pub const KIND: Field<Self, codec::Str> = Field::new(1);
+
+    /// `name` (field 2).
+    pub const NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `apiVersion` (field 3).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for CrossVersionObjectReference<'a> {
@@ -263,6 +375,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CrossVersionObjectReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::API_VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.kind().map(Item::Str));
@@ -326,6 +447,39 @@ impl<'a> ExternalMetricSource<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ExternalMetricSource`, for one-pass reads with [`ExternalMetricSource::read`].
+impl<'a> ExternalMetricSource<'a> {
+    /// `metricName` (field 1).
+    pub const METRIC_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `metricSelector` (field 2).
+    pub const METRIC_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `targetValue` (field 3).
+    pub const TARGET_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+
+    /// `targetAverageValue` (field 4).
+    pub const TARGET_AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for ExternalMetricSource<'a> {
@@ -355,6 +509,31 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::METRIC_NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::METRIC_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::TARGET_VALUE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::TARGET_AVERAGE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric_name().map(Item::Str));
@@ -419,6 +598,39 @@ impl<'a> ExternalMetricStatus<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ExternalMetricStatus`, for one-pass reads with [`ExternalMetricStatus::read`].
+impl<'a> ExternalMetricStatus<'a> {
+    /// `metricName` (field 1).
+    pub const METRIC_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `metricSelector` (field 2).
+    pub const METRIC_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `currentValue` (field 3).
+    pub const CURRENT_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+
+    /// `currentAverageValue` (field 4).
+    pub const CURRENT_AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for ExternalMetricStatus<'a> {
@@ -448,6 +660,31 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::METRIC_NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::METRIC_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::CURRENT_VALUE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::CURRENT_AVERAGE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric_name().map(Item::Str));
@@ -495,6 +732,32 @@ impl<'a> HorizontalPodAutoscaler<'a> {
     pub fn status(&self) -> Option<HorizontalPodAutoscalerStatus<'a>> {
         rt::get::<codec::Msg<HorizontalPodAutoscalerStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler`, for one-pass reads with [`HorizontalPodAutoscaler::read`].
+impl<'a> HorizontalPodAutoscaler<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<HorizontalPodAutoscalerSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<HorizontalPodAutoscalerStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscaler<'a> {
@@ -524,6 +787,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscaler<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -599,6 +872,36 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition`, for one-pass reads with [`HorizontalPodAutoscalerCondition::read`].
+impl<'a> HorizontalPodAutoscalerCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerCondition<'a> {
@@ -628,6 +931,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -670,6 +991,30 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<HorizontalPodAutoscaler<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList`, for one-pass reads with [`HorizontalPodAutoscalerList::read`].
+impl<'a> HorizontalPodAutoscalerList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<HorizontalPodAutoscaler<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerList<'a> {
@@ -699,6 +1044,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -746,6 +1102,34 @@ impl<'a> HorizontalPodAutoscalerSpec<'a> {
     pub fn target_cpu_utilization_percentage(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec`, for one-pass reads with [`HorizontalPodAutoscalerSpec::read`].
+impl<'a> HorizontalPodAutoscalerSpec<'a> {
+    /// `scaleTargetRef` (field 1).
+    pub const SCALE_TARGET_REF: Field<
+        Self,
+        codec::Msg<CrossVersionObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `minReplicas` (field 2).
+    pub const MIN_REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `maxReplicas` (field 3).
+    pub const MAX_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `targetCPUUtilizationPercentage` (field 4).
+    pub const TARGET_CPU_UTILIZATION_PERCENTAGE: Field<Self, codec::Int32> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerSpec<'a> {
@@ -775,6 +1159,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::SCALE_TARGET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::MIN_REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::MAX_REPLICAS).map(Item::I32));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::TARGET_CPU_UTILIZATION_PERCENTAGE).map(Item::I32),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.scale_target_ref().as_ref().map(|x| Item::Message(x)));
@@ -831,6 +1233,37 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     pub fn current_cpu_utilization_percentage(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus`, for one-pass reads with [`HorizontalPodAutoscalerStatus::read`].
+impl<'a> HorizontalPodAutoscalerStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `lastScaleTime` (field 2).
+    pub const LAST_SCALE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(2);
+
+    /// `currentReplicas` (field 3).
+    pub const CURRENT_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `desiredReplicas` (field 4).
+    pub const DESIRED_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `currentCPUUtilizationPercentage` (field 5).
+    pub const CURRENT_CPU_UTILIZATION_PERCENTAGE: Field<Self, codec::Int32> =
+        Field::new(5);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerStatus<'a> {
@@ -860,6 +1293,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerStatus<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::LAST_SCALE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::CURRENT_REPLICAS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::DESIRED_REPLICAS).map(Item::I32));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::CURRENT_CPU_UTILIZATION_PERCENTAGE).map(Item::I32),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));
@@ -923,6 +1375,41 @@ impl<'a> MetricSpec<'a> {
     pub fn container_resource(&self) -> Option<ContainerResourceMetricSource<'a>> {
         rt::get::<codec::Msg<ContainerResourceMetricSource<'a>>>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.MetricSpec`, for one-pass reads with [`MetricSpec::read`].
+impl<'a> MetricSpec<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `object` (field 2).
+    pub const OBJECT: Field<Self, codec::Msg<ObjectMetricSource<'a>>> = Field::new(2);
+
+    /// `pods` (field 3).
+    pub const PODS: Field<Self, codec::Msg<PodsMetricSource<'a>>> = Field::new(3);
+
+    /// `resource` (field 4).
+    pub const RESOURCE: Field<Self, codec::Msg<ResourceMetricSource<'a>>> =
+        Field::new(4);
+
+    /// `external` (field 5).
+    pub const EXTERNAL: Field<Self, codec::Msg<ExternalMetricSource<'a>>> =
+        Field::new(5);
+
+    /// `containerResource` (field 7).
+    pub const CONTAINER_RESOURCE: Field<
+        Self,
+        codec::Msg<ContainerResourceMetricSource<'a>>,
+    > = Field::new(7);
 }
 
 impl<'a> View<'a> for MetricSpec<'a> {
@@ -952,6 +1439,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::PODS).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(5, fields.get(4, Self::EXTERNAL).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                7,
+                fields
+                    .get(5, Self::CONTAINER_RESOURCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1016,6 +1524,41 @@ impl<'a> MetricStatus<'a> {
     pub fn container_resource(&self) -> Option<ContainerResourceMetricStatus<'a>> {
         rt::get::<codec::Msg<ContainerResourceMetricStatus<'a>>>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.MetricStatus`, for one-pass reads with [`MetricStatus::read`].
+impl<'a> MetricStatus<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `object` (field 2).
+    pub const OBJECT: Field<Self, codec::Msg<ObjectMetricStatus<'a>>> = Field::new(2);
+
+    /// `pods` (field 3).
+    pub const PODS: Field<Self, codec::Msg<PodsMetricStatus<'a>>> = Field::new(3);
+
+    /// `resource` (field 4).
+    pub const RESOURCE: Field<Self, codec::Msg<ResourceMetricStatus<'a>>> =
+        Field::new(4);
+
+    /// `external` (field 5).
+    pub const EXTERNAL: Field<Self, codec::Msg<ExternalMetricStatus<'a>>> =
+        Field::new(5);
+
+    /// `containerResource` (field 7).
+    pub const CONTAINER_RESOURCE: Field<
+        Self,
+        codec::Msg<ContainerResourceMetricStatus<'a>>,
+    > = Field::new(7);
 }
 
 impl<'a> View<'a> for MetricStatus<'a> {
@@ -1045,6 +1588,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::PODS).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(5, fields.get(4, Self::EXTERNAL).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                7,
+                fields
+                    .get(5, Self::CONTAINER_RESOURCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1116,6 +1680,43 @@ impl<'a> ObjectMetricSource<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ObjectMetricSource`, for one-pass reads with [`ObjectMetricSource::read`].
+impl<'a> ObjectMetricSource<'a> {
+    /// `target` (field 1).
+    pub const TARGET: Field<Self, codec::Msg<CrossVersionObjectReference<'a>>> =
+        Field::new(1);
+
+    /// `metricName` (field 2).
+    pub const METRIC_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `targetValue` (field 3).
+    pub const TARGET_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+
+    /// `selector` (field 4).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(4);
+
+    /// `averageValue` (field 5).
+    pub const AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for ObjectMetricSource<'a> {
@@ -1145,6 +1746,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TARGET).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::METRIC_NAME).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::TARGET_VALUE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(4, fields.get(3, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::AVERAGE_VALUE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.target().as_ref().map(|x| Item::Message(x)));
@@ -1215,6 +1836,43 @@ impl<'a> ObjectMetricStatus<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ObjectMetricStatus`, for one-pass reads with [`ObjectMetricStatus::read`].
+impl<'a> ObjectMetricStatus<'a> {
+    /// `target` (field 1).
+    pub const TARGET: Field<Self, codec::Msg<CrossVersionObjectReference<'a>>> =
+        Field::new(1);
+
+    /// `metricName` (field 2).
+    pub const METRIC_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `currentValue` (field 3).
+    pub const CURRENT_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+
+    /// `selector` (field 4).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(4);
+
+    /// `averageValue` (field 5).
+    pub const AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for ObjectMetricStatus<'a> {
@@ -1244,6 +1902,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TARGET).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::METRIC_NAME).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::CURRENT_VALUE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(4, fields.get(3, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::AVERAGE_VALUE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.target().as_ref().map(|x| Item::Message(x)));
@@ -1300,6 +1978,33 @@ impl<'a> PodsMetricSource<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.PodsMetricSource`, for one-pass reads with [`PodsMetricSource::read`].
+impl<'a> PodsMetricSource<'a> {
+    /// `metricName` (field 1).
+    pub const METRIC_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `targetAverageValue` (field 2).
+    pub const TARGET_AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `selector` (field 3).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for PodsMetricSource<'a> {
@@ -1329,6 +2034,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::METRIC_NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::TARGET_AVERAGE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(3, fields.get(2, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric_name().map(Item::Str));
@@ -1383,6 +2105,33 @@ impl<'a> PodsMetricStatus<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.PodsMetricStatus`, for one-pass reads with [`PodsMetricStatus::read`].
+impl<'a> PodsMetricStatus<'a> {
+    /// `metricName` (field 1).
+    pub const METRIC_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `currentAverageValue` (field 2).
+    pub const CURRENT_AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `selector` (field 3).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for PodsMetricStatus<'a> {
@@ -1412,6 +2161,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::METRIC_NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::CURRENT_AVERAGE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(3, fields.get(2, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric_name().map(Item::Str));
@@ -1463,6 +2229,30 @@ impl<'a> ResourceMetricSource<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ResourceMetricSource`, for one-pass reads with [`ResourceMetricSource::read`].
+impl<'a> ResourceMetricSource<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `targetAverageUtilization` (field 2).
+    pub const TARGET_AVERAGE_UTILIZATION: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `targetAverageValue` (field 3).
+    pub const TARGET_AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourceMetricSource<'a> {
@@ -1492,6 +2282,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TARGET_AVERAGE_UTILIZATION).map(Item::I32));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::TARGET_AVERAGE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1542,6 +2348,30 @@ impl<'a> ResourceMetricStatus<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ResourceMetricStatus`, for one-pass reads with [`ResourceMetricStatus::read`].
+impl<'a> ResourceMetricStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `currentAverageUtilization` (field 2).
+    pub const CURRENT_AVERAGE_UTILIZATION: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `currentAverageValue` (field 3).
+    pub const CURRENT_AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourceMetricStatus<'a> {
@@ -1571,6 +2401,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::CURRENT_AVERAGE_UTILIZATION).map(Item::I32));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::CURRENT_AVERAGE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1617,6 +2464,30 @@ impl<'a> Scale<'a> {
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.Scale`, for one-pass reads with [`Scale::read`].
+impl<'a> Scale<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ScaleSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ScaleStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Scale<'a> {
@@ -1644,6 +2515,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1675,6 +2556,21 @@ impl<'a> ScaleSpec<'a> {
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ScaleSpec`, for one-pass reads with [`ScaleSpec::read`].
+impl<'a> ScaleSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for ScaleSpec<'a> {
@@ -1704,6 +2600,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -1743,6 +2646,24 @@ impl<'a> ScaleStatus<'a> {
     pub fn selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v1.ScaleStatus`, for one-pass reads with [`ScaleStatus::read`].
+impl<'a> ScaleStatus<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ScaleStatus<'a> {
@@ -1772,6 +2693,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::SELECTOR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));

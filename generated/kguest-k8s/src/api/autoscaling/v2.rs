@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.autoscaling.v2`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.autoscaling.v2.ContainerResourceMetricSource`.
 ///
@@ -48,6 +50,27 @@ impl<'a> ContainerResourceMetricSource<'a> {
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.ContainerResourceMetricSource`, for one-pass reads with [`ContainerResourceMetricSource::read`].
+impl<'a> ContainerResourceMetricSource<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `target` (field 2).
+    pub const TARGET: Field<Self, codec::Msg<MetricTarget<'a>>> = Field::new(2);
+
+    /// `container` (field 3).
+    pub const CONTAINER: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ContainerResourceMetricSource<'a> {
@@ -77,6 +100,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricSource<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::CONTAINER).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -128,6 +160,27 @@ impl<'a> ContainerResourceMetricStatus<'a> {
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus`, for one-pass reads with [`ContainerResourceMetricStatus::read`].
+impl<'a> ContainerResourceMetricStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `current` (field 2).
+    pub const CURRENT: Field<Self, codec::Msg<MetricValueStatus<'a>>> = Field::new(2);
+
+    /// `container` (field 3).
+    pub const CONTAINER: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ContainerResourceMetricStatus<'a> {
@@ -157,6 +210,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricStatus<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::CONTAINER).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -213,6 +276,27 @@ impl<'a> CrossVersionObjectReference<'a> {
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.CrossVersionObjectReference`, for one-pass reads with [`CrossVersionObjectReference::read`].
+impl<'a> CrossVersionObjectReference<'a> {
+    /// `kind` (field 1).
+    pub const KIND: Field<Self, codec::Str> = Field::new(1);
+
+    /// `name` (field 2).
+    pub const NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `apiVersion` (field 3).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for CrossVersionObjectReference<'a> {
@@ -242,6 +326,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CrossVersionObjectReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::API_VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.kind().map(Item::Str));
@@ -278,6 +371,24 @@ impl<'a> ExternalMetricSource<'a> {
     pub fn target(&self) -> Option<MetricTarget<'a>> {
         rt::get::<codec::Msg<MetricTarget<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.ExternalMetricSource`, for one-pass reads with [`ExternalMetricSource::read`].
+impl<'a> ExternalMetricSource<'a> {
+    /// `metric` (field 1).
+    pub const METRIC: Field<Self, codec::Msg<MetricIdentifier<'a>>> = Field::new(1);
+
+    /// `target` (field 2).
+    pub const TARGET: Field<Self, codec::Msg<MetricTarget<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ExternalMetricSource<'a> {
@@ -307,6 +418,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric().as_ref().map(|x| Item::Message(x)));
@@ -342,6 +461,24 @@ impl<'a> ExternalMetricStatus<'a> {
     pub fn current(&self) -> Option<MetricValueStatus<'a>> {
         rt::get::<codec::Msg<MetricValueStatus<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.ExternalMetricStatus`, for one-pass reads with [`ExternalMetricStatus::read`].
+impl<'a> ExternalMetricStatus<'a> {
+    /// `metric` (field 1).
+    pub const METRIC: Field<Self, codec::Msg<MetricIdentifier<'a>>> = Field::new(1);
+
+    /// `current` (field 2).
+    pub const CURRENT: Field<Self, codec::Msg<MetricValueStatus<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ExternalMetricStatus<'a> {
@@ -371,6 +508,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric().as_ref().map(|x| Item::Message(x)));
@@ -416,6 +562,27 @@ impl<'a> HPAScalingPolicy<'a> {
     pub fn period_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.HPAScalingPolicy`, for one-pass reads with [`HPAScalingPolicy::read`].
+impl<'a> HPAScalingPolicy<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `periodSeconds` (field 3).
+    pub const PERIOD_SECONDS: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for HPAScalingPolicy<'a> {
@@ -445,6 +612,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HPAScalingPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::PERIOD_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -500,6 +676,34 @@ impl<'a> HPAScalingRules<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.HPAScalingRules`, for one-pass reads with [`HPAScalingRules::read`].
+impl<'a> HPAScalingRules<'a> {
+    /// `selectPolicy` (field 1).
+    pub const SELECT_POLICY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `policies` (field 2).
+    pub const POLICIES: Field<Self, Repeated<'a, codec::Msg<HPAScalingPolicy<'a>>>> =
+        Field::new(2);
+
+    /// `stabilizationWindowSeconds` (field 3).
+    pub const STABILIZATION_WINDOW_SECONDS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `tolerance` (field 4).
+    pub const TOLERANCE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for HPAScalingRules<'a> {
@@ -529,6 +733,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HPAScalingRules<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::SELECT_POLICY).map(Item::Str));
+        for x in fields.get(1, Self::POLICIES) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor
+            .field(3, fields.get(2, Self::STABILIZATION_WINDOW_SECONDS).map(Item::I32));
+        visitor
+            .field(4, fields.get(3, Self::TOLERANCE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.select_policy().map(Item::Str));
@@ -577,6 +795,32 @@ impl<'a> HorizontalPodAutoscaler<'a> {
     pub fn status(&self) -> Option<HorizontalPodAutoscalerStatus<'a>> {
         rt::get::<codec::Msg<HorizontalPodAutoscalerStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler`, for one-pass reads with [`HorizontalPodAutoscaler::read`].
+impl<'a> HorizontalPodAutoscaler<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<HorizontalPodAutoscalerSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<HorizontalPodAutoscalerStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscaler<'a> {
@@ -606,6 +850,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscaler<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -642,6 +896,24 @@ impl<'a> HorizontalPodAutoscalerBehavior<'a> {
     pub fn scale_down(&self) -> Option<HPAScalingRules<'a>> {
         rt::get::<codec::Msg<HPAScalingRules<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior`, for one-pass reads with [`HorizontalPodAutoscalerBehavior::read`].
+impl<'a> HorizontalPodAutoscalerBehavior<'a> {
+    /// `scaleUp` (field 1).
+    pub const SCALE_UP: Field<Self, codec::Msg<HPAScalingRules<'a>>> = Field::new(1);
+
+    /// `scaleDown` (field 2).
+    pub const SCALE_DOWN: Field<Self, codec::Msg<HPAScalingRules<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerBehavior<'a> {
@@ -671,6 +943,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerBehavior<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::SCALE_UP).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::SCALE_DOWN).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.scale_up().as_ref().map(|x| Item::Message(x)));
@@ -745,6 +1030,36 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition`, for one-pass reads with [`HorizontalPodAutoscalerCondition::read`].
+impl<'a> HorizontalPodAutoscalerCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerCondition<'a> {
@@ -774,6 +1089,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -816,6 +1149,30 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<HorizontalPodAutoscaler<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList`, for one-pass reads with [`HorizontalPodAutoscalerList::read`].
+impl<'a> HorizontalPodAutoscalerList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<HorizontalPodAutoscaler<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerList<'a> {
@@ -845,6 +1202,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -897,6 +1265,38 @@ impl<'a> HorizontalPodAutoscalerSpec<'a> {
     pub fn behavior(&self) -> Option<HorizontalPodAutoscalerBehavior<'a>> {
         rt::get::<codec::Msg<HorizontalPodAutoscalerBehavior<'a>>>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec`, for one-pass reads with [`HorizontalPodAutoscalerSpec::read`].
+impl<'a> HorizontalPodAutoscalerSpec<'a> {
+    /// `scaleTargetRef` (field 1).
+    pub const SCALE_TARGET_REF: Field<
+        Self,
+        codec::Msg<CrossVersionObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `minReplicas` (field 2).
+    pub const MIN_REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `maxReplicas` (field 3).
+    pub const MAX_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `metrics` (field 4).
+    pub const METRICS: Field<Self, Repeated<'a, codec::Msg<MetricSpec<'a>>>> =
+        Field::new(4);
+
+    /// `behavior` (field 5).
+    pub const BEHAVIOR: Field<Self, codec::Msg<HorizontalPodAutoscalerBehavior<'a>>> =
+        Field::new(5);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerSpec<'a> {
@@ -926,6 +1326,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::SCALE_TARGET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::MIN_REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::MAX_REPLICAS).map(Item::I32));
+        for x in fields.get(3, Self::METRICS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor
+            .field(5, fields.get(4, Self::BEHAVIOR).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.scale_target_ref().as_ref().map(|x| Item::Message(x)));
@@ -992,6 +1410,43 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     ) -> Repeated<'a, codec::Msg<HorizontalPodAutoscalerCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus`, for one-pass reads with [`HorizontalPodAutoscalerStatus::read`].
+impl<'a> HorizontalPodAutoscalerStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `lastScaleTime` (field 2).
+    pub const LAST_SCALE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(2);
+
+    /// `currentReplicas` (field 3).
+    pub const CURRENT_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `desiredReplicas` (field 4).
+    pub const DESIRED_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `currentMetrics` (field 5).
+    pub const CURRENT_METRICS: Field<Self, Repeated<'a, codec::Msg<MetricStatus<'a>>>> =
+        Field::new(5);
+
+    /// `conditions` (field 6).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<HorizontalPodAutoscalerCondition<'a>>>,
+    > = Field::new(6);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerStatus<'a> {
@@ -1021,6 +1476,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerStatus<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::LAST_SCALE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::CURRENT_REPLICAS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::DESIRED_REPLICAS).map(Item::I32));
+        for x in fields.get(4, Self::CURRENT_METRICS) {
+            visitor.element(5, Item::Message(&x));
+        }
+        for x in fields.get(5, Self::CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));
@@ -1073,6 +1548,27 @@ impl<'a> MetricIdentifier<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.MetricIdentifier`, for one-pass reads with [`MetricIdentifier::read`].
+impl<'a> MetricIdentifier<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for MetricIdentifier<'a> {
@@ -1102,6 +1598,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricIdentifier<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1162,6 +1667,41 @@ impl<'a> MetricSpec<'a> {
     pub fn container_resource(&self) -> Option<ContainerResourceMetricSource<'a>> {
         rt::get::<codec::Msg<ContainerResourceMetricSource<'a>>>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.MetricSpec`, for one-pass reads with [`MetricSpec::read`].
+impl<'a> MetricSpec<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `object` (field 2).
+    pub const OBJECT: Field<Self, codec::Msg<ObjectMetricSource<'a>>> = Field::new(2);
+
+    /// `pods` (field 3).
+    pub const PODS: Field<Self, codec::Msg<PodsMetricSource<'a>>> = Field::new(3);
+
+    /// `resource` (field 4).
+    pub const RESOURCE: Field<Self, codec::Msg<ResourceMetricSource<'a>>> =
+        Field::new(4);
+
+    /// `external` (field 5).
+    pub const EXTERNAL: Field<Self, codec::Msg<ExternalMetricSource<'a>>> =
+        Field::new(5);
+
+    /// `containerResource` (field 7).
+    pub const CONTAINER_RESOURCE: Field<
+        Self,
+        codec::Msg<ContainerResourceMetricSource<'a>>,
+    > = Field::new(7);
 }
 
 impl<'a> View<'a> for MetricSpec<'a> {
@@ -1191,6 +1731,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::PODS).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(5, fields.get(4, Self::EXTERNAL).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                7,
+                fields
+                    .get(5, Self::CONTAINER_RESOURCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1255,6 +1816,41 @@ impl<'a> MetricStatus<'a> {
     pub fn container_resource(&self) -> Option<ContainerResourceMetricStatus<'a>> {
         rt::get::<codec::Msg<ContainerResourceMetricStatus<'a>>>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.MetricStatus`, for one-pass reads with [`MetricStatus::read`].
+impl<'a> MetricStatus<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `object` (field 2).
+    pub const OBJECT: Field<Self, codec::Msg<ObjectMetricStatus<'a>>> = Field::new(2);
+
+    /// `pods` (field 3).
+    pub const PODS: Field<Self, codec::Msg<PodsMetricStatus<'a>>> = Field::new(3);
+
+    /// `resource` (field 4).
+    pub const RESOURCE: Field<Self, codec::Msg<ResourceMetricStatus<'a>>> =
+        Field::new(4);
+
+    /// `external` (field 5).
+    pub const EXTERNAL: Field<Self, codec::Msg<ExternalMetricStatus<'a>>> =
+        Field::new(5);
+
+    /// `containerResource` (field 7).
+    pub const CONTAINER_RESOURCE: Field<
+        Self,
+        codec::Msg<ContainerResourceMetricStatus<'a>>,
+    > = Field::new(7);
 }
 
 impl<'a> View<'a> for MetricStatus<'a> {
@@ -1284,6 +1880,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::PODS).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(5, fields.get(4, Self::EXTERNAL).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                7,
+                fields
+                    .get(5, Self::CONTAINER_RESOURCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1346,6 +1963,36 @@ impl<'a> MetricTarget<'a> {
     pub fn average_utilization(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.MetricTarget`, for one-pass reads with [`MetricTarget::read`].
+impl<'a> MetricTarget<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `averageValue` (field 3).
+    pub const AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+
+    /// `averageUtilization` (field 4).
+    pub const AVERAGE_UTILIZATION: Field<Self, codec::Int32> = Field::new(4);
 }
 
 impl<'a> View<'a> for MetricTarget<'a> {
@@ -1375,6 +2022,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricTarget<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::AVERAGE_VALUE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::AVERAGE_UTILIZATION).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1425,6 +2086,33 @@ impl<'a> MetricValueStatus<'a> {
     pub fn average_utilization(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.MetricValueStatus`, for one-pass reads with [`MetricValueStatus::read`].
+impl<'a> MetricValueStatus<'a> {
+    /// `value` (field 1).
+    pub const VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
+
+    /// `averageValue` (field 2).
+    pub const AVERAGE_VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `averageUtilization` (field 3).
+    pub const AVERAGE_UTILIZATION: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for MetricValueStatus<'a> {
@@ -1454,6 +2142,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricValueStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::AVERAGE_VALUE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::AVERAGE_UTILIZATION).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.value().as_ref().map(|x| Item::Message(x)));
@@ -1495,6 +2196,30 @@ impl<'a> ObjectMetricSource<'a> {
     pub fn metric(&self) -> Option<MetricIdentifier<'a>> {
         rt::get::<codec::Msg<MetricIdentifier<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.ObjectMetricSource`, for one-pass reads with [`ObjectMetricSource::read`].
+impl<'a> ObjectMetricSource<'a> {
+    /// `describedObject` (field 1).
+    pub const DESCRIBED_OBJECT: Field<
+        Self,
+        codec::Msg<CrossVersionObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `target` (field 2).
+    pub const TARGET: Field<Self, codec::Msg<MetricTarget<'a>>> = Field::new(2);
+
+    /// `metric` (field 3).
+    pub const METRIC: Field<Self, codec::Msg<MetricIdentifier<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ObjectMetricSource<'a> {
@@ -1524,6 +2249,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::DESCRIBED_OBJECT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::METRIC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.described_object().as_ref().map(|x| Item::Message(x)));
@@ -1565,6 +2303,30 @@ impl<'a> ObjectMetricStatus<'a> {
     pub fn described_object(&self) -> Option<CrossVersionObjectReference<'a>> {
         rt::get::<codec::Msg<CrossVersionObjectReference<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.ObjectMetricStatus`, for one-pass reads with [`ObjectMetricStatus::read`].
+impl<'a> ObjectMetricStatus<'a> {
+    /// `metric` (field 1).
+    pub const METRIC: Field<Self, codec::Msg<MetricIdentifier<'a>>> = Field::new(1);
+
+    /// `current` (field 2).
+    pub const CURRENT: Field<Self, codec::Msg<MetricValueStatus<'a>>> = Field::new(2);
+
+    /// `describedObject` (field 3).
+    pub const DESCRIBED_OBJECT: Field<
+        Self,
+        codec::Msg<CrossVersionObjectReference<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for ObjectMetricStatus<'a> {
@@ -1594,6 +2356,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::DESCRIBED_OBJECT).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric().as_ref().map(|x| Item::Message(x)));
@@ -1630,6 +2406,24 @@ impl<'a> PodsMetricSource<'a> {
     pub fn target(&self) -> Option<MetricTarget<'a>> {
         rt::get::<codec::Msg<MetricTarget<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.PodsMetricSource`, for one-pass reads with [`PodsMetricSource::read`].
+impl<'a> PodsMetricSource<'a> {
+    /// `metric` (field 1).
+    pub const METRIC: Field<Self, codec::Msg<MetricIdentifier<'a>>> = Field::new(1);
+
+    /// `target` (field 2).
+    pub const TARGET: Field<Self, codec::Msg<MetricTarget<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodsMetricSource<'a> {
@@ -1659,6 +2453,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric().as_ref().map(|x| Item::Message(x)));
@@ -1694,6 +2496,24 @@ impl<'a> PodsMetricStatus<'a> {
     pub fn current(&self) -> Option<MetricValueStatus<'a>> {
         rt::get::<codec::Msg<MetricValueStatus<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.PodsMetricStatus`, for one-pass reads with [`PodsMetricStatus::read`].
+impl<'a> PodsMetricStatus<'a> {
+    /// `metric` (field 1).
+    pub const METRIC: Field<Self, codec::Msg<MetricIdentifier<'a>>> = Field::new(1);
+
+    /// `current` (field 2).
+    pub const CURRENT: Field<Self, codec::Msg<MetricValueStatus<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodsMetricStatus<'a> {
@@ -1723,6 +2543,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::METRIC).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metric().as_ref().map(|x| Item::Message(x)));
@@ -1763,6 +2592,24 @@ impl<'a> ResourceMetricSource<'a> {
     pub fn target(&self) -> Option<MetricTarget<'a>> {
         rt::get::<codec::Msg<MetricTarget<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.ResourceMetricSource`, for one-pass reads with [`ResourceMetricSource::read`].
+impl<'a> ResourceMetricSource<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `target` (field 2).
+    pub const TARGET: Field<Self, codec::Msg<MetricTarget<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceMetricSource<'a> {
@@ -1792,6 +2639,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1832,6 +2687,24 @@ impl<'a> ResourceMetricStatus<'a> {
     pub fn current(&self) -> Option<MetricValueStatus<'a>> {
         rt::get::<codec::Msg<MetricValueStatus<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.autoscaling.v2.ResourceMetricStatus`, for one-pass reads with [`ResourceMetricStatus::read`].
+impl<'a> ResourceMetricStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `current` (field 2).
+    pub const CURRENT: Field<Self, codec::Msg<MetricValueStatus<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceMetricStatus<'a> {
@@ -1861,6 +2734,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::CURRENT).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.batch.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.batch.v1.CronJob`.
 ///
@@ -42,6 +44,30 @@ impl<'a> CronJob<'a> {
     pub fn status(&self) -> Option<CronJobStatus<'a>> {
         rt::get::<codec::Msg<CronJobStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.CronJob`, for one-pass reads with [`CronJob::read`].
+impl<'a> CronJob<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<CronJobSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<CronJobStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for CronJob<'a> {
@@ -69,6 +95,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJob<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -109,6 +145,27 @@ impl<'a> CronJobList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<CronJob<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.CronJobList`, for one-pass reads with [`CronJobList::read`].
+impl<'a> CronJobList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<CronJob<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for CronJobList<'a> {
@@ -138,6 +195,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -220,6 +288,42 @@ impl<'a> CronJobSpec<'a> {
     pub fn time_zone_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.CronJobSpec`, for one-pass reads with [`CronJobSpec::read`].
+impl<'a> CronJobSpec<'a> {
+    /// `schedule` (field 1).
+    pub const SCHEDULE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `startingDeadlineSeconds` (field 2).
+    pub const STARTING_DEADLINE_SECONDS: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `concurrencyPolicy` (field 3).
+    pub const CONCURRENCY_POLICY: Field<Self, codec::Str> = Field::new(3);
+
+    /// `suspend` (field 4).
+    pub const SUSPEND: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `jobTemplate` (field 5).
+    pub const JOB_TEMPLATE: Field<Self, codec::Msg<JobTemplateSpec<'a>>> = Field::new(5);
+
+    /// `successfulJobsHistoryLimit` (field 6).
+    pub const SUCCESSFUL_JOBS_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `failedJobsHistoryLimit` (field 7).
+    pub const FAILED_JOBS_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `timeZone` (field 8).
+    pub const TIME_ZONE: Field<Self, codec::Str> = Field::new(8);
 }
 
 impl<'a> View<'a> for CronJobSpec<'a> {
@@ -249,6 +353,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::SCHEDULE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STARTING_DEADLINE_SECONDS).map(Item::I64));
+        visitor.field(3, fields.get(2, Self::CONCURRENCY_POLICY).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SUSPEND).map(Item::Bool));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::JOB_TEMPLATE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(6, fields.get(5, Self::SUCCESSFUL_JOBS_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::FAILED_JOBS_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::TIME_ZONE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.schedule().map(Item::Str));
@@ -305,6 +428,36 @@ impl<'a> CronJobStatus<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.CronJobStatus`, for one-pass reads with [`CronJobStatus::read`].
+impl<'a> CronJobStatus<'a> {
+    /// `active` (field 1).
+    pub const ACTIVE: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::api::core::v1::ObjectReference<'a>>>,
+    > = Field::new(1);
+
+    /// `lastScheduleTime` (field 4).
+    pub const LAST_SCHEDULE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `lastSuccessfulTime` (field 5).
+    pub const LAST_SUCCESSFUL_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for CronJobStatus<'a> {
@@ -334,6 +487,31 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 4, 5]);
+        for x in fields.get(0, Self::ACTIVE) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor
+            .field(
+                4,
+                fields
+                    .get(1, Self::LAST_SCHEDULE_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields
+                    .get(2, Self::LAST_SUCCESSFUL_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.active() {
@@ -381,6 +559,30 @@ impl<'a> Job<'a> {
     pub fn status(&self) -> Option<JobStatus<'a>> {
         rt::get::<codec::Msg<JobStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.Job`, for one-pass reads with [`Job::read`].
+impl<'a> Job<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<JobSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<JobStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Job<'a> {
@@ -408,6 +610,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Job<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -492,6 +704,42 @@ impl<'a> JobCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.JobCondition`, for one-pass reads with [`JobCondition::read`].
+impl<'a> JobCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastProbeTime` (field 3).
+    pub const LAST_PROBE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `lastTransitionTime` (field 4).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `reason` (field 5).
+    pub const REASON: Field<Self, codec::Str> = Field::new(5);
+
+    /// `message` (field 6).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for JobCondition<'a> {
@@ -521,6 +769,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::LAST_PROBE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::REASON).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -564,6 +835,27 @@ impl<'a> JobList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Job<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.JobList`, for one-pass reads with [`JobList::read`].
+impl<'a> JobList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Job<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for JobList<'a> {
@@ -591,6 +883,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -717,6 +1020,74 @@ impl<'a> JobSpec<'a> {
     pub fn success_policy(&self) -> Option<SuccessPolicy<'a>> {
         rt::get::<codec::Msg<SuccessPolicy<'a>>>(self.bytes, 16)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.JobSpec`, for one-pass reads with [`JobSpec::read`].
+impl<'a> JobSpec<'a> {
+    /// `parallelism` (field 1).
+    pub const PARALLELISM: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `completions` (field 2).
+    pub const COMPLETIONS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `activeDeadlineSeconds` (field 3).
+    pub const ACTIVE_DEADLINE_SECONDS: Field<Self, codec::Int64> = Field::new(3);
+
+    /// `selector` (field 4).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(4);
+
+    /// `manualSelector` (field 5).
+    pub const MANUAL_SELECTOR: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `template` (field 6).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(6);
+
+    /// `backoffLimit` (field 7).
+    pub const BACKOFF_LIMIT: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `ttlSecondsAfterFinished` (field 8).
+    pub const TTL_SECONDS_AFTER_FINISHED: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `completionMode` (field 9).
+    pub const COMPLETION_MODE: Field<Self, codec::Str> = Field::new(9);
+
+    /// `suspend` (field 10).
+    pub const SUSPEND: Field<Self, codec::Bool> = Field::new(10);
+
+    /// `podFailurePolicy` (field 11).
+    pub const POD_FAILURE_POLICY: Field<Self, codec::Msg<PodFailurePolicy<'a>>> =
+        Field::new(11);
+
+    /// `backoffLimitPerIndex` (field 12).
+    pub const BACKOFF_LIMIT_PER_INDEX: Field<Self, codec::Int32> = Field::new(12);
+
+    /// `maxFailedIndexes` (field 13).
+    pub const MAX_FAILED_INDEXES: Field<Self, codec::Int32> = Field::new(13);
+
+    /// `podReplacementPolicy` (field 14).
+    pub const POD_REPLACEMENT_POLICY: Field<Self, codec::Str> = Field::new(14);
+
+    /// `managedBy` (field 15).
+    pub const MANAGED_BY: Field<Self, codec::Str> = Field::new(15);
+
+    /// `successPolicy` (field 16).
+    pub const SUCCESS_POLICY: Field<Self, codec::Msg<SuccessPolicy<'a>>> =
+        Field::new(16);
 }
 
 impl<'a> View<'a> for JobSpec<'a> {
@@ -744,6 +1115,44 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+        );
+        visitor.field(1, fields.get(0, Self::PARALLELISM).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::COMPLETIONS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::ACTIVE_DEADLINE_SECONDS).map(Item::I64));
+        visitor
+            .field(4, fields.get(3, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor.field(5, fields.get(4, Self::MANUAL_SELECTOR).map(Item::Bool));
+        visitor
+            .field(6, fields.get(5, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(7, fields.get(6, Self::BACKOFF_LIMIT).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::TTL_SECONDS_AFTER_FINISHED).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::COMPLETION_MODE).map(Item::Str));
+        visitor.field(10, fields.get(9, Self::SUSPEND).map(Item::Bool));
+        visitor
+            .field(
+                11,
+                fields
+                    .get(10, Self::POD_FAILURE_POLICY)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(12, fields.get(11, Self::BACKOFF_LIMIT_PER_INDEX).map(Item::I32));
+        visitor.field(13, fields.get(12, Self::MAX_FAILED_INDEXES).map(Item::I32));
+        visitor.field(14, fields.get(13, Self::POD_REPLACEMENT_POLICY).map(Item::Str));
+        visitor.field(15, fields.get(14, Self::MANAGED_BY).map(Item::Str));
+        visitor
+            .field(
+                16,
+                fields.get(15, Self::SUCCESS_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.parallelism().map(Item::I32));
@@ -856,6 +1265,61 @@ impl<'a> JobStatus<'a> {
     pub fn terminating(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.JobStatus`, for one-pass reads with [`JobStatus::read`].
+impl<'a> JobStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<Self, Repeated<'a, codec::Msg<JobCondition<'a>>>> =
+        Field::new(1);
+
+    /// `startTime` (field 2).
+    pub const START_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(2);
+
+    /// `completionTime` (field 3).
+    pub const COMPLETION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `active` (field 4).
+    pub const ACTIVE: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `succeeded` (field 5).
+    pub const SUCCEEDED: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `failed` (field 6).
+    pub const FAILED: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `completedIndexes` (field 7).
+    pub const COMPLETED_INDEXES: Field<Self, codec::Str> = Field::new(7);
+
+    /// `uncountedTerminatedPods` (field 8).
+    pub const UNCOUNTED_TERMINATED_PODS: Field<
+        Self,
+        codec::Msg<UncountedTerminatedPods<'a>>,
+    > = Field::new(8);
+
+    /// `ready` (field 9).
+    pub const READY: Field<Self, codec::Int32> = Field::new(9);
+
+    /// `failedIndexes` (field 10).
+    pub const FAILED_INDEXES: Field<Self, codec::Str> = Field::new(10);
+
+    /// `terminating` (field 11).
+    pub const TERMINATING: Field<Self, codec::Int32> = Field::new(11);
 }
 
 impl<'a> View<'a> for JobStatus<'a> {
@@ -885,6 +1349,40 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::START_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::COMPLETION_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::ACTIVE).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::SUCCEEDED).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::FAILED).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::COMPLETED_INDEXES).map(Item::Str));
+        visitor
+            .field(
+                8,
+                fields
+                    .get(7, Self::UNCOUNTED_TERMINATED_PODS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(9, fields.get(8, Self::READY).map(Item::I32));
+        visitor.field(10, fields.get(9, Self::FAILED_INDEXES).map(Item::Str));
+        visitor.field(11, fields.get(10, Self::TERMINATING).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {
@@ -939,6 +1437,27 @@ impl<'a> JobTemplateSpec<'a> {
     pub fn spec(&self) -> Option<JobSpec<'a>> {
         rt::get::<codec::Msg<JobSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.JobTemplateSpec`, for one-pass reads with [`JobTemplateSpec::read`].
+impl<'a> JobTemplateSpec<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<JobSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for JobTemplateSpec<'a> {
@@ -970,6 +1489,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobTemplateSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
         visitor.field(2, self.spec().as_ref().map(|x| Item::Message(x)));
     }
@@ -998,6 +1526,22 @@ impl<'a> PodFailurePolicy<'a> {
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PodFailurePolicyRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.PodFailurePolicy`, for one-pass reads with [`PodFailurePolicy::read`].
+impl<'a> PodFailurePolicy<'a> {
+    /// `rules` (field 1).
+    pub const RULES: Field<Self, Repeated<'a, codec::Msg<PodFailurePolicyRule<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for PodFailurePolicy<'a> {
@@ -1027,6 +1571,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodFailurePolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::RULES) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.rules() {
@@ -1078,6 +1631,27 @@ impl<'a> PodFailurePolicyOnExitCodesRequirement<'a> {
     pub fn values(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement`, for one-pass reads with [`PodFailurePolicyOnExitCodesRequirement::read`].
+impl<'a> PodFailurePolicyOnExitCodesRequirement<'a> {
+    /// `containerName` (field 1).
+    pub const CONTAINER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operator` (field 2).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `values` (field 3).
+    pub const VALUES: Field<Self, Repeated<'a, codec::Int32>> = Field::new(3);
 }
 
 impl<'a> View<'a> for PodFailurePolicyOnExitCodesRequirement<'a> {
@@ -1108,6 +1682,17 @@ for PodFailurePolicyOnExitCodesRequirement<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::CONTAINER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
+        for x in fields.get(2, Self::VALUES) {
+            visitor.element(3, Item::I32(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.container_name().map(Item::Str));
@@ -1156,6 +1741,24 @@ impl<'a> PodFailurePolicyOnPodConditionsPattern<'a> {
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern`, for one-pass reads with [`PodFailurePolicyOnPodConditionsPattern::read`].
+impl<'a> PodFailurePolicyOnPodConditionsPattern<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodFailurePolicyOnPodConditionsPattern<'a> {
@@ -1186,6 +1789,14 @@ for PodFailurePolicyOnPodConditionsPattern<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1233,6 +1844,33 @@ impl<'a> PodFailurePolicyRule<'a> {
     ) -> Repeated<'a, codec::Msg<PodFailurePolicyOnPodConditionsPattern<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.PodFailurePolicyRule`, for one-pass reads with [`PodFailurePolicyRule::read`].
+impl<'a> PodFailurePolicyRule<'a> {
+    /// `action` (field 1).
+    pub const ACTION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `onExitCodes` (field 2).
+    pub const ON_EXIT_CODES: Field<
+        Self,
+        codec::Msg<PodFailurePolicyOnExitCodesRequirement<'a>>,
+    > = Field::new(2);
+
+    /// `onPodConditions` (field 3).
+    pub const ON_POD_CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodFailurePolicyOnPodConditionsPattern<'a>>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for PodFailurePolicyRule<'a> {
@@ -1262,6 +1900,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodFailurePolicyRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::ACTION).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::ON_EXIT_CODES).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::ON_POD_CONDITIONS) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.action().map(Item::Str));
@@ -1295,6 +1948,22 @@ impl<'a> SuccessPolicy<'a> {
     pub fn rules(&self) -> Repeated<'a, codec::Msg<SuccessPolicyRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.SuccessPolicy`, for one-pass reads with [`SuccessPolicy::read`].
+impl<'a> SuccessPolicy<'a> {
+    /// `rules` (field 1).
+    pub const RULES: Field<Self, Repeated<'a, codec::Msg<SuccessPolicyRule<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for SuccessPolicy<'a> {
@@ -1324,6 +1993,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SuccessPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::RULES) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.rules() {
@@ -1365,6 +2043,24 @@ impl<'a> SuccessPolicyRule<'a> {
     pub fn succeeded_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.SuccessPolicyRule`, for one-pass reads with [`SuccessPolicyRule::read`].
+impl<'a> SuccessPolicyRule<'a> {
+    /// `succeededIndexes` (field 1).
+    pub const SUCCEEDED_INDEXES: Field<Self, codec::Str> = Field::new(1);
+
+    /// `succeededCount` (field 2).
+    pub const SUCCEEDED_COUNT: Field<Self, codec::Int32> = Field::new(2);
 }
 
 impl<'a> View<'a> for SuccessPolicyRule<'a> {
@@ -1394,6 +2090,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SuccessPolicyRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SUCCEEDED_INDEXES).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SUCCEEDED_COUNT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.succeeded_indexes().map(Item::Str));
@@ -1429,6 +2133,24 @@ impl<'a> UncountedTerminatedPods<'a> {
     pub fn failed(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.UncountedTerminatedPods`, for one-pass reads with [`UncountedTerminatedPods::read`].
+impl<'a> UncountedTerminatedPods<'a> {
+    /// `succeeded` (field 1).
+    pub const SUCCEEDED: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `failed` (field 2).
+    pub const FAILED: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 }
 
 impl<'a> View<'a> for UncountedTerminatedPods<'a> {
@@ -1458,6 +2180,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UncountedTerminatedPods<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::SUCCEEDED) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::FAILED) {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.succeeded() {

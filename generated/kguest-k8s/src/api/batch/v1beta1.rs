@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.batch.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.batch.v1beta1.CronJob`.
 ///
@@ -42,6 +44,30 @@ impl<'a> CronJob<'a> {
     pub fn status(&self) -> Option<CronJobStatus<'a>> {
         rt::get::<codec::Msg<CronJobStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1beta1.CronJob`, for one-pass reads with [`CronJob::read`].
+impl<'a> CronJob<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<CronJobSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<CronJobStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for CronJob<'a> {
@@ -69,6 +95,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJob<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -109,6 +145,27 @@ impl<'a> CronJobList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<CronJob<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1beta1.CronJobList`, for one-pass reads with [`CronJobList::read`].
+impl<'a> CronJobList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<CronJob<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for CronJobList<'a> {
@@ -138,6 +195,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -220,6 +288,42 @@ impl<'a> CronJobSpec<'a> {
     pub fn time_zone_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1beta1.CronJobSpec`, for one-pass reads with [`CronJobSpec::read`].
+impl<'a> CronJobSpec<'a> {
+    /// `schedule` (field 1).
+    pub const SCHEDULE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `startingDeadlineSeconds` (field 2).
+    pub const STARTING_DEADLINE_SECONDS: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `concurrencyPolicy` (field 3).
+    pub const CONCURRENCY_POLICY: Field<Self, codec::Str> = Field::new(3);
+
+    /// `suspend` (field 4).
+    pub const SUSPEND: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `jobTemplate` (field 5).
+    pub const JOB_TEMPLATE: Field<Self, codec::Msg<JobTemplateSpec<'a>>> = Field::new(5);
+
+    /// `successfulJobsHistoryLimit` (field 6).
+    pub const SUCCESSFUL_JOBS_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `failedJobsHistoryLimit` (field 7).
+    pub const FAILED_JOBS_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `timeZone` (field 8).
+    pub const TIME_ZONE: Field<Self, codec::Str> = Field::new(8);
 }
 
 impl<'a> View<'a> for CronJobSpec<'a> {
@@ -249,6 +353,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::SCHEDULE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STARTING_DEADLINE_SECONDS).map(Item::I64));
+        visitor.field(3, fields.get(2, Self::CONCURRENCY_POLICY).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SUSPEND).map(Item::Bool));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::JOB_TEMPLATE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(6, fields.get(5, Self::SUCCESSFUL_JOBS_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::FAILED_JOBS_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::TIME_ZONE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.schedule().map(Item::Str));
@@ -305,6 +428,36 @@ impl<'a> CronJobStatus<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1beta1.CronJobStatus`, for one-pass reads with [`CronJobStatus::read`].
+impl<'a> CronJobStatus<'a> {
+    /// `active` (field 1).
+    pub const ACTIVE: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::api::core::v1::ObjectReference<'a>>>,
+    > = Field::new(1);
+
+    /// `lastScheduleTime` (field 4).
+    pub const LAST_SCHEDULE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `lastSuccessfulTime` (field 5).
+    pub const LAST_SUCCESSFUL_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for CronJobStatus<'a> {
@@ -334,6 +487,31 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 4, 5]);
+        for x in fields.get(0, Self::ACTIVE) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor
+            .field(
+                4,
+                fields
+                    .get(1, Self::LAST_SCHEDULE_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields
+                    .get(2, Self::LAST_SUCCESSFUL_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.active() {
@@ -376,6 +554,28 @@ impl<'a> JobTemplateSpec<'a> {
     pub fn spec(&self) -> Option<crate::api::batch::v1::JobSpec<'a>> {
         rt::get::<codec::Msg<crate::api::batch::v1::JobSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1beta1.JobTemplateSpec`, for one-pass reads with [`JobTemplateSpec::read`].
+impl<'a> JobTemplateSpec<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<crate::api::batch::v1::JobSpec<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for JobTemplateSpec<'a> {
@@ -405,6 +605,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobTemplateSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));

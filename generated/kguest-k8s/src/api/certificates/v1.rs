@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.certificates.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequest`.
 ///
@@ -42,6 +44,32 @@ impl<'a> CertificateSigningRequest<'a> {
     pub fn status(&self) -> Option<CertificateSigningRequestStatus<'a>> {
         rt::get::<codec::Msg<CertificateSigningRequestStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.CertificateSigningRequest`, for one-pass reads with [`CertificateSigningRequest::read`].
+impl<'a> CertificateSigningRequest<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<CertificateSigningRequestSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<CertificateSigningRequestStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for CertificateSigningRequest<'a> {
@@ -71,6 +99,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -155,6 +193,42 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.CertificateSigningRequestCondition`, for one-pass reads with [`CertificateSigningRequestCondition::read`].
+impl<'a> CertificateSigningRequestCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `reason` (field 2).
+    pub const REASON: Field<Self, codec::Str> = Field::new(2);
+
+    /// `message` (field 3).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `lastUpdateTime` (field 4).
+    pub const LAST_UPDATE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `lastTransitionTime` (field 5).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
+
+    /// `status` (field 6).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for CertificateSigningRequestCondition<'a> {
@@ -184,6 +258,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestConditio
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::LAST_UPDATE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields
+                    .get(4, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::STATUS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -227,6 +324,30 @@ impl<'a> CertificateSigningRequestList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<CertificateSigningRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.CertificateSigningRequestList`, for one-pass reads with [`CertificateSigningRequestList::read`].
+impl<'a> CertificateSigningRequestList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<CertificateSigningRequest<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for CertificateSigningRequestList<'a> {
@@ -256,6 +377,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestList<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -338,6 +470,43 @@ impl<'a> CertificateSigningRequestSpec<'a> {
     pub fn expiration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.CertificateSigningRequestSpec`, for one-pass reads with [`CertificateSigningRequestSpec::read`].
+impl<'a> CertificateSigningRequestSpec<'a> {
+    /// `request` (field 1).
+    pub const REQUEST: Field<Self, codec::Bytes> = Field::new(1);
+
+    /// `username` (field 2).
+    pub const USERNAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `uid` (field 3).
+    pub const UID: Field<Self, codec::Str> = Field::new(3);
+
+    /// `groups` (field 4).
+    pub const GROUPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
+
+    /// `usages` (field 5).
+    pub const USAGES: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `extra` (field 6).
+    pub const EXTRA: Field<Self, Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>>> =
+        Field::new(6);
+
+    /// `signerName` (field 7).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(7);
+
+    /// `expirationSeconds` (field 8).
+    pub const EXPIRATION_SECONDS: Field<Self, codec::Int32> = Field::new(8);
 }
 
 impl<'a> View<'a> for CertificateSigningRequestSpec<'a> {
@@ -367,6 +536,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestSpec<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::REQUEST).map(Item::Bytes));
+        visitor.field(2, fields.get(1, Self::USERNAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::UID).map(Item::Str));
+        for x in fields.get(3, Self::GROUPS) {
+            visitor.element(4, Item::Str(x));
+        }
+        for x in fields.get(4, Self::USAGES) {
+            visitor.element(5, Item::Str(x));
+        }
+        for (k, v) in fields.get(5, Self::EXTRA) {
+            visitor.entry(6, Item::Str(k), Item::Message(&v));
+        }
+        visitor.field(7, fields.get(6, Self::SIGNER_NAME).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::EXPIRATION_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.request().map(Item::Bytes));
@@ -416,6 +605,27 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     pub fn certificate(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.CertificateSigningRequestStatus`, for one-pass reads with [`CertificateSigningRequestStatus::read`].
+impl<'a> CertificateSigningRequestStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<CertificateSigningRequestCondition<'a>>>,
+    > = Field::new(1);
+
+    /// `certificate` (field 2).
+    pub const CERTIFICATE: Field<Self, codec::Bytes> = Field::new(2);
 }
 
 impl<'a> View<'a> for CertificateSigningRequestStatus<'a> {
@@ -445,6 +655,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestStatus<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::CERTIFICATE).map(Item::Bytes));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {
@@ -477,6 +697,21 @@ impl<'a> ExtraValue<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.ExtraValue`, for one-pass reads with [`ExtraValue::read`].
+impl<'a> ExtraValue<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ExtraValue<'a> {
@@ -506,6 +741,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.items() {

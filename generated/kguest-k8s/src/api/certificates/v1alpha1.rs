@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.certificates.v1alpha1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.certificates.v1alpha1.ClusterTrustBundle`.
 ///
@@ -37,6 +39,27 @@ impl<'a> ClusterTrustBundle<'a> {
     pub fn spec(&self) -> Option<ClusterTrustBundleSpec<'a>> {
         rt::get::<codec::Msg<ClusterTrustBundleSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1alpha1.ClusterTrustBundle`, for one-pass reads with [`ClusterTrustBundle::read`].
+impl<'a> ClusterTrustBundle<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ClusterTrustBundleSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ClusterTrustBundle<'a> {
@@ -66,6 +89,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundle<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -105,6 +137,28 @@ impl<'a> ClusterTrustBundleList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1alpha1.ClusterTrustBundleList`, for one-pass reads with [`ClusterTrustBundleList::read`].
+impl<'a> ClusterTrustBundleList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ClusterTrustBundleList<'a> {
@@ -134,6 +188,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -181,6 +246,24 @@ impl<'a> ClusterTrustBundleSpec<'a> {
     pub fn trust_bundle_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1alpha1.ClusterTrustBundleSpec`, for one-pass reads with [`ClusterTrustBundleSpec::read`].
+impl<'a> ClusterTrustBundleSpec<'a> {
+    /// `signerName` (field 1).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `trustBundle` (field 2).
+    pub const TRUST_BUNDLE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ClusterTrustBundleSpec<'a> {
@@ -210,6 +293,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SIGNER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TRUST_BUNDLE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.signer_name().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.certificates.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequest`.
 ///
@@ -42,6 +44,32 @@ impl<'a> CertificateSigningRequest<'a> {
     pub fn status(&self) -> Option<CertificateSigningRequestStatus<'a>> {
         rt::get::<codec::Msg<CertificateSigningRequestStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.CertificateSigningRequest`, for one-pass reads with [`CertificateSigningRequest::read`].
+impl<'a> CertificateSigningRequest<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<CertificateSigningRequestSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<CertificateSigningRequestStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for CertificateSigningRequest<'a> {
@@ -71,6 +99,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -155,6 +193,42 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestCondition`, for one-pass reads with [`CertificateSigningRequestCondition::read`].
+impl<'a> CertificateSigningRequestCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `reason` (field 2).
+    pub const REASON: Field<Self, codec::Str> = Field::new(2);
+
+    /// `message` (field 3).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `lastUpdateTime` (field 4).
+    pub const LAST_UPDATE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `lastTransitionTime` (field 5).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
+
+    /// `status` (field 6).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for CertificateSigningRequestCondition<'a> {
@@ -184,6 +258,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestConditio
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::LAST_UPDATE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields
+                    .get(4, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::STATUS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -227,6 +324,30 @@ impl<'a> CertificateSigningRequestList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<CertificateSigningRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestList`, for one-pass reads with [`CertificateSigningRequestList::read`].
+impl<'a> CertificateSigningRequestList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<CertificateSigningRequest<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for CertificateSigningRequestList<'a> {
@@ -256,6 +377,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestList<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -338,6 +470,43 @@ impl<'a> CertificateSigningRequestSpec<'a> {
     pub fn expiration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestSpec`, for one-pass reads with [`CertificateSigningRequestSpec::read`].
+impl<'a> CertificateSigningRequestSpec<'a> {
+    /// `request` (field 1).
+    pub const REQUEST: Field<Self, codec::Bytes> = Field::new(1);
+
+    /// `username` (field 2).
+    pub const USERNAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `uid` (field 3).
+    pub const UID: Field<Self, codec::Str> = Field::new(3);
+
+    /// `groups` (field 4).
+    pub const GROUPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
+
+    /// `usages` (field 5).
+    pub const USAGES: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `extra` (field 6).
+    pub const EXTRA: Field<Self, Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>>> =
+        Field::new(6);
+
+    /// `signerName` (field 7).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(7);
+
+    /// `expirationSeconds` (field 8).
+    pub const EXPIRATION_SECONDS: Field<Self, codec::Int32> = Field::new(8);
 }
 
 impl<'a> View<'a> for CertificateSigningRequestSpec<'a> {
@@ -367,6 +536,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestSpec<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::REQUEST).map(Item::Bytes));
+        visitor.field(2, fields.get(1, Self::USERNAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::UID).map(Item::Str));
+        for x in fields.get(3, Self::GROUPS) {
+            visitor.element(4, Item::Str(x));
+        }
+        for x in fields.get(4, Self::USAGES) {
+            visitor.element(5, Item::Str(x));
+        }
+        for (k, v) in fields.get(5, Self::EXTRA) {
+            visitor.entry(6, Item::Str(k), Item::Message(&v));
+        }
+        visitor.field(7, fields.get(6, Self::SIGNER_NAME).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::EXPIRATION_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.request().map(Item::Bytes));
@@ -416,6 +605,27 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     pub fn certificate(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestStatus`, for one-pass reads with [`CertificateSigningRequestStatus::read`].
+impl<'a> CertificateSigningRequestStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<CertificateSigningRequestCondition<'a>>>,
+    > = Field::new(1);
+
+    /// `certificate` (field 2).
+    pub const CERTIFICATE: Field<Self, codec::Bytes> = Field::new(2);
 }
 
 impl<'a> View<'a> for CertificateSigningRequestStatus<'a> {
@@ -445,6 +655,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestStatus<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::CERTIFICATE).map(Item::Bytes));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {
@@ -486,6 +706,27 @@ impl<'a> ClusterTrustBundle<'a> {
     pub fn spec(&self) -> Option<ClusterTrustBundleSpec<'a>> {
         rt::get::<codec::Msg<ClusterTrustBundleSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.ClusterTrustBundle`, for one-pass reads with [`ClusterTrustBundle::read`].
+impl<'a> ClusterTrustBundle<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ClusterTrustBundleSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ClusterTrustBundle<'a> {
@@ -515,6 +756,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundle<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -554,6 +804,28 @@ impl<'a> ClusterTrustBundleList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.ClusterTrustBundleList`, for one-pass reads with [`ClusterTrustBundleList::read`].
+impl<'a> ClusterTrustBundleList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ClusterTrustBundleList<'a> {
@@ -583,6 +855,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -630,6 +913,24 @@ impl<'a> ClusterTrustBundleSpec<'a> {
     pub fn trust_bundle_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.ClusterTrustBundleSpec`, for one-pass reads with [`ClusterTrustBundleSpec::read`].
+impl<'a> ClusterTrustBundleSpec<'a> {
+    /// `signerName` (field 1).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `trustBundle` (field 2).
+    pub const TRUST_BUNDLE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ClusterTrustBundleSpec<'a> {
@@ -661,6 +962,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SIGNER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TRUST_BUNDLE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.signer_name().map(Item::Str));
         visitor.field(2, self.trust_bundle().map(Item::Str));
     }
@@ -689,6 +998,21 @@ impl<'a> ExtraValue<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.ExtraValue`, for one-pass reads with [`ExtraValue::read`].
+impl<'a> ExtraValue<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ExtraValue<'a> {
@@ -718,6 +1042,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.items() {
@@ -763,6 +1096,32 @@ impl<'a> PodCertificateRequest<'a> {
     pub fn status(&self) -> Option<PodCertificateRequestStatus<'a>> {
         rt::get::<codec::Msg<PodCertificateRequestStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.PodCertificateRequest`, for one-pass reads with [`PodCertificateRequest::read`].
+impl<'a> PodCertificateRequest<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PodCertificateRequestSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PodCertificateRequestStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for PodCertificateRequest<'a> {
@@ -792,6 +1151,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -832,6 +1201,28 @@ impl<'a> PodCertificateRequestList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodCertificateRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.PodCertificateRequestList`, for one-pass reads with [`PodCertificateRequestList::read`].
+impl<'a> PodCertificateRequestList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PodCertificateRequest<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for PodCertificateRequestList<'a> {
@@ -861,6 +1252,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -983,6 +1385,57 @@ impl<'a> PodCertificateRequestSpec<'a> {
     pub fn stub_pkcs10_request(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec`, for one-pass reads with [`PodCertificateRequestSpec::read`].
+impl<'a> PodCertificateRequestSpec<'a> {
+    /// `signerName` (field 1).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `podName` (field 2).
+    pub const POD_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `podUID` (field 3).
+    pub const POD_UID: Field<Self, codec::Str> = Field::new(3);
+
+    /// `serviceAccountName` (field 4).
+    pub const SERVICE_ACCOUNT_NAME: Field<Self, codec::Str> = Field::new(4);
+
+    /// `serviceAccountUID` (field 5).
+    pub const SERVICE_ACCOUNT_UID: Field<Self, codec::Str> = Field::new(5);
+
+    /// `nodeName` (field 6).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(6);
+
+    /// `nodeUID` (field 7).
+    pub const NODE_UID: Field<Self, codec::Str> = Field::new(7);
+
+    /// `maxExpirationSeconds` (field 8).
+    pub const MAX_EXPIRATION_SECONDS: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `pkixPublicKey` (field 9).
+    pub const PKIX_PUBLIC_KEY: Field<Self, codec::Bytes> = Field::new(9);
+
+    /// `proofOfPossession` (field 10).
+    pub const PROOF_OF_POSSESSION: Field<Self, codec::Bytes> = Field::new(10);
+
+    /// `unverifiedUserAnnotations` (field 11).
+    pub const UNVERIFIED_USER_ANNOTATIONS: Field<
+        Self,
+        Map<'a, codec::Str, codec::Str>,
+    > = Field::new(11);
+
+    /// `stubPKCS10Request` (field 12).
+    pub const STUB_PKCS10_REQUEST: Field<Self, codec::Bytes> = Field::new(12);
 }
 
 impl<'a> View<'a> for PodCertificateRequestSpec<'a> {
@@ -1012,6 +1465,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        visitor.field(1, fields.get(0, Self::SIGNER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POD_NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::POD_UID).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SERVICE_ACCOUNT_NAME).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::SERVICE_ACCOUNT_UID).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::NODE_NAME).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::NODE_UID).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::MAX_EXPIRATION_SECONDS).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::PKIX_PUBLIC_KEY).map(Item::Bytes));
+        visitor.field(10, fields.get(9, Self::PROOF_OF_POSSESSION).map(Item::Bytes));
+        for (k, v) in fields.get(10, Self::UNVERIFIED_USER_ANNOTATIONS) {
+            visitor.entry(11, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(12, fields.get(11, Self::STUB_PKCS10_REQUEST).map(Item::Bytes));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.signer_name().map(Item::Str));
@@ -1096,6 +1569,45 @@ impl<'a> PodCertificateRequestStatus<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1beta1.PodCertificateRequestStatus`, for one-pass reads with [`PodCertificateRequestStatus::read`].
+impl<'a> PodCertificateRequestStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
+
+    /// `certificateChain` (field 2).
+    pub const CERTIFICATE_CHAIN: Field<Self, codec::Str> = Field::new(2);
+
+    /// `notBefore` (field 4).
+    pub const NOT_BEFORE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `beginRefreshAt` (field 5).
+    pub const BEGIN_REFRESH_AT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
+
+    /// `notAfter` (field 6).
+    pub const NOT_AFTER: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(6);
 }
 
 impl<'a> View<'a> for PodCertificateRequestStatus<'a> {
@@ -1125,6 +1637,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::CERTIFICATE_CHAIN).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(2, Self::NOT_BEFORE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields.get(3, Self::BEGIN_REFRESH_AT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(6, fields.get(4, Self::NOT_AFTER).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {

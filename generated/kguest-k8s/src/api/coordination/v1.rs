@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.coordination.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.coordination.v1.Lease`.
 ///
@@ -37,6 +39,27 @@ impl<'a> Lease<'a> {
     pub fn spec(&self) -> Option<LeaseSpec<'a>> {
         rt::get::<codec::Msg<LeaseSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.coordination.v1.Lease`, for one-pass reads with [`Lease::read`].
+impl<'a> Lease<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<LeaseSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for Lease<'a> {
@@ -64,6 +87,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Lease<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -103,6 +135,27 @@ impl<'a> LeaseList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Lease<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.coordination.v1.LeaseList`, for one-pass reads with [`LeaseList::read`].
+impl<'a> LeaseList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Lease<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for LeaseList<'a> {
@@ -132,6 +185,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -217,6 +281,45 @@ impl<'a> LeaseSpec<'a> {
     pub fn preferred_holder_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.coordination.v1.LeaseSpec`, for one-pass reads with [`LeaseSpec::read`].
+impl<'a> LeaseSpec<'a> {
+    /// `holderIdentity` (field 1).
+    pub const HOLDER_IDENTITY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `leaseDurationSeconds` (field 2).
+    pub const LEASE_DURATION_SECONDS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `acquireTime` (field 3).
+    pub const ACQUIRE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
+    > = Field::new(3);
+
+    /// `renewTime` (field 4).
+    pub const RENEW_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
+    > = Field::new(4);
+
+    /// `leaseTransitions` (field 5).
+    pub const LEASE_TRANSITIONS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `strategy` (field 6).
+    pub const STRATEGY: Field<Self, codec::Str> = Field::new(6);
+
+    /// `preferredHolder` (field 7).
+    pub const PREFERRED_HOLDER: Field<Self, codec::Str> = Field::new(7);
 }
 
 impl<'a> View<'a> for LeaseSpec<'a> {
@@ -246,6 +349,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::HOLDER_IDENTITY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::LEASE_DURATION_SECONDS).map(Item::I32));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::ACQUIRE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::RENEW_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::LEASE_TRANSITIONS).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::STRATEGY).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::PREFERRED_HOLDER).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.holder_identity().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.coordination.v1alpha2`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.coordination.v1alpha2.LeaseCandidate`.
 ///
@@ -37,6 +39,27 @@ impl<'a> LeaseCandidate<'a> {
     pub fn spec(&self) -> Option<LeaseCandidateSpec<'a>> {
         rt::get::<codec::Msg<LeaseCandidateSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.coordination.v1alpha2.LeaseCandidate`, for one-pass reads with [`LeaseCandidate::read`].
+impl<'a> LeaseCandidate<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<LeaseCandidateSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for LeaseCandidate<'a> {
@@ -66,6 +89,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidate<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -105,6 +137,28 @@ impl<'a> LeaseCandidateList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<LeaseCandidate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.coordination.v1alpha2.LeaseCandidateList`, for one-pass reads with [`LeaseCandidateList::read`].
+impl<'a> LeaseCandidateList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<LeaseCandidate<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for LeaseCandidateList<'a> {
@@ -134,6 +188,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidateList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -219,6 +284,42 @@ impl<'a> LeaseCandidateSpec<'a> {
     pub fn strategy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.coordination.v1alpha2.LeaseCandidateSpec`, for one-pass reads with [`LeaseCandidateSpec::read`].
+impl<'a> LeaseCandidateSpec<'a> {
+    /// `leaseName` (field 1).
+    pub const LEASE_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `pingTime` (field 2).
+    pub const PING_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
+    > = Field::new(2);
+
+    /// `renewTime` (field 3).
+    pub const RENEW_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
+    > = Field::new(3);
+
+    /// `binaryVersion` (field 4).
+    pub const BINARY_VERSION: Field<Self, codec::Str> = Field::new(4);
+
+    /// `emulationVersion` (field 5).
+    pub const EMULATION_VERSION: Field<Self, codec::Str> = Field::new(5);
+
+    /// `strategy` (field 6).
+    pub const STRATEGY: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for LeaseCandidateSpec<'a> {
@@ -248,6 +349,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidateSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::LEASE_NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::PING_TIME).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::RENEW_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::BINARY_VERSION).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::EMULATION_VERSION).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::STRATEGY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.lease_name().map(Item::Str));

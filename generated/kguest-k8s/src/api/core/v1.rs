@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.core.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource`.
 ///
@@ -53,6 +55,30 @@ impl<'a> AWSElasticBlockStoreVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource`, for one-pass reads with [`AWSElasticBlockStoreVolumeSource::read`].
+impl<'a> AWSElasticBlockStoreVolumeSource<'a> {
+    /// `volumeID` (field 1).
+    pub const VOLUME_ID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `partition` (field 3).
+    pub const PARTITION: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `readOnly` (field 4).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for AWSElasticBlockStoreVolumeSource<'a> {
@@ -82,6 +108,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AWSElasticBlockStoreVolumeSource<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::VOLUME_ID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::PARTITION).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.volume_id().map(Item::Str));
@@ -124,6 +160,28 @@ impl<'a> Affinity<'a> {
     pub fn pod_anti_affinity(&self) -> Option<PodAntiAffinity<'a>> {
         rt::get::<codec::Msg<PodAntiAffinity<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Affinity`, for one-pass reads with [`Affinity::read`].
+impl<'a> Affinity<'a> {
+    /// `nodeAffinity` (field 1).
+    pub const NODE_AFFINITY: Field<Self, codec::Msg<NodeAffinity<'a>>> = Field::new(1);
+
+    /// `podAffinity` (field 2).
+    pub const POD_AFFINITY: Field<Self, codec::Msg<PodAffinity<'a>>> = Field::new(2);
+
+    /// `podAntiAffinity` (field 3).
+    pub const POD_ANTI_AFFINITY: Field<Self, codec::Msg<PodAntiAffinity<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for Affinity<'a> {
@@ -153,6 +211,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Affinity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::NODE_AFFINITY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::POD_AFFINITY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::POD_ANTI_AFFINITY).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.node_affinity().as_ref().map(|x| Item::Message(x)));
@@ -199,6 +278,24 @@ impl<'a> AppArmorProfile<'a> {
     pub fn localhost_profile_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.AppArmorProfile`, for one-pass reads with [`AppArmorProfile::read`].
+impl<'a> AppArmorProfile<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `localhostProfile` (field 2).
+    pub const LOCALHOST_PROFILE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for AppArmorProfile<'a> {
@@ -228,6 +325,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AppArmorProfile<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::LOCALHOST_PROFILE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -273,6 +378,24 @@ impl<'a> AttachedVolume<'a> {
     pub fn device_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.AttachedVolume`, for one-pass reads with [`AttachedVolume::read`].
+impl<'a> AttachedVolume<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `devicePath` (field 2).
+    pub const DEVICE_PATH: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for AttachedVolume<'a> {
@@ -302,6 +425,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AttachedVolume<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DEVICE_PATH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -334,6 +465,24 @@ impl<'a> AvoidPods<'a> {
     ) -> Repeated<'a, codec::Msg<PreferAvoidPodsEntry<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.AvoidPods`, for one-pass reads with [`AvoidPods::read`].
+impl<'a> AvoidPods<'a> {
+    /// `preferAvoidPods` (field 1).
+    pub const PREFER_AVOID_PODS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PreferAvoidPodsEntry<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for AvoidPods<'a> {
@@ -363,6 +512,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AvoidPods<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::PREFER_AVOID_PODS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.prefer_avoid_pods() {
@@ -444,6 +602,36 @@ impl<'a> AzureDiskVolumeSource<'a> {
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.AzureDiskVolumeSource`, for one-pass reads with [`AzureDiskVolumeSource::read`].
+impl<'a> AzureDiskVolumeSource<'a> {
+    /// `diskName` (field 1).
+    pub const DISK_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `diskURI` (field 2).
+    pub const DISK_URI: Field<Self, codec::Str> = Field::new(2);
+
+    /// `cachingMode` (field 3).
+    pub const CACHING_MODE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `fsType` (field 4).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `readOnly` (field 5).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `kind` (field 6).
+    pub const KIND: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for AzureDiskVolumeSource<'a> {
@@ -473,6 +661,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureDiskVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::DISK_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DISK_URI).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::CACHING_MODE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::FS_TYPE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::READ_ONLY).map(Item::Bool));
+        visitor.field(6, fields.get(5, Self::KIND).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.disk_name().map(Item::Str));
@@ -537,6 +737,30 @@ impl<'a> AzureFilePersistentVolumeSource<'a> {
     pub fn secret_namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.AzureFilePersistentVolumeSource`, for one-pass reads with [`AzureFilePersistentVolumeSource::read`].
+impl<'a> AzureFilePersistentVolumeSource<'a> {
+    /// `secretName` (field 1).
+    pub const SECRET_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `shareName` (field 2).
+    pub const SHARE_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `secretNamespace` (field 4).
+    pub const SECRET_NAMESPACE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for AzureFilePersistentVolumeSource<'a> {
@@ -566,6 +790,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureFilePersistentVolumeSource<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::SECRET_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SHARE_NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::SECRET_NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.secret_name().map(Item::Str));
@@ -618,6 +852,27 @@ impl<'a> AzureFileVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.AzureFileVolumeSource`, for one-pass reads with [`AzureFileVolumeSource::read`].
+impl<'a> AzureFileVolumeSource<'a> {
+    /// `secretName` (field 1).
+    pub const SECRET_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `shareName` (field 2).
+    pub const SHARE_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
 }
 
 impl<'a> View<'a> for AzureFileVolumeSource<'a> {
@@ -647,6 +902,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureFileVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::SECRET_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SHARE_NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.secret_name().map(Item::Str));
@@ -687,6 +951,27 @@ impl<'a> Binding<'a> {
     pub fn target(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Binding`, for one-pass reads with [`Binding::read`].
+impl<'a> Binding<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `target` (field 2).
+    pub const TARGET: Field<Self, codec::Msg<ObjectReference<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for Binding<'a> {
@@ -714,6 +999,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Binding<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::TARGET).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -804,6 +1098,58 @@ impl<'a> CSIPersistentVolumeSource<'a> {
     pub fn node_expand_secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.CSIPersistentVolumeSource`, for one-pass reads with [`CSIPersistentVolumeSource::read`].
+impl<'a> CSIPersistentVolumeSource<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `volumeHandle` (field 2).
+    pub const VOLUME_HANDLE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `fsType` (field 4).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `volumeAttributes` (field 5).
+    pub const VOLUME_ATTRIBUTES: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(5);
+
+    /// `controllerPublishSecretRef` (field 6).
+    pub const CONTROLLER_PUBLISH_SECRET_REF: Field<
+        Self,
+        codec::Msg<SecretReference<'a>>,
+    > = Field::new(6);
+
+    /// `nodeStageSecretRef` (field 7).
+    pub const NODE_STAGE_SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> =
+        Field::new(7);
+
+    /// `nodePublishSecretRef` (field 8).
+    pub const NODE_PUBLISH_SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> =
+        Field::new(8);
+
+    /// `controllerExpandSecretRef` (field 9).
+    pub const CONTROLLER_EXPAND_SECRET_REF: Field<
+        Self,
+        codec::Msg<SecretReference<'a>>,
+    > = Field::new(9);
+
+    /// `nodeExpandSecretRef` (field 10).
+    pub const NODE_EXPAND_SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> =
+        Field::new(10);
 }
 
 impl<'a> View<'a> for CSIPersistentVolumeSource<'a> {
@@ -833,6 +1179,59 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIPersistentVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VOLUME_HANDLE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::FS_TYPE).map(Item::Str));
+        for (k, v) in fields.get(4, Self::VOLUME_ATTRIBUTES) {
+            visitor.entry(5, Item::Str(k), Item::Str(v));
+        }
+        visitor
+            .field(
+                6,
+                fields
+                    .get(5, Self::CONTROLLER_PUBLISH_SECRET_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                7,
+                fields
+                    .get(6, Self::NODE_STAGE_SECRET_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                8,
+                fields
+                    .get(7, Self::NODE_PUBLISH_SECRET_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                9,
+                fields
+                    .get(8, Self::CONTROLLER_EXPAND_SECRET_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                10,
+                fields
+                    .get(9, Self::NODE_EXPAND_SECRET_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -914,6 +1313,37 @@ impl<'a> CSIVolumeSource<'a> {
     pub fn node_publish_secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.CSIVolumeSource`, for one-pass reads with [`CSIVolumeSource::read`].
+impl<'a> CSIVolumeSource<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `readOnly` (field 2).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `fsType` (field 3).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `volumeAttributes` (field 4).
+    pub const VOLUME_ATTRIBUTES: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(4);
+
+    /// `nodePublishSecretRef` (field 5).
+    pub const NODE_PUBLISH_SECRET_REF: Field<
+        Self,
+        codec::Msg<LocalObjectReference<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for CSIVolumeSource<'a> {
@@ -943,6 +1373,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::READ_ONLY).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
+        for (k, v) in fields.get(3, Self::VOLUME_ATTRIBUTES) {
+            visitor.entry(4, Item::Str(k), Item::Str(v));
+        }
+        visitor
+            .field(
+                5,
+                fields
+                    .get(4, Self::NODE_PUBLISH_SECRET_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -984,6 +1434,24 @@ impl<'a> Capabilities<'a> {
     pub fn drop(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Capabilities`, for one-pass reads with [`Capabilities::read`].
+impl<'a> Capabilities<'a> {
+    /// `add` (field 1).
+    pub const ADD: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `drop` (field 2).
+    pub const DROP: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 }
 
 impl<'a> View<'a> for Capabilities<'a> {
@@ -1013,6 +1481,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Capabilities<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::ADD) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::DROP) {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.add() {
@@ -1087,6 +1567,36 @@ impl<'a> CephFSPersistentVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.CephFSPersistentVolumeSource`, for one-pass reads with [`CephFSPersistentVolumeSource::read`].
+impl<'a> CephFSPersistentVolumeSource<'a> {
+    /// `monitors` (field 1).
+    pub const MONITORS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `path` (field 2).
+    pub const PATH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `user` (field 3).
+    pub const USER: Field<Self, codec::Str> = Field::new(3);
+
+    /// `secretFile` (field 4).
+    pub const SECRET_FILE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `secretRef` (field 5).
+    pub const SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> = Field::new(5);
+
+    /// `readOnly` (field 6).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(6);
 }
 
 impl<'a> View<'a> for CephFSPersistentVolumeSource<'a> {
@@ -1116,6 +1626,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CephFSPersistentVolumeSource<'a> 
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        for x in fields.get(0, Self::MONITORS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::USER).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SECRET_FILE).map(Item::Str));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.monitors() {
@@ -1192,6 +1720,37 @@ impl<'a> CephFSVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.CephFSVolumeSource`, for one-pass reads with [`CephFSVolumeSource::read`].
+impl<'a> CephFSVolumeSource<'a> {
+    /// `monitors` (field 1).
+    pub const MONITORS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `path` (field 2).
+    pub const PATH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `user` (field 3).
+    pub const USER: Field<Self, codec::Str> = Field::new(3);
+
+    /// `secretFile` (field 4).
+    pub const SECRET_FILE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `secretRef` (field 5).
+    pub const SECRET_REF: Field<Self, codec::Msg<LocalObjectReference<'a>>> =
+        Field::new(5);
+
+    /// `readOnly` (field 6).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(6);
 }
 
 impl<'a> View<'a> for CephFSVolumeSource<'a> {
@@ -1221,6 +1780,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CephFSVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        for x in fields.get(0, Self::MONITORS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::USER).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SECRET_FILE).map(Item::Str));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.monitors() {
@@ -1282,6 +1859,30 @@ impl<'a> CinderPersistentVolumeSource<'a> {
     pub fn secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.CinderPersistentVolumeSource`, for one-pass reads with [`CinderPersistentVolumeSource::read`].
+impl<'a> CinderPersistentVolumeSource<'a> {
+    /// `volumeID` (field 1).
+    pub const VOLUME_ID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `secretRef` (field 4).
+    pub const SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> = Field::new(4);
 }
 
 impl<'a> View<'a> for CinderPersistentVolumeSource<'a> {
@@ -1311,6 +1912,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CinderPersistentVolumeSource<'a> 
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::VOLUME_ID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.volume_id().map(Item::Str));
@@ -1368,6 +1983,31 @@ impl<'a> CinderVolumeSource<'a> {
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.CinderVolumeSource`, for one-pass reads with [`CinderVolumeSource::read`].
+impl<'a> CinderVolumeSource<'a> {
+    /// `volumeID` (field 1).
+    pub const VOLUME_ID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `secretRef` (field 4).
+    pub const SECRET_REF: Field<Self, codec::Msg<LocalObjectReference<'a>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for CinderVolumeSource<'a> {
@@ -1397,6 +2037,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CinderVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::VOLUME_ID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.volume_id().map(Item::Str));
@@ -1429,6 +2083,21 @@ impl<'a> ClientIPConfig<'a> {
     pub fn timeout_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ClientIPConfig`, for one-pass reads with [`ClientIPConfig::read`].
+impl<'a> ClientIPConfig<'a> {
+    /// `timeoutSeconds` (field 1).
+    pub const TIMEOUT_SECONDS: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for ClientIPConfig<'a> {
@@ -1458,6 +2127,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClientIPConfig<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::TIMEOUT_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.timeout_seconds().map(Item::I32));
@@ -1526,6 +2202,36 @@ impl<'a> ClusterTrustBundleProjection<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ClusterTrustBundleProjection`, for one-pass reads with [`ClusterTrustBundleProjection::read`].
+impl<'a> ClusterTrustBundleProjection<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `signerName` (field 2).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `labelSelector` (field 3).
+    pub const LABEL_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(3);
+
+    /// `path` (field 4).
+    pub const PATH: Field<Self, codec::Str> = Field::new(4);
+
+    /// `optional` (field 5).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(5);
 }
 
 impl<'a> View<'a> for ClusterTrustBundleProjection<'a> {
@@ -1555,6 +2261,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleProjection<'a> 
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SIGNER_NAME).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::LABEL_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::PATH).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1623,6 +2344,30 @@ impl<'a> ComponentCondition<'a> {
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ComponentCondition`, for one-pass reads with [`ComponentCondition::read`].
+impl<'a> ComponentCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `message` (field 3).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `error` (field 4).
+    pub const ERROR: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for ComponentCondition<'a> {
@@ -1652,6 +2397,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::ERROR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1693,6 +2448,30 @@ impl<'a> ComponentStatus<'a> {
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<ComponentCondition<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ComponentStatus`, for one-pass reads with [`ComponentStatus::read`].
+impl<'a> ComponentStatus<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `conditions` (field 2).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ComponentCondition<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for ComponentStatus<'a> {
@@ -1722,6 +2501,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::CONDITIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1763,6 +2553,28 @@ impl<'a> ComponentStatusList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ComponentStatus<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ComponentStatusList`, for one-pass reads with [`ComponentStatusList::read`].
+impl<'a> ComponentStatusList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ComponentStatus<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ComponentStatusList<'a> {
@@ -1792,6 +2604,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentStatusList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1843,6 +2666,34 @@ impl<'a> ConfigMap<'a> {
     pub fn immutable(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ConfigMap`, for one-pass reads with [`ConfigMap::read`].
+impl<'a> ConfigMap<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `data` (field 2).
+    pub const DATA: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(2);
+
+    /// `binaryData` (field 3).
+    pub const BINARY_DATA: Field<Self, Map<'a, codec::Str, codec::Bytes>> =
+        Field::new(3);
+
+    /// `immutable` (field 4).
+    pub const IMMUTABLE: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for ConfigMap<'a> {
@@ -1872,6 +2723,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMap<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for (k, v) in fields.get(1, Self::DATA) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        for (k, v) in fields.get(2, Self::BINARY_DATA) {
+            visitor.entry(3, Item::Str(k), Item::Bytes(v));
+        }
+        visitor.field(4, fields.get(3, Self::IMMUTABLE).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1913,6 +2779,27 @@ impl<'a> ConfigMapEnvSource<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ConfigMapEnvSource`, for one-pass reads with [`ConfigMapEnvSource::read`].
+impl<'a> ConfigMapEnvSource<'a> {
+    /// `localObjectReference` (field 1).
+    pub const LOCAL_OBJECT_REFERENCE: Field<
+        Self,
+        codec::Msg<LocalObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `optional` (field 2).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(2);
 }
 
 impl<'a> View<'a> for ConfigMapEnvSource<'a> {
@@ -1942,6 +2829,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapEnvSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::LOCAL_OBJECT_REFERENCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -1988,6 +2890,30 @@ impl<'a> ConfigMapKeySelector<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ConfigMapKeySelector`, for one-pass reads with [`ConfigMapKeySelector::read`].
+impl<'a> ConfigMapKeySelector<'a> {
+    /// `localObjectReference` (field 1).
+    pub const LOCAL_OBJECT_REFERENCE: Field<
+        Self,
+        codec::Msg<LocalObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `key` (field 2).
+    pub const KEY: Field<Self, codec::Str> = Field::new(2);
+
+    /// `optional` (field 3).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(3);
 }
 
 impl<'a> View<'a> for ConfigMapKeySelector<'a> {
@@ -2017,6 +2943,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapKeySelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::LOCAL_OBJECT_REFERENCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::KEY).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -2058,6 +3000,28 @@ impl<'a> ConfigMapList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ConfigMap<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ConfigMapList`, for one-pass reads with [`ConfigMapList::read`].
+impl<'a> ConfigMapList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ConfigMap<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ConfigMapList<'a> {
@@ -2087,6 +3051,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2164,6 +3139,33 @@ impl<'a> ConfigMapNodeConfigSource<'a> {
     pub fn kubelet_config_key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ConfigMapNodeConfigSource`, for one-pass reads with [`ConfigMapNodeConfigSource::read`].
+impl<'a> ConfigMapNodeConfigSource<'a> {
+    /// `namespace` (field 1).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `name` (field 2).
+    pub const NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `uid` (field 3).
+    pub const UID: Field<Self, codec::Str> = Field::new(3);
+
+    /// `resourceVersion` (field 4).
+    pub const RESOURCE_VERSION: Field<Self, codec::Str> = Field::new(4);
+
+    /// `kubeletConfigKey` (field 5).
+    pub const KUBELET_CONFIG_KEY: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for ConfigMapNodeConfigSource<'a> {
@@ -2193,6 +3195,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapNodeConfigSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::UID).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::RESOURCE_VERSION).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::KUBELET_CONFIG_KEY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.namespace().map(Item::Str));
@@ -2236,6 +3249,31 @@ impl<'a> ConfigMapProjection<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ConfigMapProjection`, for one-pass reads with [`ConfigMapProjection::read`].
+impl<'a> ConfigMapProjection<'a> {
+    /// `localObjectReference` (field 1).
+    pub const LOCAL_OBJECT_REFERENCE: Field<
+        Self,
+        codec::Msg<LocalObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<KeyToPath<'a>>>> =
+        Field::new(2);
+
+    /// `optional` (field 4).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for ConfigMapProjection<'a> {
@@ -2265,6 +3303,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapProjection<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::LOCAL_OBJECT_REFERENCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(2, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -2314,6 +3370,34 @@ impl<'a> ConfigMapVolumeSource<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ConfigMapVolumeSource`, for one-pass reads with [`ConfigMapVolumeSource::read`].
+impl<'a> ConfigMapVolumeSource<'a> {
+    /// `localObjectReference` (field 1).
+    pub const LOCAL_OBJECT_REFERENCE: Field<
+        Self,
+        codec::Msg<LocalObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<KeyToPath<'a>>>> =
+        Field::new(2);
+
+    /// `defaultMode` (field 3).
+    pub const DEFAULT_MODE: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `optional` (field 4).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for ConfigMapVolumeSource<'a> {
@@ -2343,6 +3427,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::LOCAL_OBJECT_REFERENCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, fields.get(2, Self::DEFAULT_MODE).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -2535,6 +3638,105 @@ impl<'a> Container<'a> {
     ) -> Repeated<'a, codec::Msg<ContainerRestartRule<'a>>> {
         Repeated::new(self.bytes, 25)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Container`, for one-pass reads with [`Container::read`].
+impl<'a> Container<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `image` (field 2).
+    pub const IMAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `command` (field 3).
+    pub const COMMAND: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `args` (field 4).
+    pub const ARGS: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
+
+    /// `workingDir` (field 5).
+    pub const WORKING_DIR: Field<Self, codec::Str> = Field::new(5);
+
+    /// `ports` (field 6).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<ContainerPort<'a>>>> =
+        Field::new(6);
+
+    /// `env` (field 7).
+    pub const ENV: Field<Self, Repeated<'a, codec::Msg<EnvVar<'a>>>> = Field::new(7);
+
+    /// `resources` (field 8).
+    pub const RESOURCES: Field<Self, codec::Msg<ResourceRequirements<'a>>> =
+        Field::new(8);
+
+    /// `volumeMounts` (field 9).
+    pub const VOLUME_MOUNTS: Field<Self, Repeated<'a, codec::Msg<VolumeMount<'a>>>> =
+        Field::new(9);
+
+    /// `livenessProbe` (field 10).
+    pub const LIVENESS_PROBE: Field<Self, codec::Msg<Probe<'a>>> = Field::new(10);
+
+    /// `readinessProbe` (field 11).
+    pub const READINESS_PROBE: Field<Self, codec::Msg<Probe<'a>>> = Field::new(11);
+
+    /// `lifecycle` (field 12).
+    pub const LIFECYCLE: Field<Self, codec::Msg<Lifecycle<'a>>> = Field::new(12);
+
+    /// `terminationMessagePath` (field 13).
+    pub const TERMINATION_MESSAGE_PATH: Field<Self, codec::Str> = Field::new(13);
+
+    /// `imagePullPolicy` (field 14).
+    pub const IMAGE_PULL_POLICY: Field<Self, codec::Str> = Field::new(14);
+
+    /// `securityContext` (field 15).
+    pub const SECURITY_CONTEXT: Field<Self, codec::Msg<SecurityContext<'a>>> =
+        Field::new(15);
+
+    /// `stdin` (field 16).
+    pub const STDIN: Field<Self, codec::Bool> = Field::new(16);
+
+    /// `stdinOnce` (field 17).
+    pub const STDIN_ONCE: Field<Self, codec::Bool> = Field::new(17);
+
+    /// `tty` (field 18).
+    pub const TTY: Field<Self, codec::Bool> = Field::new(18);
+
+    /// `envFrom` (field 19).
+    pub const ENV_FROM: Field<Self, Repeated<'a, codec::Msg<EnvFromSource<'a>>>> =
+        Field::new(19);
+
+    /// `terminationMessagePolicy` (field 20).
+    pub const TERMINATION_MESSAGE_POLICY: Field<Self, codec::Str> = Field::new(20);
+
+    /// `volumeDevices` (field 21).
+    pub const VOLUME_DEVICES: Field<Self, Repeated<'a, codec::Msg<VolumeDevice<'a>>>> =
+        Field::new(21);
+
+    /// `startupProbe` (field 22).
+    pub const STARTUP_PROBE: Field<Self, codec::Msg<Probe<'a>>> = Field::new(22);
+
+    /// `resizePolicy` (field 23).
+    pub const RESIZE_POLICY: Field<
+        Self,
+        Repeated<'a, codec::Msg<ContainerResizePolicy<'a>>>,
+    > = Field::new(23);
+
+    /// `restartPolicy` (field 24).
+    pub const RESTART_POLICY: Field<Self, codec::Str> = Field::new(24);
+
+    /// `restartPolicyRules` (field 25).
+    pub const RESTART_POLICY_RULES: Field<
+        Self,
+        Repeated<'a, codec::Msg<ContainerRestartRule<'a>>>,
+    > = Field::new(25);
 }
 
 impl<'a> View<'a> for Container<'a> {
@@ -2564,6 +3766,83 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Container<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25,
+            ],
+        );
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::IMAGE).map(Item::Str));
+        for x in fields.get(2, Self::COMMAND) {
+            visitor.element(3, Item::Str(x));
+        }
+        for x in fields.get(3, Self::ARGS) {
+            visitor.element(4, Item::Str(x));
+        }
+        visitor.field(5, fields.get(4, Self::WORKING_DIR).map(Item::Str));
+        for x in fields.get(5, Self::PORTS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        for x in fields.get(6, Self::ENV) {
+            visitor.element(7, Item::Message(&x));
+        }
+        visitor
+            .field(8, fields.get(7, Self::RESOURCES).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(8, Self::VOLUME_MOUNTS) {
+            visitor.element(9, Item::Message(&x));
+        }
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::LIVENESS_PROBE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                11,
+                fields.get(10, Self::READINESS_PROBE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                12,
+                fields.get(11, Self::LIFECYCLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(13, fields.get(12, Self::TERMINATION_MESSAGE_PATH).map(Item::Str));
+        visitor.field(14, fields.get(13, Self::IMAGE_PULL_POLICY).map(Item::Str));
+        visitor
+            .field(
+                15,
+                fields.get(14, Self::SECURITY_CONTEXT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(16, fields.get(15, Self::STDIN).map(Item::Bool));
+        visitor.field(17, fields.get(16, Self::STDIN_ONCE).map(Item::Bool));
+        visitor.field(18, fields.get(17, Self::TTY).map(Item::Bool));
+        for x in fields.get(18, Self::ENV_FROM) {
+            visitor.element(19, Item::Message(&x));
+        }
+        visitor
+            .field(20, fields.get(19, Self::TERMINATION_MESSAGE_POLICY).map(Item::Str));
+        for x in fields.get(20, Self::VOLUME_DEVICES) {
+            visitor.element(21, Item::Message(&x));
+        }
+        visitor
+            .field(
+                22,
+                fields.get(21, Self::STARTUP_PROBE).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(22, Self::RESIZE_POLICY) {
+            visitor.element(23, Item::Message(&x));
+        }
+        visitor.field(24, fields.get(23, Self::RESTART_POLICY).map(Item::Str));
+        for x in fields.get(24, Self::RESTART_POLICY_RULES) {
+            visitor.element(25, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2660,6 +3939,27 @@ impl<'a> ContainerExtendedResourceRequest<'a> {
     pub fn request_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerExtendedResourceRequest`, for one-pass reads with [`ContainerExtendedResourceRequest::read`].
+impl<'a> ContainerExtendedResourceRequest<'a> {
+    /// `containerName` (field 1).
+    pub const CONTAINER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceName` (field 2).
+    pub const RESOURCE_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `requestName` (field 3).
+    pub const REQUEST_NAME: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ContainerExtendedResourceRequest<'a> {
@@ -2689,6 +3989,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerExtendedResourceRequest<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::CONTAINER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE_NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::REQUEST_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.container_name().map(Item::Str));
@@ -2725,6 +4034,24 @@ impl<'a> ContainerImage<'a> {
     pub fn size_bytes(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerImage`, for one-pass reads with [`ContainerImage::read`].
+impl<'a> ContainerImage<'a> {
+    /// `names` (field 1).
+    pub const NAMES: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `sizeBytes` (field 2).
+    pub const SIZE_BYTES: Field<Self, codec::Int64> = Field::new(2);
 }
 
 impl<'a> View<'a> for ContainerImage<'a> {
@@ -2754,6 +4081,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerImage<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::NAMES) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::SIZE_BYTES).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.names() {
@@ -2821,6 +4158,33 @@ impl<'a> ContainerPort<'a> {
     pub fn host_ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerPort`, for one-pass reads with [`ContainerPort::read`].
+impl<'a> ContainerPort<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `hostPort` (field 2).
+    pub const HOST_PORT: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `containerPort` (field 3).
+    pub const CONTAINER_PORT: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `protocol` (field 4).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(4);
+
+    /// `hostIP` (field 5).
+    pub const HOST_IP: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for ContainerPort<'a> {
@@ -2850,6 +4214,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerPort<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::HOST_PORT).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::CONTAINER_PORT).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::PROTOCOL).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::HOST_IP).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2898,6 +4273,24 @@ impl<'a> ContainerResizePolicy<'a> {
     pub fn restart_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerResizePolicy`, for one-pass reads with [`ContainerResizePolicy::read`].
+impl<'a> ContainerResizePolicy<'a> {
+    /// `resourceName` (field 1).
+    pub const RESOURCE_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `restartPolicy` (field 2).
+    pub const RESTART_POLICY: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ContainerResizePolicy<'a> {
@@ -2927,6 +4320,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResizePolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::RESOURCE_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESTART_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.resource_name().map(Item::Str));
@@ -2967,6 +4368,25 @@ impl<'a> ContainerRestartRule<'a> {
     pub fn exit_codes(&self) -> Option<ContainerRestartRuleOnExitCodes<'a>> {
         rt::get::<codec::Msg<ContainerRestartRuleOnExitCodes<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerRestartRule`, for one-pass reads with [`ContainerRestartRule::read`].
+impl<'a> ContainerRestartRule<'a> {
+    /// `action` (field 1).
+    pub const ACTION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `exitCodes` (field 2).
+    pub const EXIT_CODES: Field<Self, codec::Msg<ContainerRestartRuleOnExitCodes<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ContainerRestartRule<'a> {
@@ -2996,6 +4416,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerRestartRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::ACTION).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::EXIT_CODES).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.action().map(Item::Str));
@@ -3036,6 +4468,24 @@ impl<'a> ContainerRestartRuleOnExitCodes<'a> {
     pub fn values(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerRestartRuleOnExitCodes`, for one-pass reads with [`ContainerRestartRuleOnExitCodes::read`].
+impl<'a> ContainerRestartRuleOnExitCodes<'a> {
+    /// `operator` (field 1).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(1);
+
+    /// `values` (field 2).
+    pub const VALUES: Field<Self, Repeated<'a, codec::Int32>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ContainerRestartRuleOnExitCodes<'a> {
@@ -3065,6 +4515,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerRestartRuleOnExitCodes<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::OPERATOR).map(Item::Str));
+        for x in fields.get(1, Self::VALUES) {
+            visitor.element(2, Item::I32(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.operator().map(Item::Str));
@@ -3107,6 +4567,30 @@ impl<'a> ContainerState<'a> {
     pub fn terminated(&self) -> Option<ContainerStateTerminated<'a>> {
         rt::get::<codec::Msg<ContainerStateTerminated<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerState`, for one-pass reads with [`ContainerState::read`].
+impl<'a> ContainerState<'a> {
+    /// `waiting` (field 1).
+    pub const WAITING: Field<Self, codec::Msg<ContainerStateWaiting<'a>>> =
+        Field::new(1);
+
+    /// `running` (field 2).
+    pub const RUNNING: Field<Self, codec::Msg<ContainerStateRunning<'a>>> =
+        Field::new(2);
+
+    /// `terminated` (field 3).
+    pub const TERMINATED: Field<Self, codec::Msg<ContainerStateTerminated<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for ContainerState<'a> {
@@ -3136,6 +4620,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerState<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::WAITING).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::RUNNING).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::TERMINATED).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.waiting().as_ref().map(|x| Item::Message(x)));
@@ -3171,6 +4670,24 @@ impl<'a> ContainerStateRunning<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerStateRunning`, for one-pass reads with [`ContainerStateRunning::read`].
+impl<'a> ContainerStateRunning<'a> {
+    /// `startedAt` (field 1).
+    pub const STARTED_AT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for ContainerStateRunning<'a> {
@@ -3200,6 +4717,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateRunning<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::STARTED_AT).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.started_at().as_ref().map(|x| Item::Message(x)));
@@ -3282,6 +4810,45 @@ impl<'a> ContainerStateTerminated<'a> {
     pub fn container_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerStateTerminated`, for one-pass reads with [`ContainerStateTerminated::read`].
+impl<'a> ContainerStateTerminated<'a> {
+    /// `exitCode` (field 1).
+    pub const EXIT_CODE: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `signal` (field 2).
+    pub const SIGNAL: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `reason` (field 3).
+    pub const REASON: Field<Self, codec::Str> = Field::new(3);
+
+    /// `message` (field 4).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `startedAt` (field 5).
+    pub const STARTED_AT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
+
+    /// `finishedAt` (field 6).
+    pub const FINISHED_AT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(6);
+
+    /// `containerID` (field 7).
+    pub const CONTAINER_ID: Field<Self, codec::Str> = Field::new(7);
 }
 
 impl<'a> View<'a> for ContainerStateTerminated<'a> {
@@ -3311,6 +4878,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateTerminated<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::EXIT_CODE).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::SIGNAL).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::MESSAGE).map(Item::Str));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::STARTED_AT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::FINISHED_AT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(7, fields.get(6, Self::CONTAINER_ID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.exit_code().map(Item::I32));
@@ -3361,6 +4949,24 @@ impl<'a> ContainerStateWaiting<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerStateWaiting`, for one-pass reads with [`ContainerStateWaiting::read`].
+impl<'a> ContainerStateWaiting<'a> {
+    /// `reason` (field 1).
+    pub const REASON: Field<Self, codec::Str> = Field::new(1);
+
+    /// `message` (field 2).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ContainerStateWaiting<'a> {
@@ -3390,6 +4996,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateWaiting<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::REASON).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.reason().map(Item::Str));
@@ -3523,6 +5137,77 @@ impl<'a> ContainerStatus<'a> {
     pub fn stop_signal_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerStatus`, for one-pass reads with [`ContainerStatus::read`].
+impl<'a> ContainerStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `state` (field 2).
+    pub const STATE: Field<Self, codec::Msg<ContainerState<'a>>> = Field::new(2);
+
+    /// `lastState` (field 3).
+    pub const LAST_STATE: Field<Self, codec::Msg<ContainerState<'a>>> = Field::new(3);
+
+    /// `ready` (field 4).
+    pub const READY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `restartCount` (field 5).
+    pub const RESTART_COUNT: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `image` (field 6).
+    pub const IMAGE: Field<Self, codec::Str> = Field::new(6);
+
+    /// `imageID` (field 7).
+    pub const IMAGE_ID: Field<Self, codec::Str> = Field::new(7);
+
+    /// `containerID` (field 8).
+    pub const CONTAINER_ID: Field<Self, codec::Str> = Field::new(8);
+
+    /// `started` (field 9).
+    pub const STARTED: Field<Self, codec::Bool> = Field::new(9);
+
+    /// `allocatedResources` (field 10).
+    pub const ALLOCATED_RESOURCES: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(10);
+
+    /// `resources` (field 11).
+    pub const RESOURCES: Field<Self, codec::Msg<ResourceRequirements<'a>>> =
+        Field::new(11);
+
+    /// `volumeMounts` (field 12).
+    pub const VOLUME_MOUNTS: Field<
+        Self,
+        Repeated<'a, codec::Msg<VolumeMountStatus<'a>>>,
+    > = Field::new(12);
+
+    /// `user` (field 13).
+    pub const USER: Field<Self, codec::Msg<ContainerUser<'a>>> = Field::new(13);
+
+    /// `allocatedResourcesStatus` (field 14).
+    pub const ALLOCATED_RESOURCES_STATUS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ResourceStatus<'a>>>,
+    > = Field::new(14);
+
+    /// `stopSignal` (field 15).
+    pub const STOP_SIGNAL: Field<Self, codec::Str> = Field::new(15);
 }
 
 impl<'a> View<'a> for ContainerStatus<'a> {
@@ -3552,6 +5237,44 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+        );
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::LAST_STATE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::READY).map(Item::Bool));
+        visitor.field(5, fields.get(4, Self::RESTART_COUNT).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::IMAGE).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::IMAGE_ID).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::CONTAINER_ID).map(Item::Str));
+        visitor.field(9, fields.get(8, Self::STARTED).map(Item::Bool));
+        for (k, v) in fields.get(9, Self::ALLOCATED_RESOURCES) {
+            visitor.entry(10, Item::Str(k), Item::Message(&v));
+        }
+        visitor
+            .field(
+                11,
+                fields.get(10, Self::RESOURCES).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(11, Self::VOLUME_MOUNTS) {
+            visitor.element(12, Item::Message(&x));
+        }
+        visitor.field(13, fields.get(12, Self::USER).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(13, Self::ALLOCATED_RESOURCES_STATUS) {
+            visitor.element(14, Item::Message(&x));
+        }
+        visitor.field(15, fields.get(14, Self::STOP_SIGNAL).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -3601,6 +5324,21 @@ impl<'a> ContainerUser<'a> {
     pub fn linux(&self) -> Option<LinuxContainerUser<'a>> {
         rt::get::<codec::Msg<LinuxContainerUser<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ContainerUser`, for one-pass reads with [`ContainerUser::read`].
+impl<'a> ContainerUser<'a> {
+    /// `linux` (field 1).
+    pub const LINUX: Field<Self, codec::Msg<LinuxContainerUser<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ContainerUser<'a> {
@@ -3632,6 +5370,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerUser<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::LINUX).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.linux().as_ref().map(|x| Item::Message(x)));
     }
 }
@@ -3659,6 +5404,21 @@ impl<'a> DaemonEndpoint<'a> {
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.DaemonEndpoint`, for one-pass reads with [`DaemonEndpoint::read`].
+impl<'a> DaemonEndpoint<'a> {
+    /// `Port` (field 1).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for DaemonEndpoint<'a> {
@@ -3690,6 +5450,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonEndpoint<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.port().map(Item::I32));
     }
 }
@@ -3717,6 +5484,22 @@ impl<'a> DownwardAPIProjection<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<DownwardAPIVolumeFile<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.DownwardAPIProjection`, for one-pass reads with [`DownwardAPIProjection::read`].
+impl<'a> DownwardAPIProjection<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<DownwardAPIVolumeFile<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for DownwardAPIProjection<'a> {
@@ -3746,6 +5529,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIProjection<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.items() {
@@ -3797,6 +5589,32 @@ impl<'a> DownwardAPIVolumeFile<'a> {
     pub fn mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.DownwardAPIVolumeFile`, for one-pass reads with [`DownwardAPIVolumeFile::read`].
+impl<'a> DownwardAPIVolumeFile<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fieldRef` (field 2).
+    pub const FIELD_REF: Field<Self, codec::Msg<ObjectFieldSelector<'a>>> =
+        Field::new(2);
+
+    /// `resourceFieldRef` (field 3).
+    pub const RESOURCE_FIELD_REF: Field<Self, codec::Msg<ResourceFieldSelector<'a>>> =
+        Field::new(3);
+
+    /// `mode` (field 4).
+    pub const MODE: Field<Self, codec::Int32> = Field::new(4);
 }
 
 impl<'a> View<'a> for DownwardAPIVolumeFile<'a> {
@@ -3826,6 +5644,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeFile<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::FIELD_REF).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::RESOURCE_FIELD_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::MODE).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
@@ -3863,6 +5699,25 @@ impl<'a> DownwardAPIVolumeSource<'a> {
     pub fn default_mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.DownwardAPIVolumeSource`, for one-pass reads with [`DownwardAPIVolumeSource::read`].
+impl<'a> DownwardAPIVolumeSource<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<DownwardAPIVolumeFile<'a>>>> =
+        Field::new(1);
+
+    /// `defaultMode` (field 2).
+    pub const DEFAULT_MODE: Field<Self, codec::Int32> = Field::new(2);
 }
 
 impl<'a> View<'a> for DownwardAPIVolumeSource<'a> {
@@ -3892,6 +5747,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::DEFAULT_MODE).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.items() {
@@ -3938,6 +5803,27 @@ impl<'a> EmptyDirVolumeSource<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EmptyDirVolumeSource`, for one-pass reads with [`EmptyDirVolumeSource::read`].
+impl<'a> EmptyDirVolumeSource<'a> {
+    /// `medium` (field 1).
+    pub const MEDIUM: Field<Self, codec::Str> = Field::new(1);
+
+    /// `sizeLimit` (field 2).
+    pub const SIZE_LIMIT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for EmptyDirVolumeSource<'a> {
@@ -3967,6 +5853,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EmptyDirVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::MEDIUM).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::SIZE_LIMIT).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.medium().map(Item::Str));
@@ -4027,6 +5925,30 @@ impl<'a> EndpointAddress<'a> {
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EndpointAddress`, for one-pass reads with [`EndpointAddress::read`].
+impl<'a> EndpointAddress<'a> {
+    /// `ip` (field 1).
+    pub const IP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `targetRef` (field 2).
+    pub const TARGET_REF: Field<Self, codec::Msg<ObjectReference<'a>>> = Field::new(2);
+
+    /// `hostname` (field 3).
+    pub const HOSTNAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `nodeName` (field 4).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for EndpointAddress<'a> {
@@ -4056,6 +5978,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointAddress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::TARGET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::HOSTNAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::NODE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ip().map(Item::Str));
@@ -4118,6 +6054,30 @@ impl<'a> EndpointPort<'a> {
     pub fn app_protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EndpointPort`, for one-pass reads with [`EndpointPort::read`].
+impl<'a> EndpointPort<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `port` (field 2).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `protocol` (field 3).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(3);
+
+    /// `appProtocol` (field 4).
+    pub const APP_PROTOCOL: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for EndpointPort<'a> {
@@ -4147,6 +6107,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointPort<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PORT).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::PROTOCOL).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::APP_PROTOCOL).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -4189,6 +6159,32 @@ impl<'a> EndpointSubset<'a> {
     pub fn ports(&self) -> Repeated<'a, codec::Msg<EndpointPort<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EndpointSubset`, for one-pass reads with [`EndpointSubset::read`].
+impl<'a> EndpointSubset<'a> {
+    /// `addresses` (field 1).
+    pub const ADDRESSES: Field<Self, Repeated<'a, codec::Msg<EndpointAddress<'a>>>> =
+        Field::new(1);
+
+    /// `notReadyAddresses` (field 2).
+    pub const NOT_READY_ADDRESSES: Field<
+        Self,
+        Repeated<'a, codec::Msg<EndpointAddress<'a>>>,
+    > = Field::new(2);
+
+    /// `ports` (field 3).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<EndpointPort<'a>>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for EndpointSubset<'a> {
@@ -4218,6 +6214,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSubset<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::ADDRESSES) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::NOT_READY_ADDRESSES) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::PORTS) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.addresses() {
@@ -4264,6 +6275,28 @@ impl<'a> Endpoints<'a> {
     pub fn subsets(&self) -> Repeated<'a, codec::Msg<EndpointSubset<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Endpoints`, for one-pass reads with [`Endpoints::read`].
+impl<'a> Endpoints<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `subsets` (field 2).
+    pub const SUBSETS: Field<Self, Repeated<'a, codec::Msg<EndpointSubset<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for Endpoints<'a> {
@@ -4293,6 +6326,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Endpoints<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::SUBSETS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -4334,6 +6378,28 @@ impl<'a> EndpointsList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Endpoints<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EndpointsList`, for one-pass reads with [`EndpointsList::read`].
+impl<'a> EndpointsList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Endpoints<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for EndpointsList<'a> {
@@ -4363,6 +6429,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointsList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -4410,6 +6487,28 @@ impl<'a> EnvFromSource<'a> {
     pub fn secret_ref(&self) -> Option<SecretEnvSource<'a>> {
         rt::get::<codec::Msg<SecretEnvSource<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EnvFromSource`, for one-pass reads with [`EnvFromSource::read`].
+impl<'a> EnvFromSource<'a> {
+    /// `prefix` (field 1).
+    pub const PREFIX: Field<Self, codec::Str> = Field::new(1);
+
+    /// `configMapRef` (field 2).
+    pub const CONFIG_MAP_REF: Field<Self, codec::Msg<ConfigMapEnvSource<'a>>> =
+        Field::new(2);
+
+    /// `secretRef` (field 3).
+    pub const SECRET_REF: Field<Self, codec::Msg<SecretEnvSource<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for EnvFromSource<'a> {
@@ -4439,6 +6538,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvFromSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PREFIX).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::CONFIG_MAP_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.prefix().map(Item::Str));
@@ -4490,6 +6606,27 @@ impl<'a> EnvVar<'a> {
     pub fn value_from(&self) -> Option<EnvVarSource<'a>> {
         rt::get::<codec::Msg<EnvVarSource<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EnvVar`, for one-pass reads with [`EnvVar::read`].
+impl<'a> EnvVar<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `valueFrom` (field 3).
+    pub const VALUE_FROM: Field<Self, codec::Msg<EnvVarSource<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for EnvVar<'a> {
@@ -4517,6 +6654,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvVar<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::VALUE_FROM).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -4568,6 +6718,37 @@ impl<'a> EnvVarSource<'a> {
     pub fn file_key_ref(&self) -> Option<FileKeySelector<'a>> {
         rt::get::<codec::Msg<FileKeySelector<'a>>>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EnvVarSource`, for one-pass reads with [`EnvVarSource::read`].
+impl<'a> EnvVarSource<'a> {
+    /// `fieldRef` (field 1).
+    pub const FIELD_REF: Field<Self, codec::Msg<ObjectFieldSelector<'a>>> =
+        Field::new(1);
+
+    /// `resourceFieldRef` (field 2).
+    pub const RESOURCE_FIELD_REF: Field<Self, codec::Msg<ResourceFieldSelector<'a>>> =
+        Field::new(2);
+
+    /// `configMapKeyRef` (field 3).
+    pub const CONFIG_MAP_KEY_REF: Field<Self, codec::Msg<ConfigMapKeySelector<'a>>> =
+        Field::new(3);
+
+    /// `secretKeyRef` (field 4).
+    pub const SECRET_KEY_REF: Field<Self, codec::Msg<SecretKeySelector<'a>>> =
+        Field::new(4);
+
+    /// `fileKeyRef` (field 5).
+    pub const FILE_KEY_REF: Field<Self, codec::Msg<FileKeySelector<'a>>> = Field::new(5);
 }
 
 impl<'a> View<'a> for EnvVarSource<'a> {
@@ -4597,6 +6778,40 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvVarSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor
+            .field(1, fields.get(0, Self::FIELD_REF).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::RESOURCE_FIELD_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::CONFIG_MAP_KEY_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::SECRET_KEY_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::FILE_KEY_REF).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.field_ref().as_ref().map(|x| Item::Message(x)));
@@ -4640,6 +6855,27 @@ impl<'a> EphemeralContainer<'a> {
     pub fn target_container_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EphemeralContainer`, for one-pass reads with [`EphemeralContainer::read`].
+impl<'a> EphemeralContainer<'a> {
+    /// `ephemeralContainerCommon` (field 1).
+    pub const EPHEMERAL_CONTAINER_COMMON: Field<
+        Self,
+        codec::Msg<EphemeralContainerCommon<'a>>,
+    > = Field::new(1);
+
+    /// `targetContainerName` (field 2).
+    pub const TARGET_CONTAINER_NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for EphemeralContainer<'a> {
@@ -4669,6 +6905,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralContainer<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::EPHEMERAL_CONTAINER_COMMON)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::TARGET_CONTAINER_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -4860,6 +7111,105 @@ impl<'a> EphemeralContainerCommon<'a> {
     ) -> Repeated<'a, codec::Msg<ContainerRestartRule<'a>>> {
         Repeated::new(self.bytes, 25)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EphemeralContainerCommon`, for one-pass reads with [`EphemeralContainerCommon::read`].
+impl<'a> EphemeralContainerCommon<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `image` (field 2).
+    pub const IMAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `command` (field 3).
+    pub const COMMAND: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `args` (field 4).
+    pub const ARGS: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
+
+    /// `workingDir` (field 5).
+    pub const WORKING_DIR: Field<Self, codec::Str> = Field::new(5);
+
+    /// `ports` (field 6).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<ContainerPort<'a>>>> =
+        Field::new(6);
+
+    /// `env` (field 7).
+    pub const ENV: Field<Self, Repeated<'a, codec::Msg<EnvVar<'a>>>> = Field::new(7);
+
+    /// `resources` (field 8).
+    pub const RESOURCES: Field<Self, codec::Msg<ResourceRequirements<'a>>> =
+        Field::new(8);
+
+    /// `volumeMounts` (field 9).
+    pub const VOLUME_MOUNTS: Field<Self, Repeated<'a, codec::Msg<VolumeMount<'a>>>> =
+        Field::new(9);
+
+    /// `livenessProbe` (field 10).
+    pub const LIVENESS_PROBE: Field<Self, codec::Msg<Probe<'a>>> = Field::new(10);
+
+    /// `readinessProbe` (field 11).
+    pub const READINESS_PROBE: Field<Self, codec::Msg<Probe<'a>>> = Field::new(11);
+
+    /// `lifecycle` (field 12).
+    pub const LIFECYCLE: Field<Self, codec::Msg<Lifecycle<'a>>> = Field::new(12);
+
+    /// `terminationMessagePath` (field 13).
+    pub const TERMINATION_MESSAGE_PATH: Field<Self, codec::Str> = Field::new(13);
+
+    /// `imagePullPolicy` (field 14).
+    pub const IMAGE_PULL_POLICY: Field<Self, codec::Str> = Field::new(14);
+
+    /// `securityContext` (field 15).
+    pub const SECURITY_CONTEXT: Field<Self, codec::Msg<SecurityContext<'a>>> =
+        Field::new(15);
+
+    /// `stdin` (field 16).
+    pub const STDIN: Field<Self, codec::Bool> = Field::new(16);
+
+    /// `stdinOnce` (field 17).
+    pub const STDIN_ONCE: Field<Self, codec::Bool> = Field::new(17);
+
+    /// `tty` (field 18).
+    pub const TTY: Field<Self, codec::Bool> = Field::new(18);
+
+    /// `envFrom` (field 19).
+    pub const ENV_FROM: Field<Self, Repeated<'a, codec::Msg<EnvFromSource<'a>>>> =
+        Field::new(19);
+
+    /// `terminationMessagePolicy` (field 20).
+    pub const TERMINATION_MESSAGE_POLICY: Field<Self, codec::Str> = Field::new(20);
+
+    /// `volumeDevices` (field 21).
+    pub const VOLUME_DEVICES: Field<Self, Repeated<'a, codec::Msg<VolumeDevice<'a>>>> =
+        Field::new(21);
+
+    /// `startupProbe` (field 22).
+    pub const STARTUP_PROBE: Field<Self, codec::Msg<Probe<'a>>> = Field::new(22);
+
+    /// `resizePolicy` (field 23).
+    pub const RESIZE_POLICY: Field<
+        Self,
+        Repeated<'a, codec::Msg<ContainerResizePolicy<'a>>>,
+    > = Field::new(23);
+
+    /// `restartPolicy` (field 24).
+    pub const RESTART_POLICY: Field<Self, codec::Str> = Field::new(24);
+
+    /// `restartPolicyRules` (field 25).
+    pub const RESTART_POLICY_RULES: Field<
+        Self,
+        Repeated<'a, codec::Msg<ContainerRestartRule<'a>>>,
+    > = Field::new(25);
 }
 
 impl<'a> View<'a> for EphemeralContainerCommon<'a> {
@@ -4889,6 +7239,83 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralContainerCommon<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25,
+            ],
+        );
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::IMAGE).map(Item::Str));
+        for x in fields.get(2, Self::COMMAND) {
+            visitor.element(3, Item::Str(x));
+        }
+        for x in fields.get(3, Self::ARGS) {
+            visitor.element(4, Item::Str(x));
+        }
+        visitor.field(5, fields.get(4, Self::WORKING_DIR).map(Item::Str));
+        for x in fields.get(5, Self::PORTS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        for x in fields.get(6, Self::ENV) {
+            visitor.element(7, Item::Message(&x));
+        }
+        visitor
+            .field(8, fields.get(7, Self::RESOURCES).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(8, Self::VOLUME_MOUNTS) {
+            visitor.element(9, Item::Message(&x));
+        }
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::LIVENESS_PROBE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                11,
+                fields.get(10, Self::READINESS_PROBE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                12,
+                fields.get(11, Self::LIFECYCLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(13, fields.get(12, Self::TERMINATION_MESSAGE_PATH).map(Item::Str));
+        visitor.field(14, fields.get(13, Self::IMAGE_PULL_POLICY).map(Item::Str));
+        visitor
+            .field(
+                15,
+                fields.get(14, Self::SECURITY_CONTEXT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(16, fields.get(15, Self::STDIN).map(Item::Bool));
+        visitor.field(17, fields.get(16, Self::STDIN_ONCE).map(Item::Bool));
+        visitor.field(18, fields.get(17, Self::TTY).map(Item::Bool));
+        for x in fields.get(18, Self::ENV_FROM) {
+            visitor.element(19, Item::Message(&x));
+        }
+        visitor
+            .field(20, fields.get(19, Self::TERMINATION_MESSAGE_POLICY).map(Item::Str));
+        for x in fields.get(20, Self::VOLUME_DEVICES) {
+            visitor.element(21, Item::Message(&x));
+        }
+        visitor
+            .field(
+                22,
+                fields.get(21, Self::STARTUP_PROBE).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(22, Self::RESIZE_POLICY) {
+            visitor.element(23, Item::Message(&x));
+        }
+        visitor.field(24, fields.get(23, Self::RESTART_POLICY).map(Item::Str));
+        for x in fields.get(24, Self::RESTART_POLICY_RULES) {
+            visitor.element(25, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -4960,6 +7387,24 @@ impl<'a> EphemeralVolumeSource<'a> {
     pub fn volume_claim_template(&self) -> Option<PersistentVolumeClaimTemplate<'a>> {
         rt::get::<codec::Msg<PersistentVolumeClaimTemplate<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EphemeralVolumeSource`, for one-pass reads with [`EphemeralVolumeSource::read`].
+impl<'a> EphemeralVolumeSource<'a> {
+    /// `volumeClaimTemplate` (field 1).
+    pub const VOLUME_CLAIM_TEMPLATE: Field<
+        Self,
+        codec::Msg<PersistentVolumeClaimTemplate<'a>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for EphemeralVolumeSource<'a> {
@@ -4989,6 +7434,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::VOLUME_CLAIM_TEMPLATE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -5135,6 +7594,76 @@ impl<'a> Event<'a> {
     pub fn reporting_instance_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Event`, for one-pass reads with [`Event::read`].
+impl<'a> Event<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `involvedObject` (field 2).
+    pub const INVOLVED_OBJECT: Field<Self, codec::Msg<ObjectReference<'a>>> =
+        Field::new(2);
+
+    /// `reason` (field 3).
+    pub const REASON: Field<Self, codec::Str> = Field::new(3);
+
+    /// `message` (field 4).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `source` (field 5).
+    pub const SOURCE: Field<Self, codec::Msg<EventSource<'a>>> = Field::new(5);
+
+    /// `firstTimestamp` (field 6).
+    pub const FIRST_TIMESTAMP: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(6);
+
+    /// `lastTimestamp` (field 7).
+    pub const LAST_TIMESTAMP: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(7);
+
+    /// `count` (field 8).
+    pub const COUNT: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `type` (field 9).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(9);
+
+    /// `eventTime` (field 10).
+    pub const EVENT_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
+    > = Field::new(10);
+
+    /// `series` (field 11).
+    pub const SERIES: Field<Self, codec::Msg<EventSeries<'a>>> = Field::new(11);
+
+    /// `action` (field 12).
+    pub const ACTION: Field<Self, codec::Str> = Field::new(12);
+
+    /// `related` (field 13).
+    pub const RELATED: Field<Self, codec::Msg<ObjectReference<'a>>> = Field::new(13);
+
+    /// `reportingComponent` (field 14).
+    pub const REPORTING_COMPONENT: Field<Self, codec::Str> = Field::new(14);
+
+    /// `reportingInstance` (field 15).
+    pub const REPORTING_INSTANCE: Field<Self, codec::Str> = Field::new(15);
 }
 
 impl<'a> View<'a> for Event<'a> {
@@ -5162,6 +7691,49 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Event<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+        );
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::INVOLVED_OBJECT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::MESSAGE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::SOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::FIRST_TIMESTAMP).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                7,
+                fields.get(6, Self::LAST_TIMESTAMP).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(8, fields.get(7, Self::COUNT).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::EVENT_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(11, fields.get(10, Self::SERIES).as_ref().map(|x| Item::Message(x)));
+        visitor.field(12, fields.get(11, Self::ACTION).map(Item::Str));
+        visitor
+            .field(13, fields.get(12, Self::RELATED).as_ref().map(|x| Item::Message(x)));
+        visitor.field(14, fields.get(13, Self::REPORTING_COMPONENT).map(Item::Str));
+        visitor.field(15, fields.get(14, Self::REPORTING_INSTANCE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -5214,6 +7786,27 @@ impl<'a> EventList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Event<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EventList`, for one-pass reads with [`EventList::read`].
+impl<'a> EventList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Event<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for EventList<'a> {
@@ -5243,6 +7836,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -5284,6 +7888,27 @@ impl<'a> EventSeries<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EventSeries`, for one-pass reads with [`EventSeries::read`].
+impl<'a> EventSeries<'a> {
+    /// `count` (field 1).
+    pub const COUNT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `lastObservedTime` (field 2).
+    pub const LAST_OBSERVED_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for EventSeries<'a> {
@@ -5313,6 +7938,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventSeries<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::COUNT).map(Item::I32));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::LAST_OBSERVED_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.count().map(Item::I32));
@@ -5358,6 +7998,24 @@ impl<'a> EventSource<'a> {
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EventSource`, for one-pass reads with [`EventSource::read`].
+impl<'a> EventSource<'a> {
+    /// `component` (field 1).
+    pub const COMPONENT: Field<Self, codec::Str> = Field::new(1);
+
+    /// `host` (field 2).
+    pub const HOST: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for EventSource<'a> {
@@ -5389,6 +8047,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::COMPONENT).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::HOST).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.component().map(Item::Str));
         visitor.field(2, self.host().map(Item::Str));
     }
@@ -5417,6 +8083,21 @@ impl<'a> ExecAction<'a> {
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ExecAction`, for one-pass reads with [`ExecAction::read`].
+impl<'a> ExecAction<'a> {
+    /// `command` (field 1).
+    pub const COMMAND: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ExecAction<'a> {
@@ -5446,6 +8127,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExecAction<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::COMMAND) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.command() {
@@ -5502,6 +8192,33 @@ impl<'a> FCVolumeSource<'a> {
     pub fn wwids(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.FCVolumeSource`, for one-pass reads with [`FCVolumeSource::read`].
+impl<'a> FCVolumeSource<'a> {
+    /// `targetWWNs` (field 1).
+    pub const TARGET_WWNS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `lun` (field 2).
+    pub const LUN: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `fsType` (field 3).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `readOnly` (field 4).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `wwids` (field 5).
+    pub const WWIDS: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
 }
 
 impl<'a> View<'a> for FCVolumeSource<'a> {
@@ -5531,6 +8248,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FCVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        for x in fields.get(0, Self::TARGET_WWNS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::LUN).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::READ_ONLY).map(Item::Bool));
+        for x in fields.get(4, Self::WWIDS) {
+            visitor.element(5, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.target_wwns() {
@@ -5598,6 +8330,30 @@ impl<'a> FileKeySelector<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.FileKeySelector`, for one-pass reads with [`FileKeySelector::read`].
+impl<'a> FileKeySelector<'a> {
+    /// `volumeName` (field 1).
+    pub const VOLUME_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `path` (field 2).
+    pub const PATH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `key` (field 3).
+    pub const KEY: Field<Self, codec::Str> = Field::new(3);
+
+    /// `optional` (field 4).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for FileKeySelector<'a> {
@@ -5627,6 +8383,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FileKeySelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::VOLUME_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::KEY).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.volume_name().map(Item::Str));
@@ -5689,6 +8455,33 @@ impl<'a> FlexPersistentVolumeSource<'a> {
     pub fn options(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.FlexPersistentVolumeSource`, for one-pass reads with [`FlexPersistentVolumeSource::read`].
+impl<'a> FlexPersistentVolumeSource<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `secretRef` (field 3).
+    pub const SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> = Field::new(3);
+
+    /// `readOnly` (field 4).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `options` (field 5).
+    pub const OPTIONS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(5);
 }
 
 impl<'a> View<'a> for FlexPersistentVolumeSource<'a> {
@@ -5718,6 +8511,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlexPersistentVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::READ_ONLY).map(Item::Bool));
+        for (k, v) in fields.get(4, Self::OPTIONS) {
+            visitor.entry(5, Item::Str(k), Item::Str(v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -5783,6 +8593,34 @@ impl<'a> FlexVolumeSource<'a> {
     pub fn options(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.FlexVolumeSource`, for one-pass reads with [`FlexVolumeSource::read`].
+impl<'a> FlexVolumeSource<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `secretRef` (field 3).
+    pub const SECRET_REF: Field<Self, codec::Msg<LocalObjectReference<'a>>> =
+        Field::new(3);
+
+    /// `readOnly` (field 4).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `options` (field 5).
+    pub const OPTIONS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(5);
 }
 
 impl<'a> View<'a> for FlexVolumeSource<'a> {
@@ -5812,6 +8650,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlexVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::READ_ONLY).map(Item::Bool));
+        for (k, v) in fields.get(4, Self::OPTIONS) {
+            visitor.entry(5, Item::Str(k), Item::Str(v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -5862,6 +8717,24 @@ impl<'a> FlockerVolumeSource<'a> {
     pub fn dataset_uuid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.FlockerVolumeSource`, for one-pass reads with [`FlockerVolumeSource::read`].
+impl<'a> FlockerVolumeSource<'a> {
+    /// `datasetName` (field 1).
+    pub const DATASET_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `datasetUUID` (field 2).
+    pub const DATASET_UUID: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for FlockerVolumeSource<'a> {
@@ -5891,6 +8764,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlockerVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::DATASET_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DATASET_UUID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.dataset_name().map(Item::Str));
@@ -5946,6 +8827,30 @@ impl<'a> GCEPersistentDiskVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.GCEPersistentDiskVolumeSource`, for one-pass reads with [`GCEPersistentDiskVolumeSource::read`].
+impl<'a> GCEPersistentDiskVolumeSource<'a> {
+    /// `pdName` (field 1).
+    pub const PD_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `partition` (field 3).
+    pub const PARTITION: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `readOnly` (field 4).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for GCEPersistentDiskVolumeSource<'a> {
@@ -5975,6 +8880,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GCEPersistentDiskVolumeSource<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::PD_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::PARTITION).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pd_name().map(Item::Str));
@@ -6017,6 +8932,24 @@ impl<'a> GRPCAction<'a> {
     pub fn service_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.GRPCAction`, for one-pass reads with [`GRPCAction::read`].
+impl<'a> GRPCAction<'a> {
+    /// `port` (field 1).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `service` (field 2).
+    pub const SERVICE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for GRPCAction<'a> {
@@ -6046,6 +8979,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GRPCAction<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::SERVICE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.port().map(Item::I32));
@@ -6101,6 +9042,27 @@ impl<'a> GitRepoVolumeSource<'a> {
     pub fn directory_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.GitRepoVolumeSource`, for one-pass reads with [`GitRepoVolumeSource::read`].
+impl<'a> GitRepoVolumeSource<'a> {
+    /// `repository` (field 1).
+    pub const REPOSITORY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `revision` (field 2).
+    pub const REVISION: Field<Self, codec::Str> = Field::new(2);
+
+    /// `directory` (field 3).
+    pub const DIRECTORY: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for GitRepoVolumeSource<'a> {
@@ -6130,6 +9092,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GitRepoVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::REPOSITORY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::REVISION).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::DIRECTORY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.repository().map(Item::Str));
@@ -6191,6 +9162,30 @@ impl<'a> GlusterfsPersistentVolumeSource<'a> {
     pub fn endpoints_namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.GlusterfsPersistentVolumeSource`, for one-pass reads with [`GlusterfsPersistentVolumeSource::read`].
+impl<'a> GlusterfsPersistentVolumeSource<'a> {
+    /// `endpoints` (field 1).
+    pub const ENDPOINTS: Field<Self, codec::Str> = Field::new(1);
+
+    /// `path` (field 2).
+    pub const PATH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `endpointsNamespace` (field 4).
+    pub const ENDPOINTS_NAMESPACE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for GlusterfsPersistentVolumeSource<'a> {
@@ -6220,6 +9215,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GlusterfsPersistentVolumeSource<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::ENDPOINTS).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::ENDPOINTS_NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.endpoints().map(Item::Str));
@@ -6272,6 +9277,27 @@ impl<'a> GlusterfsVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.GlusterfsVolumeSource`, for one-pass reads with [`GlusterfsVolumeSource::read`].
+impl<'a> GlusterfsVolumeSource<'a> {
+    /// `endpoints` (field 1).
+    pub const ENDPOINTS: Field<Self, codec::Str> = Field::new(1);
+
+    /// `path` (field 2).
+    pub const PATH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
 }
 
 impl<'a> View<'a> for GlusterfsVolumeSource<'a> {
@@ -6301,6 +9327,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GlusterfsVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::ENDPOINTS).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.endpoints().map(Item::Str));
@@ -6371,6 +9406,37 @@ impl<'a> HTTPGetAction<'a> {
     pub fn http_headers(&self) -> Repeated<'a, codec::Msg<HTTPHeader<'a>>> {
         Repeated::new(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.HTTPGetAction`, for one-pass reads with [`HTTPGetAction::read`].
+impl<'a> HTTPGetAction<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `port` (field 2).
+    pub const PORT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
+
+    /// `host` (field 3).
+    pub const HOST: Field<Self, codec::Str> = Field::new(3);
+
+    /// `scheme` (field 4).
+    pub const SCHEME: Field<Self, codec::Str> = Field::new(4);
+
+    /// `httpHeaders` (field 5).
+    pub const HTTP_HEADERS: Field<Self, Repeated<'a, codec::Msg<HTTPHeader<'a>>>> =
+        Field::new(5);
 }
 
 impl<'a> View<'a> for HTTPGetAction<'a> {
@@ -6400,6 +9466,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPGetAction<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PORT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::HOST).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SCHEME).map(Item::Str));
+        for x in fields.get(4, Self::HTTP_HEADERS) {
+            visitor.element(5, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
@@ -6450,6 +9529,24 @@ impl<'a> HTTPHeader<'a> {
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.HTTPHeader`, for one-pass reads with [`HTTPHeader::read`].
+impl<'a> HTTPHeader<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for HTTPHeader<'a> {
@@ -6479,6 +9576,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPHeader<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -6519,6 +9624,24 @@ impl<'a> HostAlias<'a> {
     pub fn hostnames(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.HostAlias`, for one-pass reads with [`HostAlias::read`].
+impl<'a> HostAlias<'a> {
+    /// `ip` (field 1).
+    pub const IP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `hostnames` (field 2).
+    pub const HOSTNAMES: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 }
 
 impl<'a> View<'a> for HostAlias<'a> {
@@ -6548,6 +9671,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostAlias<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
+        for x in fields.get(1, Self::HOSTNAMES) {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ip().map(Item::Str));
@@ -6585,6 +9718,21 @@ impl<'a> HostIP<'a> {
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.HostIP`, for one-pass reads with [`HostIP::read`].
+impl<'a> HostIP<'a> {
+    /// `ip` (field 1).
+    pub const IP: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for HostIP<'a> {
@@ -6612,6 +9760,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostIP<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ip().map(Item::Str));
@@ -6656,6 +9811,24 @@ impl<'a> HostPathVolumeSource<'a> {
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.HostPathVolumeSource`, for one-pass reads with [`HostPathVolumeSource::read`].
+impl<'a> HostPathVolumeSource<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `type` (field 2).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for HostPathVolumeSource<'a> {
@@ -6685,6 +9858,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostPathVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
@@ -6790,6 +9971,51 @@ impl<'a> ISCSIPersistentVolumeSource<'a> {
     pub fn initiator_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ISCSIPersistentVolumeSource`, for one-pass reads with [`ISCSIPersistentVolumeSource::read`].
+impl<'a> ISCSIPersistentVolumeSource<'a> {
+    /// `targetPortal` (field 1).
+    pub const TARGET_PORTAL: Field<Self, codec::Str> = Field::new(1);
+
+    /// `iqn` (field 2).
+    pub const IQN: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lun` (field 3).
+    pub const LUN: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `iscsiInterface` (field 4).
+    pub const ISCSI_INTERFACE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `fsType` (field 5).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `readOnly` (field 6).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(6);
+
+    /// `portals` (field 7).
+    pub const PORTALS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `chapAuthDiscovery` (field 8).
+    pub const CHAP_AUTH_DISCOVERY: Field<Self, codec::Bool> = Field::new(8);
+
+    /// `secretRef` (field 10).
+    pub const SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> = Field::new(10);
+
+    /// `chapAuthSession` (field 11).
+    pub const CHAP_AUTH_SESSION: Field<Self, codec::Bool> = Field::new(11);
+
+    /// `initiatorName` (field 12).
+    pub const INITIATOR_NAME: Field<Self, codec::Str> = Field::new(12);
 }
 
 impl<'a> View<'a> for ISCSIPersistentVolumeSource<'a> {
@@ -6819,6 +10045,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ISCSIPersistentVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]);
+        visitor.field(1, fields.get(0, Self::TARGET_PORTAL).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::IQN).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::LUN).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::ISCSI_INTERFACE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::FS_TYPE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::READ_ONLY).map(Item::Bool));
+        for x in fields.get(6, Self::PORTALS) {
+            visitor.element(7, Item::Str(x));
+        }
+        visitor.field(8, fields.get(7, Self::CHAP_AUTH_DISCOVERY).map(Item::Bool));
+        visitor
+            .field(
+                10,
+                fields.get(8, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(11, fields.get(9, Self::CHAP_AUTH_SESSION).map(Item::Bool));
+        visitor.field(12, fields.get(10, Self::INITIATOR_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.target_portal().map(Item::Str));
@@ -6935,6 +10184,52 @@ impl<'a> ISCSIVolumeSource<'a> {
     pub fn initiator_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ISCSIVolumeSource`, for one-pass reads with [`ISCSIVolumeSource::read`].
+impl<'a> ISCSIVolumeSource<'a> {
+    /// `targetPortal` (field 1).
+    pub const TARGET_PORTAL: Field<Self, codec::Str> = Field::new(1);
+
+    /// `iqn` (field 2).
+    pub const IQN: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lun` (field 3).
+    pub const LUN: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `iscsiInterface` (field 4).
+    pub const ISCSI_INTERFACE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `fsType` (field 5).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `readOnly` (field 6).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(6);
+
+    /// `portals` (field 7).
+    pub const PORTALS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `chapAuthDiscovery` (field 8).
+    pub const CHAP_AUTH_DISCOVERY: Field<Self, codec::Bool> = Field::new(8);
+
+    /// `secretRef` (field 10).
+    pub const SECRET_REF: Field<Self, codec::Msg<LocalObjectReference<'a>>> =
+        Field::new(10);
+
+    /// `chapAuthSession` (field 11).
+    pub const CHAP_AUTH_SESSION: Field<Self, codec::Bool> = Field::new(11);
+
+    /// `initiatorName` (field 12).
+    pub const INITIATOR_NAME: Field<Self, codec::Str> = Field::new(12);
 }
 
 impl<'a> View<'a> for ISCSIVolumeSource<'a> {
@@ -6964,6 +10259,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ISCSIVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12]);
+        visitor.field(1, fields.get(0, Self::TARGET_PORTAL).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::IQN).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::LUN).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::ISCSI_INTERFACE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::FS_TYPE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::READ_ONLY).map(Item::Bool));
+        for x in fields.get(6, Self::PORTALS) {
+            visitor.element(7, Item::Str(x));
+        }
+        visitor.field(8, fields.get(7, Self::CHAP_AUTH_DISCOVERY).map(Item::Bool));
+        visitor
+            .field(
+                10,
+                fields.get(8, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(11, fields.get(9, Self::CHAP_AUTH_SESSION).map(Item::Bool));
+        visitor.field(12, fields.get(10, Self::INITIATOR_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.target_portal().map(Item::Str));
@@ -7020,6 +10338,24 @@ impl<'a> ImageVolumeSource<'a> {
     pub fn pull_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ImageVolumeSource`, for one-pass reads with [`ImageVolumeSource::read`].
+impl<'a> ImageVolumeSource<'a> {
+    /// `reference` (field 1).
+    pub const REFERENCE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `pullPolicy` (field 2).
+    pub const PULL_POLICY: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ImageVolumeSource<'a> {
@@ -7049,6 +10385,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::REFERENCE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PULL_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.reference().map(Item::Str));
@@ -7084,6 +10428,21 @@ impl<'a> ImageVolumeStatus<'a> {
     pub fn image_ref_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ImageVolumeStatus`, for one-pass reads with [`ImageVolumeStatus::read`].
+impl<'a> ImageVolumeStatus<'a> {
+    /// `imageRef` (field 1).
+    pub const IMAGE_REF: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for ImageVolumeStatus<'a> {
@@ -7113,6 +10472,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageVolumeStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::IMAGE_REF).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.image_ref().map(Item::Str));
@@ -7162,6 +10528,27 @@ impl<'a> KeyToPath<'a> {
     pub fn mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.KeyToPath`, for one-pass reads with [`KeyToPath::read`].
+impl<'a> KeyToPath<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `path` (field 2).
+    pub const PATH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `mode` (field 3).
+    pub const MODE: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for KeyToPath<'a> {
@@ -7191,6 +10578,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for KeyToPath<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MODE).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -7237,6 +10633,27 @@ impl<'a> Lifecycle<'a> {
     pub fn stop_signal_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Lifecycle`, for one-pass reads with [`Lifecycle::read`].
+impl<'a> Lifecycle<'a> {
+    /// `postStart` (field 1).
+    pub const POST_START: Field<Self, codec::Msg<LifecycleHandler<'a>>> = Field::new(1);
+
+    /// `preStop` (field 2).
+    pub const PRE_STOP: Field<Self, codec::Msg<LifecycleHandler<'a>>> = Field::new(2);
+
+    /// `stopSignal` (field 3).
+    pub const STOP_SIGNAL: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for Lifecycle<'a> {
@@ -7266,6 +10683,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Lifecycle<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::POST_START).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(2, fields.get(1, Self::PRE_STOP).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STOP_SIGNAL).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.post_start().as_ref().map(|x| Item::Message(x)));
@@ -7312,6 +10743,30 @@ impl<'a> LifecycleHandler<'a> {
     pub fn sleep(&self) -> Option<SleepAction<'a>> {
         rt::get::<codec::Msg<SleepAction<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LifecycleHandler`, for one-pass reads with [`LifecycleHandler::read`].
+impl<'a> LifecycleHandler<'a> {
+    /// `exec` (field 1).
+    pub const EXEC: Field<Self, codec::Msg<ExecAction<'a>>> = Field::new(1);
+
+    /// `httpGet` (field 2).
+    pub const HTTP_GET: Field<Self, codec::Msg<HTTPGetAction<'a>>> = Field::new(2);
+
+    /// `tcpSocket` (field 3).
+    pub const TCP_SOCKET: Field<Self, codec::Msg<TCPSocketAction<'a>>> = Field::new(3);
+
+    /// `sleep` (field 4).
+    pub const SLEEP: Field<Self, codec::Msg<SleepAction<'a>>> = Field::new(4);
 }
 
 impl<'a> View<'a> for LifecycleHandler<'a> {
@@ -7341,6 +10796,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LifecycleHandler<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::EXEC).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::HTTP_GET).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::TCP_SOCKET).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::SLEEP).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.exec().as_ref().map(|x| Item::Message(x)));
@@ -7382,6 +10852,27 @@ impl<'a> LimitRange<'a> {
     pub fn spec(&self) -> Option<LimitRangeSpec<'a>> {
         rt::get::<codec::Msg<LimitRangeSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LimitRange`, for one-pass reads with [`LimitRange::read`].
+impl<'a> LimitRange<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<LimitRangeSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for LimitRange<'a> {
@@ -7411,6 +10902,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRange<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -7501,6 +11001,71 @@ impl<'a> LimitRangeItem<'a> {
     > {
         Map::new(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LimitRangeItem`, for one-pass reads with [`LimitRangeItem::read`].
+impl<'a> LimitRangeItem<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `max` (field 2).
+    pub const MAX: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(2);
+
+    /// `min` (field 3).
+    pub const MIN: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(3);
+
+    /// `default` (field 4).
+    pub const DEFAULT: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(4);
+
+    /// `defaultRequest` (field 5).
+    pub const DEFAULT_REQUEST: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(5);
+
+    /// `maxLimitRequestRatio` (field 6).
+    pub const MAX_LIMIT_REQUEST_RATIO: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(6);
 }
 
 impl<'a> View<'a> for LimitRangeItem<'a> {
@@ -7530,6 +11095,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeItem<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        for (k, v) in fields.get(1, Self::MAX) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(2, Self::MIN) {
+            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(3, Self::DEFAULT) {
+            visitor.entry(4, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(4, Self::DEFAULT_REQUEST) {
+            visitor.entry(5, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(5, Self::MAX_LIMIT_REQUEST_RATIO) {
+            visitor.entry(6, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -7583,6 +11170,28 @@ impl<'a> LimitRangeList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<LimitRange<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LimitRangeList`, for one-pass reads with [`LimitRangeList::read`].
+impl<'a> LimitRangeList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<LimitRange<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for LimitRangeList<'a> {
@@ -7612,6 +11221,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -7644,6 +11264,22 @@ impl<'a> LimitRangeSpec<'a> {
     pub fn limits(&self) -> Repeated<'a, codec::Msg<LimitRangeItem<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LimitRangeSpec`, for one-pass reads with [`LimitRangeSpec::read`].
+impl<'a> LimitRangeSpec<'a> {
+    /// `limits` (field 1).
+    pub const LIMITS: Field<Self, Repeated<'a, codec::Msg<LimitRangeItem<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for LimitRangeSpec<'a> {
@@ -7673,6 +11309,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::LIMITS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.limits() {
@@ -7714,6 +11359,28 @@ impl<'a> LinuxContainerUser<'a> {
     pub fn supplemental_groups(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LinuxContainerUser`, for one-pass reads with [`LinuxContainerUser::read`].
+impl<'a> LinuxContainerUser<'a> {
+    /// `uid` (field 1).
+    pub const UID: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `gid` (field 2).
+    pub const GID: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `supplementalGroups` (field 3).
+    pub const SUPPLEMENTAL_GROUPS: Field<Self, Repeated<'a, codec::Int64>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for LinuxContainerUser<'a> {
@@ -7743,6 +11410,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LinuxContainerUser<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::UID).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::GID).map(Item::I64));
+        for x in fields.get(2, Self::SUPPLEMENTAL_GROUPS) {
+            visitor.element(3, Item::I64(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.uid().map(Item::I64));
@@ -7787,6 +11465,30 @@ impl<'a> List<'a> {
     ) -> Repeated<'a, codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.List`, for one-pass reads with [`List::read`].
+impl<'a> List<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for List<'a> {
@@ -7814,6 +11516,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for List<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -7876,6 +11589,31 @@ impl<'a> LoadBalancerIngress<'a> {
     pub fn ports(&self) -> Repeated<'a, codec::Msg<PortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LoadBalancerIngress`, for one-pass reads with [`LoadBalancerIngress::read`].
+impl<'a> LoadBalancerIngress<'a> {
+    /// `ip` (field 1).
+    pub const IP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `hostname` (field 2).
+    pub const HOSTNAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `ipMode` (field 3).
+    pub const IP_MODE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `ports` (field 4).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<PortStatus<'a>>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for LoadBalancerIngress<'a> {
@@ -7905,6 +11643,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LoadBalancerIngress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::HOSTNAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::IP_MODE).map(Item::Str));
+        for x in fields.get(3, Self::PORTS) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ip().map(Item::Str));
@@ -7939,6 +11689,22 @@ impl<'a> LoadBalancerStatus<'a> {
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<LoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LoadBalancerStatus`, for one-pass reads with [`LoadBalancerStatus::read`].
+impl<'a> LoadBalancerStatus<'a> {
+    /// `ingress` (field 1).
+    pub const INGRESS: Field<Self, Repeated<'a, codec::Msg<LoadBalancerIngress<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for LoadBalancerStatus<'a> {
@@ -7968,6 +11734,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LoadBalancerStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::INGRESS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ingress() {
@@ -8004,6 +11779,21 @@ impl<'a> LocalObjectReference<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LocalObjectReference`, for one-pass reads with [`LocalObjectReference::read`].
+impl<'a> LocalObjectReference<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for LocalObjectReference<'a> {
@@ -8033,6 +11823,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalObjectReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -8077,6 +11874,24 @@ impl<'a> LocalVolumeSource<'a> {
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.LocalVolumeSource`, for one-pass reads with [`LocalVolumeSource::read`].
+impl<'a> LocalVolumeSource<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for LocalVolumeSource<'a> {
@@ -8106,6 +11921,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
@@ -8151,6 +11974,25 @@ impl<'a> ModifyVolumeStatus<'a> {
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ModifyVolumeStatus`, for one-pass reads with [`ModifyVolumeStatus::read`].
+impl<'a> ModifyVolumeStatus<'a> {
+    /// `targetVolumeAttributesClassName` (field 1).
+    pub const TARGET_VOLUME_ATTRIBUTES_CLASS_NAME: Field<Self, codec::Str> =
+        Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ModifyVolumeStatus<'a> {
@@ -8180,6 +12022,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ModifyVolumeStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::TARGET_VOLUME_ATTRIBUTES_CLASS_NAME).map(Item::Str),
+            );
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.target_volume_attributes_class_name().map(Item::Str));
@@ -8230,6 +12084,27 @@ impl<'a> NFSVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NFSVolumeSource`, for one-pass reads with [`NFSVolumeSource::read`].
+impl<'a> NFSVolumeSource<'a> {
+    /// `server` (field 1).
+    pub const SERVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `path` (field 2).
+    pub const PATH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
 }
 
 impl<'a> View<'a> for NFSVolumeSource<'a> {
@@ -8259,6 +12134,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NFSVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::SERVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.server().map(Item::Str));
@@ -8304,6 +12188,30 @@ impl<'a> Namespace<'a> {
     pub fn status(&self) -> Option<NamespaceStatus<'a>> {
         rt::get::<codec::Msg<NamespaceStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Namespace`, for one-pass reads with [`Namespace::read`].
+impl<'a> Namespace<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<NamespaceSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<NamespaceStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Namespace<'a> {
@@ -8333,6 +12241,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Namespace<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -8408,6 +12326,36 @@ impl<'a> NamespaceCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NamespaceCondition`, for one-pass reads with [`NamespaceCondition::read`].
+impl<'a> NamespaceCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 4).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `reason` (field 5).
+    pub const REASON: Field<Self, codec::Str> = Field::new(5);
+
+    /// `message` (field 6).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for NamespaceCondition<'a> {
@@ -8437,6 +12385,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(6, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -8479,6 +12445,28 @@ impl<'a> NamespaceList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Namespace<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NamespaceList`, for one-pass reads with [`NamespaceList::read`].
+impl<'a> NamespaceList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Namespace<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NamespaceList<'a> {
@@ -8508,6 +12496,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -8540,6 +12539,21 @@ impl<'a> NamespaceSpec<'a> {
     pub fn finalizers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NamespaceSpec`, for one-pass reads with [`NamespaceSpec::read`].
+impl<'a> NamespaceSpec<'a> {
+    /// `finalizers` (field 1).
+    pub const FINALIZERS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for NamespaceSpec<'a> {
@@ -8569,6 +12583,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::FINALIZERS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.finalizers() {
@@ -8610,6 +12633,27 @@ impl<'a> NamespaceStatus<'a> {
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<NamespaceCondition<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NamespaceStatus`, for one-pass reads with [`NamespaceStatus::read`].
+impl<'a> NamespaceStatus<'a> {
+    /// `phase` (field 1).
+    pub const PHASE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `conditions` (field 2).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NamespaceCondition<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for NamespaceStatus<'a> {
@@ -8639,6 +12683,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
+        for x in fields.get(1, Self::CONDITIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.phase().map(Item::Str));
@@ -8685,6 +12739,30 @@ impl<'a> Node<'a> {
     pub fn status(&self) -> Option<NodeStatus<'a>> {
         rt::get::<codec::Msg<NodeStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Node`, for one-pass reads with [`Node::read`].
+impl<'a> Node<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<NodeSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<NodeStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Node<'a> {
@@ -8712,6 +12790,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Node<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -8758,6 +12846,24 @@ impl<'a> NodeAddress<'a> {
     pub fn address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeAddress`, for one-pass reads with [`NodeAddress::read`].
+impl<'a> NodeAddress<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `address` (field 2).
+    pub const ADDRESS: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for NodeAddress<'a> {
@@ -8787,6 +12893,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAddress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::ADDRESS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -8826,6 +12940,30 @@ impl<'a> NodeAffinity<'a> {
     ) -> Repeated<'a, codec::Msg<PreferredSchedulingTerm<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeAffinity`, for one-pass reads with [`NodeAffinity::read`].
+impl<'a> NodeAffinity<'a> {
+    /// `requiredDuringSchedulingIgnoredDuringExecution` (field 1).
+    pub const REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION: Field<
+        Self,
+        codec::Msg<NodeSelector<'a>>,
+    > = Field::new(1);
+
+    /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    pub const PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION: Field<
+        Self,
+        Repeated<'a, codec::Msg<PreferredSchedulingTerm<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for NodeAffinity<'a> {
@@ -8855,6 +12993,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAffinity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields
+            .get(1, Self::PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION)
+        {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -8915,6 +13072,34 @@ impl<'a> NodeAllocatableResourceClaimStatus<'a> {
     > {
         Map::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus`, for one-pass reads with [`NodeAllocatableResourceClaimStatus::read`].
+impl<'a> NodeAllocatableResourceClaimStatus<'a> {
+    /// `resourceClaimName` (field 1).
+    pub const RESOURCE_CLAIM_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `containers` (field 2).
+    pub const CONTAINERS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `resources` (field 3).
+    pub const RESOURCES: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for NodeAllocatableResourceClaimStatus<'a> {
@@ -8944,6 +13129,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceClaimStatu
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
+        for x in fields.get(1, Self::CONTAINERS) {
+            visitor.element(2, Item::Str(x));
+        }
+        for (k, v) in fields.get(2, Self::RESOURCES) {
+            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.resource_claim_name().map(Item::Str));
@@ -9032,6 +13230,42 @@ impl<'a> NodeCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeCondition`, for one-pass reads with [`NodeCondition::read`].
+impl<'a> NodeCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastHeartbeatTime` (field 3).
+    pub const LAST_HEARTBEAT_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `lastTransitionTime` (field 4).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `reason` (field 5).
+    pub const REASON: Field<Self, codec::Str> = Field::new(5);
+
+    /// `message` (field 6).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for NodeCondition<'a> {
@@ -9061,6 +13295,32 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_HEARTBEAT_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::REASON).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -9095,6 +13355,22 @@ impl<'a> NodeConfigSource<'a> {
     pub fn config_map(&self) -> Option<ConfigMapNodeConfigSource<'a>> {
         rt::get::<codec::Msg<ConfigMapNodeConfigSource<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeConfigSource`, for one-pass reads with [`NodeConfigSource::read`].
+impl<'a> NodeConfigSource<'a> {
+    /// `configMap` (field 2).
+    pub const CONFIG_MAP: Field<Self, codec::Msg<ConfigMapNodeConfigSource<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NodeConfigSource<'a> {
@@ -9124,6 +13400,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeConfigSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[2]);
+        visitor
+            .field(
+                2,
+                fields.get(0, Self::CONFIG_MAP).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(2, self.config_map().as_ref().map(|x| Item::Message(x)));
@@ -9173,6 +13460,31 @@ impl<'a> NodeConfigStatus<'a> {
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeConfigStatus`, for one-pass reads with [`NodeConfigStatus::read`].
+impl<'a> NodeConfigStatus<'a> {
+    /// `assigned` (field 1).
+    pub const ASSIGNED: Field<Self, codec::Msg<NodeConfigSource<'a>>> = Field::new(1);
+
+    /// `active` (field 2).
+    pub const ACTIVE: Field<Self, codec::Msg<NodeConfigSource<'a>>> = Field::new(2);
+
+    /// `lastKnownGood` (field 3).
+    pub const LAST_KNOWN_GOOD: Field<Self, codec::Msg<NodeConfigSource<'a>>> =
+        Field::new(3);
+
+    /// `error` (field 4).
+    pub const ERROR: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for NodeConfigStatus<'a> {
@@ -9202,6 +13514,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeConfigStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::ASSIGNED).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::ACTIVE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::LAST_KNOWN_GOOD).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::ERROR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.assigned().as_ref().map(|x| Item::Message(x)));
@@ -9234,6 +13561,22 @@ impl<'a> NodeDaemonEndpoints<'a> {
     pub fn kubelet_endpoint(&self) -> Option<DaemonEndpoint<'a>> {
         rt::get::<codec::Msg<DaemonEndpoint<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeDaemonEndpoints`, for one-pass reads with [`NodeDaemonEndpoints::read`].
+impl<'a> NodeDaemonEndpoints<'a> {
+    /// `kubeletEndpoint` (field 1).
+    pub const KUBELET_ENDPOINT: Field<Self, codec::Msg<DaemonEndpoint<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for NodeDaemonEndpoints<'a> {
@@ -9265,6 +13608,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeDaemonEndpoints<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::KUBELET_ENDPOINT).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.kubelet_endpoint().as_ref().map(|x| Item::Message(x)));
     }
 }
@@ -9292,6 +13646,21 @@ impl<'a> NodeFeatures<'a> {
     pub fn supplemental_groups_policy(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeFeatures`, for one-pass reads with [`NodeFeatures::read`].
+impl<'a> NodeFeatures<'a> {
+    /// `supplementalGroupsPolicy` (field 1).
+    pub const SUPPLEMENTAL_GROUPS_POLICY: Field<Self, codec::Bool> = Field::new(1);
 }
 
 impl<'a> View<'a> for NodeFeatures<'a> {
@@ -9321,6 +13690,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeFeatures<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::SUPPLEMENTAL_GROUPS_POLICY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.supplemental_groups_policy().map(Item::Bool));
@@ -9359,6 +13736,27 @@ impl<'a> NodeList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Node<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeList`, for one-pass reads with [`NodeList::read`].
+impl<'a> NodeList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Node<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for NodeList<'a> {
@@ -9388,6 +13786,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -9425,6 +13834,21 @@ impl<'a> NodeProxyOptions<'a> {
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeProxyOptions`, for one-pass reads with [`NodeProxyOptions::read`].
+impl<'a> NodeProxyOptions<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for NodeProxyOptions<'a> {
@@ -9454,6 +13878,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeProxyOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
@@ -9493,6 +13924,25 @@ impl<'a> NodeRuntimeHandler<'a> {
     pub fn features(&self) -> Option<NodeRuntimeHandlerFeatures<'a>> {
         rt::get::<codec::Msg<NodeRuntimeHandlerFeatures<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeRuntimeHandler`, for one-pass reads with [`NodeRuntimeHandler::read`].
+impl<'a> NodeRuntimeHandler<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `features` (field 2).
+    pub const FEATURES: Field<Self, codec::Msg<NodeRuntimeHandlerFeatures<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NodeRuntimeHandler<'a> {
@@ -9522,6 +13972,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeRuntimeHandler<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::FEATURES).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -9557,6 +14016,24 @@ impl<'a> NodeRuntimeHandlerFeatures<'a> {
     pub fn user_namespaces(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeRuntimeHandlerFeatures`, for one-pass reads with [`NodeRuntimeHandlerFeatures::read`].
+impl<'a> NodeRuntimeHandlerFeatures<'a> {
+    /// `recursiveReadOnlyMounts` (field 1).
+    pub const RECURSIVE_READ_ONLY_MOUNTS: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `userNamespaces` (field 2).
+    pub const USER_NAMESPACES: Field<Self, codec::Bool> = Field::new(2);
 }
 
 impl<'a> View<'a> for NodeRuntimeHandlerFeatures<'a> {
@@ -9588,6 +14065,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeRuntimeHandlerFeatures<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::RECURSIVE_READ_ONLY_MOUNTS).map(Item::Bool));
+        visitor.field(2, fields.get(1, Self::USER_NAMESPACES).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.recursive_read_only_mounts().map(Item::Bool));
         visitor.field(2, self.user_namespaces().map(Item::Bool));
     }
@@ -9616,6 +14102,24 @@ impl<'a> NodeSelector<'a> {
     pub fn node_selector_terms(&self) -> Repeated<'a, codec::Msg<NodeSelectorTerm<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeSelector`, for one-pass reads with [`NodeSelector::read`].
+impl<'a> NodeSelector<'a> {
+    /// `nodeSelectorTerms` (field 1).
+    pub const NODE_SELECTOR_TERMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NodeSelectorTerm<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for NodeSelector<'a> {
@@ -9645,6 +14149,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::NODE_SELECTOR_TERMS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.node_selector_terms() {
@@ -9696,6 +14209,27 @@ impl<'a> NodeSelectorRequirement<'a> {
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeSelectorRequirement`, for one-pass reads with [`NodeSelectorRequirement::read`].
+impl<'a> NodeSelectorRequirement<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operator` (field 2).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `values` (field 3).
+    pub const VALUES: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
 }
 
 impl<'a> View<'a> for NodeSelectorRequirement<'a> {
@@ -9725,6 +14259,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelectorRequirement<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
+        for x in fields.get(2, Self::VALUES) {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -9765,6 +14310,30 @@ impl<'a> NodeSelectorTerm<'a> {
     pub fn match_fields(&self) -> Repeated<'a, codec::Msg<NodeSelectorRequirement<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeSelectorTerm`, for one-pass reads with [`NodeSelectorTerm::read`].
+impl<'a> NodeSelectorTerm<'a> {
+    /// `matchExpressions` (field 1).
+    pub const MATCH_EXPRESSIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NodeSelectorRequirement<'a>>>,
+    > = Field::new(1);
+
+    /// `matchFields` (field 2).
+    pub const MATCH_FIELDS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NodeSelectorRequirement<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for NodeSelectorTerm<'a> {
@@ -9794,6 +14363,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelectorTerm<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::MATCH_EXPRESSIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::MATCH_FIELDS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.match_expressions() {
@@ -9873,6 +14454,40 @@ impl<'a> NodeSpec<'a> {
     pub fn pod_cidrs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeSpec`, for one-pass reads with [`NodeSpec::read`].
+impl<'a> NodeSpec<'a> {
+    /// `podCIDR` (field 1).
+    pub const POD_CIDR: Field<Self, codec::Str> = Field::new(1);
+
+    /// `externalID` (field 2).
+    pub const EXTERNAL_ID: Field<Self, codec::Str> = Field::new(2);
+
+    /// `providerID` (field 3).
+    pub const PROVIDER_ID: Field<Self, codec::Str> = Field::new(3);
+
+    /// `unschedulable` (field 4).
+    pub const UNSCHEDULABLE: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `taints` (field 5).
+    pub const TAINTS: Field<Self, Repeated<'a, codec::Msg<Taint<'a>>>> = Field::new(5);
+
+    /// `configSource` (field 6).
+    pub const CONFIG_SOURCE: Field<Self, codec::Msg<NodeConfigSource<'a>>> =
+        Field::new(6);
+
+    /// `podCIDRs` (field 7).
+    pub const POD_CIDRS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
 }
 
 impl<'a> View<'a> for NodeSpec<'a> {
@@ -9902,6 +14517,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::POD_CIDR).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::EXTERNAL_ID).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::PROVIDER_ID).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::UNSCHEDULABLE).map(Item::Bool));
+        for x in fields.get(4, Self::TAINTS) {
+            visitor.element(5, Item::Message(&x));
+        }
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::CONFIG_SOURCE).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(6, Self::POD_CIDRS) {
+            visitor.element(7, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pod_cidr().map(Item::Str));
@@ -10023,6 +14659,84 @@ impl<'a> NodeStatus<'a> {
     pub fn declared_features(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 14)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeStatus`, for one-pass reads with [`NodeStatus::read`].
+impl<'a> NodeStatus<'a> {
+    /// `capacity` (field 1).
+    pub const CAPACITY: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
+
+    /// `allocatable` (field 2).
+    pub const ALLOCATABLE: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(2);
+
+    /// `phase` (field 3).
+    pub const PHASE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `conditions` (field 4).
+    pub const CONDITIONS: Field<Self, Repeated<'a, codec::Msg<NodeCondition<'a>>>> =
+        Field::new(4);
+
+    /// `addresses` (field 5).
+    pub const ADDRESSES: Field<Self, Repeated<'a, codec::Msg<NodeAddress<'a>>>> =
+        Field::new(5);
+
+    /// `daemonEndpoints` (field 6).
+    pub const DAEMON_ENDPOINTS: Field<Self, codec::Msg<NodeDaemonEndpoints<'a>>> =
+        Field::new(6);
+
+    /// `nodeInfo` (field 7).
+    pub const NODE_INFO: Field<Self, codec::Msg<NodeSystemInfo<'a>>> = Field::new(7);
+
+    /// `images` (field 8).
+    pub const IMAGES: Field<Self, Repeated<'a, codec::Msg<ContainerImage<'a>>>> =
+        Field::new(8);
+
+    /// `volumesInUse` (field 9).
+    pub const VOLUMES_IN_USE: Field<Self, Repeated<'a, codec::Str>> = Field::new(9);
+
+    /// `volumesAttached` (field 10).
+    pub const VOLUMES_ATTACHED: Field<
+        Self,
+        Repeated<'a, codec::Msg<AttachedVolume<'a>>>,
+    > = Field::new(10);
+
+    /// `config` (field 11).
+    pub const CONFIG: Field<Self, codec::Msg<NodeConfigStatus<'a>>> = Field::new(11);
+
+    /// `runtimeHandlers` (field 12).
+    pub const RUNTIME_HANDLERS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NodeRuntimeHandler<'a>>>,
+    > = Field::new(12);
+
+    /// `features` (field 13).
+    pub const FEATURES: Field<Self, codec::Msg<NodeFeatures<'a>>> = Field::new(13);
+
+    /// `declaredFeatures` (field 14).
+    pub const DECLARED_FEATURES: Field<Self, Repeated<'a, codec::Str>> = Field::new(14);
 }
 
 impl<'a> View<'a> for NodeStatus<'a> {
@@ -10052,6 +14766,57 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14],
+        );
+        for (k, v) in fields.get(0, Self::CAPACITY) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(1, Self::ALLOCATABLE) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+        visitor.field(3, fields.get(2, Self::PHASE).map(Item::Str));
+        for x in fields.get(3, Self::CONDITIONS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        for x in fields.get(4, Self::ADDRESSES) {
+            visitor.element(5, Item::Message(&x));
+        }
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::DAEMON_ENDPOINTS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(7, fields.get(6, Self::NODE_INFO).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(7, Self::IMAGES) {
+            visitor.element(8, Item::Message(&x));
+        }
+        for x in fields.get(8, Self::VOLUMES_IN_USE) {
+            visitor.element(9, Item::Str(x));
+        }
+        for x in fields.get(9, Self::VOLUMES_ATTACHED) {
+            visitor.element(10, Item::Message(&x));
+        }
+        visitor
+            .field(11, fields.get(10, Self::CONFIG).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(11, Self::RUNTIME_HANDLERS) {
+            visitor.element(12, Item::Message(&x));
+        }
+        visitor
+            .field(
+                13,
+                fields.get(12, Self::FEATURES).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(13, Self::DECLARED_FEATURES) {
+            visitor.element(14, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.capacity() {
@@ -10112,6 +14877,21 @@ impl<'a> NodeSwapStatus<'a> {
     pub fn capacity(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeSwapStatus`, for one-pass reads with [`NodeSwapStatus::read`].
+impl<'a> NodeSwapStatus<'a> {
+    /// `capacity` (field 1).
+    pub const CAPACITY: Field<Self, codec::Int64> = Field::new(1);
 }
 
 impl<'a> View<'a> for NodeSwapStatus<'a> {
@@ -10141,6 +14921,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSwapStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::CAPACITY).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.capacity().map(Item::I64));
@@ -10270,6 +15057,51 @@ impl<'a> NodeSystemInfo<'a> {
     pub fn swap(&self) -> Option<NodeSwapStatus<'a>> {
         rt::get::<codec::Msg<NodeSwapStatus<'a>>>(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeSystemInfo`, for one-pass reads with [`NodeSystemInfo::read`].
+impl<'a> NodeSystemInfo<'a> {
+    /// `machineID` (field 1).
+    pub const MACHINE_ID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `systemUUID` (field 2).
+    pub const SYSTEM_UUID: Field<Self, codec::Str> = Field::new(2);
+
+    /// `bootID` (field 3).
+    pub const BOOT_ID: Field<Self, codec::Str> = Field::new(3);
+
+    /// `kernelVersion` (field 4).
+    pub const KERNEL_VERSION: Field<Self, codec::Str> = Field::new(4);
+
+    /// `osImage` (field 5).
+    pub const OS_IMAGE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `containerRuntimeVersion` (field 6).
+    pub const CONTAINER_RUNTIME_VERSION: Field<Self, codec::Str> = Field::new(6);
+
+    /// `kubeletVersion` (field 7).
+    pub const KUBELET_VERSION: Field<Self, codec::Str> = Field::new(7);
+
+    /// `kubeProxyVersion` (field 8).
+    pub const KUBE_PROXY_VERSION: Field<Self, codec::Str> = Field::new(8);
+
+    /// `operatingSystem` (field 9).
+    pub const OPERATING_SYSTEM: Field<Self, codec::Str> = Field::new(9);
+
+    /// `architecture` (field 10).
+    pub const ARCHITECTURE: Field<Self, codec::Str> = Field::new(10);
+
+    /// `swap` (field 11).
+    pub const SWAP: Field<Self, codec::Msg<NodeSwapStatus<'a>>> = Field::new(11);
 }
 
 impl<'a> View<'a> for NodeSystemInfo<'a> {
@@ -10299,6 +15131,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSystemInfo<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        visitor.field(1, fields.get(0, Self::MACHINE_ID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SYSTEM_UUID).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::BOOT_ID).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::KERNEL_VERSION).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::OS_IMAGE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::CONTAINER_RUNTIME_VERSION).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::KUBELET_VERSION).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::KUBE_PROXY_VERSION).map(Item::Str));
+        visitor.field(9, fields.get(8, Self::OPERATING_SYSTEM).map(Item::Str));
+        visitor.field(10, fields.get(9, Self::ARCHITECTURE).map(Item::Str));
+        visitor.field(11, fields.get(10, Self::SWAP).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.machine_id().map(Item::Str));
@@ -10353,6 +15202,24 @@ impl<'a> ObjectFieldSelector<'a> {
     pub fn field_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ObjectFieldSelector`, for one-pass reads with [`ObjectFieldSelector::read`].
+impl<'a> ObjectFieldSelector<'a> {
+    /// `apiVersion` (field 1).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fieldPath` (field 2).
+    pub const FIELD_PATH: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ObjectFieldSelector<'a> {
@@ -10382,6 +15249,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectFieldSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::API_VERSION).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FIELD_PATH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_version().map(Item::Str));
@@ -10477,6 +15352,39 @@ impl<'a> ObjectReference<'a> {
     pub fn field_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ObjectReference`, for one-pass reads with [`ObjectReference::read`].
+impl<'a> ObjectReference<'a> {
+    /// `kind` (field 1).
+    pub const KIND: Field<Self, codec::Str> = Field::new(1);
+
+    /// `namespace` (field 2).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `uid` (field 4).
+    pub const UID: Field<Self, codec::Str> = Field::new(4);
+
+    /// `apiVersion` (field 5).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(5);
+
+    /// `resourceVersion` (field 6).
+    pub const RESOURCE_VERSION: Field<Self, codec::Str> = Field::new(6);
+
+    /// `fieldPath` (field 7).
+    pub const FIELD_PATH: Field<Self, codec::Str> = Field::new(7);
 }
 
 impl<'a> View<'a> for ObjectReference<'a> {
@@ -10506,6 +15414,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAMESPACE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::UID).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::API_VERSION).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::RESOURCE_VERSION).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::FIELD_PATH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.kind().map(Item::Str));
@@ -10555,6 +15476,31 @@ impl<'a> PersistentVolume<'a> {
     pub fn status(&self) -> Option<PersistentVolumeStatus<'a>> {
         rt::get::<codec::Msg<PersistentVolumeStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolume`, for one-pass reads with [`PersistentVolume::read`].
+impl<'a> PersistentVolume<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PersistentVolumeSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PersistentVolumeStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for PersistentVolume<'a> {
@@ -10584,6 +15530,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolume<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -10629,6 +15585,32 @@ impl<'a> PersistentVolumeClaim<'a> {
     pub fn status(&self) -> Option<PersistentVolumeClaimStatus<'a>> {
         rt::get::<codec::Msg<PersistentVolumeClaimStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeClaim`, for one-pass reads with [`PersistentVolumeClaim::read`].
+impl<'a> PersistentVolumeClaim<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PersistentVolumeClaimSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PersistentVolumeClaimStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for PersistentVolumeClaim<'a> {
@@ -10658,6 +15640,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaim<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -10742,6 +15734,42 @@ impl<'a> PersistentVolumeClaimCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeClaimCondition`, for one-pass reads with [`PersistentVolumeClaimCondition::read`].
+impl<'a> PersistentVolumeClaimCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastProbeTime` (field 3).
+    pub const LAST_PROBE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `lastTransitionTime` (field 4).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `reason` (field 5).
+    pub const REASON: Field<Self, codec::Str> = Field::new(5);
+
+    /// `message` (field 6).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for PersistentVolumeClaimCondition<'a> {
@@ -10771,6 +15799,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimCondition<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::LAST_PROBE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::REASON).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -10814,6 +15865,28 @@ impl<'a> PersistentVolumeClaimList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PersistentVolumeClaim<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeClaimList`, for one-pass reads with [`PersistentVolumeClaimList::read`].
+impl<'a> PersistentVolumeClaimList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PersistentVolumeClaim<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for PersistentVolumeClaimList<'a> {
@@ -10843,6 +15916,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -10939,6 +16023,51 @@ impl<'a> PersistentVolumeClaimSpec<'a> {
     pub fn volume_attributes_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeClaimSpec`, for one-pass reads with [`PersistentVolumeClaimSpec::read`].
+impl<'a> PersistentVolumeClaimSpec<'a> {
+    /// `accessModes` (field 1).
+    pub const ACCESS_MODES: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `resources` (field 2).
+    pub const RESOURCES: Field<Self, codec::Msg<VolumeResourceRequirements<'a>>> =
+        Field::new(2);
+
+    /// `volumeName` (field 3).
+    pub const VOLUME_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `selector` (field 4).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(4);
+
+    /// `storageClassName` (field 5).
+    pub const STORAGE_CLASS_NAME: Field<Self, codec::Str> = Field::new(5);
+
+    /// `volumeMode` (field 6).
+    pub const VOLUME_MODE: Field<Self, codec::Str> = Field::new(6);
+
+    /// `dataSource` (field 7).
+    pub const DATA_SOURCE: Field<Self, codec::Msg<TypedLocalObjectReference<'a>>> =
+        Field::new(7);
+
+    /// `dataSourceRef` (field 8).
+    pub const DATA_SOURCE_REF: Field<Self, codec::Msg<TypedObjectReference<'a>>> =
+        Field::new(8);
+
+    /// `volumeAttributesClassName` (field 9).
+    pub const VOLUME_ATTRIBUTES_CLASS_NAME: Field<Self, codec::Str> = Field::new(9);
 }
 
 impl<'a> View<'a> for PersistentVolumeClaimSpec<'a> {
@@ -10968,6 +16097,34 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        for x in fields.get(0, Self::ACCESS_MODES) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor
+            .field(2, fields.get(1, Self::RESOURCES).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::VOLUME_NAME).map(Item::Str));
+        visitor
+            .field(4, fields.get(3, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor.field(5, fields.get(4, Self::STORAGE_CLASS_NAME).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::VOLUME_MODE).map(Item::Str));
+        visitor
+            .field(
+                7,
+                fields.get(6, Self::DATA_SOURCE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                8,
+                fields.get(7, Self::DATA_SOURCE_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(9, fields.get(8, Self::VOLUME_ATTRIBUTES_CLASS_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.access_modes() {
@@ -11066,6 +16223,64 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     pub fn modify_volume_status(&self) -> Option<ModifyVolumeStatus<'a>> {
         rt::get::<codec::Msg<ModifyVolumeStatus<'a>>>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeClaimStatus`, for one-pass reads with [`PersistentVolumeClaimStatus::read`].
+impl<'a> PersistentVolumeClaimStatus<'a> {
+    /// `phase` (field 1).
+    pub const PHASE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `accessModes` (field 2).
+    pub const ACCESS_MODES: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `capacity` (field 3).
+    pub const CAPACITY: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(3);
+
+    /// `conditions` (field 4).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PersistentVolumeClaimCondition<'a>>>,
+    > = Field::new(4);
+
+    /// `allocatedResources` (field 5).
+    pub const ALLOCATED_RESOURCES: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(5);
+
+    /// `allocatedResourceStatuses` (field 7).
+    pub const ALLOCATED_RESOURCE_STATUSES: Field<
+        Self,
+        Map<'a, codec::Str, codec::Str>,
+    > = Field::new(7);
+
+    /// `currentVolumeAttributesClassName` (field 8).
+    pub const CURRENT_VOLUME_ATTRIBUTES_CLASS_NAME: Field<Self, codec::Str> =
+        Field::new(8);
+
+    /// `modifyVolumeStatus` (field 9).
+    pub const MODIFY_VOLUME_STATUS: Field<Self, codec::Msg<ModifyVolumeStatus<'a>>> =
+        Field::new(9);
 }
 
 impl<'a> View<'a> for PersistentVolumeClaimStatus<'a> {
@@ -11095,6 +16310,41 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
+        for x in fields.get(1, Self::ACCESS_MODES) {
+            visitor.element(2, Item::Str(x));
+        }
+        for (k, v) in fields.get(2, Self::CAPACITY) {
+            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        }
+        for x in fields.get(3, Self::CONDITIONS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        for (k, v) in fields.get(4, Self::ALLOCATED_RESOURCES) {
+            visitor.entry(5, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(5, Self::ALLOCATED_RESOURCE_STATUSES) {
+            visitor.entry(7, Item::Str(k), Item::Str(v));
+        }
+        visitor
+            .field(
+                8,
+                fields.get(6, Self::CURRENT_VOLUME_ATTRIBUTES_CLASS_NAME).map(Item::Str),
+            );
+        visitor
+            .field(
+                9,
+                fields
+                    .get(7, Self::MODIFY_VOLUME_STATUS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.phase().map(Item::Str));
@@ -11150,6 +16400,28 @@ impl<'a> PersistentVolumeClaimTemplate<'a> {
     pub fn spec(&self) -> Option<PersistentVolumeClaimSpec<'a>> {
         rt::get::<codec::Msg<PersistentVolumeClaimSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeClaimTemplate`, for one-pass reads with [`PersistentVolumeClaimTemplate::read`].
+impl<'a> PersistentVolumeClaimTemplate<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PersistentVolumeClaimSpec<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for PersistentVolumeClaimTemplate<'a> {
@@ -11179,6 +16451,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimTemplate<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -11219,6 +16500,24 @@ impl<'a> PersistentVolumeClaimVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource`, for one-pass reads with [`PersistentVolumeClaimVolumeSource::read`].
+impl<'a> PersistentVolumeClaimVolumeSource<'a> {
+    /// `claimName` (field 1).
+    pub const CLAIM_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `readOnly` (field 2).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(2);
 }
 
 impl<'a> View<'a> for PersistentVolumeClaimVolumeSource<'a> {
@@ -11248,6 +16547,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimVolumeSource
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::CLAIM_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.claim_name().map(Item::Str));
@@ -11287,6 +16594,28 @@ impl<'a> PersistentVolumeList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PersistentVolume<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeList`, for one-pass reads with [`PersistentVolumeList::read`].
+impl<'a> PersistentVolumeList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PersistentVolume<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for PersistentVolumeList<'a> {
@@ -11316,6 +16645,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -11457,6 +16797,109 @@ impl<'a> PersistentVolumeSource<'a> {
     pub fn csi(&self) -> Option<CSIPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<CSIPersistentVolumeSource<'a>>>(self.bytes, 22)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeSource`, for one-pass reads with [`PersistentVolumeSource::read`].
+impl<'a> PersistentVolumeSource<'a> {
+    /// `gcePersistentDisk` (field 1).
+    pub const GCE_PERSISTENT_DISK: Field<
+        Self,
+        codec::Msg<GCEPersistentDiskVolumeSource<'a>>,
+    > = Field::new(1);
+
+    /// `awsElasticBlockStore` (field 2).
+    pub const AWS_ELASTIC_BLOCK_STORE: Field<
+        Self,
+        codec::Msg<AWSElasticBlockStoreVolumeSource<'a>>,
+    > = Field::new(2);
+
+    /// `hostPath` (field 3).
+    pub const HOST_PATH: Field<Self, codec::Msg<HostPathVolumeSource<'a>>> =
+        Field::new(3);
+
+    /// `glusterfs` (field 4).
+    pub const GLUSTERFS: Field<Self, codec::Msg<GlusterfsPersistentVolumeSource<'a>>> =
+        Field::new(4);
+
+    /// `nfs` (field 5).
+    pub const NFS: Field<Self, codec::Msg<NFSVolumeSource<'a>>> = Field::new(5);
+
+    /// `rbd` (field 6).
+    pub const RBD: Field<Self, codec::Msg<RBDPersistentVolumeSource<'a>>> =
+        Field::new(6);
+
+    /// `iscsi` (field 7).
+    pub const ISCSI: Field<Self, codec::Msg<ISCSIPersistentVolumeSource<'a>>> =
+        Field::new(7);
+
+    /// `cinder` (field 8).
+    pub const CINDER: Field<Self, codec::Msg<CinderPersistentVolumeSource<'a>>> =
+        Field::new(8);
+
+    /// `cephfs` (field 9).
+    pub const CEPHFS: Field<Self, codec::Msg<CephFSPersistentVolumeSource<'a>>> =
+        Field::new(9);
+
+    /// `fc` (field 10).
+    pub const FC: Field<Self, codec::Msg<FCVolumeSource<'a>>> = Field::new(10);
+
+    /// `flocker` (field 11).
+    pub const FLOCKER: Field<Self, codec::Msg<FlockerVolumeSource<'a>>> = Field::new(11);
+
+    /// `flexVolume` (field 12).
+    pub const FLEX_VOLUME: Field<Self, codec::Msg<FlexPersistentVolumeSource<'a>>> =
+        Field::new(12);
+
+    /// `azureFile` (field 13).
+    pub const AZURE_FILE: Field<Self, codec::Msg<AzureFilePersistentVolumeSource<'a>>> =
+        Field::new(13);
+
+    /// `vsphereVolume` (field 14).
+    pub const VSPHERE_VOLUME: Field<
+        Self,
+        codec::Msg<VsphereVirtualDiskVolumeSource<'a>>,
+    > = Field::new(14);
+
+    /// `quobyte` (field 15).
+    pub const QUOBYTE: Field<Self, codec::Msg<QuobyteVolumeSource<'a>>> = Field::new(15);
+
+    /// `azureDisk` (field 16).
+    pub const AZURE_DISK: Field<Self, codec::Msg<AzureDiskVolumeSource<'a>>> =
+        Field::new(16);
+
+    /// `photonPersistentDisk` (field 17).
+    pub const PHOTON_PERSISTENT_DISK: Field<
+        Self,
+        codec::Msg<PhotonPersistentDiskVolumeSource<'a>>,
+    > = Field::new(17);
+
+    /// `portworxVolume` (field 18).
+    pub const PORTWORX_VOLUME: Field<Self, codec::Msg<PortworxVolumeSource<'a>>> =
+        Field::new(18);
+
+    /// `scaleIO` (field 19).
+    pub const SCALE_IO: Field<Self, codec::Msg<ScaleIOPersistentVolumeSource<'a>>> =
+        Field::new(19);
+
+    /// `local` (field 20).
+    pub const LOCAL: Field<Self, codec::Msg<LocalVolumeSource<'a>>> = Field::new(20);
+
+    /// `storageos` (field 21).
+    pub const STORAGEOS: Field<Self, codec::Msg<StorageOSPersistentVolumeSource<'a>>> =
+        Field::new(21);
+
+    /// `csi` (field 22).
+    pub const CSI: Field<Self, codec::Msg<CSIPersistentVolumeSource<'a>>> =
+        Field::new(22);
 }
 
 impl<'a> View<'a> for PersistentVolumeSource<'a> {
@@ -11486,6 +16929,94 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22,
+            ],
+        );
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::GCE_PERSISTENT_DISK)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::AWS_ELASTIC_BLOCK_STORE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(3, fields.get(2, Self::HOST_PATH).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::GLUSTERFS).as_ref().map(|x| Item::Message(x)));
+        visitor.field(5, fields.get(4, Self::NFS).as_ref().map(|x| Item::Message(x)));
+        visitor.field(6, fields.get(5, Self::RBD).as_ref().map(|x| Item::Message(x)));
+        visitor.field(7, fields.get(6, Self::ISCSI).as_ref().map(|x| Item::Message(x)));
+        visitor.field(8, fields.get(7, Self::CINDER).as_ref().map(|x| Item::Message(x)));
+        visitor.field(9, fields.get(8, Self::CEPHFS).as_ref().map(|x| Item::Message(x)));
+        visitor.field(10, fields.get(9, Self::FC).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(11, fields.get(10, Self::FLOCKER).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                12,
+                fields.get(11, Self::FLEX_VOLUME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                13,
+                fields.get(12, Self::AZURE_FILE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                14,
+                fields.get(13, Self::VSPHERE_VOLUME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(15, fields.get(14, Self::QUOBYTE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                16,
+                fields.get(15, Self::AZURE_DISK).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                17,
+                fields
+                    .get(16, Self::PHOTON_PERSISTENT_DISK)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                18,
+                fields.get(17, Self::PORTWORX_VOLUME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                19,
+                fields.get(18, Self::SCALE_IO).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(20, fields.get(19, Self::LOCAL).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                21,
+                fields.get(20, Self::STORAGEOS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(22, fields.get(21, Self::CSI).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.gce_persistent_disk().as_ref().map(|x| Item::Message(x)));
@@ -11609,6 +17140,59 @@ impl<'a> PersistentVolumeSpec<'a> {
     pub fn volume_attributes_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeSpec`, for one-pass reads with [`PersistentVolumeSpec::read`].
+impl<'a> PersistentVolumeSpec<'a> {
+    /// `capacity` (field 1).
+    pub const CAPACITY: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
+
+    /// `persistentVolumeSource` (field 2).
+    pub const PERSISTENT_VOLUME_SOURCE: Field<
+        Self,
+        codec::Msg<PersistentVolumeSource<'a>>,
+    > = Field::new(2);
+
+    /// `accessModes` (field 3).
+    pub const ACCESS_MODES: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `claimRef` (field 4).
+    pub const CLAIM_REF: Field<Self, codec::Msg<ObjectReference<'a>>> = Field::new(4);
+
+    /// `persistentVolumeReclaimPolicy` (field 5).
+    pub const PERSISTENT_VOLUME_RECLAIM_POLICY: Field<Self, codec::Str> = Field::new(5);
+
+    /// `storageClassName` (field 6).
+    pub const STORAGE_CLASS_NAME: Field<Self, codec::Str> = Field::new(6);
+
+    /// `mountOptions` (field 7).
+    pub const MOUNT_OPTIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `volumeMode` (field 8).
+    pub const VOLUME_MODE: Field<Self, codec::Str> = Field::new(8);
+
+    /// `nodeAffinity` (field 9).
+    pub const NODE_AFFINITY: Field<Self, codec::Msg<VolumeNodeAffinity<'a>>> =
+        Field::new(9);
+
+    /// `volumeAttributesClassName` (field 10).
+    pub const VOLUME_ATTRIBUTES_CLASS_NAME: Field<Self, codec::Str> = Field::new(10);
 }
 
 impl<'a> View<'a> for PersistentVolumeSpec<'a> {
@@ -11638,6 +17222,45 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        for (k, v) in fields.get(0, Self::CAPACITY) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::PERSISTENT_VOLUME_SOURCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(2, Self::ACCESS_MODES) {
+            visitor.element(3, Item::Str(x));
+        }
+        visitor
+            .field(4, fields.get(3, Self::CLAIM_REF).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::PERSISTENT_VOLUME_RECLAIM_POLICY).map(Item::Str),
+            );
+        visitor.field(6, fields.get(5, Self::STORAGE_CLASS_NAME).map(Item::Str));
+        for x in fields.get(6, Self::MOUNT_OPTIONS) {
+            visitor.element(7, Item::Str(x));
+        }
+        visitor.field(8, fields.get(7, Self::VOLUME_MODE).map(Item::Str));
+        visitor
+            .field(
+                9,
+                fields.get(8, Self::NODE_AFFINITY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(10, fields.get(9, Self::VOLUME_ATTRIBUTES_CLASS_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.capacity() {
@@ -11720,6 +17343,33 @@ impl<'a> PersistentVolumeStatus<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PersistentVolumeStatus`, for one-pass reads with [`PersistentVolumeStatus::read`].
+impl<'a> PersistentVolumeStatus<'a> {
+    /// `phase` (field 1).
+    pub const PHASE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `message` (field 2).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `reason` (field 3).
+    pub const REASON: Field<Self, codec::Str> = Field::new(3);
+
+    /// `lastPhaseTransitionTime` (field 4).
+    pub const LAST_PHASE_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for PersistentVolumeStatus<'a> {
@@ -11749,6 +17399,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::LAST_PHASE_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.phase().map(Item::Str));
@@ -11800,6 +17467,24 @@ impl<'a> PhotonPersistentDiskVolumeSource<'a> {
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource`, for one-pass reads with [`PhotonPersistentDiskVolumeSource::read`].
+impl<'a> PhotonPersistentDiskVolumeSource<'a> {
+    /// `pdID` (field 1).
+    pub const PD_ID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for PhotonPersistentDiskVolumeSource<'a> {
@@ -11829,6 +17514,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PhotonPersistentDiskVolumeSource<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PD_ID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pd_id().map(Item::Str));
@@ -11873,6 +17566,30 @@ impl<'a> Pod<'a> {
     pub fn status(&self) -> Option<PodStatus<'a>> {
         rt::get::<codec::Msg<PodStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Pod`, for one-pass reads with [`Pod::read`].
+impl<'a> Pod<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PodSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PodStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Pod<'a> {
@@ -11900,6 +17617,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Pod<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -11940,6 +17667,30 @@ impl<'a> PodAffinity<'a> {
     ) -> Repeated<'a, codec::Msg<WeightedPodAffinityTerm<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodAffinity`, for one-pass reads with [`PodAffinity::read`].
+impl<'a> PodAffinity<'a> {
+    /// `requiredDuringSchedulingIgnoredDuringExecution` (field 1).
+    pub const REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodAffinityTerm<'a>>>,
+    > = Field::new(1);
+
+    /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    pub const PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION: Field<
+        Self,
+        Repeated<'a, codec::Msg<WeightedPodAffinityTerm<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for PodAffinity<'a> {
@@ -11969,6 +17720,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAffinity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION)
+        {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields
+            .get(1, Self::PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION)
+        {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.required_during_scheduling_ignored_during_execution() {
@@ -12041,6 +17807,42 @@ impl<'a> PodAffinityTerm<'a> {
     pub fn mismatch_label_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodAffinityTerm`, for one-pass reads with [`PodAffinityTerm::read`].
+impl<'a> PodAffinityTerm<'a> {
+    /// `labelSelector` (field 1).
+    pub const LABEL_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(1);
+
+    /// `namespaces` (field 2).
+    pub const NAMESPACES: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `topologyKey` (field 3).
+    pub const TOPOLOGY_KEY: Field<Self, codec::Str> = Field::new(3);
+
+    /// `namespaceSelector` (field 4).
+    pub const NAMESPACE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(4);
+
+    /// `matchLabelKeys` (field 5).
+    pub const MATCH_LABEL_KEYS: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `mismatchLabelKeys` (field 6).
+    pub const MISMATCH_LABEL_KEYS: Field<Self, Repeated<'a, codec::Str>> = Field::new(6);
 }
 
 impl<'a> View<'a> for PodAffinityTerm<'a> {
@@ -12070,6 +17872,35 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAffinityTerm<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::LABEL_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::NAMESPACES) {
+            visitor.element(2, Item::Str(x));
+        }
+        visitor.field(3, fields.get(2, Self::TOPOLOGY_KEY).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::NAMESPACE_SELECTOR)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(4, Self::MATCH_LABEL_KEYS) {
+            visitor.element(5, Item::Str(x));
+        }
+        for x in fields.get(5, Self::MISMATCH_LABEL_KEYS) {
+            visitor.element(6, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.label_selector().as_ref().map(|x| Item::Message(x)));
@@ -12119,6 +17950,30 @@ impl<'a> PodAntiAffinity<'a> {
     ) -> Repeated<'a, codec::Msg<WeightedPodAffinityTerm<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodAntiAffinity`, for one-pass reads with [`PodAntiAffinity::read`].
+impl<'a> PodAntiAffinity<'a> {
+    /// `requiredDuringSchedulingIgnoredDuringExecution` (field 1).
+    pub const REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodAffinityTerm<'a>>>,
+    > = Field::new(1);
+
+    /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    pub const PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION: Field<
+        Self,
+        Repeated<'a, codec::Msg<WeightedPodAffinityTerm<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for PodAntiAffinity<'a> {
@@ -12148,6 +18003,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAntiAffinity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::REQUIRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION)
+        {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields
+            .get(1, Self::PREFERRED_DURING_SCHEDULING_IGNORED_DURING_EXECUTION)
+        {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.required_during_scheduling_ignored_during_execution() {
@@ -12207,6 +18077,33 @@ impl<'a> PodAttachOptions<'a> {
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodAttachOptions`, for one-pass reads with [`PodAttachOptions::read`].
+impl<'a> PodAttachOptions<'a> {
+    /// `stdin` (field 1).
+    pub const STDIN: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `stdout` (field 2).
+    pub const STDOUT: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `stderr` (field 3).
+    pub const STDERR: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `tty` (field 4).
+    pub const TTY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `container` (field 5).
+    pub const CONTAINER: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for PodAttachOptions<'a> {
@@ -12236,6 +18133,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAttachOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::STDIN).map(Item::Bool));
+        visitor.field(2, fields.get(1, Self::STDOUT).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::STDERR).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::TTY).map(Item::Bool));
+        visitor.field(5, fields.get(4, Self::CONTAINER).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.stdin().map(Item::Bool));
@@ -12324,6 +18232,40 @@ impl<'a> PodCertificateProjection<'a> {
     pub fn user_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodCertificateProjection`, for one-pass reads with [`PodCertificateProjection::read`].
+impl<'a> PodCertificateProjection<'a> {
+    /// `signerName` (field 1).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `keyType` (field 2).
+    pub const KEY_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `maxExpirationSeconds` (field 3).
+    pub const MAX_EXPIRATION_SECONDS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `credentialBundlePath` (field 4).
+    pub const CREDENTIAL_BUNDLE_PATH: Field<Self, codec::Str> = Field::new(4);
+
+    /// `keyPath` (field 5).
+    pub const KEY_PATH: Field<Self, codec::Str> = Field::new(5);
+
+    /// `certificateChainPath` (field 6).
+    pub const CERTIFICATE_CHAIN_PATH: Field<Self, codec::Str> = Field::new(6);
+
+    /// `userAnnotations` (field 7).
+    pub const USER_ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(7);
 }
 
 impl<'a> View<'a> for PodCertificateProjection<'a> {
@@ -12353,6 +18295,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateProjection<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::SIGNER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KEY_TYPE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MAX_EXPIRATION_SECONDS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::CREDENTIAL_BUNDLE_PATH).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::KEY_PATH).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::CERTIFICATE_CHAIN_PATH).map(Item::Str));
+        for (k, v) in fields.get(6, Self::USER_ANNOTATIONS) {
+            visitor.entry(7, Item::Str(k), Item::Str(v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.signer_name().map(Item::Str));
@@ -12448,6 +18405,45 @@ impl<'a> PodCondition<'a> {
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodCondition`, for one-pass reads with [`PodCondition::read`].
+impl<'a> PodCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastProbeTime` (field 3).
+    pub const LAST_PROBE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `lastTransitionTime` (field 4).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `reason` (field 5).
+    pub const REASON: Field<Self, codec::Str> = Field::new(5);
+
+    /// `message` (field 6).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(6);
+
+    /// `observedGeneration` (field 7).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(7);
 }
 
 impl<'a> View<'a> for PodCondition<'a> {
@@ -12477,6 +18473,30 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::LAST_PROBE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::REASON).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::MESSAGE).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::OBSERVED_GENERATION).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -12522,6 +18542,28 @@ impl<'a> PodDNSConfig<'a> {
     pub fn options(&self) -> Repeated<'a, codec::Msg<PodDNSConfigOption<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodDNSConfig`, for one-pass reads with [`PodDNSConfig::read`].
+impl<'a> PodDNSConfig<'a> {
+    /// `nameservers` (field 1).
+    pub const NAMESERVERS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `searches` (field 2).
+    pub const SEARCHES: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `options` (field 3).
+    pub const OPTIONS: Field<Self, Repeated<'a, codec::Msg<PodDNSConfigOption<'a>>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for PodDNSConfig<'a> {
@@ -12551,6 +18593,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDNSConfig<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::NAMESERVERS) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::SEARCHES) {
+            visitor.element(2, Item::Str(x));
+        }
+        for x in fields.get(2, Self::OPTIONS) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.nameservers() {
@@ -12603,6 +18660,24 @@ impl<'a> PodDNSConfigOption<'a> {
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodDNSConfigOption`, for one-pass reads with [`PodDNSConfigOption::read`].
+impl<'a> PodDNSConfigOption<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodDNSConfigOption<'a> {
@@ -12632,6 +18707,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDNSConfigOption<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -12692,6 +18775,36 @@ impl<'a> PodExecOptions<'a> {
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodExecOptions`, for one-pass reads with [`PodExecOptions::read`].
+impl<'a> PodExecOptions<'a> {
+    /// `stdin` (field 1).
+    pub const STDIN: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `stdout` (field 2).
+    pub const STDOUT: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `stderr` (field 3).
+    pub const STDERR: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `tty` (field 4).
+    pub const TTY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `container` (field 5).
+    pub const CONTAINER: Field<Self, codec::Str> = Field::new(5);
+
+    /// `command` (field 6).
+    pub const COMMAND: Field<Self, Repeated<'a, codec::Str>> = Field::new(6);
 }
 
 impl<'a> View<'a> for PodExecOptions<'a> {
@@ -12721,6 +18834,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodExecOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::STDIN).map(Item::Bool));
+        visitor.field(2, fields.get(1, Self::STDOUT).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::STDERR).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::TTY).map(Item::Bool));
+        visitor.field(5, fields.get(4, Self::CONTAINER).map(Item::Str));
+        for x in fields.get(5, Self::COMMAND) {
+            visitor.element(6, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.stdin().map(Item::Bool));
@@ -12769,6 +18896,27 @@ impl<'a> PodExtendedResourceClaimStatus<'a> {
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodExtendedResourceClaimStatus`, for one-pass reads with [`PodExtendedResourceClaimStatus::read`].
+impl<'a> PodExtendedResourceClaimStatus<'a> {
+    /// `requestMappings` (field 1).
+    pub const REQUEST_MAPPINGS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ContainerExtendedResourceRequest<'a>>>,
+    > = Field::new(1);
+
+    /// `resourceClaimName` (field 2).
+    pub const RESOURCE_CLAIM_NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodExtendedResourceClaimStatus<'a> {
@@ -12798,6 +18946,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodExtendedResourceClaimStatus<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::REQUEST_MAPPINGS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.request_mappings() {
@@ -12835,6 +18993,21 @@ impl<'a> PodIP<'a> {
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodIP`, for one-pass reads with [`PodIP::read`].
+impl<'a> PodIP<'a> {
+    /// `ip` (field 1).
+    pub const IP: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for PodIP<'a> {
@@ -12862,6 +19035,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodIP<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ip().map(Item::Str));
@@ -12900,6 +19080,27 @@ impl<'a> PodList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Pod<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodList`, for one-pass reads with [`PodList::read`].
+impl<'a> PodList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Pod<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodList<'a> {
@@ -12927,6 +19128,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -13018,6 +19230,51 @@ impl<'a> PodLogOptions<'a> {
     pub fn stream_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodLogOptions`, for one-pass reads with [`PodLogOptions::read`].
+impl<'a> PodLogOptions<'a> {
+    /// `container` (field 1).
+    pub const CONTAINER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `follow` (field 2).
+    pub const FOLLOW: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `previous` (field 3).
+    pub const PREVIOUS: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `sinceSeconds` (field 4).
+    pub const SINCE_SECONDS: Field<Self, codec::Int64> = Field::new(4);
+
+    /// `sinceTime` (field 5).
+    pub const SINCE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
+
+    /// `timestamps` (field 6).
+    pub const TIMESTAMPS: Field<Self, codec::Bool> = Field::new(6);
+
+    /// `tailLines` (field 7).
+    pub const TAIL_LINES: Field<Self, codec::Int64> = Field::new(7);
+
+    /// `limitBytes` (field 8).
+    pub const LIMIT_BYTES: Field<Self, codec::Int64> = Field::new(8);
+
+    /// `insecureSkipTLSVerifyBackend` (field 9).
+    pub const INSECURE_SKIP_TLS_VERIFY_BACKEND: Field<Self, codec::Bool> = Field::new(9);
+
+    /// `stream` (field 10).
+    pub const STREAM: Field<Self, codec::Str> = Field::new(10);
 }
 
 impl<'a> View<'a> for PodLogOptions<'a> {
@@ -13047,6 +19304,30 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodLogOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::CONTAINER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FOLLOW).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::PREVIOUS).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::SINCE_SECONDS).map(Item::I64));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::SINCE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::TIMESTAMPS).map(Item::Bool));
+        visitor.field(7, fields.get(6, Self::TAIL_LINES).map(Item::I64));
+        visitor.field(8, fields.get(7, Self::LIMIT_BYTES).map(Item::I64));
+        visitor
+            .field(
+                9,
+                fields.get(8, Self::INSECURE_SKIP_TLS_VERIFY_BACKEND).map(Item::Bool),
+            );
+        visitor.field(10, fields.get(9, Self::STREAM).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.container().map(Item::Str));
@@ -13090,6 +19371,21 @@ impl<'a> PodOS<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodOS`, for one-pass reads with [`PodOS::read`].
+impl<'a> PodOS<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for PodOS<'a> {
@@ -13119,6 +19415,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodOS<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
     }
 }
@@ -13146,6 +19449,21 @@ impl<'a> PodPortForwardOptions<'a> {
     pub fn ports(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodPortForwardOptions`, for one-pass reads with [`PodPortForwardOptions::read`].
+impl<'a> PodPortForwardOptions<'a> {
+    /// `ports` (field 1).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Int32>> = Field::new(1);
 }
 
 impl<'a> View<'a> for PodPortForwardOptions<'a> {
@@ -13175,6 +19493,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodPortForwardOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::PORTS) {
+            visitor.element(1, Item::I32(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ports() {
@@ -13211,6 +19538,21 @@ impl<'a> PodProxyOptions<'a> {
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodProxyOptions`, for one-pass reads with [`PodProxyOptions::read`].
+impl<'a> PodProxyOptions<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for PodProxyOptions<'a> {
@@ -13240,6 +19582,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodProxyOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
@@ -13274,6 +19623,21 @@ impl<'a> PodReadinessGate<'a> {
     pub fn condition_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodReadinessGate`, for one-pass reads with [`PodReadinessGate::read`].
+impl<'a> PodReadinessGate<'a> {
+    /// `conditionType` (field 1).
+    pub const CONDITION_TYPE: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for PodReadinessGate<'a> {
@@ -13303,6 +19667,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodReadinessGate<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::CONDITION_TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.condition_type().map(Item::Str));
@@ -13357,6 +19728,27 @@ impl<'a> PodResourceClaim<'a> {
     pub fn resource_claim_template_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodResourceClaim`, for one-pass reads with [`PodResourceClaim::read`].
+impl<'a> PodResourceClaim<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceClaimName` (field 3).
+    pub const RESOURCE_CLAIM_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `resourceClaimTemplateName` (field 4).
+    pub const RESOURCE_CLAIM_TEMPLATE_NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for PodResourceClaim<'a> {
@@ -13386,6 +19778,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodResourceClaim<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(3, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
+        visitor
+            .field(4, fields.get(2, Self::RESOURCE_CLAIM_TEMPLATE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -13432,6 +19834,24 @@ impl<'a> PodResourceClaimStatus<'a> {
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodResourceClaimStatus`, for one-pass reads with [`PodResourceClaimStatus::read`].
+impl<'a> PodResourceClaimStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceClaimName` (field 2).
+    pub const RESOURCE_CLAIM_NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodResourceClaimStatus<'a> {
@@ -13461,6 +19881,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodResourceClaimStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -13496,6 +19924,21 @@ impl<'a> PodSchedulingGate<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodSchedulingGate`, for one-pass reads with [`PodSchedulingGate::read`].
+impl<'a> PodSchedulingGate<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for PodSchedulingGate<'a> {
@@ -13525,6 +19968,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSchedulingGate<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -13559,6 +20009,21 @@ impl<'a> PodSchedulingGroup<'a> {
     pub fn pod_group_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodSchedulingGroup`, for one-pass reads with [`PodSchedulingGroup::read`].
+impl<'a> PodSchedulingGroup<'a> {
+    /// `podGroupName` (field 1).
+    pub const POD_GROUP_NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for PodSchedulingGroup<'a> {
@@ -13588,6 +20053,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSchedulingGroup<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::POD_GROUP_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pod_group_name().map(Item::Str));
@@ -13692,6 +20164,64 @@ impl<'a> PodSecurityContext<'a> {
     pub fn se_linux_change_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 13)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodSecurityContext`, for one-pass reads with [`PodSecurityContext::read`].
+impl<'a> PodSecurityContext<'a> {
+    /// `seLinuxOptions` (field 1).
+    pub const SE_LINUX_OPTIONS: Field<Self, codec::Msg<SELinuxOptions<'a>>> =
+        Field::new(1);
+
+    /// `runAsUser` (field 2).
+    pub const RUN_AS_USER: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `runAsNonRoot` (field 3).
+    pub const RUN_AS_NON_ROOT: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `supplementalGroups` (field 4).
+    pub const SUPPLEMENTAL_GROUPS: Field<Self, Repeated<'a, codec::Int64>> =
+        Field::new(4);
+
+    /// `fsGroup` (field 5).
+    pub const FS_GROUP: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `runAsGroup` (field 6).
+    pub const RUN_AS_GROUP: Field<Self, codec::Int64> = Field::new(6);
+
+    /// `sysctls` (field 7).
+    pub const SYSCTLS: Field<Self, Repeated<'a, codec::Msg<Sysctl<'a>>>> = Field::new(7);
+
+    /// `windowsOptions` (field 8).
+    pub const WINDOWS_OPTIONS: Field<
+        Self,
+        codec::Msg<WindowsSecurityContextOptions<'a>>,
+    > = Field::new(8);
+
+    /// `fsGroupChangePolicy` (field 9).
+    pub const FS_GROUP_CHANGE_POLICY: Field<Self, codec::Str> = Field::new(9);
+
+    /// `seccompProfile` (field 10).
+    pub const SECCOMP_PROFILE: Field<Self, codec::Msg<SeccompProfile<'a>>> =
+        Field::new(10);
+
+    /// `appArmorProfile` (field 11).
+    pub const APP_ARMOR_PROFILE: Field<Self, codec::Msg<AppArmorProfile<'a>>> =
+        Field::new(11);
+
+    /// `supplementalGroupsPolicy` (field 12).
+    pub const SUPPLEMENTAL_GROUPS_POLICY: Field<Self, codec::Str> = Field::new(12);
+
+    /// `seLinuxChangePolicy` (field 13).
+    pub const SE_LINUX_CHANGE_POLICY: Field<Self, codec::Str> = Field::new(13);
 }
 
 impl<'a> View<'a> for PodSecurityContext<'a> {
@@ -13721,6 +20251,52 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSecurityContext<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+        );
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::SE_LINUX_OPTIONS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::RUN_AS_USER).map(Item::I64));
+        visitor.field(3, fields.get(2, Self::RUN_AS_NON_ROOT).map(Item::Bool));
+        for x in fields.get(3, Self::SUPPLEMENTAL_GROUPS) {
+            visitor.element(4, Item::I64(x));
+        }
+        visitor.field(5, fields.get(4, Self::FS_GROUP).map(Item::I64));
+        visitor.field(6, fields.get(5, Self::RUN_AS_GROUP).map(Item::I64));
+        for x in fields.get(6, Self::SYSCTLS) {
+            visitor.element(7, Item::Message(&x));
+        }
+        visitor
+            .field(
+                8,
+                fields.get(7, Self::WINDOWS_OPTIONS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(9, fields.get(8, Self::FS_GROUP_CHANGE_POLICY).map(Item::Str));
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::SECCOMP_PROFILE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                11,
+                fields
+                    .get(10, Self::APP_ARMOR_PROFILE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(12, fields.get(11, Self::SUPPLEMENTAL_GROUPS_POLICY).map(Item::Str));
+        visitor.field(13, fields.get(12, Self::SE_LINUX_CHANGE_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.se_linux_options().as_ref().map(|x| Item::Message(x)));
@@ -13770,6 +20346,24 @@ impl<'a> PodSignature<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::OwnerReference<'a>>,
         >(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodSignature`, for one-pass reads with [`PodSignature::read`].
+impl<'a> PodSignature<'a> {
+    /// `podController` (field 1).
+    pub const POD_CONTROLLER: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::OwnerReference<'a>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for PodSignature<'a> {
@@ -13799,6 +20393,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSignature<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::POD_CONTROLLER).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pod_controller().as_ref().map(|x| Item::Message(x)));
@@ -14105,6 +20710,178 @@ impl<'a> PodSpec<'a> {
     pub fn scheduling_group(&self) -> Option<PodSchedulingGroup<'a>> {
         rt::get::<codec::Msg<PodSchedulingGroup<'a>>>(self.bytes, 43)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodSpec`, for one-pass reads with [`PodSpec::read`].
+impl<'a> PodSpec<'a> {
+    /// `volumes` (field 1).
+    pub const VOLUMES: Field<Self, Repeated<'a, codec::Msg<Volume<'a>>>> = Field::new(1);
+
+    /// `containers` (field 2).
+    pub const CONTAINERS: Field<Self, Repeated<'a, codec::Msg<Container<'a>>>> =
+        Field::new(2);
+
+    /// `restartPolicy` (field 3).
+    pub const RESTART_POLICY: Field<Self, codec::Str> = Field::new(3);
+
+    /// `terminationGracePeriodSeconds` (field 4).
+    pub const TERMINATION_GRACE_PERIOD_SECONDS: Field<Self, codec::Int64> =
+        Field::new(4);
+
+    /// `activeDeadlineSeconds` (field 5).
+    pub const ACTIVE_DEADLINE_SECONDS: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `dnsPolicy` (field 6).
+    pub const DNS_POLICY: Field<Self, codec::Str> = Field::new(6);
+
+    /// `nodeSelector` (field 7).
+    pub const NODE_SELECTOR: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(7);
+
+    /// `serviceAccountName` (field 8).
+    pub const SERVICE_ACCOUNT_NAME: Field<Self, codec::Str> = Field::new(8);
+
+    /// `serviceAccount` (field 9).
+    pub const SERVICE_ACCOUNT: Field<Self, codec::Str> = Field::new(9);
+
+    /// `nodeName` (field 10).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(10);
+
+    /// `hostNetwork` (field 11).
+    pub const HOST_NETWORK: Field<Self, codec::Bool> = Field::new(11);
+
+    /// `hostPID` (field 12).
+    pub const HOST_PID: Field<Self, codec::Bool> = Field::new(12);
+
+    /// `hostIPC` (field 13).
+    pub const HOST_IPC: Field<Self, codec::Bool> = Field::new(13);
+
+    /// `securityContext` (field 14).
+    pub const SECURITY_CONTEXT: Field<Self, codec::Msg<PodSecurityContext<'a>>> =
+        Field::new(14);
+
+    /// `imagePullSecrets` (field 15).
+    pub const IMAGE_PULL_SECRETS: Field<
+        Self,
+        Repeated<'a, codec::Msg<LocalObjectReference<'a>>>,
+    > = Field::new(15);
+
+    /// `hostname` (field 16).
+    pub const HOSTNAME: Field<Self, codec::Str> = Field::new(16);
+
+    /// `subdomain` (field 17).
+    pub const SUBDOMAIN: Field<Self, codec::Str> = Field::new(17);
+
+    /// `affinity` (field 18).
+    pub const AFFINITY: Field<Self, codec::Msg<Affinity<'a>>> = Field::new(18);
+
+    /// `schedulerName` (field 19).
+    pub const SCHEDULER_NAME: Field<Self, codec::Str> = Field::new(19);
+
+    /// `initContainers` (field 20).
+    pub const INIT_CONTAINERS: Field<Self, Repeated<'a, codec::Msg<Container<'a>>>> =
+        Field::new(20);
+
+    /// `automountServiceAccountToken` (field 21).
+    pub const AUTOMOUNT_SERVICE_ACCOUNT_TOKEN: Field<Self, codec::Bool> = Field::new(21);
+
+    /// `tolerations` (field 22).
+    pub const TOLERATIONS: Field<Self, Repeated<'a, codec::Msg<Toleration<'a>>>> =
+        Field::new(22);
+
+    /// `hostAliases` (field 23).
+    pub const HOST_ALIASES: Field<Self, Repeated<'a, codec::Msg<HostAlias<'a>>>> =
+        Field::new(23);
+
+    /// `priorityClassName` (field 24).
+    pub const PRIORITY_CLASS_NAME: Field<Self, codec::Str> = Field::new(24);
+
+    /// `priority` (field 25).
+    pub const PRIORITY: Field<Self, codec::Int32> = Field::new(25);
+
+    /// `dnsConfig` (field 26).
+    pub const DNS_CONFIG: Field<Self, codec::Msg<PodDNSConfig<'a>>> = Field::new(26);
+
+    /// `shareProcessNamespace` (field 27).
+    pub const SHARE_PROCESS_NAMESPACE: Field<Self, codec::Bool> = Field::new(27);
+
+    /// `readinessGates` (field 28).
+    pub const READINESS_GATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodReadinessGate<'a>>>,
+    > = Field::new(28);
+
+    /// `runtimeClassName` (field 29).
+    pub const RUNTIME_CLASS_NAME: Field<Self, codec::Str> = Field::new(29);
+
+    /// `enableServiceLinks` (field 30).
+    pub const ENABLE_SERVICE_LINKS: Field<Self, codec::Bool> = Field::new(30);
+
+    /// `preemptionPolicy` (field 31).
+    pub const PREEMPTION_POLICY: Field<Self, codec::Str> = Field::new(31);
+
+    /// `overhead` (field 32).
+    pub const OVERHEAD: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(32);
+
+    /// `topologySpreadConstraints` (field 33).
+    pub const TOPOLOGY_SPREAD_CONSTRAINTS: Field<
+        Self,
+        Repeated<'a, codec::Msg<TopologySpreadConstraint<'a>>>,
+    > = Field::new(33);
+
+    /// `ephemeralContainers` (field 34).
+    pub const EPHEMERAL_CONTAINERS: Field<
+        Self,
+        Repeated<'a, codec::Msg<EphemeralContainer<'a>>>,
+    > = Field::new(34);
+
+    /// `setHostnameAsFQDN` (field 35).
+    pub const SET_HOSTNAME_AS_FQDN: Field<Self, codec::Bool> = Field::new(35);
+
+    /// `os` (field 36).
+    pub const OS: Field<Self, codec::Msg<PodOS<'a>>> = Field::new(36);
+
+    /// `hostUsers` (field 37).
+    pub const HOST_USERS: Field<Self, codec::Bool> = Field::new(37);
+
+    /// `schedulingGates` (field 38).
+    pub const SCHEDULING_GATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodSchedulingGate<'a>>>,
+    > = Field::new(38);
+
+    /// `resourceClaims` (field 39).
+    pub const RESOURCE_CLAIMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodResourceClaim<'a>>>,
+    > = Field::new(39);
+
+    /// `resources` (field 40).
+    pub const RESOURCES: Field<Self, codec::Msg<ResourceRequirements<'a>>> =
+        Field::new(40);
+
+    /// `hostnameOverride` (field 41).
+    pub const HOSTNAME_OVERRIDE: Field<Self, codec::Str> = Field::new(41);
+
+    /// `schedulingGroup` (field 43).
+    pub const SCHEDULING_GROUP: Field<Self, codec::Msg<PodSchedulingGroup<'a>>> =
+        Field::new(43);
 }
 
 impl<'a> View<'a> for PodSpec<'a> {
@@ -14132,6 +20909,115 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
+                39, 40, 41, 43,
+            ],
+        );
+        for x in fields.get(0, Self::VOLUMES) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::CONTAINERS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, fields.get(2, Self::RESTART_POLICY).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::TERMINATION_GRACE_PERIOD_SECONDS).map(Item::I64),
+            );
+        visitor.field(5, fields.get(4, Self::ACTIVE_DEADLINE_SECONDS).map(Item::I64));
+        visitor.field(6, fields.get(5, Self::DNS_POLICY).map(Item::Str));
+        for (k, v) in fields.get(6, Self::NODE_SELECTOR) {
+            visitor.entry(7, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(8, fields.get(7, Self::SERVICE_ACCOUNT_NAME).map(Item::Str));
+        visitor.field(9, fields.get(8, Self::SERVICE_ACCOUNT).map(Item::Str));
+        visitor.field(10, fields.get(9, Self::NODE_NAME).map(Item::Str));
+        visitor.field(11, fields.get(10, Self::HOST_NETWORK).map(Item::Bool));
+        visitor.field(12, fields.get(11, Self::HOST_PID).map(Item::Bool));
+        visitor.field(13, fields.get(12, Self::HOST_IPC).map(Item::Bool));
+        visitor
+            .field(
+                14,
+                fields.get(13, Self::SECURITY_CONTEXT).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(14, Self::IMAGE_PULL_SECRETS) {
+            visitor.element(15, Item::Message(&x));
+        }
+        visitor.field(16, fields.get(15, Self::HOSTNAME).map(Item::Str));
+        visitor.field(17, fields.get(16, Self::SUBDOMAIN).map(Item::Str));
+        visitor
+            .field(
+                18,
+                fields.get(17, Self::AFFINITY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(19, fields.get(18, Self::SCHEDULER_NAME).map(Item::Str));
+        for x in fields.get(19, Self::INIT_CONTAINERS) {
+            visitor.element(20, Item::Message(&x));
+        }
+        visitor
+            .field(
+                21,
+                fields.get(20, Self::AUTOMOUNT_SERVICE_ACCOUNT_TOKEN).map(Item::Bool),
+            );
+        for x in fields.get(21, Self::TOLERATIONS) {
+            visitor.element(22, Item::Message(&x));
+        }
+        for x in fields.get(22, Self::HOST_ALIASES) {
+            visitor.element(23, Item::Message(&x));
+        }
+        visitor.field(24, fields.get(23, Self::PRIORITY_CLASS_NAME).map(Item::Str));
+        visitor.field(25, fields.get(24, Self::PRIORITY).map(Item::I32));
+        visitor
+            .field(
+                26,
+                fields.get(25, Self::DNS_CONFIG).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(27, fields.get(26, Self::SHARE_PROCESS_NAMESPACE).map(Item::Bool));
+        for x in fields.get(27, Self::READINESS_GATES) {
+            visitor.element(28, Item::Message(&x));
+        }
+        visitor.field(29, fields.get(28, Self::RUNTIME_CLASS_NAME).map(Item::Str));
+        visitor.field(30, fields.get(29, Self::ENABLE_SERVICE_LINKS).map(Item::Bool));
+        visitor.field(31, fields.get(30, Self::PREEMPTION_POLICY).map(Item::Str));
+        for (k, v) in fields.get(31, Self::OVERHEAD) {
+            visitor.entry(32, Item::Str(k), Item::Message(&v));
+        }
+        for x in fields.get(32, Self::TOPOLOGY_SPREAD_CONSTRAINTS) {
+            visitor.element(33, Item::Message(&x));
+        }
+        for x in fields.get(33, Self::EPHEMERAL_CONTAINERS) {
+            visitor.element(34, Item::Message(&x));
+        }
+        visitor.field(35, fields.get(34, Self::SET_HOSTNAME_AS_FQDN).map(Item::Bool));
+        visitor.field(36, fields.get(35, Self::OS).as_ref().map(|x| Item::Message(x)));
+        visitor.field(37, fields.get(36, Self::HOST_USERS).map(Item::Bool));
+        for x in fields.get(37, Self::SCHEDULING_GATES) {
+            visitor.element(38, Item::Message(&x));
+        }
+        for x in fields.get(38, Self::RESOURCE_CLAIMS) {
+            visitor.element(39, Item::Message(&x));
+        }
+        visitor
+            .field(
+                40,
+                fields.get(39, Self::RESOURCES).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(41, fields.get(40, Self::HOSTNAME_OVERRIDE).map(Item::Str));
+        visitor
+            .field(
+                43,
+                fields.get(41, Self::SCHEDULING_GROUP).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.volumes() {
@@ -14388,6 +21274,112 @@ impl<'a> PodStatus<'a> {
     ) -> Repeated<'a, codec::Msg<NodeAllocatableResourceClaimStatus<'a>>> {
         Repeated::new(self.bytes, 21)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodStatus`, for one-pass reads with [`PodStatus::read`].
+impl<'a> PodStatus<'a> {
+    /// `phase` (field 1).
+    pub const PHASE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `conditions` (field 2).
+    pub const CONDITIONS: Field<Self, Repeated<'a, codec::Msg<PodCondition<'a>>>> =
+        Field::new(2);
+
+    /// `message` (field 3).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `hostIP` (field 5).
+    pub const HOST_IP: Field<Self, codec::Str> = Field::new(5);
+
+    /// `podIP` (field 6).
+    pub const POD_IP: Field<Self, codec::Str> = Field::new(6);
+
+    /// `startTime` (field 7).
+    pub const START_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(7);
+
+    /// `containerStatuses` (field 8).
+    pub const CONTAINER_STATUSES: Field<
+        Self,
+        Repeated<'a, codec::Msg<ContainerStatus<'a>>>,
+    > = Field::new(8);
+
+    /// `qosClass` (field 9).
+    pub const QOS_CLASS: Field<Self, codec::Str> = Field::new(9);
+
+    /// `initContainerStatuses` (field 10).
+    pub const INIT_CONTAINER_STATUSES: Field<
+        Self,
+        Repeated<'a, codec::Msg<ContainerStatus<'a>>>,
+    > = Field::new(10);
+
+    /// `nominatedNodeName` (field 11).
+    pub const NOMINATED_NODE_NAME: Field<Self, codec::Str> = Field::new(11);
+
+    /// `podIPs` (field 12).
+    pub const POD_IPS: Field<Self, Repeated<'a, codec::Msg<PodIP<'a>>>> = Field::new(12);
+
+    /// `ephemeralContainerStatuses` (field 13).
+    pub const EPHEMERAL_CONTAINER_STATUSES: Field<
+        Self,
+        Repeated<'a, codec::Msg<ContainerStatus<'a>>>,
+    > = Field::new(13);
+
+    /// `resize` (field 14).
+    pub const RESIZE: Field<Self, codec::Str> = Field::new(14);
+
+    /// `resourceClaimStatuses` (field 15).
+    pub const RESOURCE_CLAIM_STATUSES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodResourceClaimStatus<'a>>>,
+    > = Field::new(15);
+
+    /// `hostIPs` (field 16).
+    pub const HOST_IPS: Field<Self, Repeated<'a, codec::Msg<HostIP<'a>>>> =
+        Field::new(16);
+
+    /// `observedGeneration` (field 17).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(17);
+
+    /// `extendedResourceClaimStatus` (field 18).
+    pub const EXTENDED_RESOURCE_CLAIM_STATUS: Field<
+        Self,
+        codec::Msg<PodExtendedResourceClaimStatus<'a>>,
+    > = Field::new(18);
+
+    /// `allocatedResources` (field 19).
+    pub const ALLOCATED_RESOURCES: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(19);
+
+    /// `resources` (field 20).
+    pub const RESOURCES: Field<Self, codec::Msg<ResourceRequirements<'a>>> =
+        Field::new(20);
+
+    /// `nodeAllocatableResourceClaimStatuses` (field 21).
+    pub const NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUSES: Field<
+        Self,
+        Repeated<'a, codec::Msg<NodeAllocatableResourceClaimStatus<'a>>>,
+    > = Field::new(21);
 }
 
 impl<'a> View<'a> for PodStatus<'a> {
@@ -14417,6 +21409,69 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21],
+        );
+        visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
+        for x in fields.get(1, Self::CONDITIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::HOST_IP).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::POD_IP).map(Item::Str));
+        visitor
+            .field(
+                7,
+                fields.get(6, Self::START_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(7, Self::CONTAINER_STATUSES) {
+            visitor.element(8, Item::Message(&x));
+        }
+        visitor.field(9, fields.get(8, Self::QOS_CLASS).map(Item::Str));
+        for x in fields.get(9, Self::INIT_CONTAINER_STATUSES) {
+            visitor.element(10, Item::Message(&x));
+        }
+        visitor.field(11, fields.get(10, Self::NOMINATED_NODE_NAME).map(Item::Str));
+        for x in fields.get(11, Self::POD_IPS) {
+            visitor.element(12, Item::Message(&x));
+        }
+        for x in fields.get(12, Self::EPHEMERAL_CONTAINER_STATUSES) {
+            visitor.element(13, Item::Message(&x));
+        }
+        visitor.field(14, fields.get(13, Self::RESIZE).map(Item::Str));
+        for x in fields.get(14, Self::RESOURCE_CLAIM_STATUSES) {
+            visitor.element(15, Item::Message(&x));
+        }
+        for x in fields.get(15, Self::HOST_IPS) {
+            visitor.element(16, Item::Message(&x));
+        }
+        visitor.field(17, fields.get(16, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor
+            .field(
+                18,
+                fields
+                    .get(17, Self::EXTENDED_RESOURCE_CLAIM_STATUS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for (k, v) in fields.get(18, Self::ALLOCATED_RESOURCES) {
+            visitor.entry(19, Item::Str(k), Item::Message(&v));
+        }
+        visitor
+            .field(
+                20,
+                fields.get(19, Self::RESOURCES).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(20, Self::NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUSES) {
+            visitor.element(21, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.phase().map(Item::Str));
@@ -14497,6 +21552,27 @@ impl<'a> PodStatusResult<'a> {
     pub fn status(&self) -> Option<PodStatus<'a>> {
         rt::get::<codec::Msg<PodStatus<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodStatusResult`, for one-pass reads with [`PodStatusResult::read`].
+impl<'a> PodStatusResult<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Msg<PodStatus<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodStatusResult<'a> {
@@ -14526,6 +21602,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatusResult<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -14565,6 +21650,27 @@ impl<'a> PodTemplate<'a> {
     pub fn template(&self) -> Option<PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<PodTemplateSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodTemplate`, for one-pass reads with [`PodTemplate::read`].
+impl<'a> PodTemplate<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `template` (field 2).
+    pub const TEMPLATE: Field<Self, codec::Msg<PodTemplateSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodTemplate<'a> {
@@ -14594,6 +21700,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplate<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -14633,6 +21749,28 @@ impl<'a> PodTemplateList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodTemplateList`, for one-pass reads with [`PodTemplateList::read`].
+impl<'a> PodTemplateList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PodTemplate<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for PodTemplateList<'a> {
@@ -14662,6 +21800,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplateList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -14703,6 +21852,27 @@ impl<'a> PodTemplateSpec<'a> {
     pub fn spec(&self) -> Option<PodSpec<'a>> {
         rt::get::<codec::Msg<PodSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodTemplateSpec`, for one-pass reads with [`PodTemplateSpec::read`].
+impl<'a> PodTemplateSpec<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PodSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodTemplateSpec<'a> {
@@ -14732,6 +21902,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplateSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -14782,6 +21961,27 @@ impl<'a> PortStatus<'a> {
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PortStatus`, for one-pass reads with [`PortStatus::read`].
+impl<'a> PortStatus<'a> {
+    /// `port` (field 1).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `protocol` (field 2).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(2);
+
+    /// `error` (field 3).
+    pub const ERROR: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for PortStatus<'a> {
@@ -14811,6 +22011,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PortStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.port().map(Item::I32));
@@ -14862,6 +22071,27 @@ impl<'a> PortworxVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PortworxVolumeSource`, for one-pass reads with [`PortworxVolumeSource::read`].
+impl<'a> PortworxVolumeSource<'a> {
+    /// `volumeID` (field 1).
+    pub const VOLUME_ID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
 }
 
 impl<'a> View<'a> for PortworxVolumeSource<'a> {
@@ -14891,6 +22121,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PortworxVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::VOLUME_ID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.volume_id().map(Item::Str));
@@ -14927,6 +22166,21 @@ impl<'a> Preconditions<'a> {
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Preconditions`, for one-pass reads with [`Preconditions::read`].
+impl<'a> Preconditions<'a> {
+    /// `uid` (field 1).
+    pub const UID: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for Preconditions<'a> {
@@ -14956,6 +22210,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Preconditions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::UID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.uid().map(Item::Str));
@@ -15014,6 +22275,33 @@ impl<'a> PreferAvoidPodsEntry<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PreferAvoidPodsEntry`, for one-pass reads with [`PreferAvoidPodsEntry::read`].
+impl<'a> PreferAvoidPodsEntry<'a> {
+    /// `podSignature` (field 1).
+    pub const POD_SIGNATURE: Field<Self, codec::Msg<PodSignature<'a>>> = Field::new(1);
+
+    /// `evictionTime` (field 2).
+    pub const EVICTION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(2);
+
+    /// `reason` (field 3).
+    pub const REASON: Field<Self, codec::Str> = Field::new(3);
+
+    /// `message` (field 4).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for PreferAvoidPodsEntry<'a> {
@@ -15043,6 +22331,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PreferAvoidPodsEntry<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::POD_SIGNATURE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::EVICTION_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::REASON).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pod_signature().as_ref().map(|x| Item::Message(x)));
@@ -15080,6 +22386,24 @@ impl<'a> PreferredSchedulingTerm<'a> {
     pub fn preference(&self) -> Option<NodeSelectorTerm<'a>> {
         rt::get::<codec::Msg<NodeSelectorTerm<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PreferredSchedulingTerm`, for one-pass reads with [`PreferredSchedulingTerm::read`].
+impl<'a> PreferredSchedulingTerm<'a> {
+    /// `weight` (field 1).
+    pub const WEIGHT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `preference` (field 2).
+    pub const PREFERENCE: Field<Self, codec::Msg<NodeSelectorTerm<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PreferredSchedulingTerm<'a> {
@@ -15109,6 +22433,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PreferredSchedulingTerm<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::WEIGHT).map(Item::I32));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::PREFERENCE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.weight().map(Item::I32));
@@ -15169,6 +22505,40 @@ impl<'a> Probe<'a> {
     pub fn termination_grace_period_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Probe`, for one-pass reads with [`Probe::read`].
+impl<'a> Probe<'a> {
+    /// `handler` (field 1).
+    pub const HANDLER: Field<Self, codec::Msg<ProbeHandler<'a>>> = Field::new(1);
+
+    /// `initialDelaySeconds` (field 2).
+    pub const INITIAL_DELAY_SECONDS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `timeoutSeconds` (field 3).
+    pub const TIMEOUT_SECONDS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `periodSeconds` (field 4).
+    pub const PERIOD_SECONDS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `successThreshold` (field 5).
+    pub const SUCCESS_THRESHOLD: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `failureThreshold` (field 6).
+    pub const FAILURE_THRESHOLD: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `terminationGracePeriodSeconds` (field 7).
+    pub const TERMINATION_GRACE_PERIOD_SECONDS: Field<Self, codec::Int64> =
+        Field::new(7);
 }
 
 impl<'a> View<'a> for Probe<'a> {
@@ -15196,6 +22566,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Probe<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor
+            .field(1, fields.get(0, Self::HANDLER).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::INITIAL_DELAY_SECONDS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::TIMEOUT_SECONDS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::PERIOD_SECONDS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::SUCCESS_THRESHOLD).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::FAILURE_THRESHOLD).map(Item::I32));
+        visitor
+            .field(
+                7,
+                fields.get(6, Self::TERMINATION_GRACE_PERIOD_SECONDS).map(Item::I64),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.handler().as_ref().map(|x| Item::Message(x)));
@@ -15246,6 +22634,30 @@ impl<'a> ProbeHandler<'a> {
     pub fn grpc(&self) -> Option<GRPCAction<'a>> {
         rt::get::<codec::Msg<GRPCAction<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ProbeHandler`, for one-pass reads with [`ProbeHandler::read`].
+impl<'a> ProbeHandler<'a> {
+    /// `exec` (field 1).
+    pub const EXEC: Field<Self, codec::Msg<ExecAction<'a>>> = Field::new(1);
+
+    /// `httpGet` (field 2).
+    pub const HTTP_GET: Field<Self, codec::Msg<HTTPGetAction<'a>>> = Field::new(2);
+
+    /// `tcpSocket` (field 3).
+    pub const TCP_SOCKET: Field<Self, codec::Msg<TCPSocketAction<'a>>> = Field::new(3);
+
+    /// `grpc` (field 4).
+    pub const GRPC: Field<Self, codec::Msg<GRPCAction<'a>>> = Field::new(4);
 }
 
 impl<'a> View<'a> for ProbeHandler<'a> {
@@ -15275,6 +22687,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ProbeHandler<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::EXEC).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::HTTP_GET).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::TCP_SOCKET).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::GRPC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.exec().as_ref().map(|x| Item::Message(x)));
@@ -15312,6 +22739,25 @@ impl<'a> ProjectedVolumeSource<'a> {
     pub fn default_mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ProjectedVolumeSource`, for one-pass reads with [`ProjectedVolumeSource::read`].
+impl<'a> ProjectedVolumeSource<'a> {
+    /// `sources` (field 1).
+    pub const SOURCES: Field<Self, Repeated<'a, codec::Msg<VolumeProjection<'a>>>> =
+        Field::new(1);
+
+    /// `defaultMode` (field 2).
+    pub const DEFAULT_MODE: Field<Self, codec::Int32> = Field::new(2);
 }
 
 impl<'a> View<'a> for ProjectedVolumeSource<'a> {
@@ -15341,6 +22787,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ProjectedVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::SOURCES) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::DEFAULT_MODE).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.sources() {
@@ -15423,6 +22879,36 @@ impl<'a> QuobyteVolumeSource<'a> {
     pub fn tenant_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.QuobyteVolumeSource`, for one-pass reads with [`QuobyteVolumeSource::read`].
+impl<'a> QuobyteVolumeSource<'a> {
+    /// `registry` (field 1).
+    pub const REGISTRY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `volume` (field 2).
+    pub const VOLUME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `user` (field 4).
+    pub const USER: Field<Self, codec::Str> = Field::new(4);
+
+    /// `group` (field 5).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(5);
+
+    /// `tenant` (field 6).
+    pub const TENANT: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for QuobyteVolumeSource<'a> {
@@ -15452,6 +22938,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for QuobyteVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::REGISTRY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VOLUME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::USER).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::GROUP).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::TENANT).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.registry().map(Item::Str));
@@ -15546,6 +23044,42 @@ impl<'a> RBDPersistentVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.RBDPersistentVolumeSource`, for one-pass reads with [`RBDPersistentVolumeSource::read`].
+impl<'a> RBDPersistentVolumeSource<'a> {
+    /// `monitors` (field 1).
+    pub const MONITORS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `image` (field 2).
+    pub const IMAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `fsType` (field 3).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `pool` (field 4).
+    pub const POOL: Field<Self, codec::Str> = Field::new(4);
+
+    /// `user` (field 5).
+    pub const USER: Field<Self, codec::Str> = Field::new(5);
+
+    /// `keyring` (field 6).
+    pub const KEYRING: Field<Self, codec::Str> = Field::new(6);
+
+    /// `secretRef` (field 7).
+    pub const SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> = Field::new(7);
+
+    /// `readOnly` (field 8).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(8);
 }
 
 impl<'a> View<'a> for RBDPersistentVolumeSource<'a> {
@@ -15575,6 +23109,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RBDPersistentVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        for x in fields.get(0, Self::MONITORS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::IMAGE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::POOL).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::USER).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::KEYRING).map(Item::Str));
+        visitor
+            .field(
+                7,
+                fields.get(6, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(8, fields.get(7, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.monitors() {
@@ -15673,6 +23227,43 @@ impl<'a> RBDVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.RBDVolumeSource`, for one-pass reads with [`RBDVolumeSource::read`].
+impl<'a> RBDVolumeSource<'a> {
+    /// `monitors` (field 1).
+    pub const MONITORS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `image` (field 2).
+    pub const IMAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `fsType` (field 3).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `pool` (field 4).
+    pub const POOL: Field<Self, codec::Str> = Field::new(4);
+
+    /// `user` (field 5).
+    pub const USER: Field<Self, codec::Str> = Field::new(5);
+
+    /// `keyring` (field 6).
+    pub const KEYRING: Field<Self, codec::Str> = Field::new(6);
+
+    /// `secretRef` (field 7).
+    pub const SECRET_REF: Field<Self, codec::Msg<LocalObjectReference<'a>>> =
+        Field::new(7);
+
+    /// `readOnly` (field 8).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(8);
 }
 
 impl<'a> View<'a> for RBDVolumeSource<'a> {
@@ -15702,6 +23293,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RBDVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        for x in fields.get(0, Self::MONITORS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::IMAGE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::POOL).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::USER).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::KEYRING).map(Item::Str));
+        visitor
+            .field(
+                7,
+                fields.get(6, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(8, fields.get(7, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.monitors() {
@@ -15759,6 +23370,30 @@ impl<'a> RangeAllocation<'a> {
     pub fn data(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.RangeAllocation`, for one-pass reads with [`RangeAllocation::read`].
+impl<'a> RangeAllocation<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `range` (field 2).
+    pub const RANGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `data` (field 3).
+    pub const DATA: Field<Self, codec::Bytes> = Field::new(3);
 }
 
 impl<'a> View<'a> for RangeAllocation<'a> {
@@ -15788,6 +23423,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RangeAllocation<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::RANGE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::DATA).map(Item::Bytes));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -15833,6 +23478,32 @@ impl<'a> ReplicationController<'a> {
     pub fn status(&self) -> Option<ReplicationControllerStatus<'a>> {
         rt::get::<codec::Msg<ReplicationControllerStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ReplicationController`, for one-pass reads with [`ReplicationController::read`].
+impl<'a> ReplicationController<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ReplicationControllerSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ReplicationControllerStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for ReplicationController<'a> {
@@ -15862,6 +23533,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationController<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -15937,6 +23618,36 @@ impl<'a> ReplicationControllerCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ReplicationControllerCondition`, for one-pass reads with [`ReplicationControllerCondition::read`].
+impl<'a> ReplicationControllerCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for ReplicationControllerCondition<'a> {
@@ -15966,6 +23677,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerCondition<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -16008,6 +23737,28 @@ impl<'a> ReplicationControllerList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicationController<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ReplicationControllerList`, for one-pass reads with [`ReplicationControllerList::read`].
+impl<'a> ReplicationControllerList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ReplicationController<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ReplicationControllerList<'a> {
@@ -16037,6 +23788,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -16084,6 +23846,30 @@ impl<'a> ReplicationControllerSpec<'a> {
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ReplicationControllerSpec`, for one-pass reads with [`ReplicationControllerSpec::read`].
+impl<'a> ReplicationControllerSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(2);
+
+    /// `template` (field 3).
+    pub const TEMPLATE: Field<Self, codec::Msg<PodTemplateSpec<'a>>> = Field::new(3);
+
+    /// `minReadySeconds` (field 4).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(4);
 }
 
 impl<'a> View<'a> for ReplicationControllerSpec<'a> {
@@ -16113,6 +23899,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        for (k, v) in fields.get(1, Self::SELECTOR) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor
+            .field(3, fields.get(2, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, fields.get(3, Self::MIN_READY_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -16174,6 +23973,39 @@ impl<'a> ReplicationControllerStatus<'a> {
     ) -> Repeated<'a, codec::Msg<ReplicationControllerCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ReplicationControllerStatus`, for one-pass reads with [`ReplicationControllerStatus::read`].
+impl<'a> ReplicationControllerStatus<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `fullyLabeledReplicas` (field 2).
+    pub const FULLY_LABELED_REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `observedGeneration` (field 3).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(3);
+
+    /// `readyReplicas` (field 4).
+    pub const READY_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `availableReplicas` (field 5).
+    pub const AVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `conditions` (field 6).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ReplicationControllerCondition<'a>>>,
+    > = Field::new(6);
 }
 
 impl<'a> View<'a> for ReplicationControllerStatus<'a> {
@@ -16203,6 +24035,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::FULLY_LABELED_REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(4, fields.get(3, Self::READY_REPLICAS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::AVAILABLE_REPLICAS).map(Item::I32));
+        for x in fields.get(5, Self::CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -16254,6 +24100,24 @@ impl<'a> ResourceClaim<'a> {
     pub fn request_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceClaim`, for one-pass reads with [`ResourceClaim::read`].
+impl<'a> ResourceClaim<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `request` (field 2).
+    pub const REQUEST: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaim<'a> {
@@ -16283,6 +24147,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::REQUEST).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -16337,6 +24209,30 @@ impl<'a> ResourceFieldSelector<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceFieldSelector`, for one-pass reads with [`ResourceFieldSelector::read`].
+impl<'a> ResourceFieldSelector<'a> {
+    /// `containerName` (field 1).
+    pub const CONTAINER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resource` (field 2).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `divisor` (field 3).
+    pub const DIVISOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourceFieldSelector<'a> {
@@ -16366,6 +24262,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceFieldSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::CONTAINER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE).map(Item::Str));
+        visitor
+            .field(3, fields.get(2, Self::DIVISOR).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.container_name().map(Item::Str));
@@ -16422,6 +24328,27 @@ impl<'a> ResourceHealth<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceHealth`, for one-pass reads with [`ResourceHealth::read`].
+impl<'a> ResourceHealth<'a> {
+    /// `resourceID` (field 1).
+    pub const RESOURCE_ID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `health` (field 2).
+    pub const HEALTH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `message` (field 6).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for ResourceHealth<'a> {
@@ -16451,6 +24378,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceHealth<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 6]);
+        visitor.field(1, fields.get(0, Self::RESOURCE_ID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::HEALTH).map(Item::Str));
+        visitor.field(6, fields.get(2, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.resource_id().map(Item::Str));
@@ -16496,6 +24432,30 @@ impl<'a> ResourceQuota<'a> {
     pub fn status(&self) -> Option<ResourceQuotaStatus<'a>> {
         rt::get::<codec::Msg<ResourceQuotaStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceQuota`, for one-pass reads with [`ResourceQuota::read`].
+impl<'a> ResourceQuota<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceQuotaSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ResourceQuotaStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourceQuota<'a> {
@@ -16525,6 +24485,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuota<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -16565,6 +24535,28 @@ impl<'a> ResourceQuotaList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceQuota<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceQuotaList`, for one-pass reads with [`ResourceQuotaList::read`].
+impl<'a> ResourceQuotaList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ResourceQuota<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceQuotaList<'a> {
@@ -16594,6 +24586,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -16642,6 +24645,34 @@ impl<'a> ResourceQuotaSpec<'a> {
     pub fn scope_selector(&self) -> Option<ScopeSelector<'a>> {
         rt::get::<codec::Msg<ScopeSelector<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceQuotaSpec`, for one-pass reads with [`ResourceQuotaSpec::read`].
+impl<'a> ResourceQuotaSpec<'a> {
+    /// `hard` (field 1).
+    pub const HARD: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
+
+    /// `scopes` (field 2).
+    pub const SCOPES: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `scopeSelector` (field 3).
+    pub const SCOPE_SELECTOR: Field<Self, codec::Msg<ScopeSelector<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourceQuotaSpec<'a> {
@@ -16671,6 +24702,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for (k, v) in fields.get(0, Self::HARD) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+        for x in fields.get(1, Self::SCOPES) {
+            visitor.element(2, Item::Str(x));
+        }
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::SCOPE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.hard() {
@@ -16723,6 +24771,38 @@ impl<'a> ResourceQuotaStatus<'a> {
     > {
         Map::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceQuotaStatus`, for one-pass reads with [`ResourceQuotaStatus::read`].
+impl<'a> ResourceQuotaStatus<'a> {
+    /// `hard` (field 1).
+    pub const HARD: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
+
+    /// `used` (field 2).
+    pub const USED: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceQuotaStatus<'a> {
@@ -16752,6 +24832,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for (k, v) in fields.get(0, Self::HARD) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(1, Self::USED) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.hard() {
@@ -16808,6 +24900,42 @@ impl<'a> ResourceRequirements<'a> {
     pub fn claims(&self) -> Repeated<'a, codec::Msg<ResourceClaim<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceRequirements`, for one-pass reads with [`ResourceRequirements::read`].
+impl<'a> ResourceRequirements<'a> {
+    /// `limits` (field 1).
+    pub const LIMITS: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
+
+    /// `requests` (field 2).
+    pub const REQUESTS: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(2);
+
+    /// `claims` (field 3).
+    pub const CLAIMS: Field<Self, Repeated<'a, codec::Msg<ResourceClaim<'a>>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for ResourceRequirements<'a> {
@@ -16837,6 +24965,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRequirements<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for (k, v) in fields.get(0, Self::LIMITS) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(1, Self::REQUESTS) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+        for x in fields.get(2, Self::CLAIMS) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.limits() {
@@ -16884,6 +25027,25 @@ impl<'a> ResourceStatus<'a> {
     pub fn resources(&self) -> Repeated<'a, codec::Msg<ResourceHealth<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ResourceStatus`, for one-pass reads with [`ResourceStatus::read`].
+impl<'a> ResourceStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resources` (field 2).
+    pub const RESOURCES: Field<Self, Repeated<'a, codec::Msg<ResourceHealth<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceStatus<'a> {
@@ -16913,6 +25075,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for x in fields.get(1, Self::RESOURCES) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -16980,6 +25152,30 @@ impl<'a> SELinuxOptions<'a> {
     pub fn level_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SELinuxOptions`, for one-pass reads with [`SELinuxOptions::read`].
+impl<'a> SELinuxOptions<'a> {
+    /// `user` (field 1).
+    pub const USER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `role` (field 2).
+    pub const ROLE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `type` (field 3).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `level` (field 4).
+    pub const LEVEL: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for SELinuxOptions<'a> {
@@ -17009,6 +25205,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SELinuxOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::USER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::ROLE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::TYPE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::LEVEL).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.user().map(Item::Str));
@@ -17121,6 +25327,48 @@ impl<'a> ScaleIOPersistentVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ScaleIOPersistentVolumeSource`, for one-pass reads with [`ScaleIOPersistentVolumeSource::read`].
+impl<'a> ScaleIOPersistentVolumeSource<'a> {
+    /// `gateway` (field 1).
+    pub const GATEWAY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `system` (field 2).
+    pub const SYSTEM: Field<Self, codec::Str> = Field::new(2);
+
+    /// `secretRef` (field 3).
+    pub const SECRET_REF: Field<Self, codec::Msg<SecretReference<'a>>> = Field::new(3);
+
+    /// `sslEnabled` (field 4).
+    pub const SSL_ENABLED: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `protectionDomain` (field 5).
+    pub const PROTECTION_DOMAIN: Field<Self, codec::Str> = Field::new(5);
+
+    /// `storagePool` (field 6).
+    pub const STORAGE_POOL: Field<Self, codec::Str> = Field::new(6);
+
+    /// `storageMode` (field 7).
+    pub const STORAGE_MODE: Field<Self, codec::Str> = Field::new(7);
+
+    /// `volumeName` (field 8).
+    pub const VOLUME_NAME: Field<Self, codec::Str> = Field::new(8);
+
+    /// `fsType` (field 9).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(9);
+
+    /// `readOnly` (field 10).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(10);
 }
 
 impl<'a> View<'a> for ScaleIOPersistentVolumeSource<'a> {
@@ -17150,6 +25398,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleIOPersistentVolumeSource<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::GATEWAY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SYSTEM).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::SSL_ENABLED).map(Item::Bool));
+        visitor.field(5, fields.get(4, Self::PROTECTION_DOMAIN).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::STORAGE_POOL).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::STORAGE_MODE).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::VOLUME_NAME).map(Item::Str));
+        visitor.field(9, fields.get(8, Self::FS_TYPE).map(Item::Str));
+        visitor.field(10, fields.get(9, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.gateway().map(Item::Str));
@@ -17268,6 +25536,49 @@ impl<'a> ScaleIOVolumeSource<'a> {
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ScaleIOVolumeSource`, for one-pass reads with [`ScaleIOVolumeSource::read`].
+impl<'a> ScaleIOVolumeSource<'a> {
+    /// `gateway` (field 1).
+    pub const GATEWAY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `system` (field 2).
+    pub const SYSTEM: Field<Self, codec::Str> = Field::new(2);
+
+    /// `secretRef` (field 3).
+    pub const SECRET_REF: Field<Self, codec::Msg<LocalObjectReference<'a>>> =
+        Field::new(3);
+
+    /// `sslEnabled` (field 4).
+    pub const SSL_ENABLED: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `protectionDomain` (field 5).
+    pub const PROTECTION_DOMAIN: Field<Self, codec::Str> = Field::new(5);
+
+    /// `storagePool` (field 6).
+    pub const STORAGE_POOL: Field<Self, codec::Str> = Field::new(6);
+
+    /// `storageMode` (field 7).
+    pub const STORAGE_MODE: Field<Self, codec::Str> = Field::new(7);
+
+    /// `volumeName` (field 8).
+    pub const VOLUME_NAME: Field<Self, codec::Str> = Field::new(8);
+
+    /// `fsType` (field 9).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(9);
+
+    /// `readOnly` (field 10).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(10);
 }
 
 impl<'a> View<'a> for ScaleIOVolumeSource<'a> {
@@ -17297,6 +25608,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleIOVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::GATEWAY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SYSTEM).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::SSL_ENABLED).map(Item::Bool));
+        visitor.field(5, fields.get(4, Self::PROTECTION_DOMAIN).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::STORAGE_POOL).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::STORAGE_MODE).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::VOLUME_NAME).map(Item::Str));
+        visitor.field(9, fields.get(8, Self::FS_TYPE).map(Item::Str));
+        visitor.field(10, fields.get(9, Self::READ_ONLY).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.gateway().map(Item::Str));
@@ -17337,6 +25668,24 @@ impl<'a> ScopeSelector<'a> {
     ) -> Repeated<'a, codec::Msg<ScopedResourceSelectorRequirement<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ScopeSelector`, for one-pass reads with [`ScopeSelector::read`].
+impl<'a> ScopeSelector<'a> {
+    /// `matchExpressions` (field 1).
+    pub const MATCH_EXPRESSIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ScopedResourceSelectorRequirement<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for ScopeSelector<'a> {
@@ -17366,6 +25715,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScopeSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::MATCH_EXPRESSIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.match_expressions() {
@@ -17417,6 +25775,27 @@ impl<'a> ScopedResourceSelectorRequirement<'a> {
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ScopedResourceSelectorRequirement`, for one-pass reads with [`ScopedResourceSelectorRequirement::read`].
+impl<'a> ScopedResourceSelectorRequirement<'a> {
+    /// `scopeName` (field 1).
+    pub const SCOPE_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operator` (field 2).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `values` (field 3).
+    pub const VALUES: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ScopedResourceSelectorRequirement<'a> {
@@ -17446,6 +25825,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScopedResourceSelectorRequirement
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::SCOPE_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
+        for x in fields.get(2, Self::VALUES) {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.scope_name().map(Item::Str));
@@ -17494,6 +25884,24 @@ impl<'a> SeccompProfile<'a> {
     pub fn localhost_profile_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SeccompProfile`, for one-pass reads with [`SeccompProfile::read`].
+impl<'a> SeccompProfile<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `localhostProfile` (field 2).
+    pub const LOCALHOST_PROFILE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for SeccompProfile<'a> {
@@ -17523,6 +25931,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SeccompProfile<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::LOCALHOST_PROFILE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -17582,6 +25998,36 @@ impl<'a> Secret<'a> {
     pub fn immutable(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Secret`, for one-pass reads with [`Secret::read`].
+impl<'a> Secret<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `data` (field 2).
+    pub const DATA: Field<Self, Map<'a, codec::Str, codec::Bytes>> = Field::new(2);
+
+    /// `type` (field 3).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `stringData` (field 4).
+    pub const STRING_DATA: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(4);
+
+    /// `immutable` (field 5).
+    pub const IMMUTABLE: Field<Self, codec::Bool> = Field::new(5);
 }
 
 impl<'a> View<'a> for Secret<'a> {
@@ -17609,6 +26055,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Secret<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for (k, v) in fields.get(1, Self::DATA) {
+            visitor.entry(2, Item::Str(k), Item::Bytes(v));
+        }
+        visitor.field(3, fields.get(2, Self::TYPE).map(Item::Str));
+        for (k, v) in fields.get(3, Self::STRING_DATA) {
+            visitor.entry(4, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(5, fields.get(4, Self::IMMUTABLE).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -17651,6 +26113,27 @@ impl<'a> SecretEnvSource<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SecretEnvSource`, for one-pass reads with [`SecretEnvSource::read`].
+impl<'a> SecretEnvSource<'a> {
+    /// `localObjectReference` (field 1).
+    pub const LOCAL_OBJECT_REFERENCE: Field<
+        Self,
+        codec::Msg<LocalObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `optional` (field 2).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(2);
 }
 
 impl<'a> View<'a> for SecretEnvSource<'a> {
@@ -17680,6 +26163,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretEnvSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::LOCAL_OBJECT_REFERENCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -17726,6 +26224,30 @@ impl<'a> SecretKeySelector<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SecretKeySelector`, for one-pass reads with [`SecretKeySelector::read`].
+impl<'a> SecretKeySelector<'a> {
+    /// `localObjectReference` (field 1).
+    pub const LOCAL_OBJECT_REFERENCE: Field<
+        Self,
+        codec::Msg<LocalObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `key` (field 2).
+    pub const KEY: Field<Self, codec::Str> = Field::new(2);
+
+    /// `optional` (field 3).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(3);
 }
 
 impl<'a> View<'a> for SecretKeySelector<'a> {
@@ -17755,6 +26277,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretKeySelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::LOCAL_OBJECT_REFERENCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::KEY).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -17796,6 +26334,27 @@ impl<'a> SecretList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Secret<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SecretList`, for one-pass reads with [`SecretList::read`].
+impl<'a> SecretList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Secret<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for SecretList<'a> {
@@ -17825,6 +26384,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -17867,6 +26437,31 @@ impl<'a> SecretProjection<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SecretProjection`, for one-pass reads with [`SecretProjection::read`].
+impl<'a> SecretProjection<'a> {
+    /// `localObjectReference` (field 1).
+    pub const LOCAL_OBJECT_REFERENCE: Field<
+        Self,
+        codec::Msg<LocalObjectReference<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<KeyToPath<'a>>>> =
+        Field::new(2);
+
+    /// `optional` (field 4).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for SecretProjection<'a> {
@@ -17896,6 +26491,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretProjection<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::LOCAL_OBJECT_REFERENCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(2, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -17945,6 +26558,24 @@ impl<'a> SecretReference<'a> {
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SecretReference`, for one-pass reads with [`SecretReference::read`].
+impl<'a> SecretReference<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `namespace` (field 2).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for SecretReference<'a> {
@@ -17974,6 +26605,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -18024,6 +26663,31 @@ impl<'a> SecretVolumeSource<'a> {
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SecretVolumeSource`, for one-pass reads with [`SecretVolumeSource::read`].
+impl<'a> SecretVolumeSource<'a> {
+    /// `secretName` (field 1).
+    pub const SECRET_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<KeyToPath<'a>>>> =
+        Field::new(2);
+
+    /// `defaultMode` (field 3).
+    pub const DEFAULT_MODE: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `optional` (field 4).
+    pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for SecretVolumeSource<'a> {
@@ -18053,6 +26717,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::SECRET_NAME).map(Item::Str));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, fields.get(2, Self::DEFAULT_MODE).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::OPTIONAL).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.secret_name().map(Item::Str));
@@ -18147,6 +26823,60 @@ impl<'a> SecurityContext<'a> {
     pub fn app_armor_profile(&self) -> Option<AppArmorProfile<'a>> {
         rt::get::<codec::Msg<AppArmorProfile<'a>>>(self.bytes, 12)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SecurityContext`, for one-pass reads with [`SecurityContext::read`].
+impl<'a> SecurityContext<'a> {
+    /// `capabilities` (field 1).
+    pub const CAPABILITIES: Field<Self, codec::Msg<Capabilities<'a>>> = Field::new(1);
+
+    /// `privileged` (field 2).
+    pub const PRIVILEGED: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `seLinuxOptions` (field 3).
+    pub const SE_LINUX_OPTIONS: Field<Self, codec::Msg<SELinuxOptions<'a>>> =
+        Field::new(3);
+
+    /// `runAsUser` (field 4).
+    pub const RUN_AS_USER: Field<Self, codec::Int64> = Field::new(4);
+
+    /// `runAsNonRoot` (field 5).
+    pub const RUN_AS_NON_ROOT: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `readOnlyRootFilesystem` (field 6).
+    pub const READ_ONLY_ROOT_FILESYSTEM: Field<Self, codec::Bool> = Field::new(6);
+
+    /// `allowPrivilegeEscalation` (field 7).
+    pub const ALLOW_PRIVILEGE_ESCALATION: Field<Self, codec::Bool> = Field::new(7);
+
+    /// `runAsGroup` (field 8).
+    pub const RUN_AS_GROUP: Field<Self, codec::Int64> = Field::new(8);
+
+    /// `procMount` (field 9).
+    pub const PROC_MOUNT: Field<Self, codec::Str> = Field::new(9);
+
+    /// `windowsOptions` (field 10).
+    pub const WINDOWS_OPTIONS: Field<
+        Self,
+        codec::Msg<WindowsSecurityContextOptions<'a>>,
+    > = Field::new(10);
+
+    /// `seccompProfile` (field 11).
+    pub const SECCOMP_PROFILE: Field<Self, codec::Msg<SeccompProfile<'a>>> =
+        Field::new(11);
+
+    /// `appArmorProfile` (field 12).
+    pub const APP_ARMOR_PROFILE: Field<Self, codec::Msg<AppArmorProfile<'a>>> =
+        Field::new(12);
 }
 
 impl<'a> View<'a> for SecurityContext<'a> {
@@ -18176,6 +26906,48 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecurityContext<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::CAPABILITIES).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::PRIVILEGED).map(Item::Bool));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::SE_LINUX_OPTIONS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::RUN_AS_USER).map(Item::I64));
+        visitor.field(5, fields.get(4, Self::RUN_AS_NON_ROOT).map(Item::Bool));
+        visitor.field(6, fields.get(5, Self::READ_ONLY_ROOT_FILESYSTEM).map(Item::Bool));
+        visitor
+            .field(7, fields.get(6, Self::ALLOW_PRIVILEGE_ESCALATION).map(Item::Bool));
+        visitor.field(8, fields.get(7, Self::RUN_AS_GROUP).map(Item::I64));
+        visitor.field(9, fields.get(8, Self::PROC_MOUNT).map(Item::Str));
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::WINDOWS_OPTIONS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                11,
+                fields.get(10, Self::SECCOMP_PROFILE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                12,
+                fields
+                    .get(11, Self::APP_ARMOR_PROFILE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.capabilities().as_ref().map(|x| Item::Message(x)));
@@ -18216,6 +26988,21 @@ impl<'a> SerializedReference<'a> {
     pub fn reference(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SerializedReference`, for one-pass reads with [`SerializedReference::read`].
+impl<'a> SerializedReference<'a> {
+    /// `reference` (field 1).
+    pub const REFERENCE: Field<Self, codec::Msg<ObjectReference<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for SerializedReference<'a> {
@@ -18245,6 +27032,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SerializedReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::REFERENCE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.reference().as_ref().map(|x| Item::Message(x)));
@@ -18288,6 +27083,30 @@ impl<'a> Service<'a> {
     pub fn status(&self) -> Option<ServiceStatus<'a>> {
         rt::get::<codec::Msg<ServiceStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Service`, for one-pass reads with [`Service::read`].
+impl<'a> Service<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ServiceSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ServiceStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Service<'a> {
@@ -18315,6 +27134,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Service<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -18367,6 +27196,37 @@ impl<'a> ServiceAccount<'a> {
     pub fn automount_service_account_token(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ServiceAccount`, for one-pass reads with [`ServiceAccount::read`].
+impl<'a> ServiceAccount<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `secrets` (field 2).
+    pub const SECRETS: Field<Self, Repeated<'a, codec::Msg<ObjectReference<'a>>>> =
+        Field::new(2);
+
+    /// `imagePullSecrets` (field 3).
+    pub const IMAGE_PULL_SECRETS: Field<
+        Self,
+        Repeated<'a, codec::Msg<LocalObjectReference<'a>>>,
+    > = Field::new(3);
+
+    /// `automountServiceAccountToken` (field 4).
+    pub const AUTOMOUNT_SERVICE_ACCOUNT_TOKEN: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for ServiceAccount<'a> {
@@ -18396,6 +27256,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccount<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::SECRETS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::IMAGE_PULL_SECRETS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::AUTOMOUNT_SERVICE_ACCOUNT_TOKEN).map(Item::Bool),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -18441,6 +27320,28 @@ impl<'a> ServiceAccountList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ServiceAccount<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ServiceAccountList`, for one-pass reads with [`ServiceAccountList::read`].
+impl<'a> ServiceAccountList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ServiceAccount<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ServiceAccountList<'a> {
@@ -18470,6 +27371,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -18522,6 +27434,27 @@ impl<'a> ServiceAccountTokenProjection<'a> {
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ServiceAccountTokenProjection`, for one-pass reads with [`ServiceAccountTokenProjection::read`].
+impl<'a> ServiceAccountTokenProjection<'a> {
+    /// `audience` (field 1).
+    pub const AUDIENCE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `expirationSeconds` (field 2).
+    pub const EXPIRATION_SECONDS: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `path` (field 3).
+    pub const PATH: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ServiceAccountTokenProjection<'a> {
@@ -18551,6 +27484,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountTokenProjection<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::AUDIENCE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::EXPIRATION_SECONDS).map(Item::I64));
+        visitor.field(3, fields.get(2, Self::PATH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.audience().map(Item::Str));
@@ -18591,6 +27533,27 @@ impl<'a> ServiceList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Service<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ServiceList`, for one-pass reads with [`ServiceList::read`].
+impl<'a> ServiceList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Service<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ServiceList<'a> {
@@ -18620,6 +27583,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -18696,6 +27670,39 @@ impl<'a> ServicePort<'a> {
     pub fn app_protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ServicePort`, for one-pass reads with [`ServicePort::read`].
+impl<'a> ServicePort<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `protocol` (field 2).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(2);
+
+    /// `port` (field 3).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `targetPort` (field 4).
+    pub const TARGET_PORT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(4);
+
+    /// `nodePort` (field 5).
+    pub const NODE_PORT: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `appProtocol` (field 6).
+    pub const APP_PROTOCOL: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for ServicePort<'a> {
@@ -18725,6 +27732,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServicePort<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::PORT).map(Item::I32));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::TARGET_PORT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::NODE_PORT).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::APP_PROTOCOL).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -18764,6 +27787,21 @@ impl<'a> ServiceProxyOptions<'a> {
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ServiceProxyOptions`, for one-pass reads with [`ServiceProxyOptions::read`].
+impl<'a> ServiceProxyOptions<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for ServiceProxyOptions<'a> {
@@ -18793,6 +27831,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceProxyOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
@@ -18967,6 +28012,84 @@ impl<'a> ServiceSpec<'a> {
     pub fn traffic_distribution_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 23)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ServiceSpec`, for one-pass reads with [`ServiceSpec::read`].
+impl<'a> ServiceSpec<'a> {
+    /// `ports` (field 1).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<ServicePort<'a>>>> =
+        Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(2);
+
+    /// `clusterIP` (field 3).
+    pub const CLUSTER_IP: Field<Self, codec::Str> = Field::new(3);
+
+    /// `type` (field 4).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `externalIPs` (field 5).
+    pub const EXTERNAL_IPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `sessionAffinity` (field 7).
+    pub const SESSION_AFFINITY: Field<Self, codec::Str> = Field::new(7);
+
+    /// `loadBalancerIP` (field 8).
+    pub const LOAD_BALANCER_IP: Field<Self, codec::Str> = Field::new(8);
+
+    /// `loadBalancerSourceRanges` (field 9).
+    pub const LOAD_BALANCER_SOURCE_RANGES: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(9);
+
+    /// `externalName` (field 10).
+    pub const EXTERNAL_NAME: Field<Self, codec::Str> = Field::new(10);
+
+    /// `externalTrafficPolicy` (field 11).
+    pub const EXTERNAL_TRAFFIC_POLICY: Field<Self, codec::Str> = Field::new(11);
+
+    /// `healthCheckNodePort` (field 12).
+    pub const HEALTH_CHECK_NODE_PORT: Field<Self, codec::Int32> = Field::new(12);
+
+    /// `publishNotReadyAddresses` (field 13).
+    pub const PUBLISH_NOT_READY_ADDRESSES: Field<Self, codec::Bool> = Field::new(13);
+
+    /// `sessionAffinityConfig` (field 14).
+    pub const SESSION_AFFINITY_CONFIG: Field<
+        Self,
+        codec::Msg<SessionAffinityConfig<'a>>,
+    > = Field::new(14);
+
+    /// `ipFamilyPolicy` (field 17).
+    pub const IP_FAMILY_POLICY: Field<Self, codec::Str> = Field::new(17);
+
+    /// `clusterIPs` (field 18).
+    pub const CLUSTER_IPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(18);
+
+    /// `ipFamilies` (field 19).
+    pub const IP_FAMILIES: Field<Self, Repeated<'a, codec::Str>> = Field::new(19);
+
+    /// `allocateLoadBalancerNodePorts` (field 20).
+    pub const ALLOCATE_LOAD_BALANCER_NODE_PORTS: Field<Self, codec::Bool> =
+        Field::new(20);
+
+    /// `loadBalancerClass` (field 21).
+    pub const LOAD_BALANCER_CLASS: Field<Self, codec::Str> = Field::new(21);
+
+    /// `internalTrafficPolicy` (field 22).
+    pub const INTERNAL_TRAFFIC_POLICY: Field<Self, codec::Str> = Field::new(22);
+
+    /// `trafficDistribution` (field 23).
+    pub const TRAFFIC_DISTRIBUTION: Field<Self, codec::Str> = Field::new(23);
 }
 
 impl<'a> View<'a> for ServiceSpec<'a> {
@@ -18996,6 +28119,62 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 17, 18, 19, 20, 21, 22, 23],
+        );
+        for x in fields.get(0, Self::PORTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for (k, v) in fields.get(1, Self::SELECTOR) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(3, fields.get(2, Self::CLUSTER_IP).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::TYPE).map(Item::Str));
+        for x in fields.get(4, Self::EXTERNAL_IPS) {
+            visitor.element(5, Item::Str(x));
+        }
+        visitor.field(7, fields.get(5, Self::SESSION_AFFINITY).map(Item::Str));
+        visitor.field(8, fields.get(6, Self::LOAD_BALANCER_IP).map(Item::Str));
+        for x in fields.get(7, Self::LOAD_BALANCER_SOURCE_RANGES) {
+            visitor.element(9, Item::Str(x));
+        }
+        visitor.field(10, fields.get(8, Self::EXTERNAL_NAME).map(Item::Str));
+        visitor.field(11, fields.get(9, Self::EXTERNAL_TRAFFIC_POLICY).map(Item::Str));
+        visitor.field(12, fields.get(10, Self::HEALTH_CHECK_NODE_PORT).map(Item::I32));
+        visitor
+            .field(
+                13,
+                fields.get(11, Self::PUBLISH_NOT_READY_ADDRESSES).map(Item::Bool),
+            );
+        visitor
+            .field(
+                14,
+                fields
+                    .get(12, Self::SESSION_AFFINITY_CONFIG)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(17, fields.get(13, Self::IP_FAMILY_POLICY).map(Item::Str));
+        for x in fields.get(14, Self::CLUSTER_IPS) {
+            visitor.element(18, Item::Str(x));
+        }
+        for x in fields.get(15, Self::IP_FAMILIES) {
+            visitor.element(19, Item::Str(x));
+        }
+        visitor
+            .field(
+                20,
+                fields.get(16, Self::ALLOCATE_LOAD_BALANCER_NODE_PORTS).map(Item::Bool),
+            );
+        visitor.field(21, fields.get(17, Self::LOAD_BALANCER_CLASS).map(Item::Str));
+        visitor.field(22, fields.get(18, Self::INTERNAL_TRAFFIC_POLICY).map(Item::Str));
+        visitor.field(23, fields.get(19, Self::TRAFFIC_DISTRIBUTION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ports() {
@@ -19070,6 +28249,28 @@ impl<'a> ServiceStatus<'a> {
     > {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.ServiceStatus`, for one-pass reads with [`ServiceStatus::read`].
+impl<'a> ServiceStatus<'a> {
+    /// `loadBalancer` (field 1).
+    pub const LOAD_BALANCER: Field<Self, codec::Msg<LoadBalancerStatus<'a>>> =
+        Field::new(1);
+
+    /// `conditions` (field 2).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for ServiceStatus<'a> {
@@ -19099,6 +28300,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::LOAD_BALANCER).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::CONDITIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.load_balancer().as_ref().map(|x| Item::Message(x)));
@@ -19131,6 +28346,21 @@ impl<'a> SessionAffinityConfig<'a> {
     pub fn client_ip(&self) -> Option<ClientIPConfig<'a>> {
         rt::get::<codec::Msg<ClientIPConfig<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SessionAffinityConfig`, for one-pass reads with [`SessionAffinityConfig::read`].
+impl<'a> SessionAffinityConfig<'a> {
+    /// `clientIP` (field 1).
+    pub const CLIENT_IP: Field<Self, codec::Msg<ClientIPConfig<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for SessionAffinityConfig<'a> {
@@ -19162,6 +28392,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SessionAffinityConfig<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::CLIENT_IP).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.client_ip().as_ref().map(|x| Item::Message(x)));
     }
 }
@@ -19189,6 +28427,21 @@ impl<'a> SleepAction<'a> {
     pub fn seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.SleepAction`, for one-pass reads with [`SleepAction::read`].
+impl<'a> SleepAction<'a> {
+    /// `seconds` (field 1).
+    pub const SECONDS: Field<Self, codec::Int64> = Field::new(1);
 }
 
 impl<'a> View<'a> for SleepAction<'a> {
@@ -19218,6 +28471,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SleepAction<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::SECONDS).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.seconds().map(Item::I64));
@@ -19282,6 +28542,33 @@ impl<'a> StorageOSPersistentVolumeSource<'a> {
     pub fn secret_ref(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.StorageOSPersistentVolumeSource`, for one-pass reads with [`StorageOSPersistentVolumeSource::read`].
+impl<'a> StorageOSPersistentVolumeSource<'a> {
+    /// `volumeName` (field 1).
+    pub const VOLUME_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `volumeNamespace` (field 2).
+    pub const VOLUME_NAMESPACE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `fsType` (field 3).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `readOnly` (field 4).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `secretRef` (field 5).
+    pub const SECRET_REF: Field<Self, codec::Msg<ObjectReference<'a>>> = Field::new(5);
 }
 
 impl<'a> View<'a> for StorageOSPersistentVolumeSource<'a> {
@@ -19311,6 +28598,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageOSPersistentVolumeSource<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::VOLUME_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VOLUME_NAMESPACE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::READ_ONLY).map(Item::Bool));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.volume_name().map(Item::Str));
@@ -19379,6 +28681,34 @@ impl<'a> StorageOSVolumeSource<'a> {
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.StorageOSVolumeSource`, for one-pass reads with [`StorageOSVolumeSource::read`].
+impl<'a> StorageOSVolumeSource<'a> {
+    /// `volumeName` (field 1).
+    pub const VOLUME_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `volumeNamespace` (field 2).
+    pub const VOLUME_NAMESPACE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `fsType` (field 3).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `readOnly` (field 4).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `secretRef` (field 5).
+    pub const SECRET_REF: Field<Self, codec::Msg<LocalObjectReference<'a>>> =
+        Field::new(5);
 }
 
 impl<'a> View<'a> for StorageOSVolumeSource<'a> {
@@ -19408,6 +28738,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageOSVolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::VOLUME_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VOLUME_NAMESPACE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::FS_TYPE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::READ_ONLY).map(Item::Bool));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::SECRET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.volume_name().map(Item::Str));
@@ -19456,6 +28801,24 @@ impl<'a> Sysctl<'a> {
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Sysctl`, for one-pass reads with [`Sysctl::read`].
+impl<'a> Sysctl<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for Sysctl<'a> {
@@ -19483,6 +28846,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Sysctl<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -19527,6 +28898,27 @@ impl<'a> TCPSocketAction<'a> {
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.TCPSocketAction`, for one-pass reads with [`TCPSocketAction::read`].
+impl<'a> TCPSocketAction<'a> {
+    /// `port` (field 1).
+    pub const PORT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(1);
+
+    /// `host` (field 2).
+    pub const HOST: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for TCPSocketAction<'a> {
@@ -19556,6 +28948,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TCPSocketAction<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PORT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::HOST).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.port().as_ref().map(|x| Item::Message(x)));
@@ -19620,6 +29020,33 @@ impl<'a> Taint<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Taint`, for one-pass reads with [`Taint::read`].
+impl<'a> Taint<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `effect` (field 3).
+    pub const EFFECT: Field<Self, codec::Str> = Field::new(3);
+
+    /// `timeAdded` (field 4).
+    pub const TIME_ADDED: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for Taint<'a> {
@@ -19647,6 +29074,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Taint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::EFFECT).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::TIME_ADDED).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -19719,6 +29160,33 @@ impl<'a> Toleration<'a> {
     pub fn toleration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Toleration`, for one-pass reads with [`Toleration::read`].
+impl<'a> Toleration<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operator` (field 2).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `value` (field 3).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `effect` (field 4).
+    pub const EFFECT: Field<Self, codec::Str> = Field::new(4);
+
+    /// `tolerationSeconds` (field 5).
+    pub const TOLERATION_SECONDS: Field<Self, codec::Int64> = Field::new(5);
 }
 
 impl<'a> View<'a> for Toleration<'a> {
@@ -19748,6 +29216,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Toleration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::VALUE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::EFFECT).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::TOLERATION_SECONDS).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -19791,6 +29270,24 @@ impl<'a> TopologySelectorLabelRequirement<'a> {
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.TopologySelectorLabelRequirement`, for one-pass reads with [`TopologySelectorLabelRequirement::read`].
+impl<'a> TopologySelectorLabelRequirement<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `values` (field 2).
+    pub const VALUES: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 }
 
 impl<'a> View<'a> for TopologySelectorLabelRequirement<'a> {
@@ -19820,6 +29317,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySelectorLabelRequirement<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        for x in fields.get(1, Self::VALUES) {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -19854,6 +29361,24 @@ impl<'a> TopologySelectorTerm<'a> {
     ) -> Repeated<'a, codec::Msg<TopologySelectorLabelRequirement<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.TopologySelectorTerm`, for one-pass reads with [`TopologySelectorTerm::read`].
+impl<'a> TopologySelectorTerm<'a> {
+    /// `matchLabelExpressions` (field 1).
+    pub const MATCH_LABEL_EXPRESSIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<TopologySelectorLabelRequirement<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for TopologySelectorTerm<'a> {
@@ -19883,6 +29408,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySelectorTerm<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::MATCH_LABEL_EXPRESSIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.match_label_expressions() {
@@ -19973,6 +29507,45 @@ impl<'a> TopologySpreadConstraint<'a> {
     pub fn match_label_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.TopologySpreadConstraint`, for one-pass reads with [`TopologySpreadConstraint::read`].
+impl<'a> TopologySpreadConstraint<'a> {
+    /// `maxSkew` (field 1).
+    pub const MAX_SKEW: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `topologyKey` (field 2).
+    pub const TOPOLOGY_KEY: Field<Self, codec::Str> = Field::new(2);
+
+    /// `whenUnsatisfiable` (field 3).
+    pub const WHEN_UNSATISFIABLE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `labelSelector` (field 4).
+    pub const LABEL_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(4);
+
+    /// `minDomains` (field 5).
+    pub const MIN_DOMAINS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `nodeAffinityPolicy` (field 6).
+    pub const NODE_AFFINITY_POLICY: Field<Self, codec::Str> = Field::new(6);
+
+    /// `nodeTaintsPolicy` (field 7).
+    pub const NODE_TAINTS_POLICY: Field<Self, codec::Str> = Field::new(7);
+
+    /// `matchLabelKeys` (field 8).
+    pub const MATCH_LABEL_KEYS: Field<Self, Repeated<'a, codec::Str>> = Field::new(8);
 }
 
 impl<'a> View<'a> for TopologySpreadConstraint<'a> {
@@ -20002,6 +29575,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySpreadConstraint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::MAX_SKEW).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::TOPOLOGY_KEY).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::WHEN_UNSATISFIABLE).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::LABEL_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::MIN_DOMAINS).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::NODE_AFFINITY_POLICY).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::NODE_TAINTS_POLICY).map(Item::Str));
+        for x in fields.get(7, Self::MATCH_LABEL_KEYS) {
+            visitor.element(8, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.max_skew().map(Item::I32));
@@ -20065,6 +29658,27 @@ impl<'a> TypedLocalObjectReference<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.TypedLocalObjectReference`, for one-pass reads with [`TypedLocalObjectReference::read`].
+impl<'a> TypedLocalObjectReference<'a> {
+    /// `apiGroup` (field 1).
+    pub const API_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for TypedLocalObjectReference<'a> {
@@ -20094,6 +29708,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypedLocalObjectReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_group().map(Item::Str));
@@ -20160,6 +29783,30 @@ impl<'a> TypedObjectReference<'a> {
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.TypedObjectReference`, for one-pass reads with [`TypedObjectReference::read`].
+impl<'a> TypedObjectReference<'a> {
+    /// `apiGroup` (field 1).
+    pub const API_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `namespace` (field 4).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for TypedObjectReference<'a> {
@@ -20189,6 +29836,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypedObjectReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_group().map(Item::Str));
@@ -20231,6 +29888,24 @@ impl<'a> Volume<'a> {
     pub fn volume_source(&self) -> Option<VolumeSource<'a>> {
         rt::get::<codec::Msg<VolumeSource<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.Volume`, for one-pass reads with [`Volume::read`].
+impl<'a> Volume<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `volumeSource` (field 2).
+    pub const VOLUME_SOURCE: Field<Self, codec::Msg<VolumeSource<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for Volume<'a> {
@@ -20258,6 +29933,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Volume<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::VOLUME_SOURCE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -20303,6 +29990,24 @@ impl<'a> VolumeDevice<'a> {
     pub fn device_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeDevice`, for one-pass reads with [`VolumeDevice::read`].
+impl<'a> VolumeDevice<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `devicePath` (field 2).
+    pub const DEVICE_PATH: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for VolumeDevice<'a> {
@@ -20332,6 +30037,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeDevice<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DEVICE_PATH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -20422,6 +30135,39 @@ impl<'a> VolumeMount<'a> {
     pub fn recursive_read_only_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeMount`, for one-pass reads with [`VolumeMount::read`].
+impl<'a> VolumeMount<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `readOnly` (field 2).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `mountPath` (field 3).
+    pub const MOUNT_PATH: Field<Self, codec::Str> = Field::new(3);
+
+    /// `subPath` (field 4).
+    pub const SUB_PATH: Field<Self, codec::Str> = Field::new(4);
+
+    /// `mountPropagation` (field 5).
+    pub const MOUNT_PROPAGATION: Field<Self, codec::Str> = Field::new(5);
+
+    /// `subPathExpr` (field 6).
+    pub const SUB_PATH_EXPR: Field<Self, codec::Str> = Field::new(6);
+
+    /// `recursiveReadOnly` (field 7).
+    pub const RECURSIVE_READ_ONLY: Field<Self, codec::Str> = Field::new(7);
 }
 
 impl<'a> View<'a> for VolumeMount<'a> {
@@ -20451,6 +30197,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMount<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::READ_ONLY).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::MOUNT_PATH).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SUB_PATH).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MOUNT_PROPAGATION).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::SUB_PATH_EXPR).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::RECURSIVE_READ_ONLY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -20521,6 +30280,33 @@ impl<'a> VolumeMountStatus<'a> {
     pub fn volume_status(&self) -> Option<VolumeStatus<'a>> {
         rt::get::<codec::Msg<VolumeStatus<'a>>>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeMountStatus`, for one-pass reads with [`VolumeMountStatus::read`].
+impl<'a> VolumeMountStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `mountPath` (field 2).
+    pub const MOUNT_PATH: Field<Self, codec::Str> = Field::new(2);
+
+    /// `readOnly` (field 3).
+    pub const READ_ONLY: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `recursiveReadOnly` (field 4).
+    pub const RECURSIVE_READ_ONLY: Field<Self, codec::Str> = Field::new(4);
+
+    /// `volumeStatus` (field 5).
+    pub const VOLUME_STATUS: Field<Self, codec::Msg<VolumeStatus<'a>>> = Field::new(5);
 }
 
 impl<'a> View<'a> for VolumeMountStatus<'a> {
@@ -20550,6 +30336,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMountStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::MOUNT_PATH).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::READ_ONLY).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::RECURSIVE_READ_ONLY).map(Item::Str));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::VOLUME_STATUS).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -20583,6 +30384,21 @@ impl<'a> VolumeNodeAffinity<'a> {
     pub fn required(&self) -> Option<NodeSelector<'a>> {
         rt::get::<codec::Msg<NodeSelector<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeNodeAffinity`, for one-pass reads with [`VolumeNodeAffinity::read`].
+impl<'a> VolumeNodeAffinity<'a> {
+    /// `required` (field 1).
+    pub const REQUIRED: Field<Self, codec::Msg<NodeSelector<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for VolumeNodeAffinity<'a> {
@@ -20612,6 +30428,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeNodeAffinity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::REQUIRED).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.required().as_ref().map(|x| Item::Message(x)));
@@ -20666,6 +30490,45 @@ impl<'a> VolumeProjection<'a> {
     pub fn pod_certificate(&self) -> Option<PodCertificateProjection<'a>> {
         rt::get::<codec::Msg<PodCertificateProjection<'a>>>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeProjection`, for one-pass reads with [`VolumeProjection::read`].
+impl<'a> VolumeProjection<'a> {
+    /// `secret` (field 1).
+    pub const SECRET: Field<Self, codec::Msg<SecretProjection<'a>>> = Field::new(1);
+
+    /// `downwardAPI` (field 2).
+    pub const DOWNWARD_API: Field<Self, codec::Msg<DownwardAPIProjection<'a>>> =
+        Field::new(2);
+
+    /// `configMap` (field 3).
+    pub const CONFIG_MAP: Field<Self, codec::Msg<ConfigMapProjection<'a>>> =
+        Field::new(3);
+
+    /// `serviceAccountToken` (field 4).
+    pub const SERVICE_ACCOUNT_TOKEN: Field<
+        Self,
+        codec::Msg<ServiceAccountTokenProjection<'a>>,
+    > = Field::new(4);
+
+    /// `clusterTrustBundle` (field 5).
+    pub const CLUSTER_TRUST_BUNDLE: Field<
+        Self,
+        codec::Msg<ClusterTrustBundleProjection<'a>>,
+    > = Field::new(5);
+
+    /// `podCertificate` (field 6).
+    pub const POD_CERTIFICATE: Field<Self, codec::Msg<PodCertificateProjection<'a>>> =
+        Field::new(6);
 }
 
 impl<'a> View<'a> for VolumeProjection<'a> {
@@ -20695,6 +30558,44 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeProjection<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::SECRET).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::DOWNWARD_API).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::CONFIG_MAP).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::SERVICE_ACCOUNT_TOKEN)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields
+                    .get(4, Self::CLUSTER_TRUST_BUNDLE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::POD_CERTIFICATE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.secret().as_ref().map(|x| Item::Message(x)));
@@ -20747,6 +30648,38 @@ impl<'a> VolumeResourceRequirements<'a> {
     > {
         Map::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeResourceRequirements`, for one-pass reads with [`VolumeResourceRequirements::read`].
+impl<'a> VolumeResourceRequirements<'a> {
+    /// `limits` (field 1).
+    pub const LIMITS: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
+
+    /// `requests` (field 2).
+    pub const REQUESTS: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for VolumeResourceRequirements<'a> {
@@ -20776,6 +30709,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeResourceRequirements<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for (k, v) in fields.get(0, Self::LIMITS) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(1, Self::REQUESTS) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.limits() {
@@ -20961,6 +30906,136 @@ impl<'a> VolumeSource<'a> {
     pub fn image(&self) -> Option<ImageVolumeSource<'a>> {
         rt::get::<codec::Msg<ImageVolumeSource<'a>>>(self.bytes, 30)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeSource`, for one-pass reads with [`VolumeSource::read`].
+impl<'a> VolumeSource<'a> {
+    /// `hostPath` (field 1).
+    pub const HOST_PATH: Field<Self, codec::Msg<HostPathVolumeSource<'a>>> =
+        Field::new(1);
+
+    /// `emptyDir` (field 2).
+    pub const EMPTY_DIR: Field<Self, codec::Msg<EmptyDirVolumeSource<'a>>> =
+        Field::new(2);
+
+    /// `gcePersistentDisk` (field 3).
+    pub const GCE_PERSISTENT_DISK: Field<
+        Self,
+        codec::Msg<GCEPersistentDiskVolumeSource<'a>>,
+    > = Field::new(3);
+
+    /// `awsElasticBlockStore` (field 4).
+    pub const AWS_ELASTIC_BLOCK_STORE: Field<
+        Self,
+        codec::Msg<AWSElasticBlockStoreVolumeSource<'a>>,
+    > = Field::new(4);
+
+    /// `gitRepo` (field 5).
+    pub const GIT_REPO: Field<Self, codec::Msg<GitRepoVolumeSource<'a>>> = Field::new(5);
+
+    /// `secret` (field 6).
+    pub const SECRET: Field<Self, codec::Msg<SecretVolumeSource<'a>>> = Field::new(6);
+
+    /// `nfs` (field 7).
+    pub const NFS: Field<Self, codec::Msg<NFSVolumeSource<'a>>> = Field::new(7);
+
+    /// `iscsi` (field 8).
+    pub const ISCSI: Field<Self, codec::Msg<ISCSIVolumeSource<'a>>> = Field::new(8);
+
+    /// `glusterfs` (field 9).
+    pub const GLUSTERFS: Field<Self, codec::Msg<GlusterfsVolumeSource<'a>>> =
+        Field::new(9);
+
+    /// `persistentVolumeClaim` (field 10).
+    pub const PERSISTENT_VOLUME_CLAIM: Field<
+        Self,
+        codec::Msg<PersistentVolumeClaimVolumeSource<'a>>,
+    > = Field::new(10);
+
+    /// `rbd` (field 11).
+    pub const RBD: Field<Self, codec::Msg<RBDVolumeSource<'a>>> = Field::new(11);
+
+    /// `flexVolume` (field 12).
+    pub const FLEX_VOLUME: Field<Self, codec::Msg<FlexVolumeSource<'a>>> =
+        Field::new(12);
+
+    /// `cinder` (field 13).
+    pub const CINDER: Field<Self, codec::Msg<CinderVolumeSource<'a>>> = Field::new(13);
+
+    /// `cephfs` (field 14).
+    pub const CEPHFS: Field<Self, codec::Msg<CephFSVolumeSource<'a>>> = Field::new(14);
+
+    /// `flocker` (field 15).
+    pub const FLOCKER: Field<Self, codec::Msg<FlockerVolumeSource<'a>>> = Field::new(15);
+
+    /// `downwardAPI` (field 16).
+    pub const DOWNWARD_API: Field<Self, codec::Msg<DownwardAPIVolumeSource<'a>>> =
+        Field::new(16);
+
+    /// `fc` (field 17).
+    pub const FC: Field<Self, codec::Msg<FCVolumeSource<'a>>> = Field::new(17);
+
+    /// `azureFile` (field 18).
+    pub const AZURE_FILE: Field<Self, codec::Msg<AzureFileVolumeSource<'a>>> =
+        Field::new(18);
+
+    /// `configMap` (field 19).
+    pub const CONFIG_MAP: Field<Self, codec::Msg<ConfigMapVolumeSource<'a>>> =
+        Field::new(19);
+
+    /// `vsphereVolume` (field 20).
+    pub const VSPHERE_VOLUME: Field<
+        Self,
+        codec::Msg<VsphereVirtualDiskVolumeSource<'a>>,
+    > = Field::new(20);
+
+    /// `quobyte` (field 21).
+    pub const QUOBYTE: Field<Self, codec::Msg<QuobyteVolumeSource<'a>>> = Field::new(21);
+
+    /// `azureDisk` (field 22).
+    pub const AZURE_DISK: Field<Self, codec::Msg<AzureDiskVolumeSource<'a>>> =
+        Field::new(22);
+
+    /// `photonPersistentDisk` (field 23).
+    pub const PHOTON_PERSISTENT_DISK: Field<
+        Self,
+        codec::Msg<PhotonPersistentDiskVolumeSource<'a>>,
+    > = Field::new(23);
+
+    /// `portworxVolume` (field 24).
+    pub const PORTWORX_VOLUME: Field<Self, codec::Msg<PortworxVolumeSource<'a>>> =
+        Field::new(24);
+
+    /// `scaleIO` (field 25).
+    pub const SCALE_IO: Field<Self, codec::Msg<ScaleIOVolumeSource<'a>>> =
+        Field::new(25);
+
+    /// `projected` (field 26).
+    pub const PROJECTED: Field<Self, codec::Msg<ProjectedVolumeSource<'a>>> =
+        Field::new(26);
+
+    /// `storageos` (field 27).
+    pub const STORAGEOS: Field<Self, codec::Msg<StorageOSVolumeSource<'a>>> =
+        Field::new(27);
+
+    /// `csi` (field 28).
+    pub const CSI: Field<Self, codec::Msg<CSIVolumeSource<'a>>> = Field::new(28);
+
+    /// `ephemeral` (field 29).
+    pub const EPHEMERAL: Field<Self, codec::Msg<EphemeralVolumeSource<'a>>> =
+        Field::new(29);
+
+    /// `image` (field 30).
+    pub const IMAGE: Field<Self, codec::Msg<ImageVolumeSource<'a>>> = Field::new(30);
 }
 
 impl<'a> View<'a> for VolumeSource<'a> {
@@ -20990,6 +31065,129 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+            ],
+        );
+        visitor
+            .field(1, fields.get(0, Self::HOST_PATH).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::EMPTY_DIR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::GCE_PERSISTENT_DISK)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::AWS_ELASTIC_BLOCK_STORE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(5, fields.get(4, Self::GIT_REPO).as_ref().map(|x| Item::Message(x)));
+        visitor.field(6, fields.get(5, Self::SECRET).as_ref().map(|x| Item::Message(x)));
+        visitor.field(7, fields.get(6, Self::NFS).as_ref().map(|x| Item::Message(x)));
+        visitor.field(8, fields.get(7, Self::ISCSI).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(9, fields.get(8, Self::GLUSTERFS).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                10,
+                fields
+                    .get(9, Self::PERSISTENT_VOLUME_CLAIM)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(11, fields.get(10, Self::RBD).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                12,
+                fields.get(11, Self::FLEX_VOLUME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(13, fields.get(12, Self::CINDER).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(14, fields.get(13, Self::CEPHFS).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(15, fields.get(14, Self::FLOCKER).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                16,
+                fields.get(15, Self::DOWNWARD_API).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(17, fields.get(16, Self::FC).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                18,
+                fields.get(17, Self::AZURE_FILE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                19,
+                fields.get(18, Self::CONFIG_MAP).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                20,
+                fields.get(19, Self::VSPHERE_VOLUME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(21, fields.get(20, Self::QUOBYTE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                22,
+                fields.get(21, Self::AZURE_DISK).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                23,
+                fields
+                    .get(22, Self::PHOTON_PERSISTENT_DISK)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                24,
+                fields.get(23, Self::PORTWORX_VOLUME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                25,
+                fields.get(24, Self::SCALE_IO).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                26,
+                fields.get(25, Self::PROJECTED).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                27,
+                fields.get(26, Self::STORAGEOS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(28, fields.get(27, Self::CSI).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                29,
+                fields.get(28, Self::EPHEMERAL).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(30, fields.get(29, Self::IMAGE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.host_path().as_ref().map(|x| Item::Message(x)));
@@ -21054,6 +31252,21 @@ impl<'a> VolumeStatus<'a> {
     pub fn image(&self) -> Option<ImageVolumeStatus<'a>> {
         rt::get::<codec::Msg<ImageVolumeStatus<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeStatus`, for one-pass reads with [`VolumeStatus::read`].
+impl<'a> VolumeStatus<'a> {
+    /// `image` (field 1).
+    pub const IMAGE: Field<Self, codec::Msg<ImageVolumeStatus<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for VolumeStatus<'a> {
@@ -21083,6 +31296,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::IMAGE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.image().as_ref().map(|x| Item::Message(x)));
@@ -21147,6 +31367,30 @@ impl<'a> VsphereVirtualDiskVolumeSource<'a> {
     pub fn storage_policy_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource`, for one-pass reads with [`VsphereVirtualDiskVolumeSource::read`].
+impl<'a> VsphereVirtualDiskVolumeSource<'a> {
+    /// `volumePath` (field 1).
+    pub const VOLUME_PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fsType` (field 2).
+    pub const FS_TYPE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `storagePolicyName` (field 3).
+    pub const STORAGE_POLICY_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `storagePolicyID` (field 4).
+    pub const STORAGE_POLICY_ID: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for VsphereVirtualDiskVolumeSource<'a> {
@@ -21176,6 +31420,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VsphereVirtualDiskVolumeSource<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::VOLUME_PATH).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FS_TYPE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::STORAGE_POLICY_NAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::STORAGE_POLICY_ID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.volume_path().map(Item::Str));
@@ -21213,6 +31467,25 @@ impl<'a> WeightedPodAffinityTerm<'a> {
     pub fn pod_affinity_term(&self) -> Option<PodAffinityTerm<'a>> {
         rt::get::<codec::Msg<PodAffinityTerm<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.WeightedPodAffinityTerm`, for one-pass reads with [`WeightedPodAffinityTerm::read`].
+impl<'a> WeightedPodAffinityTerm<'a> {
+    /// `weight` (field 1).
+    pub const WEIGHT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `podAffinityTerm` (field 2).
+    pub const POD_AFFINITY_TERM: Field<Self, codec::Msg<PodAffinityTerm<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for WeightedPodAffinityTerm<'a> {
@@ -21242,6 +31515,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WeightedPodAffinityTerm<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::WEIGHT).map(Item::I32));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::POD_AFFINITY_TERM).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.weight().map(Item::I32));
@@ -21302,6 +31587,30 @@ impl<'a> WindowsSecurityContextOptions<'a> {
     pub fn host_process(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.WindowsSecurityContextOptions`, for one-pass reads with [`WindowsSecurityContextOptions::read`].
+impl<'a> WindowsSecurityContextOptions<'a> {
+    /// `gmsaCredentialSpecName` (field 1).
+    pub const GMSA_CREDENTIAL_SPEC_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `gmsaCredentialSpec` (field 2).
+    pub const GMSA_CREDENTIAL_SPEC: Field<Self, codec::Str> = Field::new(2);
+
+    /// `runAsUserName` (field 3).
+    pub const RUN_AS_USER_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `hostProcess` (field 4).
+    pub const HOST_PROCESS: Field<Self, codec::Bool> = Field::new(4);
 }
 
 impl<'a> View<'a> for WindowsSecurityContextOptions<'a> {
@@ -21331,6 +31640,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WindowsSecurityContextOptions<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::GMSA_CREDENTIAL_SPEC_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::GMSA_CREDENTIAL_SPEC).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::RUN_AS_USER_NAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::HOST_PROCESS).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.gmsa_credential_spec_name().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.discovery.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.discovery.v1beta1.Endpoint`.
 ///
@@ -68,6 +70,43 @@ impl<'a> Endpoint<'a> {
     pub fn hints(&self) -> Option<EndpointHints<'a>> {
         rt::get::<codec::Msg<EndpointHints<'a>>>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.discovery.v1beta1.Endpoint`, for one-pass reads with [`Endpoint::read`].
+impl<'a> Endpoint<'a> {
+    /// `addresses` (field 1).
+    pub const ADDRESSES: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `conditions` (field 2).
+    pub const CONDITIONS: Field<Self, codec::Msg<EndpointConditions<'a>>> =
+        Field::new(2);
+
+    /// `hostname` (field 3).
+    pub const HOSTNAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `targetRef` (field 4).
+    pub const TARGET_REF: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::ObjectReference<'a>>,
+    > = Field::new(4);
+
+    /// `topology` (field 5).
+    pub const TOPOLOGY: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(5);
+
+    /// `nodeName` (field 6).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(6);
+
+    /// `hints` (field 7).
+    pub const HINTS: Field<Self, codec::Msg<EndpointHints<'a>>> = Field::new(7);
 }
 
 impl<'a> View<'a> for Endpoint<'a> {
@@ -97,6 +136,31 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Endpoint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        for x in fields.get(0, Self::ADDRESSES) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::CONDITIONS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::HOSTNAME).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::TARGET_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        for (k, v) in fields.get(4, Self::TOPOLOGY) {
+            visitor.entry(5, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(6, fields.get(5, Self::NODE_NAME).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::HINTS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.addresses() {
@@ -146,6 +210,27 @@ impl<'a> EndpointConditions<'a> {
     pub fn terminating(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.discovery.v1beta1.EndpointConditions`, for one-pass reads with [`EndpointConditions::read`].
+impl<'a> EndpointConditions<'a> {
+    /// `ready` (field 1).
+    pub const READY: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `serving` (field 2).
+    pub const SERVING: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `terminating` (field 3).
+    pub const TERMINATING: Field<Self, codec::Bool> = Field::new(3);
 }
 
 impl<'a> View<'a> for EndpointConditions<'a> {
@@ -175,6 +260,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointConditions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::READY).map(Item::Bool));
+        visitor.field(2, fields.get(1, Self::SERVING).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::TERMINATING).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ready().map(Item::Bool));
@@ -211,6 +305,26 @@ impl<'a> EndpointHints<'a> {
     pub fn for_nodes(&self) -> Repeated<'a, codec::Msg<ForNode<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.discovery.v1beta1.EndpointHints`, for one-pass reads with [`EndpointHints::read`].
+impl<'a> EndpointHints<'a> {
+    /// `forZones` (field 1).
+    pub const FOR_ZONES: Field<Self, Repeated<'a, codec::Msg<ForZone<'a>>>> =
+        Field::new(1);
+
+    /// `forNodes` (field 2).
+    pub const FOR_NODES: Field<Self, Repeated<'a, codec::Msg<ForNode<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for EndpointHints<'a> {
@@ -240,6 +354,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointHints<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::FOR_ZONES) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::FOR_NODES) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.for_zones() {
@@ -304,6 +430,30 @@ impl<'a> EndpointPort<'a> {
     pub fn app_protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.discovery.v1beta1.EndpointPort`, for one-pass reads with [`EndpointPort::read`].
+impl<'a> EndpointPort<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `protocol` (field 2).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(2);
+
+    /// `port` (field 3).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `appProtocol` (field 4).
+    pub const APP_PROTOCOL: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for EndpointPort<'a> {
@@ -333,6 +483,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointPort<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::PORT).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::APP_PROTOCOL).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -389,6 +549,35 @@ impl<'a> EndpointSlice<'a> {
     pub fn address_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.discovery.v1beta1.EndpointSlice`, for one-pass reads with [`EndpointSlice::read`].
+impl<'a> EndpointSlice<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `endpoints` (field 2).
+    pub const ENDPOINTS: Field<Self, Repeated<'a, codec::Msg<Endpoint<'a>>>> =
+        Field::new(2);
+
+    /// `ports` (field 3).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<EndpointPort<'a>>>> =
+        Field::new(3);
+
+    /// `addressType` (field 4).
+    pub const ADDRESS_TYPE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for EndpointSlice<'a> {
@@ -418,6 +607,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSlice<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ENDPOINTS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::PORTS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::ADDRESS_TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -463,6 +667,28 @@ impl<'a> EndpointSliceList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<EndpointSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.discovery.v1beta1.EndpointSliceList`, for one-pass reads with [`EndpointSliceList::read`].
+impl<'a> EndpointSliceList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<EndpointSlice<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for EndpointSliceList<'a> {
@@ -492,6 +718,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSliceList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -529,6 +766,21 @@ impl<'a> ForNode<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.discovery.v1beta1.ForNode`, for one-pass reads with [`ForNode::read`].
+impl<'a> ForNode<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for ForNode<'a> {
@@ -556,6 +808,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ForNode<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -590,6 +849,21 @@ impl<'a> ForZone<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.discovery.v1beta1.ForZone`, for one-pass reads with [`ForZone::read`].
+impl<'a> ForZone<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for ForZone<'a> {
@@ -617,6 +891,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ForZone<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.events.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.events.v1.Event`.
 ///
@@ -144,6 +146,84 @@ impl<'a> Event<'a> {
     pub fn deprecated_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 15)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.events.v1.Event`, for one-pass reads with [`Event::read`].
+impl<'a> Event<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `eventTime` (field 2).
+    pub const EVENT_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
+    > = Field::new(2);
+
+    /// `series` (field 3).
+    pub const SERIES: Field<Self, codec::Msg<EventSeries<'a>>> = Field::new(3);
+
+    /// `reportingController` (field 4).
+    pub const REPORTING_CONTROLLER: Field<Self, codec::Str> = Field::new(4);
+
+    /// `reportingInstance` (field 5).
+    pub const REPORTING_INSTANCE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `action` (field 6).
+    pub const ACTION: Field<Self, codec::Str> = Field::new(6);
+
+    /// `reason` (field 7).
+    pub const REASON: Field<Self, codec::Str> = Field::new(7);
+
+    /// `regarding` (field 8).
+    pub const REGARDING: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::ObjectReference<'a>>,
+    > = Field::new(8);
+
+    /// `related` (field 9).
+    pub const RELATED: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::ObjectReference<'a>>,
+    > = Field::new(9);
+
+    /// `note` (field 10).
+    pub const NOTE: Field<Self, codec::Str> = Field::new(10);
+
+    /// `type` (field 11).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(11);
+
+    /// `deprecatedSource` (field 12).
+    pub const DEPRECATED_SOURCE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::EventSource<'a>>,
+    > = Field::new(12);
+
+    /// `deprecatedFirstTimestamp` (field 13).
+    pub const DEPRECATED_FIRST_TIMESTAMP: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(13);
+
+    /// `deprecatedLastTimestamp` (field 14).
+    pub const DEPRECATED_LAST_TIMESTAMP: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(14);
+
+    /// `deprecatedCount` (field 15).
+    pub const DEPRECATED_COUNT: Field<Self, codec::Int32> = Field::new(15);
 }
 
 impl<'a> View<'a> for Event<'a> {
@@ -171,6 +251,58 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Event<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+        );
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::EVENT_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::SERIES).as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, fields.get(3, Self::REPORTING_CONTROLLER).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::REPORTING_INSTANCE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::ACTION).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::REASON).map(Item::Str));
+        visitor
+            .field(8, fields.get(7, Self::REGARDING).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(9, fields.get(8, Self::RELATED).as_ref().map(|x| Item::Message(x)));
+        visitor.field(10, fields.get(9, Self::NOTE).map(Item::Str));
+        visitor.field(11, fields.get(10, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                12,
+                fields
+                    .get(11, Self::DEPRECATED_SOURCE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                13,
+                fields
+                    .get(12, Self::DEPRECATED_FIRST_TIMESTAMP)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                14,
+                fields
+                    .get(13, Self::DEPRECATED_LAST_TIMESTAMP)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(15, fields.get(14, Self::DEPRECATED_COUNT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -231,6 +363,27 @@ impl<'a> EventList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Event<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.events.v1.EventList`, for one-pass reads with [`EventList::read`].
+impl<'a> EventList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Event<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for EventList<'a> {
@@ -260,6 +413,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -301,6 +465,27 @@ impl<'a> EventSeries<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.events.v1.EventSeries`, for one-pass reads with [`EventSeries::read`].
+impl<'a> EventSeries<'a> {
+    /// `count` (field 1).
+    pub const COUNT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `lastObservedTime` (field 2).
+    pub const LAST_OBSERVED_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for EventSeries<'a> {
@@ -330,6 +515,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventSeries<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::COUNT).map(Item::I32));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::LAST_OBSERVED_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.count().map(Item::I32));

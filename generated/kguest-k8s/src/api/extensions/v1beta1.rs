@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.extensions.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSet`.
 ///
@@ -42,6 +44,30 @@ impl<'a> DaemonSet<'a> {
     pub fn status(&self) -> Option<DaemonSetStatus<'a>> {
         rt::get::<codec::Msg<DaemonSetStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DaemonSet`, for one-pass reads with [`DaemonSet::read`].
+impl<'a> DaemonSet<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DaemonSetSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<DaemonSetStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for DaemonSet<'a> {
@@ -71,6 +97,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -146,6 +182,36 @@ impl<'a> DaemonSetCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DaemonSetCondition`, for one-pass reads with [`DaemonSetCondition::read`].
+impl<'a> DaemonSetCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for DaemonSetCondition<'a> {
@@ -175,6 +241,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -217,6 +301,28 @@ impl<'a> DaemonSetList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<DaemonSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DaemonSetList`, for one-pass reads with [`DaemonSetList::read`].
+impl<'a> DaemonSetList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<DaemonSet<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DaemonSetList<'a> {
@@ -246,6 +352,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -307,6 +424,43 @@ impl<'a> DaemonSetSpec<'a> {
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DaemonSetSpec`, for one-pass reads with [`DaemonSetSpec::read`].
+impl<'a> DaemonSetSpec<'a> {
+    /// `selector` (field 1).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(1);
+
+    /// `template` (field 2).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(2);
+
+    /// `updateStrategy` (field 3).
+    pub const UPDATE_STRATEGY: Field<Self, codec::Msg<DaemonSetUpdateStrategy<'a>>> =
+        Field::new(3);
+
+    /// `minReadySeconds` (field 4).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `templateGeneration` (field 5).
+    pub const TEMPLATE_GENERATION: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `revisionHistoryLimit` (field 6).
+    pub const REVISION_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(6);
 }
 
 impl<'a> View<'a> for DaemonSetSpec<'a> {
@@ -336,6 +490,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor
+            .field(1, fields.get(0, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, fields.get(1, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::UPDATE_STRATEGY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::MIN_READY_SECONDS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::TEMPLATE_GENERATION).map(Item::I64));
+        visitor.field(6, fields.get(5, Self::REVISION_HISTORY_LIMIT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.selector().as_ref().map(|x| Item::Message(x)));
@@ -415,6 +587,51 @@ impl<'a> DaemonSetStatus<'a> {
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DaemonSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DaemonSetStatus`, for one-pass reads with [`DaemonSetStatus::read`].
+impl<'a> DaemonSetStatus<'a> {
+    /// `currentNumberScheduled` (field 1).
+    pub const CURRENT_NUMBER_SCHEDULED: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `numberMisscheduled` (field 2).
+    pub const NUMBER_MISSCHEDULED: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `desiredNumberScheduled` (field 3).
+    pub const DESIRED_NUMBER_SCHEDULED: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `numberReady` (field 4).
+    pub const NUMBER_READY: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `observedGeneration` (field 5).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `updatedNumberScheduled` (field 6).
+    pub const UPDATED_NUMBER_SCHEDULED: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `numberAvailable` (field 7).
+    pub const NUMBER_AVAILABLE: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `numberUnavailable` (field 8).
+    pub const NUMBER_UNAVAILABLE: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `collisionCount` (field 9).
+    pub const COLLISION_COUNT: Field<Self, codec::Int32> = Field::new(9);
+
+    /// `conditions` (field 10).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DaemonSetCondition<'a>>>,
+    > = Field::new(10);
 }
 
 impl<'a> View<'a> for DaemonSetStatus<'a> {
@@ -444,6 +661,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::CURRENT_NUMBER_SCHEDULED).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::NUMBER_MISSCHEDULED).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::DESIRED_NUMBER_SCHEDULED).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::NUMBER_READY).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(6, fields.get(5, Self::UPDATED_NUMBER_SCHEDULED).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::NUMBER_AVAILABLE).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::NUMBER_UNAVAILABLE).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::COLLISION_COUNT).map(Item::I32));
+        for x in fields.get(9, Self::CONDITIONS) {
+            visitor.element(10, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.current_number_scheduled().map(Item::I32));
@@ -494,6 +729,25 @@ impl<'a> DaemonSetUpdateStrategy<'a> {
     pub fn rolling_update(&self) -> Option<RollingUpdateDaemonSet<'a>> {
         rt::get::<codec::Msg<RollingUpdateDaemonSet<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DaemonSetUpdateStrategy`, for one-pass reads with [`DaemonSetUpdateStrategy::read`].
+impl<'a> DaemonSetUpdateStrategy<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `rollingUpdate` (field 2).
+    pub const ROLLING_UPDATE: Field<Self, codec::Msg<RollingUpdateDaemonSet<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DaemonSetUpdateStrategy<'a> {
@@ -523,6 +777,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetUpdateStrategy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::ROLLING_UPDATE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -567,6 +833,30 @@ impl<'a> Deployment<'a> {
     pub fn status(&self) -> Option<DeploymentStatus<'a>> {
         rt::get::<codec::Msg<DeploymentStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.Deployment`, for one-pass reads with [`Deployment::read`].
+impl<'a> Deployment<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DeploymentSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<DeploymentStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Deployment<'a> {
@@ -596,6 +886,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -680,6 +980,42 @@ impl<'a> DeploymentCondition<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DeploymentCondition`, for one-pass reads with [`DeploymentCondition::read`].
+impl<'a> DeploymentCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `lastUpdateTime` (field 6).
+    pub const LAST_UPDATE_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(6);
+
+    /// `lastTransitionTime` (field 7).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(7);
 }
 
 impl<'a> View<'a> for DeploymentCondition<'a> {
@@ -709,6 +1045,29 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(3, Self::MESSAGE).map(Item::Str));
+        visitor
+            .field(
+                6,
+                fields.get(4, Self::LAST_UPDATE_TIME).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                7,
+                fields
+                    .get(5, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -752,6 +1111,28 @@ impl<'a> DeploymentList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DeploymentList`, for one-pass reads with [`DeploymentList::read`].
+impl<'a> DeploymentList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Deployment<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeploymentList<'a> {
@@ -781,6 +1162,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -828,6 +1220,28 @@ impl<'a> DeploymentRollback<'a> {
     pub fn rollback_to(&self) -> Option<RollbackConfig<'a>> {
         rt::get::<codec::Msg<RollbackConfig<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DeploymentRollback`, for one-pass reads with [`DeploymentRollback::read`].
+impl<'a> DeploymentRollback<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `updatedAnnotations` (field 2).
+    pub const UPDATED_ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(2);
+
+    /// `rollbackTo` (field 3).
+    pub const ROLLBACK_TO: Field<Self, codec::Msg<RollbackConfig<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for DeploymentRollback<'a> {
@@ -857,6 +1271,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentRollback<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for (k, v) in fields.get(1, Self::UPDATED_ANNOTATIONS) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::ROLLBACK_TO).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -934,6 +1363,51 @@ impl<'a> DeploymentSpec<'a> {
     pub fn progress_deadline_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DeploymentSpec`, for one-pass reads with [`DeploymentSpec::read`].
+impl<'a> DeploymentSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `template` (field 3).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(3);
+
+    /// `strategy` (field 4).
+    pub const STRATEGY: Field<Self, codec::Msg<DeploymentStrategy<'a>>> = Field::new(4);
+
+    /// `minReadySeconds` (field 5).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `revisionHistoryLimit` (field 6).
+    pub const REVISION_HISTORY_LIMIT: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `paused` (field 7).
+    pub const PAUSED: Field<Self, codec::Bool> = Field::new(7);
+
+    /// `rollbackTo` (field 8).
+    pub const ROLLBACK_TO: Field<Self, codec::Msg<RollbackConfig<'a>>> = Field::new(8);
+
+    /// `progressDeadlineSeconds` (field 9).
+    pub const PROGRESS_DEADLINE_SECONDS: Field<Self, codec::Int32> = Field::new(9);
 }
 
 impl<'a> View<'a> for DeploymentSpec<'a> {
@@ -963,6 +1437,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::STRATEGY).as_ref().map(|x| Item::Message(x)));
+        visitor.field(5, fields.get(4, Self::MIN_READY_SECONDS).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::REVISION_HISTORY_LIMIT).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::PAUSED).map(Item::Bool));
+        visitor
+            .field(
+                8,
+                fields.get(7, Self::ROLLBACK_TO).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(9, fields.get(8, Self::PROGRESS_DEADLINE_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -1040,6 +1536,48 @@ impl<'a> DeploymentStatus<'a> {
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DeploymentStatus`, for one-pass reads with [`DeploymentStatus::read`].
+impl<'a> DeploymentStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `replicas` (field 2).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `updatedReplicas` (field 3).
+    pub const UPDATED_REPLICAS: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `availableReplicas` (field 4).
+    pub const AVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `unavailableReplicas` (field 5).
+    pub const UNAVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `conditions` (field 6).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeploymentCondition<'a>>>,
+    > = Field::new(6);
+
+    /// `readyReplicas` (field 7).
+    pub const READY_REPLICAS: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `collisionCount` (field 8).
+    pub const COLLISION_COUNT: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `terminatingReplicas` (field 9).
+    pub const TERMINATING_REPLICAS: Field<Self, codec::Int32> = Field::new(9);
 }
 
 impl<'a> View<'a> for DeploymentStatus<'a> {
@@ -1069,6 +1607,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::UPDATED_REPLICAS).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::AVAILABLE_REPLICAS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::UNAVAILABLE_REPLICAS).map(Item::I32));
+        for x in fields.get(5, Self::CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::READY_REPLICAS).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::COLLISION_COUNT).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::TERMINATING_REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));
@@ -1118,6 +1673,25 @@ impl<'a> DeploymentStrategy<'a> {
     pub fn rolling_update(&self) -> Option<RollingUpdateDeployment<'a>> {
         rt::get::<codec::Msg<RollingUpdateDeployment<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.DeploymentStrategy`, for one-pass reads with [`DeploymentStrategy::read`].
+impl<'a> DeploymentStrategy<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `rollingUpdate` (field 2).
+    pub const ROLLING_UPDATE: Field<Self, codec::Msg<RollingUpdateDeployment<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeploymentStrategy<'a> {
@@ -1147,6 +1721,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::ROLLING_UPDATE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1197,6 +1783,27 @@ impl<'a> HTTPIngressPath<'a> {
     pub fn path_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.HTTPIngressPath`, for one-pass reads with [`HTTPIngressPath::read`].
+impl<'a> HTTPIngressPath<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `backend` (field 2).
+    pub const BACKEND: Field<Self, codec::Msg<IngressBackend<'a>>> = Field::new(2);
+
+    /// `pathType` (field 3).
+    pub const PATH_TYPE: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for HTTPIngressPath<'a> {
@@ -1228,6 +1835,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::PATH_TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
         visitor.field(2, self.backend().as_ref().map(|x| Item::Message(x)));
         visitor.field(3, self.path_type().map(Item::Str));
@@ -1257,6 +1874,22 @@ impl<'a> HTTPIngressRuleValue<'a> {
     pub fn paths(&self) -> Repeated<'a, codec::Msg<HTTPIngressPath<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.HTTPIngressRuleValue`, for one-pass reads with [`HTTPIngressRuleValue::read`].
+impl<'a> HTTPIngressRuleValue<'a> {
+    /// `paths` (field 1).
+    pub const PATHS: Field<Self, Repeated<'a, codec::Msg<HTTPIngressPath<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for HTTPIngressRuleValue<'a> {
@@ -1286,6 +1919,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::PATHS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.paths() {
@@ -1327,6 +1969,24 @@ impl<'a> IPBlock<'a> {
     pub fn except(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IPBlock`, for one-pass reads with [`IPBlock::read`].
+impl<'a> IPBlock<'a> {
+    /// `cidr` (field 1).
+    pub const CIDR: Field<Self, codec::Str> = Field::new(1);
+
+    /// `except` (field 2).
+    pub const EXCEPT: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IPBlock<'a> {
@@ -1354,6 +2014,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPBlock<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::CIDR).map(Item::Str));
+        for x in fields.get(1, Self::EXCEPT) {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.cidr().map(Item::Str));
@@ -1400,6 +2070,30 @@ impl<'a> Ingress<'a> {
     pub fn status(&self) -> Option<IngressStatus<'a>> {
         rt::get::<codec::Msg<IngressStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.Ingress`, for one-pass reads with [`Ingress::read`].
+impl<'a> Ingress<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<IngressSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<IngressStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Ingress<'a> {
@@ -1427,6 +2121,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1481,6 +2185,33 @@ impl<'a> IngressBackend<'a> {
             codec::Msg<crate::api::core::v1::TypedLocalObjectReference<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressBackend`, for one-pass reads with [`IngressBackend::read`].
+impl<'a> IngressBackend<'a> {
+    /// `serviceName` (field 1).
+    pub const SERVICE_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `servicePort` (field 2).
+    pub const SERVICE_PORT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
+
+    /// `resource` (field 3).
+    pub const RESOURCE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::TypedLocalObjectReference<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for IngressBackend<'a> {
@@ -1510,6 +2241,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::SERVICE_NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::SERVICE_PORT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(3, fields.get(2, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.service_name().map(Item::Str));
@@ -1550,6 +2295,27 @@ impl<'a> IngressList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Ingress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressList`, for one-pass reads with [`IngressList::read`].
+impl<'a> IngressList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Ingress<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressList<'a> {
@@ -1579,6 +2345,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1631,6 +2408,28 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     pub fn ports(&self) -> Repeated<'a, codec::Msg<IngressPortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressLoadBalancerIngress`, for one-pass reads with [`IngressLoadBalancerIngress::read`].
+impl<'a> IngressLoadBalancerIngress<'a> {
+    /// `ip` (field 1).
+    pub const IP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `hostname` (field 2).
+    pub const HOSTNAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `ports` (field 4).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<IngressPortStatus<'a>>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for IngressLoadBalancerIngress<'a> {
@@ -1660,6 +2459,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::HOSTNAME).map(Item::Str));
+        for x in fields.get(2, Self::PORTS) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ip().map(Item::Str));
@@ -1693,6 +2503,24 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressLoadBalancerStatus`, for one-pass reads with [`IngressLoadBalancerStatus::read`].
+impl<'a> IngressLoadBalancerStatus<'a> {
+    /// `ingress` (field 1).
+    pub const INGRESS: Field<
+        Self,
+        Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for IngressLoadBalancerStatus<'a> {
@@ -1722,6 +2550,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::INGRESS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ingress() {
@@ -1773,6 +2610,27 @@ impl<'a> IngressPortStatus<'a> {
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressPortStatus`, for one-pass reads with [`IngressPortStatus::read`].
+impl<'a> IngressPortStatus<'a> {
+    /// `port` (field 1).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `protocol` (field 2).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(2);
+
+    /// `error` (field 3).
+    pub const ERROR: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for IngressPortStatus<'a> {
@@ -1802,6 +2660,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.port().map(Item::I32));
@@ -1843,6 +2710,25 @@ impl<'a> IngressRule<'a> {
     pub fn ingress_rule_value(&self) -> Option<IngressRuleValue<'a>> {
         rt::get::<codec::Msg<IngressRuleValue<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressRule`, for one-pass reads with [`IngressRule::read`].
+impl<'a> IngressRule<'a> {
+    /// `host` (field 1).
+    pub const HOST: Field<Self, codec::Str> = Field::new(1);
+
+    /// `ingressRuleValue` (field 2).
+    pub const INGRESS_RULE_VALUE: Field<Self, codec::Msg<IngressRuleValue<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IngressRule<'a> {
@@ -1874,6 +2760,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::HOST).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::INGRESS_RULE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.host().map(Item::Str));
         visitor.field(2, self.ingress_rule_value().as_ref().map(|x| Item::Message(x)));
     }
@@ -1902,6 +2803,21 @@ impl<'a> IngressRuleValue<'a> {
     pub fn http(&self) -> Option<HTTPIngressRuleValue<'a>> {
         rt::get::<codec::Msg<HTTPIngressRuleValue<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressRuleValue`, for one-pass reads with [`IngressRuleValue::read`].
+impl<'a> IngressRuleValue<'a> {
+    /// `http` (field 1).
+    pub const HTTP: Field<Self, codec::Msg<HTTPIngressRuleValue<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for IngressRuleValue<'a> {
@@ -1931,6 +2847,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::HTTP).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.http().as_ref().map(|x| Item::Message(x)));
@@ -1980,6 +2903,31 @@ impl<'a> IngressSpec<'a> {
     pub fn ingress_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressSpec`, for one-pass reads with [`IngressSpec::read`].
+impl<'a> IngressSpec<'a> {
+    /// `backend` (field 1).
+    pub const BACKEND: Field<Self, codec::Msg<IngressBackend<'a>>> = Field::new(1);
+
+    /// `tls` (field 2).
+    pub const TLS: Field<Self, Repeated<'a, codec::Msg<IngressTLS<'a>>>> = Field::new(2);
+
+    /// `rules` (field 3).
+    pub const RULES: Field<Self, Repeated<'a, codec::Msg<IngressRule<'a>>>> =
+        Field::new(3);
+
+    /// `ingressClassName` (field 4).
+    pub const INGRESS_CLASS_NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for IngressSpec<'a> {
@@ -2009,6 +2957,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::TLS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::RULES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::INGRESS_CLASS_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.backend().as_ref().map(|x| Item::Message(x)));
@@ -2045,6 +3008,22 @@ impl<'a> IngressStatus<'a> {
     pub fn load_balancer(&self) -> Option<IngressLoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<IngressLoadBalancerStatus<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressStatus`, for one-pass reads with [`IngressStatus::read`].
+impl<'a> IngressStatus<'a> {
+    /// `loadBalancer` (field 1).
+    pub const LOAD_BALANCER: Field<Self, codec::Msg<IngressLoadBalancerStatus<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for IngressStatus<'a> {
@@ -2074,6 +3053,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::LOAD_BALANCER).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.load_balancer().as_ref().map(|x| Item::Message(x)));
@@ -2113,6 +3103,24 @@ impl<'a> IngressTLS<'a> {
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.IngressTLS`, for one-pass reads with [`IngressTLS::read`].
+impl<'a> IngressTLS<'a> {
+    /// `hosts` (field 1).
+    pub const HOSTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `secretName` (field 2).
+    pub const SECRET_NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressTLS<'a> {
@@ -2142,6 +3150,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::HOSTS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::SECRET_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.hosts() {
@@ -2183,6 +3201,27 @@ impl<'a> NetworkPolicy<'a> {
     pub fn spec(&self) -> Option<NetworkPolicySpec<'a>> {
         rt::get::<codec::Msg<NetworkPolicySpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.NetworkPolicy`, for one-pass reads with [`NetworkPolicy::read`].
+impl<'a> NetworkPolicy<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<NetworkPolicySpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for NetworkPolicy<'a> {
@@ -2212,6 +3251,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2247,6 +3295,26 @@ impl<'a> NetworkPolicyEgressRule<'a> {
     pub fn to(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.NetworkPolicyEgressRule`, for one-pass reads with [`NetworkPolicyEgressRule::read`].
+impl<'a> NetworkPolicyEgressRule<'a> {
+    /// `ports` (field 1).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>>> =
+        Field::new(1);
+
+    /// `to` (field 2).
+    pub const TO: Field<Self, Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NetworkPolicyEgressRule<'a> {
@@ -2276,6 +3344,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyEgressRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::PORTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::TO) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ports() {
@@ -2315,6 +3395,26 @@ impl<'a> NetworkPolicyIngressRule<'a> {
     pub fn from(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.NetworkPolicyIngressRule`, for one-pass reads with [`NetworkPolicyIngressRule::read`].
+impl<'a> NetworkPolicyIngressRule<'a> {
+    /// `ports` (field 1).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>>> =
+        Field::new(1);
+
+    /// `from` (field 2).
+    pub const FROM: Field<Self, Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NetworkPolicyIngressRule<'a> {
@@ -2344,6 +3444,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyIngressRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::PORTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::FROM) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ports() {
@@ -2387,6 +3499,28 @@ impl<'a> NetworkPolicyList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<NetworkPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.NetworkPolicyList`, for one-pass reads with [`NetworkPolicyList::read`].
+impl<'a> NetworkPolicyList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<NetworkPolicy<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NetworkPolicyList<'a> {
@@ -2416,6 +3550,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2466,6 +3611,33 @@ impl<'a> NetworkPolicyPeer<'a> {
     pub fn ip_block(&self) -> Option<IPBlock<'a>> {
         rt::get::<codec::Msg<IPBlock<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.NetworkPolicyPeer`, for one-pass reads with [`NetworkPolicyPeer::read`].
+impl<'a> NetworkPolicyPeer<'a> {
+    /// `podSelector` (field 1).
+    pub const POD_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(1);
+
+    /// `namespaceSelector` (field 2).
+    pub const NAMESPACE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `ipBlock` (field 3).
+    pub const IP_BLOCK: Field<Self, codec::Msg<IPBlock<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for NetworkPolicyPeer<'a> {
@@ -2495,6 +3667,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPeer<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::POD_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::NAMESPACE_SELECTOR)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(3, fields.get(2, Self::IP_BLOCK).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pod_selector().as_ref().map(|x| Item::Message(x)));
@@ -2545,6 +3738,30 @@ impl<'a> NetworkPolicyPort<'a> {
     pub fn end_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.NetworkPolicyPort`, for one-pass reads with [`NetworkPolicyPort::read`].
+impl<'a> NetworkPolicyPort<'a> {
+    /// `protocol` (field 1).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(1);
+
+    /// `port` (field 2).
+    pub const PORT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
+
+    /// `endPort` (field 3).
+    pub const END_PORT: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for NetworkPolicyPort<'a> {
@@ -2574,6 +3791,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPort<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PROTOCOL).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PORT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::END_PORT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.protocol().map(Item::Str));
@@ -2624,6 +3850,39 @@ impl<'a> NetworkPolicySpec<'a> {
     pub fn policy_types(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.NetworkPolicySpec`, for one-pass reads with [`NetworkPolicySpec::read`].
+impl<'a> NetworkPolicySpec<'a> {
+    /// `podSelector` (field 1).
+    pub const POD_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(1);
+
+    /// `ingress` (field 2).
+    pub const INGRESS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NetworkPolicyIngressRule<'a>>>,
+    > = Field::new(2);
+
+    /// `egress` (field 3).
+    pub const EGRESS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NetworkPolicyEgressRule<'a>>>,
+    > = Field::new(3);
+
+    /// `policyTypes` (field 4).
+    pub const POLICY_TYPES: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
 }
 
 impl<'a> View<'a> for NetworkPolicySpec<'a> {
@@ -2653,6 +3912,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicySpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::POD_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::INGRESS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::EGRESS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        for x in fields.get(3, Self::POLICY_TYPES) {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pod_selector().as_ref().map(|x| Item::Message(x)));
@@ -2705,6 +3984,30 @@ impl<'a> ReplicaSet<'a> {
     pub fn status(&self) -> Option<ReplicaSetStatus<'a>> {
         rt::get::<codec::Msg<ReplicaSetStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.ReplicaSet`, for one-pass reads with [`ReplicaSet::read`].
+impl<'a> ReplicaSet<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ReplicaSetSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ReplicaSetStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ReplicaSet<'a> {
@@ -2734,6 +4037,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2809,6 +4122,36 @@ impl<'a> ReplicaSetCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.ReplicaSetCondition`, for one-pass reads with [`ReplicaSetCondition::read`].
+impl<'a> ReplicaSetCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for ReplicaSetCondition<'a> {
@@ -2838,6 +4181,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -2880,6 +4241,28 @@ impl<'a> ReplicaSetList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicaSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.ReplicaSetList`, for one-pass reads with [`ReplicaSetList::read`].
+impl<'a> ReplicaSetList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ReplicaSet<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ReplicaSetList<'a> {
@@ -2909,6 +4292,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2960,6 +4354,36 @@ impl<'a> ReplicaSetSpec<'a> {
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.ReplicaSetSpec`, for one-pass reads with [`ReplicaSetSpec::read`].
+impl<'a> ReplicaSetSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `template` (field 3).
+    pub const TEMPLATE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>,
+    > = Field::new(3);
+
+    /// `minReadySeconds` (field 4).
+    pub const MIN_READY_SECONDS: Field<Self, codec::Int32> = Field::new(4);
 }
 
 impl<'a> View<'a> for ReplicaSetSpec<'a> {
@@ -2989,6 +4413,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::TEMPLATE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, fields.get(3, Self::MIN_READY_SECONDS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -3051,6 +4487,42 @@ impl<'a> ReplicaSetStatus<'a> {
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.ReplicaSetStatus`, for one-pass reads with [`ReplicaSetStatus::read`].
+impl<'a> ReplicaSetStatus<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `fullyLabeledReplicas` (field 2).
+    pub const FULLY_LABELED_REPLICAS: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `observedGeneration` (field 3).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(3);
+
+    /// `readyReplicas` (field 4).
+    pub const READY_REPLICAS: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `availableReplicas` (field 5).
+    pub const AVAILABLE_REPLICAS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `conditions` (field 6).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ReplicaSetCondition<'a>>>,
+    > = Field::new(6);
+
+    /// `terminatingReplicas` (field 7).
+    pub const TERMINATING_REPLICAS: Field<Self, codec::Int32> = Field::new(7);
 }
 
 impl<'a> View<'a> for ReplicaSetStatus<'a> {
@@ -3080,6 +4552,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::FULLY_LABELED_REPLICAS).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor.field(4, fields.get(3, Self::READY_REPLICAS).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::AVAILABLE_REPLICAS).map(Item::I32));
+        for x in fields.get(5, Self::CONDITIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::TERMINATING_REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -3117,6 +4604,21 @@ impl<'a> RollbackConfig<'a> {
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.RollbackConfig`, for one-pass reads with [`RollbackConfig::read`].
+impl<'a> RollbackConfig<'a> {
+    /// `revision` (field 1).
+    pub const REVISION: Field<Self, codec::Int64> = Field::new(1);
 }
 
 impl<'a> View<'a> for RollbackConfig<'a> {
@@ -3146,6 +4648,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollbackConfig<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::REVISION).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.revision().map(Item::I64));
@@ -3188,6 +4697,30 @@ impl<'a> RollingUpdateDaemonSet<'a> {
             codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.RollingUpdateDaemonSet`, for one-pass reads with [`RollingUpdateDaemonSet::read`].
+impl<'a> RollingUpdateDaemonSet<'a> {
+    /// `maxUnavailable` (field 1).
+    pub const MAX_UNAVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(1);
+
+    /// `maxSurge` (field 2).
+    pub const MAX_SURGE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for RollingUpdateDaemonSet<'a> {
@@ -3217,6 +4750,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDaemonSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::MAX_UNAVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(2, fields.get(1, Self::MAX_SURGE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(x)));
@@ -3260,6 +4806,30 @@ impl<'a> RollingUpdateDeployment<'a> {
             codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.RollingUpdateDeployment`, for one-pass reads with [`RollingUpdateDeployment::read`].
+impl<'a> RollingUpdateDeployment<'a> {
+    /// `maxUnavailable` (field 1).
+    pub const MAX_UNAVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(1);
+
+    /// `maxSurge` (field 2).
+    pub const MAX_SURGE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for RollingUpdateDeployment<'a> {
@@ -3289,6 +4859,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::MAX_UNAVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(2, fields.get(1, Self::MAX_SURGE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.max_unavailable().as_ref().map(|x| Item::Message(x)));
@@ -3333,6 +4916,30 @@ impl<'a> Scale<'a> {
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.Scale`, for one-pass reads with [`Scale::read`].
+impl<'a> Scale<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ScaleSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ScaleStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Scale<'a> {
@@ -3360,6 +4967,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3391,6 +5008,21 @@ impl<'a> ScaleSpec<'a> {
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.ScaleSpec`, for one-pass reads with [`ScaleSpec::read`].
+impl<'a> ScaleSpec<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for ScaleSpec<'a> {
@@ -3420,6 +5052,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));
@@ -3464,6 +5103,27 @@ impl<'a> ScaleStatus<'a> {
     pub fn target_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.extensions.v1beta1.ScaleStatus`, for one-pass reads with [`ScaleStatus::read`].
+impl<'a> ScaleStatus<'a> {
+    /// `replicas` (field 1).
+    pub const REPLICAS: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(2);
+
+    /// `targetSelector` (field 3).
+    pub const TARGET_SELECTOR: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ScaleStatus<'a> {
@@ -3493,6 +5153,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::REPLICAS).map(Item::I32));
+        for (k, v) in fields.get(1, Self::SELECTOR) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(3, fields.get(2, Self::TARGET_SELECTOR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.replicas().map(Item::I32));

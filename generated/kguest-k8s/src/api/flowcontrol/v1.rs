@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.flowcontrol.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.flowcontrol.v1.ExemptPriorityLevelConfiguration`.
 ///
@@ -33,6 +35,24 @@ impl<'a> ExemptPriorityLevelConfiguration<'a> {
     pub fn lendable_percent(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.ExemptPriorityLevelConfiguration`, for one-pass reads with [`ExemptPriorityLevelConfiguration::read`].
+impl<'a> ExemptPriorityLevelConfiguration<'a> {
+    /// `nominalConcurrencyShares` (field 1).
+    pub const NOMINAL_CONCURRENCY_SHARES: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `lendablePercent` (field 2).
+    pub const LENDABLE_PERCENT: Field<Self, codec::Int32> = Field::new(2);
 }
 
 impl<'a> View<'a> for ExemptPriorityLevelConfiguration<'a> {
@@ -62,6 +82,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExemptPriorityLevelConfiguration<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NOMINAL_CONCURRENCY_SHARES).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::LENDABLE_PERCENT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.nominal_concurrency_shares().map(Item::I32));
@@ -97,6 +125,21 @@ impl<'a> FlowDistinguisherMethod<'a> {
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.FlowDistinguisherMethod`, for one-pass reads with [`FlowDistinguisherMethod::read`].
+impl<'a> FlowDistinguisherMethod<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for FlowDistinguisherMethod<'a> {
@@ -126,6 +169,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowDistinguisherMethod<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -169,6 +219,30 @@ impl<'a> FlowSchema<'a> {
     pub fn status(&self) -> Option<FlowSchemaStatus<'a>> {
         rt::get::<codec::Msg<FlowSchemaStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.FlowSchema`, for one-pass reads with [`FlowSchema::read`].
+impl<'a> FlowSchema<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<FlowSchemaSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<FlowSchemaStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for FlowSchema<'a> {
@@ -198,6 +272,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchema<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -273,6 +357,36 @@ impl<'a> FlowSchemaCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.FlowSchemaCondition`, for one-pass reads with [`FlowSchemaCondition::read`].
+impl<'a> FlowSchemaCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for FlowSchemaCondition<'a> {
@@ -302,6 +416,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaCondition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -344,6 +476,28 @@ impl<'a> FlowSchemaList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<FlowSchema<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.FlowSchemaList`, for one-pass reads with [`FlowSchemaList::read`].
+impl<'a> FlowSchemaList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<FlowSchema<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for FlowSchemaList<'a> {
@@ -373,6 +527,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -422,6 +587,39 @@ impl<'a> FlowSchemaSpec<'a> {
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PolicyRulesWithSubjects<'a>>> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.FlowSchemaSpec`, for one-pass reads with [`FlowSchemaSpec::read`].
+impl<'a> FlowSchemaSpec<'a> {
+    /// `priorityLevelConfiguration` (field 1).
+    pub const PRIORITY_LEVEL_CONFIGURATION: Field<
+        Self,
+        codec::Msg<PriorityLevelConfigurationReference<'a>>,
+    > = Field::new(1);
+
+    /// `matchingPrecedence` (field 2).
+    pub const MATCHING_PRECEDENCE: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `distinguisherMethod` (field 3).
+    pub const DISTINGUISHER_METHOD: Field<
+        Self,
+        codec::Msg<FlowDistinguisherMethod<'a>>,
+    > = Field::new(3);
+
+    /// `rules` (field 4).
+    pub const RULES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PolicyRulesWithSubjects<'a>>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for FlowSchemaSpec<'a> {
@@ -451,6 +649,32 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::PRIORITY_LEVEL_CONFIGURATION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::MATCHING_PRECEDENCE).map(Item::I32));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::DISTINGUISHER_METHOD)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(3, Self::RULES) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -489,6 +713,24 @@ impl<'a> FlowSchemaStatus<'a> {
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<FlowSchemaCondition<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.FlowSchemaStatus`, for one-pass reads with [`FlowSchemaStatus::read`].
+impl<'a> FlowSchemaStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<FlowSchemaCondition<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for FlowSchemaStatus<'a> {
@@ -518,6 +760,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {
@@ -554,6 +805,21 @@ impl<'a> GroupSubject<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.GroupSubject`, for one-pass reads with [`GroupSubject::read`].
+impl<'a> GroupSubject<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for GroupSubject<'a> {
@@ -583,6 +849,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupSubject<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -622,6 +895,24 @@ impl<'a> LimitResponse<'a> {
     pub fn queuing(&self) -> Option<QueuingConfiguration<'a>> {
         rt::get::<codec::Msg<QueuingConfiguration<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.LimitResponse`, for one-pass reads with [`LimitResponse::read`].
+impl<'a> LimitResponse<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `queuing` (field 2).
+    pub const QUEUING: Field<Self, codec::Msg<QueuingConfiguration<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for LimitResponse<'a> {
@@ -651,6 +942,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitResponse<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::QUEUING).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -696,6 +996,30 @@ impl<'a> LimitedPriorityLevelConfiguration<'a> {
     pub fn borrowing_limit_percent(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.LimitedPriorityLevelConfiguration`, for one-pass reads with [`LimitedPriorityLevelConfiguration::read`].
+impl<'a> LimitedPriorityLevelConfiguration<'a> {
+    /// `nominalConcurrencyShares` (field 1).
+    pub const NOMINAL_CONCURRENCY_SHARES: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `limitResponse` (field 2).
+    pub const LIMIT_RESPONSE: Field<Self, codec::Msg<LimitResponse<'a>>> = Field::new(2);
+
+    /// `lendablePercent` (field 3).
+    pub const LENDABLE_PERCENT: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `borrowingLimitPercent` (field 4).
+    pub const BORROWING_LIMIT_PERCENT: Field<Self, codec::Int32> = Field::new(4);
 }
 
 impl<'a> View<'a> for LimitedPriorityLevelConfiguration<'a> {
@@ -725,6 +1049,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitedPriorityLevelConfiguration
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NOMINAL_CONCURRENCY_SHARES).map(Item::I32));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::LIMIT_RESPONSE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::LENDABLE_PERCENT).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::BORROWING_LIMIT_PERCENT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.nominal_concurrency_shares().map(Item::I32));
@@ -762,6 +1100,24 @@ impl<'a> NonResourcePolicyRule<'a> {
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.NonResourcePolicyRule`, for one-pass reads with [`NonResourcePolicyRule::read`].
+impl<'a> NonResourcePolicyRule<'a> {
+    /// `verbs` (field 1).
+    pub const VERBS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `nonResourceURLs` (field 6).
+    pub const NON_RESOURCE_URLS: Field<Self, Repeated<'a, codec::Str>> = Field::new(6);
 }
 
 impl<'a> View<'a> for NonResourcePolicyRule<'a> {
@@ -791,6 +1147,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourcePolicyRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 6]);
+        for x in fields.get(0, Self::VERBS) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::NON_RESOURCE_URLS) {
+            visitor.element(6, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.verbs() {
@@ -837,6 +1205,34 @@ impl<'a> PolicyRulesWithSubjects<'a> {
     ) -> Repeated<'a, codec::Msg<NonResourcePolicyRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.PolicyRulesWithSubjects`, for one-pass reads with [`PolicyRulesWithSubjects::read`].
+impl<'a> PolicyRulesWithSubjects<'a> {
+    /// `subjects` (field 1).
+    pub const SUBJECTS: Field<Self, Repeated<'a, codec::Msg<Subject<'a>>>> =
+        Field::new(1);
+
+    /// `resourceRules` (field 2).
+    pub const RESOURCE_RULES: Field<
+        Self,
+        Repeated<'a, codec::Msg<ResourcePolicyRule<'a>>>,
+    > = Field::new(2);
+
+    /// `nonResourceRules` (field 3).
+    pub const NON_RESOURCE_RULES: Field<
+        Self,
+        Repeated<'a, codec::Msg<NonResourcePolicyRule<'a>>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for PolicyRulesWithSubjects<'a> {
@@ -866,6 +1262,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PolicyRulesWithSubjects<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::SUBJECTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::RESOURCE_RULES) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::NON_RESOURCE_RULES) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.subjects() {
@@ -917,6 +1328,32 @@ impl<'a> PriorityLevelConfiguration<'a> {
     pub fn status(&self) -> Option<PriorityLevelConfigurationStatus<'a>> {
         rt::get::<codec::Msg<PriorityLevelConfigurationStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.PriorityLevelConfiguration`, for one-pass reads with [`PriorityLevelConfiguration::read`].
+impl<'a> PriorityLevelConfiguration<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PriorityLevelConfigurationSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PriorityLevelConfigurationStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for PriorityLevelConfiguration<'a> {
@@ -946,6 +1383,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1021,6 +1468,36 @@ impl<'a> PriorityLevelConfigurationCondition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationCondition`, for one-pass reads with [`PriorityLevelConfigurationCondition::read`].
+impl<'a> PriorityLevelConfigurationCondition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `message` (field 5).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for PriorityLevelConfigurationCondition<'a> {
@@ -1050,6 +1527,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationConditi
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1092,6 +1587,30 @@ impl<'a> PriorityLevelConfigurationList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PriorityLevelConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationList`, for one-pass reads with [`PriorityLevelConfigurationList::read`].
+impl<'a> PriorityLevelConfigurationList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PriorityLevelConfiguration<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for PriorityLevelConfigurationList<'a> {
@@ -1121,6 +1640,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationList<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1158,6 +1688,21 @@ impl<'a> PriorityLevelConfigurationReference<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationReference`, for one-pass reads with [`PriorityLevelConfigurationReference::read`].
+impl<'a> PriorityLevelConfigurationReference<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for PriorityLevelConfigurationReference<'a> {
@@ -1187,6 +1732,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationReferen
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1231,6 +1783,29 @@ impl<'a> PriorityLevelConfigurationSpec<'a> {
     pub fn exempt(&self) -> Option<ExemptPriorityLevelConfiguration<'a>> {
         rt::get::<codec::Msg<ExemptPriorityLevelConfiguration<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationSpec`, for one-pass reads with [`PriorityLevelConfigurationSpec::read`].
+impl<'a> PriorityLevelConfigurationSpec<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `limited` (field 2).
+    pub const LIMITED: Field<Self, codec::Msg<LimitedPriorityLevelConfiguration<'a>>> =
+        Field::new(2);
+
+    /// `exempt` (field 3).
+    pub const EXEMPT: Field<Self, codec::Msg<ExemptPriorityLevelConfiguration<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for PriorityLevelConfigurationSpec<'a> {
@@ -1260,6 +1835,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationSpec<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::LIMITED).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::EXEMPT).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -1293,6 +1878,24 @@ impl<'a> PriorityLevelConfigurationStatus<'a> {
     ) -> Repeated<'a, codec::Msg<PriorityLevelConfigurationCondition<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationStatus`, for one-pass reads with [`PriorityLevelConfigurationStatus::read`].
+impl<'a> PriorityLevelConfigurationStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PriorityLevelConfigurationCondition<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for PriorityLevelConfigurationStatus<'a> {
@@ -1322,6 +1925,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationStatus<
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {
@@ -1363,6 +1975,27 @@ impl<'a> QueuingConfiguration<'a> {
     pub fn queue_length_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.QueuingConfiguration`, for one-pass reads with [`QueuingConfiguration::read`].
+impl<'a> QueuingConfiguration<'a> {
+    /// `queues` (field 1).
+    pub const QUEUES: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `handSize` (field 2).
+    pub const HAND_SIZE: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `queueLengthLimit` (field 3).
+    pub const QUEUE_LENGTH_LIMIT: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for QueuingConfiguration<'a> {
@@ -1392,6 +2025,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for QueuingConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::QUEUES).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::HAND_SIZE).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::QUEUE_LENGTH_LIMIT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.queues().map(Item::I32));
@@ -1443,6 +2085,33 @@ impl<'a> ResourcePolicyRule<'a> {
     pub fn namespaces(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.ResourcePolicyRule`, for one-pass reads with [`ResourcePolicyRule::read`].
+impl<'a> ResourcePolicyRule<'a> {
+    /// `verbs` (field 1).
+    pub const VERBS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `apiGroups` (field 2).
+    pub const API_GROUPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `resources` (field 3).
+    pub const RESOURCES: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `clusterScope` (field 4).
+    pub const CLUSTER_SCOPE: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `namespaces` (field 5).
+    pub const NAMESPACES: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
 }
 
 impl<'a> View<'a> for ResourcePolicyRule<'a> {
@@ -1472,6 +2141,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePolicyRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        for x in fields.get(0, Self::VERBS) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::API_GROUPS) {
+            visitor.element(2, Item::Str(x));
+        }
+        for x in fields.get(2, Self::RESOURCES) {
+            visitor.element(3, Item::Str(x));
+        }
+        visitor.field(4, fields.get(3, Self::CLUSTER_SCOPE).map(Item::Bool));
+        for x in fields.get(4, Self::NAMESPACES) {
+            visitor.element(5, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.verbs() {
@@ -1528,6 +2216,24 @@ impl<'a> ServiceAccountSubject<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.ServiceAccountSubject`, for one-pass reads with [`ServiceAccountSubject::read`].
+impl<'a> ServiceAccountSubject<'a> {
+    /// `namespace` (field 1).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `name` (field 2).
+    pub const NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ServiceAccountSubject<'a> {
@@ -1557,6 +2263,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountSubject<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAMESPACE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.namespace().map(Item::Str));
@@ -1607,6 +2321,31 @@ impl<'a> Subject<'a> {
     pub fn service_account(&self) -> Option<ServiceAccountSubject<'a>> {
         rt::get::<codec::Msg<ServiceAccountSubject<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.Subject`, for one-pass reads with [`Subject::read`].
+impl<'a> Subject<'a> {
+    /// `kind` (field 1).
+    pub const KIND: Field<Self, codec::Str> = Field::new(1);
+
+    /// `user` (field 2).
+    pub const USER: Field<Self, codec::Msg<UserSubject<'a>>> = Field::new(2);
+
+    /// `group` (field 3).
+    pub const GROUP: Field<Self, codec::Msg<GroupSubject<'a>>> = Field::new(3);
+
+    /// `serviceAccount` (field 4).
+    pub const SERVICE_ACCOUNT: Field<Self, codec::Msg<ServiceAccountSubject<'a>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for Subject<'a> {
@@ -1634,6 +2373,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Subject<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::USER).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::GROUP).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::SERVICE_ACCOUNT).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.kind().map(Item::Str));
@@ -1671,6 +2424,21 @@ impl<'a> UserSubject<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.flowcontrol.v1.UserSubject`, for one-pass reads with [`UserSubject::read`].
+impl<'a> UserSubject<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for UserSubject<'a> {
@@ -1700,6 +2468,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UserSubject<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.imagepolicy.v1alpha1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.imagepolicy.v1alpha1.ImageReview`.
 ///
@@ -42,6 +44,30 @@ impl<'a> ImageReview<'a> {
     pub fn status(&self) -> Option<ImageReviewStatus<'a>> {
         rt::get::<codec::Msg<ImageReviewStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.imagepolicy.v1alpha1.ImageReview`, for one-pass reads with [`ImageReview::read`].
+impl<'a> ImageReview<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ImageReviewSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ImageReviewStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ImageReview<'a> {
@@ -71,6 +97,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReview<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -107,6 +143,21 @@ impl<'a> ImageReviewContainerSpec<'a> {
     pub fn image_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.imagepolicy.v1alpha1.ImageReviewContainerSpec`, for one-pass reads with [`ImageReviewContainerSpec::read`].
+impl<'a> ImageReviewContainerSpec<'a> {
+    /// `image` (field 1).
+    pub const IMAGE: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for ImageReviewContainerSpec<'a> {
@@ -136,6 +187,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewContainerSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::IMAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.image().map(Item::Str));
@@ -180,6 +238,30 @@ impl<'a> ImageReviewSpec<'a> {
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.imagepolicy.v1alpha1.ImageReviewSpec`, for one-pass reads with [`ImageReviewSpec::read`].
+impl<'a> ImageReviewSpec<'a> {
+    /// `containers` (field 1).
+    pub const CONTAINERS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ImageReviewContainerSpec<'a>>>,
+    > = Field::new(1);
+
+    /// `annotations` (field 2).
+    pub const ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(2);
+
+    /// `namespace` (field 3).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ImageReviewSpec<'a> {
@@ -209,6 +291,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::CONTAINERS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for (k, v) in fields.get(1, Self::ANNOTATIONS) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(3, fields.get(2, Self::NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.containers() {
@@ -259,6 +354,28 @@ impl<'a> ImageReviewStatus<'a> {
     pub fn audit_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.imagepolicy.v1alpha1.ImageReviewStatus`, for one-pass reads with [`ImageReviewStatus::read`].
+impl<'a> ImageReviewStatus<'a> {
+    /// `allowed` (field 1).
+    pub const ALLOWED: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `reason` (field 2).
+    pub const REASON: Field<Self, codec::Str> = Field::new(2);
+
+    /// `auditAnnotations` (field 3).
+    pub const AUDIT_ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for ImageReviewStatus<'a> {
@@ -288,6 +405,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::ALLOWED).map(Item::Bool));
+        visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
+        for (k, v) in fields.get(2, Self::AUDIT_ANNOTATIONS) {
+            visitor.entry(3, Item::Str(k), Item::Str(v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.allowed().map(Item::Bool));

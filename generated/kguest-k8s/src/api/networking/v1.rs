@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.networking.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.networking.v1.HTTPIngressPath`.
 ///
@@ -48,6 +50,27 @@ impl<'a> HTTPIngressPath<'a> {
     pub fn path_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.HTTPIngressPath`, for one-pass reads with [`HTTPIngressPath::read`].
+impl<'a> HTTPIngressPath<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `backend` (field 2).
+    pub const BACKEND: Field<Self, codec::Msg<IngressBackend<'a>>> = Field::new(2);
+
+    /// `pathType` (field 3).
+    pub const PATH_TYPE: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for HTTPIngressPath<'a> {
@@ -79,6 +102,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::PATH_TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
         visitor.field(2, self.backend().as_ref().map(|x| Item::Message(x)));
         visitor.field(3, self.path_type().map(Item::Str));
@@ -108,6 +141,22 @@ impl<'a> HTTPIngressRuleValue<'a> {
     pub fn paths(&self) -> Repeated<'a, codec::Msg<HTTPIngressPath<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.HTTPIngressRuleValue`, for one-pass reads with [`HTTPIngressRuleValue::read`].
+impl<'a> HTTPIngressRuleValue<'a> {
+    /// `paths` (field 1).
+    pub const PATHS: Field<Self, Repeated<'a, codec::Msg<HTTPIngressPath<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for HTTPIngressRuleValue<'a> {
@@ -137,6 +186,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::PATHS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.paths() {
@@ -177,6 +235,27 @@ impl<'a> IPAddress<'a> {
     pub fn spec(&self) -> Option<IPAddressSpec<'a>> {
         rt::get::<codec::Msg<IPAddressSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IPAddress`, for one-pass reads with [`IPAddress::read`].
+impl<'a> IPAddress<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<IPAddressSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IPAddress<'a> {
@@ -206,6 +285,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -245,6 +333,28 @@ impl<'a> IPAddressList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<IPAddress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IPAddressList`, for one-pass reads with [`IPAddressList::read`].
+impl<'a> IPAddressList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<IPAddress<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IPAddressList<'a> {
@@ -274,6 +384,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -306,6 +427,21 @@ impl<'a> IPAddressSpec<'a> {
     pub fn parent_ref(&self) -> Option<ParentReference<'a>> {
         rt::get::<codec::Msg<ParentReference<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IPAddressSpec`, for one-pass reads with [`IPAddressSpec::read`].
+impl<'a> IPAddressSpec<'a> {
+    /// `parentRef` (field 1).
+    pub const PARENT_REF: Field<Self, codec::Msg<ParentReference<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for IPAddressSpec<'a> {
@@ -335,6 +471,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::PARENT_REF).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.parent_ref().as_ref().map(|x| Item::Message(x)));
@@ -374,6 +521,24 @@ impl<'a> IPBlock<'a> {
     pub fn except(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IPBlock`, for one-pass reads with [`IPBlock::read`].
+impl<'a> IPBlock<'a> {
+    /// `cidr` (field 1).
+    pub const CIDR: Field<Self, codec::Str> = Field::new(1);
+
+    /// `except` (field 2).
+    pub const EXCEPT: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IPBlock<'a> {
@@ -401,6 +566,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPBlock<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::CIDR).map(Item::Str));
+        for x in fields.get(1, Self::EXCEPT) {
+            visitor.element(2, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.cidr().map(Item::Str));
@@ -447,6 +622,30 @@ impl<'a> Ingress<'a> {
     pub fn status(&self) -> Option<IngressStatus<'a>> {
         rt::get::<codec::Msg<IngressStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.Ingress`, for one-pass reads with [`Ingress::read`].
+impl<'a> Ingress<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<IngressSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<IngressStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Ingress<'a> {
@@ -474,6 +673,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -514,6 +723,28 @@ impl<'a> IngressBackend<'a> {
     pub fn service(&self) -> Option<IngressServiceBackend<'a>> {
         rt::get::<codec::Msg<IngressServiceBackend<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressBackend`, for one-pass reads with [`IngressBackend::read`].
+impl<'a> IngressBackend<'a> {
+    /// `resource` (field 3).
+    pub const RESOURCE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::TypedLocalObjectReference<'a>>,
+    > = Field::new(3);
+
+    /// `service` (field 4).
+    pub const SERVICE: Field<Self, codec::Msg<IngressServiceBackend<'a>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for IngressBackend<'a> {
@@ -543,6 +774,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[3, 4]);
+        visitor
+            .field(3, fields.get(0, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(1, Self::SERVICE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(3, self.resource().as_ref().map(|x| Item::Message(x)));
@@ -582,6 +823,27 @@ impl<'a> IngressClass<'a> {
     pub fn spec(&self) -> Option<IngressClassSpec<'a>> {
         rt::get::<codec::Msg<IngressClassSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressClass`, for one-pass reads with [`IngressClass::read`].
+impl<'a> IngressClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<IngressClassSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressClass<'a> {
@@ -611,6 +873,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClass<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -650,6 +921,28 @@ impl<'a> IngressClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<IngressClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressClassList`, for one-pass reads with [`IngressClassList::read`].
+impl<'a> IngressClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<IngressClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IngressClassList<'a> {
@@ -679,6 +972,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -756,6 +1060,33 @@ impl<'a> IngressClassParametersReference<'a> {
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressClassParametersReference`, for one-pass reads with [`IngressClassParametersReference::read`].
+impl<'a> IngressClassParametersReference<'a> {
+    /// `aPIGroup` (field 1).
+    pub const A_PI_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `scope` (field 4).
+    pub const SCOPE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `namespace` (field 5).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for IngressClassParametersReference<'a> {
@@ -785,6 +1116,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassParametersReference<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::A_PI_GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SCOPE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.a_pi_group().map(Item::Str));
@@ -828,6 +1170,25 @@ impl<'a> IngressClassSpec<'a> {
     pub fn parameters(&self) -> Option<IngressClassParametersReference<'a>> {
         rt::get::<codec::Msg<IngressClassParametersReference<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressClassSpec`, for one-pass reads with [`IngressClassSpec::read`].
+impl<'a> IngressClassSpec<'a> {
+    /// `controller` (field 1).
+    pub const CONTROLLER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `parameters` (field 2).
+    pub const PARAMETERS: Field<Self, codec::Msg<IngressClassParametersReference<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IngressClassSpec<'a> {
@@ -857,6 +1218,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::CONTROLLER).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::PARAMETERS).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.controller().map(Item::Str));
@@ -896,6 +1269,27 @@ impl<'a> IngressList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Ingress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressList`, for one-pass reads with [`IngressList::read`].
+impl<'a> IngressList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Ingress<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressList<'a> {
@@ -925,6 +1319,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -977,6 +1382,28 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     pub fn ports(&self) -> Repeated<'a, codec::Msg<IngressPortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressLoadBalancerIngress`, for one-pass reads with [`IngressLoadBalancerIngress::read`].
+impl<'a> IngressLoadBalancerIngress<'a> {
+    /// `ip` (field 1).
+    pub const IP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `hostname` (field 2).
+    pub const HOSTNAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `ports` (field 4).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<IngressPortStatus<'a>>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for IngressLoadBalancerIngress<'a> {
@@ -1006,6 +1433,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::HOSTNAME).map(Item::Str));
+        for x in fields.get(2, Self::PORTS) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ip().map(Item::Str));
@@ -1039,6 +1477,24 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressLoadBalancerStatus`, for one-pass reads with [`IngressLoadBalancerStatus::read`].
+impl<'a> IngressLoadBalancerStatus<'a> {
+    /// `ingress` (field 1).
+    pub const INGRESS: Field<
+        Self,
+        Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for IngressLoadBalancerStatus<'a> {
@@ -1068,6 +1524,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::INGRESS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ingress() {
@@ -1119,6 +1584,27 @@ impl<'a> IngressPortStatus<'a> {
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressPortStatus`, for one-pass reads with [`IngressPortStatus::read`].
+impl<'a> IngressPortStatus<'a> {
+    /// `port` (field 1).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `protocol` (field 2).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(2);
+
+    /// `error` (field 3).
+    pub const ERROR: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for IngressPortStatus<'a> {
@@ -1148,6 +1634,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.port().map(Item::I32));
@@ -1189,6 +1684,25 @@ impl<'a> IngressRule<'a> {
     pub fn ingress_rule_value(&self) -> Option<IngressRuleValue<'a>> {
         rt::get::<codec::Msg<IngressRuleValue<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressRule`, for one-pass reads with [`IngressRule::read`].
+impl<'a> IngressRule<'a> {
+    /// `host` (field 1).
+    pub const HOST: Field<Self, codec::Str> = Field::new(1);
+
+    /// `ingressRuleValue` (field 2).
+    pub const INGRESS_RULE_VALUE: Field<Self, codec::Msg<IngressRuleValue<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IngressRule<'a> {
@@ -1220,6 +1734,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::HOST).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::INGRESS_RULE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.host().map(Item::Str));
         visitor.field(2, self.ingress_rule_value().as_ref().map(|x| Item::Message(x)));
     }
@@ -1248,6 +1777,21 @@ impl<'a> IngressRuleValue<'a> {
     pub fn http(&self) -> Option<HTTPIngressRuleValue<'a>> {
         rt::get::<codec::Msg<HTTPIngressRuleValue<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressRuleValue`, for one-pass reads with [`IngressRuleValue::read`].
+impl<'a> IngressRuleValue<'a> {
+    /// `http` (field 1).
+    pub const HTTP: Field<Self, codec::Msg<HTTPIngressRuleValue<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for IngressRuleValue<'a> {
@@ -1277,6 +1821,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::HTTP).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.http().as_ref().map(|x| Item::Message(x)));
@@ -1316,6 +1867,24 @@ impl<'a> IngressServiceBackend<'a> {
     pub fn port(&self) -> Option<ServiceBackendPort<'a>> {
         rt::get::<codec::Msg<ServiceBackendPort<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressServiceBackend`, for one-pass reads with [`IngressServiceBackend::read`].
+impl<'a> IngressServiceBackend<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `port` (field 2).
+    pub const PORT: Field<Self, codec::Msg<ServiceBackendPort<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressServiceBackend<'a> {
@@ -1345,6 +1914,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressServiceBackend<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PORT).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1395,6 +1972,32 @@ impl<'a> IngressSpec<'a> {
     pub fn ingress_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressSpec`, for one-pass reads with [`IngressSpec::read`].
+impl<'a> IngressSpec<'a> {
+    /// `defaultBackend` (field 1).
+    pub const DEFAULT_BACKEND: Field<Self, codec::Msg<IngressBackend<'a>>> =
+        Field::new(1);
+
+    /// `tls` (field 2).
+    pub const TLS: Field<Self, Repeated<'a, codec::Msg<IngressTLS<'a>>>> = Field::new(2);
+
+    /// `rules` (field 3).
+    pub const RULES: Field<Self, Repeated<'a, codec::Msg<IngressRule<'a>>>> =
+        Field::new(3);
+
+    /// `ingressClassName` (field 4).
+    pub const INGRESS_CLASS_NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for IngressSpec<'a> {
@@ -1424,6 +2027,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::DEFAULT_BACKEND).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::TLS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::RULES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::INGRESS_CLASS_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.default_backend().as_ref().map(|x| Item::Message(x)));
@@ -1460,6 +2081,22 @@ impl<'a> IngressStatus<'a> {
     pub fn load_balancer(&self) -> Option<IngressLoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<IngressLoadBalancerStatus<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressStatus`, for one-pass reads with [`IngressStatus::read`].
+impl<'a> IngressStatus<'a> {
+    /// `loadBalancer` (field 1).
+    pub const LOAD_BALANCER: Field<Self, codec::Msg<IngressLoadBalancerStatus<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for IngressStatus<'a> {
@@ -1489,6 +2126,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::LOAD_BALANCER).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.load_balancer().as_ref().map(|x| Item::Message(x)));
@@ -1528,6 +2176,24 @@ impl<'a> IngressTLS<'a> {
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.IngressTLS`, for one-pass reads with [`IngressTLS::read`].
+impl<'a> IngressTLS<'a> {
+    /// `hosts` (field 1).
+    pub const HOSTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `secretName` (field 2).
+    pub const SECRET_NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressTLS<'a> {
@@ -1557,6 +2223,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::HOSTS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::SECRET_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.hosts() {
@@ -1598,6 +2274,27 @@ impl<'a> NetworkPolicy<'a> {
     pub fn spec(&self) -> Option<NetworkPolicySpec<'a>> {
         rt::get::<codec::Msg<NetworkPolicySpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.NetworkPolicy`, for one-pass reads with [`NetworkPolicy::read`].
+impl<'a> NetworkPolicy<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<NetworkPolicySpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for NetworkPolicy<'a> {
@@ -1627,6 +2324,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1662,6 +2368,26 @@ impl<'a> NetworkPolicyEgressRule<'a> {
     pub fn to(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.NetworkPolicyEgressRule`, for one-pass reads with [`NetworkPolicyEgressRule::read`].
+impl<'a> NetworkPolicyEgressRule<'a> {
+    /// `ports` (field 1).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>>> =
+        Field::new(1);
+
+    /// `to` (field 2).
+    pub const TO: Field<Self, Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NetworkPolicyEgressRule<'a> {
@@ -1691,6 +2417,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyEgressRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::PORTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::TO) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ports() {
@@ -1730,6 +2468,26 @@ impl<'a> NetworkPolicyIngressRule<'a> {
     pub fn from(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.NetworkPolicyIngressRule`, for one-pass reads with [`NetworkPolicyIngressRule::read`].
+impl<'a> NetworkPolicyIngressRule<'a> {
+    /// `ports` (field 1).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>>> =
+        Field::new(1);
+
+    /// `from` (field 2).
+    pub const FROM: Field<Self, Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NetworkPolicyIngressRule<'a> {
@@ -1759,6 +2517,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyIngressRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::PORTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::FROM) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ports() {
@@ -1802,6 +2572,28 @@ impl<'a> NetworkPolicyList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<NetworkPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.NetworkPolicyList`, for one-pass reads with [`NetworkPolicyList::read`].
+impl<'a> NetworkPolicyList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<NetworkPolicy<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for NetworkPolicyList<'a> {
@@ -1831,6 +2623,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1881,6 +2684,33 @@ impl<'a> NetworkPolicyPeer<'a> {
     pub fn ip_block(&self) -> Option<IPBlock<'a>> {
         rt::get::<codec::Msg<IPBlock<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.NetworkPolicyPeer`, for one-pass reads with [`NetworkPolicyPeer::read`].
+impl<'a> NetworkPolicyPeer<'a> {
+    /// `podSelector` (field 1).
+    pub const POD_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(1);
+
+    /// `namespaceSelector` (field 2).
+    pub const NAMESPACE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `ipBlock` (field 3).
+    pub const IP_BLOCK: Field<Self, codec::Msg<IPBlock<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for NetworkPolicyPeer<'a> {
@@ -1910,6 +2740,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPeer<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::POD_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::NAMESPACE_SELECTOR)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(3, fields.get(2, Self::IP_BLOCK).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pod_selector().as_ref().map(|x| Item::Message(x)));
@@ -1960,6 +2811,30 @@ impl<'a> NetworkPolicyPort<'a> {
     pub fn end_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.NetworkPolicyPort`, for one-pass reads with [`NetworkPolicyPort::read`].
+impl<'a> NetworkPolicyPort<'a> {
+    /// `protocol` (field 1).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(1);
+
+    /// `port` (field 2).
+    pub const PORT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
+
+    /// `endPort` (field 3).
+    pub const END_PORT: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for NetworkPolicyPort<'a> {
@@ -1989,6 +2864,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPort<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PROTOCOL).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PORT).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::END_PORT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.protocol().map(Item::Str));
@@ -2039,6 +2923,39 @@ impl<'a> NetworkPolicySpec<'a> {
     pub fn policy_types(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.NetworkPolicySpec`, for one-pass reads with [`NetworkPolicySpec::read`].
+impl<'a> NetworkPolicySpec<'a> {
+    /// `podSelector` (field 1).
+    pub const POD_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(1);
+
+    /// `ingress` (field 2).
+    pub const INGRESS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NetworkPolicyIngressRule<'a>>>,
+    > = Field::new(2);
+
+    /// `egress` (field 3).
+    pub const EGRESS: Field<
+        Self,
+        Repeated<'a, codec::Msg<NetworkPolicyEgressRule<'a>>>,
+    > = Field::new(3);
+
+    /// `policyTypes` (field 4).
+    pub const POLICY_TYPES: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
 }
 
 impl<'a> View<'a> for NetworkPolicySpec<'a> {
@@ -2068,6 +2985,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicySpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::POD_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::INGRESS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::EGRESS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        for x in fields.get(3, Self::POLICY_TYPES) {
+            visitor.element(4, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.pod_selector().as_ref().map(|x| Item::Message(x)));
@@ -2141,6 +3078,30 @@ impl<'a> ParentReference<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.ParentReference`, for one-pass reads with [`ParentReference::read`].
+impl<'a> ParentReference<'a> {
+    /// `group` (field 1).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resource` (field 2).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `namespace` (field 3).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `name` (field 4).
+    pub const NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for ParentReference<'a> {
@@ -2170,6 +3131,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParentReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAMESPACE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group().map(Item::Str));
@@ -2212,6 +3183,24 @@ impl<'a> ServiceBackendPort<'a> {
     pub fn number(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.ServiceBackendPort`, for one-pass reads with [`ServiceBackendPort::read`].
+impl<'a> ServiceBackendPort<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `number` (field 2).
+    pub const NUMBER: Field<Self, codec::Int32> = Field::new(2);
 }
 
 impl<'a> View<'a> for ServiceBackendPort<'a> {
@@ -2241,6 +3230,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceBackendPort<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NUMBER).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2285,6 +3282,30 @@ impl<'a> ServiceCIDR<'a> {
     pub fn status(&self) -> Option<ServiceCIDRStatus<'a>> {
         rt::get::<codec::Msg<ServiceCIDRStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.ServiceCIDR`, for one-pass reads with [`ServiceCIDR::read`].
+impl<'a> ServiceCIDR<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ServiceCIDRSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ServiceCIDRStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ServiceCIDR<'a> {
@@ -2314,6 +3335,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDR<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2354,6 +3385,28 @@ impl<'a> ServiceCIDRList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ServiceCIDR<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.ServiceCIDRList`, for one-pass reads with [`ServiceCIDRList::read`].
+impl<'a> ServiceCIDRList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ServiceCIDR<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ServiceCIDRList<'a> {
@@ -2383,6 +3436,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2415,6 +3479,21 @@ impl<'a> ServiceCIDRSpec<'a> {
     pub fn cidrs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.ServiceCIDRSpec`, for one-pass reads with [`ServiceCIDRSpec::read`].
+impl<'a> ServiceCIDRSpec<'a> {
+    /// `cidrs` (field 1).
+    pub const CIDRS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ServiceCIDRSpec<'a> {
@@ -2444,6 +3523,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CIDRS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.cidrs() {
@@ -2480,6 +3568,24 @@ impl<'a> ServiceCIDRStatus<'a> {
     > {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1.ServiceCIDRStatus`, for one-pass reads with [`ServiceCIDRStatus::read`].
+impl<'a> ServiceCIDRStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for ServiceCIDRStatus<'a> {
@@ -2509,6 +3615,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.networking.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.networking.v1beta1.HTTPIngressPath`.
 ///
@@ -48,6 +50,27 @@ impl<'a> HTTPIngressPath<'a> {
     pub fn path_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.HTTPIngressPath`, for one-pass reads with [`HTTPIngressPath::read`].
+impl<'a> HTTPIngressPath<'a> {
+    /// `path` (field 1).
+    pub const PATH: Field<Self, codec::Str> = Field::new(1);
+
+    /// `backend` (field 2).
+    pub const BACKEND: Field<Self, codec::Msg<IngressBackend<'a>>> = Field::new(2);
+
+    /// `pathType` (field 3).
+    pub const PATH_TYPE: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for HTTPIngressPath<'a> {
@@ -79,6 +102,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::PATH_TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.path().map(Item::Str));
         visitor.field(2, self.backend().as_ref().map(|x| Item::Message(x)));
         visitor.field(3, self.path_type().map(Item::Str));
@@ -108,6 +141,22 @@ impl<'a> HTTPIngressRuleValue<'a> {
     pub fn paths(&self) -> Repeated<'a, codec::Msg<HTTPIngressPath<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.HTTPIngressRuleValue`, for one-pass reads with [`HTTPIngressRuleValue::read`].
+impl<'a> HTTPIngressRuleValue<'a> {
+    /// `paths` (field 1).
+    pub const PATHS: Field<Self, Repeated<'a, codec::Msg<HTTPIngressPath<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for HTTPIngressRuleValue<'a> {
@@ -137,6 +186,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::PATHS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.paths() {
@@ -177,6 +235,27 @@ impl<'a> IPAddress<'a> {
     pub fn spec(&self) -> Option<IPAddressSpec<'a>> {
         rt::get::<codec::Msg<IPAddressSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IPAddress`, for one-pass reads with [`IPAddress::read`].
+impl<'a> IPAddress<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<IPAddressSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IPAddress<'a> {
@@ -206,6 +285,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -245,6 +333,28 @@ impl<'a> IPAddressList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<IPAddress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IPAddressList`, for one-pass reads with [`IPAddressList::read`].
+impl<'a> IPAddressList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<IPAddress<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IPAddressList<'a> {
@@ -274,6 +384,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -306,6 +427,21 @@ impl<'a> IPAddressSpec<'a> {
     pub fn parent_ref(&self) -> Option<ParentReference<'a>> {
         rt::get::<codec::Msg<ParentReference<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IPAddressSpec`, for one-pass reads with [`IPAddressSpec::read`].
+impl<'a> IPAddressSpec<'a> {
+    /// `parentRef` (field 1).
+    pub const PARENT_REF: Field<Self, codec::Msg<ParentReference<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for IPAddressSpec<'a> {
@@ -335,6 +471,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::PARENT_REF).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.parent_ref().as_ref().map(|x| Item::Message(x)));
@@ -378,6 +525,30 @@ impl<'a> Ingress<'a> {
     pub fn status(&self) -> Option<IngressStatus<'a>> {
         rt::get::<codec::Msg<IngressStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.Ingress`, for one-pass reads with [`Ingress::read`].
+impl<'a> Ingress<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<IngressSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<IngressStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for Ingress<'a> {
@@ -405,6 +576,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -459,6 +640,33 @@ impl<'a> IngressBackend<'a> {
             codec::Msg<crate::api::core::v1::TypedLocalObjectReference<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressBackend`, for one-pass reads with [`IngressBackend::read`].
+impl<'a> IngressBackend<'a> {
+    /// `serviceName` (field 1).
+    pub const SERVICE_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `servicePort` (field 2).
+    pub const SERVICE_PORT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(2);
+
+    /// `resource` (field 3).
+    pub const RESOURCE: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::TypedLocalObjectReference<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for IngressBackend<'a> {
@@ -488,6 +696,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::SERVICE_NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::SERVICE_PORT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(3, fields.get(2, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.service_name().map(Item::Str));
@@ -528,6 +750,27 @@ impl<'a> IngressClass<'a> {
     pub fn spec(&self) -> Option<IngressClassSpec<'a>> {
         rt::get::<codec::Msg<IngressClassSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressClass`, for one-pass reads with [`IngressClass::read`].
+impl<'a> IngressClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<IngressClassSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressClass<'a> {
@@ -557,6 +800,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClass<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -596,6 +848,28 @@ impl<'a> IngressClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<IngressClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressClassList`, for one-pass reads with [`IngressClassList::read`].
+impl<'a> IngressClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<IngressClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IngressClassList<'a> {
@@ -625,6 +899,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -702,6 +987,33 @@ impl<'a> IngressClassParametersReference<'a> {
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressClassParametersReference`, for one-pass reads with [`IngressClassParametersReference::read`].
+impl<'a> IngressClassParametersReference<'a> {
+    /// `aPIGroup` (field 1).
+    pub const A_PI_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `scope` (field 4).
+    pub const SCOPE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `namespace` (field 5).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for IngressClassParametersReference<'a> {
@@ -731,6 +1043,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassParametersReference<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::A_PI_GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SCOPE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.a_pi_group().map(Item::Str));
@@ -774,6 +1097,25 @@ impl<'a> IngressClassSpec<'a> {
     pub fn parameters(&self) -> Option<IngressClassParametersReference<'a>> {
         rt::get::<codec::Msg<IngressClassParametersReference<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressClassSpec`, for one-pass reads with [`IngressClassSpec::read`].
+impl<'a> IngressClassSpec<'a> {
+    /// `controller` (field 1).
+    pub const CONTROLLER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `parameters` (field 2).
+    pub const PARAMETERS: Field<Self, codec::Msg<IngressClassParametersReference<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IngressClassSpec<'a> {
@@ -803,6 +1145,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::CONTROLLER).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::PARAMETERS).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.controller().map(Item::Str));
@@ -842,6 +1196,27 @@ impl<'a> IngressList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Ingress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressList`, for one-pass reads with [`IngressList::read`].
+impl<'a> IngressList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Ingress<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressList<'a> {
@@ -871,6 +1246,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -923,6 +1309,28 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     pub fn ports(&self) -> Repeated<'a, codec::Msg<IngressPortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressLoadBalancerIngress`, for one-pass reads with [`IngressLoadBalancerIngress::read`].
+impl<'a> IngressLoadBalancerIngress<'a> {
+    /// `ip` (field 1).
+    pub const IP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `hostname` (field 2).
+    pub const HOSTNAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `ports` (field 4).
+    pub const PORTS: Field<Self, Repeated<'a, codec::Msg<IngressPortStatus<'a>>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for IngressLoadBalancerIngress<'a> {
@@ -952,6 +1360,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        visitor.field(1, fields.get(0, Self::IP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::HOSTNAME).map(Item::Str));
+        for x in fields.get(2, Self::PORTS) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.ip().map(Item::Str));
@@ -985,6 +1404,24 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressLoadBalancerStatus`, for one-pass reads with [`IngressLoadBalancerStatus::read`].
+impl<'a> IngressLoadBalancerStatus<'a> {
+    /// `ingress` (field 1).
+    pub const INGRESS: Field<
+        Self,
+        Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for IngressLoadBalancerStatus<'a> {
@@ -1014,6 +1451,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::INGRESS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.ingress() {
@@ -1065,6 +1511,27 @@ impl<'a> IngressPortStatus<'a> {
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressPortStatus`, for one-pass reads with [`IngressPortStatus::read`].
+impl<'a> IngressPortStatus<'a> {
+    /// `port` (field 1).
+    pub const PORT: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `protocol` (field 2).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(2);
+
+    /// `error` (field 3).
+    pub const ERROR: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for IngressPortStatus<'a> {
@@ -1094,6 +1561,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
+        visitor.field(2, fields.get(1, Self::PROTOCOL).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::ERROR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.port().map(Item::I32));
@@ -1135,6 +1611,25 @@ impl<'a> IngressRule<'a> {
     pub fn ingress_rule_value(&self) -> Option<IngressRuleValue<'a>> {
         rt::get::<codec::Msg<IngressRuleValue<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressRule`, for one-pass reads with [`IngressRule::read`].
+impl<'a> IngressRule<'a> {
+    /// `host` (field 1).
+    pub const HOST: Field<Self, codec::Str> = Field::new(1);
+
+    /// `ingressRuleValue` (field 2).
+    pub const INGRESS_RULE_VALUE: Field<Self, codec::Msg<IngressRuleValue<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for IngressRule<'a> {
@@ -1166,6 +1661,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::HOST).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::INGRESS_RULE_VALUE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.host().map(Item::Str));
         visitor.field(2, self.ingress_rule_value().as_ref().map(|x| Item::Message(x)));
     }
@@ -1194,6 +1704,21 @@ impl<'a> IngressRuleValue<'a> {
     pub fn http(&self) -> Option<HTTPIngressRuleValue<'a>> {
         rt::get::<codec::Msg<HTTPIngressRuleValue<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressRuleValue`, for one-pass reads with [`IngressRuleValue::read`].
+impl<'a> IngressRuleValue<'a> {
+    /// `http` (field 1).
+    pub const HTTP: Field<Self, codec::Msg<HTTPIngressRuleValue<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for IngressRuleValue<'a> {
@@ -1223,6 +1748,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::HTTP).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.http().as_ref().map(|x| Item::Message(x)));
@@ -1272,6 +1804,31 @@ impl<'a> IngressSpec<'a> {
     pub fn ingress_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressSpec`, for one-pass reads with [`IngressSpec::read`].
+impl<'a> IngressSpec<'a> {
+    /// `backend` (field 1).
+    pub const BACKEND: Field<Self, codec::Msg<IngressBackend<'a>>> = Field::new(1);
+
+    /// `tls` (field 2).
+    pub const TLS: Field<Self, Repeated<'a, codec::Msg<IngressTLS<'a>>>> = Field::new(2);
+
+    /// `rules` (field 3).
+    pub const RULES: Field<Self, Repeated<'a, codec::Msg<IngressRule<'a>>>> =
+        Field::new(3);
+
+    /// `ingressClassName` (field 4).
+    pub const INGRESS_CLASS_NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for IngressSpec<'a> {
@@ -1301,6 +1858,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::BACKEND).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::TLS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::RULES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::INGRESS_CLASS_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.backend().as_ref().map(|x| Item::Message(x)));
@@ -1337,6 +1909,22 @@ impl<'a> IngressStatus<'a> {
     pub fn load_balancer(&self) -> Option<IngressLoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<IngressLoadBalancerStatus<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressStatus`, for one-pass reads with [`IngressStatus::read`].
+impl<'a> IngressStatus<'a> {
+    /// `loadBalancer` (field 1).
+    pub const LOAD_BALANCER: Field<Self, codec::Msg<IngressLoadBalancerStatus<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for IngressStatus<'a> {
@@ -1366,6 +1954,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::LOAD_BALANCER).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.load_balancer().as_ref().map(|x| Item::Message(x)));
@@ -1405,6 +2004,24 @@ impl<'a> IngressTLS<'a> {
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.IngressTLS`, for one-pass reads with [`IngressTLS::read`].
+impl<'a> IngressTLS<'a> {
+    /// `hosts` (field 1).
+    pub const HOSTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `secretName` (field 2).
+    pub const SECRET_NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for IngressTLS<'a> {
@@ -1434,6 +2051,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::HOSTS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::SECRET_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.hosts() {
@@ -1501,6 +2128,30 @@ impl<'a> ParentReference<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.ParentReference`, for one-pass reads with [`ParentReference::read`].
+impl<'a> ParentReference<'a> {
+    /// `group` (field 1).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resource` (field 2).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `namespace` (field 3).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `name` (field 4).
+    pub const NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for ParentReference<'a> {
@@ -1530,6 +2181,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParentReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAMESPACE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group().map(Item::Str));
@@ -1576,6 +2237,30 @@ impl<'a> ServiceCIDR<'a> {
     pub fn status(&self) -> Option<ServiceCIDRStatus<'a>> {
         rt::get::<codec::Msg<ServiceCIDRStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.ServiceCIDR`, for one-pass reads with [`ServiceCIDR::read`].
+impl<'a> ServiceCIDR<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ServiceCIDRSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ServiceCIDRStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ServiceCIDR<'a> {
@@ -1605,6 +2290,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDR<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1645,6 +2340,28 @@ impl<'a> ServiceCIDRList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ServiceCIDR<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.ServiceCIDRList`, for one-pass reads with [`ServiceCIDRList::read`].
+impl<'a> ServiceCIDRList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ServiceCIDR<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ServiceCIDRList<'a> {
@@ -1674,6 +2391,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1706,6 +2434,21 @@ impl<'a> ServiceCIDRSpec<'a> {
     pub fn cidrs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.ServiceCIDRSpec`, for one-pass reads with [`ServiceCIDRSpec::read`].
+impl<'a> ServiceCIDRSpec<'a> {
+    /// `cidrs` (field 1).
+    pub const CIDRS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ServiceCIDRSpec<'a> {
@@ -1735,6 +2478,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CIDRS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.cidrs() {
@@ -1771,6 +2523,24 @@ impl<'a> ServiceCIDRStatus<'a> {
     > {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.networking.v1beta1.ServiceCIDRStatus`, for one-pass reads with [`ServiceCIDRStatus::read`].
+impl<'a> ServiceCIDRStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for ServiceCIDRStatus<'a> {
@@ -1800,6 +2570,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {

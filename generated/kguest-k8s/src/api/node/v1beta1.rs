@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.node.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.node.v1beta1.Overhead`.
 ///
@@ -34,6 +36,28 @@ impl<'a> Overhead<'a> {
     > {
         Map::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.node.v1beta1.Overhead`, for one-pass reads with [`Overhead::read`].
+impl<'a> Overhead<'a> {
+    /// `podFixed` (field 1).
+    pub const POD_FIXED: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for Overhead<'a> {
@@ -63,6 +87,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Overhead<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for (k, v) in fields.get(0, Self::POD_FIXED) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.pod_fixed() {
@@ -118,6 +151,33 @@ impl<'a> RuntimeClass<'a> {
     pub fn scheduling(&self) -> Option<Scheduling<'a>> {
         rt::get::<codec::Msg<Scheduling<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.node.v1beta1.RuntimeClass`, for one-pass reads with [`RuntimeClass::read`].
+impl<'a> RuntimeClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `handler` (field 2).
+    pub const HANDLER: Field<Self, codec::Str> = Field::new(2);
+
+    /// `overhead` (field 3).
+    pub const OVERHEAD: Field<Self, codec::Msg<Overhead<'a>>> = Field::new(3);
+
+    /// `scheduling` (field 4).
+    pub const SCHEDULING: Field<Self, codec::Msg<Scheduling<'a>>> = Field::new(4);
 }
 
 impl<'a> View<'a> for RuntimeClass<'a> {
@@ -147,6 +207,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClass<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::HANDLER).map(Item::Str));
+        visitor
+            .field(3, fields.get(2, Self::OVERHEAD).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::SCHEDULING).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -188,6 +264,28 @@ impl<'a> RuntimeClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<RuntimeClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.node.v1beta1.RuntimeClassList`, for one-pass reads with [`RuntimeClassList::read`].
+impl<'a> RuntimeClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<RuntimeClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for RuntimeClassList<'a> {
@@ -217,6 +315,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -256,6 +365,28 @@ impl<'a> Scheduling<'a> {
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::Toleration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.node.v1beta1.Scheduling`, for one-pass reads with [`Scheduling::read`].
+impl<'a> Scheduling<'a> {
+    /// `nodeSelector` (field 1).
+    pub const NODE_SELECTOR: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(1);
+
+    /// `tolerations` (field 2).
+    pub const TOLERATIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::api::core::v1::Toleration<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for Scheduling<'a> {
@@ -285,6 +416,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scheduling<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for (k, v) in fields.get(0, Self::NODE_SELECTOR) {
+            visitor.entry(1, Item::Str(k), Item::Str(v));
+        }
+        for x in fields.get(1, Self::TOLERATIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.node_selector() {

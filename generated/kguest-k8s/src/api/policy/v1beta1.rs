@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.policy.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.policy.v1beta1.Eviction`.
 ///
@@ -41,6 +43,30 @@ impl<'a> Eviction<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.policy.v1beta1.Eviction`, for one-pass reads with [`Eviction::read`].
+impl<'a> Eviction<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `deleteOptions` (field 2).
+    pub const DELETE_OPTIONS: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for Eviction<'a> {
@@ -70,6 +96,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Eviction<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::DELETE_OPTIONS).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -114,6 +153,31 @@ impl<'a> PodDisruptionBudget<'a> {
     pub fn status(&self) -> Option<PodDisruptionBudgetStatus<'a>> {
         rt::get::<codec::Msg<PodDisruptionBudgetStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.policy.v1beta1.PodDisruptionBudget`, for one-pass reads with [`PodDisruptionBudget::read`].
+impl<'a> PodDisruptionBudget<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PodDisruptionBudgetSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PodDisruptionBudgetStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for PodDisruptionBudget<'a> {
@@ -143,6 +207,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudget<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -183,6 +257,28 @@ impl<'a> PodDisruptionBudgetList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodDisruptionBudget<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.policy.v1beta1.PodDisruptionBudgetList`, for one-pass reads with [`PodDisruptionBudgetList::read`].
+impl<'a> PodDisruptionBudgetList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PodDisruptionBudget<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for PodDisruptionBudgetList<'a> {
@@ -212,6 +308,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudgetList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -276,6 +383,39 @@ impl<'a> PodDisruptionBudgetSpec<'a> {
     pub fn unhealthy_pod_eviction_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.policy.v1beta1.PodDisruptionBudgetSpec`, for one-pass reads with [`PodDisruptionBudgetSpec::read`].
+impl<'a> PodDisruptionBudgetSpec<'a> {
+    /// `minAvailable` (field 1).
+    pub const MIN_AVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(1);
+
+    /// `selector` (field 2).
+    pub const SELECTOR: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `maxUnavailable` (field 3).
+    pub const MAX_UNAVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::util::intstr::IntOrString<'a>>,
+    > = Field::new(3);
+
+    /// `unhealthyPodEvictionPolicy` (field 4).
+    pub const UNHEALTHY_POD_EVICTION_POLICY: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for PodDisruptionBudgetSpec<'a> {
@@ -305,6 +445,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudgetSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::MIN_AVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(2, fields.get(1, Self::SELECTOR).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::MAX_UNAVAILABLE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(4, fields.get(3, Self::UNHEALTHY_POD_EVICTION_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.min_available().as_ref().map(|x| Item::Message(x)));
@@ -378,6 +538,49 @@ impl<'a> PodDisruptionBudgetStatus<'a> {
     > {
         Repeated::new(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.policy.v1beta1.PodDisruptionBudgetStatus`, for one-pass reads with [`PodDisruptionBudgetStatus::read`].
+impl<'a> PodDisruptionBudgetStatus<'a> {
+    /// `observedGeneration` (field 1).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `disruptedPods` (field 2).
+    pub const DISRUPTED_PODS: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+        >,
+    > = Field::new(2);
+
+    /// `disruptionsAllowed` (field 3).
+    pub const DISRUPTIONS_ALLOWED: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `currentHealthy` (field 4).
+    pub const CURRENT_HEALTHY: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `desiredHealthy` (field 5).
+    pub const DESIRED_HEALTHY: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `expectedPods` (field 6).
+    pub const EXPECTED_PODS: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `conditions` (field 7).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(7);
 }
 
 impl<'a> View<'a> for PodDisruptionBudgetStatus<'a> {
@@ -407,6 +610,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudgetStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::OBSERVED_GENERATION).map(Item::I64));
+        for (k, v) in fields.get(1, Self::DISRUPTED_PODS) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+        visitor.field(3, fields.get(2, Self::DISRUPTIONS_ALLOWED).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::CURRENT_HEALTHY).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::DESIRED_HEALTHY).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::EXPECTED_PODS).map(Item::I32));
+        for x in fields.get(6, Self::CONDITIONS) {
+            visitor.element(7, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.observed_generation().map(Item::I64));

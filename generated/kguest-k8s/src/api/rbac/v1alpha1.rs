@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.rbac.v1alpha1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.rbac.v1alpha1.AggregationRule`.
 ///
@@ -33,6 +35,27 @@ impl<'a> AggregationRule<'a> {
     > {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.AggregationRule`, for one-pass reads with [`AggregationRule::read`].
+impl<'a> AggregationRule<'a> {
+    /// `clusterRoleSelectors` (field 1).
+    pub const CLUSTER_ROLE_SELECTORS: Field<
+        Self,
+        Repeated<
+            'a,
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+        >,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for AggregationRule<'a> {
@@ -62,6 +85,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AggregationRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CLUSTER_ROLE_SELECTORS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.cluster_role_selectors() {
@@ -107,6 +139,32 @@ impl<'a> ClusterRole<'a> {
     pub fn aggregation_rule(&self) -> Option<AggregationRule<'a>> {
         rt::get::<codec::Msg<AggregationRule<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.ClusterRole`, for one-pass reads with [`ClusterRole::read`].
+impl<'a> ClusterRole<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `rules` (field 2).
+    pub const RULES: Field<Self, Repeated<'a, codec::Msg<PolicyRule<'a>>>> =
+        Field::new(2);
+
+    /// `aggregationRule` (field 3).
+    pub const AGGREGATION_RULE: Field<Self, codec::Msg<AggregationRule<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for ClusterRole<'a> {
@@ -136,6 +194,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterRole<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::RULES) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::AGGREGATION_RULE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -183,6 +257,31 @@ impl<'a> ClusterRoleBinding<'a> {
     pub fn role_ref(&self) -> Option<RoleRef<'a>> {
         rt::get::<codec::Msg<RoleRef<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.ClusterRoleBinding`, for one-pass reads with [`ClusterRoleBinding::read`].
+impl<'a> ClusterRoleBinding<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `subjects` (field 2).
+    pub const SUBJECTS: Field<Self, Repeated<'a, codec::Msg<Subject<'a>>>> =
+        Field::new(2);
+
+    /// `roleRef` (field 3).
+    pub const ROLE_REF: Field<Self, codec::Msg<RoleRef<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ClusterRoleBinding<'a> {
@@ -212,6 +311,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterRoleBinding<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::SUBJECTS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor
+            .field(3, fields.get(2, Self::ROLE_REF).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -254,6 +366,28 @@ impl<'a> ClusterRoleBindingList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterRoleBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.ClusterRoleBindingList`, for one-pass reads with [`ClusterRoleBindingList::read`].
+impl<'a> ClusterRoleBindingList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ClusterRoleBinding<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ClusterRoleBindingList<'a> {
@@ -283,6 +417,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterRoleBindingList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -324,6 +469,28 @@ impl<'a> ClusterRoleList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterRole<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.ClusterRoleList`, for one-pass reads with [`ClusterRoleList::read`].
+impl<'a> ClusterRoleList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ClusterRole<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ClusterRoleList<'a> {
@@ -353,6 +520,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterRoleList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -405,6 +583,33 @@ impl<'a> PolicyRule<'a> {
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.PolicyRule`, for one-pass reads with [`PolicyRule::read`].
+impl<'a> PolicyRule<'a> {
+    /// `verbs` (field 1).
+    pub const VERBS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `apiGroups` (field 3).
+    pub const API_GROUPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `resources` (field 4).
+    pub const RESOURCES: Field<Self, Repeated<'a, codec::Str>> = Field::new(4);
+
+    /// `resourceNames` (field 5).
+    pub const RESOURCE_NAMES: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `nonResourceURLs` (field 6).
+    pub const NON_RESOURCE_URLS: Field<Self, Repeated<'a, codec::Str>> = Field::new(6);
 }
 
 impl<'a> View<'a> for PolicyRule<'a> {
@@ -434,6 +639,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PolicyRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4, 5, 6]);
+        for x in fields.get(0, Self::VERBS) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::API_GROUPS) {
+            visitor.element(3, Item::Str(x));
+        }
+        for x in fields.get(2, Self::RESOURCES) {
+            visitor.element(4, Item::Str(x));
+        }
+        for x in fields.get(3, Self::RESOURCE_NAMES) {
+            visitor.element(5, Item::Str(x));
+        }
+        for x in fields.get(4, Self::NON_RESOURCE_URLS) {
+            visitor.element(6, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.verbs() {
@@ -486,6 +712,28 @@ impl<'a> Role<'a> {
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PolicyRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.Role`, for one-pass reads with [`Role::read`].
+impl<'a> Role<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `rules` (field 2).
+    pub const RULES: Field<Self, Repeated<'a, codec::Msg<PolicyRule<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for Role<'a> {
@@ -513,6 +761,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Role<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::RULES) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -559,6 +818,31 @@ impl<'a> RoleBinding<'a> {
     pub fn role_ref(&self) -> Option<RoleRef<'a>> {
         rt::get::<codec::Msg<RoleRef<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.RoleBinding`, for one-pass reads with [`RoleBinding::read`].
+impl<'a> RoleBinding<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `subjects` (field 2).
+    pub const SUBJECTS: Field<Self, Repeated<'a, codec::Msg<Subject<'a>>>> =
+        Field::new(2);
+
+    /// `roleRef` (field 3).
+    pub const ROLE_REF: Field<Self, codec::Msg<RoleRef<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for RoleBinding<'a> {
@@ -588,6 +872,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RoleBinding<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::SUBJECTS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor
+            .field(3, fields.get(2, Self::ROLE_REF).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -630,6 +927,28 @@ impl<'a> RoleBindingList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<RoleBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.RoleBindingList`, for one-pass reads with [`RoleBindingList::read`].
+impl<'a> RoleBindingList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<RoleBinding<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for RoleBindingList<'a> {
@@ -659,6 +978,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RoleBindingList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -700,6 +1030,27 @@ impl<'a> RoleList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Role<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.RoleList`, for one-pass reads with [`RoleList::read`].
+impl<'a> RoleList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Role<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for RoleList<'a> {
@@ -729,6 +1080,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RoleList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -786,6 +1148,27 @@ impl<'a> RoleRef<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.RoleRef`, for one-pass reads with [`RoleRef::read`].
+impl<'a> RoleRef<'a> {
+    /// `apiGroup` (field 1).
+    pub const API_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for RoleRef<'a> {
@@ -813,6 +1196,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RoleRef<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_group().map(Item::Str));
@@ -879,6 +1271,30 @@ impl<'a> Subject<'a> {
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.rbac.v1alpha1.Subject`, for one-pass reads with [`Subject::read`].
+impl<'a> Subject<'a> {
+    /// `kind` (field 1).
+    pub const KIND: Field<Self, codec::Str> = Field::new(1);
+
+    /// `apiVersion` (field 2).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `namespace` (field 4).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for Subject<'a> {
@@ -906,6 +1322,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Subject<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::API_VERSION).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::NAMESPACE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.kind().map(Item::Str));

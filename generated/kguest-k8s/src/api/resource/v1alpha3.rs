@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.resource.v1alpha3`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.resource.v1alpha3.CELDeviceSelector`.
 ///
@@ -33,6 +35,21 @@ impl<'a> CELDeviceSelector<'a> {
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.CELDeviceSelector`, for one-pass reads with [`CELDeviceSelector::read`].
+impl<'a> CELDeviceSelector<'a> {
+    /// `expression` (field 1).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for CELDeviceSelector<'a> {
@@ -64,6 +81,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.expression().map(Item::Str));
     }
 }
@@ -91,6 +115,21 @@ impl<'a> DeviceSelector<'a> {
     pub fn cel(&self) -> Option<CELDeviceSelector<'a>> {
         rt::get::<codec::Msg<CELDeviceSelector<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.DeviceSelector`, for one-pass reads with [`DeviceSelector::read`].
+impl<'a> DeviceSelector<'a> {
+    /// `cel` (field 1).
+    pub const CEL: Field<Self, codec::Msg<CELDeviceSelector<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceSelector<'a> {
@@ -120,6 +159,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::CEL).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.cel().as_ref().map(|x| Item::Message(x)));
@@ -183,6 +229,33 @@ impl<'a> DeviceTaint<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.DeviceTaint`, for one-pass reads with [`DeviceTaint::read`].
+impl<'a> DeviceTaint<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `effect` (field 3).
+    pub const EFFECT: Field<Self, codec::Str> = Field::new(3);
+
+    /// `timeAdded` (field 4).
+    pub const TIME_ADDED: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for DeviceTaint<'a> {
@@ -212,6 +285,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::EFFECT).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::TIME_ADDED).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -258,6 +345,30 @@ impl<'a> DeviceTaintRule<'a> {
     pub fn status(&self) -> Option<DeviceTaintRuleStatus<'a>> {
         rt::get::<codec::Msg<DeviceTaintRuleStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.DeviceTaintRule`, for one-pass reads with [`DeviceTaintRule::read`].
+impl<'a> DeviceTaintRule<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DeviceTaintRuleSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<DeviceTaintRuleStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceTaintRule<'a> {
@@ -287,6 +398,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -327,6 +448,28 @@ impl<'a> DeviceTaintRuleList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceTaintRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleList`, for one-pass reads with [`DeviceTaintRuleList::read`].
+impl<'a> DeviceTaintRuleList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<DeviceTaintRule<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceTaintRuleList<'a> {
@@ -356,6 +499,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -393,6 +547,25 @@ impl<'a> DeviceTaintRuleSpec<'a> {
     pub fn taint(&self) -> Option<DeviceTaint<'a>> {
         rt::get::<codec::Msg<DeviceTaint<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleSpec`, for one-pass reads with [`DeviceTaintRuleSpec::read`].
+impl<'a> DeviceTaintRuleSpec<'a> {
+    /// `deviceSelector` (field 1).
+    pub const DEVICE_SELECTOR: Field<Self, codec::Msg<DeviceTaintSelector<'a>>> =
+        Field::new(1);
+
+    /// `taint` (field 2).
+    pub const TAINT: Field<Self, codec::Msg<DeviceTaint<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceTaintRuleSpec<'a> {
@@ -422,6 +595,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::DEVICE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::TAINT).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.device_selector().as_ref().map(|x| Item::Message(x)));
@@ -457,6 +642,24 @@ impl<'a> DeviceTaintRuleStatus<'a> {
     > {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleStatus`, for one-pass reads with [`DeviceTaintRuleStatus::read`].
+impl<'a> DeviceTaintRuleStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceTaintRuleStatus<'a> {
@@ -486,6 +689,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {
@@ -542,6 +754,27 @@ impl<'a> DeviceTaintSelector<'a> {
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.DeviceTaintSelector`, for one-pass reads with [`DeviceTaintSelector::read`].
+impl<'a> DeviceTaintSelector<'a> {
+    /// `driver` (field 2).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(2);
+
+    /// `pool` (field 3).
+    pub const POOL: Field<Self, codec::Str> = Field::new(3);
+
+    /// `device` (field 4).
+    pub const DEVICE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for DeviceTaintSelector<'a> {
@@ -571,6 +804,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4]);
+        visitor.field(2, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(3, fields.get(1, Self::POOL).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::DEVICE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(2, self.driver().map(Item::Str));
@@ -667,6 +909,48 @@ impl<'a> PoolStatus<'a> {
     pub fn validation_error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.PoolStatus`, for one-pass reads with [`PoolStatus::read`].
+impl<'a> PoolStatus<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `poolName` (field 2).
+    pub const POOL_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `nodeName` (field 3).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `totalDevices` (field 4).
+    pub const TOTAL_DEVICES: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `allocatedDevices` (field 5).
+    pub const ALLOCATED_DEVICES: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `availableDevices` (field 6).
+    pub const AVAILABLE_DEVICES: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `unavailableDevices` (field 7).
+    pub const UNAVAILABLE_DEVICES: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `resourceSliceCount` (field 8).
+    pub const RESOURCE_SLICE_COUNT: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `generation` (field 9).
+    pub const GENERATION: Field<Self, codec::Int64> = Field::new(9);
+
+    /// `validationError` (field 10).
+    pub const VALIDATION_ERROR: Field<Self, codec::Str> = Field::new(10);
 }
 
 impl<'a> View<'a> for PoolStatus<'a> {
@@ -696,6 +980,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PoolStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POOL_NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::TOTAL_DEVICES).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::ALLOCATED_DEVICES).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::AVAILABLE_DEVICES).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::UNAVAILABLE_DEVICES).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::RESOURCE_SLICE_COUNT).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::GENERATION).map(Item::I64));
+        visitor.field(10, fields.get(9, Self::VALIDATION_ERROR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -748,6 +1048,32 @@ impl<'a> ResourcePoolStatusRequest<'a> {
     pub fn status(&self) -> Option<ResourcePoolStatusRequestStatus<'a>> {
         rt::get::<codec::Msg<ResourcePoolStatusRequestStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequest`, for one-pass reads with [`ResourcePoolStatusRequest::read`].
+impl<'a> ResourcePoolStatusRequest<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourcePoolStatusRequestSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ResourcePoolStatusRequestStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for ResourcePoolStatusRequest<'a> {
@@ -777,6 +1103,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -817,6 +1153,30 @@ impl<'a> ResourcePoolStatusRequestList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourcePoolStatusRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestList`, for one-pass reads with [`ResourcePoolStatusRequestList::read`].
+impl<'a> ResourcePoolStatusRequestList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ResourcePoolStatusRequest<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourcePoolStatusRequestList<'a> {
@@ -846,6 +1206,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestList<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -898,6 +1269,27 @@ impl<'a> ResourcePoolStatusRequestSpec<'a> {
     pub fn limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestSpec`, for one-pass reads with [`ResourcePoolStatusRequestSpec::read`].
+impl<'a> ResourcePoolStatusRequestSpec<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `poolName` (field 2).
+    pub const POOL_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `limit` (field 3).
+    pub const LIMIT: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourcePoolStatusRequestSpec<'a> {
@@ -927,6 +1319,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestSpec<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POOL_NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::LIMIT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -973,6 +1374,31 @@ impl<'a> ResourcePoolStatusRequestStatus<'a> {
     pub fn pool_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestStatus`, for one-pass reads with [`ResourcePoolStatusRequestStatus::read`].
+impl<'a> ResourcePoolStatusRequestStatus<'a> {
+    /// `pools` (field 2).
+    pub const POOLS: Field<Self, Repeated<'a, codec::Msg<PoolStatus<'a>>>> =
+        Field::new(2);
+
+    /// `conditions` (field 3).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(3);
+
+    /// `poolCount` (field 6).
+    pub const POOL_COUNT: Field<Self, codec::Int32> = Field::new(6);
 }
 
 impl<'a> View<'a> for ResourcePoolStatusRequestStatus<'a> {
@@ -1002,6 +1428,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestStatus<'
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 6]);
+        for x in fields.get(0, Self::POOLS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::CONDITIONS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(6, fields.get(2, Self::POOL_COUNT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.pools() {

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.resource.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.resource.v1beta1.AllocatedDeviceStatus`.
 ///
@@ -85,6 +87,46 @@ impl<'a> AllocatedDeviceStatus<'a> {
     pub fn share_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.AllocatedDeviceStatus`, for one-pass reads with [`AllocatedDeviceStatus::read`].
+impl<'a> AllocatedDeviceStatus<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `pool` (field 2).
+    pub const POOL: Field<Self, codec::Str> = Field::new(2);
+
+    /// `device` (field 3).
+    pub const DEVICE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `conditions` (field 4).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(4);
+
+    /// `data` (field 5).
+    pub const DATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(5);
+
+    /// `networkData` (field 6).
+    pub const NETWORK_DATA: Field<Self, codec::Msg<NetworkDeviceData<'a>>> =
+        Field::new(6);
+
+    /// `shareID` (field 7).
+    pub const SHARE_ID: Field<Self, codec::Str> = Field::new(7);
 }
 
 impl<'a> View<'a> for AllocatedDeviceStatus<'a> {
@@ -114,6 +156,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocatedDeviceStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POOL).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::DEVICE).map(Item::Str));
+        for x in fields.get(3, Self::CONDITIONS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::DATA).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::NETWORK_DATA).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(7, fields.get(6, Self::SHARE_ID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -165,6 +226,34 @@ impl<'a> AllocationResult<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.AllocationResult`, for one-pass reads with [`AllocationResult::read`].
+impl<'a> AllocationResult<'a> {
+    /// `devices` (field 1).
+    pub const DEVICES: Field<Self, codec::Msg<DeviceAllocationResult<'a>>> =
+        Field::new(1);
+
+    /// `nodeSelector` (field 3).
+    pub const NODE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::NodeSelector<'a>>,
+    > = Field::new(3);
+
+    /// `allocationTimestamp` (field 5).
+    pub const ALLOCATION_TIMESTAMP: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for AllocationResult<'a> {
@@ -194,6 +283,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocationResult<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 5]);
+        visitor
+            .field(1, fields.get(0, Self::DEVICES).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(1, Self::NODE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields
+                    .get(2, Self::ALLOCATION_TIMESTAMP)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.devices().as_ref().map(|x| Item::Message(x)));
@@ -289,6 +399,71 @@ impl<'a> BasicDevice<'a> {
     ) -> Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>> {
         Map::new(self.bytes, 12)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.BasicDevice`, for one-pass reads with [`BasicDevice::read`].
+impl<'a> BasicDevice<'a> {
+    /// `attributes` (field 1).
+    pub const ATTRIBUTES: Field<
+        Self,
+        Map<'a, codec::Str, codec::Msg<DeviceAttribute<'a>>>,
+    > = Field::new(1);
+
+    /// `capacity` (field 2).
+    pub const CAPACITY: Field<
+        Self,
+        Map<'a, codec::Str, codec::Msg<DeviceCapacity<'a>>>,
+    > = Field::new(2);
+
+    /// `consumesCounters` (field 3).
+    pub const CONSUMES_COUNTERS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceCounterConsumption<'a>>>,
+    > = Field::new(3);
+
+    /// `nodeName` (field 4).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(4);
+
+    /// `nodeSelector` (field 5).
+    pub const NODE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::NodeSelector<'a>>,
+    > = Field::new(5);
+
+    /// `allNodes` (field 6).
+    pub const ALL_NODES: Field<Self, codec::Bool> = Field::new(6);
+
+    /// `taints` (field 7).
+    pub const TAINTS: Field<Self, Repeated<'a, codec::Msg<DeviceTaint<'a>>>> =
+        Field::new(7);
+
+    /// `bindsToNode` (field 8).
+    pub const BINDS_TO_NODE: Field<Self, codec::Bool> = Field::new(8);
+
+    /// `bindingConditions` (field 9).
+    pub const BINDING_CONDITIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(9);
+
+    /// `bindingFailureConditions` (field 10).
+    pub const BINDING_FAILURE_CONDITIONS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(10);
+
+    /// `allowMultipleAllocations` (field 11).
+    pub const ALLOW_MULTIPLE_ALLOCATIONS: Field<Self, codec::Bool> = Field::new(11);
+
+    /// `nodeAllocatableResourceMappings` (field 12).
+    pub const NODE_ALLOCATABLE_RESOURCE_MAPPINGS: Field<
+        Self,
+        Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>>,
+    > = Field::new(12);
 }
 
 impl<'a> View<'a> for BasicDevice<'a> {
@@ -318,6 +493,43 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for BasicDevice<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        for (k, v) in fields.get(0, Self::ATTRIBUTES) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(1, Self::CAPACITY) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+        for x in fields.get(2, Self::CONSUMES_COUNTERS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::NODE_NAME).map(Item::Str));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::NODE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::ALL_NODES).map(Item::Bool));
+        for x in fields.get(6, Self::TAINTS) {
+            visitor.element(7, Item::Message(&x));
+        }
+        visitor.field(8, fields.get(7, Self::BINDS_TO_NODE).map(Item::Bool));
+        for x in fields.get(8, Self::BINDING_CONDITIONS) {
+            visitor.element(9, Item::Str(x));
+        }
+        for x in fields.get(9, Self::BINDING_FAILURE_CONDITIONS) {
+            visitor.element(10, Item::Str(x));
+        }
+        visitor
+            .field(11, fields.get(10, Self::ALLOW_MULTIPLE_ALLOCATIONS).map(Item::Bool));
+        for (k, v) in fields.get(11, Self::NODE_ALLOCATABLE_RESOURCE_MAPPINGS) {
+            visitor.entry(12, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.attributes() {
@@ -377,6 +589,21 @@ impl<'a> CELDeviceSelector<'a> {
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.CELDeviceSelector`, for one-pass reads with [`CELDeviceSelector::read`].
+impl<'a> CELDeviceSelector<'a> {
+    /// `expression` (field 1).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for CELDeviceSelector<'a> {
@@ -406,6 +633,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.expression().map(Item::Str));
@@ -454,6 +688,34 @@ impl<'a> CapacityRequestPolicy<'a> {
     pub fn valid_range(&self) -> Option<CapacityRequestPolicyRange<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicyRange<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.CapacityRequestPolicy`, for one-pass reads with [`CapacityRequestPolicy::read`].
+impl<'a> CapacityRequestPolicy<'a> {
+    /// `default` (field 1).
+    pub const DEFAULT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
+
+    /// `validValues` (field 3).
+    pub const VALID_VALUES: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>>,
+    > = Field::new(3);
+
+    /// `validRange` (field 4).
+    pub const VALID_RANGE: Field<Self, codec::Msg<CapacityRequestPolicyRange<'a>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for CapacityRequestPolicy<'a> {
@@ -483,6 +745,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::DEFAULT).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::VALID_VALUES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor
+            .field(
+                4,
+                fields.get(2, Self::VALID_RANGE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.default().as_ref().map(|x| Item::Message(x)));
@@ -532,6 +810,36 @@ impl<'a> CapacityRequestPolicyRange<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.CapacityRequestPolicyRange`, for one-pass reads with [`CapacityRequestPolicyRange::read`].
+impl<'a> CapacityRequestPolicyRange<'a> {
+    /// `min` (field 1).
+    pub const MIN: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
+
+    /// `max` (field 2).
+    pub const MAX: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `step` (field 3).
+    pub const STEP: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for CapacityRequestPolicyRange<'a> {
@@ -561,6 +869,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicyRange<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::MIN).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::MAX).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STEP).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.min().as_ref().map(|x| Item::Message(x)));
@@ -598,6 +915,28 @@ impl<'a> CapacityRequirements<'a> {
     > {
         Map::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.CapacityRequirements`, for one-pass reads with [`CapacityRequirements::read`].
+impl<'a> CapacityRequirements<'a> {
+    /// `requests` (field 1).
+    pub const REQUESTS: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for CapacityRequirements<'a> {
@@ -627,6 +966,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequirements<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for (k, v) in fields.get(0, Self::REQUESTS) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.requests() {
@@ -662,6 +1010,24 @@ impl<'a> Counter<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.Counter`, for one-pass reads with [`Counter::read`].
+impl<'a> Counter<'a> {
+    /// `value` (field 1).
+    pub const VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for Counter<'a> {
@@ -689,6 +1055,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Counter<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.value().as_ref().map(|x| Item::Message(x)));
@@ -728,6 +1101,25 @@ impl<'a> CounterSet<'a> {
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.CounterSet`, for one-pass reads with [`CounterSet::read`].
+impl<'a> CounterSet<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `counters` (field 2).
+    pub const COUNTERS: Field<Self, Map<'a, codec::Str, codec::Msg<Counter<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for CounterSet<'a> {
@@ -757,6 +1149,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CounterSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for (k, v) in fields.get(1, Self::COUNTERS) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -799,6 +1201,24 @@ impl<'a> Device<'a> {
     pub fn basic(&self) -> Option<BasicDevice<'a>> {
         rt::get::<codec::Msg<BasicDevice<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.Device`, for one-pass reads with [`Device::read`].
+impl<'a> Device<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `basic` (field 2).
+    pub const BASIC: Field<Self, codec::Msg<BasicDevice<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for Device<'a> {
@@ -826,6 +1246,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Device<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::BASIC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -871,6 +1299,28 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceAllocationConfiguration`, for one-pass reads with [`DeviceAllocationConfiguration::read`].
+impl<'a> DeviceAllocationConfiguration<'a> {
+    /// `source` (field 1).
+    pub const SOURCE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `requests` (field 2).
+    pub const REQUESTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `deviceConfiguration` (field 3).
+    pub const DEVICE_CONFIGURATION: Field<Self, codec::Msg<DeviceConfiguration<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceAllocationConfiguration<'a> {
@@ -900,6 +1350,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationConfiguration<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::SOURCE).map(Item::Str));
+        for x in fields.get(1, Self::REQUESTS) {
+            visitor.element(2, Item::Str(x));
+        }
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::DEVICE_CONFIGURATION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.source().map(Item::Str));
@@ -940,6 +1408,30 @@ impl<'a> DeviceAllocationResult<'a> {
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceAllocationConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceAllocationResult`, for one-pass reads with [`DeviceAllocationResult::read`].
+impl<'a> DeviceAllocationResult<'a> {
+    /// `results` (field 1).
+    pub const RESULTS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceRequestAllocationResult<'a>>>,
+    > = Field::new(1);
+
+    /// `config` (field 2).
+    pub const CONFIG: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceAllocationConfiguration<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceAllocationResult<'a> {
@@ -969,6 +1461,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationResult<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::RESULTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::CONFIG) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.results() {
@@ -1048,6 +1552,42 @@ impl<'a> DeviceAttribute<'a> {
     pub fn versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceAttribute`, for one-pass reads with [`DeviceAttribute::read`].
+impl<'a> DeviceAttribute<'a> {
+    /// `int` (field 2).
+    pub const INT: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `bool` (field 3).
+    pub const BOOL: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `string` (field 4).
+    pub const STRING: Field<Self, codec::Str> = Field::new(4);
+
+    /// `version` (field 5).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(5);
+
+    /// `ints` (field 6).
+    pub const INTS: Field<Self, Repeated<'a, codec::Int64>> = Field::new(6);
+
+    /// `bools` (field 7).
+    pub const BOOLS: Field<Self, Repeated<'a, codec::Bool>> = Field::new(7);
+
+    /// `strings` (field 8).
+    pub const STRINGS: Field<Self, Repeated<'a, codec::Str>> = Field::new(8);
+
+    /// `versions` (field 9).
+    pub const VERSIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(9);
 }
 
 impl<'a> View<'a> for DeviceAttribute<'a> {
@@ -1077,6 +1617,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAttribute<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(2, fields.get(0, Self::INT).map(Item::I64));
+        visitor.field(3, fields.get(1, Self::BOOL).map(Item::Bool));
+        visitor.field(4, fields.get(2, Self::STRING).map(Item::Str));
+        visitor.field(5, fields.get(3, Self::VERSION).map(Item::Str));
+        for x in fields.get(4, Self::INTS) {
+            visitor.element(6, Item::I64(x));
+        }
+        for x in fields.get(5, Self::BOOLS) {
+            visitor.element(7, Item::Bool(x));
+        }
+        for x in fields.get(6, Self::STRINGS) {
+            visitor.element(8, Item::Str(x));
+        }
+        for x in fields.get(7, Self::VERSIONS) {
+            visitor.element(9, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(2, self.int().map(Item::I64));
@@ -1130,6 +1692,28 @@ impl<'a> DeviceCapacity<'a> {
     pub fn request_policy(&self) -> Option<CapacityRequestPolicy<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicy<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceCapacity`, for one-pass reads with [`DeviceCapacity::read`].
+impl<'a> DeviceCapacity<'a> {
+    /// `value` (field 1).
+    pub const VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
+
+    /// `requestPolicy` (field 2).
+    pub const REQUEST_POLICY: Field<Self, codec::Msg<CapacityRequestPolicy<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceCapacity<'a> {
@@ -1159,6 +1743,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCapacity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::REQUEST_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.value().as_ref().map(|x| Item::Message(x)));
@@ -1199,6 +1795,32 @@ impl<'a> DeviceClaim<'a> {
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceClaimConfiguration<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceClaim`, for one-pass reads with [`DeviceClaim::read`].
+impl<'a> DeviceClaim<'a> {
+    /// `requests` (field 1).
+    pub const REQUESTS: Field<Self, Repeated<'a, codec::Msg<DeviceRequest<'a>>>> =
+        Field::new(1);
+
+    /// `constraints` (field 2).
+    pub const CONSTRAINTS: Field<Self, Repeated<'a, codec::Msg<DeviceConstraint<'a>>>> =
+        Field::new(2);
+
+    /// `config` (field 3).
+    pub const CONFIG: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceClaimConfiguration<'a>>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceClaim<'a> {
@@ -1228,6 +1850,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaim<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::REQUESTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::CONSTRAINTS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::CONFIG) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.requests() {
@@ -1270,6 +1907,25 @@ impl<'a> DeviceClaimConfiguration<'a> {
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceClaimConfiguration`, for one-pass reads with [`DeviceClaimConfiguration::read`].
+impl<'a> DeviceClaimConfiguration<'a> {
+    /// `requests` (field 1).
+    pub const REQUESTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `deviceConfiguration` (field 2).
+    pub const DEVICE_CONFIGURATION: Field<Self, codec::Msg<DeviceConfiguration<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceClaimConfiguration<'a> {
@@ -1299,6 +1955,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaimConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::REQUESTS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::DEVICE_CONFIGURATION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.requests() {
@@ -1340,6 +2013,27 @@ impl<'a> DeviceClass<'a> {
     pub fn spec(&self) -> Option<DeviceClassSpec<'a>> {
         rt::get::<codec::Msg<DeviceClassSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceClass`, for one-pass reads with [`DeviceClass::read`].
+impl<'a> DeviceClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DeviceClassSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceClass<'a> {
@@ -1371,6 +2065,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClass<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
         visitor.field(2, self.spec().as_ref().map(|x| Item::Message(x)));
     }
@@ -1399,6 +2102,22 @@ impl<'a> DeviceClassConfiguration<'a> {
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceClassConfiguration`, for one-pass reads with [`DeviceClassConfiguration::read`].
+impl<'a> DeviceClassConfiguration<'a> {
+    /// `deviceConfiguration` (field 1).
+    pub const DEVICE_CONFIGURATION: Field<Self, codec::Msg<DeviceConfiguration<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceClassConfiguration<'a> {
@@ -1428,6 +2147,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::DEVICE_CONFIGURATION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.device_configuration().as_ref().map(|x| Item::Message(x)));
@@ -1466,6 +2199,28 @@ impl<'a> DeviceClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceClassList`, for one-pass reads with [`DeviceClassList::read`].
+impl<'a> DeviceClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<DeviceClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceClassList<'a> {
@@ -1495,6 +2250,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1542,6 +2308,31 @@ impl<'a> DeviceClassSpec<'a> {
     pub fn extended_resource_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceClassSpec`, for one-pass reads with [`DeviceClassSpec::read`].
+impl<'a> DeviceClassSpec<'a> {
+    /// `selectors` (field 1).
+    pub const SELECTORS: Field<Self, Repeated<'a, codec::Msg<DeviceSelector<'a>>>> =
+        Field::new(1);
+
+    /// `config` (field 2).
+    pub const CONFIG: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceClassConfiguration<'a>>>,
+    > = Field::new(2);
+
+    /// `extendedResourceName` (field 4).
+    pub const EXTENDED_RESOURCE_NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for DeviceClassSpec<'a> {
@@ -1571,6 +2362,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        for x in fields.get(0, Self::SELECTORS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::CONFIG) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(2, Self::EXTENDED_RESOURCE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.selectors() {
@@ -1606,6 +2410,22 @@ impl<'a> DeviceConfiguration<'a> {
     pub fn opaque(&self) -> Option<OpaqueDeviceConfiguration<'a>> {
         rt::get::<codec::Msg<OpaqueDeviceConfiguration<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceConfiguration`, for one-pass reads with [`DeviceConfiguration::read`].
+impl<'a> DeviceConfiguration<'a> {
+    /// `opaque` (field 1).
+    pub const OPAQUE: Field<Self, codec::Msg<OpaqueDeviceConfiguration<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceConfiguration<'a> {
@@ -1635,6 +2455,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::OPAQUE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.opaque().as_ref().map(|x| Item::Message(x)));
@@ -1684,6 +2511,27 @@ impl<'a> DeviceConstraint<'a> {
     pub fn distinct_attribute_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceConstraint`, for one-pass reads with [`DeviceConstraint::read`].
+impl<'a> DeviceConstraint<'a> {
+    /// `requests` (field 1).
+    pub const REQUESTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `matchAttribute` (field 2).
+    pub const MATCH_ATTRIBUTE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `distinctAttribute` (field 3).
+    pub const DISTINCT_ATTRIBUTE: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceConstraint<'a> {
@@ -1713,6 +2561,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConstraint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::REQUESTS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::MATCH_ATTRIBUTE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::DISTINCT_ATTRIBUTE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.requests() {
@@ -1756,6 +2615,25 @@ impl<'a> DeviceCounterConsumption<'a> {
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceCounterConsumption`, for one-pass reads with [`DeviceCounterConsumption::read`].
+impl<'a> DeviceCounterConsumption<'a> {
+    /// `counterSet` (field 1).
+    pub const COUNTER_SET: Field<Self, codec::Str> = Field::new(1);
+
+    /// `counters` (field 2).
+    pub const COUNTERS: Field<Self, Map<'a, codec::Str, codec::Msg<Counter<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceCounterConsumption<'a> {
@@ -1785,6 +2663,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCounterConsumption<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::COUNTER_SET).map(Item::Str));
+        for (k, v) in fields.get(1, Self::COUNTERS) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.counter_set().map(Item::Str));
@@ -1872,6 +2760,51 @@ impl<'a> DeviceRequest<'a> {
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceRequest`, for one-pass reads with [`DeviceRequest::read`].
+impl<'a> DeviceRequest<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `deviceClassName` (field 2).
+    pub const DEVICE_CLASS_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `selectors` (field 3).
+    pub const SELECTORS: Field<Self, Repeated<'a, codec::Msg<DeviceSelector<'a>>>> =
+        Field::new(3);
+
+    /// `allocationMode` (field 4).
+    pub const ALLOCATION_MODE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `count` (field 5).
+    pub const COUNT: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `adminAccess` (field 6).
+    pub const ADMIN_ACCESS: Field<Self, codec::Bool> = Field::new(6);
+
+    /// `firstAvailable` (field 7).
+    pub const FIRST_AVAILABLE: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceSubRequest<'a>>>,
+    > = Field::new(7);
+
+    /// `tolerations` (field 8).
+    pub const TOLERATIONS: Field<Self, Repeated<'a, codec::Msg<DeviceToleration<'a>>>> =
+        Field::new(8);
+
+    /// `capacity` (field 9).
+    pub const CAPACITY: Field<Self, codec::Msg<CapacityRequirements<'a>>> =
+        Field::new(9);
 }
 
 impl<'a> View<'a> for DeviceRequest<'a> {
@@ -1901,6 +2834,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DEVICE_CLASS_NAME).map(Item::Str));
+        for x in fields.get(2, Self::SELECTORS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::ALLOCATION_MODE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::COUNT).map(Item::I64));
+        visitor.field(6, fields.get(5, Self::ADMIN_ACCESS).map(Item::Bool));
+        for x in fields.get(6, Self::FIRST_AVAILABLE) {
+            visitor.element(7, Item::Message(&x));
+        }
+        for x in fields.get(7, Self::TOLERATIONS) {
+            visitor.element(8, Item::Message(&x));
+        }
+        visitor
+            .field(9, fields.get(8, Self::CAPACITY).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2020,6 +2975,57 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     > {
         Map::new(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceRequestAllocationResult`, for one-pass reads with [`DeviceRequestAllocationResult::read`].
+impl<'a> DeviceRequestAllocationResult<'a> {
+    /// `request` (field 1).
+    pub const REQUEST: Field<Self, codec::Str> = Field::new(1);
+
+    /// `driver` (field 2).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(2);
+
+    /// `pool` (field 3).
+    pub const POOL: Field<Self, codec::Str> = Field::new(3);
+
+    /// `device` (field 4).
+    pub const DEVICE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `adminAccess` (field 5).
+    pub const ADMIN_ACCESS: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `tolerations` (field 6).
+    pub const TOLERATIONS: Field<Self, Repeated<'a, codec::Msg<DeviceToleration<'a>>>> =
+        Field::new(6);
+
+    /// `bindingConditions` (field 7).
+    pub const BINDING_CONDITIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `bindingFailureConditions` (field 8).
+    pub const BINDING_FAILURE_CONDITIONS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(8);
+
+    /// `shareID` (field 9).
+    pub const SHARE_ID: Field<Self, codec::Str> = Field::new(9);
+
+    /// `consumedCapacity` (field 10).
+    pub const CONSUMED_CAPACITY: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(10);
 }
 
 impl<'a> View<'a> for DeviceRequestAllocationResult<'a> {
@@ -2049,6 +3055,30 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequestAllocationResult<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::REQUEST).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DRIVER).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::POOL).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::DEVICE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::ADMIN_ACCESS).map(Item::Bool));
+        for x in fields.get(5, Self::TOLERATIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        for x in fields.get(6, Self::BINDING_CONDITIONS) {
+            visitor.element(7, Item::Str(x));
+        }
+        for x in fields.get(7, Self::BINDING_FAILURE_CONDITIONS) {
+            visitor.element(8, Item::Str(x));
+        }
+        visitor.field(9, fields.get(8, Self::SHARE_ID).map(Item::Str));
+        for (k, v) in fields.get(9, Self::CONSUMED_CAPACITY) {
+            visitor.entry(10, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.request().map(Item::Str));
@@ -2095,6 +3125,21 @@ impl<'a> DeviceSelector<'a> {
     pub fn cel(&self) -> Option<CELDeviceSelector<'a>> {
         rt::get::<codec::Msg<CELDeviceSelector<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceSelector`, for one-pass reads with [`DeviceSelector::read`].
+impl<'a> DeviceSelector<'a> {
+    /// `cel` (field 1).
+    pub const CEL: Field<Self, codec::Msg<CELDeviceSelector<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceSelector<'a> {
@@ -2124,6 +3169,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::CEL).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.cel().as_ref().map(|x| Item::Message(x)));
@@ -2198,6 +3250,42 @@ impl<'a> DeviceSubRequest<'a> {
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceSubRequest`, for one-pass reads with [`DeviceSubRequest::read`].
+impl<'a> DeviceSubRequest<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `deviceClassName` (field 2).
+    pub const DEVICE_CLASS_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `selectors` (field 3).
+    pub const SELECTORS: Field<Self, Repeated<'a, codec::Msg<DeviceSelector<'a>>>> =
+        Field::new(3);
+
+    /// `allocationMode` (field 4).
+    pub const ALLOCATION_MODE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `count` (field 5).
+    pub const COUNT: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `tolerations` (field 7).
+    pub const TOLERATIONS: Field<Self, Repeated<'a, codec::Msg<DeviceToleration<'a>>>> =
+        Field::new(7);
+
+    /// `capacity` (field 8).
+    pub const CAPACITY: Field<Self, codec::Msg<CapacityRequirements<'a>>> =
+        Field::new(8);
 }
 
 impl<'a> View<'a> for DeviceSubRequest<'a> {
@@ -2227,6 +3315,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSubRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7, 8]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DEVICE_CLASS_NAME).map(Item::Str));
+        for x in fields.get(2, Self::SELECTORS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::ALLOCATION_MODE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::COUNT).map(Item::I64));
+        for x in fields.get(5, Self::TOLERATIONS) {
+            visitor.element(7, Item::Message(&x));
+        }
+        visitor
+            .field(8, fields.get(6, Self::CAPACITY).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2300,6 +3406,33 @@ impl<'a> DeviceTaint<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceTaint`, for one-pass reads with [`DeviceTaint::read`].
+impl<'a> DeviceTaint<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `effect` (field 3).
+    pub const EFFECT: Field<Self, codec::Str> = Field::new(3);
+
+    /// `timeAdded` (field 4).
+    pub const TIME_ADDED: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for DeviceTaint<'a> {
@@ -2329,6 +3462,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::EFFECT).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::TIME_ADDED).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -2401,6 +3548,33 @@ impl<'a> DeviceToleration<'a> {
     pub fn toleration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.DeviceToleration`, for one-pass reads with [`DeviceToleration::read`].
+impl<'a> DeviceToleration<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operator` (field 2).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `value` (field 3).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `effect` (field 4).
+    pub const EFFECT: Field<Self, codec::Str> = Field::new(4);
+
+    /// `tolerationSeconds` (field 5).
+    pub const TOLERATION_SECONDS: Field<Self, codec::Int64> = Field::new(5);
 }
 
 impl<'a> View<'a> for DeviceToleration<'a> {
@@ -2430,6 +3604,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceToleration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::VALUE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::EFFECT).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::TOLERATION_SECONDS).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -2483,6 +3668,27 @@ impl<'a> NetworkDeviceData<'a> {
     pub fn hardware_address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.NetworkDeviceData`, for one-pass reads with [`NetworkDeviceData::read`].
+impl<'a> NetworkDeviceData<'a> {
+    /// `interfaceName` (field 1).
+    pub const INTERFACE_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `ips` (field 2).
+    pub const IPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `hardwareAddress` (field 3).
+    pub const HARDWARE_ADDRESS: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for NetworkDeviceData<'a> {
@@ -2512,6 +3718,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkDeviceData<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::INTERFACE_NAME).map(Item::Str));
+        for x in fields.get(1, Self::IPS) {
+            visitor.element(2, Item::Str(x));
+        }
+        visitor.field(3, fields.get(2, Self::HARDWARE_ADDRESS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.interface_name().map(Item::Str));
@@ -2559,6 +3776,27 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.NodeAllocatableResourceMapping`, for one-pass reads with [`NodeAllocatableResourceMapping::read`].
+impl<'a> NodeAllocatableResourceMapping<'a> {
+    /// `capacityKey` (field 1).
+    pub const CAPACITY_KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `allocationMultiplier` (field 2).
+    pub const ALLOCATION_MULTIPLIER: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for NodeAllocatableResourceMapping<'a> {
@@ -2588,6 +3826,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceMapping<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::CAPACITY_KEY).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::ALLOCATION_MULTIPLIER)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.capacity_key().map(Item::Str));
@@ -2633,6 +3886,27 @@ impl<'a> OpaqueDeviceConfiguration<'a> {
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.OpaqueDeviceConfiguration`, for one-pass reads with [`OpaqueDeviceConfiguration::read`].
+impl<'a> OpaqueDeviceConfiguration<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `parameters` (field 2).
+    pub const PARAMETERS: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for OpaqueDeviceConfiguration<'a> {
@@ -2662,6 +3936,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for OpaqueDeviceConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::PARAMETERS).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -2706,6 +3992,30 @@ impl<'a> ResourceClaim<'a> {
     pub fn status(&self) -> Option<ResourceClaimStatus<'a>> {
         rt::get::<codec::Msg<ResourceClaimStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceClaim`, for one-pass reads with [`ResourceClaim::read`].
+impl<'a> ResourceClaim<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceClaimSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ResourceClaimStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourceClaim<'a> {
@@ -2735,6 +4045,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2801,6 +4121,30 @@ impl<'a> ResourceClaimConsumerReference<'a> {
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceClaimConsumerReference`, for one-pass reads with [`ResourceClaimConsumerReference::read`].
+impl<'a> ResourceClaimConsumerReference<'a> {
+    /// `apiGroup` (field 1).
+    pub const API_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resource` (field 3).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `name` (field 4).
+    pub const NAME: Field<Self, codec::Str> = Field::new(4);
+
+    /// `uid` (field 5).
+    pub const UID: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for ResourceClaimConsumerReference<'a> {
@@ -2830,6 +4174,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimConsumerReference<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
+        visitor.field(3, fields.get(1, Self::RESOURCE).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::NAME).map(Item::Str));
+        visitor.field(5, fields.get(3, Self::UID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_group().map(Item::Str));
@@ -2871,6 +4225,28 @@ impl<'a> ResourceClaimList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaim<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceClaimList`, for one-pass reads with [`ResourceClaimList::read`].
+impl<'a> ResourceClaimList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ResourceClaim<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaimList<'a> {
@@ -2900,6 +4276,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2932,6 +4319,21 @@ impl<'a> ResourceClaimSpec<'a> {
     pub fn devices(&self) -> Option<DeviceClaim<'a>> {
         rt::get::<codec::Msg<DeviceClaim<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceClaimSpec`, for one-pass reads with [`ResourceClaimSpec::read`].
+impl<'a> ResourceClaimSpec<'a> {
+    /// `devices` (field 1).
+    pub const DEVICES: Field<Self, codec::Msg<DeviceClaim<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ResourceClaimSpec<'a> {
@@ -2961,6 +4363,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::DEVICES).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.devices().as_ref().map(|x| Item::Message(x)));
@@ -3002,6 +4412,33 @@ impl<'a> ResourceClaimStatus<'a> {
     pub fn devices(&self) -> Repeated<'a, codec::Msg<AllocatedDeviceStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceClaimStatus`, for one-pass reads with [`ResourceClaimStatus::read`].
+impl<'a> ResourceClaimStatus<'a> {
+    /// `allocation` (field 1).
+    pub const ALLOCATION: Field<Self, codec::Msg<AllocationResult<'a>>> = Field::new(1);
+
+    /// `reservedFor` (field 2).
+    pub const RESERVED_FOR: Field<
+        Self,
+        Repeated<'a, codec::Msg<ResourceClaimConsumerReference<'a>>>,
+    > = Field::new(2);
+
+    /// `devices` (field 4).
+    pub const DEVICES: Field<
+        Self,
+        Repeated<'a, codec::Msg<AllocatedDeviceStatus<'a>>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for ResourceClaimStatus<'a> {
@@ -3031,6 +4468,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::ALLOCATION).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::RESERVED_FOR) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::DEVICES) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.allocation().as_ref().map(|x| Item::Message(x)));
@@ -3075,6 +4529,28 @@ impl<'a> ResourceClaimTemplate<'a> {
     pub fn spec(&self) -> Option<ResourceClaimTemplateSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimTemplateSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceClaimTemplate`, for one-pass reads with [`ResourceClaimTemplate::read`].
+impl<'a> ResourceClaimTemplate<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceClaimTemplateSpec<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaimTemplate<'a> {
@@ -3104,6 +4580,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplate<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3143,6 +4628,28 @@ impl<'a> ResourceClaimTemplateList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaimTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceClaimTemplateList`, for one-pass reads with [`ResourceClaimTemplateList::read`].
+impl<'a> ResourceClaimTemplateList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ResourceClaimTemplate<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaimTemplateList<'a> {
@@ -3172,6 +4679,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3213,6 +4731,27 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     pub fn spec(&self) -> Option<ResourceClaimSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceClaimTemplateSpec`, for one-pass reads with [`ResourceClaimTemplateSpec::read`].
+impl<'a> ResourceClaimTemplateSpec<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceClaimSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaimTemplateSpec<'a> {
@@ -3242,6 +4781,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3287,6 +4835,27 @@ impl<'a> ResourcePool<'a> {
     pub fn resource_slice_count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourcePool`, for one-pass reads with [`ResourcePool::read`].
+impl<'a> ResourcePool<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `generation` (field 2).
+    pub const GENERATION: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `resourceSliceCount` (field 3).
+    pub const RESOURCE_SLICE_COUNT: Field<Self, codec::Int64> = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourcePool<'a> {
@@ -3316,6 +4885,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePool<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::GENERATION).map(Item::I64));
+        visitor.field(3, fields.get(2, Self::RESOURCE_SLICE_COUNT).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -3356,6 +4934,27 @@ impl<'a> ResourceSlice<'a> {
     pub fn spec(&self) -> Option<ResourceSliceSpec<'a>> {
         rt::get::<codec::Msg<ResourceSliceSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceSlice`, for one-pass reads with [`ResourceSlice::read`].
+impl<'a> ResourceSlice<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceSliceSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceSlice<'a> {
@@ -3385,6 +4984,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSlice<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3424,6 +5032,28 @@ impl<'a> ResourceSliceList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceSliceList`, for one-pass reads with [`ResourceSliceList::read`].
+impl<'a> ResourceSliceList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ResourceSlice<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceSliceList<'a> {
@@ -3453,6 +5083,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3530,6 +5171,46 @@ impl<'a> ResourceSliceSpec<'a> {
     pub fn shared_counters(&self) -> Repeated<'a, codec::Msg<CounterSet<'a>>> {
         Repeated::new(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta1.ResourceSliceSpec`, for one-pass reads with [`ResourceSliceSpec::read`].
+impl<'a> ResourceSliceSpec<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `pool` (field 2).
+    pub const POOL: Field<Self, codec::Msg<ResourcePool<'a>>> = Field::new(2);
+
+    /// `nodeName` (field 3).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `nodeSelector` (field 4).
+    pub const NODE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::NodeSelector<'a>>,
+    > = Field::new(4);
+
+    /// `allNodes` (field 5).
+    pub const ALL_NODES: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `devices` (field 6).
+    pub const DEVICES: Field<Self, Repeated<'a, codec::Msg<Device<'a>>>> = Field::new(6);
+
+    /// `perDeviceNodeSelection` (field 7).
+    pub const PER_DEVICE_NODE_SELECTION: Field<Self, codec::Bool> = Field::new(7);
+
+    /// `sharedCounters` (field 8).
+    pub const SHARED_COUNTERS: Field<Self, Repeated<'a, codec::Msg<CounterSet<'a>>>> =
+        Field::new(8);
 }
 
 impl<'a> View<'a> for ResourceSliceSpec<'a> {
@@ -3559,6 +5240,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POOL).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::NODE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::ALL_NODES).map(Item::Bool));
+        for x in fields.get(5, Self::DEVICES) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::PER_DEVICE_NODE_SELECTION).map(Item::Bool));
+        for x in fields.get(7, Self::SHARED_COUNTERS) {
+            visitor.element(8, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));

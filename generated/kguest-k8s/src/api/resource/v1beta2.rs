@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.resource.v1beta2`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.resource.v1beta2.AllocatedDeviceStatus`.
 ///
@@ -85,6 +87,46 @@ impl<'a> AllocatedDeviceStatus<'a> {
     pub fn share_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.AllocatedDeviceStatus`, for one-pass reads with [`AllocatedDeviceStatus::read`].
+impl<'a> AllocatedDeviceStatus<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `pool` (field 2).
+    pub const POOL: Field<Self, codec::Str> = Field::new(2);
+
+    /// `device` (field 3).
+    pub const DEVICE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `conditions` (field 4).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(4);
+
+    /// `data` (field 5).
+    pub const DATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(5);
+
+    /// `networkData` (field 6).
+    pub const NETWORK_DATA: Field<Self, codec::Msg<NetworkDeviceData<'a>>> =
+        Field::new(6);
+
+    /// `shareID` (field 7).
+    pub const SHARE_ID: Field<Self, codec::Str> = Field::new(7);
 }
 
 impl<'a> View<'a> for AllocatedDeviceStatus<'a> {
@@ -114,6 +156,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocatedDeviceStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POOL).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::DEVICE).map(Item::Str));
+        for x in fields.get(3, Self::CONDITIONS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::DATA).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::NETWORK_DATA).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(7, fields.get(6, Self::SHARE_ID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -165,6 +226,34 @@ impl<'a> AllocationResult<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.AllocationResult`, for one-pass reads with [`AllocationResult::read`].
+impl<'a> AllocationResult<'a> {
+    /// `devices` (field 1).
+    pub const DEVICES: Field<Self, codec::Msg<DeviceAllocationResult<'a>>> =
+        Field::new(1);
+
+    /// `nodeSelector` (field 3).
+    pub const NODE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::NodeSelector<'a>>,
+    > = Field::new(3);
+
+    /// `allocationTimestamp` (field 5).
+    pub const ALLOCATION_TIMESTAMP: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for AllocationResult<'a> {
@@ -194,6 +283,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocationResult<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 5]);
+        visitor
+            .field(1, fields.get(0, Self::DEVICES).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(1, Self::NODE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields
+                    .get(2, Self::ALLOCATION_TIMESTAMP)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.devices().as_ref().map(|x| Item::Message(x)));
@@ -230,6 +340,21 @@ impl<'a> CELDeviceSelector<'a> {
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.CELDeviceSelector`, for one-pass reads with [`CELDeviceSelector::read`].
+impl<'a> CELDeviceSelector<'a> {
+    /// `expression` (field 1).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for CELDeviceSelector<'a> {
@@ -259,6 +384,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.expression().map(Item::Str));
@@ -307,6 +439,34 @@ impl<'a> CapacityRequestPolicy<'a> {
     pub fn valid_range(&self) -> Option<CapacityRequestPolicyRange<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicyRange<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.CapacityRequestPolicy`, for one-pass reads with [`CapacityRequestPolicy::read`].
+impl<'a> CapacityRequestPolicy<'a> {
+    /// `default` (field 1).
+    pub const DEFAULT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
+
+    /// `validValues` (field 3).
+    pub const VALID_VALUES: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>>,
+    > = Field::new(3);
+
+    /// `validRange` (field 4).
+    pub const VALID_RANGE: Field<Self, codec::Msg<CapacityRequestPolicyRange<'a>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for CapacityRequestPolicy<'a> {
@@ -336,6 +496,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::DEFAULT).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::VALID_VALUES) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor
+            .field(
+                4,
+                fields.get(2, Self::VALID_RANGE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.default().as_ref().map(|x| Item::Message(x)));
@@ -385,6 +561,36 @@ impl<'a> CapacityRequestPolicyRange<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.CapacityRequestPolicyRange`, for one-pass reads with [`CapacityRequestPolicyRange::read`].
+impl<'a> CapacityRequestPolicyRange<'a> {
+    /// `min` (field 1).
+    pub const MIN: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
+
+    /// `max` (field 2).
+    pub const MAX: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `step` (field 3).
+    pub const STEP: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for CapacityRequestPolicyRange<'a> {
@@ -414,6 +620,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicyRange<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::MIN).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::MAX).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STEP).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.min().as_ref().map(|x| Item::Message(x)));
@@ -451,6 +666,28 @@ impl<'a> CapacityRequirements<'a> {
     > {
         Map::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.CapacityRequirements`, for one-pass reads with [`CapacityRequirements::read`].
+impl<'a> CapacityRequirements<'a> {
+    /// `requests` (field 1).
+    pub const REQUESTS: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for CapacityRequirements<'a> {
@@ -480,6 +717,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequirements<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for (k, v) in fields.get(0, Self::REQUESTS) {
+            visitor.entry(1, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.requests() {
@@ -515,6 +761,24 @@ impl<'a> Counter<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.Counter`, for one-pass reads with [`Counter::read`].
+impl<'a> Counter<'a> {
+    /// `value` (field 1).
+    pub const VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for Counter<'a> {
@@ -542,6 +806,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Counter<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.value().as_ref().map(|x| Item::Message(x)));
@@ -581,6 +852,25 @@ impl<'a> CounterSet<'a> {
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.CounterSet`, for one-pass reads with [`CounterSet::read`].
+impl<'a> CounterSet<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `counters` (field 2).
+    pub const COUNTERS: Field<Self, Map<'a, codec::Str, codec::Msg<Counter<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for CounterSet<'a> {
@@ -610,6 +900,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CounterSet<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for (k, v) in fields.get(1, Self::COUNTERS) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -716,6 +1016,74 @@ impl<'a> Device<'a> {
     ) -> Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>> {
         Map::new(self.bytes, 13)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.Device`, for one-pass reads with [`Device::read`].
+impl<'a> Device<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `attributes` (field 2).
+    pub const ATTRIBUTES: Field<
+        Self,
+        Map<'a, codec::Str, codec::Msg<DeviceAttribute<'a>>>,
+    > = Field::new(2);
+
+    /// `capacity` (field 3).
+    pub const CAPACITY: Field<
+        Self,
+        Map<'a, codec::Str, codec::Msg<DeviceCapacity<'a>>>,
+    > = Field::new(3);
+
+    /// `consumesCounters` (field 4).
+    pub const CONSUMES_COUNTERS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceCounterConsumption<'a>>>,
+    > = Field::new(4);
+
+    /// `nodeName` (field 5).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(5);
+
+    /// `nodeSelector` (field 6).
+    pub const NODE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::NodeSelector<'a>>,
+    > = Field::new(6);
+
+    /// `allNodes` (field 7).
+    pub const ALL_NODES: Field<Self, codec::Bool> = Field::new(7);
+
+    /// `taints` (field 8).
+    pub const TAINTS: Field<Self, Repeated<'a, codec::Msg<DeviceTaint<'a>>>> =
+        Field::new(8);
+
+    /// `bindsToNode` (field 9).
+    pub const BINDS_TO_NODE: Field<Self, codec::Bool> = Field::new(9);
+
+    /// `bindingConditions` (field 10).
+    pub const BINDING_CONDITIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(10);
+
+    /// `bindingFailureConditions` (field 11).
+    pub const BINDING_FAILURE_CONDITIONS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(11);
+
+    /// `allowMultipleAllocations` (field 12).
+    pub const ALLOW_MULTIPLE_ALLOCATIONS: Field<Self, codec::Bool> = Field::new(12);
+
+    /// `nodeAllocatableResourceMappings` (field 13).
+    pub const NODE_ALLOCATABLE_RESOURCE_MAPPINGS: Field<
+        Self,
+        Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>>,
+    > = Field::new(13);
 }
 
 impl<'a> View<'a> for Device<'a> {
@@ -743,6 +1111,47 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Device<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+        );
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for (k, v) in fields.get(1, Self::ATTRIBUTES) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+        for (k, v) in fields.get(2, Self::CAPACITY) {
+            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        }
+        for x in fields.get(3, Self::CONSUMES_COUNTERS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::NODE_NAME).map(Item::Str));
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::NODE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(7, fields.get(6, Self::ALL_NODES).map(Item::Bool));
+        for x in fields.get(7, Self::TAINTS) {
+            visitor.element(8, Item::Message(&x));
+        }
+        visitor.field(9, fields.get(8, Self::BINDS_TO_NODE).map(Item::Bool));
+        for x in fields.get(9, Self::BINDING_CONDITIONS) {
+            visitor.element(10, Item::Str(x));
+        }
+        for x in fields.get(10, Self::BINDING_FAILURE_CONDITIONS) {
+            visitor.element(11, Item::Str(x));
+        }
+        visitor
+            .field(12, fields.get(11, Self::ALLOW_MULTIPLE_ALLOCATIONS).map(Item::Bool));
+        for (k, v) in fields.get(12, Self::NODE_ALLOCATABLE_RESOURCE_MAPPINGS) {
+            visitor.entry(13, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -813,6 +1222,28 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceAllocationConfiguration`, for one-pass reads with [`DeviceAllocationConfiguration::read`].
+impl<'a> DeviceAllocationConfiguration<'a> {
+    /// `source` (field 1).
+    pub const SOURCE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `requests` (field 2).
+    pub const REQUESTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `deviceConfiguration` (field 3).
+    pub const DEVICE_CONFIGURATION: Field<Self, codec::Msg<DeviceConfiguration<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceAllocationConfiguration<'a> {
@@ -842,6 +1273,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationConfiguration<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::SOURCE).map(Item::Str));
+        for x in fields.get(1, Self::REQUESTS) {
+            visitor.element(2, Item::Str(x));
+        }
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::DEVICE_CONFIGURATION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.source().map(Item::Str));
@@ -882,6 +1331,30 @@ impl<'a> DeviceAllocationResult<'a> {
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceAllocationConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceAllocationResult`, for one-pass reads with [`DeviceAllocationResult::read`].
+impl<'a> DeviceAllocationResult<'a> {
+    /// `results` (field 1).
+    pub const RESULTS: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceRequestAllocationResult<'a>>>,
+    > = Field::new(1);
+
+    /// `config` (field 2).
+    pub const CONFIG: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceAllocationConfiguration<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceAllocationResult<'a> {
@@ -911,6 +1384,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationResult<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::RESULTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::CONFIG) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.results() {
@@ -990,6 +1475,42 @@ impl<'a> DeviceAttribute<'a> {
     pub fn versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceAttribute`, for one-pass reads with [`DeviceAttribute::read`].
+impl<'a> DeviceAttribute<'a> {
+    /// `int` (field 2).
+    pub const INT: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `bool` (field 3).
+    pub const BOOL: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `string` (field 4).
+    pub const STRING: Field<Self, codec::Str> = Field::new(4);
+
+    /// `version` (field 5).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(5);
+
+    /// `ints` (field 6).
+    pub const INTS: Field<Self, Repeated<'a, codec::Int64>> = Field::new(6);
+
+    /// `bools` (field 7).
+    pub const BOOLS: Field<Self, Repeated<'a, codec::Bool>> = Field::new(7);
+
+    /// `strings` (field 8).
+    pub const STRINGS: Field<Self, Repeated<'a, codec::Str>> = Field::new(8);
+
+    /// `versions` (field 9).
+    pub const VERSIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(9);
 }
 
 impl<'a> View<'a> for DeviceAttribute<'a> {
@@ -1019,6 +1540,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAttribute<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(2, fields.get(0, Self::INT).map(Item::I64));
+        visitor.field(3, fields.get(1, Self::BOOL).map(Item::Bool));
+        visitor.field(4, fields.get(2, Self::STRING).map(Item::Str));
+        visitor.field(5, fields.get(3, Self::VERSION).map(Item::Str));
+        for x in fields.get(4, Self::INTS) {
+            visitor.element(6, Item::I64(x));
+        }
+        for x in fields.get(5, Self::BOOLS) {
+            visitor.element(7, Item::Bool(x));
+        }
+        for x in fields.get(6, Self::STRINGS) {
+            visitor.element(8, Item::Str(x));
+        }
+        for x in fields.get(7, Self::VERSIONS) {
+            visitor.element(9, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(2, self.int().map(Item::I64));
@@ -1072,6 +1615,28 @@ impl<'a> DeviceCapacity<'a> {
     pub fn request_policy(&self) -> Option<CapacityRequestPolicy<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicy<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceCapacity`, for one-pass reads with [`DeviceCapacity::read`].
+impl<'a> DeviceCapacity<'a> {
+    /// `value` (field 1).
+    pub const VALUE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
+
+    /// `requestPolicy` (field 2).
+    pub const REQUEST_POLICY: Field<Self, codec::Msg<CapacityRequestPolicy<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceCapacity<'a> {
@@ -1101,6 +1666,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCapacity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::VALUE).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::REQUEST_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.value().as_ref().map(|x| Item::Message(x)));
@@ -1141,6 +1718,32 @@ impl<'a> DeviceClaim<'a> {
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceClaimConfiguration<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceClaim`, for one-pass reads with [`DeviceClaim::read`].
+impl<'a> DeviceClaim<'a> {
+    /// `requests` (field 1).
+    pub const REQUESTS: Field<Self, Repeated<'a, codec::Msg<DeviceRequest<'a>>>> =
+        Field::new(1);
+
+    /// `constraints` (field 2).
+    pub const CONSTRAINTS: Field<Self, Repeated<'a, codec::Msg<DeviceConstraint<'a>>>> =
+        Field::new(2);
+
+    /// `config` (field 3).
+    pub const CONFIG: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceClaimConfiguration<'a>>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceClaim<'a> {
@@ -1170,6 +1773,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaim<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::REQUESTS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::CONSTRAINTS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::CONFIG) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.requests() {
@@ -1212,6 +1830,25 @@ impl<'a> DeviceClaimConfiguration<'a> {
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceClaimConfiguration`, for one-pass reads with [`DeviceClaimConfiguration::read`].
+impl<'a> DeviceClaimConfiguration<'a> {
+    /// `requests` (field 1).
+    pub const REQUESTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `deviceConfiguration` (field 2).
+    pub const DEVICE_CONFIGURATION: Field<Self, codec::Msg<DeviceConfiguration<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceClaimConfiguration<'a> {
@@ -1241,6 +1878,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaimConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::REQUESTS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::DEVICE_CONFIGURATION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.requests() {
@@ -1282,6 +1936,27 @@ impl<'a> DeviceClass<'a> {
     pub fn spec(&self) -> Option<DeviceClassSpec<'a>> {
         rt::get::<codec::Msg<DeviceClassSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceClass`, for one-pass reads with [`DeviceClass::read`].
+impl<'a> DeviceClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DeviceClassSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceClass<'a> {
@@ -1313,6 +1988,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClass<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
         visitor.field(2, self.spec().as_ref().map(|x| Item::Message(x)));
     }
@@ -1341,6 +2025,22 @@ impl<'a> DeviceClassConfiguration<'a> {
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceClassConfiguration`, for one-pass reads with [`DeviceClassConfiguration::read`].
+impl<'a> DeviceClassConfiguration<'a> {
+    /// `deviceConfiguration` (field 1).
+    pub const DEVICE_CONFIGURATION: Field<Self, codec::Msg<DeviceConfiguration<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceClassConfiguration<'a> {
@@ -1370,6 +2070,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::DEVICE_CONFIGURATION)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.device_configuration().as_ref().map(|x| Item::Message(x)));
@@ -1408,6 +2122,28 @@ impl<'a> DeviceClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceClassList`, for one-pass reads with [`DeviceClassList::read`].
+impl<'a> DeviceClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<DeviceClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceClassList<'a> {
@@ -1437,6 +2173,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1484,6 +2231,31 @@ impl<'a> DeviceClassSpec<'a> {
     pub fn extended_resource_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceClassSpec`, for one-pass reads with [`DeviceClassSpec::read`].
+impl<'a> DeviceClassSpec<'a> {
+    /// `selectors` (field 1).
+    pub const SELECTORS: Field<Self, Repeated<'a, codec::Msg<DeviceSelector<'a>>>> =
+        Field::new(1);
+
+    /// `config` (field 2).
+    pub const CONFIG: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceClassConfiguration<'a>>>,
+    > = Field::new(2);
+
+    /// `extendedResourceName` (field 4).
+    pub const EXTENDED_RESOURCE_NAME: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for DeviceClassSpec<'a> {
@@ -1513,6 +2285,19 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        for x in fields.get(0, Self::SELECTORS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::CONFIG) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(2, Self::EXTENDED_RESOURCE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.selectors() {
@@ -1548,6 +2333,22 @@ impl<'a> DeviceConfiguration<'a> {
     pub fn opaque(&self) -> Option<OpaqueDeviceConfiguration<'a>> {
         rt::get::<codec::Msg<OpaqueDeviceConfiguration<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceConfiguration`, for one-pass reads with [`DeviceConfiguration::read`].
+impl<'a> DeviceConfiguration<'a> {
+    /// `opaque` (field 1).
+    pub const OPAQUE: Field<Self, codec::Msg<OpaqueDeviceConfiguration<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceConfiguration<'a> {
@@ -1577,6 +2378,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::OPAQUE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.opaque().as_ref().map(|x| Item::Message(x)));
@@ -1626,6 +2434,27 @@ impl<'a> DeviceConstraint<'a> {
     pub fn distinct_attribute_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceConstraint`, for one-pass reads with [`DeviceConstraint::read`].
+impl<'a> DeviceConstraint<'a> {
+    /// `requests` (field 1).
+    pub const REQUESTS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `matchAttribute` (field 2).
+    pub const MATCH_ATTRIBUTE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `distinctAttribute` (field 3).
+    pub const DISTINCT_ATTRIBUTE: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceConstraint<'a> {
@@ -1655,6 +2484,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConstraint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::REQUESTS) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::MATCH_ATTRIBUTE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::DISTINCT_ATTRIBUTE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.requests() {
@@ -1698,6 +2538,25 @@ impl<'a> DeviceCounterConsumption<'a> {
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceCounterConsumption`, for one-pass reads with [`DeviceCounterConsumption::read`].
+impl<'a> DeviceCounterConsumption<'a> {
+    /// `counterSet` (field 1).
+    pub const COUNTER_SET: Field<Self, codec::Str> = Field::new(1);
+
+    /// `counters` (field 2).
+    pub const COUNTERS: Field<Self, Map<'a, codec::Str, codec::Msg<Counter<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceCounterConsumption<'a> {
@@ -1727,6 +2586,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCounterConsumption<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::COUNTER_SET).map(Item::Str));
+        for (k, v) in fields.get(1, Self::COUNTERS) {
+            visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.counter_set().map(Item::Str));
@@ -1774,6 +2643,30 @@ impl<'a> DeviceRequest<'a> {
     pub fn first_available(&self) -> Repeated<'a, codec::Msg<DeviceSubRequest<'a>>> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceRequest`, for one-pass reads with [`DeviceRequest::read`].
+impl<'a> DeviceRequest<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `exactly` (field 2).
+    pub const EXACTLY: Field<Self, codec::Msg<ExactDeviceRequest<'a>>> = Field::new(2);
+
+    /// `firstAvailable` (field 3).
+    pub const FIRST_AVAILABLE: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceSubRequest<'a>>>,
+    > = Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceRequest<'a> {
@@ -1803,6 +2696,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::EXACTLY).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(2, Self::FIRST_AVAILABLE) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -1912,6 +2817,57 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     > {
         Map::new(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceRequestAllocationResult`, for one-pass reads with [`DeviceRequestAllocationResult::read`].
+impl<'a> DeviceRequestAllocationResult<'a> {
+    /// `request` (field 1).
+    pub const REQUEST: Field<Self, codec::Str> = Field::new(1);
+
+    /// `driver` (field 2).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(2);
+
+    /// `pool` (field 3).
+    pub const POOL: Field<Self, codec::Str> = Field::new(3);
+
+    /// `device` (field 4).
+    pub const DEVICE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `adminAccess` (field 5).
+    pub const ADMIN_ACCESS: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `tolerations` (field 6).
+    pub const TOLERATIONS: Field<Self, Repeated<'a, codec::Msg<DeviceToleration<'a>>>> =
+        Field::new(6);
+
+    /// `bindingConditions` (field 7).
+    pub const BINDING_CONDITIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `bindingFailureConditions` (field 8).
+    pub const BINDING_FAILURE_CONDITIONS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(8);
+
+    /// `shareID` (field 9).
+    pub const SHARE_ID: Field<Self, codec::Str> = Field::new(9);
+
+    /// `consumedCapacity` (field 10).
+    pub const CONSUMED_CAPACITY: Field<
+        Self,
+        Map<
+            'a,
+            codec::Str,
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >,
+    > = Field::new(10);
 }
 
 impl<'a> View<'a> for DeviceRequestAllocationResult<'a> {
@@ -1941,6 +2897,30 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequestAllocationResult<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::REQUEST).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DRIVER).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::POOL).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::DEVICE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::ADMIN_ACCESS).map(Item::Bool));
+        for x in fields.get(5, Self::TOLERATIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        for x in fields.get(6, Self::BINDING_CONDITIONS) {
+            visitor.element(7, Item::Str(x));
+        }
+        for x in fields.get(7, Self::BINDING_FAILURE_CONDITIONS) {
+            visitor.element(8, Item::Str(x));
+        }
+        visitor.field(9, fields.get(8, Self::SHARE_ID).map(Item::Str));
+        for (k, v) in fields.get(9, Self::CONSUMED_CAPACITY) {
+            visitor.entry(10, Item::Str(k), Item::Message(&v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.request().map(Item::Str));
@@ -1987,6 +2967,21 @@ impl<'a> DeviceSelector<'a> {
     pub fn cel(&self) -> Option<CELDeviceSelector<'a>> {
         rt::get::<codec::Msg<CELDeviceSelector<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceSelector`, for one-pass reads with [`DeviceSelector::read`].
+impl<'a> DeviceSelector<'a> {
+    /// `cel` (field 1).
+    pub const CEL: Field<Self, codec::Msg<CELDeviceSelector<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceSelector<'a> {
@@ -2016,6 +3011,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::CEL).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.cel().as_ref().map(|x| Item::Message(x)));
@@ -2090,6 +3092,42 @@ impl<'a> DeviceSubRequest<'a> {
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceSubRequest`, for one-pass reads with [`DeviceSubRequest::read`].
+impl<'a> DeviceSubRequest<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `deviceClassName` (field 2).
+    pub const DEVICE_CLASS_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `selectors` (field 3).
+    pub const SELECTORS: Field<Self, Repeated<'a, codec::Msg<DeviceSelector<'a>>>> =
+        Field::new(3);
+
+    /// `allocationMode` (field 4).
+    pub const ALLOCATION_MODE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `count` (field 5).
+    pub const COUNT: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `tolerations` (field 6).
+    pub const TOLERATIONS: Field<Self, Repeated<'a, codec::Msg<DeviceToleration<'a>>>> =
+        Field::new(6);
+
+    /// `capacity` (field 7).
+    pub const CAPACITY: Field<Self, codec::Msg<CapacityRequirements<'a>>> =
+        Field::new(7);
 }
 
 impl<'a> View<'a> for DeviceSubRequest<'a> {
@@ -2119,6 +3157,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSubRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::DEVICE_CLASS_NAME).map(Item::Str));
+        for x in fields.get(2, Self::SELECTORS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        visitor.field(4, fields.get(3, Self::ALLOCATION_MODE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::COUNT).map(Item::I64));
+        for x in fields.get(5, Self::TOLERATIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor
+            .field(7, fields.get(6, Self::CAPACITY).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2192,6 +3248,33 @@ impl<'a> DeviceTaint<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
         >(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceTaint`, for one-pass reads with [`DeviceTaint::read`].
+impl<'a> DeviceTaint<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `effect` (field 3).
+    pub const EFFECT: Field<Self, codec::Str> = Field::new(3);
+
+    /// `timeAdded` (field 4).
+    pub const TIME_ADDED: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for DeviceTaint<'a> {
@@ -2221,6 +3304,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::EFFECT).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::TIME_ADDED).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -2267,6 +3364,30 @@ impl<'a> DeviceTaintRule<'a> {
     pub fn status(&self) -> Option<DeviceTaintRuleStatus<'a>> {
         rt::get::<codec::Msg<DeviceTaintRuleStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceTaintRule`, for one-pass reads with [`DeviceTaintRule::read`].
+impl<'a> DeviceTaintRule<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<DeviceTaintRuleSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<DeviceTaintRuleStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceTaintRule<'a> {
@@ -2296,6 +3417,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRule<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2336,6 +3467,28 @@ impl<'a> DeviceTaintRuleList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceTaintRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceTaintRuleList`, for one-pass reads with [`DeviceTaintRuleList::read`].
+impl<'a> DeviceTaintRuleList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<DeviceTaintRule<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceTaintRuleList<'a> {
@@ -2365,6 +3518,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2402,6 +3566,25 @@ impl<'a> DeviceTaintRuleSpec<'a> {
     pub fn taint(&self) -> Option<DeviceTaint<'a>> {
         rt::get::<codec::Msg<DeviceTaint<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceTaintRuleSpec`, for one-pass reads with [`DeviceTaintRuleSpec::read`].
+impl<'a> DeviceTaintRuleSpec<'a> {
+    /// `deviceSelector` (field 1).
+    pub const DEVICE_SELECTOR: Field<Self, codec::Msg<DeviceTaintSelector<'a>>> =
+        Field::new(1);
+
+    /// `taint` (field 2).
+    pub const TAINT: Field<Self, codec::Msg<DeviceTaint<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for DeviceTaintRuleSpec<'a> {
@@ -2431,6 +3614,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::DEVICE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(2, fields.get(1, Self::TAINT).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.device_selector().as_ref().map(|x| Item::Message(x)));
@@ -2466,6 +3661,24 @@ impl<'a> DeviceTaintRuleStatus<'a> {
     > {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceTaintRuleStatus`, for one-pass reads with [`DeviceTaintRuleStatus::read`].
+impl<'a> DeviceTaintRuleStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for DeviceTaintRuleStatus<'a> {
@@ -2495,6 +3708,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {
@@ -2551,6 +3773,27 @@ impl<'a> DeviceTaintSelector<'a> {
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceTaintSelector`, for one-pass reads with [`DeviceTaintSelector::read`].
+impl<'a> DeviceTaintSelector<'a> {
+    /// `driver` (field 2).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(2);
+
+    /// `pool` (field 3).
+    pub const POOL: Field<Self, codec::Str> = Field::new(3);
+
+    /// `device` (field 4).
+    pub const DEVICE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for DeviceTaintSelector<'a> {
@@ -2580,6 +3823,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[2, 3, 4]);
+        visitor.field(2, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(3, fields.get(1, Self::POOL).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::DEVICE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(2, self.driver().map(Item::Str));
@@ -2651,6 +3903,33 @@ impl<'a> DeviceToleration<'a> {
     pub fn toleration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceToleration`, for one-pass reads with [`DeviceToleration::read`].
+impl<'a> DeviceToleration<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operator` (field 2).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `value` (field 3).
+    pub const VALUE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `effect` (field 4).
+    pub const EFFECT: Field<Self, codec::Str> = Field::new(4);
+
+    /// `tolerationSeconds` (field 5).
+    pub const TOLERATION_SECONDS: Field<Self, codec::Int64> = Field::new(5);
 }
 
 impl<'a> View<'a> for DeviceToleration<'a> {
@@ -2680,6 +3959,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceToleration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::VALUE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::EFFECT).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::TOLERATION_SECONDS).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -2753,6 +4043,42 @@ impl<'a> ExactDeviceRequest<'a> {
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ExactDeviceRequest`, for one-pass reads with [`ExactDeviceRequest::read`].
+impl<'a> ExactDeviceRequest<'a> {
+    /// `deviceClassName` (field 1).
+    pub const DEVICE_CLASS_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `selectors` (field 2).
+    pub const SELECTORS: Field<Self, Repeated<'a, codec::Msg<DeviceSelector<'a>>>> =
+        Field::new(2);
+
+    /// `allocationMode` (field 3).
+    pub const ALLOCATION_MODE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `count` (field 4).
+    pub const COUNT: Field<Self, codec::Int64> = Field::new(4);
+
+    /// `adminAccess` (field 5).
+    pub const ADMIN_ACCESS: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `tolerations` (field 6).
+    pub const TOLERATIONS: Field<Self, Repeated<'a, codec::Msg<DeviceToleration<'a>>>> =
+        Field::new(6);
+
+    /// `capacity` (field 7).
+    pub const CAPACITY: Field<Self, codec::Msg<CapacityRequirements<'a>>> =
+        Field::new(7);
 }
 
 impl<'a> View<'a> for ExactDeviceRequest<'a> {
@@ -2782,6 +4108,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExactDeviceRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::DEVICE_CLASS_NAME).map(Item::Str));
+        for x in fields.get(1, Self::SELECTORS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, fields.get(2, Self::ALLOCATION_MODE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::COUNT).map(Item::I64));
+        visitor.field(5, fields.get(4, Self::ADMIN_ACCESS).map(Item::Bool));
+        for x in fields.get(5, Self::TOLERATIONS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor
+            .field(7, fields.get(6, Self::CAPACITY).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.device_class_name().map(Item::Str));
@@ -2841,6 +4185,27 @@ impl<'a> NetworkDeviceData<'a> {
     pub fn hardware_address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.NetworkDeviceData`, for one-pass reads with [`NetworkDeviceData::read`].
+impl<'a> NetworkDeviceData<'a> {
+    /// `interfaceName` (field 1).
+    pub const INTERFACE_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `ips` (field 2).
+    pub const IPS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
+
+    /// `hardwareAddress` (field 3).
+    pub const HARDWARE_ADDRESS: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for NetworkDeviceData<'a> {
@@ -2870,6 +4235,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkDeviceData<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::INTERFACE_NAME).map(Item::Str));
+        for x in fields.get(1, Self::IPS) {
+            visitor.element(2, Item::Str(x));
+        }
+        visitor.field(3, fields.get(2, Self::HARDWARE_ADDRESS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.interface_name().map(Item::Str));
@@ -2917,6 +4293,27 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.NodeAllocatableResourceMapping`, for one-pass reads with [`NodeAllocatableResourceMapping::read`].
+impl<'a> NodeAllocatableResourceMapping<'a> {
+    /// `capacityKey` (field 1).
+    pub const CAPACITY_KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `allocationMultiplier` (field 2).
+    pub const ALLOCATION_MULTIPLIER: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for NodeAllocatableResourceMapping<'a> {
@@ -2946,6 +4343,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceMapping<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::CAPACITY_KEY).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::ALLOCATION_MULTIPLIER)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.capacity_key().map(Item::Str));
@@ -2991,6 +4403,27 @@ impl<'a> OpaqueDeviceConfiguration<'a> {
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.OpaqueDeviceConfiguration`, for one-pass reads with [`OpaqueDeviceConfiguration::read`].
+impl<'a> OpaqueDeviceConfiguration<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `parameters` (field 2).
+    pub const PARAMETERS: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for OpaqueDeviceConfiguration<'a> {
@@ -3020,6 +4453,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for OpaqueDeviceConfiguration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::PARAMETERS).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));
@@ -3064,6 +4509,30 @@ impl<'a> ResourceClaim<'a> {
     pub fn status(&self) -> Option<ResourceClaimStatus<'a>> {
         rt::get::<codec::Msg<ResourceClaimStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceClaim`, for one-pass reads with [`ResourceClaim::read`].
+impl<'a> ResourceClaim<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceClaimSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<ResourceClaimStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourceClaim<'a> {
@@ -3093,6 +4562,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3159,6 +4638,30 @@ impl<'a> ResourceClaimConsumerReference<'a> {
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceClaimConsumerReference`, for one-pass reads with [`ResourceClaimConsumerReference::read`].
+impl<'a> ResourceClaimConsumerReference<'a> {
+    /// `apiGroup` (field 1).
+    pub const API_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resource` (field 3).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `name` (field 4).
+    pub const NAME: Field<Self, codec::Str> = Field::new(4);
+
+    /// `uid` (field 5).
+    pub const UID: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for ResourceClaimConsumerReference<'a> {
@@ -3188,6 +4691,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimConsumerReference<'a
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
+        visitor.field(3, fields.get(1, Self::RESOURCE).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::NAME).map(Item::Str));
+        visitor.field(5, fields.get(3, Self::UID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_group().map(Item::Str));
@@ -3229,6 +4742,28 @@ impl<'a> ResourceClaimList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaim<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceClaimList`, for one-pass reads with [`ResourceClaimList::read`].
+impl<'a> ResourceClaimList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ResourceClaim<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaimList<'a> {
@@ -3258,6 +4793,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3290,6 +4836,21 @@ impl<'a> ResourceClaimSpec<'a> {
     pub fn devices(&self) -> Option<DeviceClaim<'a>> {
         rt::get::<codec::Msg<DeviceClaim<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceClaimSpec`, for one-pass reads with [`ResourceClaimSpec::read`].
+impl<'a> ResourceClaimSpec<'a> {
+    /// `devices` (field 1).
+    pub const DEVICES: Field<Self, codec::Msg<DeviceClaim<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for ResourceClaimSpec<'a> {
@@ -3319,6 +4880,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::DEVICES).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.devices().as_ref().map(|x| Item::Message(x)));
@@ -3360,6 +4929,33 @@ impl<'a> ResourceClaimStatus<'a> {
     pub fn devices(&self) -> Repeated<'a, codec::Msg<AllocatedDeviceStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceClaimStatus`, for one-pass reads with [`ResourceClaimStatus::read`].
+impl<'a> ResourceClaimStatus<'a> {
+    /// `allocation` (field 1).
+    pub const ALLOCATION: Field<Self, codec::Msg<AllocationResult<'a>>> = Field::new(1);
+
+    /// `reservedFor` (field 2).
+    pub const RESERVED_FOR: Field<
+        Self,
+        Repeated<'a, codec::Msg<ResourceClaimConsumerReference<'a>>>,
+    > = Field::new(2);
+
+    /// `devices` (field 4).
+    pub const DEVICES: Field<
+        Self,
+        Repeated<'a, codec::Msg<AllocatedDeviceStatus<'a>>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for ResourceClaimStatus<'a> {
@@ -3389,6 +4985,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::ALLOCATION).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::RESERVED_FOR) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::DEVICES) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.allocation().as_ref().map(|x| Item::Message(x)));
@@ -3433,6 +5046,28 @@ impl<'a> ResourceClaimTemplate<'a> {
     pub fn spec(&self) -> Option<ResourceClaimTemplateSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimTemplateSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceClaimTemplate`, for one-pass reads with [`ResourceClaimTemplate::read`].
+impl<'a> ResourceClaimTemplate<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceClaimTemplateSpec<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaimTemplate<'a> {
@@ -3462,6 +5097,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplate<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3501,6 +5145,28 @@ impl<'a> ResourceClaimTemplateList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaimTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceClaimTemplateList`, for one-pass reads with [`ResourceClaimTemplateList::read`].
+impl<'a> ResourceClaimTemplateList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ResourceClaimTemplate<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaimTemplateList<'a> {
@@ -3530,6 +5196,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3571,6 +5248,27 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     pub fn spec(&self) -> Option<ResourceClaimSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceClaimTemplateSpec`, for one-pass reads with [`ResourceClaimTemplateSpec::read`].
+impl<'a> ResourceClaimTemplateSpec<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceClaimSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceClaimTemplateSpec<'a> {
@@ -3600,6 +5298,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3645,6 +5352,27 @@ impl<'a> ResourcePool<'a> {
     pub fn resource_slice_count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourcePool`, for one-pass reads with [`ResourcePool::read`].
+impl<'a> ResourcePool<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `generation` (field 2).
+    pub const GENERATION: Field<Self, codec::Int64> = Field::new(2);
+
+    /// `resourceSliceCount` (field 3).
+    pub const RESOURCE_SLICE_COUNT: Field<Self, codec::Int64> = Field::new(3);
 }
 
 impl<'a> View<'a> for ResourcePool<'a> {
@@ -3674,6 +5402,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePool<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::GENERATION).map(Item::I64));
+        visitor.field(3, fields.get(2, Self::RESOURCE_SLICE_COUNT).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -3714,6 +5451,27 @@ impl<'a> ResourceSlice<'a> {
     pub fn spec(&self) -> Option<ResourceSliceSpec<'a>> {
         rt::get::<codec::Msg<ResourceSliceSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceSlice`, for one-pass reads with [`ResourceSlice::read`].
+impl<'a> ResourceSlice<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ResourceSliceSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceSlice<'a> {
@@ -3743,6 +5501,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSlice<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3782,6 +5549,28 @@ impl<'a> ResourceSliceList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceSliceList`, for one-pass reads with [`ResourceSliceList::read`].
+impl<'a> ResourceSliceList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ResourceSlice<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for ResourceSliceList<'a> {
@@ -3811,6 +5600,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3888,6 +5688,46 @@ impl<'a> ResourceSliceSpec<'a> {
     pub fn shared_counters(&self) -> Repeated<'a, codec::Msg<CounterSet<'a>>> {
         Repeated::new(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.ResourceSliceSpec`, for one-pass reads with [`ResourceSliceSpec::read`].
+impl<'a> ResourceSliceSpec<'a> {
+    /// `driver` (field 1).
+    pub const DRIVER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `pool` (field 2).
+    pub const POOL: Field<Self, codec::Msg<ResourcePool<'a>>> = Field::new(2);
+
+    /// `nodeName` (field 3).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `nodeSelector` (field 4).
+    pub const NODE_SELECTOR: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::NodeSelector<'a>>,
+    > = Field::new(4);
+
+    /// `allNodes` (field 5).
+    pub const ALL_NODES: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `devices` (field 6).
+    pub const DEVICES: Field<Self, Repeated<'a, codec::Msg<Device<'a>>>> = Field::new(6);
+
+    /// `perDeviceNodeSelection` (field 7).
+    pub const PER_DEVICE_NODE_SELECTION: Field<Self, codec::Bool> = Field::new(7);
+
+    /// `sharedCounters` (field 8).
+    pub const SHARED_COUNTERS: Field<Self, Repeated<'a, codec::Msg<CounterSet<'a>>>> =
+        Field::new(8);
 }
 
 impl<'a> View<'a> for ResourceSliceSpec<'a> {
@@ -3917,6 +5757,28 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POOL).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::NODE_SELECTOR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::ALL_NODES).map(Item::Bool));
+        for x in fields.get(5, Self::DEVICES) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::PER_DEVICE_NODE_SELECTION).map(Item::Bool));
+        for x in fields.get(7, Self::SHARED_COUNTERS) {
+            visitor.element(8, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.driver().map(Item::Str));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.scheduling.v1alpha2`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.scheduling.v1alpha2.BasicSchedulingPolicy`.
 ///
@@ -55,6 +57,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for BasicSchedulingPolicy<'a> {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
     }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
 }
 
 /// View of `k8s.io.api.scheduling.v1alpha2.GangSchedulingPolicy`.
@@ -80,6 +87,21 @@ impl<'a> GangSchedulingPolicy<'a> {
     pub fn min_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.GangSchedulingPolicy`, for one-pass reads with [`GangSchedulingPolicy::read`].
+impl<'a> GangSchedulingPolicy<'a> {
+    /// `minCount` (field 1).
+    pub const MIN_COUNT: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for GangSchedulingPolicy<'a> {
@@ -109,6 +131,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GangSchedulingPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::MIN_COUNT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.min_count().map(Item::I32));
@@ -152,6 +181,30 @@ impl<'a> PodGroup<'a> {
     pub fn status(&self) -> Option<PodGroupStatus<'a>> {
         rt::get::<codec::Msg<PodGroupStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroup`, for one-pass reads with [`PodGroup::read`].
+impl<'a> PodGroup<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PodGroupSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PodGroupStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for PodGroup<'a> {
@@ -181,6 +234,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroup<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -221,6 +284,27 @@ impl<'a> PodGroupList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodGroup<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupList`, for one-pass reads with [`PodGroupList::read`].
+impl<'a> PodGroupList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PodGroup<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodGroupList<'a> {
@@ -250,6 +334,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -307,6 +402,27 @@ impl<'a> PodGroupResourceClaim<'a> {
     pub fn resource_claim_template_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaim`, for one-pass reads with [`PodGroupResourceClaim::read`].
+impl<'a> PodGroupResourceClaim<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceClaimName` (field 2).
+    pub const RESOURCE_CLAIM_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `resourceClaimTemplateName` (field 3).
+    pub const RESOURCE_CLAIM_TEMPLATE_NAME: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for PodGroupResourceClaim<'a> {
@@ -336,6 +452,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupResourceClaim<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
+        visitor
+            .field(3, fields.get(2, Self::RESOURCE_CLAIM_TEMPLATE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -382,6 +508,24 @@ impl<'a> PodGroupResourceClaimStatus<'a> {
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaimStatus`, for one-pass reads with [`PodGroupResourceClaimStatus::read`].
+impl<'a> PodGroupResourceClaimStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceClaimName` (field 2).
+    pub const RESOURCE_CLAIM_NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodGroupResourceClaimStatus<'a> {
@@ -413,6 +557,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupResourceClaimStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
         visitor.field(2, self.resource_claim_name().map(Item::Str));
     }
@@ -441,6 +593,22 @@ impl<'a> PodGroupSchedulingConstraints<'a> {
     pub fn topology(&self) -> Repeated<'a, codec::Msg<TopologyConstraint<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupSchedulingConstraints`, for one-pass reads with [`PodGroupSchedulingConstraints::read`].
+impl<'a> PodGroupSchedulingConstraints<'a> {
+    /// `topology` (field 1).
+    pub const TOPOLOGY: Field<Self, Repeated<'a, codec::Msg<TopologyConstraint<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for PodGroupSchedulingConstraints<'a> {
@@ -470,6 +638,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupSchedulingConstraints<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::TOPOLOGY) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.topology() {
@@ -506,6 +683,24 @@ impl<'a> PodGroupSchedulingPolicy<'a> {
     pub fn gang(&self) -> Option<GangSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<GangSchedulingPolicy<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupSchedulingPolicy`, for one-pass reads with [`PodGroupSchedulingPolicy::read`].
+impl<'a> PodGroupSchedulingPolicy<'a> {
+    /// `basic` (field 1).
+    pub const BASIC: Field<Self, codec::Msg<BasicSchedulingPolicy<'a>>> = Field::new(1);
+
+    /// `gang` (field 2).
+    pub const GANG: Field<Self, codec::Msg<GangSchedulingPolicy<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for PodGroupSchedulingPolicy<'a> {
@@ -535,6 +730,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupSchedulingPolicy<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::BASIC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::GANG).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.basic().as_ref().map(|x| Item::Message(x)));
@@ -607,6 +810,49 @@ impl<'a> PodGroupSpec<'a> {
     pub fn priority(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupSpec`, for one-pass reads with [`PodGroupSpec::read`].
+impl<'a> PodGroupSpec<'a> {
+    /// `podGroupTemplateRef` (field 1).
+    pub const POD_GROUP_TEMPLATE_REF: Field<
+        Self,
+        codec::Msg<PodGroupTemplateReference<'a>>,
+    > = Field::new(1);
+
+    /// `schedulingPolicy` (field 2).
+    pub const SCHEDULING_POLICY: Field<Self, codec::Msg<PodGroupSchedulingPolicy<'a>>> =
+        Field::new(2);
+
+    /// `schedulingConstraints` (field 3).
+    pub const SCHEDULING_CONSTRAINTS: Field<
+        Self,
+        codec::Msg<PodGroupSchedulingConstraints<'a>>,
+    > = Field::new(3);
+
+    /// `resourceClaims` (field 4).
+    pub const RESOURCE_CLAIMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>>,
+    > = Field::new(4);
+
+    /// `disruptionMode` (field 5).
+    pub const DISRUPTION_MODE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `priorityClassName` (field 6).
+    pub const PRIORITY_CLASS_NAME: Field<Self, codec::Str> = Field::new(6);
+
+    /// `priority` (field 7).
+    pub const PRIORITY: Field<Self, codec::Int32> = Field::new(7);
 }
 
 impl<'a> View<'a> for PodGroupSpec<'a> {
@@ -636,6 +882,39 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor
+            .field(
+                1,
+                fields
+                    .get(0, Self::POD_GROUP_TEMPLATE_REF)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::SCHEDULING_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::SCHEDULING_CONSTRAINTS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(3, Self::RESOURCE_CLAIMS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::DISRUPTION_MODE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::PRIORITY_CLASS_NAME).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::PRIORITY).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor
@@ -687,6 +966,30 @@ impl<'a> PodGroupStatus<'a> {
     ) -> Repeated<'a, codec::Msg<PodGroupResourceClaimStatus<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupStatus`, for one-pass reads with [`PodGroupStatus::read`].
+impl<'a> PodGroupStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
+
+    /// `resourceClaimStatuses` (field 2).
+    pub const RESOURCE_CLAIM_STATUSES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupResourceClaimStatus<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for PodGroupStatus<'a> {
@@ -716,6 +1019,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::RESOURCE_CLAIM_STATUSES) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {
@@ -797,6 +1112,46 @@ impl<'a> PodGroupTemplate<'a> {
     pub fn priority(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupTemplate`, for one-pass reads with [`PodGroupTemplate::read`].
+impl<'a> PodGroupTemplate<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `schedulingPolicy` (field 2).
+    pub const SCHEDULING_POLICY: Field<Self, codec::Msg<PodGroupSchedulingPolicy<'a>>> =
+        Field::new(2);
+
+    /// `schedulingConstraints` (field 3).
+    pub const SCHEDULING_CONSTRAINTS: Field<
+        Self,
+        codec::Msg<PodGroupSchedulingConstraints<'a>>,
+    > = Field::new(3);
+
+    /// `resourceClaims` (field 4).
+    pub const RESOURCE_CLAIMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>>,
+    > = Field::new(4);
+
+    /// `disruptionMode` (field 5).
+    pub const DISRUPTION_MODE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `priorityClassName` (field 6).
+    pub const PRIORITY_CLASS_NAME: Field<Self, codec::Str> = Field::new(6);
+
+    /// `priority` (field 7).
+    pub const PRIORITY: Field<Self, codec::Int32> = Field::new(7);
 }
 
 impl<'a> View<'a> for PodGroupTemplate<'a> {
@@ -826,6 +1181,32 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupTemplate<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::SCHEDULING_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::SCHEDULING_CONSTRAINTS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(3, Self::RESOURCE_CLAIMS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::DISRUPTION_MODE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::PRIORITY_CLASS_NAME).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::PRIORITY).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -864,6 +1245,22 @@ impl<'a> PodGroupTemplateReference<'a> {
     pub fn workload(&self) -> Option<WorkloadPodGroupTemplateReference<'a>> {
         rt::get::<codec::Msg<WorkloadPodGroupTemplateReference<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.PodGroupTemplateReference`, for one-pass reads with [`PodGroupTemplateReference::read`].
+impl<'a> PodGroupTemplateReference<'a> {
+    /// `workload` (field 1).
+    pub const WORKLOAD: Field<Self, codec::Msg<WorkloadPodGroupTemplateReference<'a>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for PodGroupTemplateReference<'a> {
@@ -893,6 +1290,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupTemplateReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::WORKLOAD).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.workload().as_ref().map(|x| Item::Message(x)));
@@ -927,6 +1332,21 @@ impl<'a> TopologyConstraint<'a> {
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.TopologyConstraint`, for one-pass reads with [`TopologyConstraint::read`].
+impl<'a> TopologyConstraint<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for TopologyConstraint<'a> {
@@ -956,6 +1376,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologyConstraint<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -1010,6 +1437,27 @@ impl<'a> TypedLocalObjectReference<'a> {
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.TypedLocalObjectReference`, for one-pass reads with [`TypedLocalObjectReference::read`].
+impl<'a> TypedLocalObjectReference<'a> {
+    /// `apiGroup` (field 1).
+    pub const API_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for TypedLocalObjectReference<'a> {
@@ -1039,6 +1487,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypedLocalObjectReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_group().map(Item::Str));
@@ -1079,6 +1536,27 @@ impl<'a> Workload<'a> {
     pub fn spec(&self) -> Option<WorkloadSpec<'a>> {
         rt::get::<codec::Msg<WorkloadSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.Workload`, for one-pass reads with [`Workload::read`].
+impl<'a> Workload<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<WorkloadSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for Workload<'a> {
@@ -1108,6 +1586,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Workload<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1147,6 +1634,27 @@ impl<'a> WorkloadList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<Workload<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.WorkloadList`, for one-pass reads with [`WorkloadList::read`].
+impl<'a> WorkloadList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Workload<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for WorkloadList<'a> {
@@ -1176,6 +1684,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WorkloadList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1223,6 +1742,24 @@ impl<'a> WorkloadPodGroupTemplateReference<'a> {
     pub fn pod_group_template_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.WorkloadPodGroupTemplateReference`, for one-pass reads with [`WorkloadPodGroupTemplateReference::read`].
+impl<'a> WorkloadPodGroupTemplateReference<'a> {
+    /// `workloadName` (field 1).
+    pub const WORKLOAD_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `podGroupTemplateName` (field 2).
+    pub const POD_GROUP_TEMPLATE_NAME: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for WorkloadPodGroupTemplateReference<'a> {
@@ -1252,6 +1789,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WorkloadPodGroupTemplateReference
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::WORKLOAD_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POD_GROUP_TEMPLATE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.workload_name().map(Item::Str));
@@ -1287,6 +1832,28 @@ impl<'a> WorkloadSpec<'a> {
     pub fn pod_group_templates(&self) -> Repeated<'a, codec::Msg<PodGroupTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1alpha2.WorkloadSpec`, for one-pass reads with [`WorkloadSpec::read`].
+impl<'a> WorkloadSpec<'a> {
+    /// `controllerRef` (field 1).
+    pub const CONTROLLER_REF: Field<Self, codec::Msg<TypedLocalObjectReference<'a>>> =
+        Field::new(1);
+
+    /// `podGroupTemplates` (field 2).
+    pub const POD_GROUP_TEMPLATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupTemplate<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for WorkloadSpec<'a> {
@@ -1316,6 +1883,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WorkloadSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::CONTROLLER_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::POD_GROUP_TEMPLATES) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.controller_ref().as_ref().map(|x| Item::Message(x)));

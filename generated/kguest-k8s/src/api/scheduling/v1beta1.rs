@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.scheduling.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.scheduling.v1beta1.PriorityClass`.
 ///
@@ -62,6 +64,36 @@ impl<'a> PriorityClass<'a> {
     pub fn preemption_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PriorityClass`, for one-pass reads with [`PriorityClass::read`].
+impl<'a> PriorityClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `value` (field 2).
+    pub const VALUE: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `globalDefault` (field 3).
+    pub const GLOBAL_DEFAULT: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `description` (field 4).
+    pub const DESCRIPTION: Field<Self, codec::Str> = Field::new(4);
+
+    /// `preemptionPolicy` (field 5).
+    pub const PREEMPTION_POLICY: Field<Self, codec::Str> = Field::new(5);
 }
 
 impl<'a> View<'a> for PriorityClass<'a> {
@@ -91,6 +123,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityClass<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::VALUE).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::GLOBAL_DEFAULT).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::DESCRIPTION).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::PREEMPTION_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -133,6 +177,28 @@ impl<'a> PriorityClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PriorityClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PriorityClassList`, for one-pass reads with [`PriorityClassList::read`].
+impl<'a> PriorityClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PriorityClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for PriorityClassList<'a> {
@@ -162,6 +228,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.storage.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.storage.v1.CSIDriver`.
 ///
@@ -37,6 +39,27 @@ impl<'a> CSIDriver<'a> {
     pub fn spec(&self) -> Option<CSIDriverSpec<'a>> {
         rt::get::<codec::Msg<CSIDriverSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSIDriver`, for one-pass reads with [`CSIDriver::read`].
+impl<'a> CSIDriver<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<CSIDriverSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for CSIDriver<'a> {
@@ -66,6 +89,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriver<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -105,6 +137,28 @@ impl<'a> CSIDriverList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIDriver<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSIDriverList`, for one-pass reads with [`CSIDriverList::read`].
+impl<'a> CSIDriverList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<CSIDriver<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for CSIDriverList<'a> {
@@ -134,6 +188,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriverList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -221,6 +286,56 @@ impl<'a> CSIDriverSpec<'a> {
     pub fn prevent_pod_scheduling_if_missing(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSIDriverSpec`, for one-pass reads with [`CSIDriverSpec::read`].
+impl<'a> CSIDriverSpec<'a> {
+    /// `attachRequired` (field 1).
+    pub const ATTACH_REQUIRED: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `podInfoOnMount` (field 2).
+    pub const POD_INFO_ON_MOUNT: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `volumeLifecycleModes` (field 3).
+    pub const VOLUME_LIFECYCLE_MODES: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(3);
+
+    /// `storageCapacity` (field 4).
+    pub const STORAGE_CAPACITY: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `fsGroupPolicy` (field 5).
+    pub const FS_GROUP_POLICY: Field<Self, codec::Str> = Field::new(5);
+
+    /// `tokenRequests` (field 6).
+    pub const TOKEN_REQUESTS: Field<Self, Repeated<'a, codec::Msg<TokenRequest<'a>>>> =
+        Field::new(6);
+
+    /// `requiresRepublish` (field 7).
+    pub const REQUIRES_REPUBLISH: Field<Self, codec::Bool> = Field::new(7);
+
+    /// `seLinuxMount` (field 8).
+    pub const SE_LINUX_MOUNT: Field<Self, codec::Bool> = Field::new(8);
+
+    /// `nodeAllocatableUpdatePeriodSeconds` (field 9).
+    pub const NODE_ALLOCATABLE_UPDATE_PERIOD_SECONDS: Field<Self, codec::Int64> =
+        Field::new(9);
+
+    /// `serviceAccountTokenInSecrets` (field 10).
+    pub const SERVICE_ACCOUNT_TOKEN_IN_SECRETS: Field<Self, codec::Bool> =
+        Field::new(10);
+
+    /// `preventPodSchedulingIfMissing` (field 11).
+    pub const PREVENT_POD_SCHEDULING_IF_MISSING: Field<Self, codec::Bool> =
+        Field::new(11);
 }
 
 impl<'a> View<'a> for CSIDriverSpec<'a> {
@@ -250,6 +365,41 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriverSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        visitor.field(1, fields.get(0, Self::ATTACH_REQUIRED).map(Item::Bool));
+        visitor.field(2, fields.get(1, Self::POD_INFO_ON_MOUNT).map(Item::Bool));
+        for x in fields.get(2, Self::VOLUME_LIFECYCLE_MODES) {
+            visitor.element(3, Item::Str(x));
+        }
+        visitor.field(4, fields.get(3, Self::STORAGE_CAPACITY).map(Item::Bool));
+        visitor.field(5, fields.get(4, Self::FS_GROUP_POLICY).map(Item::Str));
+        for x in fields.get(5, Self::TOKEN_REQUESTS) {
+            visitor.element(6, Item::Message(&x));
+        }
+        visitor.field(7, fields.get(6, Self::REQUIRES_REPUBLISH).map(Item::Bool));
+        visitor.field(8, fields.get(7, Self::SE_LINUX_MOUNT).map(Item::Bool));
+        visitor
+            .field(
+                9,
+                fields
+                    .get(8, Self::NODE_ALLOCATABLE_UPDATE_PERIOD_SECONDS)
+                    .map(Item::I64),
+            );
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::SERVICE_ACCOUNT_TOKEN_IN_SECRETS).map(Item::Bool),
+            );
+        visitor
+            .field(
+                11,
+                fields.get(10, Self::PREVENT_POD_SCHEDULING_IF_MISSING).map(Item::Bool),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.attach_required().map(Item::Bool));
@@ -302,6 +452,27 @@ impl<'a> CSINode<'a> {
     pub fn spec(&self) -> Option<CSINodeSpec<'a>> {
         rt::get::<codec::Msg<CSINodeSpec<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSINode`, for one-pass reads with [`CSINode::read`].
+impl<'a> CSINode<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<CSINodeSpec<'a>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for CSINode<'a> {
@@ -329,6 +500,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINode<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -384,6 +564,31 @@ impl<'a> CSINodeDriver<'a> {
     pub fn allocatable(&self) -> Option<VolumeNodeResources<'a>> {
         rt::get::<codec::Msg<VolumeNodeResources<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSINodeDriver`, for one-pass reads with [`CSINodeDriver::read`].
+impl<'a> CSINodeDriver<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `nodeID` (field 2).
+    pub const NODE_ID: Field<Self, codec::Str> = Field::new(2);
+
+    /// `topologyKeys` (field 3).
+    pub const TOPOLOGY_KEYS: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
+
+    /// `allocatable` (field 4).
+    pub const ALLOCATABLE: Field<Self, codec::Msg<VolumeNodeResources<'a>>> =
+        Field::new(4);
 }
 
 impl<'a> View<'a> for CSINodeDriver<'a> {
@@ -413,6 +618,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeDriver<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NODE_ID).map(Item::Str));
+        for x in fields.get(2, Self::TOPOLOGY_KEYS) {
+            visitor.element(3, Item::Str(x));
+        }
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::ALLOCATABLE).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -456,6 +677,27 @@ impl<'a> CSINodeList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSINode<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSINodeList`, for one-pass reads with [`CSINodeList::read`].
+impl<'a> CSINodeList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<CSINode<'a>>>> = Field::new(2);
 }
 
 impl<'a> View<'a> for CSINodeList<'a> {
@@ -485,6 +727,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -517,6 +770,22 @@ impl<'a> CSINodeSpec<'a> {
     pub fn drivers(&self) -> Repeated<'a, codec::Msg<CSINodeDriver<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSINodeSpec`, for one-pass reads with [`CSINodeSpec::read`].
+impl<'a> CSINodeSpec<'a> {
+    /// `drivers` (field 1).
+    pub const DRIVERS: Field<Self, Repeated<'a, codec::Msg<CSINodeDriver<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for CSINodeSpec<'a> {
@@ -546,6 +815,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::DRIVERS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.drivers() {
@@ -618,6 +896,45 @@ impl<'a> CSIStorageCapacity<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSIStorageCapacity`, for one-pass reads with [`CSIStorageCapacity::read`].
+impl<'a> CSIStorageCapacity<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `nodeTopology` (field 2).
+    pub const NODE_TOPOLOGY: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `storageClassName` (field 3).
+    pub const STORAGE_CLASS_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `capacity` (field 4).
+    pub const CAPACITY: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(4);
+
+    /// `maximumVolumeSize` (field 5).
+    pub const MAXIMUM_VOLUME_SIZE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for CSIStorageCapacity<'a> {
@@ -647,6 +964,30 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::NODE_TOPOLOGY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::STORAGE_CLASS_NAME).map(Item::Str));
+        visitor
+            .field(4, fields.get(3, Self::CAPACITY).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                5,
+                fields
+                    .get(4, Self::MAXIMUM_VOLUME_SIZE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -689,6 +1030,28 @@ impl<'a> CSIStorageCapacityList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIStorageCapacity<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.CSIStorageCapacityList`, for one-pass reads with [`CSIStorageCapacityList::read`].
+impl<'a> CSIStorageCapacityList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<CSIStorageCapacity<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for CSIStorageCapacityList<'a> {
@@ -718,6 +1081,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacityList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -806,6 +1180,48 @@ impl<'a> StorageClass<'a> {
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::TopologySelectorTerm<'a>>> {
         Repeated::new(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.StorageClass`, for one-pass reads with [`StorageClass::read`].
+impl<'a> StorageClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `provisioner` (field 2).
+    pub const PROVISIONER: Field<Self, codec::Str> = Field::new(2);
+
+    /// `parameters` (field 3).
+    pub const PARAMETERS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(3);
+
+    /// `reclaimPolicy` (field 4).
+    pub const RECLAIM_POLICY: Field<Self, codec::Str> = Field::new(4);
+
+    /// `mountOptions` (field 5).
+    pub const MOUNT_OPTIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `allowVolumeExpansion` (field 6).
+    pub const ALLOW_VOLUME_EXPANSION: Field<Self, codec::Bool> = Field::new(6);
+
+    /// `volumeBindingMode` (field 7).
+    pub const VOLUME_BINDING_MODE: Field<Self, codec::Str> = Field::new(7);
+
+    /// `allowedTopologies` (field 8).
+    pub const ALLOWED_TOPOLOGIES: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::api::core::v1::TopologySelectorTerm<'a>>>,
+    > = Field::new(8);
 }
 
 impl<'a> View<'a> for StorageClass<'a> {
@@ -835,6 +1251,27 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageClass<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::PROVISIONER).map(Item::Str));
+        for (k, v) in fields.get(2, Self::PARAMETERS) {
+            visitor.entry(3, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(4, fields.get(3, Self::RECLAIM_POLICY).map(Item::Str));
+        for x in fields.get(4, Self::MOUNT_OPTIONS) {
+            visitor.element(5, Item::Str(x));
+        }
+        visitor.field(6, fields.get(5, Self::ALLOW_VOLUME_EXPANSION).map(Item::Bool));
+        visitor.field(7, fields.get(6, Self::VOLUME_BINDING_MODE).map(Item::Str));
+        for x in fields.get(7, Self::ALLOWED_TOPOLOGIES) {
+            visitor.element(8, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -886,6 +1323,28 @@ impl<'a> StorageClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.StorageClassList`, for one-pass reads with [`StorageClassList::read`].
+impl<'a> StorageClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<StorageClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for StorageClassList<'a> {
@@ -915,6 +1374,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -957,6 +1427,24 @@ impl<'a> TokenRequest<'a> {
     pub fn expiration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.TokenRequest`, for one-pass reads with [`TokenRequest::read`].
+impl<'a> TokenRequest<'a> {
+    /// `audience` (field 1).
+    pub const AUDIENCE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `expirationSeconds` (field 2).
+    pub const EXPIRATION_SECONDS: Field<Self, codec::Int64> = Field::new(2);
 }
 
 impl<'a> View<'a> for TokenRequest<'a> {
@@ -986,6 +1474,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequest<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::AUDIENCE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::EXPIRATION_SECONDS).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.audience().map(Item::Str));
@@ -1030,6 +1526,31 @@ impl<'a> VolumeAttachment<'a> {
     pub fn status(&self) -> Option<VolumeAttachmentStatus<'a>> {
         rt::get::<codec::Msg<VolumeAttachmentStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeAttachment`, for one-pass reads with [`VolumeAttachment::read`].
+impl<'a> VolumeAttachment<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<VolumeAttachmentSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<VolumeAttachmentStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for VolumeAttachment<'a> {
@@ -1059,6 +1580,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachment<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1099,6 +1630,28 @@ impl<'a> VolumeAttachmentList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttachment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeAttachmentList`, for one-pass reads with [`VolumeAttachmentList::read`].
+impl<'a> VolumeAttachmentList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<VolumeAttachment<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for VolumeAttachmentList<'a> {
@@ -1128,6 +1681,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1174,6 +1738,27 @@ impl<'a> VolumeAttachmentSource<'a> {
             codec::Msg<crate::api::core::v1::PersistentVolumeSpec<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeAttachmentSource`, for one-pass reads with [`VolumeAttachmentSource::read`].
+impl<'a> VolumeAttachmentSource<'a> {
+    /// `persistentVolumeName` (field 1).
+    pub const PERSISTENT_VOLUME_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `inlineVolumeSpec` (field 2).
+    pub const INLINE_VOLUME_SPEC: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PersistentVolumeSpec<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for VolumeAttachmentSource<'a> {
@@ -1203,6 +1788,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PERSISTENT_VOLUME_NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::INLINE_VOLUME_SPEC)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.persistent_volume_name().map(Item::Str));
@@ -1253,6 +1853,28 @@ impl<'a> VolumeAttachmentSpec<'a> {
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeAttachmentSpec`, for one-pass reads with [`VolumeAttachmentSpec::read`].
+impl<'a> VolumeAttachmentSpec<'a> {
+    /// `attacher` (field 1).
+    pub const ATTACHER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `source` (field 2).
+    pub const SOURCE: Field<Self, codec::Msg<VolumeAttachmentSource<'a>>> =
+        Field::new(2);
+
+    /// `nodeName` (field 3).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for VolumeAttachmentSpec<'a> {
@@ -1282,6 +1904,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::ATTACHER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.attacher().map(Item::Str));
@@ -1328,6 +1959,31 @@ impl<'a> VolumeAttachmentStatus<'a> {
     pub fn detach_error(&self) -> Option<VolumeError<'a>> {
         rt::get::<codec::Msg<VolumeError<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeAttachmentStatus`, for one-pass reads with [`VolumeAttachmentStatus::read`].
+impl<'a> VolumeAttachmentStatus<'a> {
+    /// `attached` (field 1).
+    pub const ATTACHED: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `attachmentMetadata` (field 2).
+    pub const ATTACHMENT_METADATA: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(2);
+
+    /// `attachError` (field 3).
+    pub const ATTACH_ERROR: Field<Self, codec::Msg<VolumeError<'a>>> = Field::new(3);
+
+    /// `detachError` (field 4).
+    pub const DETACH_ERROR: Field<Self, codec::Msg<VolumeError<'a>>> = Field::new(4);
 }
 
 impl<'a> View<'a> for VolumeAttachmentStatus<'a> {
@@ -1357,6 +2013,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::ATTACHED).map(Item::Bool));
+        for (k, v) in fields.get(1, Self::ATTACHMENT_METADATA) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::ATTACH_ERROR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::DETACH_ERROR).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.attached().map(Item::Bool));
@@ -1410,6 +2086,30 @@ impl<'a> VolumeAttributesClass<'a> {
     pub fn parameters(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeAttributesClass`, for one-pass reads with [`VolumeAttributesClass::read`].
+impl<'a> VolumeAttributesClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `driverName` (field 2).
+    pub const DRIVER_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `parameters` (field 3).
+    pub const PARAMETERS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(3);
 }
 
 impl<'a> View<'a> for VolumeAttributesClass<'a> {
@@ -1439,6 +2139,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClass<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::DRIVER_NAME).map(Item::Str));
+        for (k, v) in fields.get(2, Self::PARAMETERS) {
+            visitor.entry(3, Item::Str(k), Item::Str(v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1481,6 +2193,28 @@ impl<'a> VolumeAttributesClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttributesClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeAttributesClassList`, for one-pass reads with [`VolumeAttributesClassList::read`].
+impl<'a> VolumeAttributesClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<VolumeAttributesClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for VolumeAttributesClassList<'a> {
@@ -1510,6 +2244,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1559,6 +2304,30 @@ impl<'a> VolumeError<'a> {
     pub fn error_code(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeError`, for one-pass reads with [`VolumeError::read`].
+impl<'a> VolumeError<'a> {
+    /// `time` (field 1).
+    pub const TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(1);
+
+    /// `message` (field 2).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `errorCode` (field 3).
+    pub const ERROR_CODE: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for VolumeError<'a> {
@@ -1590,6 +2359,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeError<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::TIME).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::ERROR_CODE).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.time().as_ref().map(|x| Item::Message(x)));
         visitor.field(2, self.message().map(Item::Str));
         visitor.field(3, self.error_code().map(Item::I32));
@@ -1619,6 +2397,21 @@ impl<'a> VolumeNodeResources<'a> {
     pub fn count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1.VolumeNodeResources`, for one-pass reads with [`VolumeNodeResources::read`].
+impl<'a> VolumeNodeResources<'a> {
+    /// `count` (field 1).
+    pub const COUNT: Field<Self, codec::Int32> = Field::new(1);
 }
 
 impl<'a> View<'a> for VolumeNodeResources<'a> {
@@ -1648,6 +2441,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeNodeResources<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::COUNT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.count().map(Item::I32));

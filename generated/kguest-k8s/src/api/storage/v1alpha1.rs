@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.storage.v1alpha1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.storage.v1alpha1.CSIStorageCapacity`.
 ///
@@ -69,6 +71,45 @@ impl<'a> CSIStorageCapacity<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.CSIStorageCapacity`, for one-pass reads with [`CSIStorageCapacity::read`].
+impl<'a> CSIStorageCapacity<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `nodeTopology` (field 2).
+    pub const NODE_TOPOLOGY: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>>,
+    > = Field::new(2);
+
+    /// `storageClassName` (field 3).
+    pub const STORAGE_CLASS_NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `capacity` (field 4).
+    pub const CAPACITY: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(4);
+
+    /// `maximumVolumeSize` (field 5).
+    pub const MAXIMUM_VOLUME_SIZE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for CSIStorageCapacity<'a> {
@@ -98,6 +139,30 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::NODE_TOPOLOGY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::STORAGE_CLASS_NAME).map(Item::Str));
+        visitor
+            .field(4, fields.get(3, Self::CAPACITY).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                5,
+                fields
+                    .get(4, Self::MAXIMUM_VOLUME_SIZE)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -140,6 +205,28 @@ impl<'a> CSIStorageCapacityList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIStorageCapacity<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.CSIStorageCapacityList`, for one-pass reads with [`CSIStorageCapacityList::read`].
+impl<'a> CSIStorageCapacityList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<CSIStorageCapacity<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for CSIStorageCapacityList<'a> {
@@ -169,6 +256,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacityList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -215,6 +313,31 @@ impl<'a> VolumeAttachment<'a> {
     pub fn status(&self) -> Option<VolumeAttachmentStatus<'a>> {
         rt::get::<codec::Msg<VolumeAttachmentStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.VolumeAttachment`, for one-pass reads with [`VolumeAttachment::read`].
+impl<'a> VolumeAttachment<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<VolumeAttachmentSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<VolumeAttachmentStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for VolumeAttachment<'a> {
@@ -244,6 +367,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachment<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -284,6 +417,28 @@ impl<'a> VolumeAttachmentList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttachment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.VolumeAttachmentList`, for one-pass reads with [`VolumeAttachmentList::read`].
+impl<'a> VolumeAttachmentList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<VolumeAttachment<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for VolumeAttachmentList<'a> {
@@ -313,6 +468,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -359,6 +525,27 @@ impl<'a> VolumeAttachmentSource<'a> {
             codec::Msg<crate::api::core::v1::PersistentVolumeSpec<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.VolumeAttachmentSource`, for one-pass reads with [`VolumeAttachmentSource::read`].
+impl<'a> VolumeAttachmentSource<'a> {
+    /// `persistentVolumeName` (field 1).
+    pub const PERSISTENT_VOLUME_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `inlineVolumeSpec` (field 2).
+    pub const INLINE_VOLUME_SPEC: Field<
+        Self,
+        codec::Msg<crate::api::core::v1::PersistentVolumeSpec<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for VolumeAttachmentSource<'a> {
@@ -388,6 +575,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::PERSISTENT_VOLUME_NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::INLINE_VOLUME_SPEC)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.persistent_volume_name().map(Item::Str));
@@ -438,6 +640,28 @@ impl<'a> VolumeAttachmentSpec<'a> {
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.VolumeAttachmentSpec`, for one-pass reads with [`VolumeAttachmentSpec::read`].
+impl<'a> VolumeAttachmentSpec<'a> {
+    /// `attacher` (field 1).
+    pub const ATTACHER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `source` (field 2).
+    pub const SOURCE: Field<Self, codec::Msg<VolumeAttachmentSource<'a>>> =
+        Field::new(2);
+
+    /// `nodeName` (field 3).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for VolumeAttachmentSpec<'a> {
@@ -467,6 +691,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::ATTACHER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SOURCE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.attacher().map(Item::Str));
@@ -513,6 +746,31 @@ impl<'a> VolumeAttachmentStatus<'a> {
     pub fn detach_error(&self) -> Option<VolumeError<'a>> {
         rt::get::<codec::Msg<VolumeError<'a>>>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.VolumeAttachmentStatus`, for one-pass reads with [`VolumeAttachmentStatus::read`].
+impl<'a> VolumeAttachmentStatus<'a> {
+    /// `attached` (field 1).
+    pub const ATTACHED: Field<Self, codec::Bool> = Field::new(1);
+
+    /// `attachmentMetadata` (field 2).
+    pub const ATTACHMENT_METADATA: Field<Self, Map<'a, codec::Str, codec::Str>> =
+        Field::new(2);
+
+    /// `attachError` (field 3).
+    pub const ATTACH_ERROR: Field<Self, codec::Msg<VolumeError<'a>>> = Field::new(3);
+
+    /// `detachError` (field 4).
+    pub const DETACH_ERROR: Field<Self, codec::Msg<VolumeError<'a>>> = Field::new(4);
 }
 
 impl<'a> View<'a> for VolumeAttachmentStatus<'a> {
@@ -542,6 +800,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentStatus<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::ATTACHED).map(Item::Bool));
+        for (k, v) in fields.get(1, Self::ATTACHMENT_METADATA) {
+            visitor.entry(2, Item::Str(k), Item::Str(v));
+        }
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::ATTACH_ERROR).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::DETACH_ERROR).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.attached().map(Item::Bool));
@@ -595,6 +873,30 @@ impl<'a> VolumeAttributesClass<'a> {
     pub fn parameters(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.VolumeAttributesClass`, for one-pass reads with [`VolumeAttributesClass::read`].
+impl<'a> VolumeAttributesClass<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `driverName` (field 2).
+    pub const DRIVER_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `parameters` (field 3).
+    pub const PARAMETERS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(3);
 }
 
 impl<'a> View<'a> for VolumeAttributesClass<'a> {
@@ -624,6 +926,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClass<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::DRIVER_NAME).map(Item::Str));
+        for (k, v) in fields.get(2, Self::PARAMETERS) {
+            visitor.entry(3, Item::Str(k), Item::Str(v));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -666,6 +980,28 @@ impl<'a> VolumeAttributesClassList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttributesClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.VolumeAttributesClassList`, for one-pass reads with [`VolumeAttributesClassList::read`].
+impl<'a> VolumeAttributesClassList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<VolumeAttributesClass<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for VolumeAttributesClassList<'a> {
@@ -695,6 +1031,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClassList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -744,6 +1091,30 @@ impl<'a> VolumeError<'a> {
     pub fn error_code(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1alpha1.VolumeError`, for one-pass reads with [`VolumeError::read`].
+impl<'a> VolumeError<'a> {
+    /// `time` (field 1).
+    pub const TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(1);
+
+    /// `message` (field 2).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `errorCode` (field 3).
+    pub const ERROR_CODE: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for VolumeError<'a> {
@@ -773,6 +1144,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeError<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::TIME).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::ERROR_CODE).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.time().as_ref().map(|x| Item::Message(x)));

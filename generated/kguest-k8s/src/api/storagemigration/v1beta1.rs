@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.api.storagemigration.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigration`.
 ///
@@ -42,6 +44,32 @@ impl<'a> StorageVersionMigration<'a> {
     pub fn status(&self) -> Option<StorageVersionMigrationStatus<'a>> {
         rt::get::<codec::Msg<StorageVersionMigrationStatus<'a>>>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigration`, for one-pass reads with [`StorageVersionMigration::read`].
+impl<'a> StorageVersionMigration<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<StorageVersionMigrationSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<StorageVersionMigrationStatus<'a>>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for StorageVersionMigration<'a> {
@@ -71,6 +99,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionMigration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -111,6 +149,30 @@ impl<'a> StorageVersionMigrationList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageVersionMigration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationList`, for one-pass reads with [`StorageVersionMigrationList::read`].
+impl<'a> StorageVersionMigrationList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<StorageVersionMigration<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for StorageVersionMigrationList<'a> {
@@ -140,6 +202,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionMigrationList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -176,6 +249,24 @@ impl<'a> StorageVersionMigrationSpec<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupResource<'a>>,
         >(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationSpec`, for one-pass reads with [`StorageVersionMigrationSpec::read`].
+impl<'a> StorageVersionMigrationSpec<'a> {
+    /// `resource` (field 1).
+    pub const RESOURCE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::GroupResource<'a>>,
+    > = Field::new(1);
 }
 
 impl<'a> View<'a> for StorageVersionMigrationSpec<'a> {
@@ -205,6 +296,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionMigrationSpec<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::RESOURCE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.resource().as_ref().map(|x| Item::Message(x)));
@@ -249,6 +348,27 @@ impl<'a> StorageVersionMigrationStatus<'a> {
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationStatus`, for one-pass reads with [`StorageVersionMigrationStatus::read`].
+impl<'a> StorageVersionMigrationStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
+
+    /// `resourceVersion` (field 2).
+    pub const RESOURCE_VERSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for StorageVersionMigrationStatus<'a> {
@@ -278,6 +398,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionMigrationStatus<'a>
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::RESOURCE_VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.conditions() {

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `kt.ab.c`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `kt.ab.c.Leaf`.
 #[derive(Clone, Copy, Default)]
@@ -48,6 +50,42 @@ impl<'a> Leaf<'a> {
     pub fn container(&self) -> Option<crate::kt::shapes::pod::Container<'a>> {
         rt::get::<codec::Msg<crate::kt::shapes::pod::Container<'a>>>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.ab.c.Leaf`, for one-pass reads with [`Leaf::read`].
+impl<'a> Leaf<'a> {
+    /// `thing` (field 1).
+    pub const THING: Field<Self, codec::Msg<crate::kt::ab::Thing<'a>>> = Field::new(1);
+
+    /// `tree` (field 2).
+    pub const TREE: Field<Self, codec::Msg<crate::kt::shapes::Tree<'a>>> = Field::new(2);
+
+    /// `gvs` (field 3).
+    pub const GVS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::kt::ab::schema::GroupVersion<'a>>>,
+    > = Field::new(3);
+
+    /// `things` (field 4).
+    pub const THINGS: Field<
+        Self,
+        Map<'a, codec::Str, codec::Msg<crate::kt::ab::Thing<'a>>>,
+    > = Field::new(4);
+
+    /// `container` (field 5).
+    pub const CONTAINER: Field<
+        Self,
+        codec::Msg<crate::kt::shapes::pod::Container<'a>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for Leaf<'a> {
@@ -75,6 +113,22 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Leaf<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::THING).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::TREE).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(2, Self::GVS) {
+            visitor.element(3, Item::Message(&x));
+        }
+        for (k, v) in fields.get(3, Self::THINGS) {
+            visitor.entry(4, Item::Str(k), Item::Message(&v));
+        }
+        visitor
+            .field(5, fields.get(4, Self::CONTAINER).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.thing().as_ref().map(|x| Item::Message(x)));

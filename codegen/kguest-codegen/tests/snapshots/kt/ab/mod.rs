@@ -6,7 +6,9 @@ pub mod c;
 pub mod schema;
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `kt.ab.Thing`.
 #[derive(Clone, Copy, Default)]
@@ -39,6 +41,25 @@ impl<'a> Thing<'a> {
     pub fn gv(&self) -> Option<crate::kt::ab::schema::GroupVersion<'a>> {
         rt::get::<codec::Msg<crate::kt::ab::schema::GroupVersion<'a>>>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.ab.Thing`, for one-pass reads with [`Thing::read`].
+impl<'a> Thing<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `gv` (field 2).
+    pub const GV: Field<Self, codec::Msg<crate::kt::ab::schema::GroupVersion<'a>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for Thing<'a> {
@@ -66,6 +87,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Thing<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::GV).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));

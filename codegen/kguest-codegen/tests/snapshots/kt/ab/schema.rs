@@ -3,7 +3,9 @@
 //! Views of the protobuf package `kt.ab.schema`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `kt.ab.schema.GroupVersion`.
 #[derive(Clone, Copy, Default)]
@@ -41,6 +43,24 @@ impl<'a> GroupVersion<'a> {
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.ab.schema.GroupVersion`, for one-pass reads with [`GroupVersion::read`].
+impl<'a> GroupVersion<'a> {
+    /// `group` (field 1).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `version` (field 2).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for GroupVersion<'a> {
@@ -72,6 +92,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersion<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.group().map(Item::Str));
         visitor.field(2, self.version().map(Item::Str));
     }
@@ -98,6 +126,22 @@ impl<'a> Schema<'a> {
     pub fn versions(&self) -> Repeated<'a, codec::Msg<GroupVersion<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `kt.ab.schema.Schema`, for one-pass reads with [`Schema::read`].
+impl<'a> Schema<'a> {
+    /// `versions` (field 1).
+    pub const VERSIONS: Field<Self, Repeated<'a, codec::Msg<GroupVersion<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for Schema<'a> {
@@ -125,6 +169,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Schema<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::VERSIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.versions() {

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.apimachinery.pkg.api.resource`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.apimachinery.pkg.api.resource.Quantity`.
 #[derive(Clone, Copy, Default)]
@@ -31,6 +33,21 @@ impl<'a> Quantity<'a> {
     pub fn string_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.api.resource.Quantity`, for one-pass reads with [`Quantity::read`].
+impl<'a> Quantity<'a> {
+    /// `string` (field 1).
+    pub const STRING: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for Quantity<'a> {
@@ -60,6 +77,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Quantity<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::STRING).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.string().map(Item::Str));
@@ -92,6 +116,21 @@ impl<'a> QuantityValue<'a> {
     pub fn string_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.api.resource.QuantityValue`, for one-pass reads with [`QuantityValue::read`].
+impl<'a> QuantityValue<'a> {
+    /// `string` (field 1).
+    pub const STRING: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for QuantityValue<'a> {
@@ -121,6 +160,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for QuantityValue<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::STRING).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.string().map(Item::Str));

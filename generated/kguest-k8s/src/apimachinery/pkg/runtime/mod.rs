@@ -5,7 +5,9 @@
 pub mod schema;
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.apimachinery.pkg.runtime.RawExtension`.
 #[derive(Clone, Copy, Default)]
@@ -28,6 +30,21 @@ impl<'a> RawExtension<'a> {
     pub fn raw(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.runtime.RawExtension`, for one-pass reads with [`RawExtension::read`].
+impl<'a> RawExtension<'a> {
+    /// `raw` (field 1).
+    pub const RAW: Field<Self, codec::Bytes> = Field::new(1);
 }
 
 impl<'a> View<'a> for RawExtension<'a> {
@@ -57,6 +74,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RawExtension<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::RAW).map(Item::Bytes));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.raw().map(Item::Bytes));
@@ -99,6 +123,24 @@ impl<'a> TypeMeta<'a> {
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.runtime.TypeMeta`, for one-pass reads with [`TypeMeta::read`].
+impl<'a> TypeMeta<'a> {
+    /// `apiVersion` (field 1).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for TypeMeta<'a> {
@@ -128,6 +170,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeMeta<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::API_VERSION).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.api_version().map(Item::Str));
@@ -181,6 +231,30 @@ impl<'a> Unknown<'a> {
     pub fn content_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.runtime.Unknown`, for one-pass reads with [`Unknown::read`].
+impl<'a> Unknown<'a> {
+    /// `typeMeta` (field 1).
+    pub const TYPE_META: Field<Self, codec::Msg<TypeMeta<'a>>> = Field::new(1);
+
+    /// `raw` (field 2).
+    pub const RAW: Field<Self, codec::Bytes> = Field::new(2);
+
+    /// `contentEncoding` (field 3).
+    pub const CONTENT_ENCODING: Field<Self, codec::Str> = Field::new(3);
+
+    /// `contentType` (field 4).
+    pub const CONTENT_TYPE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for Unknown<'a> {
@@ -208,6 +282,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Unknown<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(1, fields.get(0, Self::TYPE_META).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::RAW).map(Item::Bytes));
+        visitor.field(3, fields.get(2, Self::CONTENT_ENCODING).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::CONTENT_TYPE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_meta().as_ref().map(|x| Item::Message(x)));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.apimachinery.pkg.util.intstr`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.apimachinery.pkg.util.intstr.IntOrString`.
 #[derive(Clone, Copy, Default)]
@@ -41,6 +43,27 @@ impl<'a> IntOrString<'a> {
     pub fn str_val_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.util.intstr.IntOrString`, for one-pass reads with [`IntOrString::read`].
+impl<'a> IntOrString<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `intVal` (field 2).
+    pub const INT_VAL: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `strVal` (field 3).
+    pub const STR_VAL: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for IntOrString<'a> {
@@ -70,6 +93,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IntOrString<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::INT_VAL).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::STR_VAL).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::I64));

@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.apimachinery.pkg.apis.meta.v1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup`.
 ///
@@ -50,6 +52,37 @@ impl<'a> APIGroup<'a> {
     ) -> Repeated<'a, codec::Msg<ServerAddressByClientCIDR<'a>>> {
         Repeated::new(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup`, for one-pass reads with [`APIGroup::read`].
+impl<'a> APIGroup<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `versions` (field 2).
+    pub const VERSIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<GroupVersionForDiscovery<'a>>>,
+    > = Field::new(2);
+
+    /// `preferredVersion` (field 3).
+    pub const PREFERRED_VERSION: Field<Self, codec::Msg<GroupVersionForDiscovery<'a>>> =
+        Field::new(3);
+
+    /// `serverAddressByClientCIDRs` (field 4).
+    pub const SERVER_ADDRESS_BY_CLIENT_CIDRS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ServerAddressByClientCIDR<'a>>>,
+    > = Field::new(4);
 }
 
 impl<'a> View<'a> for APIGroup<'a> {
@@ -79,6 +112,24 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroup<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for x in fields.get(1, Self::VERSIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::PREFERRED_VERSION).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(3, Self::SERVER_ADDRESS_BY_CLIENT_CIDRS) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -115,6 +166,22 @@ impl<'a> APIGroupList<'a> {
     pub fn groups(&self) -> Repeated<'a, codec::Msg<APIGroup<'a>>> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList`, for one-pass reads with [`APIGroupList::read`].
+impl<'a> APIGroupList<'a> {
+    /// `groups` (field 1).
+    pub const GROUPS: Field<Self, Repeated<'a, codec::Msg<APIGroup<'a>>>> =
+        Field::new(1);
 }
 
 impl<'a> View<'a> for APIGroupList<'a> {
@@ -144,6 +211,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::GROUPS) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.groups() {
@@ -250,6 +326,48 @@ impl<'a> APIResource<'a> {
     pub fn storage_version_hash_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.APIResource`, for one-pass reads with [`APIResource::read`].
+impl<'a> APIResource<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `namespaced` (field 2).
+    pub const NAMESPACED: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `kind` (field 3).
+    pub const KIND: Field<Self, codec::Str> = Field::new(3);
+
+    /// `verbs` (field 4).
+    pub const VERBS: Field<Self, codec::Msg<Verbs<'a>>> = Field::new(4);
+
+    /// `shortNames` (field 5).
+    pub const SHORT_NAMES: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `singularName` (field 6).
+    pub const SINGULAR_NAME: Field<Self, codec::Str> = Field::new(6);
+
+    /// `categories` (field 7).
+    pub const CATEGORIES: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `group` (field 8).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(8);
+
+    /// `version` (field 9).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(9);
+
+    /// `storageVersionHash` (field 10).
+    pub const STORAGE_VERSION_HASH: Field<Self, codec::Str> = Field::new(10);
 }
 
 impl<'a> View<'a> for APIResource<'a> {
@@ -279,6 +397,26 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::NAMESPACED).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::KIND).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::VERBS).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(4, Self::SHORT_NAMES) {
+            visitor.element(5, Item::Str(x));
+        }
+        visitor.field(6, fields.get(5, Self::SINGULAR_NAME).map(Item::Str));
+        for x in fields.get(6, Self::CATEGORIES) {
+            visitor.element(7, Item::Str(x));
+        }
+        visitor.field(8, fields.get(7, Self::GROUP).map(Item::Str));
+        visitor.field(9, fields.get(8, Self::VERSION).map(Item::Str));
+        visitor.field(10, fields.get(9, Self::STORAGE_VERSION_HASH).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -331,6 +469,25 @@ impl<'a> APIResourceList<'a> {
     pub fn resources(&self) -> Repeated<'a, codec::Msg<APIResource<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList`, for one-pass reads with [`APIResourceList::read`].
+impl<'a> APIResourceList<'a> {
+    /// `groupVersion` (field 1).
+    pub const GROUP_VERSION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resources` (field 2).
+    pub const RESOURCES: Field<Self, Repeated<'a, codec::Msg<APIResource<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for APIResourceList<'a> {
@@ -360,6 +517,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResourceList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::GROUP_VERSION).map(Item::Str));
+        for x in fields.get(1, Self::RESOURCES) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group_version().map(Item::Str));
@@ -399,6 +566,27 @@ impl<'a> APIVersions<'a> {
     ) -> Repeated<'a, codec::Msg<ServerAddressByClientCIDR<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions`, for one-pass reads with [`APIVersions::read`].
+impl<'a> APIVersions<'a> {
+    /// `versions` (field 1).
+    pub const VERSIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `serverAddressByClientCIDRs` (field 2).
+    pub const SERVER_ADDRESS_BY_CLIENT_CIDRS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ServerAddressByClientCIDR<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for APIVersions<'a> {
@@ -428,6 +616,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIVersions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::VERSIONS) {
+            visitor.element(1, Item::Str(x));
+        }
+        for x in fields.get(1, Self::SERVER_ADDRESS_BY_CLIENT_CIDRS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.versions() {
@@ -477,6 +677,27 @@ impl<'a> ApplyOptions<'a> {
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.ApplyOptions`, for one-pass reads with [`ApplyOptions::read`].
+impl<'a> ApplyOptions<'a> {
+    /// `dryRun` (field 1).
+    pub const DRY_RUN: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `force` (field 2).
+    pub const FORCE: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `fieldManager` (field 3).
+    pub const FIELD_MANAGER: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for ApplyOptions<'a> {
@@ -506,6 +727,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::DRY_RUN) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::FORCE).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::FIELD_MANAGER).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.dry_run() {
@@ -584,6 +816,36 @@ impl<'a> Condition<'a> {
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.Condition`, for one-pass reads with [`Condition::read`].
+impl<'a> Condition<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `observedGeneration` (field 3).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(3);
+
+    /// `lastTransitionTime` (field 4).
+    pub const LAST_TRANSITION_TIME: Field<Self, codec::Msg<Time<'a>>> = Field::new(4);
+
+    /// `reason` (field 5).
+    pub const REASON: Field<Self, codec::Str> = Field::new(5);
+
+    /// `message` (field 6).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for Condition<'a> {
@@ -613,6 +875,25 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Condition<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::OBSERVED_GENERATION).map(Item::I64));
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::REASON).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));
@@ -667,6 +948,27 @@ impl<'a> CreateOptions<'a> {
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.CreateOptions`, for one-pass reads with [`CreateOptions::read`].
+impl<'a> CreateOptions<'a> {
+    /// `dryRun` (field 1).
+    pub const DRY_RUN: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `fieldManager` (field 3).
+    pub const FIELD_MANAGER: Field<Self, codec::Str> = Field::new(3);
+
+    /// `fieldValidation` (field 4).
+    pub const FIELD_VALIDATION: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for CreateOptions<'a> {
@@ -696,6 +998,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CreateOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
+        for x in fields.get(0, Self::DRY_RUN) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(3, fields.get(1, Self::FIELD_MANAGER).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::FIELD_VALIDATION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.dry_run() {
@@ -761,6 +1074,39 @@ impl<'a> DeleteOptions<'a> {
     ) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions`, for one-pass reads with [`DeleteOptions::read`].
+impl<'a> DeleteOptions<'a> {
+    /// `gracePeriodSeconds` (field 1).
+    pub const GRACE_PERIOD_SECONDS: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `preconditions` (field 2).
+    pub const PRECONDITIONS: Field<Self, codec::Msg<Preconditions<'a>>> = Field::new(2);
+
+    /// `orphanDependents` (field 3).
+    pub const ORPHAN_DEPENDENTS: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `propagationPolicy` (field 4).
+    pub const PROPAGATION_POLICY: Field<Self, codec::Str> = Field::new(4);
+
+    /// `dryRun` (field 5).
+    pub const DRY_RUN: Field<Self, Repeated<'a, codec::Str>> = Field::new(5);
+
+    /// `ignoreStoreReadErrorWithClusterBreakingPotential` (field 6).
+    pub const IGNORE_STORE_READ_ERROR_WITH_CLUSTER_BREAKING_POTENTIAL: Field<
+        Self,
+        codec::Bool,
+    > = Field::new(6);
 }
 
 impl<'a> View<'a> for DeleteOptions<'a> {
@@ -790,6 +1136,33 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeleteOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::GRACE_PERIOD_SECONDS).map(Item::I64));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::PRECONDITIONS).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(3, fields.get(2, Self::ORPHAN_DEPENDENTS).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::PROPAGATION_POLICY).map(Item::Str));
+        for x in fields.get(4, Self::DRY_RUN) {
+            visitor.element(5, Item::Str(x));
+        }
+        visitor
+            .field(
+                6,
+                fields
+                    .get(
+                        5,
+                        Self::IGNORE_STORE_READ_ERROR_WITH_CLUSTER_BREAKING_POTENTIAL,
+                    )
+                    .map(Item::Bool),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.grace_period_seconds().map(Item::I64));
@@ -832,6 +1205,21 @@ impl<'a> Duration<'a> {
     pub fn duration(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.Duration`, for one-pass reads with [`Duration::read`].
+impl<'a> Duration<'a> {
+    /// `duration` (field 1).
+    pub const DURATION: Field<Self, codec::Int64> = Field::new(1);
 }
 
 impl<'a> View<'a> for Duration<'a> {
@@ -861,6 +1249,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Duration<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::DURATION).map(Item::I64));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.duration().map(Item::I64));
@@ -910,6 +1305,27 @@ impl<'a> FieldSelectorRequirement<'a> {
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement`, for one-pass reads with [`FieldSelectorRequirement::read`].
+impl<'a> FieldSelectorRequirement<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operator` (field 2).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `values` (field 3).
+    pub const VALUES: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
 }
 
 impl<'a> View<'a> for FieldSelectorRequirement<'a> {
@@ -939,6 +1355,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FieldSelectorRequirement<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
+        for x in fields.get(2, Self::VALUES) {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -972,6 +1399,21 @@ impl<'a> FieldsV1<'a> {
     pub fn raw(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1`, for one-pass reads with [`FieldsV1::read`].
+impl<'a> FieldsV1<'a> {
+    /// `Raw` (field 1).
+    pub const RAW: Field<Self, codec::Bytes> = Field::new(1);
 }
 
 impl<'a> View<'a> for FieldsV1<'a> {
@@ -1001,6 +1443,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FieldsV1<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::RAW).map(Item::Bytes));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.raw().map(Item::Bytes));
@@ -1035,6 +1484,21 @@ impl<'a> GetOptions<'a> {
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.GetOptions`, for one-pass reads with [`GetOptions::read`].
+impl<'a> GetOptions<'a> {
+    /// `resourceVersion` (field 1).
+    pub const RESOURCE_VERSION: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for GetOptions<'a> {
@@ -1064,6 +1528,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GetOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::RESOURCE_VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.resource_version().map(Item::Str));
@@ -1108,6 +1579,24 @@ impl<'a> GroupKind<'a> {
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupKind`, for one-pass reads with [`GroupKind::read`].
+impl<'a> GroupKind<'a> {
+    /// `group` (field 1).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for GroupKind<'a> {
@@ -1137,6 +1626,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupKind<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group().map(Item::Str));
@@ -1182,6 +1679,24 @@ impl<'a> GroupResource<'a> {
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource`, for one-pass reads with [`GroupResource::read`].
+impl<'a> GroupResource<'a> {
+    /// `group` (field 1).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resource` (field 2).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for GroupResource<'a> {
@@ -1211,6 +1726,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupResource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group().map(Item::Str));
@@ -1256,6 +1779,24 @@ impl<'a> GroupVersion<'a> {
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersion`, for one-pass reads with [`GroupVersion::read`].
+impl<'a> GroupVersion<'a> {
+    /// `group` (field 1).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `version` (field 2).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for GroupVersion<'a> {
@@ -1285,6 +1826,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersion<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group().map(Item::Str));
@@ -1330,6 +1879,24 @@ impl<'a> GroupVersionForDiscovery<'a> {
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery`, for one-pass reads with [`GroupVersionForDiscovery::read`].
+impl<'a> GroupVersionForDiscovery<'a> {
+    /// `groupVersion` (field 1).
+    pub const GROUP_VERSION: Field<Self, codec::Str> = Field::new(1);
+
+    /// `version` (field 2).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for GroupVersionForDiscovery<'a> {
@@ -1359,6 +1926,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionForDiscovery<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::GROUP_VERSION).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group_version().map(Item::Str));
@@ -1414,6 +1989,27 @@ impl<'a> GroupVersionKind<'a> {
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind`, for one-pass reads with [`GroupVersionKind::read`].
+impl<'a> GroupVersionKind<'a> {
+    /// `group` (field 1).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `version` (field 2).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(2);
+
+    /// `kind` (field 3).
+    pub const KIND: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for GroupVersionKind<'a> {
@@ -1443,6 +2039,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionKind<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::KIND).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group().map(Item::Str));
@@ -1499,6 +2104,27 @@ impl<'a> GroupVersionResource<'a> {
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource`, for one-pass reads with [`GroupVersionResource::read`].
+impl<'a> GroupVersionResource<'a> {
+    /// `group` (field 1).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `version` (field 2).
+    pub const VERSION: Field<Self, codec::Str> = Field::new(2);
+
+    /// `resource` (field 3).
+    pub const RESOURCE: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for GroupVersionResource<'a> {
@@ -1528,6 +2154,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionResource<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::VERSION).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::RESOURCE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.group().map(Item::Str));
@@ -1566,6 +2201,27 @@ impl<'a> LabelSelector<'a> {
     ) -> Repeated<'a, codec::Msg<LabelSelectorRequirement<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector`, for one-pass reads with [`LabelSelector::read`].
+impl<'a> LabelSelector<'a> {
+    /// `matchLabels` (field 1).
+    pub const MATCH_LABELS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(1);
+
+    /// `matchExpressions` (field 2).
+    pub const MATCH_EXPRESSIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<LabelSelectorRequirement<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for LabelSelector<'a> {
@@ -1595,6 +2251,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelector<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for (k, v) in fields.get(0, Self::MATCH_LABELS) {
+            visitor.entry(1, Item::Str(k), Item::Str(v));
+        }
+        for x in fields.get(1, Self::MATCH_EXPRESSIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for (k, v) in self.match_labels() {
@@ -1649,6 +2317,27 @@ impl<'a> LabelSelectorRequirement<'a> {
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement`, for one-pass reads with [`LabelSelectorRequirement::read`].
+impl<'a> LabelSelectorRequirement<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operator` (field 2).
+    pub const OPERATOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `values` (field 3).
+    pub const VALUES: Field<Self, Repeated<'a, codec::Str>> = Field::new(3);
 }
 
 impl<'a> View<'a> for LabelSelectorRequirement<'a> {
@@ -1678,6 +2367,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelectorRequirement<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATOR).map(Item::Str));
+        for x in fields.get(2, Self::VALUES) {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.key().map(Item::Str));
@@ -1718,6 +2418,27 @@ impl<'a> List<'a> {
     ) -> Repeated<'a, codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.List`, for one-pass reads with [`List::read`].
+impl<'a> List<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<Self, codec::Msg<ListMeta<'a>>> = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for List<'a> {
@@ -1745,6 +2466,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for List<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -1812,6 +2544,33 @@ impl<'a> ListMeta<'a> {
     pub fn shard_info(&self) -> Option<ShardInfo<'a>> {
         rt::get::<codec::Msg<ShardInfo<'a>>>(self.bytes, 5)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta`, for one-pass reads with [`ListMeta::read`].
+impl<'a> ListMeta<'a> {
+    /// `selfLink` (field 1).
+    pub const SELF_LINK: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceVersion` (field 2).
+    pub const RESOURCE_VERSION: Field<Self, codec::Str> = Field::new(2);
+
+    /// `continue` (field 3).
+    pub const CONTINUE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `remainingItemCount` (field 4).
+    pub const REMAINING_ITEM_COUNT: Field<Self, codec::Int64> = Field::new(4);
+
+    /// `shardInfo` (field 5).
+    pub const SHARD_INFO: Field<Self, codec::Msg<ShardInfo<'a>>> = Field::new(5);
 }
 
 impl<'a> View<'a> for ListMeta<'a> {
@@ -1841,6 +2600,21 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ListMeta<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        visitor.field(1, fields.get(0, Self::SELF_LINK).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE_VERSION).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::CONTINUE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::REMAINING_ITEM_COUNT).map(Item::I64));
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::SHARD_INFO).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.self_link().map(Item::Str));
@@ -1954,6 +2728,51 @@ impl<'a> ListOptions<'a> {
     pub fn shard_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions`, for one-pass reads with [`ListOptions::read`].
+impl<'a> ListOptions<'a> {
+    /// `labelSelector` (field 1).
+    pub const LABEL_SELECTOR: Field<Self, codec::Str> = Field::new(1);
+
+    /// `fieldSelector` (field 2).
+    pub const FIELD_SELECTOR: Field<Self, codec::Str> = Field::new(2);
+
+    /// `watch` (field 3).
+    pub const WATCH: Field<Self, codec::Bool> = Field::new(3);
+
+    /// `resourceVersion` (field 4).
+    pub const RESOURCE_VERSION: Field<Self, codec::Str> = Field::new(4);
+
+    /// `timeoutSeconds` (field 5).
+    pub const TIMEOUT_SECONDS: Field<Self, codec::Int64> = Field::new(5);
+
+    /// `limit` (field 7).
+    pub const LIMIT: Field<Self, codec::Int64> = Field::new(7);
+
+    /// `continue` (field 8).
+    pub const CONTINUE: Field<Self, codec::Str> = Field::new(8);
+
+    /// `allowWatchBookmarks` (field 9).
+    pub const ALLOW_WATCH_BOOKMARKS: Field<Self, codec::Bool> = Field::new(9);
+
+    /// `resourceVersionMatch` (field 10).
+    pub const RESOURCE_VERSION_MATCH: Field<Self, codec::Str> = Field::new(10);
+
+    /// `sendInitialEvents` (field 11).
+    pub const SEND_INITIAL_EVENTS: Field<Self, codec::Bool> = Field::new(11);
+
+    /// `shardSelector` (field 15).
+    pub const SHARD_SELECTOR: Field<Self, codec::Str> = Field::new(15);
 }
 
 impl<'a> View<'a> for ListOptions<'a> {
@@ -1983,6 +2802,23 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ListOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 15]);
+        visitor.field(1, fields.get(0, Self::LABEL_SELECTOR).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::FIELD_SELECTOR).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::WATCH).map(Item::Bool));
+        visitor.field(4, fields.get(3, Self::RESOURCE_VERSION).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::TIMEOUT_SECONDS).map(Item::I64));
+        visitor.field(7, fields.get(5, Self::LIMIT).map(Item::I64));
+        visitor.field(8, fields.get(6, Self::CONTINUE).map(Item::Str));
+        visitor.field(9, fields.get(7, Self::ALLOW_WATCH_BOOKMARKS).map(Item::Bool));
+        visitor.field(10, fields.get(8, Self::RESOURCE_VERSION_MATCH).map(Item::Str));
+        visitor.field(11, fields.get(9, Self::SEND_INITIAL_EVENTS).map(Item::Bool));
+        visitor.field(15, fields.get(10, Self::SHARD_SELECTOR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.label_selector().map(Item::Str));
@@ -2077,6 +2913,39 @@ impl<'a> ManagedFieldsEntry<'a> {
     pub fn subresource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry`, for one-pass reads with [`ManagedFieldsEntry::read`].
+impl<'a> ManagedFieldsEntry<'a> {
+    /// `manager` (field 1).
+    pub const MANAGER: Field<Self, codec::Str> = Field::new(1);
+
+    /// `operation` (field 2).
+    pub const OPERATION: Field<Self, codec::Str> = Field::new(2);
+
+    /// `apiVersion` (field 3).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(3);
+
+    /// `time` (field 4).
+    pub const TIME: Field<Self, codec::Msg<Time<'a>>> = Field::new(4);
+
+    /// `fieldsType` (field 6).
+    pub const FIELDS_TYPE: Field<Self, codec::Str> = Field::new(6);
+
+    /// `fieldsV1` (field 7).
+    pub const FIELDS_V1: Field<Self, codec::Msg<FieldsV1<'a>>> = Field::new(7);
+
+    /// `subresource` (field 8).
+    pub const SUBRESOURCE: Field<Self, codec::Str> = Field::new(8);
 }
 
 impl<'a> View<'a> for ManagedFieldsEntry<'a> {
@@ -2106,6 +2975,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ManagedFieldsEntry<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::MANAGER).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OPERATION).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::API_VERSION).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::TIME).as_ref().map(|x| Item::Message(x)));
+        visitor.field(6, fields.get(4, Self::FIELDS_TYPE).map(Item::Str));
+        visitor
+            .field(7, fields.get(5, Self::FIELDS_V1).as_ref().map(|x| Item::Message(x)));
+        visitor.field(8, fields.get(6, Self::SUBRESOURCE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.manager().map(Item::Str));
@@ -2146,6 +3029,24 @@ impl<'a> MicroTime<'a> {
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime`, for one-pass reads with [`MicroTime::read`].
+impl<'a> MicroTime<'a> {
+    /// `seconds` (field 1).
+    pub const SECONDS: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `nanos` (field 2).
+    pub const NANOS: Field<Self, codec::Int32> = Field::new(2);
 }
 
 impl<'a> View<'a> for MicroTime<'a> {
@@ -2175,6 +3076,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MicroTime<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SECONDS).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::NANOS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.seconds().map(Item::I64));
@@ -2305,6 +3214,69 @@ impl<'a> ObjectMeta<'a> {
     pub fn managed_fields(&self) -> Repeated<'a, codec::Msg<ManagedFieldsEntry<'a>>> {
         Repeated::new(self.bytes, 17)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta`, for one-pass reads with [`ObjectMeta::read`].
+impl<'a> ObjectMeta<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `generateName` (field 2).
+    pub const GENERATE_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `namespace` (field 3).
+    pub const NAMESPACE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `selfLink` (field 4).
+    pub const SELF_LINK: Field<Self, codec::Str> = Field::new(4);
+
+    /// `uid` (field 5).
+    pub const UID: Field<Self, codec::Str> = Field::new(5);
+
+    /// `resourceVersion` (field 6).
+    pub const RESOURCE_VERSION: Field<Self, codec::Str> = Field::new(6);
+
+    /// `generation` (field 7).
+    pub const GENERATION: Field<Self, codec::Int64> = Field::new(7);
+
+    /// `creationTimestamp` (field 8).
+    pub const CREATION_TIMESTAMP: Field<Self, codec::Msg<Time<'a>>> = Field::new(8);
+
+    /// `deletionTimestamp` (field 9).
+    pub const DELETION_TIMESTAMP: Field<Self, codec::Msg<Time<'a>>> = Field::new(9);
+
+    /// `deletionGracePeriodSeconds` (field 10).
+    pub const DELETION_GRACE_PERIOD_SECONDS: Field<Self, codec::Int64> = Field::new(10);
+
+    /// `labels` (field 11).
+    pub const LABELS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(11);
+
+    /// `annotations` (field 12).
+    pub const ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> = Field::new(12);
+
+    /// `ownerReferences` (field 13).
+    pub const OWNER_REFERENCES: Field<
+        Self,
+        Repeated<'a, codec::Msg<OwnerReference<'a>>>,
+    > = Field::new(13);
+
+    /// `finalizers` (field 14).
+    pub const FINALIZERS: Field<Self, Repeated<'a, codec::Str>> = Field::new(14);
+
+    /// `managedFields` (field 17).
+    pub const MANAGED_FIELDS: Field<
+        Self,
+        Repeated<'a, codec::Msg<ManagedFieldsEntry<'a>>>,
+    > = Field::new(17);
 }
 
 impl<'a> View<'a> for ObjectMeta<'a> {
@@ -2334,6 +3306,58 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMeta<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(
+            self.bytes,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17],
+        );
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::GENERATE_NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAMESPACE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SELF_LINK).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::UID).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::RESOURCE_VERSION).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::GENERATION).map(Item::I64));
+        visitor
+            .field(
+                8,
+                fields
+                    .get(7, Self::CREATION_TIMESTAMP)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                9,
+                fields
+                    .get(8, Self::DELETION_TIMESTAMP)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                10,
+                fields.get(9, Self::DELETION_GRACE_PERIOD_SECONDS).map(Item::I64),
+            );
+        for (k, v) in fields.get(10, Self::LABELS) {
+            visitor.entry(11, Item::Str(k), Item::Str(v));
+        }
+        for (k, v) in fields.get(11, Self::ANNOTATIONS) {
+            visitor.entry(12, Item::Str(k), Item::Str(v));
+        }
+        for x in fields.get(12, Self::OWNER_REFERENCES) {
+            visitor.element(13, Item::Message(&x));
+        }
+        for x in fields.get(13, Self::FINALIZERS) {
+            visitor.element(14, Item::Str(x));
+        }
+        for x in fields.get(14, Self::MANAGED_FIELDS) {
+            visitor.element(17, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -2432,6 +3456,36 @@ impl<'a> OwnerReference<'a> {
     pub fn block_owner_deletion(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference`, for one-pass reads with [`OwnerReference::read`].
+impl<'a> OwnerReference<'a> {
+    /// `kind` (field 1).
+    pub const KIND: Field<Self, codec::Str> = Field::new(1);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
+
+    /// `uid` (field 4).
+    pub const UID: Field<Self, codec::Str> = Field::new(4);
+
+    /// `apiVersion` (field 5).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(5);
+
+    /// `controller` (field 6).
+    pub const CONTROLLER: Field<Self, codec::Bool> = Field::new(6);
+
+    /// `blockOwnerDeletion` (field 7).
+    pub const BLOCK_OWNER_DELETION: Field<Self, codec::Bool> = Field::new(7);
 }
 
 impl<'a> View<'a> for OwnerReference<'a> {
@@ -2461,6 +3515,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for OwnerReference<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4, 5, 6, 7]);
+        visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
+        visitor.field(3, fields.get(1, Self::NAME).map(Item::Str));
+        visitor.field(4, fields.get(2, Self::UID).map(Item::Str));
+        visitor.field(5, fields.get(3, Self::API_VERSION).map(Item::Str));
+        visitor.field(6, fields.get(4, Self::CONTROLLER).map(Item::Bool));
+        visitor.field(7, fields.get(5, Self::BLOCK_OWNER_DELETION).map(Item::Bool));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.kind().map(Item::Str));
@@ -2495,6 +3561,21 @@ impl<'a> PartialObjectMetadata<'a> {
     pub fn metadata(&self) -> Option<ObjectMeta<'a>> {
         rt::get::<codec::Msg<ObjectMeta<'a>>>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata`, for one-pass reads with [`PartialObjectMetadata::read`].
+impl<'a> PartialObjectMetadata<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<Self, codec::Msg<ObjectMeta<'a>>> = Field::new(1);
 }
 
 impl<'a> View<'a> for PartialObjectMetadata<'a> {
@@ -2524,6 +3605,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadata<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2558,6 +3647,25 @@ impl<'a> PartialObjectMetadataList<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Msg<PartialObjectMetadata<'a>>> {
         Repeated::new(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList`, for one-pass reads with [`PartialObjectMetadataList::read`].
+impl<'a> PartialObjectMetadataList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<Self, codec::Msg<ListMeta<'a>>> = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PartialObjectMetadata<'a>>>> =
+        Field::new(2);
 }
 
 impl<'a> View<'a> for PartialObjectMetadataList<'a> {
@@ -2587,6 +3695,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadataList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -2644,6 +3763,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Patch<'a> {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
     }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
 }
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.PatchOptions`.
@@ -2694,6 +3818,30 @@ impl<'a> PatchOptions<'a> {
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.PatchOptions`, for one-pass reads with [`PatchOptions::read`].
+impl<'a> PatchOptions<'a> {
+    /// `dryRun` (field 1).
+    pub const DRY_RUN: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `force` (field 2).
+    pub const FORCE: Field<Self, codec::Bool> = Field::new(2);
+
+    /// `fieldManager` (field 3).
+    pub const FIELD_MANAGER: Field<Self, codec::Str> = Field::new(3);
+
+    /// `fieldValidation` (field 4).
+    pub const FIELD_VALIDATION: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for PatchOptions<'a> {
@@ -2723,6 +3871,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PatchOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        for x in fields.get(0, Self::DRY_RUN) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::FORCE).map(Item::Bool));
+        visitor.field(3, fields.get(2, Self::FIELD_MANAGER).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::FIELD_VALIDATION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.dry_run() {
@@ -2772,6 +3932,24 @@ impl<'a> Preconditions<'a> {
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions`, for one-pass reads with [`Preconditions::read`].
+impl<'a> Preconditions<'a> {
+    /// `uid` (field 1).
+    pub const UID: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceVersion` (field 2).
+    pub const RESOURCE_VERSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for Preconditions<'a> {
@@ -2803,6 +3981,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Preconditions<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::UID).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE_VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
         visitor.field(1, self.uid().map(Item::Str));
         visitor.field(2, self.resource_version().map(Item::Str));
     }
@@ -2831,6 +4017,21 @@ impl<'a> RootPaths<'a> {
     pub fn paths(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths`, for one-pass reads with [`RootPaths::read`].
+impl<'a> RootPaths<'a> {
+    /// `paths` (field 1).
+    pub const PATHS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for RootPaths<'a> {
@@ -2860,6 +4061,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RootPaths<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::PATHS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.paths() {
@@ -2906,6 +4116,24 @@ impl<'a> ServerAddressByClientCIDR<'a> {
     pub fn server_address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR`, for one-pass reads with [`ServerAddressByClientCIDR::read`].
+impl<'a> ServerAddressByClientCIDR<'a> {
+    /// `clientCIDR` (field 1).
+    pub const CLIENT_CIDR: Field<Self, codec::Str> = Field::new(1);
+
+    /// `serverAddress` (field 2).
+    pub const SERVER_ADDRESS: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for ServerAddressByClientCIDR<'a> {
@@ -2935,6 +4163,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServerAddressByClientCIDR<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::CLIENT_CIDR).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::SERVER_ADDRESS).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.client_cidr().map(Item::Str));
@@ -2970,6 +4206,21 @@ impl<'a> ShardInfo<'a> {
     pub fn selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.ShardInfo`, for one-pass reads with [`ShardInfo::read`].
+impl<'a> ShardInfo<'a> {
+    /// `selector` (field 1).
+    pub const SELECTOR: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for ShardInfo<'a> {
@@ -2999,6 +4250,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ShardInfo<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::SELECTOR).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.selector().map(Item::Str));
@@ -3068,6 +4326,36 @@ impl<'a> Status<'a> {
     pub fn code(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.Status`, for one-pass reads with [`Status::read`].
+impl<'a> Status<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<Self, codec::Msg<ListMeta<'a>>> = Field::new(1);
+
+    /// `status` (field 2).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(2);
+
+    /// `message` (field 3).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `reason` (field 4).
+    pub const REASON: Field<Self, codec::Str> = Field::new(4);
+
+    /// `details` (field 5).
+    pub const DETAILS: Field<Self, codec::Msg<StatusDetails<'a>>> = Field::new(5);
+
+    /// `code` (field 6).
+    pub const CODE: Field<Self, codec::Int32> = Field::new(6);
 }
 
 impl<'a> View<'a> for Status<'a> {
@@ -3095,6 +4383,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Status<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
+        visitor
+            .field(5, fields.get(4, Self::DETAILS).as_ref().map(|x| Item::Message(x)));
+        visitor.field(6, fields.get(5, Self::CODE).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
@@ -3154,6 +4456,27 @@ impl<'a> StatusCause<'a> {
     pub fn field_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause`, for one-pass reads with [`StatusCause::read`].
+impl<'a> StatusCause<'a> {
+    /// `reason` (field 1).
+    pub const REASON: Field<Self, codec::Str> = Field::new(1);
+
+    /// `message` (field 2).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `field` (field 3).
+    pub const FIELD: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for StatusCause<'a> {
@@ -3183,6 +4506,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatusCause<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::REASON).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::MESSAGE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::FIELD).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.reason().map(Item::Str));
@@ -3259,6 +4591,37 @@ impl<'a> StatusDetails<'a> {
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails`, for one-pass reads with [`StatusDetails::read`].
+impl<'a> StatusDetails<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `group` (field 2).
+    pub const GROUP: Field<Self, codec::Str> = Field::new(2);
+
+    /// `kind` (field 3).
+    pub const KIND: Field<Self, codec::Str> = Field::new(3);
+
+    /// `causes` (field 4).
+    pub const CAUSES: Field<Self, Repeated<'a, codec::Msg<StatusCause<'a>>>> =
+        Field::new(4);
+
+    /// `retryAfterSeconds` (field 5).
+    pub const RETRY_AFTER_SECONDS: Field<Self, codec::Int32> = Field::new(5);
+
+    /// `uid` (field 6).
+    pub const UID: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for StatusDetails<'a> {
@@ -3288,6 +4651,20 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatusDetails<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::GROUP).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::KIND).map(Item::Str));
+        for x in fields.get(3, Self::CAUSES) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, fields.get(4, Self::RETRY_AFTER_SECONDS).map(Item::I32));
+        visitor.field(6, fields.get(5, Self::UID).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.name().map(Item::Str));
@@ -3329,6 +4706,21 @@ impl<'a> TableOptions<'a> {
     pub fn include_object_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions`, for one-pass reads with [`TableOptions::read`].
+impl<'a> TableOptions<'a> {
+    /// `includeObject` (field 1).
+    pub const INCLUDE_OBJECT: Field<Self, codec::Str> = Field::new(1);
 }
 
 impl<'a> View<'a> for TableOptions<'a> {
@@ -3358,6 +4750,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TableOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::INCLUDE_OBJECT).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.include_object().map(Item::Str));
@@ -3392,6 +4791,24 @@ impl<'a> Time<'a> {
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.Time`, for one-pass reads with [`Time::read`].
+impl<'a> Time<'a> {
+    /// `seconds` (field 1).
+    pub const SECONDS: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `nanos` (field 2).
+    pub const NANOS: Field<Self, codec::Int32> = Field::new(2);
 }
 
 impl<'a> View<'a> for Time<'a> {
@@ -3419,6 +4836,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Time<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SECONDS).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::NANOS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.seconds().map(Item::I64));
@@ -3454,6 +4879,24 @@ impl<'a> Timestamp<'a> {
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp`, for one-pass reads with [`Timestamp::read`].
+impl<'a> Timestamp<'a> {
+    /// `seconds` (field 1).
+    pub const SECONDS: Field<Self, codec::Int64> = Field::new(1);
+
+    /// `nanos` (field 2).
+    pub const NANOS: Field<Self, codec::Int32> = Field::new(2);
 }
 
 impl<'a> View<'a> for Timestamp<'a> {
@@ -3483,6 +4926,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Timestamp<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SECONDS).map(Item::I64));
+        visitor.field(2, fields.get(1, Self::NANOS).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.seconds().map(Item::I64));
@@ -3528,6 +4979,24 @@ impl<'a> TypeMeta<'a> {
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.TypeMeta`, for one-pass reads with [`TypeMeta::read`].
+impl<'a> TypeMeta<'a> {
+    /// `kind` (field 1).
+    pub const KIND: Field<Self, codec::Str> = Field::new(1);
+
+    /// `apiVersion` (field 2).
+    pub const API_VERSION: Field<Self, codec::Str> = Field::new(2);
 }
 
 impl<'a> View<'a> for TypeMeta<'a> {
@@ -3557,6 +5026,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeMeta<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::KIND).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::API_VERSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.kind().map(Item::Str));
@@ -3607,6 +5084,27 @@ impl<'a> UpdateOptions<'a> {
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.UpdateOptions`, for one-pass reads with [`UpdateOptions::read`].
+impl<'a> UpdateOptions<'a> {
+    /// `dryRun` (field 1).
+    pub const DRY_RUN: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+
+    /// `fieldManager` (field 2).
+    pub const FIELD_MANAGER: Field<Self, codec::Str> = Field::new(2);
+
+    /// `fieldValidation` (field 3).
+    pub const FIELD_VALIDATION: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for UpdateOptions<'a> {
@@ -3636,6 +5134,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UpdateOptions<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        for x in fields.get(0, Self::DRY_RUN) {
+            visitor.element(1, Item::Str(x));
+        }
+        visitor.field(2, fields.get(1, Self::FIELD_MANAGER).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::FIELD_VALIDATION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.dry_run() {
@@ -3669,6 +5178,21 @@ impl<'a> Verbs<'a> {
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.Verbs`, for one-pass reads with [`Verbs::read`].
+impl<'a> Verbs<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
 }
 
 impl<'a> View<'a> for Verbs<'a> {
@@ -3696,6 +5220,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Verbs<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.items() {
@@ -3739,6 +5272,27 @@ impl<'a> WatchEvent<'a> {
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent`, for one-pass reads with [`WatchEvent::read`].
+impl<'a> WatchEvent<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `object` (field 2).
+    pub const OBJECT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for WatchEvent<'a> {
@@ -3768,6 +5322,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WatchEvent<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::OBJECT).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         visitor.field(1, self.type_().map(Item::Str));

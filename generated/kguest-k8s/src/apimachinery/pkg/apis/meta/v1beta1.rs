@@ -3,7 +3,9 @@
 //! Views of the protobuf package `k8s.io.apimachinery.pkg.apis.meta.v1beta1`.
 
 #[allow(unused_imports)]
-use kguest_wire::{Map, Repeated, View, codec, rt, schema::MessageSchema};
+use kguest_wire::{
+    Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
+};
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList`.
 ///
@@ -42,6 +44,35 @@ impl<'a> PartialObjectMetadataList<'a> {
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
         >(self.bytes, 2)
     }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList`, for one-pass reads with [`PartialObjectMetadataList::read`].
+impl<'a> PartialObjectMetadataList<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<
+        Self,
+        Repeated<
+            'a,
+            codec::Msg<
+                crate::apimachinery::pkg::apis::meta::v1::PartialObjectMetadata<'a>,
+            >,
+        >,
+    > = Field::new(1);
+
+    /// `metadata` (field 2).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(2);
 }
 
 impl<'a> View<'a> for PartialObjectMetadataList<'a> {
@@ -71,6 +102,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadataList<'a> {
     }
 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor
+            .field(2, fields.get(1, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         for x in self.items() {
