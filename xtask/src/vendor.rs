@@ -117,8 +117,8 @@ pub static KSW: Pin = Pin {
 # kube-scheduler-wasm-extension test material pinned for kguest: its TinyGo and
 # WAT guests, the YAML objects and Go sources of its host test suite, which
 # kguest-host's tests run. `cargo xtask vendor` fetches them into
-# proto-vendor/ksw/ (from $KGUEST_KSW_DIR or raw.githubusercontent.com at
-# `commit`) and checks every file against this list. Only this manifest is
+# proto-vendor/ksw/ (from $KGUEST_KSW_DIR or GitHub at `commit`) and checks
+# every file against this list. Only this manifest is
 # committed, never the files.
 #
 # Format: `repository <owner/name>`, `commit <git hash>`, then
@@ -901,20 +901,19 @@ fn kubernetes_url(lock: &Lock, path: &str) -> Result<String, String> {
 }
 
 /// The raw URL of a kube-scheduler-wasm-extension file at the lock's
-/// `commit`. Raw downloads need the full 40-digit hash: a short one could
-/// name a different commit later, so it is refused.
+/// `commit`. A full 40-digit hash goes straight to
+/// raw.githubusercontent.com; an abbreviated one goes through github.com's
+/// `raw` route, which resolves it to its commit. Either way every file is
+/// checked against its sha256 before it is used, so a hash that came to
+/// name another commit fails loudly instead of vendoring other bytes.
 fn ksw_url(lock: &Lock, path: &str) -> Result<String, String> {
     let commit = lock.key("commit");
-    if commit.len() != 40 {
-        return Err(format!(
-            "proto-vendor/ksw.lock pins commit `{commit}` by a short hash; downloading needs \
-             the full 40-digit hash (`cargo xtask vendor ksw --update-lock --from DIR --commit HASH`)"
-        ));
-    }
-    Ok(format!(
-        "https://raw.githubusercontent.com/{}/{commit}/{path}",
-        lock.key("repository")
-    ))
+    let repository = lock.key("repository");
+    Ok(if commit.len() == 40 {
+        format!("https://raw.githubusercontent.com/{repository}/{commit}/{path}")
+    } else {
+        format!("https://github.com/{repository}/raw/{commit}/{path}")
+    })
 }
 
 fn verify(file: &Path, entry: &Entry, origin: &str) -> Result<(), String> {
@@ -1505,13 +1504,18 @@ mod tests {
     }
 
     #[test]
-    fn ksw_download_needs_the_full_commit_hash() {
-        // A short hash is refused once, before anything is fetched.
+    fn ksw_download_urls_follow_the_pinned_commit() {
+        // An abbreviated hash goes through github.com's `raw` route, which
+        // resolves it; the files' sha256 still decide what is accepted.
         let (_source, short) = ksw_fixture("9b2791f");
-        let err = download_source(&KSW, &short).unwrap_err();
-        assert!(err.contains("short hash"), "{err}");
-        assert!(err.contains("KGUEST_KSW_DIR"), "{err}");
-        assert!(!err.contains('\n'), "{err}");
+        let Source::Download(urls) = download_source(&KSW, &short).unwrap() else {
+            panic!("expected a download source");
+        };
+        assert_eq!(
+            urls["guest/testdata/filter/main.go"],
+            "https://github.com/kubernetes-sigs/kube-scheduler-wasm-extension/raw/9b2791f/\
+             guest/testdata/filter/main.go"
+        );
 
         let full = "0123456789abcdef0123456789abcdef01234567";
         let (_source, lock) = ksw_fixture(full);

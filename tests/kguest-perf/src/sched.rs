@@ -160,7 +160,7 @@ mod tests {
             Ok((pod == 1).then(|| vec![4]))
         }
         fn filter(&mut self, node: usize) -> Result<bool, String> {
-            Ok(node % 3 != 0)
+            Ok(!node.is_multiple_of(3))
         }
         fn pre_score(&mut self, _: &[usize]) -> Result<bool, String> {
             Ok(true)

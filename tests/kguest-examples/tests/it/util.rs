@@ -162,7 +162,7 @@ pub fn image_states(nodes: &[Value]) -> Vec<String> {
 /// image states; they must equal this file's reading of the scheduler's
 /// cache ([`image_states`]).
 pub fn cycle(pod: &Value, nodes: &[Value]) -> Cycle {
-    let snapshot = Snapshot::from_nodes(nodes.iter().map(|n| protobuf(n))).expect("valid nodes");
+    let snapshot = Snapshot::from_nodes(nodes.iter().map(protobuf)).expect("valid nodes");
     for (node, want) in nodes.iter().zip(image_states(nodes)) {
         let got = snapshot
             .image_states(node_name(node))
