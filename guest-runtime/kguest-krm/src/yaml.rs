@@ -1,5 +1,5 @@
 //! A YAML reader that keeps the source: one pass over the text writes a
-//! *tape* (one [`Raw`] record per node, children after their parent, each
+//! *tape* (one `Raw` record per node, children after their parent, each
 //! record knowing where its subtree ends), and nodes are byte ranges of the
 //! text. Nothing is copied; edits splice the text (see `edit.rs`), so every
 //! byte they do not touch, comments included, comes out unchanged.
