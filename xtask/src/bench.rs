@@ -21,7 +21,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::size::{self, write_doc_section};
-use crate::{guests, paths};
+use crate::{guests, paths, vendor};
 
 /// (label, package, pod form) as in `kguest_bench::PLUGINS`.
 const PLUGINS: &[(&str, &str)] = &[
@@ -37,7 +37,18 @@ const PLUGINS: &[(&str, &str)] = &[
     ("(c) hand-written scan", "baseline-scan"),
     ("(d) empty: call floor", "baseline-empty"),
     ("(e) pull Pod + Node: copy floor", "baseline-copy"),
+    (
+        "upstream TinyGo filter test guest (arg `filter`: nodeName match)",
+        "tinygo-filter",
+    ),
+    ("upstream TinyGo nodenumber (score)", "tinygo-nodenumber"),
 ];
+
+/// Cases that are kube-scheduler-wasm-extension's TinyGo builds (not built
+/// here: read from its pinned material).
+fn is_tinygo(package: &str) -> bool {
+    package.starts_with("tinygo-")
+}
 const OBJECTS: &[(&str, &str)] = &[
     ("upstream-pod", "upstream Pod fixture (`core.v1.Pod`)"),
     ("pod", "realistic Pod (`tests/data/pod.yaml`)"),
@@ -90,14 +101,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // The size table of the same run (also builds every guest).
         size::run(&[])?;
     } else {
-        for (_, package) in PLUGINS {
+        for (_, package) in PLUGINS.iter().filter(|(_, p)| !is_tinygo(p)) {
             guests::build(package)?;
         }
     }
+    // Upstream's TinyGo guests, verified against proto-vendor/ksw.lock; the
+    // bench finds them through KGUEST_KSW_DIR.
+    let ksw = match vendor::ensure_ksw_vendored() {
+        Ok(dir) => Some(dir),
+        Err(err) => {
+            eprintln!("bench: {err}; skipping the TinyGo guests");
+            None
+        }
+    };
     let results = if quick {
-        run_quick()?
+        run_quick(ksw.as_deref())?
     } else {
-        run_criterion()?
+        run_criterion(ksw.as_deref())?
     };
     let summary = summary(&results);
     println!();
@@ -117,10 +137,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// Median nanoseconds per call, by case id.
 type Results = BTreeMap<String, f64>;
 
-fn run_quick() -> Result<Results, String> {
+/// Points the bench at the vetted KSW material, if any.
+fn with_ksw(command: &mut Command, ksw: Option<&Path>) {
+    match ksw {
+        Some(dir) => command.env("KGUEST_KSW_DIR", dir),
+        None => command.env_remove("KGUEST_KSW_DIR"),
+    };
+}
+
+fn run_quick(ksw: Option<&Path>) -> Result<Results, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("$ cargo run --release -p kguest-bench");
-    let output = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    with_ksw(&mut command, ksw);
+    let output = command
         .args(["run", "--quiet", "--release", "-p", "kguest-bench"])
         .current_dir(paths::root())
         .stderr(std::process::Stdio::inherit())
@@ -142,7 +172,7 @@ pub fn parse_tsv(text: &str) -> Results {
         .collect()
 }
 
-fn run_criterion() -> Result<Results, String> {
+fn run_criterion(ksw: Option<&Path>) -> Result<Results, String> {
     let home = paths::target_dir().join("criterion-kguest");
     let _ = std::fs::remove_dir_all(&home);
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -150,7 +180,9 @@ fn run_criterion() -> Result<Results, String> {
         "$ CRITERION_HOME={} cargo bench -p kguest-bench --bench kguest",
         home.display()
     );
-    let status = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    with_ksw(&mut command, ksw);
+    let status = command
         .args([
             "bench",
             "-p",
@@ -267,6 +299,22 @@ pub fn summary(r: &Results) -> Vec<String> {
             show(json),
             ratio(json, k)
         ));
+        // Upstream's TinyGo guests for the same job (goal for nodename:
+        // >= 100x per new cycle).
+        let tinygo = get(r, &id("tinygo-filter"));
+        out.push(format!(
+            "nodename filter ({what}): kguest {}, tinygo {}, ratio {}",
+            show(k),
+            show(tinygo),
+            ratio(tinygo, k)
+        ));
+        let (k, tinygo) = (get(r, &id("nodenumber")), get(r, &id("tinygo-nodenumber")));
+        out.push(format!(
+            "nodenumber score ({what}): kguest {}, tinygo {}, ratio {}",
+            show(k),
+            show(tinygo),
+            ratio(tinygo, k)
+        ));
     }
     // Plugins that read many fields, against the copy floor (goals in
     // docs/benchmarks.md: fit <= 3x next node and <= 8x new cycle, taints
@@ -351,9 +399,11 @@ fn filter_table(r: &Results) -> String {
         let k = get(r, &format!("filter/nodename/{scenario}"));
         let p = get(r, &format!("filter/baseline-prost/{scenario}"));
         let j = get(r, &format!("filter/baseline-json/{scenario}"));
+        let t = get(r, &format!("filter/tinygo-filter/{scenario}"));
         out.push_str(&format!(
-            "- {}: prost ÷ kguest nodename = **{}**, json ÷ kguest nodename = **{}**, kguest nodename ÷ copy floor = **{}**\n",
+            "- {}: TinyGo filter guest ÷ kguest nodename = **{}**, prost ÷ kguest nodename = **{}**, json ÷ kguest nodename = **{}**, kguest nodename ÷ copy floor = **{}**\n",
             if scenario == "cycle" { "New cycle" } else { "Next node" },
+            ratio(t, k),
             ratio(p, k),
             ratio(j, k),
             ratio(k, get(r, &format!("filter/baseline-copy/{scenario}")))

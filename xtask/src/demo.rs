@@ -98,13 +98,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 /// Where upstream's TinyGo `nodenumber` build is, if anywhere.
 fn tinygo_nodenumber() -> Option<PathBuf> {
-    let file = "examples/nodenumber/main.wasm";
-    let from_env = std::env::var_os("KGUEST_KSW_DIR").map(|dir| Path::new(&dir).join(file));
-    let vendored = paths::root().join("proto-vendor/ksw").join(file);
-    from_env
-        .into_iter()
-        .chain([vendored])
-        .find(|path| path.is_file())
+    paths::ksw_file("examples/nodenumber/main.wasm")
 }
 
 /// The closing table: every example's size, then the comparison points.

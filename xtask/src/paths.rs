@@ -51,3 +51,29 @@ pub fn files_below(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, String> 
     out.sort();
     Ok(out)
 }
+
+/// A file of kube-scheduler-wasm-extension's pinned material (its TinyGo
+/// guests), from `$KGUEST_KSW_DIR` or `proto-vendor/ksw` (`cargo xtask
+/// vendor ksw`), if present. Nothing is downloaded here.
+pub fn ksw_file(rel: &str) -> Option<PathBuf> {
+    let from_env = std::env::var_os("KGUEST_KSW_DIR").map(|dir| Path::new(&dir).join(rel));
+    from_env
+        .into_iter()
+        .chain([vendor_dir().join("ksw").join(rel)])
+        .find(|path| path.is_file())
+}
+
+/// Upstream's TinyGo guests measured beside ours: (table name, file in the
+/// KSW material, what it does).
+pub const TINYGO_GUESTS: &[(&str, &str, &str)] = &[
+    (
+        "tinygo-filter",
+        "guest/testdata/filter/main.wasm",
+        "upstream's filter test guest (TinyGo), run with guest arg `filter`: the nodeName match",
+    ),
+    (
+        "tinygo-nodenumber",
+        "examples/nodenumber/main.wasm",
+        "upstream's nodenumber example (TinyGo)",
+    ),
+];

@@ -34,6 +34,10 @@ pub enum Kind {
     /// A KRM function (wasm32-wasip1): budgeted and checked like `Kguest`;
     /// imports only WASI preview1, exports `memory` and `_start`.
     Krm,
+    /// One of kube-scheduler-wasm-extension's TinyGo guests
+    /// ([`paths::TINYGO_GUESTS`]), when its material is present: sizes
+    /// reported only.
+    TinyGo,
 }
 
 /// Every guest `size` builds, in table order.
@@ -125,6 +129,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
             optimized,
         });
     }
+    for &(name, file, _) in paths::TINYGO_GUESTS {
+        let Some(path) = paths::ksw_file(file) else {
+            eprintln!(
+                "note: {file} not found (set KGUEST_KSW_DIR or run `cargo xtask vendor ksw`); no {name} row"
+            );
+            continue;
+        };
+        let optimized = if wasm_opt {
+            Some(run_wasm_opt(&path)?)
+        } else {
+            None
+        };
+        rows.push(Row {
+            package: name,
+            kind: Kind::TinyGo,
+            bytes: read(&path)?.len() as u64,
+            optimized,
+        });
+    }
 
     let budgets_path = paths::root().join(BUDGETS_FILE);
     let budgets = parse_budgets(&std::fs::read_to_string(&budgets_path).unwrap_or_default())?;
@@ -145,7 +168,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if opts.bless {
         let sizes: Vec<(&str, u64)> = rows
             .iter()
-            .filter(|r| r.kind != Kind::Baseline)
+            .filter(|r| r.is_budgeted())
             .map(|r| (r.package, r.bytes))
             .collect();
         let (blessed, refused) = bless(&budgets, &sizes, opts.allow_growth);
@@ -160,7 +183,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if opts.check {
         let sizes: Vec<(&str, u64)> = rows
             .iter()
-            .filter(|r| r.kind != Kind::Baseline)
+            .filter(|r| r.is_budgeted())
             .map(|r| (r.package, r.bytes))
             .collect();
         problems.extend(over_budget(&budgets, &sizes));
@@ -188,6 +211,13 @@ struct Row {
     optimized: Option<u64>,
 }
 
+impl Row {
+    /// Our own guests have budgets; comparison points do not.
+    fn is_budgeted(&self) -> bool {
+        matches!(self.kind, Kind::Kguest | Kind::Krm)
+    }
+}
+
 fn read(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|err| format!("{}: {err}", path.display()))
 }
@@ -207,7 +237,7 @@ fn render_table(rows: &[Row], budgets: &BTreeMap<String, u64>) -> String {
     for row in rows {
         let opt = row.optimized.map_or("–".into(), group);
         let budget = match (row.kind, budgets.get(row.package)) {
-            (Kind::Baseline, _) => "–".into(),
+            (Kind::Baseline | Kind::TinyGo, _) => "–".into(),
             (_, Some(b)) if row.bytes > *b => format!("{} **over**", group(*b)),
             (_, Some(b)) => group(*b),
             (_, None) => "none".into(),
@@ -219,6 +249,7 @@ fn render_table(rows: &[Row], budgets: &BTreeMap<String, u64>) -> String {
                 Kind::Kguest => "kguest",
                 Kind::Baseline => "baseline",
                 Kind::Krm => "krm (wasip1)",
+                Kind::TinyGo => "upstream TinyGo",
             },
             group(row.bytes),
             opt,
@@ -391,7 +422,7 @@ fn fmt_and_panic_problems() -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
     for &(package, kind) in GUESTS {
         let path = match kind {
-            Kind::Baseline => continue,
+            Kind::Baseline | Kind::TinyGo => continue,
             Kind::Kguest => guests::build_unstripped(package, &dir)?,
             Kind::Krm => guests::build_unstripped_for(package, &dir, guests::WASI_TARGET)?,
         };

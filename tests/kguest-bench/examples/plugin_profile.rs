@@ -5,7 +5,8 @@
 //!
 //! `cargo run --release -p kguest-bench --example plugin_profile -- PLUGIN SCENARIO N`
 //!
-//! PLUGIN: `fit`, `taints`, `imagelocality` or `nodename`; SCENARIO:
+//! PLUGIN: `fit`, `taints`, `imagelocality`, `nodename` or `nodenumber`
+//! (PreScore then Score); SCENARIO:
 //! `cycle` (a new scheduling cycle per call, as `filter/<plugin>/cycle`) or
 //! `node` (the next node of the same cycle, as `filter/<plugin>/node`); N
 //! calls (default 1,000). Prints the number of successful calls.
@@ -29,8 +30,22 @@ fn main() {
     host.set_pod(inputs.pod.protobuf.clone());
     host.add_node(&name, inputs.node.protobuf.clone());
     let ok = match plugin.as_str() {
-        "fit" => run(&host, &mut fit::Fit::new(), &name, new_cycle, iterations, filter),
-        "taints" => run(&host, &mut taints::Taints::new(), &name, new_cycle, iterations, filter),
+        "fit" => run(
+            &host,
+            &mut fit::Fit::new(),
+            &name,
+            new_cycle,
+            iterations,
+            filter,
+        ),
+        "taints" => run(
+            &host,
+            &mut taints::Taints::new(),
+            &name,
+            new_cycle,
+            iterations,
+            filter,
+        ),
         "nodename" => run(
             &host,
             &mut nodename::NodeName::new(),
@@ -47,7 +62,18 @@ fn main() {
             iterations,
             |h, p, n| h.score_node(p, n).1.is_success(),
         ),
-        other => panic!("unknown plugin {other} (fit, taints, imagelocality, nodename)"),
+        // PreScore (the pod's digit and its event) then Score, per call.
+        "nodenumber" => run(
+            &host,
+            &mut nodenumber::NodeNumber::new(),
+            &name,
+            new_cycle,
+            iterations,
+            |h, p, n| h.pre_score(p).is_success() && h.score_node(p, n).1.is_success(),
+        ),
+        other => {
+            panic!("unknown plugin {other} (fit, taints, imagelocality, nodename, nodenumber)")
+        }
     };
     println!("{ok}");
 }

@@ -6,11 +6,16 @@
 //!
 //! * `filter/<plugin>/cycle`: one hook call in a fresh scheduling cycle
 //!   (a new `Cycle` per iteration, so every plugin pulls and decodes the Pod;
-//!   the host first runs `prefilter` on guests that export it).
+//!   the host first runs `prefilter` on guests that export it, and
+//!   `prescore` before `score` where exported).
 //! * `filter/<plugin>/node`: the next node in the same cycle (SDK plugins keep
 //!   the Pod; the baselines pull and decode it again).
 //! * `encode/<object>/<encoder>` and `encode/node/cached`: host-side encoding.
 //! * `decode/<what>/<decoder>`: native views vs prost.
+//!
+//! * `filter/tinygo-*/...`: kube-scheduler-wasm-extension's TinyGo guests
+//!   ([`TINYGO_PLUGINS`]) in the same host on the same inputs, when its
+//!   material is found ([`ksw_dir`]).
 //!
 //! Inputs: `tests/data/{pod,node}.yaml` and the upstream Pod fixture
 //! `core.v1.Pod.json` from `$KGUEST_VENDOR_DIR` (default `proto-vendor/`)
@@ -51,6 +56,28 @@ pub const PLUGINS: &[(&str, &str, PodForm)] = &[
     ),
     ("(e) copy floor", "baseline-copy", PodForm::Protobuf),
 ];
+
+/// kube-scheduler-wasm-extension's TinyGo guests measured in the same host
+/// on the same inputs: (case name, file in its material, guest args as
+/// `PluginConfig.Args`, argv[0] first). The filter test guest with arg
+/// `filter` is upstream's nodeName match (the seed's 19 µs anchor).
+pub const TINYGO_PLUGINS: &[(&str, &str, &[&str])] = &[
+    (
+        "tinygo-filter",
+        "guest/testdata/filter/main.wasm",
+        &["main.wasm", "filter"],
+    ),
+    ("tinygo-nodenumber", "examples/nodenumber/main.wasm", &[]),
+];
+
+/// kube-scheduler-wasm-extension's pinned material: `$KGUEST_KSW_DIR`, else
+/// `proto-vendor/ksw` (`cargo xtask vendor ksw`), if present.
+pub fn ksw_dir() -> Option<PathBuf> {
+    std::env::var_os("KGUEST_KSW_DIR")
+        .map(PathBuf::from)
+        .or_else(|| Some(root().join("proto-vendor/ksw")))
+        .filter(|dir| dir.is_dir())
+}
 
 /// How the Pod is handed to a guest through `currentPod`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,18 +208,45 @@ pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
     let pod_pb: Arc<[u8]> = inputs.pod.protobuf.clone().into();
     let pod_json: Arc<[u8]> = inputs.pod.json_bytes.clone().into();
     let dir = wasm_dir();
-    let mut cases = Vec::new();
+    // (case name, wasm, pod form, guest args)
+    let mut guests = Vec::new();
     for &(_, package, form) in PLUGINS {
         let path = dir.join(format!("{}.wasm", package.replace('-', "_")));
-        let Ok(wasm) = std::fs::read(&path) else {
-            eprintln!("skipping {package}: {} not built", path.display());
-            continue;
+        match std::fs::read(&path) {
+            Ok(wasm) => guests.push((package, wasm, form, Vec::new())),
+            Err(_) => eprintln!("skipping {package}: {} not built", path.display()),
+        }
+    }
+    match ksw_dir() {
+        Some(ksw) => {
+            for &(name, file, args) in TINYGO_PLUGINS {
+                let path = ksw.join(file);
+                match std::fs::read(&path) {
+                    Ok(wasm) => {
+                        let args = args.iter().map(|a| a.to_string()).collect();
+                        guests.push((name, wasm, PodForm::Protobuf, args));
+                    }
+                    Err(err) => eprintln!("skipping {name}: {}: {err}", path.display()),
+                }
+            }
+        }
+        None => eprintln!(
+            "skipping the TinyGo guests: set KGUEST_KSW_DIR or run `cargo xtask vendor ksw`"
+        ),
+    }
+    let mut cases = Vec::new();
+    for (package, wasm, form, args) in guests {
+        let config = PluginConfig {
+            args,
+            ..PluginConfig::default()
         };
         let plugin = Arc::new(
-            Plugin::load(&runtime, &wasm, PluginConfig::default())
-                .unwrap_or_else(|err| panic!("{package}: {err}")),
+            Plugin::load(&runtime, &wasm, config).unwrap_or_else(|err| panic!("{package}: {err}")),
         );
         let score = !plugin.hooks().contains(kguest_host::Hook::Filter);
+        // A new cycle runs PreScore before Score where exported, as the
+        // scheduler does (upstream's nodenumber does its pod work there).
+        let prescore = score && plugin.hooks().contains(kguest_host::Hook::PreScore);
         let pod = match form {
             PodForm::Protobuf => pod_pb.clone(),
             PodForm::Json => pod_json.clone(),
@@ -209,6 +263,9 @@ pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
         );
         cases.push(case(format!("filter/{package}/cycle"), move || {
             let cycle = Cycle::new(pod1.clone(), snap1.clone()).expect("cycle");
+            if prescore {
+                black_box(p.prescore(&cycle, &[&*name1]).expect("prescore"));
+            }
             call(&p, &cycle, &name1, score);
         }));
         let (p, name2) = (plugin, node_name.clone());
