@@ -18,6 +18,9 @@ use kguest_k8s::load::Loader;
 pub const USAGE: &str = "\
 usage: kguest run PLUGIN.wasm --pod FILE --nodes FILE [options]
 
+PLUGIN.wasm is a path, or a guest URL as kube-scheduler-wasm-extension's
+guestURL names one: file://PATH or http://HOST/PATH (https is not supported).
+
 Runs one scheduling cycle of a kube-scheduler-wasm-extension plugin, calling
 its hooks as kube-scheduler does: PreFilter (its node names restrict the
 candidate nodes), Filter on each candidate, PostFilter if none fits, then
@@ -61,7 +64,13 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     let Some(opts) = parse(args)? else {
         return crate::write_stdout(USAGE.as_bytes());
     };
-    let (_, wasm_bytes) = read_input(Some(opts.wasm))?;
+    // A guest URL as KSW's `guestURL` names one, or a path.
+    let wasm_bytes = if opts.wasm.contains("://") {
+        kguest_host::guest_url::fetch(opts.wasm)
+            .map_err(|err| Failure::Input(format!("{}: {err}", opts.wasm)))?
+    } else {
+        read_input(Some(opts.wasm))?.1
+    };
     if !wasm_bytes.starts_with(b"\0asm") {
         return Err(Failure::Input(format!(
             "{}: not a WebAssembly module (no `\\0asm` header)",

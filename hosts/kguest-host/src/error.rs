@@ -47,6 +47,14 @@ pub enum LoadError {
     Link(String),
     /// Creating the first instance, or running `_start`, failed.
     Instantiate(CallError),
+    /// [`Plugin::from_guest_url`](crate::Plugin::from_guest_url) was given
+    /// an empty URL.
+    MissingGuestUrl,
+    /// Reading the guest from its URL failed.
+    GuestUrl {
+        url: String,
+        source: crate::guest_url::FetchError,
+    },
 }
 
 impl fmt::Display for LoadError {
@@ -83,6 +91,10 @@ impl fmt::Display for LoadError {
                  (a TinyGo >= 0.35 guest must be built with -buildmode=wasi-legacy)"
             ),
             LoadError::Instantiate(e) => write!(f, "{e}"),
+            LoadError::MissingGuestUrl => f.write_str("wasm: guestURL is required"),
+            LoadError::GuestUrl { url, source } => {
+                write!(f, "wasm: error reading guestURL {url}: {source}")
+            }
         }
     }
 }
@@ -91,6 +103,7 @@ impl std::error::Error for LoadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             LoadError::Instantiate(e) => Some(e),
+            LoadError::GuestUrl { source, .. } => Some(source),
             _ => None,
         }
     }

@@ -41,6 +41,7 @@ mod config;
 mod error;
 mod event;
 mod gojson;
+pub mod guest_url;
 mod input;
 mod plugin;
 mod runtime;

@@ -182,6 +182,25 @@ impl Plugin {
         Plugin::from_guest(&Guest::compile(runtime, wasm)?, config)
     }
 
+    /// Reads the guest `url` names, as kube-scheduler-wasm-extension's
+    /// `guestURL` (`file://PATH` or `http://..`, see [`guest_url`](crate::guest_url)),
+    /// then [`Plugin::load`]s it. Errors read as KSW's
+    /// (`wasm: error reading guestURL ..`).
+    pub fn from_guest_url(
+        runtime: &Runtime,
+        url: &str,
+        config: PluginConfig,
+    ) -> Result<Plugin, LoadError> {
+        if url.is_empty() {
+            return Err(LoadError::MissingGuestUrl);
+        }
+        let wasm = crate::guest_url::fetch(url).map_err(|source| LoadError::GuestUrl {
+            url: url.to_string(),
+            source,
+        })?;
+        Plugin::load(runtime, &wasm, config)
+    }
+
     /// A plugin running `guest` with `config`: checks the configuration,
     /// links the guest and creates (and starts) the first instance.
     pub fn from_guest(guest: &Guest, config: PluginConfig) -> Result<Plugin, LoadError> {

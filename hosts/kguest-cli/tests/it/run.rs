@@ -786,3 +786,27 @@ fn bad_guests_get_one_line_naming_the_plugin_and_the_cause() {
         assert_fails(&out, 1, cause);
     }
 }
+
+#[test]
+fn a_guest_url_names_the_plugin_as_ksw_guest_url_does() {
+    let (pod, nodes) = small_objects();
+    let url = format!("file://{}", ksw("guest/testdata/filter/main.wasm"));
+    let rows = run_json(&[&url, "--arg", "filter", "--pod", &pod, "--nodes", &nodes]);
+    assert_eq!(column(&rows, "filter"), ["Success", "Unschedulable"]);
+    // Unreadable URLs: one clear line, exit code 1, no panic.
+    for (url, says) in [
+        ("file:///no/such/plugin.wasm", "open /no/such/plugin.wasm: "),
+        ("https://example.com/p.wasm", "use a file:// URL"),
+        ("ldap://foo/bar.wasm", "unsupported URL scheme: ldap"),
+        (
+            "http://127.0.0.1:1/p.wasm",
+            "get \"http://127.0.0.1:1/p.wasm\": ",
+        ),
+    ] {
+        let out = kguest(&["run", url, "--pod", &pod, "--nodes", &nodes], b"");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{url}: {stderr}");
+        assert!(stderr.contains(says), "{url}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

@@ -36,26 +36,9 @@ pub fn cases() -> Vec<Case> {
         ported(F, "TestNew_maskInterfaces", "all", mask_all),
         // TestNewFromConfig
         ported(F, "TestNewFromConfig", "file: valid", new_file_valid),
-        left_out(
-            F,
-            "TestNewFromConfig",
-            "http: valid",
-            "fetching guestURL over HTTP is the embedding scheduler's job; kguest-host loads \
-             wasm bytes",
-        ),
-        left_out(
-            F,
-            "TestNewFromConfig",
-            "missing guestURL",
-            "guestURL is KSW's plugin configuration, decoded by the scheduler; kguest-host \
-             takes wasm bytes",
-        ),
-        left_out(
-            F,
-            "TestNewFromConfig",
-            "invalid guestURL",
-            "guestURL parsing is the embedding scheduler's job; kguest-host takes wasm bytes",
-        ),
+        ported(F, "TestNewFromConfig", "http: valid", new_http_valid),
+        ported(F, "TestNewFromConfig", "missing guestURL", new_missing_url),
+        ported(F, "TestNewFromConfig", "invalid guestURL", new_invalid_url),
         ported(F, "TestNewFromConfig", "not plugin", new_not_plugin),
         ported(
             F,
@@ -421,8 +404,40 @@ fn mask_all() {
     assert_eq!(interfaces(&plugin), [true, true, true, true]);
 }
 
+/// `wasm.NewFromConfig` with only `guestURL` set.
+fn new_from_url(url: &str) -> Result<Plugin, LoadError> {
+    Plugin::from_guest_url(rt(), url, config())
+}
+
 fn new_file_valid() {
-    must_load(TEST_FILTER, Cfg::default());
+    let url = format!("file://{}", ksw_dir().join(TEST_FILTER).display());
+    new_from_url(&url).unwrap();
+}
+
+fn new_http_valid() {
+    let bytes = std::fs::read(ksw_dir().join(TEST_FILTER)).unwrap();
+    let url = wasm::serve(move |path| {
+        if path == "/main.wasm" {
+            wasm::ok(&bytes, &[])
+        } else {
+            // httptest's handler writes nothing for other paths: 200, empty.
+            wasm::ok(&[], &[])
+        }
+    });
+    new_from_url(&format!("{url}/main.wasm")).unwrap();
+}
+
+fn new_missing_url() {
+    let err = new_from_url("").unwrap_err();
+    assert_eq!(err.to_string(), "wasm: guestURL is required");
+}
+
+fn new_invalid_url() {
+    let err = new_from_url("c:\\foo.wasm").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "wasm: error reading guestURL c:\\foo.wasm: unsupported URL scheme: c"
+    );
 }
 
 fn new_not_plugin() {
