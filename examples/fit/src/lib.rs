@@ -203,7 +203,7 @@ type ResourceMap<'a> = Map<'a, codec::Str, codec::Msg<Quantity<'a>>>;
 
 /// The entries of the `ResourceList` field `number` of a message, as
 /// (name, quantity string): exactly what the view's map iterator
-/// ([`ResourceMap`]) yields, read faster. One pass over the message's
+/// (a `Map<Str, Msg<Quantity>>`) yields, read faster. One pass over the message's
 /// fields, where a field with a one-byte tag and length is stepped over in
 /// place (anything else goes through the wire reader the map uses), and an
 /// entry written the usual way, `0a kl name 12 vl 0a sl quantity` with
