@@ -76,18 +76,20 @@ pub fn calculate_priority(sum: i64, containers: i64) -> i64 {
 }
 
 /// An image name as the pod writes it (bytes: no UTF-8 check needed), and
-/// whether `:latest` is implied.
+/// the length of the name the node lists it under: longer by `:latest`
+/// when that tag is implied.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Image<'p> {
     pub name: &'p [u8],
-    pub latest: bool,
+    pub key_len: usize,
 }
 
 impl<'p> Image<'p> {
     fn new(name: &'p [u8]) -> Self {
+        let tag = if needs_latest(name) { LATEST.len() } else { 0 };
         Image {
             name,
-            latest: needs_latest(name),
+            key_len: name.len() + tag,
         }
     }
 
@@ -96,12 +98,18 @@ impl<'p> Image<'p> {
     /// in an image reference.
     #[inline(always)]
     pub fn is(&self, key: &[u8]) -> bool {
-        let latest: &[u8] = if self.latest { b":latest" } else { b"" };
-        // Most keys differ in length: no byte comparison.
-        key.len() == self.name.len() + latest.len()
-            && key.split_at_checked(self.name.len()) == Some((self.name, latest))
+        // Most keys differ in length: one comparison.
+        key.len() == self.key_len
+            && key
+                .split_at_checked(self.name.len())
+                .is_some_and(|(name, tag)| {
+                    name == self.name && LATEST.get(..tag.len()) == Some(tag)
+                })
     }
 }
+
+/// The tag implied when an image names none.
+const LATEST: &[u8] = b":latest";
 
 /// What the pod contributes to every node's score, computed once per cycle.
 #[derive(Debug, Clone, Copy)]
@@ -112,42 +120,46 @@ pub struct PodImages<'p> {
     containers: usize,
     /// Nodes in the node list.
     total_nodes: i64,
+    /// Bit `n % 64` set for each stored image whose node-side name is `n`
+    /// bytes long: one test rejects most of a node's names.
+    lens: u64,
     error: Option<&'static str>,
 }
 
 impl<'p> PodImages<'p> {
     /// Reads the pod's images (init containers first, as upstream sums).
     pub fn new(pod: Pod<'p>, total_nodes: i64) -> Self {
-        let mut out = PodImages {
-            images: [None; MAX_IMAGES],
-            containers: 0,
-            total_nodes,
-            error: None,
-        };
-        out.read(pod, 0);
-        out
+        Self::read(pod, 0, total_nodes)
     }
 
     /// Keeps the images of containers `skip..skip + MAX_IMAGES` and counts
     /// every container.
-    fn read(&mut self, pod: Pod<'p>, skip: usize) {
-        self.images = [None; MAX_IMAGES];
-        self.containers = 0;
+    fn read(pod: Pod<'p>, skip: usize, total_nodes: i64) -> Self {
+        let mut out = PodImages {
+            images: [None; MAX_IMAGES],
+            containers: 0,
+            total_nodes,
+            lens: 0,
+            error: None,
+        };
         let Some(spec) = pod.spec() else {
-            self.error = Some("pod has no spec");
-            return;
+            out.error = Some("pod has no spec");
+            return out;
         };
         for c in spec.init_containers().chain(spec.containers()) {
             let Some(name) = c.image_bytes() else {
-                self.error = Some("container has no image");
-                return;
+                out.error = Some("container has no image");
+                return out;
             };
-            let slot = self.containers.checked_sub(skip);
-            if let Some(slot) = slot.and_then(|i| self.images.get_mut(i)) {
-                *slot = Some(Image::new(name));
+            let slot = out.containers.checked_sub(skip);
+            if let Some(slot) = slot.and_then(|i| out.images.get_mut(i)) {
+                let image = Image::new(name);
+                out.lens |= 1 << (image.key_len % 64);
+                *slot = Some(image);
             }
-            self.containers += 1;
+            out.containers += 1;
         }
+        out
     }
 }
 
@@ -182,10 +194,13 @@ pub fn score(
     let mut skip = 0;
     while skip < pod.containers {
         if skip > 0 {
-            batch.read(full_pod, skip);
+            batch = PodImages::read(full_pod, skip, pod.total_nodes);
         }
         let mut found: [Option<&[u8]>; MAX_IMAGES] = [None; MAX_IMAGES];
         for (key, value) in states.iter() {
+            if batch.lens >> (key.len() % 64) & 1 == 0 {
+                continue;
+            }
             let images = batch.images.iter().map_while(|i| *i);
             for (image, slot) in images.zip(found.iter_mut()) {
                 if image.is(key) {
