@@ -24,12 +24,12 @@
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
+use kguest::fields::{self, Each};
 use kguest::k8s::Map;
 use kguest::k8s::api::core::v1::{Container, Node, Pod, PodSpec};
 use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
 use kguest::{Cycle, CycleState, Filter, PerCycle, Plugin, ReasonBuf, Status};
 use kguest_wire::codec;
-use kguest_wire::wire::next_field;
 
 /// How many distinct resource names one pod may request.
 pub const MAX_RESOURCES: usize = 16;
@@ -122,6 +122,22 @@ impl<'a> Totals<'a> {
     }
 }
 
+/// `to += from`, slot by slot (saturating).
+#[inline(never)]
+fn add(to: &mut Amounts, from: &Amounts) {
+    for (t, v) in to.iter_mut().zip(from) {
+        *t = t.saturating_add(*v);
+    }
+}
+
+/// `to = max(to, from)`, slot by slot.
+#[inline(never)]
+fn max(to: &mut Amounts, from: &Amounts) {
+    for (t, v) in to.iter_mut().zip(from) {
+        *t = (*t).max(*v);
+    }
+}
+
 /// The pod's effective requests (see the crate docs), per resource in order
 /// of first appearance (containers, init containers, overhead); each
 /// container's requests are read once.
@@ -133,40 +149,28 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
     // A container's `resources.requests` (field 2 of its resources).
     let requests =
         |c: &Container<'a>| Resources::new(c.resources().map_or(&[], |r| r.as_bytes()), 2);
-    for c in spec.containers() {
+    // `spec.containers()` (field 2) and `spec.init_containers()` (20).
+    for c in Each::new(spec.as_bytes(), 2).map(Container::from_bytes) {
         t.read(requests(&c), &mut cur)?;
-        for (total, v) in t.values.iter_mut().zip(cur) {
-            *total = total.saturating_add(v);
-        }
+        add(&mut t.values, &cur);
     }
-    for c in spec.init_containers() {
+    for c in Each::new(spec.as_bytes(), 20).map(Container::from_bytes) {
         t.read(requests(&c), &mut cur)?;
-        let sidecar = c.restart_policy_bytes() == Some(b"Always");
-        for (((total, side), max), v) in t
-            .values
-            .iter_mut()
-            .zip(sidecars.iter_mut())
-            .zip(init_max.iter_mut())
-            .zip(cur)
-        {
-            let need = if sidecar {
-                *total = total.saturating_add(v);
-                *side = side.saturating_add(v);
-                *side
-            } else {
-                v.saturating_add(*side)
-            };
-            *max = (*max).max(need);
+        // What the pod needs while this init container runs: it and the
+        // sidecars started before it (a sidecar also keeps running).
+        if c.restart_policy_bytes() == Some(b"Always") {
+            add(&mut t.values, &cur);
+            add(&mut sidecars, &cur);
+            cur = sidecars;
+        } else {
+            add(&mut cur, &sidecars);
         }
+        max(&mut init_max, &cur);
     }
-    for (total, max) in t.values.iter_mut().zip(init_max) {
-        *total = (*total).max(max);
-    }
+    max(&mut t.values, &init_max);
     // `spec.overhead` (field 32).
     t.read(Resources::new(spec.as_bytes(), 32), &mut cur)?;
-    for (total, v) in t.values.iter_mut().zip(cur) {
-        *total = total.saturating_add(v);
-    }
+    add(&mut t.values, &cur);
     Ok(t)
 }
 
@@ -203,10 +207,9 @@ type ResourceMap<'a> = Map<'a, codec::Str, codec::Msg<Quantity<'a>>>;
 
 /// The entries of the `ResourceList` field `number` of a message, as
 /// (name, quantity string): exactly what the view's map iterator
-/// (a `Map<Str, Msg<Quantity>>`) yields, read faster. One pass over the message's
-/// fields, where a field with a one-byte tag and length is stepped over in
-/// place (anything else goes through the wire reader the map uses), and an
-/// entry written the usual way, `0a kl name 12 vl 0a sl quantity` with
+/// (a `Map<Str, Msg<Quantity>>`) yields, read faster: one pass over the
+/// message's fields with [`kguest::fields::next`], and an entry written
+/// the usual way, `0a kl name 12 vl 0a sl quantity` with
 /// one-byte lengths that add up and an ASCII name, is read in place. Any
 /// other entry is read by the map iterator itself, over just that field.
 pub struct Resources<'a> {
@@ -228,39 +231,41 @@ impl<'a> Iterator for Resources<'a> {
     type Item = (&'a str, Option<&'a [u8]>);
 
     fn next(&mut self) -> Option<Self::Item> {
-        while !self.rest.is_empty() {
+        loop {
             let whole = self.rest;
-            let (tag, body) = match self.rest {
-                // A one-byte tag, wire type 2, a one- or two-byte length.
-                [tag @ 8..0x80, l0 @ 0..0x80, tail @ ..] if tag & 7 == 2 => {
-                    (u32::from(*tag), tail.split_at_checked(usize::from(*l0)))
+            // A field with a one-byte tag and a one- or two-byte length,
+            // stepped over here (most of a status); any other through
+            // `fields::next`.
+            let (tag, len, skip) = match *self.rest {
+                [tag @ 8..0x80, l0 @ 0..0x80, ..] => (tag, usize::from(l0), 2),
+                [tag @ 8..0x80, l0 @ 0x80..=0xff, l1 @ 0..0x80, ..] => {
+                    (tag, usize::from(l0 & 0x7f) | usize::from(l1) << 7, 3)
                 }
-                [tag @ 8..0x80, l0 @ 0x80..=0xff, l1 @ 0..0x80, tail @ ..] if tag & 7 == 2 => {
-                    let len = usize::from(l0 & 0x7f) | (usize::from(*l1) << 7);
-                    (u32::from(*tag), tail.split_at_checked(len))
-                }
-                _ => (0, None),
+                _ => (0, 0, 0),
             };
-            let entry = match body {
-                Some((body, tail)) => {
+            let (number, wire, entry) = match self.rest.get(skip..) {
+                Some(tail)
+                    if tag & 7 == 2
+                        && let Some((body, tail)) = tail.split_at_checked(len) =>
+                {
                     self.rest = tail;
-                    if tag >> 3 != self.number {
-                        continue;
-                    }
-                    Some(body)
+                    (u32::from(tag >> 3), 2, body)
                 }
-                None => {
-                    // Wire reader errors end the iteration, as in the map.
-                    let Ok(Some((number, _))) = next_field(&mut self.rest) else {
-                        break;
-                    };
-                    if number != self.number {
-                        continue;
-                    }
-                    None
-                }
+                // The wire reader's fields; its errors end the iteration,
+                // as in the map, and so does an entry that is not
+                // length-delimited.
+                _ => match fields::next(&mut self.rest) {
+                    Some(field) => field,
+                    None => break,
+                },
             };
-            if let Some((name, q)) = entry.and_then(usual_entry)
+            if number != self.number {
+                continue;
+            }
+            if wire != 2 {
+                break;
+            }
+            if let Some((name, q)) = usual_entry(entry)
                 && let Ok(name) = core::str::from_utf8(name)
             {
                 return Some((name, Some(q)));
