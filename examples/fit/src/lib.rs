@@ -147,8 +147,10 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
     let mut sidecars: Amounts = [0; MAX_RESOURCES];
     let mut init_max: Amounts = [0; MAX_RESOURCES];
     // A container's `resources.requests` (field 2 of its resources).
-    let requests =
-        |c: &Container<'a>| Resources::new(c.resources().map_or(&[], |r| r.as_bytes()), 2);
+    // (`c.resources()` is field 8 of a container.)
+    let requests = |c: &Container<'a>| {
+        Resources::new(fields::last_len(c.as_bytes(), 8).unwrap_or_default(), 2)
+    };
     // `spec.containers()` (field 2) and `spec.init_containers()` (20).
     for c in Each::new(spec.as_bytes(), 2).map(Container::from_bytes) {
         t.read(requests(&c), &mut cur)?;
@@ -158,7 +160,8 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
         t.read(requests(&c), &mut cur)?;
         // What the pod needs while this init container runs: it and the
         // sidecars started before it (a sidecar also keeps running).
-        if c.restart_policy_bytes() == Some(b"Always") {
+        // `c.restart_policy_bytes()` (field 24).
+        if fields::last_len(c.as_bytes(), 24) == Some(b"Always") {
             add(&mut t.values, &cur);
             add(&mut sidecars, &cur);
             cur = sidecars;

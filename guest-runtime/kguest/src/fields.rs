@@ -84,6 +84,26 @@ pub fn next<'a>(rest: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
     }
 }
 
+/// The body of the last occurrence of field `number` in the message
+/// `bytes` when every field reads and that occurrence is length-delimited:
+/// what a view's message, string-bytes or bytes accessor reads (e.g.
+/// `container.resources()` is `last_len(container.as_bytes(), 8)` as a
+/// `ResourceRequirements`). `None` otherwise.
+pub fn last_len(bytes: &[u8], number: u32) -> Option<&[u8]> {
+    let mut rest = bytes;
+    let mut found = None;
+    while !rest.is_empty() {
+        let (n, wire, body) = next(&mut rest)?;
+        if n == number {
+            found = Some((wire, body));
+        }
+    }
+    match found {
+        Some((2, body)) => Some(body),
+        _ => None,
+    }
+}
+
 /// The occurrences of the message field `number` of a message, as the
 /// views' `Repeated` iterates them: in wire order, ending at a malformed
 /// field or an occurrence that is not length-delimited.
@@ -172,8 +192,32 @@ mod tests {
             assert_eq!(Each::new(s, 20).collect::<Vec<_>>(), views);
         };
         check(&spec);
-        assert_eq!(Each::new(&spec, 2).count(), 2);
         let mut cases = 0;
+        assert_eq!(Each::new(&spec, 2).count(), 2);
+        let first = Each::new(&spec, 2).next().unwrap().to_vec();
+        let check_last = |c: &[u8]| {
+            let view = Container::from_bytes(c);
+            assert_eq!(
+                last_len(c, 8),
+                view.resources().map(|r| r.as_bytes()),
+                "{c:?}"
+            );
+            assert_eq!(last_len(c, 2), view.image_bytes(), "{c:?}");
+        };
+        assert!(last_len(&first, 8).is_some());
+        for cut in 0..first.len() {
+            check_last(&first[..cut]);
+        }
+        for at in 0..first.len() {
+            for b in [
+                0x00, 0x01, 0x08, 0x0a, 0x10, 0x12, 0x40, 0x42, 0x45, 0x7f, 0x80, 0xff,
+            ] {
+                let mut c = first.clone();
+                c[at] = b;
+                check_last(&c);
+                cases += 1;
+            }
+        }
         for cut in (0..spec.len()).filter(|c| c % 97 == 0 || *c < 400) {
             check(&spec[..cut]);
             cases += 1;
