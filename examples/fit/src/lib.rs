@@ -151,12 +151,30 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
     let requests = |c: &Container<'a>| {
         Resources::new(fields::last_len(c.as_bytes(), 8).unwrap_or_default(), 2)
     };
-    // `spec.containers()` (field 2) and `spec.init_containers()` (20).
-    for c in Each::new(spec.as_bytes(), 2).map(Container::from_bytes) {
-        t.read(requests(&c), &mut cur)?;
-        add(&mut t.values, &cur);
+    // `spec.containers()` (field 2), as `Each` reads them, remembering
+    // where the first init container (20) and overhead entry (32) start:
+    // their reads start there (the fields before are well-formed and
+    // neither), which skips most of the spec, as Go writes fields in
+    // number order.
+    let bytes = spec.as_bytes();
+    let (mut init_at, mut overhead_at) = (None, None);
+    let mut rest = bytes;
+    while let Some(here) = Some(rest)
+        && let Some((number, wire, body)) = fields::next(&mut rest)
+    {
+        match number {
+            2 if wire != 2 => break,
+            2 => {
+                t.read(requests(&Container::from_bytes(body)), &mut cur)?;
+                add(&mut t.values, &cur);
+            }
+            20 => _ = init_at.get_or_insert(here),
+            32 => _ = overhead_at.get_or_insert(here),
+            _ => {}
+        }
     }
-    for c in Each::new(spec.as_bytes(), 20).map(Container::from_bytes) {
+    // `spec.init_containers()`.
+    for c in Each::new(init_at.unwrap_or(bytes), 20).map(Container::from_bytes) {
         t.read(requests(&c), &mut cur)?;
         // What the pod needs while this init container runs: it and the
         // sidecars started before it (a sidecar also keeps running).
@@ -172,7 +190,7 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
     }
     max(&mut t.values, &init_max);
     // `spec.overhead` (field 32).
-    t.read(Resources::new(spec.as_bytes(), 32), &mut cur)?;
+    t.read(Resources::new(overhead_at.unwrap_or(bytes), 32), &mut cur)?;
     add(&mut t.values, &cur);
     Ok(t)
 }
@@ -180,10 +198,8 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
 /// What the pod needs, computed once per cycle: its totals (a pod without
 /// a spec needs nothing), or why they could not be computed.
 pub fn pod_needs(pod: Pod<'_>) -> Result<Totals<'_>, TotalError> {
-    match pod.spec() {
-        Some(spec) => pod_requests(&spec),
-        None => Ok(Totals::default()),
-    }
+    // No spec reads as an empty one: no containers, nothing needed.
+    pod_requests(&pod.spec().unwrap_or(PodSpec::from_bytes(&[])))
 }
 
 /// The node's allocatable quantity string of each of `needs`' resources
@@ -610,6 +626,121 @@ mod tests {
             }
         }
         assert!(cases > 3000, "{cases}");
+    }
+
+    /// `pod_requests` as first written, through the views' accessors and
+    /// map iterator (each list read three times over).
+    fn reference<'a>(spec: &PodSpec<'a>) -> Result<Vec<(&'a str, i64)>, TotalError> {
+        let mut names: Vec<&str> = Vec::new();
+        let mut read = |list: Map<'a, _, _>| -> Result<Vec<i64>, TotalError> {
+            let mut cur = vec![0; MAX_RESOURCES];
+            for (name, q) in list {
+                let q: Quantity<'a> = q;
+                let v = amount(name, q.string_bytes().unwrap_or(b"0"))?;
+                let i = match names.iter().position(|n| *n == name) {
+                    Some(i) => i,
+                    None if names.len() < MAX_RESOURCES => {
+                        names.push(name);
+                        names.len() - 1
+                    }
+                    None => return Err(TotalError::TooMany),
+                };
+                cur[i] = v;
+            }
+            Ok(cur)
+        };
+        let mut total = vec![0i64; MAX_RESOURCES];
+        let (mut side, mut init_max) = (vec![0i64; MAX_RESOURCES], vec![0i64; MAX_RESOURCES]);
+        let empty = kguest::k8s::api::core::v1::ResourceRequirements::from_bytes(&[]);
+        for c in spec.containers() {
+            let cur = read(c.resources().unwrap_or(empty).requests())?;
+            for i in 0..MAX_RESOURCES {
+                total[i] = total[i].saturating_add(cur[i]);
+            }
+        }
+        for c in spec.init_containers() {
+            let cur = read(c.resources().unwrap_or(empty).requests())?;
+            let sidecar = c.restart_policy_bytes() == Some(b"Always");
+            for i in 0..MAX_RESOURCES {
+                let need = if sidecar {
+                    total[i] = total[i].saturating_add(cur[i]);
+                    side[i] = side[i].saturating_add(cur[i]);
+                    side[i]
+                } else {
+                    cur[i].saturating_add(side[i])
+                };
+                init_max[i] = init_max[i].max(need);
+            }
+        }
+        let cur = read(spec.overhead())?;
+        for i in 0..MAX_RESOURCES {
+            total[i] = total[i].max(init_max[i]).saturating_add(cur[i]);
+        }
+        Ok(names.iter().copied().zip(total).collect())
+    }
+
+    /// The one-pass totals equal the accessors' on a pod, on its fields in
+    /// reverse order, on every truncation and on every one-byte change.
+    #[test]
+    fn pod_requests_matches_the_accessors() {
+        let pod = PodBuilder::new("p")
+            .init_container(C::new("i1").request("cpu", "2").request("memory", "100Mi"))
+            .init_container(
+                C::new("side")
+                    .request("cpu", "500m")
+                    .restart_policy("Always"),
+            )
+            .container(C::new("a").request("cpu", "1").request("memory", "200Mi"))
+            .container(C::new("b").request("example.com/gpu", "1").image("x:1"))
+            .overhead("cpu", "250m")
+            .build();
+        let spec = Pod::from_bytes(&pod).spec().unwrap().as_bytes().to_vec();
+        let check = |s: &[u8]| {
+            let spec = PodSpec::from_bytes(s);
+            let got = pod_requests(&spec).map(|t| t.iter().collect::<Vec<_>>());
+            assert_eq!(got, reference(&spec), "{s:?}");
+        };
+        check(&spec);
+        assert_eq!(
+            pod_requests(&PodSpec::from_bytes(&spec))
+                .unwrap()
+                .iter()
+                .collect::<Vec<_>>(),
+            [("cpu", 2250), ("memory", 200 << 20), ("example.com/gpu", 1)]
+        );
+        // The same fields in reverse order (overhead and init containers
+        // first).
+        let mut fields = Vec::new();
+        let mut rest = &spec[..];
+        while !rest.is_empty() {
+            let before = rest;
+            fields::next(&mut rest).unwrap();
+            fields.push(&before[..before.len() - rest.len()]);
+        }
+        let reversed: Vec<u8> = fields
+            .iter()
+            .rev()
+            .flat_map(|f| f.iter().copied())
+            .collect();
+        check(&reversed);
+        let mut cases = 0;
+        for s in [&spec, &reversed] {
+            for cut in 0..s.len() {
+                check(&s[..cut]);
+                cases += 1;
+            }
+            for at in 0..s.len() {
+                for b in [
+                    0x00, 0x08, 0x0a, 0x10, 0x12, 0x40, 0xa2, 0x82, 0x7f, 0x80, b'A',
+                ] {
+                    let mut m = s.clone();
+                    m[at] = b;
+                    check(&m);
+                    cases += 1;
+                }
+            }
+        }
+        assert!(cases > 2000, "{cases}");
     }
 
     #[test]
