@@ -147,20 +147,25 @@ fn go_entry(s: &[u8], i: usize) -> Option<(usize, usize)> {
     if q > k && s.get(q - 1).copied() == Some(b'\\') {
         return None;
     }
-    const fn w(b: &[u8; 8]) -> u64 {
-        u64::from_le_bytes(*b)
-    }
     // `":{"Size":` from the closing quote; digits, `,"NumNodes":`; digits,
     // `,"Nodes":null}` (a loop: one copy of the inlined digit scan).
     let mut end = literal(s, q, w(b"\":{\"Size"), w(b"{\"Size\":"), 10);
-    for (head, tail, len) in [
-        (w(b",\"NumNod"), w(b"mNodes\":"), 12),
-        (w(b",\"Nodes\""), w(b"s\":null}"), 14),
-    ] {
+    for &(head, tail, len) in &SHAPE {
         end = literal(s, digits(s, end), head, tail, len);
     }
     (end != 0).then_some((q, end))
 }
+
+const fn w(b: &[u8; 8]) -> u64 {
+    u64::from_le_bytes(*b)
+}
+
+/// What follows each of the summary's two numbers, as [`literal`] compares
+/// it: `,"NumNodes":` and `,"Nodes":null}`.
+static SHAPE: [(u64, u64, usize); 2] = [
+    (w(b",\"NumNod"), w(b"mNodes\":"), 12),
+    (w(b",\"Nodes\""), w(b"s\":null}"), 14),
+];
 
 /// The index past `c` when `s` has it at `i`.
 #[inline(always)]
