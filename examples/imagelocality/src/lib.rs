@@ -31,7 +31,7 @@
 
 use kguest::images::{ImageState, ImageStates};
 use kguest::k8s::api::core::v1::Pod;
-use kguest::{Cycle, CycleState, PerCycle, Plugin, Score, Status, json};
+use kguest::{Cycle, CycleState, PerCycle, Plugin, Score, Status};
 
 const MIB: i64 = 1024 * 1024;
 /// Sums below this count as nothing.
@@ -46,14 +46,10 @@ pub const MAX_IMAGES: usize = 16;
 /// Does `image` (a pod's, as written) need `:latest` appended? Upstream's
 /// `normalizedImageName`: when the last `:` is not after the last `/`.
 pub fn needs_latest(image: &[u8]) -> bool {
-    let b = image;
-    let colon = b.iter().rposition(|&c| c == b':');
-    let slash = b.iter().rposition(|&c| c == b'/');
-    match (colon, slash) {
-        (Some(c), Some(s)) => c <= s,
-        (Some(_), None) => false,
-        (None, _) => true,
-    }
+    // The last `:` is after the last `/` exactly when, from the end, a `:`
+    // comes first.
+    let last = image.iter().rev().find(|&&c| c == b':' || c == b'/');
+    last != Some(&b':')
 }
 
 /// The image's contribution: its size scaled by the share of nodes holding
@@ -80,29 +76,40 @@ pub fn calculate_priority(sum: i64, containers: i64) -> i64 {
 }
 
 /// An image name as the pod writes it (bytes: no UTF-8 check needed), and
-/// whether `:latest` is implied.
+/// the length of the name the node lists it under: longer by `:latest`
+/// when that tag is implied.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Image<'p> {
     pub name: &'p [u8],
-    pub latest: bool,
+    pub key_len: usize,
 }
 
 impl<'p> Image<'p> {
     fn new(name: &'p [u8]) -> Self {
+        let tag = if needs_latest(name) { LATEST.len() } else { 0 };
         Image {
             name,
-            latest: needs_latest(name),
+            key_len: name.len() + tag,
         }
     }
 
     /// Is this the node-side image name `key` (JSON string content)? Keys
     /// are compared as written: Go's encoder escapes nothing that can occur
     /// in an image reference.
+    #[inline(always)]
     pub fn is(&self, key: &[u8]) -> bool {
-        let latest: &[u8] = if self.latest { b":latest" } else { b"" };
-        json::raw_eq(key, &[self.name, latest])
+        // Most keys differ in length: one comparison.
+        key.len() == self.key_len
+            && key
+                .split_at_checked(self.name.len())
+                .is_some_and(|(name, tag)| {
+                    name == self.name && LATEST.get(..tag.len()) == Some(tag)
+                })
     }
 }
+
+/// The tag implied when an image names none.
+const LATEST: &[u8] = b":latest";
 
 /// What the pod contributes to every node's score, computed once per cycle.
 #[derive(Debug, Clone, Copy)]
@@ -113,16 +120,26 @@ pub struct PodImages<'p> {
     containers: usize,
     /// Nodes in the node list.
     total_nodes: i64,
+    /// Bit `n % 64` set for each stored image whose node-side name is `n`
+    /// bytes long: one test rejects most of a node's names.
+    lens: u64,
     error: Option<&'static str>,
 }
 
 impl<'p> PodImages<'p> {
     /// Reads the pod's images (init containers first, as upstream sums).
     pub fn new(pod: Pod<'p>, total_nodes: i64) -> Self {
+        Self::read(pod, 0, total_nodes)
+    }
+
+    /// Keeps the images of containers `skip..skip + MAX_IMAGES` and counts
+    /// every container.
+    fn read(pod: Pod<'p>, skip: usize, total_nodes: i64) -> Self {
         let mut out = PodImages {
             images: [None; MAX_IMAGES],
             containers: 0,
             total_nodes,
+            lens: 0,
             error: None,
         };
         let Some(spec) = pod.spec() else {
@@ -134,17 +151,15 @@ impl<'p> PodImages<'p> {
                 out.error = Some("container has no image");
                 return out;
             };
-            if let Some(slot) = out.images.get_mut(out.containers) {
-                *slot = Some(Image::new(name));
+            let slot = out.containers.checked_sub(skip);
+            if let Some(slot) = slot.and_then(|i| out.images.get_mut(i)) {
+                let image = Image::new(name);
+                out.lens |= 1 << (image.key_len % 64);
+                *slot = Some(image);
             }
             out.containers += 1;
         }
         out
-    }
-
-    /// All images, or `None` when there are more than [`MAX_IMAGES`].
-    fn stored(&self) -> Option<&[Option<Image<'p>>]> {
-        self.images.get(..self.containers)
     }
 }
 
@@ -160,9 +175,9 @@ impl PerCycle for PerPod {
 }
 
 /// The node's score from its image states: one pass over the states for
-/// the stored images (the last entry of a repeated name wins, as in Go's
-/// map), or one pass per container of `full_pod` when it has more than
-/// [`MAX_IMAGES`].
+/// the images stored per cycle (the last entry of a repeated name wins, as
+/// in Go's map); a pod with more than [`MAX_IMAGES`] containers makes one
+/// pass per [`MAX_IMAGES`] of them, reading the next ones from `full_pod`.
 pub fn score(
     pod: &PodImages<'_>,
     full_pod: Pod<'_>,
@@ -175,40 +190,29 @@ pub fn score(
         return Err("failed to list nodes");
     }
     let mut sum: i64 = 0;
-    let mut add = |raw: &[u8]| -> Result<(), &'static str> {
-        let state = ImageState::parse(raw).ok_or("malformed image state")?;
-        sum = sum.wrapping_add(scaled_image_score(state, pod.total_nodes));
-        Ok(())
-    };
-    match pod.stored() {
-        Some(images) => {
-            let mut found: [Option<&[u8]>; MAX_IMAGES] = [None; MAX_IMAGES];
-            for (key, value) in states.iter() {
-                for (image, slot) in images.iter().zip(found.iter_mut()) {
-                    if image.is_some_and(|i| i.is(key)) {
-                        *slot = Some(value);
-                    }
-                }
-            }
-            for raw in found.iter().flatten() {
-                add(raw)?;
-            }
+    let mut batch = *pod;
+    let mut skip = 0;
+    while skip < pod.containers {
+        if skip > 0 {
+            batch = PodImages::read(full_pod, skip, pod.total_nodes);
         }
-        None => {
-            let spec = full_pod.spec().ok_or("pod has no spec")?;
-            for c in spec.init_containers().chain(spec.containers()) {
-                let image = Image::new(c.image_bytes().ok_or("container has no image")?);
-                let mut last = None;
-                for (key, value) in states.iter() {
-                    if image.is(key) {
-                        last = Some(value);
-                    }
-                }
-                if let Some(raw) = last {
-                    add(raw)?;
+        let mut found: [Option<&[u8]>; MAX_IMAGES] = [None; MAX_IMAGES];
+        for (key, value) in states.iter() {
+            if batch.lens >> (key.len() % 64) & 1 == 0 {
+                continue;
+            }
+            let images = batch.images.iter().map_while(|i| *i);
+            for (image, slot) in images.zip(found.iter_mut()) {
+                if image.is(key) {
+                    *slot = Some(value);
                 }
             }
         }
+        for raw in found.iter().flatten() {
+            let state = ImageState::parse(raw).ok_or("malformed image state")?;
+            sum = sum.wrapping_add(scaled_image_score(state, pod.total_nodes));
+        }
+        skip += MAX_IMAGES;
     }
     Ok(calculate_priority(sum, pod.containers as i64))
 }

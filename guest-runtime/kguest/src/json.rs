@@ -25,44 +25,60 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// `i` is at an opening quote; returns the index past the closing quote.
-fn skip_string(s: &[u8], mut i: usize) -> Option<usize> {
+/// `Some(i)` unless `i` is 0 (the scanners' answer for "malformed").
+fn found(i: usize) -> Option<usize> {
+    (i != 0).then_some(i)
+}
+
+/// `i` is at an opening quote; returns the index past the closing quote, 0
+/// when there is none. (The scanners answer a plain index, 0 for no: no
+/// index past a value is 0, and a wasm function returns a `usize` in a
+/// register but an `Option` through memory.)
+fn skip_string(s: &[u8], mut i: usize) -> usize {
     i += 1;
     loop {
-        match at(s, i)? {
-            b'"' => return Some(i + 1),
-            b'\\' => i += 2,
-            _ => i += 1,
+        match at(s, i) {
+            Some(b'"') => return i + 1,
+            Some(b'\\') => i += 2,
+            Some(_) => i += 1,
+            None => return 0,
         }
     }
 }
 
-/// Returns the index just past the value starting at `i`.
-fn skip_value(s: &[u8], i: usize) -> Option<usize> {
-    match at(s, i)? {
-        b'"' => skip_string(s, i),
-        b'{' | b'[' => {
+/// Returns the index just past the value starting at `i`, 0 when it does
+/// not end.
+fn skip_value(s: &[u8], i: usize) -> usize {
+    match at(s, i) {
+        None => 0,
+        Some(b'"') => skip_string(s, i),
+        Some(b'{' | b'[') => {
             let mut depth = 0usize;
             let mut j = i;
             loop {
-                match at(s, j)? {
-                    b'"' => {
-                        j = skip_string(s, j)?;
+                match at(s, j) {
+                    None => return 0,
+                    Some(b'"') => {
+                        j = skip_string(s, j);
+                        if j == 0 {
+                            return 0;
+                        }
                         continue;
                     }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.checked_sub(1)?;
+                    Some(b'{' | b'[') => depth += 1,
+                    Some(b'}' | b']') => {
+                        // `depth` is at least 1 here: the first byte opened.
+                        depth -= 1;
                         if depth == 0 {
-                            return Some(j + 1);
+                            return j + 1;
                         }
                     }
-                    _ => {}
+                    Some(_) => {}
                 }
                 j += 1;
             }
         }
-        _ => {
+        Some(_) => {
             let mut j = i;
             while let Some(c) = at(s, j) {
                 if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
@@ -70,7 +86,7 @@ fn skip_value(s: &[u8], i: usize) -> Option<usize> {
                 }
                 j += 1;
             }
-            if j == i { None } else { Some(j) }
+            if j == i { 0 } else { j }
         }
     }
 }
@@ -80,10 +96,11 @@ fn skip_value(s: &[u8], i: usize) -> Option<usize> {
 /// no UTF-8 check is linked in. See [`entries`] for `&str` keys.
 #[derive(Debug, Clone)]
 pub struct RawEntries<'a> {
-    s: &'a [u8],
-    i: usize,
+    pub(crate) s: &'a [u8],
+    /// Where the next member (or its `,`) starts.
+    pub(crate) i: usize,
     /// No member read yet (a `,` is not allowed before the first).
-    first: bool,
+    pub(crate) first: bool,
     /// What follows the closing `}`, once iteration reached it.
     rest: Option<&'a [u8]>,
 }
@@ -141,14 +158,14 @@ impl<'a> RawEntries<'a> {
         if at(s, i)? != b'"' {
             return None;
         }
-        let key_end = skip_string(s, i)?;
+        let key_end = found(skip_string(s, i))?;
         let key = s.get(i + 1..key_end - 1)?;
         i = skip_ws(s, key_end);
         if at(s, i)? != b':' {
             return None;
         }
         let start = skip_ws(s, i + 1);
-        let end = skip_value(s, start)?;
+        let end = found(skip_value(s, start))?;
         self.i = end;
         Some((key, s.get(start..end)?))
     }
@@ -213,7 +230,7 @@ impl<'a> Iterator for Elements<'a> {
         }
         let item = match at(s, i) {
             None | Some(b']') => None,
-            Some(_) => skip_value(s, i).and_then(|end| {
+            Some(_) => found(skip_value(s, i)).and_then(|end| {
                 self.i = end;
                 s.get(i..end)
             }),

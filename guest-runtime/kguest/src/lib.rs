@@ -50,6 +50,7 @@ extern crate std;
 
 mod cycle;
 pub mod export;
+pub mod fields;
 pub mod handle;
 mod hooks;
 pub mod images;
