@@ -124,17 +124,22 @@ pub fn take_varint(rest: &mut &[u8]) -> Option<u64> {
 #[inline(never)]
 pub fn field_at(bytes: &[u8], pos: &mut usize, start: &mut usize) -> u32 {
     let key = varint_at(bytes, pos);
+    *start = *pos;
     let len = match key & 7 {
-        0 => 0,
         1 => 8,
-        2 => varint_at(bytes, pos),
         5 => 4,
+        // One call reads a varint value or a length (the value starts past it).
+        wire @ (0 | 2) => {
+            let varint = varint_at(bytes, pos);
+            if wire == 0 {
+                0
+            } else {
+                *start = *pos;
+                varint
+            }
+        }
         _ => return 0,
     };
-    *start = *pos;
-    if key & 7 == 0 {
-        varint_at(bytes, pos);
-    }
     // A failed varint left `*pos` at `usize::MAX`: no room at all. A key
     // that is not a u32 has a field number above 2^29 - 1.
     let room = bytes.len().saturating_sub(*pos);
