@@ -203,17 +203,17 @@ impl<'a> Codec<'a> for Str {
     #[inline]
     fn decode(value: Value<'a>) -> Option<&'a str> {
         match value {
-            Value::Len(bytes) => core::str::from_utf8(bytes).ok(),
+            Value::Len(bytes) => crate::utf8::to_str(bytes),
             _ => None,
         }
     }
     #[inline]
     fn decode_raw(raw: Raw<'a>) -> Option<&'a str> {
-        core::str::from_utf8(raw.len_body()?).ok()
+        crate::utf8::to_str(raw.len_body()?)
     }
     #[inline(always)]
     fn get(bytes: &'a [u8], number: u32) -> Option<&'a str> {
-        core::str::from_utf8(crate::rt::get_wire(bytes, number, 2)?).ok()
+        crate::utf8::to_str(crate::rt::get_wire(bytes, number, 2)?)
     }
     fn default_item() -> &'a str {
         ""

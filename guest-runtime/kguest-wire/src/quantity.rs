@@ -424,12 +424,12 @@ fn spelling_kept(s: &[u8]) -> bool {
 pub fn reserialize<'b>(s: &'b [u8], buf: &'b mut [u8; 64]) -> Result<&'b str, QuantityError> {
     if already_canonical(s) {
         // Checked ASCII.
-        return Ok(core::str::from_utf8(s).unwrap_or(""));
+        return Ok(crate::utf8::to_str(s).unwrap_or(""));
     }
     let q = parse(s)?;
     if spelling_kept(s) {
         // A string that parsed is ASCII.
-        return Ok(core::str::from_utf8(s).unwrap_or(""));
+        return Ok(crate::utf8::to_str(s).unwrap_or(""));
     }
     Ok(q.canonical(buf))
 }
@@ -768,7 +768,7 @@ impl<'b> Out<'b> {
     fn finish(self) -> &'b str {
         let Out { buf, len } = self;
         let buf: &'b [u8; 64] = buf;
-        core::str::from_utf8(buf.get(..len).unwrap_or(&[])).unwrap_or("")
+        crate::utf8::to_str(buf.get(..len).unwrap_or(&[])).unwrap_or("")
     }
 }
 
