@@ -898,11 +898,17 @@ pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
     }
     let shift = exp10.checked_sub(frac_digits)?.checked_sub(scale)?;
     let magnitude = if shift >= 0 {
-        let p = pow10_u64(shift.unsigned_abs())?;
-        if mantissa > u64::MAX / p {
-            return None;
+        // 10^shift must fit (as the full parser's arithmetic requires).
+        pow10_u64(shift.unsigned_abs())?;
+        // Times ten at a time: `mantissa > u64::MAX / p` for a variable `p`
+        // becomes a 128-bit multiply (`__multi3`) in wasm.
+        for _ in 0..shift {
+            if mantissa > u64::MAX / 10 {
+                return None;
+            }
+            mantissa *= 10;
         }
-        mantissa * p.get()
+        mantissa
     } else {
         match pow10_u64(shift.unsigned_abs()) {
             Some(p) => div_ceil(mantissa, p),
