@@ -27,11 +27,13 @@ impl<'a> ApplyConfiguration<'a> {
     }
 
     /// `expression` (field 1).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `expression` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -112,21 +114,25 @@ impl<'a> AuditAnnotation<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `valueExpression` (field 2).
+    #[inline]
     pub fn value_expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `valueExpression` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -212,21 +218,25 @@ impl<'a> ExpressionWarning<'a> {
     }
 
     /// `fieldRef` (field 2).
+    #[inline]
     pub fn field_ref(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fieldRef` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_ref_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `warning` (field 3).
+    #[inline]
     pub fn warning(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `warning` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn warning_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -312,11 +322,13 @@ impl<'a> JSONPatch<'a> {
     }
 
     /// `expression` (field 1).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `expression` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -397,21 +409,25 @@ impl<'a> MatchCondition<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `expression` (field 2).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `expression` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -497,6 +513,7 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `namespaceSelector` (field 1).
+    #[inline]
     pub fn namespace_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -506,6 +523,7 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `objectSelector` (field 2).
+    #[inline]
     pub fn object_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -529,11 +547,13 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `matchPolicy` (field 7).
+    #[inline]
     pub fn match_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `matchPolicy` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn match_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
@@ -665,6 +685,7 @@ impl<'a> MutatingAdmissionPolicy<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -674,6 +695,7 @@ impl<'a> MutatingAdmissionPolicy<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<MutatingAdmissionPolicySpec<'a>> {
         rt::get::<codec::Msg<MutatingAdmissionPolicySpec<'a>>>(self.bytes, 2)
     }
@@ -764,6 +786,7 @@ impl<'a> MutatingAdmissionPolicyBinding<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -773,6 +796,7 @@ impl<'a> MutatingAdmissionPolicyBinding<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<MutatingAdmissionPolicyBindingSpec<'a>> {
         rt::get::<codec::Msg<MutatingAdmissionPolicyBindingSpec<'a>>>(self.bytes, 2)
     }
@@ -863,6 +887,7 @@ impl<'a> MutatingAdmissionPolicyBindingList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -968,21 +993,25 @@ impl<'a> MutatingAdmissionPolicyBindingSpec<'a> {
     }
 
     /// `policyName` (field 1).
+    #[inline]
     pub fn policy_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `policyName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn policy_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `paramRef` (field 2).
+    #[inline]
     pub fn param_ref(&self) -> Option<ParamRef<'a>> {
         rt::get::<codec::Msg<ParamRef<'a>>>(self.bytes, 2)
     }
 
     /// `matchResources` (field 3).
+    #[inline]
     pub fn match_resources(&self) -> Option<MatchResources<'a>> {
         rt::get::<codec::Msg<MatchResources<'a>>>(self.bytes, 3)
     }
@@ -1079,6 +1108,7 @@ impl<'a> MutatingAdmissionPolicyList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1184,11 +1214,13 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `paramKind` (field 1).
+    #[inline]
     pub fn param_kind(&self) -> Option<ParamKind<'a>> {
         rt::get::<codec::Msg<ParamKind<'a>>>(self.bytes, 1)
     }
 
     /// `matchConstraints` (field 2).
+    #[inline]
     pub fn match_constraints(&self) -> Option<MatchResources<'a>> {
         rt::get::<codec::Msg<MatchResources<'a>>>(self.bytes, 2)
     }
@@ -1204,11 +1236,13 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `failurePolicy` (field 5).
+    #[inline]
     pub fn failure_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `failurePolicy` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn failure_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -1219,11 +1253,13 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `reinvocationPolicy` (field 7).
+    #[inline]
     pub fn reinvocation_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `reinvocationPolicy` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reinvocation_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
@@ -1360,16 +1396,19 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `clientConfig` (field 2).
+    #[inline]
     pub fn client_config(&self) -> Option<WebhookClientConfig<'a>> {
         rt::get::<codec::Msg<WebhookClientConfig<'a>>>(self.bytes, 2)
     }
@@ -1380,16 +1419,19 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `failurePolicy` (field 4).
+    #[inline]
     pub fn failure_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `failurePolicy` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn failure_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `namespaceSelector` (field 5).
+    #[inline]
     pub fn namespace_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -1399,16 +1441,19 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `sideEffects` (field 6).
+    #[inline]
     pub fn side_effects(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `sideEffects` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn side_effects_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `timeoutSeconds` (field 7).
+    #[inline]
     pub fn timeout_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -1419,26 +1464,31 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `matchPolicy` (field 9).
+    #[inline]
     pub fn match_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `matchPolicy` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn match_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `reinvocationPolicy` (field 10).
+    #[inline]
     pub fn reinvocation_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `reinvocationPolicy` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reinvocation_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `objectSelector` (field 11).
+    #[inline]
     pub fn object_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -1622,6 +1672,7 @@ impl<'a> MutatingWebhookConfiguration<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1725,6 +1776,7 @@ impl<'a> MutatingWebhookConfigurationList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1830,21 +1882,25 @@ impl<'a> Mutation<'a> {
     }
 
     /// `patchType` (field 2).
+    #[inline]
     pub fn patch_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `patchType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn patch_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `applyConfiguration` (field 3).
+    #[inline]
     pub fn apply_configuration(&self) -> Option<ApplyConfiguration<'a>> {
         rt::get::<codec::Msg<ApplyConfiguration<'a>>>(self.bytes, 3)
     }
 
     /// `jsonPatch` (field 4).
+    #[inline]
     pub fn json_patch(&self) -> Option<JSONPatch<'a>> {
         rt::get::<codec::Msg<JSONPatch<'a>>>(self.bytes, 4)
     }
@@ -1952,6 +2008,7 @@ impl<'a> NamedRuleWithOperations<'a> {
     }
 
     /// `ruleWithOperations` (field 2).
+    #[inline]
     pub fn rule_with_operations(&self) -> Option<RuleWithOperations<'a>> {
         rt::get::<codec::Msg<RuleWithOperations<'a>>>(self.bytes, 2)
     }
@@ -2049,21 +2106,25 @@ impl<'a> ParamKind<'a> {
     }
 
     /// `apiVersion` (field 1).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2149,26 +2210,31 @@ impl<'a> ParamRef<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `namespace` (field 2).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `namespace` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `selector` (field 3).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2178,11 +2244,13 @@ impl<'a> ParamRef<'a> {
     }
 
     /// `parameterNotFoundAction` (field 4).
+    #[inline]
     pub fn parameter_not_found_action(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `parameterNotFoundAction` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn parameter_not_found_action_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2297,11 +2365,13 @@ impl<'a> Rule<'a> {
     }
 
     /// `scope` (field 4).
+    #[inline]
     pub fn scope(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `scope` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scope_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2412,6 +2482,7 @@ impl<'a> RuleWithOperations<'a> {
     }
 
     /// `rule` (field 2).
+    #[inline]
     pub fn rule(&self) -> Option<Rule<'a>> {
         rt::get::<codec::Msg<Rule<'a>>>(self.bytes, 2)
     }
@@ -2501,36 +2572,43 @@ impl<'a> ServiceReference<'a> {
     }
 
     /// `namespace` (field 1).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `namespace` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `name` (field 2).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `name` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `path` (field 3).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `path` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `port` (field 4).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -2715,6 +2793,7 @@ impl<'a> ValidatingAdmissionPolicy<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2724,11 +2803,13 @@ impl<'a> ValidatingAdmissionPolicy<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ValidatingAdmissionPolicySpec<'a>> {
         rt::get::<codec::Msg<ValidatingAdmissionPolicySpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ValidatingAdmissionPolicyStatus<'a>> {
         rt::get::<codec::Msg<ValidatingAdmissionPolicyStatus<'a>>>(self.bytes, 3)
     }
@@ -2825,6 +2906,7 @@ impl<'a> ValidatingAdmissionPolicyBinding<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2834,6 +2916,7 @@ impl<'a> ValidatingAdmissionPolicyBinding<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ValidatingAdmissionPolicyBindingSpec<'a>> {
         rt::get::<codec::Msg<ValidatingAdmissionPolicyBindingSpec<'a>>>(self.bytes, 2)
     }
@@ -2924,6 +3007,7 @@ impl<'a> ValidatingAdmissionPolicyBindingList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -3031,21 +3115,25 @@ impl<'a> ValidatingAdmissionPolicyBindingSpec<'a> {
     }
 
     /// `policyName` (field 1).
+    #[inline]
     pub fn policy_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `policyName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn policy_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `paramRef` (field 2).
+    #[inline]
     pub fn param_ref(&self) -> Option<ParamRef<'a>> {
         rt::get::<codec::Msg<ParamRef<'a>>>(self.bytes, 2)
     }
 
     /// `matchResources` (field 3).
+    #[inline]
     pub fn match_resources(&self) -> Option<MatchResources<'a>> {
         rt::get::<codec::Msg<MatchResources<'a>>>(self.bytes, 3)
     }
@@ -3156,6 +3244,7 @@ impl<'a> ValidatingAdmissionPolicyList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -3261,11 +3350,13 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     }
 
     /// `paramKind` (field 1).
+    #[inline]
     pub fn param_kind(&self) -> Option<ParamKind<'a>> {
         rt::get::<codec::Msg<ParamKind<'a>>>(self.bytes, 1)
     }
 
     /// `matchConstraints` (field 2).
+    #[inline]
     pub fn match_constraints(&self) -> Option<MatchResources<'a>> {
         rt::get::<codec::Msg<MatchResources<'a>>>(self.bytes, 2)
     }
@@ -3276,11 +3367,13 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     }
 
     /// `failurePolicy` (field 4).
+    #[inline]
     pub fn failure_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `failurePolicy` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn failure_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -3439,11 +3532,13 @@ impl<'a> ValidatingAdmissionPolicyStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `typeChecking` (field 2).
+    #[inline]
     pub fn type_checking(&self) -> Option<TypeChecking<'a>> {
         rt::get::<codec::Msg<TypeChecking<'a>>>(self.bytes, 2)
     }
@@ -3555,16 +3650,19 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `clientConfig` (field 2).
+    #[inline]
     pub fn client_config(&self) -> Option<WebhookClientConfig<'a>> {
         rt::get::<codec::Msg<WebhookClientConfig<'a>>>(self.bytes, 2)
     }
@@ -3575,16 +3673,19 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `failurePolicy` (field 4).
+    #[inline]
     pub fn failure_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `failurePolicy` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn failure_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `namespaceSelector` (field 5).
+    #[inline]
     pub fn namespace_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3594,16 +3695,19 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `sideEffects` (field 6).
+    #[inline]
     pub fn side_effects(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `sideEffects` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn side_effects_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `timeoutSeconds` (field 7).
+    #[inline]
     pub fn timeout_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -3614,16 +3718,19 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `matchPolicy` (field 9).
+    #[inline]
     pub fn match_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `matchPolicy` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn match_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `objectSelector` (field 10).
+    #[inline]
     pub fn object_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3802,6 +3909,7 @@ impl<'a> ValidatingWebhookConfiguration<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3905,6 +4013,7 @@ impl<'a> ValidatingWebhookConfigurationList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -4010,41 +4119,49 @@ impl<'a> Validation<'a> {
     }
 
     /// `Expression` (field 1).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `Expression` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `message` (field 2).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `message` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `reason` (field 3).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `reason` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `messageExpression` (field 4).
+    #[inline]
     pub fn message_expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `messageExpression` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -4140,21 +4257,25 @@ impl<'a> Variable<'a> {
     }
 
     /// `Name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `Name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `Expression` (field 2).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `Expression` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -4240,21 +4361,25 @@ impl<'a> WebhookClientConfig<'a> {
     }
 
     /// `service` (field 1).
+    #[inline]
     pub fn service(&self) -> Option<ServiceReference<'a>> {
         rt::get::<codec::Msg<ServiceReference<'a>>>(self.bytes, 1)
     }
 
     /// `caBundle` (field 2).
+    #[inline]
     pub fn ca_bundle(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `url` (field 3).
+    #[inline]
     pub fn url(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `url` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn url_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }

@@ -27,6 +27,7 @@ impl<'a> APIGroupDiscovery<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -130,6 +131,7 @@ impl<'a> APIGroupDiscoveryList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -233,16 +235,19 @@ impl<'a> APIResourceDiscovery<'a> {
     }
 
     /// `resource` (field 1).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `resource` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `responseKind` (field 2).
+    #[inline]
     pub fn response_kind(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>> {
@@ -252,21 +257,25 @@ impl<'a> APIResourceDiscovery<'a> {
     }
 
     /// `scope` (field 3).
+    #[inline]
     pub fn scope(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `scope` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scope_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `singularResource` (field 4).
+    #[inline]
     pub fn singular_resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `singularResource` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn singular_resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -428,16 +437,19 @@ impl<'a> APISubresourceDiscovery<'a> {
     }
 
     /// `subresource` (field 1).
+    #[inline]
     pub fn subresource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `subresource` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn subresource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `responseKind` (field 2).
+    #[inline]
     pub fn response_kind(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>> {
@@ -573,11 +585,13 @@ impl<'a> APIVersionDiscovery<'a> {
     }
 
     /// `version` (field 1).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `version` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -588,11 +602,13 @@ impl<'a> APIVersionDiscovery<'a> {
     }
 
     /// `freshness` (field 3).
+    #[inline]
     pub fn freshness(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `freshness` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn freshness_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }

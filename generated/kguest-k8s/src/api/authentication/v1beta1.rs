@@ -111,6 +111,7 @@ impl<'a> SelfSubjectReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -120,6 +121,7 @@ impl<'a> SelfSubjectReview<'a> {
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<SelfSubjectReviewStatus<'a>> {
         rt::get::<codec::Msg<SelfSubjectReviewStatus<'a>>>(self.bytes, 2)
     }
@@ -210,6 +212,7 @@ impl<'a> SelfSubjectReviewStatus<'a> {
     }
 
     /// `userInfo` (field 1).
+    #[inline]
     pub fn user_info(&self) -> Option<crate::api::authentication::v1::UserInfo<'a>> {
         rt::get::<
             codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,
@@ -296,6 +299,7 @@ impl<'a> TokenReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -305,11 +309,13 @@ impl<'a> TokenReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<TokenReviewSpec<'a>> {
         rt::get::<codec::Msg<TokenReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<TokenReviewStatus<'a>> {
         rt::get::<codec::Msg<TokenReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -404,11 +410,13 @@ impl<'a> TokenReviewSpec<'a> {
     }
 
     /// `token` (field 1).
+    #[inline]
     pub fn token(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `token` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn token_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -503,21 +511,25 @@ impl<'a> TokenReviewStatus<'a> {
     }
 
     /// `authenticated` (field 1).
+    #[inline]
     pub fn authenticated(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `user` (field 2).
+    #[inline]
     pub fn user(&self) -> Option<UserInfo<'a>> {
         rt::get::<codec::Msg<UserInfo<'a>>>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -622,21 +634,25 @@ impl<'a> UserInfo<'a> {
     }
 
     /// `username` (field 1).
+    #[inline]
     pub fn username(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `username` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn username_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `uid` (field 2).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `uid` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }

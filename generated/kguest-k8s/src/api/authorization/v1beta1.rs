@@ -111,6 +111,7 @@ impl<'a> LocalSubjectAccessReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -120,11 +121,13 @@ impl<'a> LocalSubjectAccessReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<SubjectAccessReviewSpec<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -220,21 +223,25 @@ impl<'a> NonResourceAttributes<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `verb` (field 2).
+    #[inline]
     pub fn verb(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `verb` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn verb_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -418,76 +425,91 @@ impl<'a> ResourceAttributes<'a> {
     }
 
     /// `namespace` (field 1).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `namespace` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `verb` (field 2).
+    #[inline]
     pub fn verb(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `verb` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn verb_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `group` (field 3).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `group` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `version` (field 4).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `version` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `resource` (field 5).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `resource` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `subresource` (field 6).
+    #[inline]
     pub fn subresource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `subresource` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn subresource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `name` (field 7).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `name` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `fieldSelector` (field 8).
+    #[inline]
     pub fn field_selector(
         &self,
     ) -> Option<crate::api::authorization::v1::FieldSelectorAttributes<'a>> {
@@ -497,6 +519,7 @@ impl<'a> ResourceAttributes<'a> {
     }
 
     /// `labelSelector` (field 9).
+    #[inline]
     pub fn label_selector(
         &self,
     ) -> Option<crate::api::authorization::v1::LabelSelectorAttributes<'a>> {
@@ -761,6 +784,7 @@ impl<'a> SelfSubjectAccessReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -770,11 +794,13 @@ impl<'a> SelfSubjectAccessReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<SelfSubjectAccessReviewSpec<'a>> {
         rt::get::<codec::Msg<SelfSubjectAccessReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -871,11 +897,13 @@ impl<'a> SelfSubjectAccessReviewSpec<'a> {
     }
 
     /// `resourceAttributes` (field 1).
+    #[inline]
     pub fn resource_attributes(&self) -> Option<ResourceAttributes<'a>> {
         rt::get::<codec::Msg<ResourceAttributes<'a>>>(self.bytes, 1)
     }
 
     /// `nonResourceAttributes` (field 2).
+    #[inline]
     pub fn non_resource_attributes(&self) -> Option<NonResourceAttributes<'a>> {
         rt::get::<codec::Msg<NonResourceAttributes<'a>>>(self.bytes, 2)
     }
@@ -980,6 +1008,7 @@ impl<'a> SelfSubjectRulesReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -989,11 +1018,13 @@ impl<'a> SelfSubjectRulesReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<SelfSubjectRulesReviewSpec<'a>> {
         rt::get::<codec::Msg<SelfSubjectRulesReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<SubjectRulesReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectRulesReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -1090,11 +1121,13 @@ impl<'a> SelfSubjectRulesReviewSpec<'a> {
     }
 
     /// `namespace` (field 1).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `namespace` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1175,6 +1208,7 @@ impl<'a> SubjectAccessReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1184,11 +1218,13 @@ impl<'a> SubjectAccessReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<SubjectAccessReviewSpec<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -1284,21 +1320,25 @@ impl<'a> SubjectAccessReviewSpec<'a> {
     }
 
     /// `resourceAttributes` (field 1).
+    #[inline]
     pub fn resource_attributes(&self) -> Option<ResourceAttributes<'a>> {
         rt::get::<codec::Msg<ResourceAttributes<'a>>>(self.bytes, 1)
     }
 
     /// `nonResourceAttributes` (field 2).
+    #[inline]
     pub fn non_resource_attributes(&self) -> Option<NonResourceAttributes<'a>> {
         rt::get::<codec::Msg<NonResourceAttributes<'a>>>(self.bytes, 2)
     }
 
     /// `user` (field 3).
+    #[inline]
     pub fn user(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `user` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn user_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1314,11 +1354,13 @@ impl<'a> SubjectAccessReviewSpec<'a> {
     }
 
     /// `uid` (field 6).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `uid` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -1452,31 +1494,37 @@ impl<'a> SubjectAccessReviewStatus<'a> {
     }
 
     /// `allowed` (field 1).
+    #[inline]
     pub fn allowed(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `reason` (field 2).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `reason` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `evaluationError` (field 3).
+    #[inline]
     pub fn evaluation_error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `evaluationError` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn evaluation_error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `denied` (field 4).
+    #[inline]
     pub fn denied(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -1582,16 +1630,19 @@ impl<'a> SubjectRulesReviewStatus<'a> {
     }
 
     /// `incomplete` (field 3).
+    #[inline]
     pub fn incomplete(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `evaluationError` (field 4).
+    #[inline]
     pub fn evaluation_error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `evaluationError` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn evaluation_error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }

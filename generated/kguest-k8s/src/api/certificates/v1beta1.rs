@@ -27,6 +27,7 @@ impl<'a> CertificateSigningRequest<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> CertificateSigningRequest<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<CertificateSigningRequestSpec<'a>> {
         rt::get::<codec::Msg<CertificateSigningRequestSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<CertificateSigningRequestStatus<'a>> {
         rt::get::<codec::Msg<CertificateSigningRequestStatus<'a>>>(self.bytes, 3)
     }
@@ -137,36 +140,43 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `reason` (field 2).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `reason` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `message` (field 3).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `lastUpdateTime` (field 4).
+    #[inline]
     pub fn last_update_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -176,6 +186,7 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 5).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -185,11 +196,13 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `status` (field 6).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `status` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -312,6 +325,7 @@ impl<'a> CertificateSigningRequestList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -417,26 +431,31 @@ impl<'a> CertificateSigningRequestSpec<'a> {
     }
 
     /// `request` (field 1).
+    #[inline]
     pub fn request(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `username` (field 2).
+    #[inline]
     pub fn username(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `username` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn username_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `uid` (field 3).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `uid` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -457,16 +476,19 @@ impl<'a> CertificateSigningRequestSpec<'a> {
     }
 
     /// `signerName` (field 7).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `signerName` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `expirationSeconds` (field 8).
+    #[inline]
     pub fn expiration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
@@ -602,6 +624,7 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     }
 
     /// `certificate` (field 2).
+    #[inline]
     pub fn certificate(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -694,6 +717,7 @@ impl<'a> ClusterTrustBundle<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -703,6 +727,7 @@ impl<'a> ClusterTrustBundle<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ClusterTrustBundleSpec<'a>> {
         rt::get::<codec::Msg<ClusterTrustBundleSpec<'a>>>(self.bytes, 2)
     }
@@ -792,6 +817,7 @@ impl<'a> ClusterTrustBundleList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -895,21 +921,25 @@ impl<'a> ClusterTrustBundleSpec<'a> {
     }
 
     /// `signerName` (field 1).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `signerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `trustBundle` (field 2).
+    #[inline]
     pub fn trust_bundle(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `trustBundle` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn trust_bundle_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1079,6 +1109,7 @@ impl<'a> PodCertificateRequest<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1088,11 +1119,13 @@ impl<'a> PodCertificateRequest<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PodCertificateRequestSpec<'a>> {
         rt::get::<codec::Msg<PodCertificateRequestSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PodCertificateRequestStatus<'a>> {
         rt::get::<codec::Msg<PodCertificateRequestStatus<'a>>>(self.bytes, 3)
     }
@@ -1189,6 +1222,7 @@ impl<'a> PodCertificateRequestList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1292,86 +1326,103 @@ impl<'a> PodCertificateRequestSpec<'a> {
     }
 
     /// `signerName` (field 1).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `signerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `podName` (field 2).
+    #[inline]
     pub fn pod_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `podName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `podUID` (field 3).
+    #[inline]
     pub fn pod_uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `podUID` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `serviceAccountName` (field 4).
+    #[inline]
     pub fn service_account_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `serviceAccountName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_account_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `serviceAccountUID` (field 5).
+    #[inline]
     pub fn service_account_uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `serviceAccountUID` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_account_uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `nodeName` (field 6).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `nodeName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `nodeUID` (field 7).
+    #[inline]
     pub fn node_uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `nodeUID` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `maxExpirationSeconds` (field 8).
+    #[inline]
     pub fn max_expiration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `pkixPublicKey` (field 9).
+    #[inline]
     pub fn pkix_public_key(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `proofOfPossession` (field 10).
+    #[inline]
     pub fn proof_of_possession(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
@@ -1382,6 +1433,7 @@ impl<'a> PodCertificateRequestSpec<'a> {
     }
 
     /// `stubPKCS10Request` (field 12).
+    #[inline]
     pub fn stub_pkcs10_request(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
@@ -1534,16 +1586,19 @@ impl<'a> PodCertificateRequestStatus<'a> {
     }
 
     /// `certificateChain` (field 2).
+    #[inline]
     pub fn certificate_chain(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `certificateChain` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn certificate_chain_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `notBefore` (field 4).
+    #[inline]
     pub fn not_before(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1553,6 +1608,7 @@ impl<'a> PodCertificateRequestStatus<'a> {
     }
 
     /// `beginRefreshAt` (field 5).
+    #[inline]
     pub fn begin_refresh_at(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1562,6 +1618,7 @@ impl<'a> PodCertificateRequestStatus<'a> {
     }
 
     /// `notAfter` (field 6).
+    #[inline]
     pub fn not_after(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {

@@ -27,6 +27,7 @@ impl<'a> DaemonSet<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> DaemonSet<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DaemonSetSpec<'a>> {
         rt::get::<codec::Msg<DaemonSetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DaemonSetStatus<'a>> {
         rt::get::<codec::Msg<DaemonSetStatus<'a>>>(self.bytes, 3)
     }
@@ -135,26 +138,31 @@ impl<'a> DaemonSetCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -164,21 +172,25 @@ impl<'a> DaemonSetCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -289,6 +301,7 @@ impl<'a> DaemonSetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -392,6 +405,7 @@ impl<'a> DaemonSetSpec<'a> {
     }
 
     /// `selector` (field 1).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -401,26 +415,31 @@ impl<'a> DaemonSetSpec<'a> {
     }
 
     /// `template` (field 2).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 2)
     }
 
     /// `updateStrategy` (field 3).
+    #[inline]
     pub fn update_strategy(&self) -> Option<DaemonSetUpdateStrategy<'a>> {
         rt::get::<codec::Msg<DaemonSetUpdateStrategy<'a>>>(self.bytes, 3)
     }
 
     /// `minReadySeconds` (field 4).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `templateGeneration` (field 5).
+    #[inline]
     pub fn template_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `revisionHistoryLimit` (field 6).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
@@ -539,46 +558,55 @@ impl<'a> DaemonSetStatus<'a> {
     }
 
     /// `currentNumberScheduled` (field 1).
+    #[inline]
     pub fn current_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `numberMisscheduled` (field 2).
+    #[inline]
     pub fn number_misscheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `desiredNumberScheduled` (field 3).
+    #[inline]
     pub fn desired_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `numberReady` (field 4).
+    #[inline]
     pub fn number_ready(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `observedGeneration` (field 5).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `updatedNumberScheduled` (field 6).
+    #[inline]
     pub fn updated_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `numberAvailable` (field 7).
+    #[inline]
     pub fn number_available(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `numberUnavailable` (field 8).
+    #[inline]
     pub fn number_unavailable(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `collisionCount` (field 9).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -716,16 +744,19 @@ impl<'a> DaemonSetUpdateStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateDaemonSet<'a>> {
         rt::get::<codec::Msg<RollingUpdateDaemonSet<'a>>>(self.bytes, 2)
     }
@@ -816,6 +847,7 @@ impl<'a> Deployment<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -825,11 +857,13 @@ impl<'a> Deployment<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeploymentSpec<'a>> {
         rt::get::<codec::Msg<DeploymentSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DeploymentStatus<'a>> {
         rt::get::<codec::Msg<DeploymentStatus<'a>>>(self.bytes, 3)
     }
@@ -924,46 +958,55 @@ impl<'a> DeploymentCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `lastUpdateTime` (field 6).
+    #[inline]
     pub fn last_update_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -973,6 +1016,7 @@ impl<'a> DeploymentCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 7).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1099,6 +1143,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1202,11 +1247,13 @@ impl<'a> DeploymentRollback<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1217,6 +1264,7 @@ impl<'a> DeploymentRollback<'a> {
     }
 
     /// `rollbackTo` (field 3).
+    #[inline]
     pub fn rollback_to(&self) -> Option<RollbackConfig<'a>> {
         rt::get::<codec::Msg<RollbackConfig<'a>>>(self.bytes, 3)
     }
@@ -1316,11 +1364,13 @@ impl<'a> DeploymentSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -1330,36 +1380,43 @@ impl<'a> DeploymentSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `strategy` (field 4).
+    #[inline]
     pub fn strategy(&self) -> Option<DeploymentStrategy<'a>> {
         rt::get::<codec::Msg<DeploymentStrategy<'a>>>(self.bytes, 4)
     }
 
     /// `minReadySeconds` (field 5).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `revisionHistoryLimit` (field 6).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `paused` (field 7).
+    #[inline]
     pub fn paused(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
 
     /// `rollbackTo` (field 8).
+    #[inline]
     pub fn rollback_to(&self) -> Option<RollbackConfig<'a>> {
         rt::get::<codec::Msg<RollbackConfig<'a>>>(self.bytes, 8)
     }
 
     /// `progressDeadlineSeconds` (field 9).
+    #[inline]
     pub fn progress_deadline_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -1493,26 +1550,31 @@ impl<'a> DeploymentStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `replicas` (field 2).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `updatedReplicas` (field 3).
+    #[inline]
     pub fn updated_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `availableReplicas` (field 4).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `unavailableReplicas` (field 5).
+    #[inline]
     pub fn unavailable_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
@@ -1523,16 +1585,19 @@ impl<'a> DeploymentStatus<'a> {
     }
 
     /// `readyReplicas` (field 7).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `collisionCount` (field 8).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `terminatingReplicas` (field 9).
+    #[inline]
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -1660,16 +1725,19 @@ impl<'a> DeploymentStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateDeployment<'a>> {
         rt::get::<codec::Msg<RollingUpdateDeployment<'a>>>(self.bytes, 2)
     }
@@ -1760,26 +1828,31 @@ impl<'a> HTTPIngressPath<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `backend` (field 2).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 2)
     }
 
     /// `pathType` (field 3).
+    #[inline]
     pub fn path_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pathType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1956,11 +2029,13 @@ impl<'a> IPBlock<'a> {
     }
 
     /// `cidr` (field 1).
+    #[inline]
     pub fn cidr(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `cidr` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn cidr_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -2053,6 +2128,7 @@ impl<'a> Ingress<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2062,11 +2138,13 @@ impl<'a> Ingress<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IngressSpec<'a>> {
         rt::get::<codec::Msg<IngressSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<IngressStatus<'a>> {
         rt::get::<codec::Msg<IngressStatus<'a>>>(self.bytes, 3)
     }
@@ -2159,16 +2237,19 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `serviceName` (field 1).
+    #[inline]
     pub fn service_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `serviceName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `servicePort` (field 2).
+    #[inline]
     pub fn service_port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -2178,6 +2259,7 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(
         &self,
     ) -> Option<crate::api::core::v1::TypedLocalObjectReference<'a>> {
@@ -2283,6 +2365,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2385,21 +2468,25 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `hostname` (field 2).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `hostname` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2587,26 +2674,31 @@ impl<'a> IngressPortStatus<'a> {
     }
 
     /// `port` (field 1).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2697,16 +2789,19 @@ impl<'a> IngressRule<'a> {
     }
 
     /// `host` (field 1).
+    #[inline]
     pub fn host(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `host` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `ingressRuleValue` (field 2).
+    #[inline]
     pub fn ingress_rule_value(&self) -> Option<IngressRuleValue<'a>> {
         rt::get::<codec::Msg<IngressRuleValue<'a>>>(self.bytes, 2)
     }
@@ -2800,6 +2895,7 @@ impl<'a> IngressRuleValue<'a> {
     }
 
     /// `http` (field 1).
+    #[inline]
     pub fn http(&self) -> Option<HTTPIngressRuleValue<'a>> {
         rt::get::<codec::Msg<HTTPIngressRuleValue<'a>>>(self.bytes, 1)
     }
@@ -2880,6 +2976,7 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `backend` (field 1).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 1)
     }
@@ -2895,11 +2992,13 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `ingressClassName` (field 4).
+    #[inline]
     pub fn ingress_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `ingressClassName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ingress_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -3005,6 +3104,7 @@ impl<'a> IngressStatus<'a> {
     }
 
     /// `loadBalancer` (field 1).
+    #[inline]
     pub fn load_balancer(&self) -> Option<IngressLoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<IngressLoadBalancerStatus<'a>>>(self.bytes, 1)
     }
@@ -3095,11 +3195,13 @@ impl<'a> IngressTLS<'a> {
     }
 
     /// `secretName` (field 2).
+    #[inline]
     pub fn secret_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `secretName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -3189,6 +3291,7 @@ impl<'a> NetworkPolicy<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3198,6 +3301,7 @@ impl<'a> NetworkPolicy<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<NetworkPolicySpec<'a>> {
         rt::get::<codec::Msg<NetworkPolicySpec<'a>>>(self.bytes, 2)
     }
@@ -3487,6 +3591,7 @@ impl<'a> NetworkPolicyList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -3590,6 +3695,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `podSelector` (field 1).
+    #[inline]
     pub fn pod_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3599,6 +3705,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `namespaceSelector` (field 2).
+    #[inline]
     pub fn namespace_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3608,6 +3715,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `ipBlock` (field 3).
+    #[inline]
     pub fn ip_block(&self) -> Option<IPBlock<'a>> {
         rt::get::<codec::Msg<IPBlock<'a>>>(self.bytes, 3)
     }
@@ -3716,16 +3824,19 @@ impl<'a> NetworkPolicyPort<'a> {
     }
 
     /// `protocol` (field 1).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `protocol` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `port` (field 2).
+    #[inline]
     pub fn port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -3735,6 +3846,7 @@ impl<'a> NetworkPolicyPort<'a> {
     }
 
     /// `endPort` (field 3).
+    #[inline]
     pub fn end_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -3828,6 +3940,7 @@ impl<'a> NetworkPolicySpec<'a> {
     }
 
     /// `podSelector` (field 1).
+    #[inline]
     pub fn pod_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3967,6 +4080,7 @@ impl<'a> ReplicaSet<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3976,11 +4090,13 @@ impl<'a> ReplicaSet<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ReplicaSetSpec<'a>> {
         rt::get::<codec::Msg<ReplicaSetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ReplicaSetStatus<'a>> {
         rt::get::<codec::Msg<ReplicaSetStatus<'a>>>(self.bytes, 3)
     }
@@ -4075,26 +4191,31 @@ impl<'a> ReplicaSetCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -4104,21 +4225,25 @@ impl<'a> ReplicaSetCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -4229,6 +4354,7 @@ impl<'a> ReplicaSetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -4332,11 +4458,13 @@ impl<'a> ReplicaSetSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -4346,11 +4474,13 @@ impl<'a> ReplicaSetSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `minReadySeconds` (field 4).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -4454,26 +4584,31 @@ impl<'a> ReplicaSetStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `fullyLabeledReplicas` (field 2).
+    #[inline]
     pub fn fully_labeled_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `observedGeneration` (field 3).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
 
     /// `readyReplicas` (field 4).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `availableReplicas` (field 5).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
@@ -4484,6 +4619,7 @@ impl<'a> ReplicaSetStatus<'a> {
     }
 
     /// `terminatingReplicas` (field 7).
+    #[inline]
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -4601,6 +4737,7 @@ impl<'a> RollbackConfig<'a> {
     }
 
     /// `revision` (field 1).
+    #[inline]
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
@@ -4681,6 +4818,7 @@ impl<'a> RollingUpdateDaemonSet<'a> {
     }
 
     /// `maxUnavailable` (field 1).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -4690,6 +4828,7 @@ impl<'a> RollingUpdateDaemonSet<'a> {
     }
 
     /// `maxSurge` (field 2).
+    #[inline]
     pub fn max_surge(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -4790,6 +4929,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     }
 
     /// `maxUnavailable` (field 1).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -4799,6 +4939,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     }
 
     /// `maxSurge` (field 2).
+    #[inline]
     pub fn max_surge(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -4899,6 +5040,7 @@ impl<'a> Scale<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4908,11 +5050,13 @@ impl<'a> Scale<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ScaleSpec<'a>> {
         rt::get::<codec::Msg<ScaleSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
@@ -5005,6 +5149,7 @@ impl<'a> ScaleSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -5085,6 +5230,7 @@ impl<'a> ScaleStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -5095,11 +5241,13 @@ impl<'a> ScaleStatus<'a> {
     }
 
     /// `targetSelector` (field 3).
+    #[inline]
     pub fn target_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `targetSelector` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn target_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }

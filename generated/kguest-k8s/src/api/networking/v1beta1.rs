@@ -27,26 +27,31 @@ impl<'a> HTTPIngressPath<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `backend` (field 2).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 2)
     }
 
     /// `pathType` (field 3).
+    #[inline]
     pub fn path_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pathType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -223,6 +228,7 @@ impl<'a> IPAddress<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -232,6 +238,7 @@ impl<'a> IPAddress<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IPAddressSpec<'a>> {
         rt::get::<codec::Msg<IPAddressSpec<'a>>>(self.bytes, 2)
     }
@@ -321,6 +328,7 @@ impl<'a> IPAddressList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -424,6 +432,7 @@ impl<'a> IPAddressSpec<'a> {
     }
 
     /// `parentRef` (field 1).
+    #[inline]
     pub fn parent_ref(&self) -> Option<ParentReference<'a>> {
         rt::get::<codec::Msg<ParentReference<'a>>>(self.bytes, 1)
     }
@@ -508,6 +517,7 @@ impl<'a> Ingress<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -517,11 +527,13 @@ impl<'a> Ingress<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IngressSpec<'a>> {
         rt::get::<codec::Msg<IngressSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<IngressStatus<'a>> {
         rt::get::<codec::Msg<IngressStatus<'a>>>(self.bytes, 3)
     }
@@ -614,16 +626,19 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `serviceName` (field 1).
+    #[inline]
     pub fn service_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `serviceName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `servicePort` (field 2).
+    #[inline]
     pub fn service_port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -633,6 +648,7 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(
         &self,
     ) -> Option<crate::api::core::v1::TypedLocalObjectReference<'a>> {
@@ -738,6 +754,7 @@ impl<'a> IngressClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -747,6 +764,7 @@ impl<'a> IngressClass<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IngressClassSpec<'a>> {
         rt::get::<codec::Msg<IngressClassSpec<'a>>>(self.bytes, 2)
     }
@@ -836,6 +854,7 @@ impl<'a> IngressClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -939,51 +958,61 @@ impl<'a> IngressClassParametersReference<'a> {
     }
 
     /// `aPIGroup` (field 1).
+    #[inline]
     pub fn a_pi_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `aPIGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn a_pi_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `scope` (field 4).
+    #[inline]
     pub fn scope(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `scope` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scope_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `namespace` (field 5).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `namespace` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -1084,16 +1113,19 @@ impl<'a> IngressClassSpec<'a> {
     }
 
     /// `controller` (field 1).
+    #[inline]
     pub fn controller(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `controller` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn controller_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `parameters` (field 2).
+    #[inline]
     pub fn parameters(&self) -> Option<IngressClassParametersReference<'a>> {
         rt::get::<codec::Msg<IngressClassParametersReference<'a>>>(self.bytes, 2)
     }
@@ -1184,6 +1216,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1286,21 +1319,25 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `hostname` (field 2).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `hostname` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1488,26 +1525,31 @@ impl<'a> IngressPortStatus<'a> {
     }
 
     /// `port` (field 1).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1598,16 +1640,19 @@ impl<'a> IngressRule<'a> {
     }
 
     /// `host` (field 1).
+    #[inline]
     pub fn host(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `host` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `ingressRuleValue` (field 2).
+    #[inline]
     pub fn ingress_rule_value(&self) -> Option<IngressRuleValue<'a>> {
         rt::get::<codec::Msg<IngressRuleValue<'a>>>(self.bytes, 2)
     }
@@ -1701,6 +1746,7 @@ impl<'a> IngressRuleValue<'a> {
     }
 
     /// `http` (field 1).
+    #[inline]
     pub fn http(&self) -> Option<HTTPIngressRuleValue<'a>> {
         rt::get::<codec::Msg<HTTPIngressRuleValue<'a>>>(self.bytes, 1)
     }
@@ -1781,6 +1827,7 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `backend` (field 1).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 1)
     }
@@ -1796,11 +1843,13 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `ingressClassName` (field 4).
+    #[inline]
     pub fn ingress_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `ingressClassName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ingress_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -1906,6 +1955,7 @@ impl<'a> IngressStatus<'a> {
     }
 
     /// `loadBalancer` (field 1).
+    #[inline]
     pub fn load_balancer(&self) -> Option<IngressLoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<IngressLoadBalancerStatus<'a>>>(self.bytes, 1)
     }
@@ -1996,11 +2046,13 @@ impl<'a> IngressTLS<'a> {
     }
 
     /// `secretName` (field 2).
+    #[inline]
     pub fn secret_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `secretName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2090,41 +2142,49 @@ impl<'a> ParentReference<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 2).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resource` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `namespace` (field 3).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `namespace` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `name` (field 4).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `name` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2220,6 +2280,7 @@ impl<'a> ServiceCIDR<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2229,11 +2290,13 @@ impl<'a> ServiceCIDR<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ServiceCIDRSpec<'a>> {
         rt::get::<codec::Msg<ServiceCIDRSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ServiceCIDRStatus<'a>> {
         rt::get::<codec::Msg<ServiceCIDRStatus<'a>>>(self.bytes, 3)
     }
@@ -2328,6 +2391,7 @@ impl<'a> ServiceCIDRList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {

@@ -27,31 +27,37 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pool` (field 2).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `pool` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `device` (field 3).
+    #[inline]
     pub fn device(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `device` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -67,6 +73,7 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `data` (field 5).
+    #[inline]
     pub fn data(&self) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
@@ -74,16 +81,19 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `networkData` (field 6).
+    #[inline]
     pub fn network_data(&self) -> Option<NetworkDeviceData<'a>> {
         rt::get::<codec::Msg<NetworkDeviceData<'a>>>(self.bytes, 6)
     }
 
     /// `shareID` (field 7).
+    #[inline]
     pub fn share_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `shareID` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn share_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
@@ -209,16 +219,19 @@ impl<'a> AllocationResult<'a> {
     }
 
     /// `devices` (field 1).
+    #[inline]
     pub fn devices(&self) -> Option<DeviceAllocationResult<'a>> {
         rt::get::<codec::Msg<DeviceAllocationResult<'a>>>(self.bytes, 1)
     }
 
     /// `nodeSelector` (field 3).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 3)
     }
 
     /// `allocationTimestamp` (field 5).
+    #[inline]
     pub fn allocation_timestamp(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -349,21 +362,25 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `nodeName` (field 4).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `nodeName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `nodeSelector` (field 5).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 5)
     }
 
     /// `allNodes` (field 6).
+    #[inline]
     pub fn all_nodes(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
@@ -374,6 +391,7 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `bindsToNode` (field 8).
+    #[inline]
     pub fn binds_to_node(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
@@ -389,6 +407,7 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `allowMultipleAllocations` (field 11).
+    #[inline]
     pub fn allow_multiple_allocations(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
@@ -581,11 +600,13 @@ impl<'a> CELDeviceSelector<'a> {
     }
 
     /// `expression` (field 1).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `expression` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -666,6 +687,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `default` (field 1).
+    #[inline]
     pub fn default(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -685,6 +707,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `validRange` (field 4).
+    #[inline]
     pub fn valid_range(&self) -> Option<CapacityRequestPolicyRange<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicyRange<'a>>>(self.bytes, 4)
     }
@@ -791,6 +814,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `min` (field 1).
+    #[inline]
     pub fn min(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -798,6 +822,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `max` (field 2).
+    #[inline]
     pub fn max(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -805,6 +830,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `step` (field 3).
+    #[inline]
     pub fn step(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -1003,6 +1029,7 @@ impl<'a> Counter<'a> {
     }
 
     /// `value` (field 1).
+    #[inline]
     pub fn value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1088,11 +1115,13 @@ impl<'a> CounterSet<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1188,16 +1217,19 @@ impl<'a> Device<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `basic` (field 2).
+    #[inline]
     pub fn basic(&self) -> Option<BasicDevice<'a>> {
         rt::get::<codec::Msg<BasicDevice<'a>>>(self.bytes, 2)
     }
@@ -1281,11 +1313,13 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     }
 
     /// `source` (field 1).
+    #[inline]
     pub fn source(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `source` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn source_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1296,6 +1330,7 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     }
 
     /// `deviceConfiguration` (field 3).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 3)
     }
@@ -1504,31 +1539,37 @@ impl<'a> DeviceAttribute<'a> {
     }
 
     /// `int` (field 2).
+    #[inline]
     pub fn int(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `bool` (field 3).
+    #[inline]
     pub fn bool(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `string` (field 4).
+    #[inline]
     pub fn string(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `string` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn string_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `version` (field 5).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `version` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -1680,6 +1721,7 @@ impl<'a> DeviceCapacity<'a> {
     }
 
     /// `value` (field 1).
+    #[inline]
     pub fn value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1689,6 +1731,7 @@ impl<'a> DeviceCapacity<'a> {
     }
 
     /// `requestPolicy` (field 2).
+    #[inline]
     pub fn request_policy(&self) -> Option<CapacityRequestPolicy<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicy<'a>>>(self.bytes, 2)
     }
@@ -1904,6 +1947,7 @@ impl<'a> DeviceClaimConfiguration<'a> {
     }
 
     /// `deviceConfiguration` (field 2).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 2)
     }
@@ -2001,6 +2045,7 @@ impl<'a> DeviceClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2010,6 +2055,7 @@ impl<'a> DeviceClass<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeviceClassSpec<'a>> {
         rt::get::<codec::Msg<DeviceClassSpec<'a>>>(self.bytes, 2)
     }
@@ -2099,6 +2145,7 @@ impl<'a> DeviceClassConfiguration<'a> {
     }
 
     /// `deviceConfiguration` (field 1).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 1)
     }
@@ -2187,6 +2234,7 @@ impl<'a> DeviceClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2300,11 +2348,13 @@ impl<'a> DeviceClassSpec<'a> {
     }
 
     /// `extendedResourceName` (field 4).
+    #[inline]
     pub fn extended_resource_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `extendedResourceName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn extended_resource_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2407,6 +2457,7 @@ impl<'a> DeviceConfiguration<'a> {
     }
 
     /// `opaque` (field 1).
+    #[inline]
     pub fn opaque(&self) -> Option<OpaqueDeviceConfiguration<'a>> {
         rt::get::<codec::Msg<OpaqueDeviceConfiguration<'a>>>(self.bytes, 1)
     }
@@ -2493,21 +2544,25 @@ impl<'a> DeviceConstraint<'a> {
     }
 
     /// `matchAttribute` (field 2).
+    #[inline]
     pub fn match_attribute(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `matchAttribute` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn match_attribute_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `distinctAttribute` (field 3).
+    #[inline]
     pub fn distinct_attribute(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `distinctAttribute` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn distinct_attribute_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2602,11 +2657,13 @@ impl<'a> DeviceCounterConsumption<'a> {
     }
 
     /// `counterSet` (field 1).
+    #[inline]
     pub fn counter_set(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `counterSet` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn counter_set_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -2702,21 +2759,25 @@ impl<'a> DeviceRequest<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `deviceClassName` (field 2).
+    #[inline]
     pub fn device_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `deviceClassName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2727,21 +2788,25 @@ impl<'a> DeviceRequest<'a> {
     }
 
     /// `allocationMode` (field 4).
+    #[inline]
     pub fn allocation_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `allocationMode` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn allocation_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `count` (field 5).
+    #[inline]
     pub fn count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `adminAccess` (field 6).
+    #[inline]
     pub fn admin_access(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
@@ -2757,6 +2822,7 @@ impl<'a> DeviceRequest<'a> {
     }
 
     /// `capacity` (field 9).
+    #[inline]
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 9)
     }
@@ -2896,46 +2962,55 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `request` (field 1).
+    #[inline]
     pub fn request(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `request` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn request_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `driver` (field 2).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `driver` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `pool` (field 3).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pool` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `device` (field 4).
+    #[inline]
     pub fn device(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `device` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `adminAccess` (field 5).
+    #[inline]
     pub fn admin_access(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
@@ -2956,11 +3031,13 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `shareID` (field 9).
+    #[inline]
     pub fn share_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `shareID` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn share_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
@@ -3122,6 +3199,7 @@ impl<'a> DeviceSelector<'a> {
     }
 
     /// `cel` (field 1).
+    #[inline]
     pub fn cel(&self) -> Option<CELDeviceSelector<'a>> {
         rt::get::<codec::Msg<CELDeviceSelector<'a>>>(self.bytes, 1)
     }
@@ -3202,21 +3280,25 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `deviceClassName` (field 2).
+    #[inline]
     pub fn device_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `deviceClassName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -3227,16 +3309,19 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `allocationMode` (field 4).
+    #[inline]
     pub fn allocation_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `allocationMode` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn allocation_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `count` (field 5).
+    #[inline]
     pub fn count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
@@ -3247,6 +3332,7 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `capacity` (field 8).
+    #[inline]
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 8)
     }
@@ -3369,36 +3455,43 @@ impl<'a> DeviceTaint<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `effect` (field 3).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `effect` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `timeAdded` (field 4).
+    #[inline]
     pub fn time_added(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -3505,46 +3598,55 @@ impl<'a> DeviceToleration<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `value` (field 3).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `value` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `effect` (field 4).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `effect` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `tolerationSeconds` (field 5).
+    #[inline]
     pub fn toleration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
@@ -3645,11 +3747,13 @@ impl<'a> NetworkDeviceData<'a> {
     }
 
     /// `interfaceName` (field 1).
+    #[inline]
     pub fn interface_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `interfaceName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn interface_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -3660,11 +3764,13 @@ impl<'a> NetworkDeviceData<'a> {
     }
 
     /// `hardwareAddress` (field 3).
+    #[inline]
     pub fn hardware_address(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `hardwareAddress` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hardware_address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -3759,16 +3865,19 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
     }
 
     /// `capacityKey` (field 1).
+    #[inline]
     pub fn capacity_key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `capacityKey` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn capacity_key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `allocationMultiplier` (field 2).
+    #[inline]
     pub fn allocation_multiplier(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -3869,16 +3978,19 @@ impl<'a> OpaqueDeviceConfiguration<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `parameters` (field 2).
+    #[inline]
     pub fn parameters(
         &self,
     ) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
@@ -3975,6 +4087,7 @@ impl<'a> ResourceClaim<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3984,11 +4097,13 @@ impl<'a> ResourceClaim<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ResourceClaimStatus<'a>> {
         rt::get::<codec::Msg<ResourceClaimStatus<'a>>>(self.bytes, 3)
     }
@@ -4083,41 +4198,49 @@ impl<'a> ResourceClaimConsumerReference<'a> {
     }
 
     /// `apiGroup` (field 1).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `resource` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `name` (field 4).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `name` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `uid` (field 5).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `uid` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -4213,6 +4336,7 @@ impl<'a> ResourceClaimList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -4316,6 +4440,7 @@ impl<'a> ResourceClaimSpec<'a> {
     }
 
     /// `devices` (field 1).
+    #[inline]
     pub fn devices(&self) -> Option<DeviceClaim<'a>> {
         rt::get::<codec::Msg<DeviceClaim<'a>>>(self.bytes, 1)
     }
@@ -4397,6 +4522,7 @@ impl<'a> ResourceClaimStatus<'a> {
     }
 
     /// `allocation` (field 1).
+    #[inline]
     pub fn allocation(&self) -> Option<AllocationResult<'a>> {
         rt::get::<codec::Msg<AllocationResult<'a>>>(self.bytes, 1)
     }
@@ -4517,6 +4643,7 @@ impl<'a> ResourceClaimTemplate<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4526,6 +4653,7 @@ impl<'a> ResourceClaimTemplate<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimTemplateSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimTemplateSpec<'a>>>(self.bytes, 2)
     }
@@ -4616,6 +4744,7 @@ impl<'a> ResourceClaimTemplateList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -4719,6 +4848,7 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4728,6 +4858,7 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimSpec<'a>>>(self.bytes, 2)
     }
@@ -4817,21 +4948,25 @@ impl<'a> ResourcePool<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `generation` (field 2).
+    #[inline]
     pub fn generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `resourceSliceCount` (field 3).
+    #[inline]
     pub fn resource_slice_count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
@@ -4922,6 +5057,7 @@ impl<'a> ResourceSlice<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4931,6 +5067,7 @@ impl<'a> ResourceSlice<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceSliceSpec<'a>> {
         rt::get::<codec::Msg<ResourceSliceSpec<'a>>>(self.bytes, 2)
     }
@@ -5020,6 +5157,7 @@ impl<'a> ResourceSliceList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -5123,36 +5261,43 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pool` (field 2).
+    #[inline]
     pub fn pool(&self) -> Option<ResourcePool<'a>> {
         rt::get::<codec::Msg<ResourcePool<'a>>>(self.bytes, 2)
     }
 
     /// `nodeName` (field 3).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `nodeName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `nodeSelector` (field 4).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 4)
     }
 
     /// `allNodes` (field 5).
+    #[inline]
     pub fn all_nodes(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
@@ -5163,6 +5308,7 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `perDeviceNodeSelection` (field 7).
+    #[inline]
     pub fn per_device_node_selection(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }

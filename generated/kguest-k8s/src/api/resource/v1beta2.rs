@@ -27,31 +27,37 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pool` (field 2).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `pool` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `device` (field 3).
+    #[inline]
     pub fn device(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `device` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -67,6 +73,7 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `data` (field 5).
+    #[inline]
     pub fn data(&self) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
@@ -74,16 +81,19 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `networkData` (field 6).
+    #[inline]
     pub fn network_data(&self) -> Option<NetworkDeviceData<'a>> {
         rt::get::<codec::Msg<NetworkDeviceData<'a>>>(self.bytes, 6)
     }
 
     /// `shareID` (field 7).
+    #[inline]
     pub fn share_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `shareID` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn share_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
@@ -209,16 +219,19 @@ impl<'a> AllocationResult<'a> {
     }
 
     /// `devices` (field 1).
+    #[inline]
     pub fn devices(&self) -> Option<DeviceAllocationResult<'a>> {
         rt::get::<codec::Msg<DeviceAllocationResult<'a>>>(self.bytes, 1)
     }
 
     /// `nodeSelector` (field 3).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 3)
     }
 
     /// `allocationTimestamp` (field 5).
+    #[inline]
     pub fn allocation_timestamp(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -332,11 +345,13 @@ impl<'a> CELDeviceSelector<'a> {
     }
 
     /// `expression` (field 1).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `expression` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -417,6 +432,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `default` (field 1).
+    #[inline]
     pub fn default(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -436,6 +452,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `validRange` (field 4).
+    #[inline]
     pub fn valid_range(&self) -> Option<CapacityRequestPolicyRange<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicyRange<'a>>>(self.bytes, 4)
     }
@@ -542,6 +559,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `min` (field 1).
+    #[inline]
     pub fn min(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -549,6 +567,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `max` (field 2).
+    #[inline]
     pub fn max(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -556,6 +575,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `step` (field 3).
+    #[inline]
     pub fn step(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -754,6 +774,7 @@ impl<'a> Counter<'a> {
     }
 
     /// `value` (field 1).
+    #[inline]
     pub fn value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -839,11 +860,13 @@ impl<'a> CounterSet<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -939,11 +962,13 @@ impl<'a> Device<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -966,21 +991,25 @@ impl<'a> Device<'a> {
     }
 
     /// `nodeName` (field 5).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `nodeName` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `nodeSelector` (field 6).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 6)
     }
 
     /// `allNodes` (field 7).
+    #[inline]
     pub fn all_nodes(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
@@ -991,6 +1020,7 @@ impl<'a> Device<'a> {
     }
 
     /// `bindsToNode` (field 9).
+    #[inline]
     pub fn binds_to_node(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 9)
     }
@@ -1006,6 +1036,7 @@ impl<'a> Device<'a> {
     }
 
     /// `allowMultipleAllocations` (field 12).
+    #[inline]
     pub fn allow_multiple_allocations(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 12)
     }
@@ -1204,11 +1235,13 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     }
 
     /// `source` (field 1).
+    #[inline]
     pub fn source(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `source` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn source_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1219,6 +1252,7 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     }
 
     /// `deviceConfiguration` (field 3).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 3)
     }
@@ -1427,31 +1461,37 @@ impl<'a> DeviceAttribute<'a> {
     }
 
     /// `int` (field 2).
+    #[inline]
     pub fn int(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `bool` (field 3).
+    #[inline]
     pub fn bool(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `string` (field 4).
+    #[inline]
     pub fn string(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `string` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn string_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `version` (field 5).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `version` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -1603,6 +1643,7 @@ impl<'a> DeviceCapacity<'a> {
     }
 
     /// `value` (field 1).
+    #[inline]
     pub fn value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1612,6 +1653,7 @@ impl<'a> DeviceCapacity<'a> {
     }
 
     /// `requestPolicy` (field 2).
+    #[inline]
     pub fn request_policy(&self) -> Option<CapacityRequestPolicy<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicy<'a>>>(self.bytes, 2)
     }
@@ -1827,6 +1869,7 @@ impl<'a> DeviceClaimConfiguration<'a> {
     }
 
     /// `deviceConfiguration` (field 2).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 2)
     }
@@ -1924,6 +1967,7 @@ impl<'a> DeviceClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1933,6 +1977,7 @@ impl<'a> DeviceClass<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeviceClassSpec<'a>> {
         rt::get::<codec::Msg<DeviceClassSpec<'a>>>(self.bytes, 2)
     }
@@ -2022,6 +2067,7 @@ impl<'a> DeviceClassConfiguration<'a> {
     }
 
     /// `deviceConfiguration` (field 1).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 1)
     }
@@ -2110,6 +2156,7 @@ impl<'a> DeviceClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2223,11 +2270,13 @@ impl<'a> DeviceClassSpec<'a> {
     }
 
     /// `extendedResourceName` (field 4).
+    #[inline]
     pub fn extended_resource_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `extendedResourceName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn extended_resource_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2330,6 +2379,7 @@ impl<'a> DeviceConfiguration<'a> {
     }
 
     /// `opaque` (field 1).
+    #[inline]
     pub fn opaque(&self) -> Option<OpaqueDeviceConfiguration<'a>> {
         rt::get::<codec::Msg<OpaqueDeviceConfiguration<'a>>>(self.bytes, 1)
     }
@@ -2416,21 +2466,25 @@ impl<'a> DeviceConstraint<'a> {
     }
 
     /// `matchAttribute` (field 2).
+    #[inline]
     pub fn match_attribute(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `matchAttribute` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn match_attribute_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `distinctAttribute` (field 3).
+    #[inline]
     pub fn distinct_attribute(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `distinctAttribute` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn distinct_attribute_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2525,11 +2579,13 @@ impl<'a> DeviceCounterConsumption<'a> {
     }
 
     /// `counterSet` (field 1).
+    #[inline]
     pub fn counter_set(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `counterSet` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn counter_set_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -2625,16 +2681,19 @@ impl<'a> DeviceRequest<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `exactly` (field 2).
+    #[inline]
     pub fn exactly(&self) -> Option<ExactDeviceRequest<'a>> {
         rt::get::<codec::Msg<ExactDeviceRequest<'a>>>(self.bytes, 2)
     }
@@ -2738,46 +2797,55 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `request` (field 1).
+    #[inline]
     pub fn request(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `request` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn request_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `driver` (field 2).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `driver` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `pool` (field 3).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pool` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `device` (field 4).
+    #[inline]
     pub fn device(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `device` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `adminAccess` (field 5).
+    #[inline]
     pub fn admin_access(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
@@ -2798,11 +2866,13 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `shareID` (field 9).
+    #[inline]
     pub fn share_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `shareID` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn share_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
@@ -2964,6 +3034,7 @@ impl<'a> DeviceSelector<'a> {
     }
 
     /// `cel` (field 1).
+    #[inline]
     pub fn cel(&self) -> Option<CELDeviceSelector<'a>> {
         rt::get::<codec::Msg<CELDeviceSelector<'a>>>(self.bytes, 1)
     }
@@ -3044,21 +3115,25 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `deviceClassName` (field 2).
+    #[inline]
     pub fn device_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `deviceClassName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -3069,16 +3144,19 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `allocationMode` (field 4).
+    #[inline]
     pub fn allocation_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `allocationMode` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn allocation_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `count` (field 5).
+    #[inline]
     pub fn count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
@@ -3089,6 +3167,7 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `capacity` (field 7).
+    #[inline]
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 7)
     }
@@ -3211,36 +3290,43 @@ impl<'a> DeviceTaint<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `effect` (field 3).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `effect` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `timeAdded` (field 4).
+    #[inline]
     pub fn time_added(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -3347,6 +3433,7 @@ impl<'a> DeviceTaintRule<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3356,11 +3443,13 @@ impl<'a> DeviceTaintRule<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeviceTaintRuleSpec<'a>> {
         rt::get::<codec::Msg<DeviceTaintRuleSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DeviceTaintRuleStatus<'a>> {
         rt::get::<codec::Msg<DeviceTaintRuleStatus<'a>>>(self.bytes, 3)
     }
@@ -3455,6 +3544,7 @@ impl<'a> DeviceTaintRuleList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -3558,11 +3648,13 @@ impl<'a> DeviceTaintRuleSpec<'a> {
     }
 
     /// `deviceSelector` (field 1).
+    #[inline]
     pub fn device_selector(&self) -> Option<DeviceTaintSelector<'a>> {
         rt::get::<codec::Msg<DeviceTaintSelector<'a>>>(self.bytes, 1)
     }
 
     /// `taint` (field 2).
+    #[inline]
     pub fn taint(&self) -> Option<DeviceTaint<'a>> {
         rt::get::<codec::Msg<DeviceTaint<'a>>>(self.bytes, 2)
     }
@@ -3745,31 +3837,37 @@ impl<'a> DeviceTaintSelector<'a> {
     }
 
     /// `driver` (field 2).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `driver` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `pool` (field 3).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pool` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `device` (field 4).
+    #[inline]
     pub fn device(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `device` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -3860,46 +3958,55 @@ impl<'a> DeviceToleration<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `value` (field 3).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `value` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `effect` (field 4).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `effect` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `tolerationSeconds` (field 5).
+    #[inline]
     pub fn toleration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
@@ -4000,11 +4107,13 @@ impl<'a> ExactDeviceRequest<'a> {
     }
 
     /// `deviceClassName` (field 1).
+    #[inline]
     pub fn device_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `deviceClassName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -4015,21 +4124,25 @@ impl<'a> ExactDeviceRequest<'a> {
     }
 
     /// `allocationMode` (field 3).
+    #[inline]
     pub fn allocation_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `allocationMode` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn allocation_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `count` (field 4).
+    #[inline]
     pub fn count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
 
     /// `adminAccess` (field 5).
+    #[inline]
     pub fn admin_access(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
@@ -4040,6 +4153,7 @@ impl<'a> ExactDeviceRequest<'a> {
     }
 
     /// `capacity` (field 7).
+    #[inline]
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 7)
     }
@@ -4162,11 +4276,13 @@ impl<'a> NetworkDeviceData<'a> {
     }
 
     /// `interfaceName` (field 1).
+    #[inline]
     pub fn interface_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `interfaceName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn interface_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -4177,11 +4293,13 @@ impl<'a> NetworkDeviceData<'a> {
     }
 
     /// `hardwareAddress` (field 3).
+    #[inline]
     pub fn hardware_address(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `hardwareAddress` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hardware_address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -4276,16 +4394,19 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
     }
 
     /// `capacityKey` (field 1).
+    #[inline]
     pub fn capacity_key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `capacityKey` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn capacity_key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `allocationMultiplier` (field 2).
+    #[inline]
     pub fn allocation_multiplier(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -4386,16 +4507,19 @@ impl<'a> OpaqueDeviceConfiguration<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `parameters` (field 2).
+    #[inline]
     pub fn parameters(
         &self,
     ) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
@@ -4492,6 +4616,7 @@ impl<'a> ResourceClaim<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4501,11 +4626,13 @@ impl<'a> ResourceClaim<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ResourceClaimStatus<'a>> {
         rt::get::<codec::Msg<ResourceClaimStatus<'a>>>(self.bytes, 3)
     }
@@ -4600,41 +4727,49 @@ impl<'a> ResourceClaimConsumerReference<'a> {
     }
 
     /// `apiGroup` (field 1).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `resource` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `name` (field 4).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `name` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `uid` (field 5).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `uid` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -4730,6 +4865,7 @@ impl<'a> ResourceClaimList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -4833,6 +4969,7 @@ impl<'a> ResourceClaimSpec<'a> {
     }
 
     /// `devices` (field 1).
+    #[inline]
     pub fn devices(&self) -> Option<DeviceClaim<'a>> {
         rt::get::<codec::Msg<DeviceClaim<'a>>>(self.bytes, 1)
     }
@@ -4914,6 +5051,7 @@ impl<'a> ResourceClaimStatus<'a> {
     }
 
     /// `allocation` (field 1).
+    #[inline]
     pub fn allocation(&self) -> Option<AllocationResult<'a>> {
         rt::get::<codec::Msg<AllocationResult<'a>>>(self.bytes, 1)
     }
@@ -5034,6 +5172,7 @@ impl<'a> ResourceClaimTemplate<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -5043,6 +5182,7 @@ impl<'a> ResourceClaimTemplate<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimTemplateSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimTemplateSpec<'a>>>(self.bytes, 2)
     }
@@ -5133,6 +5273,7 @@ impl<'a> ResourceClaimTemplateList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -5236,6 +5377,7 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -5245,6 +5387,7 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimSpec<'a>>>(self.bytes, 2)
     }
@@ -5334,21 +5477,25 @@ impl<'a> ResourcePool<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `generation` (field 2).
+    #[inline]
     pub fn generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `resourceSliceCount` (field 3).
+    #[inline]
     pub fn resource_slice_count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
@@ -5439,6 +5586,7 @@ impl<'a> ResourceSlice<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -5448,6 +5596,7 @@ impl<'a> ResourceSlice<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceSliceSpec<'a>> {
         rt::get::<codec::Msg<ResourceSliceSpec<'a>>>(self.bytes, 2)
     }
@@ -5537,6 +5686,7 @@ impl<'a> ResourceSliceList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -5640,36 +5790,43 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pool` (field 2).
+    #[inline]
     pub fn pool(&self) -> Option<ResourcePool<'a>> {
         rt::get::<codec::Msg<ResourcePool<'a>>>(self.bytes, 2)
     }
 
     /// `nodeName` (field 3).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `nodeName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `nodeSelector` (field 4).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 4)
     }
 
     /// `allNodes` (field 5).
+    #[inline]
     pub fn all_nodes(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
@@ -5680,6 +5837,7 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `perDeviceNodeSelection` (field 7).
+    #[inline]
     pub fn per_device_node_selection(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }

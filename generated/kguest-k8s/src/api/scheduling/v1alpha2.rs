@@ -84,6 +84,7 @@ impl<'a> GangSchedulingPolicy<'a> {
     }
 
     /// `minCount` (field 1).
+    #[inline]
     pub fn min_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -164,6 +165,7 @@ impl<'a> PodGroup<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -173,11 +175,13 @@ impl<'a> PodGroup<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PodGroupSpec<'a>> {
         rt::get::<codec::Msg<PodGroupSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PodGroupStatus<'a>> {
         rt::get::<codec::Msg<PodGroupStatus<'a>>>(self.bytes, 3)
     }
@@ -272,6 +276,7 @@ impl<'a> PodGroupList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -374,31 +379,37 @@ impl<'a> PodGroupResourceClaim<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceClaimName` (field 2).
+    #[inline]
     pub fn resource_claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceClaimName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `resourceClaimTemplateName` (field 3).
+    #[inline]
     pub fn resource_claim_template_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `resourceClaimTemplateName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_template_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -490,21 +501,25 @@ impl<'a> PodGroupResourceClaimStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceClaimName` (field 2).
+    #[inline]
     pub fn resource_claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceClaimName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -675,11 +690,13 @@ impl<'a> PodGroupSchedulingPolicy<'a> {
     }
 
     /// `basic` (field 1).
+    #[inline]
     pub fn basic(&self) -> Option<BasicSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<BasicSchedulingPolicy<'a>>>(self.bytes, 1)
     }
 
     /// `gang` (field 2).
+    #[inline]
     pub fn gang(&self) -> Option<GangSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<GangSchedulingPolicy<'a>>>(self.bytes, 2)
     }
@@ -765,16 +782,19 @@ impl<'a> PodGroupSpec<'a> {
     }
 
     /// `podGroupTemplateRef` (field 1).
+    #[inline]
     pub fn pod_group_template_ref(&self) -> Option<PodGroupTemplateReference<'a>> {
         rt::get::<codec::Msg<PodGroupTemplateReference<'a>>>(self.bytes, 1)
     }
 
     /// `schedulingPolicy` (field 2).
+    #[inline]
     pub fn scheduling_policy(&self) -> Option<PodGroupSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<PodGroupSchedulingPolicy<'a>>>(self.bytes, 2)
     }
 
     /// `schedulingConstraints` (field 3).
+    #[inline]
     pub fn scheduling_constraints(&self) -> Option<PodGroupSchedulingConstraints<'a>> {
         rt::get::<codec::Msg<PodGroupSchedulingConstraints<'a>>>(self.bytes, 3)
     }
@@ -787,26 +807,31 @@ impl<'a> PodGroupSpec<'a> {
     }
 
     /// `disruptionMode` (field 5).
+    #[inline]
     pub fn disruption_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `disruptionMode` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn disruption_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `priorityClassName` (field 6).
+    #[inline]
     pub fn priority_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `priorityClassName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn priority_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `priority` (field 7).
+    #[inline]
     pub fn priority(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -1062,21 +1087,25 @@ impl<'a> PodGroupTemplate<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `schedulingPolicy` (field 2).
+    #[inline]
     pub fn scheduling_policy(&self) -> Option<PodGroupSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<PodGroupSchedulingPolicy<'a>>>(self.bytes, 2)
     }
 
     /// `schedulingConstraints` (field 3).
+    #[inline]
     pub fn scheduling_constraints(&self) -> Option<PodGroupSchedulingConstraints<'a>> {
         rt::get::<codec::Msg<PodGroupSchedulingConstraints<'a>>>(self.bytes, 3)
     }
@@ -1089,26 +1118,31 @@ impl<'a> PodGroupTemplate<'a> {
     }
 
     /// `disruptionMode` (field 5).
+    #[inline]
     pub fn disruption_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `disruptionMode` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn disruption_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `priorityClassName` (field 6).
+    #[inline]
     pub fn priority_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `priorityClassName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn priority_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `priority` (field 7).
+    #[inline]
     pub fn priority(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -1242,6 +1276,7 @@ impl<'a> PodGroupTemplateReference<'a> {
     }
 
     /// `workload` (field 1).
+    #[inline]
     pub fn workload(&self) -> Option<WorkloadPodGroupTemplateReference<'a>> {
         rt::get::<codec::Msg<WorkloadPodGroupTemplateReference<'a>>>(self.bytes, 1)
     }
@@ -1324,11 +1359,13 @@ impl<'a> TopologyConstraint<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1409,31 +1446,37 @@ impl<'a> TypedLocalObjectReference<'a> {
     }
 
     /// `apiGroup` (field 1).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1524,6 +1567,7 @@ impl<'a> Workload<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1533,6 +1577,7 @@ impl<'a> Workload<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<WorkloadSpec<'a>> {
         rt::get::<codec::Msg<WorkloadSpec<'a>>>(self.bytes, 2)
     }
@@ -1622,6 +1667,7 @@ impl<'a> WorkloadList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1724,21 +1770,25 @@ impl<'a> WorkloadPodGroupTemplateReference<'a> {
     }
 
     /// `workloadName` (field 1).
+    #[inline]
     pub fn workload_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `workloadName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn workload_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `podGroupTemplateName` (field 2).
+    #[inline]
     pub fn pod_group_template_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `podGroupTemplateName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_group_template_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1824,6 +1874,7 @@ impl<'a> WorkloadSpec<'a> {
     }
 
     /// `controllerRef` (field 1).
+    #[inline]
     pub fn controller_ref(&self) -> Option<TypedLocalObjectReference<'a>> {
         rt::get::<codec::Msg<TypedLocalObjectReference<'a>>>(self.bytes, 1)
     }

@@ -25,11 +25,13 @@ impl<'a> Leaf<'a> {
     }
 
     /// `thing` (field 1).
+    #[inline]
     pub fn thing(&self) -> Option<crate::kt::ab::Thing<'a>> {
         rt::get::<codec::Msg<crate::kt::ab::Thing<'a>>>(self.bytes, 1)
     }
 
     /// `tree` (field 2).
+    #[inline]
     pub fn tree(&self) -> Option<crate::kt::shapes::Tree<'a>> {
         rt::get::<codec::Msg<crate::kt::shapes::Tree<'a>>>(self.bytes, 2)
     }
@@ -47,6 +49,7 @@ impl<'a> Leaf<'a> {
     }
 
     /// `container` (field 5).
+    #[inline]
     pub fn container(&self) -> Option<crate::kt::shapes::pod::Container<'a>> {
         rt::get::<codec::Msg<crate::kt::shapes::pod::Container<'a>>>(self.bytes, 5)
     }

@@ -27,11 +27,13 @@ impl<'a> APIGroup<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -42,6 +44,7 @@ impl<'a> APIGroup<'a> {
     }
 
     /// `preferredVersion` (field 3).
+    #[inline]
     pub fn preferred_version(&self) -> Option<GroupVersionForDiscovery<'a>> {
         rt::get::<codec::Msg<GroupVersionForDiscovery<'a>>>(self.bytes, 3)
     }
@@ -248,31 +251,37 @@ impl<'a> APIResource<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `namespaced` (field 2).
+    #[inline]
     pub fn namespaced(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `kind` (field 3).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `kind` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `verbs` (field 4).
+    #[inline]
     pub fn verbs(&self) -> Option<Verbs<'a>> {
         rt::get::<codec::Msg<Verbs<'a>>>(self.bytes, 4)
     }
@@ -283,11 +292,13 @@ impl<'a> APIResource<'a> {
     }
 
     /// `singularName` (field 6).
+    #[inline]
     pub fn singular_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `singularName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn singular_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -298,31 +309,37 @@ impl<'a> APIResource<'a> {
     }
 
     /// `group` (field 8).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `group` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `version` (field 9).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `version` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `storageVersionHash` (field 10).
+    #[inline]
     pub fn storage_version_hash(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `storageVersionHash` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_version_hash_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
@@ -456,11 +473,13 @@ impl<'a> APIResourceList<'a> {
     }
 
     /// `groupVersion` (field 1).
+    #[inline]
     pub fn group_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `groupVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -664,16 +683,19 @@ impl<'a> ApplyOptions<'a> {
     }
 
     /// `force` (field 2).
+    #[inline]
     pub fn force(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `fieldManager` (field 3).
+    #[inline]
     pub fn field_manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fieldManager` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -768,51 +790,61 @@ impl<'a> Condition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `observedGeneration` (field 3).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
 
     /// `lastTransitionTime` (field 4).
+    #[inline]
     pub fn last_transition_time(&self) -> Option<Time<'a>> {
         rt::get::<codec::Msg<Time<'a>>>(self.bytes, 4)
     }
 
     /// `reason` (field 5).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reason` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -930,21 +962,25 @@ impl<'a> CreateOptions<'a> {
     }
 
     /// `fieldManager` (field 3).
+    #[inline]
     pub fn field_manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fieldManager` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `fieldValidation` (field 4).
+    #[inline]
     pub fn field_validation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `fieldValidation` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -1039,26 +1075,31 @@ impl<'a> DeleteOptions<'a> {
     }
 
     /// `gracePeriodSeconds` (field 1).
+    #[inline]
     pub fn grace_period_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `preconditions` (field 2).
+    #[inline]
     pub fn preconditions(&self) -> Option<Preconditions<'a>> {
         rt::get::<codec::Msg<Preconditions<'a>>>(self.bytes, 2)
     }
 
     /// `orphanDependents` (field 3).
+    #[inline]
     pub fn orphan_dependents(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `propagationPolicy` (field 4).
+    #[inline]
     pub fn propagation_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `propagationPolicy` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn propagation_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -1069,6 +1110,7 @@ impl<'a> DeleteOptions<'a> {
     }
 
     /// `ignoreStoreReadErrorWithClusterBreakingPotential` (field 6).
+    #[inline]
     pub fn ignore_store_read_error_with_cluster_breaking_potential(
         &self,
     ) -> Option<bool> {
@@ -1202,6 +1244,7 @@ impl<'a> Duration<'a> {
     }
 
     /// `duration` (field 1).
+    #[inline]
     pub fn duration(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
@@ -1282,21 +1325,25 @@ impl<'a> FieldSelectorRequirement<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1396,6 +1443,7 @@ impl<'a> FieldsV1<'a> {
     }
 
     /// `Raw` (field 1).
+    #[inline]
     pub fn raw(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1476,11 +1524,13 @@ impl<'a> GetOptions<'a> {
     }
 
     /// `resourceVersion` (field 1).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `resourceVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1561,21 +1611,25 @@ impl<'a> GroupKind<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1661,21 +1715,25 @@ impl<'a> GroupResource<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 2).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resource` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1761,21 +1819,25 @@ impl<'a> GroupVersion<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1861,21 +1923,25 @@ impl<'a> GroupVersionForDiscovery<'a> {
     }
 
     /// `groupVersion` (field 1).
+    #[inline]
     pub fn group_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `groupVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1961,31 +2027,37 @@ impl<'a> GroupVersionKind<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `kind` (field 3).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `kind` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2076,31 +2148,37 @@ impl<'a> GroupVersionResource<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `resource` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2294,21 +2372,25 @@ impl<'a> LabelSelectorRequirement<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2408,6 +2490,7 @@ impl<'a> List<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(&self) -> Option<ListMeta<'a>> {
         rt::get::<codec::Msg<ListMeta<'a>>>(self.bytes, 1)
     }
@@ -2506,41 +2589,49 @@ impl<'a> ListMeta<'a> {
     }
 
     /// `selfLink` (field 1).
+    #[inline]
     pub fn self_link(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `selfLink` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn self_link_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceVersion` (field 2).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `continue` (field 3).
+    #[inline]
     pub fn continue_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `continue` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn continue_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `remainingItemCount` (field 4).
+    #[inline]
     pub fn remaining_item_count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
 
     /// `shardInfo` (field 5).
+    #[inline]
     pub fn shard_info(&self) -> Option<ShardInfo<'a>> {
         rt::get::<codec::Msg<ShardInfo<'a>>>(self.bytes, 5)
     }
@@ -2645,86 +2736,103 @@ impl<'a> ListOptions<'a> {
     }
 
     /// `labelSelector` (field 1).
+    #[inline]
     pub fn label_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `labelSelector` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn label_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fieldSelector` (field 2).
+    #[inline]
     pub fn field_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fieldSelector` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `watch` (field 3).
+    #[inline]
     pub fn watch(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `resourceVersion` (field 4).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `resourceVersion` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `timeoutSeconds` (field 5).
+    #[inline]
     pub fn timeout_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `limit` (field 7).
+    #[inline]
     pub fn limit(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
 
     /// `continue` (field 8).
+    #[inline]
     pub fn continue_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `continue` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn continue_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `allowWatchBookmarks` (field 9).
+    #[inline]
     pub fn allow_watch_bookmarks(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 9)
     }
 
     /// `resourceVersionMatch` (field 10).
+    #[inline]
     pub fn resource_version_match(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `resourceVersionMatch` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_match_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `sendInitialEvents` (field 11).
+    #[inline]
     pub fn send_initial_events(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
 
     /// `shardSelector` (field 15).
+    #[inline]
     pub fn shard_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 15)
     }
 
     /// `shardSelector` (field 15) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn shard_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
@@ -2855,61 +2963,73 @@ impl<'a> ManagedFieldsEntry<'a> {
     }
 
     /// `manager` (field 1).
+    #[inline]
     pub fn manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `manager` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operation` (field 2).
+    #[inline]
     pub fn operation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operation` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `apiVersion` (field 3).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `apiVersion` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `time` (field 4).
+    #[inline]
     pub fn time(&self) -> Option<Time<'a>> {
         rt::get::<codec::Msg<Time<'a>>>(self.bytes, 4)
     }
 
     /// `fieldsType` (field 6).
+    #[inline]
     pub fn fields_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `fieldsType` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fields_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `fieldsV1` (field 7).
+    #[inline]
     pub fn fields_v1(&self) -> Option<FieldsV1<'a>> {
         rt::get::<codec::Msg<FieldsV1<'a>>>(self.bytes, 7)
     }
 
     /// `subresource` (field 8).
+    #[inline]
     pub fn subresource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `subresource` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn subresource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
@@ -3021,11 +3141,13 @@ impl<'a> MicroTime<'a> {
     }
 
     /// `seconds` (field 1).
+    #[inline]
     pub fn seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `nanos` (field 2).
+    #[inline]
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -3111,81 +3233,97 @@ impl<'a> ObjectMeta<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `generateName` (field 2).
+    #[inline]
     pub fn generate_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `generateName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn generate_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `namespace` (field 3).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `namespace` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `selfLink` (field 4).
+    #[inline]
     pub fn self_link(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `selfLink` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn self_link_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `uid` (field 5).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `uid` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `resourceVersion` (field 6).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `resourceVersion` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `generation` (field 7).
+    #[inline]
     pub fn generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
 
     /// `creationTimestamp` (field 8).
+    #[inline]
     pub fn creation_timestamp(&self) -> Option<Time<'a>> {
         rt::get::<codec::Msg<Time<'a>>>(self.bytes, 8)
     }
 
     /// `deletionTimestamp` (field 9).
+    #[inline]
     pub fn deletion_timestamp(&self) -> Option<Time<'a>> {
         rt::get::<codec::Msg<Time<'a>>>(self.bytes, 9)
     }
 
     /// `deletionGracePeriodSeconds` (field 10).
+    #[inline]
     pub fn deletion_grace_period_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 10)
     }
@@ -3408,51 +3546,61 @@ impl<'a> OwnerReference<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `uid` (field 4).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `uid` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `apiVersion` (field 5).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `apiVersion` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `controller` (field 6).
+    #[inline]
     pub fn controller(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `blockOwnerDeletion` (field 7).
+    #[inline]
     pub fn block_owner_deletion(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
@@ -3558,6 +3706,7 @@ impl<'a> PartialObjectMetadata<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(&self) -> Option<ObjectMeta<'a>> {
         rt::get::<codec::Msg<ObjectMeta<'a>>>(self.bytes, 1)
     }
@@ -3639,6 +3788,7 @@ impl<'a> PartialObjectMetadataList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(&self) -> Option<ListMeta<'a>> {
         rt::get::<codec::Msg<ListMeta<'a>>>(self.bytes, 1)
     }
@@ -3795,26 +3945,31 @@ impl<'a> PatchOptions<'a> {
     }
 
     /// `force` (field 2).
+    #[inline]
     pub fn force(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `fieldManager` (field 3).
+    #[inline]
     pub fn field_manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fieldManager` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `fieldValidation` (field 4).
+    #[inline]
     pub fn field_validation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `fieldValidation` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -3914,21 +4069,25 @@ impl<'a> Preconditions<'a> {
     }
 
     /// `uid` (field 1).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `uid` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceVersion` (field 2).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -4098,21 +4257,25 @@ impl<'a> ServerAddressByClientCIDR<'a> {
     }
 
     /// `clientCIDR` (field 1).
+    #[inline]
     pub fn client_cidr(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `clientCIDR` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn client_cidr_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `serverAddress` (field 2).
+    #[inline]
     pub fn server_address(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `serverAddress` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn server_address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -4198,11 +4361,13 @@ impl<'a> ShardInfo<'a> {
     }
 
     /// `selector` (field 1).
+    #[inline]
     pub fn selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `selector` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -4283,46 +4448,55 @@ impl<'a> Status<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(&self) -> Option<ListMeta<'a>> {
         rt::get::<codec::Msg<ListMeta<'a>>>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `message` (field 3).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `details` (field 5).
+    #[inline]
     pub fn details(&self) -> Option<StatusDetails<'a>> {
         rt::get::<codec::Msg<StatusDetails<'a>>>(self.bytes, 5)
     }
 
     /// `code` (field 6).
+    #[inline]
     pub fn code(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
@@ -4428,31 +4602,37 @@ impl<'a> StatusCause<'a> {
     }
 
     /// `reason` (field 1).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `reason` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `message` (field 2).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `message` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `field` (field 3).
+    #[inline]
     pub fn field(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `field` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -4543,31 +4723,37 @@ impl<'a> StatusDetails<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `group` (field 2).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `group` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `kind` (field 3).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `kind` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -4578,16 +4764,19 @@ impl<'a> StatusDetails<'a> {
     }
 
     /// `retryAfterSeconds` (field 5).
+    #[inline]
     pub fn retry_after_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `uid` (field 6).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `uid` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -4698,11 +4887,13 @@ impl<'a> TableOptions<'a> {
     }
 
     /// `includeObject` (field 1).
+    #[inline]
     pub fn include_object(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `includeObject` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn include_object_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -4783,11 +4974,13 @@ impl<'a> Time<'a> {
     }
 
     /// `seconds` (field 1).
+    #[inline]
     pub fn seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `nanos` (field 2).
+    #[inline]
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -4871,11 +5064,13 @@ impl<'a> Timestamp<'a> {
     }
 
     /// `seconds` (field 1).
+    #[inline]
     pub fn seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `nanos` (field 2).
+    #[inline]
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -4961,21 +5156,25 @@ impl<'a> TypeMeta<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `apiVersion` (field 2).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `apiVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -5066,21 +5265,25 @@ impl<'a> UpdateOptions<'a> {
     }
 
     /// `fieldManager` (field 2).
+    #[inline]
     pub fn field_manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fieldManager` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `fieldValidation` (field 3).
+    #[inline]
     pub fn field_validation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fieldValidation` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -5257,16 +5460,19 @@ impl<'a> WatchEvent<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `object` (field 2).
+    #[inline]
     pub fn object(&self) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,

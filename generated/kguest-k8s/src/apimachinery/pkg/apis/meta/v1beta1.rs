@@ -37,6 +37,7 @@ impl<'a> PartialObjectMetadataList<'a> {
     }
 
     /// `metadata` (field 2).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
