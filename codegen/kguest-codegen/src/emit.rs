@@ -589,6 +589,7 @@ fn accessor(ctx: &Ctx<'_>, field: &Field, from: &[String]) -> Result<TokenStream
             let (codec, _) = codec(ctx, &field.ty, from)?;
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #method(&self) -> Repeated<'a, #codec> {
                     Repeated::new(self.bytes, #number)
                 }
@@ -599,6 +600,7 @@ fn accessor(ctx: &Ctx<'_>, field: &Field, from: &[String]) -> Result<TokenStream
             let (value, _) = codec(ctx, value, from)?;
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #method(&self) -> Map<'a, #key, #value> {
                     Map::new(self.bytes, #number)
                 }

@@ -133,36 +133,43 @@ impl<'a> Scalars<'a> {
     }
 
     /// `unpacked` (field 20).
+    #[inline]
     pub fn unpacked(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 20)
     }
 
     /// `packed` (field 21).
+    #[inline]
     pub fn packed(&self) -> Repeated<'a, codec::Sint64> {
         Repeated::new(self.bytes, 21)
     }
 
     /// `packed_fixed` (field 22).
+    #[inline]
     pub fn packed_fixed(&self) -> Repeated<'a, codec::Fixed32> {
         Repeated::new(self.bytes, 22)
     }
 
     /// `doubles` (field 23).
+    #[inline]
     pub fn doubles(&self) -> Repeated<'a, codec::Double> {
         Repeated::new(self.bytes, 23)
     }
 
     /// `names` (field 24).
+    #[inline]
     pub fn names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 24)
     }
 
     /// `blobs` (field 25).
+    #[inline]
     pub fn blobs(&self) -> Repeated<'a, codec::Bytes> {
         Repeated::new(self.bytes, 25)
     }
 
     /// `colors` (field 26).
+    #[inline]
     pub fn colors(&self) -> Repeated<'a, codec::Enum> {
         Repeated::new(self.bytes, 26)
     }

@@ -78,11 +78,13 @@ impl<'a> Forest<'a> {
     }
 
     /// `trees` (field 1).
+    #[inline]
     pub fn trees(&self) -> Repeated<'a, codec::Msg<Tree<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `by_name` (field 2).
+    #[inline]
     pub fn by_name(&self) -> Map<'a, codec::Str, codec::Msg<Tree<'a>>> {
         Map::new(self.bytes, 2)
     }
@@ -233,11 +235,13 @@ impl<'a> Names<'a> {
     }
 
     /// `podIPs` (field 7).
+    #[inline]
     pub fn pod_ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `nonResourceURLs` (field 8).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -420,6 +424,7 @@ impl<'a> Pod<'a> {
     }
 
     /// `phases` (field 4).
+    #[inline]
     pub fn phases(&self) -> Repeated<'a, codec::Enum> {
         Repeated::new(self.bytes, 4)
     }
@@ -431,6 +436,7 @@ impl<'a> Pod<'a> {
     }
 
     /// `containers` (field 6).
+    #[inline]
     pub fn containers(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::kt::shapes::pod::Container<'a>>> {
@@ -464,11 +470,13 @@ impl<'a> Pod<'a> {
     }
 
     /// `labels` (field 10).
+    #[inline]
     pub fn labels(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 10)
     }
 
     /// `by_port` (field 11).
+    #[inline]
     pub fn by_port(
         &self,
     ) -> Map<'a, codec::Int32, codec::Msg<crate::kt::shapes::pod::Container<'a>>> {
@@ -476,16 +484,19 @@ impl<'a> Pod<'a> {
     }
 
     /// `phase_by_id` (field 12).
+    #[inline]
     pub fn phase_by_id(&self) -> Map<'a, codec::Uint64, codec::Enum> {
         Map::new(self.bytes, 12)
     }
 
     /// `weights` (field 13).
+    #[inline]
     pub fn weights(&self) -> Map<'a, codec::Bool, codec::Double> {
         Map::new(self.bytes, 13)
     }
 
     /// `scalars_by_key` (field 14).
+    #[inline]
     pub fn scalars_by_key(
         &self,
     ) -> Map<'a, codec::Sint64, codec::Msg<crate::kt::scalars::Scalars<'a>>> {
@@ -499,11 +510,13 @@ impl<'a> Pod<'a> {
     }
 
     /// `sizes` (field 16).
+    #[inline]
     pub fn sizes(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 16)
     }
 
     /// `sizes_unpacked` (field 17).
+    #[inline]
     pub fn sizes_unpacked(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 17)
     }
@@ -737,6 +750,7 @@ impl<'a> Tree<'a> {
     }
 
     /// `children` (field 2).
+    #[inline]
     pub fn children(&self) -> Repeated<'a, codec::Msg<Tree<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -862,6 +876,7 @@ pub mod pod {
         }
 
         /// `args` (field 2).
+        #[inline]
         pub fn args(&self) -> Repeated<'a, codec::Str> {
             Repeated::new(self.bytes, 2)
         }
@@ -964,11 +979,13 @@ pub mod pod {
         }
 
         /// `containers` (field 2).
+        #[inline]
         pub fn containers(&self) -> Repeated<'a, codec::Msg<Container<'a>>> {
             Repeated::new(self.bytes, 2)
         }
 
         /// `annotations` (field 3).
+        #[inline]
         pub fn annotations(&self) -> Map<'a, codec::Str, codec::Str> {
             Map::new(self.bytes, 3)
         }

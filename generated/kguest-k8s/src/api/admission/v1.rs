@@ -418,11 +418,13 @@ impl<'a> AdmissionResponse<'a> {
     }
 
     /// `auditAnnotations` (field 6).
+    #[inline]
     pub fn audit_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 6)
     }
 
     /// `warnings` (field 7).
+    #[inline]
     pub fn warnings(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }

@@ -533,6 +533,7 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `resourceRules` (field 3).
+    #[inline]
     pub fn resource_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<NamedRuleWithOperations<'a>>> {
@@ -540,6 +541,7 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `excludeResourceRules` (field 4).
+    #[inline]
     pub fn exclude_resource_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<NamedRuleWithOperations<'a>>> {
@@ -897,6 +899,7 @@ impl<'a> MutatingAdmissionPolicyBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingAdmissionPolicyBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1118,6 +1121,7 @@ impl<'a> MutatingAdmissionPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingAdmissionPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1226,11 +1230,13 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `variables` (field 3).
+    #[inline]
     pub fn variables(&self) -> Repeated<'a, codec::Msg<Variable<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `mutations` (field 4).
+    #[inline]
     pub fn mutations(&self) -> Repeated<'a, codec::Msg<Mutation<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -1248,6 +1254,7 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `matchConditions` (field 6).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -1414,6 +1421,7 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<RuleWithOperations<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -1459,6 +1467,7 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `admissionReviewVersions` (field 8).
+    #[inline]
     pub fn admission_review_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -1498,6 +1507,7 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `matchConditions` (field 12).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 12)
     }
@@ -1682,6 +1692,7 @@ impl<'a> MutatingWebhookConfiguration<'a> {
     }
 
     /// `Webhooks` (field 2).
+    #[inline]
     pub fn webhooks(&self) -> Repeated<'a, codec::Msg<MutatingWebhook<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1786,6 +1797,7 @@ impl<'a> MutatingWebhookConfigurationList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingWebhookConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2003,6 +2015,7 @@ impl<'a> NamedRuleWithOperations<'a> {
     }
 
     /// `resourceNames` (field 1).
+    #[inline]
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2350,16 +2363,19 @@ impl<'a> Rule<'a> {
     }
 
     /// `apiGroups` (field 1).
+    #[inline]
     pub fn api_groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `apiVersions` (field 2).
+    #[inline]
     pub fn api_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -2477,6 +2493,7 @@ impl<'a> RuleWithOperations<'a> {
     }
 
     /// `operations` (field 1).
+    #[inline]
     pub fn operations(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2704,6 +2721,7 @@ impl<'a> TypeChecking<'a> {
     }
 
     /// `expressionWarnings` (field 1).
+    #[inline]
     pub fn expression_warnings(
         &self,
     ) -> Repeated<'a, codec::Msg<ExpressionWarning<'a>>> {
@@ -3017,6 +3035,7 @@ impl<'a> ValidatingAdmissionPolicyBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<'a, codec::Msg<ValidatingAdmissionPolicyBinding<'a>>> {
@@ -3139,6 +3158,7 @@ impl<'a> ValidatingAdmissionPolicyBindingSpec<'a> {
     }
 
     /// `validationActions` (field 4).
+    #[inline]
     pub fn validation_actions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -3254,6 +3274,7 @@ impl<'a> ValidatingAdmissionPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ValidatingAdmissionPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3362,6 +3383,7 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     }
 
     /// `validations` (field 3).
+    #[inline]
     pub fn validations(&self) -> Repeated<'a, codec::Msg<Validation<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -3379,16 +3401,19 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     }
 
     /// `auditAnnotations` (field 5).
+    #[inline]
     pub fn audit_annotations(&self) -> Repeated<'a, codec::Msg<AuditAnnotation<'a>>> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `matchConditions` (field 6).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `variables` (field 7).
+    #[inline]
     pub fn variables(&self) -> Repeated<'a, codec::Msg<Variable<'a>>> {
         Repeated::new(self.bytes, 7)
     }
@@ -3544,6 +3569,7 @@ impl<'a> ValidatingAdmissionPolicyStatus<'a> {
     }
 
     /// `conditions` (field 3).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -3668,6 +3694,7 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<RuleWithOperations<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -3713,6 +3740,7 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `admissionReviewVersions` (field 8).
+    #[inline]
     pub fn admission_review_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -3740,6 +3768,7 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `matchConditions` (field 11).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 11)
     }
@@ -3919,6 +3948,7 @@ impl<'a> ValidatingWebhookConfiguration<'a> {
     }
 
     /// `Webhooks` (field 2).
+    #[inline]
     pub fn webhooks(&self) -> Repeated<'a, codec::Msg<ValidatingWebhook<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -4023,6 +4053,7 @@ impl<'a> ValidatingWebhookConfigurationList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ValidatingWebhookConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }

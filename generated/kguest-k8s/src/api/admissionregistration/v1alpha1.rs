@@ -533,6 +533,7 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `resourceRules` (field 3).
+    #[inline]
     pub fn resource_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<NamedRuleWithOperations<'a>>> {
@@ -540,6 +541,7 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `excludeResourceRules` (field 4).
+    #[inline]
     pub fn exclude_resource_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<NamedRuleWithOperations<'a>>> {
@@ -897,6 +899,7 @@ impl<'a> MutatingAdmissionPolicyBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingAdmissionPolicyBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1118,6 +1121,7 @@ impl<'a> MutatingAdmissionPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingAdmissionPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1226,11 +1230,13 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `variables` (field 3).
+    #[inline]
     pub fn variables(&self) -> Repeated<'a, codec::Msg<Variable<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `mutations` (field 4).
+    #[inline]
     pub fn mutations(&self) -> Repeated<'a, codec::Msg<Mutation<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -1248,6 +1254,7 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `matchConditions` (field 6).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -1517,6 +1524,7 @@ impl<'a> NamedRuleWithOperations<'a> {
     }
 
     /// `resourceNames` (field 1).
+    #[inline]
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -1870,6 +1878,7 @@ impl<'a> TypeChecking<'a> {
     }
 
     /// `expressionWarnings` (field 1).
+    #[inline]
     pub fn expression_warnings(
         &self,
     ) -> Repeated<'a, codec::Msg<ExpressionWarning<'a>>> {
@@ -2183,6 +2192,7 @@ impl<'a> ValidatingAdmissionPolicyBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<'a, codec::Msg<ValidatingAdmissionPolicyBinding<'a>>> {
@@ -2305,6 +2315,7 @@ impl<'a> ValidatingAdmissionPolicyBindingSpec<'a> {
     }
 
     /// `validationActions` (field 4).
+    #[inline]
     pub fn validation_actions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -2420,6 +2431,7 @@ impl<'a> ValidatingAdmissionPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ValidatingAdmissionPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2528,6 +2540,7 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     }
 
     /// `validations` (field 3).
+    #[inline]
     pub fn validations(&self) -> Repeated<'a, codec::Msg<Validation<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -2545,16 +2558,19 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     }
 
     /// `auditAnnotations` (field 5).
+    #[inline]
     pub fn audit_annotations(&self) -> Repeated<'a, codec::Msg<AuditAnnotation<'a>>> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `matchConditions` (field 6).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `variables` (field 7).
+    #[inline]
     pub fn variables(&self) -> Repeated<'a, codec::Msg<Variable<'a>>> {
         Repeated::new(self.bytes, 7)
     }
@@ -2710,6 +2726,7 @@ impl<'a> ValidatingAdmissionPolicyStatus<'a> {
     }
 
     /// `conditions` (field 3).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

@@ -533,6 +533,7 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `resourceRules` (field 3).
+    #[inline]
     pub fn resource_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<NamedRuleWithOperations<'a>>> {
@@ -540,6 +541,7 @@ impl<'a> MatchResources<'a> {
     }
 
     /// `excludeResourceRules` (field 4).
+    #[inline]
     pub fn exclude_resource_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<NamedRuleWithOperations<'a>>> {
@@ -897,6 +899,7 @@ impl<'a> MutatingAdmissionPolicyBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingAdmissionPolicyBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1118,6 +1121,7 @@ impl<'a> MutatingAdmissionPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingAdmissionPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1226,11 +1230,13 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `variables` (field 3).
+    #[inline]
     pub fn variables(&self) -> Repeated<'a, codec::Msg<Variable<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `mutations` (field 4).
+    #[inline]
     pub fn mutations(&self) -> Repeated<'a, codec::Msg<Mutation<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -1248,6 +1254,7 @@ impl<'a> MutatingAdmissionPolicySpec<'a> {
     }
 
     /// `matchConditions` (field 6).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -1414,6 +1421,7 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(
         &self,
     ) -> Repeated<
@@ -1464,6 +1472,7 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `admissionReviewVersions` (field 8).
+    #[inline]
     pub fn admission_review_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -1503,6 +1512,7 @@ impl<'a> MutatingWebhook<'a> {
     }
 
     /// `matchConditions` (field 12).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 12)
     }
@@ -1692,6 +1702,7 @@ impl<'a> MutatingWebhookConfiguration<'a> {
     }
 
     /// `Webhooks` (field 2).
+    #[inline]
     pub fn webhooks(&self) -> Repeated<'a, codec::Msg<MutatingWebhook<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1796,6 +1807,7 @@ impl<'a> MutatingWebhookConfigurationList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<MutatingWebhookConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2013,6 +2025,7 @@ impl<'a> NamedRuleWithOperations<'a> {
     }
 
     /// `resourceNames` (field 1).
+    #[inline]
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2498,6 +2511,7 @@ impl<'a> TypeChecking<'a> {
     }
 
     /// `expressionWarnings` (field 1).
+    #[inline]
     pub fn expression_warnings(
         &self,
     ) -> Repeated<'a, codec::Msg<ExpressionWarning<'a>>> {
@@ -2811,6 +2825,7 @@ impl<'a> ValidatingAdmissionPolicyBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<'a, codec::Msg<ValidatingAdmissionPolicyBinding<'a>>> {
@@ -2933,6 +2948,7 @@ impl<'a> ValidatingAdmissionPolicyBindingSpec<'a> {
     }
 
     /// `validationActions` (field 4).
+    #[inline]
     pub fn validation_actions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -3048,6 +3064,7 @@ impl<'a> ValidatingAdmissionPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ValidatingAdmissionPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3156,6 +3173,7 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     }
 
     /// `validations` (field 3).
+    #[inline]
     pub fn validations(&self) -> Repeated<'a, codec::Msg<Validation<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -3173,16 +3191,19 @@ impl<'a> ValidatingAdmissionPolicySpec<'a> {
     }
 
     /// `auditAnnotations` (field 5).
+    #[inline]
     pub fn audit_annotations(&self) -> Repeated<'a, codec::Msg<AuditAnnotation<'a>>> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `matchConditions` (field 6).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `variables` (field 7).
+    #[inline]
     pub fn variables(&self) -> Repeated<'a, codec::Msg<Variable<'a>>> {
         Repeated::new(self.bytes, 7)
     }
@@ -3338,6 +3359,7 @@ impl<'a> ValidatingAdmissionPolicyStatus<'a> {
     }
 
     /// `conditions` (field 3).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -3462,6 +3484,7 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(
         &self,
     ) -> Repeated<
@@ -3512,6 +3535,7 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `admissionReviewVersions` (field 8).
+    #[inline]
     pub fn admission_review_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -3539,6 +3563,7 @@ impl<'a> ValidatingWebhook<'a> {
     }
 
     /// `matchConditions` (field 11).
+    #[inline]
     pub fn match_conditions(&self) -> Repeated<'a, codec::Msg<MatchCondition<'a>>> {
         Repeated::new(self.bytes, 11)
     }
@@ -3723,6 +3748,7 @@ impl<'a> ValidatingWebhookConfiguration<'a> {
     }
 
     /// `Webhooks` (field 2).
+    #[inline]
     pub fn webhooks(&self) -> Repeated<'a, codec::Msg<ValidatingWebhook<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3827,6 +3853,7 @@ impl<'a> ValidatingWebhookConfigurationList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ValidatingWebhookConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -37,6 +37,7 @@ impl<'a> APIGroupDiscovery<'a> {
     }
 
     /// `versions` (field 2).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Msg<APIVersionDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -141,6 +142,7 @@ impl<'a> APIGroupDiscoveryList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<APIGroupDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -281,21 +283,25 @@ impl<'a> APIResourceDiscovery<'a> {
     }
 
     /// `verbs` (field 5).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `shortNames` (field 6).
+    #[inline]
     pub fn short_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `categories` (field 7).
+    #[inline]
     pub fn categories(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `subresources` (field 8).
+    #[inline]
     pub fn subresources(&self) -> Repeated<'a, codec::Msg<APISubresourceDiscovery<'a>>> {
         Repeated::new(self.bytes, 8)
     }
@@ -459,6 +465,7 @@ impl<'a> APISubresourceDiscovery<'a> {
     }
 
     /// `acceptedTypes` (field 3).
+    #[inline]
     pub fn accepted_types(
         &self,
     ) -> Repeated<
@@ -469,6 +476,7 @@ impl<'a> APISubresourceDiscovery<'a> {
     }
 
     /// `verbs` (field 4).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -597,6 +605,7 @@ impl<'a> APIVersionDiscovery<'a> {
     }
 
     /// `resources` (field 2).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Msg<APIResourceDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }

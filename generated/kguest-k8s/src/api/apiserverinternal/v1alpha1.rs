@@ -51,11 +51,13 @@ impl<'a> ServerStorageVersion<'a> {
     }
 
     /// `decodableVersions` (field 3).
+    #[inline]
     pub fn decodable_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `servedVersions` (field 4).
+    #[inline]
     pub fn served_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -454,6 +456,7 @@ impl<'a> StorageVersionList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageVersion<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -605,6 +608,7 @@ impl<'a> StorageVersionStatus<'a> {
     }
 
     /// `storageVersions` (field 1).
+    #[inline]
     pub fn storage_versions(
         &self,
     ) -> Repeated<'a, codec::Msg<ServerStorageVersion<'a>>> {
@@ -624,6 +628,7 @@ impl<'a> StorageVersionStatus<'a> {
     }
 
     /// `conditions` (field 3).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<StorageVersionCondition<'a>>> {
         Repeated::new(self.bytes, 3)
     }

@@ -153,6 +153,7 @@ impl<'a> ControllerRevisionList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ControllerRevision<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -531,6 +532,7 @@ impl<'a> DaemonSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DaemonSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -821,6 +823,7 @@ impl<'a> DaemonSetStatus<'a> {
     }
 
     /// `conditions` (field 10).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DaemonSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }
@@ -1362,6 +1365,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1657,6 +1661,7 @@ impl<'a> DeploymentStatus<'a> {
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DeploymentCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -2189,6 +2194,7 @@ impl<'a> ReplicaSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicaSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2439,6 +2445,7 @@ impl<'a> ReplicaSetStatus<'a> {
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<ReplicaSetCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -3171,6 +3178,7 @@ impl<'a> StatefulSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StatefulSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3473,6 +3481,7 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `volumeClaimTemplates` (field 4).
+    #[inline]
     pub fn volume_claim_templates(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::PersistentVolumeClaim<'a>>> {
@@ -3765,6 +3774,7 @@ impl<'a> StatefulSetStatus<'a> {
     }
 
     /// `conditions` (field 10).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<StatefulSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }

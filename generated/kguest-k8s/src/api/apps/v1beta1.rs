@@ -153,6 +153,7 @@ impl<'a> ControllerRevisionList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ControllerRevision<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -553,6 +554,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -659,6 +661,7 @@ impl<'a> DeploymentRollback<'a> {
     }
 
     /// `updatedAnnotations` (field 2).
+    #[inline]
     pub fn updated_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
@@ -980,6 +983,7 @@ impl<'a> DeploymentStatus<'a> {
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DeploymentCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -1719,6 +1723,7 @@ impl<'a> ScaleStatus<'a> {
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
@@ -2109,6 +2114,7 @@ impl<'a> StatefulSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StatefulSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2411,6 +2417,7 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `volumeClaimTemplates` (field 4).
+    #[inline]
     pub fn volume_claim_templates(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::PersistentVolumeClaim<'a>>> {
@@ -2703,6 +2710,7 @@ impl<'a> StatefulSetStatus<'a> {
     }
 
     /// `conditions` (field 10).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<StatefulSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }

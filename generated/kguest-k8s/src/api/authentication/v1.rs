@@ -165,6 +165,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -543,6 +544,7 @@ impl<'a> TokenRequestSpec<'a> {
     }
 
     /// `audiences` (field 1).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -889,6 +891,7 @@ impl<'a> TokenReviewSpec<'a> {
     }
 
     /// `audiences` (field 2).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -1002,6 +1005,7 @@ impl<'a> TokenReviewStatus<'a> {
     }
 
     /// `audiences` (field 4).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -1125,11 +1129,13 @@ impl<'a> UserInfo<'a> {
     }
 
     /// `groups` (field 3).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `extra` (field 4).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 4)
     }

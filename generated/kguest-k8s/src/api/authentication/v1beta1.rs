@@ -27,6 +27,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -422,6 +423,7 @@ impl<'a> TokenReviewSpec<'a> {
     }
 
     /// `audiences` (field 2).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -535,6 +537,7 @@ impl<'a> TokenReviewStatus<'a> {
     }
 
     /// `audiences` (field 4).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -658,11 +661,13 @@ impl<'a> UserInfo<'a> {
     }
 
     /// `groups` (field 3).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `extra` (field 4).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 4)
     }

@@ -27,6 +27,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -123,6 +124,7 @@ impl<'a> FieldSelectorAttributes<'a> {
     }
 
     /// `requirements` (field 2).
+    #[inline]
     pub fn requirements(
         &self,
     ) -> Repeated<
@@ -239,6 +241,7 @@ impl<'a> LabelSelectorAttributes<'a> {
     }
 
     /// `requirements` (field 2).
+    #[inline]
     pub fn requirements(
         &self,
     ) -> Repeated<
@@ -559,11 +562,13 @@ impl<'a> NonResourceRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `nonResourceURLs` (field 2).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -878,21 +883,25 @@ impl<'a> ResourceRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `apiGroups` (field 2).
+    #[inline]
     pub fn api_groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `resourceNames` (field 4).
+    #[inline]
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -1564,11 +1573,13 @@ impl<'a> SubjectAccessReviewSpec<'a> {
     }
 
     /// `groups` (field 4).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `extra` (field 5).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 5)
     }
@@ -1840,11 +1851,13 @@ impl<'a> SubjectRulesReviewStatus<'a> {
     }
 
     /// `resourceRules` (field 1).
+    #[inline]
     pub fn resource_rules(&self) -> Repeated<'a, codec::Msg<ResourceRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `nonResourceRules` (field 2).
+    #[inline]
     pub fn non_resource_rules(&self) -> Repeated<'a, codec::Msg<NonResourceRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -27,6 +27,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -327,11 +328,13 @@ impl<'a> NonResourceRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `nonResourceURLs` (field 2).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -658,21 +661,25 @@ impl<'a> ResourceRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `apiGroups` (field 2).
+    #[inline]
     pub fn api_groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `resourceNames` (field 4).
+    #[inline]
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -1344,11 +1351,13 @@ impl<'a> SubjectAccessReviewSpec<'a> {
     }
 
     /// `group` (field 4).
+    #[inline]
     pub fn group(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `extra` (field 5).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 5)
     }
@@ -1620,11 +1629,13 @@ impl<'a> SubjectRulesReviewStatus<'a> {
     }
 
     /// `resourceRules` (field 1).
+    #[inline]
     pub fn resource_rules(&self) -> Repeated<'a, codec::Msg<ResourceRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `nonResourceRules` (field 2).
+    #[inline]
     pub fn non_resource_rules(&self) -> Repeated<'a, codec::Msg<NonResourceRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -1029,6 +1029,7 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<HorizontalPodAutoscaler<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -685,6 +685,7 @@ impl<'a> HPAScalingRules<'a> {
     }
 
     /// `policies` (field 2).
+    #[inline]
     pub fn policies(&self) -> Repeated<'a, codec::Msg<HPAScalingPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1189,6 +1190,7 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<HorizontalPodAutoscaler<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1303,6 +1305,7 @@ impl<'a> HorizontalPodAutoscalerSpec<'a> {
     }
 
     /// `metrics` (field 4).
+    #[inline]
     pub fn metrics(&self) -> Repeated<'a, codec::Msg<MetricSpec<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -1451,11 +1454,13 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     }
 
     /// `currentMetrics` (field 5).
+    #[inline]
     pub fn current_metrics(&self) -> Repeated<'a, codec::Msg<MetricStatus<'a>>> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<HorizontalPodAutoscalerCondition<'a>>> {

@@ -146,6 +146,7 @@ impl<'a> CronJobList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CronJob<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -420,6 +421,7 @@ impl<'a> CronJobStatus<'a> {
     }
 
     /// `active` (field 1).
+    #[inline]
     pub fn active(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::ObjectReference<'a>>> {
@@ -863,6 +865,7 @@ impl<'a> JobList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Job<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1244,6 +1247,7 @@ impl<'a> JobStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<JobCondition<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -1587,6 +1591,7 @@ impl<'a> PodFailurePolicy<'a> {
     }
 
     /// `rules` (field 1).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PodFailurePolicyRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -1696,6 +1701,7 @@ impl<'a> PodFailurePolicyOnExitCodesRequirement<'a> {
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 3)
     }
@@ -1914,6 +1920,7 @@ impl<'a> PodFailurePolicyRule<'a> {
     }
 
     /// `onPodConditions` (field 3).
+    #[inline]
     pub fn on_pod_conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<PodFailurePolicyOnPodConditionsPattern<'a>>> {
@@ -2020,6 +2027,7 @@ impl<'a> SuccessPolicy<'a> {
     }
 
     /// `rules` (field 1).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<SuccessPolicyRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -2203,11 +2211,13 @@ impl<'a> UncountedTerminatedPods<'a> {
     }
 
     /// `succeeded` (field 1).
+    #[inline]
     pub fn succeeded(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `failed` (field 2).
+    #[inline]
     pub fn failed(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }

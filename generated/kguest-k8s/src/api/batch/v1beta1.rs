@@ -146,6 +146,7 @@ impl<'a> CronJobList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CronJob<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -420,6 +421,7 @@ impl<'a> CronJobStatus<'a> {
     }
 
     /// `active` (field 1).
+    #[inline]
     pub fn active(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::ObjectReference<'a>>> {

@@ -335,6 +335,7 @@ impl<'a> CertificateSigningRequestList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CertificateSigningRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -461,16 +462,19 @@ impl<'a> CertificateSigningRequestSpec<'a> {
     }
 
     /// `groups` (field 4).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `usages` (field 5).
+    #[inline]
     pub fn usages(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `extra` (field 6).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 6)
     }
@@ -617,6 +621,7 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<CertificateSigningRequestCondition<'a>>> {
@@ -827,6 +832,7 @@ impl<'a> ClusterTrustBundleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1025,6 +1031,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -1232,6 +1239,7 @@ impl<'a> PodCertificateRequestList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodCertificateRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1428,6 +1436,7 @@ impl<'a> PodCertificateRequestSpec<'a> {
     }
 
     /// `unverifiedUserAnnotations` (field 11).
+    #[inline]
     pub fn unverified_user_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 11)
     }
@@ -1576,6 +1585,7 @@ impl<'a> PodCertificateRequestStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

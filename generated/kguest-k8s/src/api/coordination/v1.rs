@@ -135,6 +135,7 @@ impl<'a> LeaseList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Lease<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -137,6 +137,7 @@ impl<'a> LeaseCandidateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<LeaseCandidate<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -235,6 +235,7 @@ impl<'a> LeaseCandidateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<LeaseCandidate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -518,6 +519,7 @@ impl<'a> LeaseList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Lease<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -477,6 +477,7 @@ impl<'a> AvoidPods<'a> {
     }
 
     /// `preferAvoidPods` (field 1).
+    #[inline]
     pub fn prefer_avoid_pods(
         &self,
     ) -> Repeated<'a, codec::Msg<PreferAvoidPodsEntry<'a>>> {
@@ -1119,6 +1120,7 @@ impl<'a> CSIPersistentVolumeSource<'a> {
     }
 
     /// `volumeAttributes` (field 5).
+    #[inline]
     pub fn volume_attributes(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
@@ -1364,6 +1366,7 @@ impl<'a> CSIVolumeSource<'a> {
     }
 
     /// `volumeAttributes` (field 4).
+    #[inline]
     pub fn volume_attributes(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 4)
     }
@@ -1486,11 +1489,13 @@ impl<'a> Capabilities<'a> {
     }
 
     /// `add` (field 1).
+    #[inline]
     pub fn add(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `drop` (field 2).
+    #[inline]
     pub fn drop(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -1584,6 +1589,7 @@ impl<'a> CephFSPersistentVolumeSource<'a> {
     }
 
     /// `monitors` (field 1).
+    #[inline]
     pub fn monitors(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -1745,6 +1751,7 @@ impl<'a> CephFSVolumeSource<'a> {
     }
 
     /// `monitors` (field 1).
+    #[inline]
     pub fn monitors(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2551,6 +2558,7 @@ impl<'a> ComponentStatus<'a> {
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<ComponentCondition<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2657,6 +2665,7 @@ impl<'a> ComponentStatusList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ComponentStatus<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2761,11 +2770,13 @@ impl<'a> ConfigMap<'a> {
     }
 
     /// `data` (field 2).
+    #[inline]
     pub fn data(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `binaryData` (field 3).
+    #[inline]
     pub fn binary_data(&self) -> Map<'a, codec::Str, codec::Bytes> {
         Map::new(self.bytes, 3)
     }
@@ -3113,6 +3124,7 @@ impl<'a> ConfigMapList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ConfigMap<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3368,6 +3380,7 @@ impl<'a> ConfigMapProjection<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<KeyToPath<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3486,6 +3499,7 @@ impl<'a> ConfigMapVolumeSource<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<KeyToPath<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3633,11 +3647,13 @@ impl<'a> Container<'a> {
     }
 
     /// `command` (field 3).
+    #[inline]
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `args` (field 4).
+    #[inline]
     pub fn args(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -3655,11 +3671,13 @@ impl<'a> Container<'a> {
     }
 
     /// `ports` (field 6).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<ContainerPort<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `env` (field 7).
+    #[inline]
     pub fn env(&self) -> Repeated<'a, codec::Msg<EnvVar<'a>>> {
         Repeated::new(self.bytes, 7)
     }
@@ -3671,6 +3689,7 @@ impl<'a> Container<'a> {
     }
 
     /// `volumeMounts` (field 9).
+    #[inline]
     pub fn volume_mounts(&self) -> Repeated<'a, codec::Msg<VolumeMount<'a>>> {
         Repeated::new(self.bytes, 9)
     }
@@ -3742,6 +3761,7 @@ impl<'a> Container<'a> {
     }
 
     /// `envFrom` (field 19).
+    #[inline]
     pub fn env_from(&self) -> Repeated<'a, codec::Msg<EnvFromSource<'a>>> {
         Repeated::new(self.bytes, 19)
     }
@@ -3759,6 +3779,7 @@ impl<'a> Container<'a> {
     }
 
     /// `volumeDevices` (field 21).
+    #[inline]
     pub fn volume_devices(&self) -> Repeated<'a, codec::Msg<VolumeDevice<'a>>> {
         Repeated::new(self.bytes, 21)
     }
@@ -3770,6 +3791,7 @@ impl<'a> Container<'a> {
     }
 
     /// `resizePolicy` (field 23).
+    #[inline]
     pub fn resize_policy(&self) -> Repeated<'a, codec::Msg<ContainerResizePolicy<'a>>> {
         Repeated::new(self.bytes, 23)
     }
@@ -3787,6 +3809,7 @@ impl<'a> Container<'a> {
     }
 
     /// `restartPolicyRules` (field 25).
+    #[inline]
     pub fn restart_policy_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerRestartRule<'a>>> {
@@ -4186,6 +4209,7 @@ impl<'a> ContainerImage<'a> {
     }
 
     /// `names` (field 1).
+    #[inline]
     pub fn names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -4643,6 +4667,7 @@ impl<'a> ContainerRestartRuleOnExitCodes<'a> {
     }
 
     /// `values` (field 2).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 2)
     }
@@ -5305,6 +5330,7 @@ impl<'a> ContainerStatus<'a> {
     }
 
     /// `allocatedResources` (field 10).
+    #[inline]
     pub fn allocated_resources(
         &self,
     ) -> Map<
@@ -5322,6 +5348,7 @@ impl<'a> ContainerStatus<'a> {
     }
 
     /// `volumeMounts` (field 12).
+    #[inline]
     pub fn volume_mounts(&self) -> Repeated<'a, codec::Msg<VolumeMountStatus<'a>>> {
         Repeated::new(self.bytes, 12)
     }
@@ -5333,6 +5360,7 @@ impl<'a> ContainerStatus<'a> {
     }
 
     /// `allocatedResourcesStatus` (field 14).
+    #[inline]
     pub fn allocated_resources_status(
         &self,
     ) -> Repeated<'a, codec::Msg<ResourceStatus<'a>>> {
@@ -5696,6 +5724,7 @@ impl<'a> DownwardAPIProjection<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DownwardAPIVolumeFile<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -5911,6 +5940,7 @@ impl<'a> DownwardAPIVolumeSource<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DownwardAPIVolumeFile<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -6384,16 +6414,19 @@ impl<'a> EndpointSubset<'a> {
     }
 
     /// `addresses` (field 1).
+    #[inline]
     pub fn addresses(&self) -> Repeated<'a, codec::Msg<EndpointAddress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `notReadyAddresses` (field 2).
+    #[inline]
     pub fn not_ready_addresses(&self) -> Repeated<'a, codec::Msg<EndpointAddress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `ports` (field 3).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<EndpointPort<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -6511,6 +6544,7 @@ impl<'a> Endpoints<'a> {
     }
 
     /// `subsets` (field 2).
+    #[inline]
     pub fn subsets(&self) -> Repeated<'a, codec::Msg<EndpointSubset<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -6615,6 +6649,7 @@ impl<'a> EndpointsList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Endpoints<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -7232,11 +7267,13 @@ impl<'a> EphemeralContainerCommon<'a> {
     }
 
     /// `command` (field 3).
+    #[inline]
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `args` (field 4).
+    #[inline]
     pub fn args(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -7254,11 +7291,13 @@ impl<'a> EphemeralContainerCommon<'a> {
     }
 
     /// `ports` (field 6).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<ContainerPort<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `env` (field 7).
+    #[inline]
     pub fn env(&self) -> Repeated<'a, codec::Msg<EnvVar<'a>>> {
         Repeated::new(self.bytes, 7)
     }
@@ -7270,6 +7309,7 @@ impl<'a> EphemeralContainerCommon<'a> {
     }
 
     /// `volumeMounts` (field 9).
+    #[inline]
     pub fn volume_mounts(&self) -> Repeated<'a, codec::Msg<VolumeMount<'a>>> {
         Repeated::new(self.bytes, 9)
     }
@@ -7341,6 +7381,7 @@ impl<'a> EphemeralContainerCommon<'a> {
     }
 
     /// `envFrom` (field 19).
+    #[inline]
     pub fn env_from(&self) -> Repeated<'a, codec::Msg<EnvFromSource<'a>>> {
         Repeated::new(self.bytes, 19)
     }
@@ -7358,6 +7399,7 @@ impl<'a> EphemeralContainerCommon<'a> {
     }
 
     /// `volumeDevices` (field 21).
+    #[inline]
     pub fn volume_devices(&self) -> Repeated<'a, codec::Msg<VolumeDevice<'a>>> {
         Repeated::new(self.bytes, 21)
     }
@@ -7369,6 +7411,7 @@ impl<'a> EphemeralContainerCommon<'a> {
     }
 
     /// `resizePolicy` (field 23).
+    #[inline]
     pub fn resize_policy(&self) -> Repeated<'a, codec::Msg<ContainerResizePolicy<'a>>> {
         Repeated::new(self.bytes, 23)
     }
@@ -7386,6 +7429,7 @@ impl<'a> EphemeralContainerCommon<'a> {
     }
 
     /// `restartPolicyRules` (field 25).
+    #[inline]
     pub fn restart_policy_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerRestartRule<'a>>> {
@@ -8086,6 +8130,7 @@ impl<'a> EventList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Event<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -8389,6 +8434,7 @@ impl<'a> ExecAction<'a> {
     }
 
     /// `command` (field 1).
+    #[inline]
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -8473,6 +8519,7 @@ impl<'a> FCVolumeSource<'a> {
     }
 
     /// `targetWWNs` (field 1).
+    #[inline]
     pub fn target_wwns(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -8502,6 +8549,7 @@ impl<'a> FCVolumeSource<'a> {
     }
 
     /// `wwids` (field 5).
+    #[inline]
     pub fn wwids(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -8778,6 +8826,7 @@ impl<'a> FlexPersistentVolumeSource<'a> {
     }
 
     /// `options` (field 5).
+    #[inline]
     pub fn options(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
@@ -8922,6 +8971,7 @@ impl<'a> FlexVolumeSource<'a> {
     }
 
     /// `options` (field 5).
+    #[inline]
     pub fn options(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
@@ -9773,6 +9823,7 @@ impl<'a> HTTPGetAction<'a> {
     }
 
     /// `httpHeaders` (field 5).
+    #[inline]
     pub fn http_headers(&self) -> Repeated<'a, codec::Msg<HTTPHeader<'a>>> {
         Repeated::new(self.bytes, 5)
     }
@@ -9997,6 +10048,7 @@ impl<'a> HostAlias<'a> {
     }
 
     /// `hostnames` (field 2).
+    #[inline]
     pub fn hostnames(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -10335,6 +10387,7 @@ impl<'a> ISCSIPersistentVolumeSource<'a> {
     }
 
     /// `portals` (field 7).
+    #[inline]
     pub fn portals(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
@@ -10563,6 +10616,7 @@ impl<'a> ISCSIVolumeSource<'a> {
     }
 
     /// `portals` (field 7).
+    #[inline]
     pub fn portals(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
@@ -11383,6 +11437,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `max` (field 2).
+    #[inline]
     pub fn max(
         &self,
     ) -> Map<
@@ -11394,6 +11449,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `min` (field 3).
+    #[inline]
     pub fn min(
         &self,
     ) -> Map<
@@ -11405,6 +11461,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `default` (field 4).
+    #[inline]
     pub fn default(
         &self,
     ) -> Map<
@@ -11416,6 +11473,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `defaultRequest` (field 5).
+    #[inline]
     pub fn default_request(
         &self,
     ) -> Map<
@@ -11427,6 +11485,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `maxLimitRequestRatio` (field 6).
+    #[inline]
     pub fn max_limit_request_ratio(
         &self,
     ) -> Map<
@@ -11603,6 +11662,7 @@ impl<'a> LimitRangeList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<LimitRange<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -11697,6 +11757,7 @@ impl<'a> LimitRangeSpec<'a> {
     }
 
     /// `limits` (field 1).
+    #[inline]
     pub fn limits(&self) -> Repeated<'a, codec::Msg<LimitRangeItem<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -11794,6 +11855,7 @@ impl<'a> LinuxContainerUser<'a> {
     }
 
     /// `supplementalGroups` (field 3).
+    #[inline]
     pub fn supplemental_groups(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 3)
     }
@@ -11899,6 +11961,7 @@ impl<'a> List<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>> {
@@ -12031,6 +12094,7 @@ impl<'a> LoadBalancerIngress<'a> {
     }
 
     /// `ports` (field 4).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<PortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -12131,6 +12195,7 @@ impl<'a> LoadBalancerStatus<'a> {
     }
 
     /// `ingress` (field 1).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<LoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -12915,6 +12980,7 @@ impl<'a> NamespaceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Namespace<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -13009,6 +13075,7 @@ impl<'a> NamespaceSpec<'a> {
     }
 
     /// `finalizers` (field 1).
+    #[inline]
     pub fn finalizers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -13105,6 +13172,7 @@ impl<'a> NamespaceStatus<'a> {
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<NamespaceCondition<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -13418,6 +13486,7 @@ impl<'a> NodeAffinity<'a> {
     }
 
     /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    #[inline]
     pub fn preferred_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<PreferredSchedulingTerm<'a>>> {
@@ -13543,11 +13612,13 @@ impl<'a> NodeAllocatableResourceClaimStatus<'a> {
     }
 
     /// `containers` (field 2).
+    #[inline]
     pub fn containers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(
         &self,
     ) -> Map<
@@ -14237,6 +14308,7 @@ impl<'a> NodeList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Node<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -14610,6 +14682,7 @@ impl<'a> NodeSelector<'a> {
     }
 
     /// `nodeSelectorTerms` (field 1).
+    #[inline]
     pub fn node_selector_terms(&self) -> Repeated<'a, codec::Msg<NodeSelectorTerm<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -14721,6 +14794,7 @@ impl<'a> NodeSelectorRequirement<'a> {
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -14815,6 +14889,7 @@ impl<'a> NodeSelectorTerm<'a> {
     }
 
     /// `matchExpressions` (field 1).
+    #[inline]
     pub fn match_expressions(
         &self,
     ) -> Repeated<'a, codec::Msg<NodeSelectorRequirement<'a>>> {
@@ -14822,6 +14897,7 @@ impl<'a> NodeSelectorTerm<'a> {
     }
 
     /// `matchFields` (field 2).
+    #[inline]
     pub fn match_fields(&self) -> Repeated<'a, codec::Msg<NodeSelectorRequirement<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -14963,6 +15039,7 @@ impl<'a> NodeSpec<'a> {
     }
 
     /// `taints` (field 5).
+    #[inline]
     pub fn taints(&self) -> Repeated<'a, codec::Msg<Taint<'a>>> {
         Repeated::new(self.bytes, 5)
     }
@@ -14974,6 +15051,7 @@ impl<'a> NodeSpec<'a> {
     }
 
     /// `podCIDRs` (field 7).
+    #[inline]
     pub fn pod_cidrs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
@@ -15097,6 +15175,7 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `capacity` (field 1).
+    #[inline]
     pub fn capacity(
         &self,
     ) -> Map<
@@ -15108,6 +15187,7 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `allocatable` (field 2).
+    #[inline]
     pub fn allocatable(
         &self,
     ) -> Map<
@@ -15131,11 +15211,13 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `conditions` (field 4).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<NodeCondition<'a>>> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `addresses` (field 5).
+    #[inline]
     pub fn addresses(&self) -> Repeated<'a, codec::Msg<NodeAddress<'a>>> {
         Repeated::new(self.bytes, 5)
     }
@@ -15153,16 +15235,19 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `images` (field 8).
+    #[inline]
     pub fn images(&self) -> Repeated<'a, codec::Msg<ContainerImage<'a>>> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `volumesInUse` (field 9).
+    #[inline]
     pub fn volumes_in_use(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
 
     /// `volumesAttached` (field 10).
+    #[inline]
     pub fn volumes_attached(&self) -> Repeated<'a, codec::Msg<AttachedVolume<'a>>> {
         Repeated::new(self.bytes, 10)
     }
@@ -15174,6 +15259,7 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `runtimeHandlers` (field 12).
+    #[inline]
     pub fn runtime_handlers(&self) -> Repeated<'a, codec::Msg<NodeRuntimeHandler<'a>>> {
         Repeated::new(self.bytes, 12)
     }
@@ -15185,6 +15271,7 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `declaredFeatures` (field 14).
+    #[inline]
     pub fn declared_features(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 14)
     }
@@ -16448,6 +16535,7 @@ impl<'a> PersistentVolumeClaimList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PersistentVolumeClaim<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -16542,6 +16630,7 @@ impl<'a> PersistentVolumeClaimSpec<'a> {
     }
 
     /// `accessModes` (field 1).
+    #[inline]
     pub fn access_modes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -16771,11 +16860,13 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     }
 
     /// `accessModes` (field 2).
+    #[inline]
     pub fn access_modes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `capacity` (field 3).
+    #[inline]
     pub fn capacity(
         &self,
     ) -> Map<
@@ -16787,6 +16878,7 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     }
 
     /// `conditions` (field 4).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<PersistentVolumeClaimCondition<'a>>> {
@@ -16794,6 +16886,7 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     }
 
     /// `allocatedResources` (field 5).
+    #[inline]
     pub fn allocated_resources(
         &self,
     ) -> Map<
@@ -16805,6 +16898,7 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     }
 
     /// `allocatedResourceStatuses` (field 7).
+    #[inline]
     pub fn allocated_resource_statuses(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 7)
     }
@@ -17200,6 +17294,7 @@ impl<'a> PersistentVolumeList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PersistentVolume<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -17697,6 +17792,7 @@ impl<'a> PersistentVolumeSpec<'a> {
     }
 
     /// `capacity` (field 1).
+    #[inline]
     pub fn capacity(
         &self,
     ) -> Map<
@@ -17714,6 +17810,7 @@ impl<'a> PersistentVolumeSpec<'a> {
     }
 
     /// `accessModes` (field 3).
+    #[inline]
     pub fn access_modes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -17749,6 +17846,7 @@ impl<'a> PersistentVolumeSpec<'a> {
     }
 
     /// `mountOptions` (field 7).
+    #[inline]
     pub fn mount_options(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
@@ -18311,6 +18409,7 @@ impl<'a> PodAffinity<'a> {
     }
 
     /// `requiredDuringSchedulingIgnoredDuringExecution` (field 1).
+    #[inline]
     pub fn required_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<PodAffinityTerm<'a>>> {
@@ -18318,6 +18417,7 @@ impl<'a> PodAffinity<'a> {
     }
 
     /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    #[inline]
     pub fn preferred_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<WeightedPodAffinityTerm<'a>>> {
@@ -18432,6 +18532,7 @@ impl<'a> PodAffinityTerm<'a> {
     }
 
     /// `namespaces` (field 2).
+    #[inline]
     pub fn namespaces(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -18459,11 +18560,13 @@ impl<'a> PodAffinityTerm<'a> {
     }
 
     /// `matchLabelKeys` (field 5).
+    #[inline]
     pub fn match_label_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `mismatchLabelKeys` (field 6).
+    #[inline]
     pub fn mismatch_label_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
@@ -18598,6 +18701,7 @@ impl<'a> PodAntiAffinity<'a> {
     }
 
     /// `requiredDuringSchedulingIgnoredDuringExecution` (field 1).
+    #[inline]
     pub fn required_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<PodAffinityTerm<'a>>> {
@@ -18605,6 +18709,7 @@ impl<'a> PodAntiAffinity<'a> {
     }
 
     /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    #[inline]
     pub fn preferred_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<WeightedPodAffinityTerm<'a>>> {
@@ -18906,6 +19011,7 @@ impl<'a> PodCertificateProjection<'a> {
     }
 
     /// `userAnnotations` (field 7).
+    #[inline]
     pub fn user_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 7)
     }
@@ -19217,16 +19323,19 @@ impl<'a> PodDNSConfig<'a> {
     }
 
     /// `nameservers` (field 1).
+    #[inline]
     pub fn nameservers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `searches` (field 2).
+    #[inline]
     pub fn searches(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `options` (field 3).
+    #[inline]
     pub fn options(&self) -> Repeated<'a, codec::Msg<PodDNSConfigOption<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -19470,6 +19579,7 @@ impl<'a> PodExecOptions<'a> {
     }
 
     /// `command` (field 6).
+    #[inline]
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
@@ -19579,6 +19689,7 @@ impl<'a> PodExtendedResourceClaimStatus<'a> {
     }
 
     /// `requestMappings` (field 1).
+    #[inline]
     pub fn request_mappings(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerExtendedResourceRequest<'a>>> {
@@ -19780,6 +19891,7 @@ impl<'a> PodList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Pod<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -20163,6 +20275,7 @@ impl<'a> PodPortForwardOptions<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 1)
     }
@@ -20839,6 +20952,7 @@ impl<'a> PodSecurityContext<'a> {
     }
 
     /// `supplementalGroups` (field 4).
+    #[inline]
     pub fn supplemental_groups(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 4)
     }
@@ -20856,6 +20970,7 @@ impl<'a> PodSecurityContext<'a> {
     }
 
     /// `sysctls` (field 7).
+    #[inline]
     pub fn sysctls(&self) -> Repeated<'a, codec::Msg<Sysctl<'a>>> {
         Repeated::new(self.bytes, 7)
     }
@@ -21180,11 +21295,13 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `volumes` (field 1).
+    #[inline]
     pub fn volumes(&self) -> Repeated<'a, codec::Msg<Volume<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `containers` (field 2).
+    #[inline]
     pub fn containers(&self) -> Repeated<'a, codec::Msg<Container<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -21226,6 +21343,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `nodeSelector` (field 7).
+    #[inline]
     pub fn node_selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 7)
     }
@@ -21291,6 +21409,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `imagePullSecrets` (field 15).
+    #[inline]
     pub fn image_pull_secrets(
         &self,
     ) -> Repeated<'a, codec::Msg<LocalObjectReference<'a>>> {
@@ -21340,6 +21459,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `initContainers` (field 20).
+    #[inline]
     pub fn init_containers(&self) -> Repeated<'a, codec::Msg<Container<'a>>> {
         Repeated::new(self.bytes, 20)
     }
@@ -21351,11 +21471,13 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `tolerations` (field 22).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<Toleration<'a>>> {
         Repeated::new(self.bytes, 22)
     }
 
     /// `hostAliases` (field 23).
+    #[inline]
     pub fn host_aliases(&self) -> Repeated<'a, codec::Msg<HostAlias<'a>>> {
         Repeated::new(self.bytes, 23)
     }
@@ -21391,6 +21513,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `readinessGates` (field 28).
+    #[inline]
     pub fn readiness_gates(&self) -> Repeated<'a, codec::Msg<PodReadinessGate<'a>>> {
         Repeated::new(self.bytes, 28)
     }
@@ -21426,6 +21549,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `overhead` (field 32).
+    #[inline]
     pub fn overhead(
         &self,
     ) -> Map<
@@ -21437,6 +21561,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `topologySpreadConstraints` (field 33).
+    #[inline]
     pub fn topology_spread_constraints(
         &self,
     ) -> Repeated<'a, codec::Msg<TopologySpreadConstraint<'a>>> {
@@ -21444,6 +21569,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `ephemeralContainers` (field 34).
+    #[inline]
     pub fn ephemeral_containers(
         &self,
     ) -> Repeated<'a, codec::Msg<EphemeralContainer<'a>>> {
@@ -21469,11 +21595,13 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `schedulingGates` (field 38).
+    #[inline]
     pub fn scheduling_gates(&self) -> Repeated<'a, codec::Msg<PodSchedulingGate<'a>>> {
         Repeated::new(self.bytes, 38)
     }
 
     /// `resourceClaims` (field 39).
+    #[inline]
     pub fn resource_claims(&self) -> Repeated<'a, codec::Msg<PodResourceClaim<'a>>> {
         Repeated::new(self.bytes, 39)
     }
@@ -21914,6 +22042,7 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<PodCondition<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -21977,6 +22106,7 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `containerStatuses` (field 8).
+    #[inline]
     pub fn container_statuses(&self) -> Repeated<'a, codec::Msg<ContainerStatus<'a>>> {
         Repeated::new(self.bytes, 8)
     }
@@ -21994,6 +22124,7 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `initContainerStatuses` (field 10).
+    #[inline]
     pub fn init_container_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerStatus<'a>>> {
@@ -22013,11 +22144,13 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `podIPs` (field 12).
+    #[inline]
     pub fn pod_ips(&self) -> Repeated<'a, codec::Msg<PodIP<'a>>> {
         Repeated::new(self.bytes, 12)
     }
 
     /// `ephemeralContainerStatuses` (field 13).
+    #[inline]
     pub fn ephemeral_container_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerStatus<'a>>> {
@@ -22037,6 +22170,7 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `resourceClaimStatuses` (field 15).
+    #[inline]
     pub fn resource_claim_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<PodResourceClaimStatus<'a>>> {
@@ -22044,6 +22178,7 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `hostIPs` (field 16).
+    #[inline]
     pub fn host_ips(&self) -> Repeated<'a, codec::Msg<HostIP<'a>>> {
         Repeated::new(self.bytes, 16)
     }
@@ -22063,6 +22198,7 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `allocatedResources` (field 19).
+    #[inline]
     pub fn allocated_resources(
         &self,
     ) -> Map<
@@ -22080,6 +22216,7 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `nodeAllocatableResourceClaimStatuses` (field 21).
+    #[inline]
     pub fn node_allocatable_resource_claim_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<NodeAllocatableResourceClaimStatus<'a>>> {
@@ -22562,6 +22699,7 @@ impl<'a> PodTemplateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -23580,6 +23718,7 @@ impl<'a> ProjectedVolumeSource<'a> {
     }
 
     /// `sources` (field 1).
+    #[inline]
     pub fn sources(&self) -> Repeated<'a, codec::Msg<VolumeProjection<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -23842,6 +23981,7 @@ impl<'a> RBDPersistentVolumeSource<'a> {
     }
 
     /// `monitors` (field 1).
+    #[inline]
     pub fn monitors(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -24037,6 +24177,7 @@ impl<'a> RBDVolumeSource<'a> {
     }
 
     /// `monitors` (field 1).
+    #[inline]
     pub fn monitors(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -24636,6 +24777,7 @@ impl<'a> ReplicationControllerList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicationController<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -24736,6 +24878,7 @@ impl<'a> ReplicationControllerSpec<'a> {
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
@@ -24878,6 +25021,7 @@ impl<'a> ReplicationControllerStatus<'a> {
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<ReplicationControllerCondition<'a>>> {
@@ -25461,6 +25605,7 @@ impl<'a> ResourceQuotaList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceQuota<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -25555,6 +25700,7 @@ impl<'a> ResourceQuotaSpec<'a> {
     }
 
     /// `hard` (field 1).
+    #[inline]
     pub fn hard(
         &self,
     ) -> Map<
@@ -25566,6 +25712,7 @@ impl<'a> ResourceQuotaSpec<'a> {
     }
 
     /// `scopes` (field 2).
+    #[inline]
     pub fn scopes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -25681,6 +25828,7 @@ impl<'a> ResourceQuotaStatus<'a> {
     }
 
     /// `hard` (field 1).
+    #[inline]
     pub fn hard(
         &self,
     ) -> Map<
@@ -25692,6 +25840,7 @@ impl<'a> ResourceQuotaStatus<'a> {
     }
 
     /// `used` (field 2).
+    #[inline]
     pub fn used(
         &self,
     ) -> Map<
@@ -25805,6 +25954,7 @@ impl<'a> ResourceRequirements<'a> {
     }
 
     /// `limits` (field 1).
+    #[inline]
     pub fn limits(
         &self,
     ) -> Map<
@@ -25816,6 +25966,7 @@ impl<'a> ResourceRequirements<'a> {
     }
 
     /// `requests` (field 2).
+    #[inline]
     pub fn requests(
         &self,
     ) -> Map<
@@ -25827,6 +25978,7 @@ impl<'a> ResourceRequirements<'a> {
     }
 
     /// `claims` (field 3).
+    #[inline]
     pub fn claims(&self) -> Repeated<'a, codec::Msg<ResourceClaim<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -25956,6 +26108,7 @@ impl<'a> ResourceStatus<'a> {
     }
 
     /// `resources` (field 2).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Msg<ResourceHealth<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -26637,6 +26790,7 @@ impl<'a> ScopeSelector<'a> {
     }
 
     /// `matchExpressions` (field 1).
+    #[inline]
     pub fn match_expressions(
         &self,
     ) -> Repeated<'a, codec::Msg<ScopedResourceSelectorRequirement<'a>>> {
@@ -26750,6 +26904,7 @@ impl<'a> ScopedResourceSelectorRequirement<'a> {
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -26958,6 +27113,7 @@ impl<'a> Secret<'a> {
     }
 
     /// `data` (field 2).
+    #[inline]
     pub fn data(&self) -> Map<'a, codec::Str, codec::Bytes> {
         Map::new(self.bytes, 2)
     }
@@ -26975,6 +27131,7 @@ impl<'a> Secret<'a> {
     }
 
     /// `stringData` (field 4).
+    #[inline]
     pub fn string_data(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 4)
     }
@@ -27324,6 +27481,7 @@ impl<'a> SecretList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Secret<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -27423,6 +27581,7 @@ impl<'a> SecretProjection<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<KeyToPath<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -27651,6 +27810,7 @@ impl<'a> SecretVolumeSource<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<KeyToPath<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -28202,11 +28362,13 @@ impl<'a> ServiceAccount<'a> {
     }
 
     /// `secrets` (field 2).
+    #[inline]
     pub fn secrets(&self) -> Repeated<'a, codec::Msg<ObjectReference<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `imagePullSecrets` (field 3).
+    #[inline]
     pub fn image_pull_secrets(
         &self,
     ) -> Repeated<'a, codec::Msg<LocalObjectReference<'a>>> {
@@ -28340,6 +28502,7 @@ impl<'a> ServiceAccountList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ServiceAccount<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -28559,6 +28722,7 @@ impl<'a> ServiceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Service<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -28904,11 +29068,13 @@ impl<'a> ServiceSpec<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<ServicePort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
@@ -28938,6 +29104,7 @@ impl<'a> ServiceSpec<'a> {
     }
 
     /// `externalIPs` (field 5).
+    #[inline]
     pub fn external_ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -28967,6 +29134,7 @@ impl<'a> ServiceSpec<'a> {
     }
 
     /// `loadBalancerSourceRanges` (field 9).
+    #[inline]
     pub fn load_balancer_source_ranges(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
@@ -29026,11 +29194,13 @@ impl<'a> ServiceSpec<'a> {
     }
 
     /// `clusterIPs` (field 18).
+    #[inline]
     pub fn cluster_ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 18)
     }
 
     /// `ipFamilies` (field 19).
+    #[inline]
     pub fn ip_families(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 19)
     }
@@ -29306,6 +29476,7 @@ impl<'a> ServiceStatus<'a> {
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -30375,6 +30546,7 @@ impl<'a> TopologySelectorLabelRequirement<'a> {
     }
 
     /// `values` (field 2).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -30464,6 +30636,7 @@ impl<'a> TopologySelectorTerm<'a> {
     }
 
     /// `matchLabelExpressions` (field 1).
+    #[inline]
     pub fn match_label_expressions(
         &self,
     ) -> Repeated<'a, codec::Msg<TopologySelectorLabelRequirement<'a>>> {
@@ -30623,6 +30796,7 @@ impl<'a> TopologySpreadConstraint<'a> {
     }
 
     /// `matchLabelKeys` (field 8).
+    #[inline]
     pub fn match_label_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -31796,6 +31970,7 @@ impl<'a> VolumeResourceRequirements<'a> {
     }
 
     /// `limits` (field 1).
+    #[inline]
     pub fn limits(
         &self,
     ) -> Map<
@@ -31807,6 +31982,7 @@ impl<'a> VolumeResourceRequirements<'a> {
     }
 
     /// `requests` (field 2).
+    #[inline]
     pub fn requests(
         &self,
     ) -> Map<

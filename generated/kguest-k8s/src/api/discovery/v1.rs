@@ -27,6 +27,7 @@ impl<'a> Endpoint<'a> {
     }
 
     /// `addresses` (field 1).
+    #[inline]
     pub fn addresses(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -56,6 +57,7 @@ impl<'a> Endpoint<'a> {
     }
 
     /// `deprecatedTopology` (field 5).
+    #[inline]
     pub fn deprecated_topology(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
@@ -325,11 +327,13 @@ impl<'a> EndpointHints<'a> {
     }
 
     /// `forZones` (field 1).
+    #[inline]
     pub fn for_zones(&self) -> Repeated<'a, codec::Msg<ForZone<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `forNodes` (field 2).
+    #[inline]
     pub fn for_nodes(&self) -> Repeated<'a, codec::Msg<ForNode<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -567,11 +571,13 @@ impl<'a> EndpointSlice<'a> {
     }
 
     /// `endpoints` (field 2).
+    #[inline]
     pub fn endpoints(&self) -> Repeated<'a, codec::Msg<Endpoint<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `ports` (field 3).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<EndpointPort<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -703,6 +709,7 @@ impl<'a> EndpointSliceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<EndpointSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -311,6 +311,7 @@ impl<'a> DaemonSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DaemonSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -612,6 +613,7 @@ impl<'a> DaemonSetStatus<'a> {
     }
 
     /// `conditions` (field 10).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DaemonSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }
@@ -1153,6 +1155,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1259,6 +1262,7 @@ impl<'a> DeploymentRollback<'a> {
     }
 
     /// `updatedAnnotations` (field 2).
+    #[inline]
     pub fn updated_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
@@ -1580,6 +1584,7 @@ impl<'a> DeploymentStatus<'a> {
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DeploymentCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -1944,6 +1949,7 @@ impl<'a> HTTPIngressRuleValue<'a> {
     }
 
     /// `paths` (field 1).
+    #[inline]
     pub fn paths(&self) -> Repeated<'a, codec::Msg<HTTPIngressPath<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -2041,6 +2047,7 @@ impl<'a> IPBlock<'a> {
     }
 
     /// `except` (field 2).
+    #[inline]
     pub fn except(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -2375,6 +2382,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Ingress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2492,6 +2500,7 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     }
 
     /// `ports` (field 4).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<IngressPortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -2587,6 +2596,7 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     }
 
     /// `ingress` (field 1).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -2982,11 +2992,13 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `tls` (field 2).
+    #[inline]
     pub fn tls(&self) -> Repeated<'a, codec::Msg<IngressTLS<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<IngressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -3190,6 +3202,7 @@ impl<'a> IngressTLS<'a> {
     }
 
     /// `hosts` (field 1).
+    #[inline]
     pub fn hosts(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -3391,11 +3404,13 @@ impl<'a> NetworkPolicyEgressRule<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `to` (field 2).
+    #[inline]
     pub fn to(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3491,11 +3506,13 @@ impl<'a> NetworkPolicyIngressRule<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `from` (field 2).
+    #[inline]
     pub fn from(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3601,6 +3618,7 @@ impl<'a> NetworkPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<NetworkPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3950,16 +3968,19 @@ impl<'a> NetworkPolicySpec<'a> {
     }
 
     /// `ingress` (field 2).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<NetworkPolicyIngressRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `egress` (field 3).
+    #[inline]
     pub fn egress(&self) -> Repeated<'a, codec::Msg<NetworkPolicyEgressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `policyTypes` (field 4).
+    #[inline]
     pub fn policy_types(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -4364,6 +4385,7 @@ impl<'a> ReplicaSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicaSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -4614,6 +4636,7 @@ impl<'a> ReplicaSetStatus<'a> {
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<ReplicaSetCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -5236,6 +5259,7 @@ impl<'a> ScaleStatus<'a> {
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }

@@ -490,6 +490,7 @@ impl<'a> FlowSchemaList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<FlowSchema<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -604,6 +605,7 @@ impl<'a> FlowSchemaSpec<'a> {
     }
 
     /// `rules` (field 4).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PolicyRulesWithSubjects<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -730,6 +732,7 @@ impl<'a> FlowSchemaStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<FlowSchemaCondition<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -1121,11 +1124,13 @@ impl<'a> NonResourcePolicyRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `nonResourceURLs` (field 6).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
@@ -1219,16 +1224,19 @@ impl<'a> PolicyRulesWithSubjects<'a> {
     }
 
     /// `subjects` (field 1).
+    #[inline]
     pub fn subjects(&self) -> Repeated<'a, codec::Msg<Subject<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `resourceRules` (field 2).
+    #[inline]
     pub fn resource_rules(&self) -> Repeated<'a, codec::Msg<ResourcePolicyRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `nonResourceRules` (field 3).
+    #[inline]
     pub fn non_resource_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<NonResourcePolicyRule<'a>>> {
@@ -1626,6 +1634,7 @@ impl<'a> PriorityLevelConfigurationList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PriorityLevelConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1921,6 +1930,7 @@ impl<'a> PriorityLevelConfigurationStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<PriorityLevelConfigurationCondition<'a>>> {
@@ -2113,16 +2123,19 @@ impl<'a> ResourcePolicyRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `apiGroups` (field 2).
+    #[inline]
     pub fn api_groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -2134,6 +2147,7 @@ impl<'a> ResourcePolicyRule<'a> {
     }
 
     /// `namespaces` (field 5).
+    #[inline]
     pub fn namespaces(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }

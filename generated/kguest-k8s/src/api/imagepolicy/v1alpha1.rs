@@ -225,11 +225,13 @@ impl<'a> ImageReviewSpec<'a> {
     }
 
     /// `containers` (field 1).
+    #[inline]
     pub fn containers(&self) -> Repeated<'a, codec::Msg<ImageReviewContainerSpec<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `annotations` (field 2).
+    #[inline]
     pub fn annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
@@ -361,6 +363,7 @@ impl<'a> ImageReviewStatus<'a> {
     }
 
     /// `auditAnnotations` (field 3).
+    #[inline]
     pub fn audit_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }

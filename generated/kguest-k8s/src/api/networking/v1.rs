@@ -143,6 +143,7 @@ impl<'a> HTTPIngressRuleValue<'a> {
     }
 
     /// `paths` (field 1).
+    #[inline]
     pub fn paths(&self) -> Repeated<'a, codec::Msg<HTTPIngressPath<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -338,6 +339,7 @@ impl<'a> IPAddressList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<IPAddress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -529,6 +531,7 @@ impl<'a> IPBlock<'a> {
     }
 
     /// `except` (field 2).
+    #[inline]
     pub fn except(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -937,6 +940,7 @@ impl<'a> IngressClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<IngressClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1299,6 +1303,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Ingress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1416,6 +1421,7 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     }
 
     /// `ports` (field 4).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<IngressPortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -1511,6 +1517,7 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     }
 
     /// `ingress` (field 1).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -2004,11 +2011,13 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `tls` (field 2).
+    #[inline]
     pub fn tls(&self) -> Repeated<'a, codec::Msg<IngressTLS<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<IngressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -2216,6 +2225,7 @@ impl<'a> IngressTLS<'a> {
     }
 
     /// `hosts` (field 1).
+    #[inline]
     pub fn hosts(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2417,11 +2427,13 @@ impl<'a> NetworkPolicyEgressRule<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `to` (field 2).
+    #[inline]
     pub fn to(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2517,11 +2529,13 @@ impl<'a> NetworkPolicyIngressRule<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `from` (field 2).
+    #[inline]
     pub fn from(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2627,6 +2641,7 @@ impl<'a> NetworkPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<NetworkPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2976,16 +2991,19 @@ impl<'a> NetworkPolicySpec<'a> {
     }
 
     /// `ingress` (field 2).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<NetworkPolicyIngressRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `egress` (field 3).
+    #[inline]
     pub fn egress(&self) -> Repeated<'a, codec::Msg<NetworkPolicyEgressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `policyTypes` (field 4).
+    #[inline]
     pub fn policy_types(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -3463,6 +3481,7 @@ impl<'a> ServiceCIDRList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ServiceCIDR<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3557,6 +3576,7 @@ impl<'a> ServiceCIDRSpec<'a> {
     }
 
     /// `cidrs` (field 1).
+    #[inline]
     pub fn cidrs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -3641,6 +3661,7 @@ impl<'a> ServiceCIDRStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

@@ -27,6 +27,7 @@ impl<'a> Overhead<'a> {
     }
 
     /// `podFixed` (field 1).
+    #[inline]
     pub fn pod_fixed(
         &self,
     ) -> Map<
@@ -267,6 +268,7 @@ impl<'a> RuntimeClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<RuntimeClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -361,11 +363,13 @@ impl<'a> Scheduling<'a> {
     }
 
     /// `nodeSelector` (field 1).
+    #[inline]
     pub fn node_selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 1)
     }
 
     /// `tolerations` (field 2).
+    #[inline]
     pub fn tolerations(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::Toleration<'a>>> {

@@ -260,6 +260,7 @@ impl<'a> PodDisruptionBudgetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodDisruptionBudget<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -511,6 +512,7 @@ impl<'a> PodDisruptionBudgetStatus<'a> {
     }
 
     /// `disruptedPods` (field 2).
+    #[inline]
     pub fn disrupted_pods(
         &self,
     ) -> Map<
@@ -546,6 +548,7 @@ impl<'a> PodDisruptionBudgetStatus<'a> {
     }
 
     /// `conditions` (field 7).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

@@ -27,6 +27,7 @@ impl<'a> AggregationRule<'a> {
     }
 
     /// `clusterRoleSelectors` (field 1).
+    #[inline]
     pub fn cluster_role_selectors(
         &self,
     ) -> Repeated<
@@ -132,6 +133,7 @@ impl<'a> ClusterRole<'a> {
     }
 
     /// `rules` (field 2).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PolicyRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -252,6 +254,7 @@ impl<'a> ClusterRoleBinding<'a> {
     }
 
     /// `subjects` (field 2).
+    #[inline]
     pub fn subjects(&self) -> Repeated<'a, codec::Msg<Subject<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -368,6 +371,7 @@ impl<'a> ClusterRoleBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterRoleBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -472,6 +476,7 @@ impl<'a> ClusterRoleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterRole<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -566,26 +571,31 @@ impl<'a> PolicyRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `apiGroups` (field 2).
+    #[inline]
     pub fn api_groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `resourceNames` (field 4).
+    #[inline]
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `nonResourceURLs` (field 5).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -716,6 +726,7 @@ impl<'a> Role<'a> {
     }
 
     /// `rules` (field 2).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PolicyRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -818,6 +829,7 @@ impl<'a> RoleBinding<'a> {
     }
 
     /// `subjects` (field 2).
+    #[inline]
     pub fn subjects(&self) -> Repeated<'a, codec::Msg<Subject<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -934,6 +946,7 @@ impl<'a> RoleBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<RoleBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1038,6 +1051,7 @@ impl<'a> RoleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Role<'a>>> {
         Repeated::new(self.bytes, 2)
     }

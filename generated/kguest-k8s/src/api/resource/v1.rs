@@ -63,6 +63,7 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `conditions` (field 4).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -442,6 +443,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `validValues` (field 3).
+    #[inline]
     pub fn valid_values(
         &self,
     ) -> Repeated<
@@ -677,6 +679,7 @@ impl<'a> CapacityRequirements<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(
         &self,
     ) -> Map<
@@ -872,6 +875,7 @@ impl<'a> CounterSet<'a> {
     }
 
     /// `counters` (field 2).
+    #[inline]
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
@@ -974,16 +978,19 @@ impl<'a> Device<'a> {
     }
 
     /// `attributes` (field 2).
+    #[inline]
     pub fn attributes(&self) -> Map<'a, codec::Str, codec::Msg<DeviceAttribute<'a>>> {
         Map::new(self.bytes, 2)
     }
 
     /// `capacity` (field 3).
+    #[inline]
     pub fn capacity(&self) -> Map<'a, codec::Str, codec::Msg<DeviceCapacity<'a>>> {
         Map::new(self.bytes, 3)
     }
 
     /// `consumesCounters` (field 4).
+    #[inline]
     pub fn consumes_counters(
         &self,
     ) -> Repeated<'a, codec::Msg<DeviceCounterConsumption<'a>>> {
@@ -1015,6 +1022,7 @@ impl<'a> Device<'a> {
     }
 
     /// `taints` (field 8).
+    #[inline]
     pub fn taints(&self) -> Repeated<'a, codec::Msg<DeviceTaint<'a>>> {
         Repeated::new(self.bytes, 8)
     }
@@ -1026,11 +1034,13 @@ impl<'a> Device<'a> {
     }
 
     /// `bindingConditions` (field 10).
+    #[inline]
     pub fn binding_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 10)
     }
 
     /// `bindingFailureConditions` (field 11).
+    #[inline]
     pub fn binding_failure_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 11)
     }
@@ -1042,6 +1052,7 @@ impl<'a> Device<'a> {
     }
 
     /// `nodeAllocatableResourceMappings` (field 13).
+    #[inline]
     pub fn node_allocatable_resource_mappings(
         &self,
     ) -> Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>> {
@@ -1247,6 +1258,7 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     }
 
     /// `requests` (field 2).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -1355,6 +1367,7 @@ impl<'a> DeviceAllocationResult<'a> {
     }
 
     /// `results` (field 1).
+    #[inline]
     pub fn results(
         &self,
     ) -> Repeated<'a, codec::Msg<DeviceRequestAllocationResult<'a>>> {
@@ -1362,6 +1375,7 @@ impl<'a> DeviceAllocationResult<'a> {
     }
 
     /// `config` (field 2).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceAllocationConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1497,21 +1511,25 @@ impl<'a> DeviceAttribute<'a> {
     }
 
     /// `ints` (field 6).
+    #[inline]
     pub fn ints(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `bools` (field 7).
+    #[inline]
     pub fn bools(&self) -> Repeated<'a, codec::Bool> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `strings` (field 8).
+    #[inline]
     pub fn strings(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `versions` (field 9).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
@@ -1747,16 +1765,19 @@ impl<'a> DeviceClaim<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Msg<DeviceRequest<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `constraints` (field 2).
+    #[inline]
     pub fn constraints(&self) -> Repeated<'a, codec::Msg<DeviceConstraint<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `config` (field 3).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceClaimConfiguration<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -1864,6 +1885,7 @@ impl<'a> DeviceClaimConfiguration<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2166,6 +2188,7 @@ impl<'a> DeviceClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2260,11 +2283,13 @@ impl<'a> DeviceClassSpec<'a> {
     }
 
     /// `selectors` (field 1).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `config` (field 2).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceClassConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2461,6 +2486,7 @@ impl<'a> DeviceConstraint<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2591,6 +2617,7 @@ impl<'a> DeviceCounterConsumption<'a> {
     }
 
     /// `counters` (field 2).
+    #[inline]
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
@@ -2699,6 +2726,7 @@ impl<'a> DeviceRequest<'a> {
     }
 
     /// `firstAvailable` (field 3).
+    #[inline]
     pub fn first_available(&self) -> Repeated<'a, codec::Msg<DeviceSubRequest<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -2851,16 +2879,19 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `tolerations` (field 6).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `bindingConditions` (field 7).
+    #[inline]
     pub fn binding_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `bindingFailureConditions` (field 8).
+    #[inline]
     pub fn binding_failure_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -2878,6 +2909,7 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `consumedCapacity` (field 10).
+    #[inline]
     pub fn consumed_capacity(
         &self,
     ) -> Map<
@@ -3139,6 +3171,7 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `selectors` (field 3).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -3162,6 +3195,7 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `tolerations` (field 6).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -3594,6 +3628,7 @@ impl<'a> ExactDeviceRequest<'a> {
     }
 
     /// `selectors` (field 2).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3623,6 +3658,7 @@ impl<'a> ExactDeviceRequest<'a> {
     }
 
     /// `tolerations` (field 6).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -3763,6 +3799,7 @@ impl<'a> NetworkDeviceData<'a> {
     }
 
     /// `ips` (field 2).
+    #[inline]
     pub fn ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -4350,6 +4387,7 @@ impl<'a> ResourceClaimList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaim<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -4532,6 +4570,7 @@ impl<'a> ResourceClaimStatus<'a> {
     }
 
     /// `reservedFor` (field 2).
+    #[inline]
     pub fn reserved_for(
         &self,
     ) -> Repeated<'a, codec::Msg<ResourceClaimConsumerReference<'a>>> {
@@ -4539,6 +4578,7 @@ impl<'a> ResourceClaimStatus<'a> {
     }
 
     /// `devices` (field 4).
+    #[inline]
     pub fn devices(&self) -> Repeated<'a, codec::Msg<AllocatedDeviceStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -4758,6 +4798,7 @@ impl<'a> ResourceClaimTemplateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaimTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -5171,6 +5212,7 @@ impl<'a> ResourceSliceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -5307,6 +5349,7 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `devices` (field 6).
+    #[inline]
     pub fn devices(&self) -> Repeated<'a, codec::Msg<Device<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -5318,6 +5361,7 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `sharedCounters` (field 8).
+    #[inline]
     pub fn shared_counters(&self) -> Repeated<'a, codec::Msg<CounterSet<'a>>> {
         Repeated::new(self.bytes, 8)
     }

@@ -459,6 +459,7 @@ impl<'a> DeviceTaintRuleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceTaintRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -650,6 +651,7 @@ impl<'a> DeviceTaintRuleStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -1190,6 +1192,7 @@ impl<'a> ResourcePoolStatusRequestList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourcePoolStatusRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1401,11 +1404,13 @@ impl<'a> ResourcePoolStatusRequestStatus<'a> {
     }
 
     /// `pools` (field 2).
+    #[inline]
     pub fn pools(&self) -> Repeated<'a, codec::Msg<PoolStatus<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `conditions` (field 3).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

@@ -63,6 +63,7 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `conditions` (field 4).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -345,16 +346,19 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `attributes` (field 1).
+    #[inline]
     pub fn attributes(&self) -> Map<'a, codec::Str, codec::Msg<DeviceAttribute<'a>>> {
         Map::new(self.bytes, 1)
     }
 
     /// `capacity` (field 2).
+    #[inline]
     pub fn capacity(&self) -> Map<'a, codec::Str, codec::Msg<DeviceCapacity<'a>>> {
         Map::new(self.bytes, 2)
     }
 
     /// `consumesCounters` (field 3).
+    #[inline]
     pub fn consumes_counters(
         &self,
     ) -> Repeated<'a, codec::Msg<DeviceCounterConsumption<'a>>> {
@@ -386,6 +390,7 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `taints` (field 7).
+    #[inline]
     pub fn taints(&self) -> Repeated<'a, codec::Msg<DeviceTaint<'a>>> {
         Repeated::new(self.bytes, 7)
     }
@@ -397,11 +402,13 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `bindingConditions` (field 9).
+    #[inline]
     pub fn binding_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
 
     /// `bindingFailureConditions` (field 10).
+    #[inline]
     pub fn binding_failure_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 10)
     }
@@ -413,6 +420,7 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `nodeAllocatableResourceMappings` (field 12).
+    #[inline]
     pub fn node_allocatable_resource_mappings(
         &self,
     ) -> Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>> {
@@ -697,6 +705,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `validValues` (field 3).
+    #[inline]
     pub fn valid_values(
         &self,
     ) -> Repeated<
@@ -932,6 +941,7 @@ impl<'a> CapacityRequirements<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(
         &self,
     ) -> Map<
@@ -1127,6 +1137,7 @@ impl<'a> CounterSet<'a> {
     }
 
     /// `counters` (field 2).
+    #[inline]
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
@@ -1325,6 +1336,7 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     }
 
     /// `requests` (field 2).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -1433,6 +1445,7 @@ impl<'a> DeviceAllocationResult<'a> {
     }
 
     /// `results` (field 1).
+    #[inline]
     pub fn results(
         &self,
     ) -> Repeated<'a, codec::Msg<DeviceRequestAllocationResult<'a>>> {
@@ -1440,6 +1453,7 @@ impl<'a> DeviceAllocationResult<'a> {
     }
 
     /// `config` (field 2).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceAllocationConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1575,21 +1589,25 @@ impl<'a> DeviceAttribute<'a> {
     }
 
     /// `ints` (field 6).
+    #[inline]
     pub fn ints(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `bools` (field 7).
+    #[inline]
     pub fn bools(&self) -> Repeated<'a, codec::Bool> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `strings` (field 8).
+    #[inline]
     pub fn strings(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `versions` (field 9).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
@@ -1825,16 +1843,19 @@ impl<'a> DeviceClaim<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Msg<DeviceRequest<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `constraints` (field 2).
+    #[inline]
     pub fn constraints(&self) -> Repeated<'a, codec::Msg<DeviceConstraint<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `config` (field 3).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceClaimConfiguration<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -1942,6 +1963,7 @@ impl<'a> DeviceClaimConfiguration<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2244,6 +2266,7 @@ impl<'a> DeviceClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2338,11 +2361,13 @@ impl<'a> DeviceClassSpec<'a> {
     }
 
     /// `selectors` (field 1).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `config` (field 2).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceClassConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2539,6 +2564,7 @@ impl<'a> DeviceConstraint<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2669,6 +2695,7 @@ impl<'a> DeviceCounterConsumption<'a> {
     }
 
     /// `counters` (field 2).
+    #[inline]
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
@@ -2783,6 +2810,7 @@ impl<'a> DeviceRequest<'a> {
     }
 
     /// `selectors` (field 3).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -2812,11 +2840,13 @@ impl<'a> DeviceRequest<'a> {
     }
 
     /// `firstAvailable` (field 7).
+    #[inline]
     pub fn first_available(&self) -> Repeated<'a, codec::Msg<DeviceSubRequest<'a>>> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `tolerations` (field 8).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 8)
     }
@@ -3016,16 +3046,19 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `tolerations` (field 6).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `bindingConditions` (field 7).
+    #[inline]
     pub fn binding_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `bindingFailureConditions` (field 8).
+    #[inline]
     pub fn binding_failure_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -3043,6 +3076,7 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `consumedCapacity` (field 10).
+    #[inline]
     pub fn consumed_capacity(
         &self,
     ) -> Map<
@@ -3304,6 +3338,7 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `selectors` (field 3).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -3327,6 +3362,7 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `tolerations` (field 7).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 7)
     }
@@ -3759,6 +3795,7 @@ impl<'a> NetworkDeviceData<'a> {
     }
 
     /// `ips` (field 2).
+    #[inline]
     pub fn ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -4346,6 +4383,7 @@ impl<'a> ResourceClaimList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaim<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -4528,6 +4566,7 @@ impl<'a> ResourceClaimStatus<'a> {
     }
 
     /// `reservedFor` (field 2).
+    #[inline]
     pub fn reserved_for(
         &self,
     ) -> Repeated<'a, codec::Msg<ResourceClaimConsumerReference<'a>>> {
@@ -4535,6 +4574,7 @@ impl<'a> ResourceClaimStatus<'a> {
     }
 
     /// `devices` (field 4).
+    #[inline]
     pub fn devices(&self) -> Repeated<'a, codec::Msg<AllocatedDeviceStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -4754,6 +4794,7 @@ impl<'a> ResourceClaimTemplateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaimTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -5167,6 +5208,7 @@ impl<'a> ResourceSliceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -5303,6 +5345,7 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `devices` (field 6).
+    #[inline]
     pub fn devices(&self) -> Repeated<'a, codec::Msg<Device<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -5314,6 +5357,7 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `sharedCounters` (field 8).
+    #[inline]
     pub fn shared_counters(&self) -> Repeated<'a, codec::Msg<CounterSet<'a>>> {
         Repeated::new(self.bytes, 8)
     }

@@ -182,6 +182,7 @@ impl<'a> PriorityClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PriorityClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }

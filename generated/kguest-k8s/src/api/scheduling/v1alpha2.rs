@@ -286,6 +286,7 @@ impl<'a> PodGroupList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodGroup<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -605,6 +606,7 @@ impl<'a> PodGroupSchedulingConstraints<'a> {
     }
 
     /// `topology` (field 1).
+    #[inline]
     pub fn topology(&self) -> Repeated<'a, codec::Msg<TopologyConstraint<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -800,6 +802,7 @@ impl<'a> PodGroupSpec<'a> {
     }
 
     /// `resourceClaims` (field 4).
+    #[inline]
     pub fn resource_claims(
         &self,
     ) -> Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>> {
@@ -976,6 +979,7 @@ impl<'a> PodGroupStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -986,6 +990,7 @@ impl<'a> PodGroupStatus<'a> {
     }
 
     /// `resourceClaimStatuses` (field 2).
+    #[inline]
     pub fn resource_claim_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<PodGroupResourceClaimStatus<'a>>> {
@@ -1111,6 +1116,7 @@ impl<'a> PodGroupTemplate<'a> {
     }
 
     /// `resourceClaims` (field 4).
+    #[inline]
     pub fn resource_claims(
         &self,
     ) -> Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>> {
@@ -1677,6 +1683,7 @@ impl<'a> WorkloadList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Workload<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1880,6 +1887,7 @@ impl<'a> WorkloadSpec<'a> {
     }
 
     /// `podGroupTemplates` (field 2).
+    #[inline]
     pub fn pod_group_templates(&self) -> Repeated<'a, codec::Msg<PodGroupTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }

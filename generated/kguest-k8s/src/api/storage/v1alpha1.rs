@@ -209,6 +209,7 @@ impl<'a> CSIStorageCapacityList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIStorageCapacity<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -425,6 +426,7 @@ impl<'a> VolumeAttachmentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttachment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -753,6 +755,7 @@ impl<'a> VolumeAttachmentStatus<'a> {
     }
 
     /// `attachmentMetadata` (field 2).
+    #[inline]
     pub fn attachment_metadata(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
@@ -895,6 +898,7 @@ impl<'a> VolumeAttributesClass<'a> {
     }
 
     /// `parameters` (field 3).
+    #[inline]
     pub fn parameters(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
@@ -1003,6 +1007,7 @@ impl<'a> VolumeAttributesClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttributesClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -137,6 +137,7 @@ impl<'a> CSIDriverList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIDriver<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -243,6 +244,7 @@ impl<'a> CSIDriverSpec<'a> {
     }
 
     /// `volumeLifecycleModes` (field 3).
+    #[inline]
     pub fn volume_lifecycle_modes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -266,6 +268,7 @@ impl<'a> CSIDriverSpec<'a> {
     }
 
     /// `tokenRequests` (field 6).
+    #[inline]
     pub fn token_requests(&self) -> Repeated<'a, codec::Msg<TokenRequest<'a>>> {
         Repeated::new(self.bytes, 6)
     }
@@ -575,6 +578,7 @@ impl<'a> CSINodeDriver<'a> {
     }
 
     /// `topologyKeys` (field 3).
+    #[inline]
     pub fn topology_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -695,6 +699,7 @@ impl<'a> CSINodeList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSINode<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -788,6 +793,7 @@ impl<'a> CSINodeSpec<'a> {
     }
 
     /// `drivers` (field 1).
+    #[inline]
     pub fn drivers(&self) -> Repeated<'a, codec::Msg<CSINodeDriver<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -1055,6 +1061,7 @@ impl<'a> CSIStorageCapacityList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIStorageCapacity<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1171,6 +1178,7 @@ impl<'a> StorageClass<'a> {
     }
 
     /// `parameters` (field 3).
+    #[inline]
     pub fn parameters(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
@@ -1188,6 +1196,7 @@ impl<'a> StorageClass<'a> {
     }
 
     /// `mountOptions` (field 5).
+    #[inline]
     pub fn mount_options(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -1211,6 +1220,7 @@ impl<'a> StorageClass<'a> {
     }
 
     /// `allowedTopologies` (field 8).
+    #[inline]
     pub fn allowed_topologies(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::TopologySelectorTerm<'a>>> {
@@ -1357,6 +1367,7 @@ impl<'a> StorageClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1671,6 +1682,7 @@ impl<'a> VolumeAttachmentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttachment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1999,6 +2011,7 @@ impl<'a> VolumeAttachmentStatus<'a> {
     }
 
     /// `attachmentMetadata` (field 2).
+    #[inline]
     pub fn attachment_metadata(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
@@ -2141,6 +2154,7 @@ impl<'a> VolumeAttributesClass<'a> {
     }
 
     /// `parameters` (field 3).
+    #[inline]
     pub fn parameters(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
@@ -2249,6 +2263,7 @@ impl<'a> VolumeAttributesClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttributesClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -150,6 +150,7 @@ impl<'a> StorageVersionMigrationList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageVersionMigration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -335,6 +336,7 @@ impl<'a> StorageVersionMigrationStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

@@ -37,6 +37,7 @@ impl<'a> Leaf<'a> {
     }
 
     /// `gvs` (field 3).
+    #[inline]
     pub fn gvs(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::kt::ab::schema::GroupVersion<'a>>> {
@@ -44,6 +45,7 @@ impl<'a> Leaf<'a> {
     }
 
     /// `things` (field 4).
+    #[inline]
     pub fn things(&self) -> Map<'a, codec::Str, codec::Msg<crate::kt::ab::Thing<'a>>> {
         Map::new(self.bytes, 4)
     }

@@ -127,6 +127,7 @@ impl<'a> Schema<'a> {
     }
 
     /// `versions` (field 1).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Msg<GroupVersion<'a>>> {
         Repeated::new(self.bytes, 1)
     }

@@ -39,6 +39,7 @@ impl<'a> APIGroup<'a> {
     }
 
     /// `versions` (field 2).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Msg<GroupVersionForDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -50,6 +51,7 @@ impl<'a> APIGroup<'a> {
     }
 
     /// `serverAddressByClientCIDRs` (field 4).
+    #[inline]
     pub fn server_address_by_client_cidrs(
         &self,
     ) -> Repeated<'a, codec::Msg<ServerAddressByClientCIDR<'a>>> {
@@ -166,6 +168,7 @@ impl<'a> APIGroupList<'a> {
     }
 
     /// `groups` (field 1).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Msg<APIGroup<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -287,6 +290,7 @@ impl<'a> APIResource<'a> {
     }
 
     /// `shortNames` (field 5).
+    #[inline]
     pub fn short_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -304,6 +308,7 @@ impl<'a> APIResource<'a> {
     }
 
     /// `categories` (field 7).
+    #[inline]
     pub fn categories(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
@@ -485,6 +490,7 @@ impl<'a> APIResourceList<'a> {
     }
 
     /// `resources` (field 2).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Msg<APIResource<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -575,11 +581,13 @@ impl<'a> APIVersions<'a> {
     }
 
     /// `versions` (field 1).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `serverAddressByClientCIDRs` (field 2).
+    #[inline]
     pub fn server_address_by_client_cidrs(
         &self,
     ) -> Repeated<'a, codec::Msg<ServerAddressByClientCIDR<'a>>> {
@@ -678,6 +686,7 @@ impl<'a> ApplyOptions<'a> {
     }
 
     /// `dryRun` (field 1).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -957,6 +966,7 @@ impl<'a> CreateOptions<'a> {
     }
 
     /// `dryRun` (field 1).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -1105,6 +1115,7 @@ impl<'a> DeleteOptions<'a> {
     }
 
     /// `dryRun` (field 5).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -1349,6 +1360,7 @@ impl<'a> FieldSelectorRequirement<'a> {
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -2269,11 +2281,13 @@ impl<'a> LabelSelector<'a> {
     }
 
     /// `matchLabels` (field 1).
+    #[inline]
     pub fn match_labels(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 1)
     }
 
     /// `matchExpressions` (field 2).
+    #[inline]
     pub fn match_expressions(
         &self,
     ) -> Repeated<'a, codec::Msg<LabelSelectorRequirement<'a>>> {
@@ -2396,6 +2410,7 @@ impl<'a> LabelSelectorRequirement<'a> {
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -2496,6 +2511,7 @@ impl<'a> List<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>> {
@@ -3329,26 +3345,31 @@ impl<'a> ObjectMeta<'a> {
     }
 
     /// `labels` (field 11).
+    #[inline]
     pub fn labels(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 11)
     }
 
     /// `annotations` (field 12).
+    #[inline]
     pub fn annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 12)
     }
 
     /// `ownerReferences` (field 13).
+    #[inline]
     pub fn owner_references(&self) -> Repeated<'a, codec::Msg<OwnerReference<'a>>> {
         Repeated::new(self.bytes, 13)
     }
 
     /// `finalizers` (field 14).
+    #[inline]
     pub fn finalizers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 14)
     }
 
     /// `managedFields` (field 17).
+    #[inline]
     pub fn managed_fields(&self) -> Repeated<'a, codec::Msg<ManagedFieldsEntry<'a>>> {
         Repeated::new(self.bytes, 17)
     }
@@ -3794,6 +3815,7 @@ impl<'a> PartialObjectMetadataList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PartialObjectMetadata<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3940,6 +3962,7 @@ impl<'a> PatchOptions<'a> {
     }
 
     /// `dryRun` (field 1).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -4173,6 +4196,7 @@ impl<'a> RootPaths<'a> {
     }
 
     /// `paths` (field 1).
+    #[inline]
     pub fn paths(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -4759,6 +4783,7 @@ impl<'a> StatusDetails<'a> {
     }
 
     /// `causes` (field 4).
+    #[inline]
     pub fn causes(&self) -> Repeated<'a, codec::Msg<StatusCause<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -5260,6 +5285,7 @@ impl<'a> UpdateOptions<'a> {
     }
 
     /// `dryRun` (field 1).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -5378,6 +5404,7 @@ impl<'a> Verbs<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }

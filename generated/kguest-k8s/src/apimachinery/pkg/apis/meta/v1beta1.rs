@@ -27,6 +27,7 @@ impl<'a> PartialObjectMetadataList<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<
