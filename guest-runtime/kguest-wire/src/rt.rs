@@ -10,9 +10,11 @@ use crate::wire::{Raw, field_at};
 /// The last occurrence of field `number`, undecoded, or `None` when the
 /// field is absent or the message is malformed anywhere.
 ///
-/// This is the hot path of every singular accessor, so it is written for
-/// size: values are skipped, not decoded ([`field_at`], shared by every read
+/// Values are skipped, not decoded ([`field_at`], shared by every read
 /// path); only the winner is decoded, by the codec that asked for it.
+/// Singular accessors go through [`get_wire`] instead, which also checks the
+/// wire type and returns a scalar from its loop; this one serves oneof
+/// members and codecs outside this crate.
 pub fn last(bytes: &[u8], number: u32) -> Option<Raw<'_>> {
     // The winner as (key, start, end); key 0 means none yet.
     let mut found = (0u32, 0usize, 0usize);
