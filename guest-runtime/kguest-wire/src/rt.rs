@@ -541,7 +541,7 @@ mod tests {
             for (i, b) in bytes.iter_mut().enumerate().take(len) {
                 // Mostly continuation bytes, so long and overlong varints occur.
                 *b = (rng.next() % 256) as u8
-                    | if rng.next() % 4 == 0 || i + 1 == len {
+                    | if rng.next().is_multiple_of(4) || i + 1 == len {
                         0
                     } else {
                         0x80
