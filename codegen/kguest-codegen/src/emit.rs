@@ -564,6 +564,7 @@ fn accessor(ctx: &Ctx<'_>, field: &Field, from: &[String]) -> Result<TokenStream
             };
             let mut tokens = quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #method(&self) -> Option<#item> {
                     #read
                 }
@@ -576,6 +577,7 @@ fn accessor(ctx: &Ctx<'_>, field: &Field, from: &[String]) -> Result<TokenStream
                 );
                 tokens.extend(quote! {
                     #[doc = #raw_doc]
+                    #[inline]
                     pub fn #raw(&self) -> Option<&'a [u8]> {
                         rt::get::<codec::Bytes>(self.bytes, #number)
                     }
@@ -587,6 +589,7 @@ fn accessor(ctx: &Ctx<'_>, field: &Field, from: &[String]) -> Result<TokenStream
             let (codec, _) = codec(ctx, &field.ty, from)?;
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #method(&self) -> Repeated<'a, #codec> {
                     Repeated::new(self.bytes, #number)
                 }
@@ -597,6 +600,7 @@ fn accessor(ctx: &Ctx<'_>, field: &Field, from: &[String]) -> Result<TokenStream
             let (value, _) = codec(ctx, value, from)?;
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #method(&self) -> Map<'a, #key, #value> {
                     Map::new(self.bytes, #number)
                 }

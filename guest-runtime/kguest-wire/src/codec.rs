@@ -8,7 +8,7 @@
 use core::marker::PhantomData;
 
 use crate::View;
-use crate::wire::{Raw, Value, read_fixed32, read_fixed64, read_varint, zigzag32, zigzag64};
+use crate::wire::{Raw, Value, read_fixed32, read_fixed64, take_varint, zigzag32, zigzag64};
 
 /// Reads values of one protobuf type.
 pub trait Codec<'a> {
@@ -23,6 +23,16 @@ pub trait Codec<'a> {
     #[inline]
     fn decode_raw(raw: Raw<'a>) -> Option<Self::Item> {
         Self::decode(raw.value()?)
+    }
+
+    /// The last occurrence of field `number` in the message `bytes`,
+    /// decoded: what a singular accessor returns (see [`crate::rt::get`]).
+    /// The codecs here read only their own wire type, so they go through
+    /// the shared [`crate::rt::get_wire`].
+    #[doc(hidden)]
+    #[inline(always)]
+    fn get(bytes: &'a [u8], number: u32) -> Option<Self::Item> {
+        crate::rt::last(bytes, number).and_then(Self::decode_raw)
     }
 
     /// Decodes the next element of a packed run, advancing `rest`.
@@ -54,7 +64,12 @@ macro_rules! varint_codec {
             }
             #[inline]
             fn decode_packed(rest: &mut &'a [u8]) -> Option<$ty> {
-                let $v = read_varint(rest).ok()?;
+                let $v = take_varint(rest)?;
+                Some($conv)
+            }
+            #[inline(always)]
+            fn get(bytes: &'a [u8], number: u32) -> Option<$ty> {
+                let $v = take_varint(&mut crate::rt::get_wire(bytes, number, 0)?)?;
                 Some($conv)
             }
             fn default_item() -> $ty {
@@ -65,7 +80,7 @@ macro_rules! varint_codec {
 }
 
 macro_rules! fixed_codec {
-    ($(#[$doc:meta])* $name:ident, $ty:ty, $variant:ident, $read:ident, |$v:ident| $conv:expr) => {
+    ($(#[$doc:meta])* $name:ident, $ty:ty, $variant:ident, $wire:literal, $read:ident, |$v:ident| $conv:expr) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug)]
         pub struct $name;
@@ -82,6 +97,11 @@ macro_rules! fixed_codec {
             #[inline]
             fn decode_packed(rest: &mut &'a [u8]) -> Option<$ty> {
                 let $v = $read(rest).ok()?;
+                Some($conv)
+            }
+            #[inline(always)]
+            fn get(bytes: &'a [u8], number: u32) -> Option<$ty> {
+                let $v = $read(&mut crate::rt::get_wire(bytes, number, $wire)?).ok()?;
                 Some($conv)
             }
             fn default_item() -> $ty {
@@ -125,27 +145,27 @@ varint_codec!(
 );
 fixed_codec!(
     /// `fixed32`.
-    Fixed32, u32, Fixed32, read_fixed32, |v| v
+    Fixed32, u32, Fixed32, 5, read_fixed32, |v| v
 );
 fixed_codec!(
     /// `sfixed32`.
-    Sfixed32, i32, Fixed32, read_fixed32, |v| v as i32
+    Sfixed32, i32, Fixed32, 5, read_fixed32, |v| v as i32
 );
 fixed_codec!(
     /// `float`.
-    Float, f32, Fixed32, read_fixed32, |v| f32::from_bits(v)
+    Float, f32, Fixed32, 5, read_fixed32, |v| f32::from_bits(v)
 );
 fixed_codec!(
     /// `fixed64`.
-    Fixed64, u64, Fixed64, read_fixed64, |v| v
+    Fixed64, u64, Fixed64, 1, read_fixed64, |v| v
 );
 fixed_codec!(
     /// `sfixed64`.
-    Sfixed64, i64, Fixed64, read_fixed64, |v| v as i64
+    Sfixed64, i64, Fixed64, 1, read_fixed64, |v| v as i64
 );
 fixed_codec!(
     /// `double`.
-    Double, f64, Fixed64, read_fixed64, |v| f64::from_bits(v)
+    Double, f64, Fixed64, 1, read_fixed64, |v| f64::from_bits(v)
 );
 
 /// `bytes`, borrowed from the buffer.
@@ -165,6 +185,10 @@ impl<'a> Codec<'a> for Bytes {
     fn decode_raw(raw: Raw<'a>) -> Option<&'a [u8]> {
         raw.len_body()
     }
+    #[inline(always)]
+    fn get(bytes: &'a [u8], number: u32) -> Option<&'a [u8]> {
+        crate::rt::get_wire(bytes, number, 2)
+    }
     fn default_item() -> &'a [u8] {
         &[]
     }
@@ -179,13 +203,17 @@ impl<'a> Codec<'a> for Str {
     #[inline]
     fn decode(value: Value<'a>) -> Option<&'a str> {
         match value {
-            Value::Len(bytes) => core::str::from_utf8(bytes).ok(),
+            Value::Len(bytes) => crate::utf8::to_str(bytes),
             _ => None,
         }
     }
     #[inline]
     fn decode_raw(raw: Raw<'a>) -> Option<&'a str> {
-        core::str::from_utf8(raw.len_body()?).ok()
+        crate::utf8::to_str(raw.len_body()?)
+    }
+    #[inline(always)]
+    fn get(bytes: &'a [u8], number: u32) -> Option<&'a str> {
+        crate::utf8::to_str(crate::rt::get_wire(bytes, number, 2)?)
     }
     fn default_item() -> &'a str {
         ""
@@ -207,6 +235,10 @@ impl<'a, V: View<'a>> Codec<'a> for Msg<V> {
     #[inline]
     fn decode_raw(raw: Raw<'a>) -> Option<V> {
         raw.len_body().map(V::from_bytes)
+    }
+    #[inline(always)]
+    fn get(bytes: &'a [u8], number: u32) -> Option<V> {
+        crate::rt::get_wire(bytes, number, 2).map(V::from_bytes)
     }
     fn default_item() -> V {
         V::from_bytes(&[])

@@ -11,6 +11,8 @@
 //! - [`Field`] and [`FieldSet`]: one-pass reads of several fields of one
 //!   message (see [`fields`]).
 //! - [`codec`]: how one field value is read (`Str`, `Int64`, `Msg<V>`, ...).
+//! - [`utf8::to_str`]: UTF-8 validation in little code (the crate's one
+//!   `unsafe` block), used by `&str` fields and the text helpers.
 //! - [`schema`]: static message descriptions, used by [`View::validate`] and,
 //!   behind the `json` feature, by the JSON serializer.
 //!
@@ -25,7 +27,7 @@
 //! occurrence only. Kubernetes never writes such input.
 
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 #[cfg(feature = "encode")]
 extern crate alloc;
@@ -47,6 +49,7 @@ mod repeated;
 pub mod rt;
 pub mod schema;
 pub mod timefmt;
+pub mod utf8;
 mod view;
 pub mod wire;
 

@@ -3,8 +3,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::codec::Codec;
-use crate::rt::last;
-use crate::wire::{Value, next_field};
+use crate::rt::{self, Slot};
 
 /// The entries of a map field, read lazily in wire order.
 ///
@@ -65,8 +64,11 @@ impl<'a, K: Codec<'a>, V: Codec<'a>> Map<'a, K, V> {
     }
 }
 
-fn entry_part<'a, C: Codec<'a>>(entry: &'a [u8], number: u32) -> Option<C::Item> {
-    match last(entry, number) {
+/// A map entry's key (field 1) or value (field 2) from its [`Slot`]; a
+/// missing one reads as the default.
+#[inline(always)]
+fn entry_part<'a, C: Codec<'a>>(entry: &'a [u8], slot: &Slot) -> Option<C::Item> {
+    match slot.raw(entry) {
         Some(raw) => C::decode_raw(raw),
         None => Some(C::default_item()),
     }
@@ -76,32 +78,20 @@ impl<'a, K: Codec<'a>, V: Codec<'a>> Iterator for Map<'a, K, V> {
     type Item = (K::Item, V::Item);
 
     fn next(&mut self) -> Option<Self::Item> {
-        while let Ok(Some((number, value))) = next_field(&mut self.rest) {
-            if number != self.number {
-                continue;
+        let entry = rt::next_occurrence(&mut self.rest, self.number)?;
+        // A malformed entry (bad wire format or types) ends iteration.
+        let mut slots = [Slot::EMPTY; 2];
+        let parts = match entry.len_body() {
+            Some(entry) if rt::scan(entry, &[1, 2], &mut slots) => {
+                let [key, value] = &slots;
+                entry_part::<K>(entry, key).zip(entry_part::<V>(entry, value))
             }
-            let Value::Len(entry) = value else { break };
-            // A malformed entry (bad wire format or types) ends iteration.
-            if !wire_ok(entry) {
-                break;
-            }
-            let (Some(k), Some(v)) = (entry_part::<K>(entry, 1), entry_part::<V>(entry, 2)) else {
-                break;
-            };
-            return Some((k, v));
+            _ => None,
+        };
+        if parts.is_none() {
+            self.rest = &[];
         }
-        self.rest = &[];
-        None
-    }
-}
-
-fn wire_ok(mut bytes: &[u8]) -> bool {
-    loop {
-        match next_field(&mut bytes) {
-            Ok(Some(_)) => {}
-            Ok(None) => return true,
-            Err(_) => return false,
-        }
+        parts
     }
 }
 

@@ -424,12 +424,12 @@ fn spelling_kept(s: &[u8]) -> bool {
 pub fn reserialize<'b>(s: &'b [u8], buf: &'b mut [u8; 64]) -> Result<&'b str, QuantityError> {
     if already_canonical(s) {
         // Checked ASCII.
-        return Ok(core::str::from_utf8(s).unwrap_or(""));
+        return Ok(crate::utf8::to_str(s).unwrap_or(""));
     }
     let q = parse(s)?;
     if spelling_kept(s) {
         // A string that parsed is ASCII.
-        return Ok(core::str::from_utf8(s).unwrap_or(""));
+        return Ok(crate::utf8::to_str(s).unwrap_or(""));
     }
     Ok(q.canonical(buf))
 }
@@ -768,7 +768,7 @@ impl<'b> Out<'b> {
     fn finish(self) -> &'b str {
         let Out { buf, len } = self;
         let buf: &'b [u8; 64] = buf;
-        core::str::from_utf8(buf.get(..len).unwrap_or(&[])).unwrap_or("")
+        crate::utf8::to_str(buf.get(..len).unwrap_or(&[])).unwrap_or("")
     }
 }
 
@@ -898,11 +898,17 @@ pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
     }
     let shift = exp10.checked_sub(frac_digits)?.checked_sub(scale)?;
     let magnitude = if shift >= 0 {
-        let p = pow10_u64(shift.unsigned_abs())?;
-        if mantissa > u64::MAX / p {
-            return None;
+        // 10^shift must fit (as the full parser's arithmetic requires).
+        pow10_u64(shift.unsigned_abs())?;
+        // Times ten at a time: `mantissa > u64::MAX / p` for a variable `p`
+        // becomes a 128-bit multiply (`__multi3`) in wasm.
+        for _ in 0..shift {
+            if mantissa > u64::MAX / 10 {
+                return None;
+            }
+            mantissa *= 10;
         }
-        mantissa * p.get()
+        mantissa
     } else {
         match pow10_u64(shift.unsigned_abs()) {
             Some(p) => div_ceil(mantissa, p),

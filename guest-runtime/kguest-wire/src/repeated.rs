@@ -2,7 +2,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::codec::Codec;
-use crate::wire::{Value, next_field};
+use crate::rt;
 
 /// The elements of a repeated field, read lazily in order.
 ///
@@ -50,37 +50,27 @@ impl<'a, C: Codec<'a>> Iterator for Repeated<'a, C> {
     type Item = C::Item;
 
     fn next(&mut self) -> Option<C::Item> {
-        if !self.packed.is_empty() {
-            return match C::decode_packed(&mut self.packed) {
-                Some(item) => Some(item),
-                None => self.stop(),
-            };
-        }
-        loop {
-            let (number, value) = match next_field(&mut self.rest) {
-                Ok(Some(field)) => field,
-                Ok(None) | Err(_) => return self.stop(),
-            };
-            if number != self.number {
-                continue;
-            }
-            if let Some(item) = C::decode(value) {
-                return Some(item);
-            }
-            // A length-delimited occurrence of a scalar field is a packed run.
-            match value {
-                Value::Len(run) => {
-                    self.packed = run;
-                    if run.is_empty() {
-                        continue;
-                    }
-                    return match C::decode_packed(&mut self.packed) {
-                        Some(item) => Some(item),
-                        None => self.stop(),
-                    };
+        if self.packed.is_empty() {
+            loop {
+                let raw = rt::next_occurrence(&mut self.rest, self.number)?;
+                if let Some(item) = C::decode_raw(raw) {
+                    return Some(item);
                 }
-                _ => return self.stop(),
+                // A length-delimited occurrence of a scalar field is a
+                // packed run; another wire type ends iteration.
+                match raw.len_body() {
+                    Some([]) => {}
+                    Some(run) => {
+                        self.packed = run;
+                        break;
+                    }
+                    None => return self.stop(),
+                }
             }
+        }
+        match C::decode_packed(&mut self.packed) {
+            Some(item) => Some(item),
+            None => self.stop(),
         }
     }
 }

@@ -5,82 +5,114 @@
 
 use crate::codec::Codec;
 use crate::fields::{Field, Read};
-use crate::wire::Raw;
+use crate::wire::{Raw, field_at};
 
 /// The last occurrence of field `number`, undecoded, or `None` when the
 /// field is absent or the message is malformed anywhere.
 ///
-/// This is the hot path of every singular accessor, so it is written for
-/// size: values are skipped, not decoded; only the winner is decoded, by the
-/// codec that asked for it.
+/// Values are skipped, not decoded ([`field_at`], shared by every read
+/// path); only the winner is decoded, by the codec that asked for it.
+/// Singular accessors go through [`get_wire`] instead, which also checks the
+/// wire type and returns a scalar from its loop; this one serves oneof
+/// members and codecs outside this crate.
 pub fn last(bytes: &[u8], number: u32) -> Option<Raw<'_>> {
-    // The winner as (wire type, start, end); wire type 8 means none yet.
-    let mut found = (8u8, 0usize, 0usize);
-    let mut pos = 0usize;
+    // The winner as (key, start, end); key 0 means none yet.
+    let mut found = (0u32, 0usize, 0usize);
+    let (mut pos, mut start) = (0usize, 0usize);
     while pos < bytes.len() {
-        let key = varint_at(bytes, &mut pos)?;
-        if key < 8 || key > u64::from(u32::MAX) {
-            return None; // field number 0 or above 2^29 - 1
-        }
-        let wire = (key & 7) as u8;
-        let mut start = pos;
-        let skip = match wire {
-            0 => {
-                varint_at(bytes, &mut pos)?;
-                0
-            }
-            1 => 8,
-            2 => {
-                let len = varint_at(bytes, &mut pos)?;
-                start = pos;
-                len
-            }
-            5 => 4,
-            _ => return None,
-        };
-        pos = pos.checked_add(usize::try_from(skip).ok()?)?;
-        if pos > bytes.len() {
+        let key = field_at(bytes, &mut pos, &mut start);
+        if key == 0 {
             return None;
         }
-        if key >> 3 == u64::from(number) {
-            found = (wire, start, pos);
+        if key >> 3 == number {
+            found = (key, start, pos);
         }
     }
-    let (wire, start, end) = found;
-    if wire == 8 {
+    let (key, start, end) = found;
+    if key == 0 {
         return None;
     }
     Some(Raw {
-        wire,
+        wire: (key & 7) as u8,
         bytes: bytes.get(start..end)?,
     })
 }
 
-/// Decodes the varint at `*pos`, advancing it (the rules of
-/// [`crate::wire::read_varint`]). Not inlined: `last` calls it from three
-/// places and guests are size-bound.
+/// Where the last occurrence of field `number` is, as `start | end << 32`
+/// (offsets of its value), when its wire type is `wire`; `u64::MAX` when
+/// the field is absent, its last occurrence has another wire type or the
+/// message is malformed anywhere. For messages shorter than `u32::MAX`
+/// bytes ([`get_wire`] checks).
+///
+/// Out of line and returning a scalar, so that a singular accessor is a
+/// call and a bounds check.
 #[inline(never)]
-fn varint_at(bytes: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut value: u64 = 0;
-    let mut shift: u32 = 0;
-    loop {
-        let byte = *bytes.get(*pos)?;
-        *pos += 1;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
-            return (shift < 63 || byte <= 1).then_some(value);
+pub fn last_span(bytes: &[u8], number: u32, wire: u32) -> u64 {
+    let mut found = u64::MAX;
+    let (mut pos, mut start) = (0usize, 0usize);
+    while pos < bytes.len() {
+        let key = field_at(bytes, &mut pos, &mut start);
+        if key == 0 {
+            return u64::MAX;
         }
-        shift += 7;
-        if shift > 63 {
-            return None;
+        if key >> 3 == number {
+            found = if key & 7 == wire {
+                start as u64 | (pos as u64) << 32
+            } else {
+                u64::MAX
+            };
         }
     }
+    found
+}
+
+/// The value of the last occurrence of field `number` when its wire type
+/// is `wire` (a varint's bytes, the fixed bytes, a length-delimited body):
+/// [`last`] filtered by wire type. Every codec that reads one wire type
+/// (all of this crate's) reads singular fields through it.
+#[inline(always)]
+pub fn get_wire(bytes: &[u8], number: u32, wire: u32) -> Option<&[u8]> {
+    if usize::BITS > 32 && bytes.len() >= u32::MAX as usize {
+        // Only on 64-bit hosts: offsets do not fit the span.
+        return last(bytes, number)
+            .filter(|raw| u32::from(raw.wire) == wire)
+            .map(|raw| raw.bytes);
+    }
+    let span = last_span(bytes, number, wire);
+    bytes.get(span as u32 as usize..(span >> 32) as usize)
+}
+
+/// The next occurrence of field `number` in `rest`, undecoded, with `rest`
+/// moved past it. At the end of `rest`, or when a field before the next
+/// occurrence is malformed, returns `None` and empties `rest`.
+///
+/// Non-generic: the repeated and map iterators of every type share it.
+#[inline(never)]
+pub fn next_occurrence<'a>(rest: &mut &'a [u8], number: u32) -> Option<Raw<'a>> {
+    let bytes = *rest;
+    *rest = &[];
+    let (mut pos, mut start) = (0usize, 0usize);
+    while pos < bytes.len() {
+        let key = field_at(bytes, &mut pos, &mut start);
+        if key == 0 {
+            return None;
+        }
+        if key >> 3 == number {
+            let value = bytes.get(start..pos)?;
+            *rest = bytes.get(pos..)?;
+            return Some(Raw {
+                wire: (key & 7) as u8,
+                bytes: value,
+            });
+        }
+    }
+    None
 }
 
 /// A singular field read with codec `C`.
 #[inline(always)]
 pub fn get<'a, C: Codec<'a>>(bytes: &'a [u8], number: u32) -> Option<C::Item> {
-    last(bytes, number).and_then(C::decode_raw)
+    C::get(bytes, number)
 }
 
 /// A member of a oneof read with codec `C`: present only when no other
@@ -161,33 +193,36 @@ pub struct FieldId {
 
 /// One pass over `bytes`: fills `slots[i]` for the field number
 /// `numbers[i]` (pairs past the shorter slice are ignored; `slots` must
-/// start as [`Slot::EMPTY`]).
+/// start as [`Slot::EMPTY`]). Returns false when the message is malformed.
 ///
 /// Follows [`last`]'s rules: a malformed message anywhere leaves every
 /// singular value unreadable, while the ranges keep the occurrences before
 /// the malformed field (where an iterator over the whole message stops too).
-/// Non-generic, so every one-pass read in a guest shares this loop.
-pub fn scan(bytes: &[u8], numbers: &[u32], slots: &mut [Slot]) {
-    let mut pos = 0usize;
+/// Non-generic, so every one-pass read in a guest shares this loop (and map
+/// iterators use it to split an entry into key and value).
+pub fn scan(bytes: &[u8], numbers: &[u32], slots: &mut [Slot]) -> bool {
+    let (mut pos, mut start) = (0usize, 0usize);
     while pos < bytes.len() {
         let key_at = pos;
-        let Some((number, wire, start)) = skip_field(bytes, &mut pos) else {
+        let key = field_at(bytes, &mut pos, &mut start);
+        if key == 0 {
             for slot in slots.iter_mut() {
                 slot.tag = 0;
             }
-            return;
-        };
+            return false;
+        }
         for (&wanted, slot) in numbers.iter().zip(slots.iter_mut()) {
-            if wanted == number {
+            if wanted == key >> 3 {
                 *slot = Slot {
                     first: if slot.end == 0 { key_at } else { slot.first },
                     start,
                     end: pos,
-                    tag: wire + 1,
+                    tag: (key & 7) as u8 + 1,
                 };
             }
         }
     }
+    true
 }
 
 /// [`scan`] for distinct field numbers, written for speed rather than size:
@@ -268,33 +303,6 @@ fn varint_fast(rest: &mut &[u8]) -> Option<u64> {
     }
 }
 
-/// Skips the field at `*pos` (the rules of [`last`]): its number, wire
-/// type and the offset of its value, or `None` when it is malformed.
-fn skip_field(bytes: &[u8], pos: &mut usize) -> Option<(u32, u8, usize)> {
-    let key = varint_at(bytes, pos)?;
-    if key < 8 || key > u64::from(u32::MAX) {
-        return None; // field number 0 or above 2^29 - 1
-    }
-    let wire = (key & 7) as u8;
-    let mut start = *pos;
-    let skip = match wire {
-        0 => {
-            varint_at(bytes, pos)?;
-            0
-        }
-        1 => 8,
-        2 => {
-            let len = varint_at(bytes, pos)?;
-            start = *pos;
-            len
-        }
-        5 => 4,
-        _ => return None,
-    };
-    *pos = pos.checked_add(usize::try_from(skip).ok()?)?;
-    (*pos <= bytes.len()).then_some(((key >> 3) as u32, wire, start))
-}
-
 /// A singular field read from its [`Slot`]: the last occurrence, unless the
 /// field is a member of a oneof (`siblings` are the other members) and a
 /// sibling occurs after it, as [`get_in_oneof`] decides.
@@ -346,7 +354,11 @@ impl<'a, const N: usize> Scan<'a, N> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
     use super::*;
+    use crate::wire::Value;
 
     /// Knuth's MMIX LCG, high bits.
     struct Lcg(u64);
@@ -448,6 +460,100 @@ mod tests {
                     last(bytes, number),
                     "case {case}, field {number}: {bytes:02x?}"
                 );
+            }
+        }
+    }
+
+    /// A value as the reference decoder ([`crate::wire::next_field`]) sees
+    /// it, and the same value read back from located bytes of `wire` type.
+    fn located(wire: u32, mut bytes: &[u8]) -> Option<Value<'_>> {
+        Some(match wire {
+            0 => Value::Varint(crate::wire::take_varint(&mut bytes)?),
+            1 => Value::Fixed64(crate::wire::read_fixed64(&mut bytes).ok()?),
+            2 => Value::Len(bytes),
+            5 => Value::Fixed32(crate::wire::read_fixed32(&mut bytes).ok()?),
+            _ => return None,
+        })
+    }
+
+    fn wire_of(value: &Value<'_>) -> u32 {
+        match value {
+            Value::Varint(_) => 0,
+            Value::Fixed64(_) => 1,
+            Value::Len(_) => 2,
+            Value::Fixed32(_) => 5,
+        }
+    }
+
+    #[test]
+    fn get_wire_and_next_occurrence_agree_with_next_field() {
+        let mut rng = Lcg(0x5_12e);
+        let mut buf = [0u8; 4096];
+        for case in 0..20_000 {
+            let len = random_message(&mut rng, &mut buf);
+            let bytes = buf.get(..len).unwrap_or_default();
+            for number in 1..=13 {
+                // The reference: every occurrence until the end or an error.
+                let mut rest = bytes;
+                let mut occurrences = Vec::new();
+                let mut malformed = false;
+                loop {
+                    match crate::wire::next_field(&mut rest) {
+                        Ok(Some((n, value))) if n == number => occurrences.push(value),
+                        Ok(Some(_)) => {}
+                        Ok(None) => break,
+                        Err(_) => {
+                            malformed = true;
+                            break;
+                        }
+                    }
+                }
+                for wire in [0, 1, 2, 5] {
+                    let want = match occurrences.last() {
+                        Some(value) if !malformed && wire_of(value) == wire => Some(*value),
+                        _ => None,
+                    };
+                    let got = get_wire(bytes, number, wire).map(|b| located(wire, b));
+                    assert_eq!(
+                        got,
+                        want.map(Some),
+                        "case {case}, field {number}: {bytes:02x?}"
+                    );
+                }
+                let mut rest = bytes;
+                let mut seen = Vec::new();
+                while let Some(raw) = next_occurrence(&mut rest, number) {
+                    seen.push(raw.value());
+                }
+                assert!(rest.is_empty());
+                let want: Vec<_> = occurrences.iter().map(|v| Some(*v)).collect();
+                assert_eq!(seen, want, "case {case}, field {number}: {bytes:02x?}");
+            }
+        }
+    }
+
+    #[test]
+    fn take_varint_follows_read_varint() {
+        let mut rng = Lcg(0x7a_7e);
+        for _ in 0..200_000 {
+            let mut bytes = [0u8; 12];
+            let len = (rng.next() % 13) as usize;
+            for (i, b) in bytes.iter_mut().enumerate().take(len) {
+                // Mostly continuation bytes, so long and overlong varints occur.
+                *b = (rng.next() % 256) as u8
+                    | if rng.next().is_multiple_of(4) || i + 1 == len {
+                        0
+                    } else {
+                        0x80
+                    };
+            }
+            let bytes = &bytes[..len];
+            let (mut a, mut b) = (bytes, bytes);
+            let want = crate::wire::read_varint(&mut a).ok();
+            let got = crate::wire::take_varint(&mut b);
+            assert_eq!(got, want, "{bytes:02x?}");
+            if want.is_some() {
+                assert_eq!(a, b, "{bytes:02x?}");
             }
         }
     }

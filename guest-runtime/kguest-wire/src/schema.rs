@@ -290,7 +290,7 @@ fn check_message(
                 }
             }
             (Wire::Len, Value::Len(body)) => match field.kind {
-                Kind::String if core::str::from_utf8(body).is_err() => {
+                Kind::String if crate::utf8::to_str(body).is_none() => {
                     return Err(fail(ErrorKind::InvalidUtf8));
                 }
                 Kind::Message(inner) => {

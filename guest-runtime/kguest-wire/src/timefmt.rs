@@ -175,7 +175,7 @@ impl<'b> Writer<'b> {
     fn finish(self) -> &'b str {
         let Writer { buf, len } = self;
         let buf: &'b [u8; 40] = buf;
-        core::str::from_utf8(buf.get(..len).unwrap_or(&[])).unwrap_or("")
+        crate::utf8::to_str(buf.get(..len).unwrap_or(&[])).unwrap_or("")
     }
 }
 
@@ -348,7 +348,7 @@ impl<'b> Backwards<'b> {
     fn finish(self) -> &'b str {
         let Backwards { buf, start } = self;
         let buf: &'b [u8; 40] = buf;
-        core::str::from_utf8(buf.get(start..).unwrap_or(&[])).unwrap_or("")
+        crate::utf8::to_str(buf.get(start..).unwrap_or(&[])).unwrap_or("")
     }
 }
 

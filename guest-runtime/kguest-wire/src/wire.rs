@@ -29,7 +29,7 @@ impl<'a> Raw<'a> {
     pub fn value(self) -> Option<Value<'a>> {
         let mut bytes = self.bytes;
         Some(match self.wire {
-            0 => Value::Varint(read_varint(&mut bytes).ok()?),
+            0 => Value::Varint(take_varint(&mut bytes)?),
             1 => Value::Fixed64(read_fixed64(&mut bytes).ok()?),
             2 => Value::Len(bytes),
             5 => Value::Fixed32(read_fixed32(&mut bytes).ok()?),
@@ -69,6 +69,86 @@ pub fn read_varint(rest: &mut &[u8]) -> Result<u64, ErrorKind> {
         }
     }
     Err(ErrorKind::Truncated)
+}
+
+/// Decodes the varint at `*pos` and moves `*pos` past it (the rules of
+/// [`read_varint`]). Malformed (truncated, longer than 10 bytes or above
+/// `u64::MAX`): returns 0 and sets `*pos` to `usize::MAX`, which every
+/// caller's end-of-input check then catches.
+///
+/// The one varint decoder of the guest read paths ([`field_at`], the
+/// codecs): not inlined, because guests are size-bound.
+#[inline(never)]
+pub fn varint_at(bytes: &[u8], pos: &mut usize) -> u64 {
+    let mut value: u64 = 0;
+    let mut shift: u32 = 0;
+    while let Some(&byte) = bytes.get(*pos) {
+        // `*pos < bytes.len()`, so this cannot overflow.
+        *pos += 1;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            // The tenth byte may only carry the top bit of a u64.
+            if shift < 63 || byte <= 1 {
+                return value;
+            }
+            break;
+        }
+        shift += 7;
+        if shift > 63 {
+            break;
+        }
+    }
+    *pos = usize::MAX;
+    0
+}
+
+/// Reads a varint from the front of `rest` with [`varint_at`], advancing
+/// it; `None` when malformed (`rest` is then left as it was).
+#[inline]
+pub fn take_varint(rest: &mut &[u8]) -> Option<u64> {
+    let mut pos = 0;
+    let value = varint_at(rest, &mut pos);
+    *rest = rest.get(pos..)?;
+    Some(value)
+}
+
+/// Skips the field whose key is at `*pos`: returns the key (field number
+/// `<< 3` | wire type), with `*start` at the value (past the length of a
+/// length-delimited value) and `*pos` past the value. Returns 0 when the
+/// field is malformed, by the rules of [`next_field`]: a bad varint, field
+/// number 0 or above [`MAX_FIELD_NUMBER`], wire type 3, 4, 6 or 7, or a
+/// value running past the end. `*pos` and `*start` are then meaningless.
+///
+/// Every guest read path (accessors, one-pass reads, repeated and map
+/// iterators) walks messages with this one function.
+#[inline(never)]
+pub fn field_at(bytes: &[u8], pos: &mut usize, start: &mut usize) -> u32 {
+    let key = varint_at(bytes, pos);
+    *start = *pos;
+    let len = match key & 7 {
+        1 => 8,
+        5 => 4,
+        // One call reads a varint value or a length (the value starts past it).
+        wire @ (0 | 2) => {
+            let varint = varint_at(bytes, pos);
+            if wire == 0 {
+                0
+            } else {
+                *start = *pos;
+                varint
+            }
+        }
+        _ => return 0,
+    };
+    // A failed varint left `*pos` at `usize::MAX`: no room at all. A key
+    // that is not a u32 has a field number above 2^29 - 1.
+    let room = bytes.len().saturating_sub(*pos);
+    if *pos > bytes.len() || len > room as u64 || key < 8 || u64::from(key as u32) != key {
+        return 0;
+    }
+    // `len <= room`, so the sum stays within `bytes.len()`.
+    *pos += len as usize;
+    key as u32
 }
 
 /// Reads `width` little-endian bytes (4 or 8) from the front of `rest`.

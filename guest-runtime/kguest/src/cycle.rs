@@ -45,7 +45,7 @@ impl Cycle {
     /// hooks, AddPod/RemovePod); `""` when none or not UTF-8.
     #[inline]
     pub fn node_name(&self) -> &str {
-        core::str::from_utf8(self.node_name_bytes()).unwrap_or("")
+        kguest_wire::utf8::to_str(self.node_name_bytes()).unwrap_or("")
     }
 
     #[inline]

@@ -68,9 +68,7 @@ impl<'a> ObjectRef<'a> {
         // them against the accessors). Not `rt::scan`: it is faster but
         // links ~500 bytes more into plugins that record events.
         for (slot, number) in r.fields.iter_mut().skip(2).zip([1, 3, 5, 6]) {
-            *slot = kguest_wire::rt::last(bytes, number)
-                .and_then(|raw| raw.len_body())
-                .unwrap_or(&[]);
+            *slot = kguest_wire::rt::get_wire(bytes, number, 2).unwrap_or(&[]);
         }
         r
     }

@@ -76,7 +76,7 @@ impl<const N: usize> ReasonBuf<N> {
             }
         }
         // Only ASCII digits were written.
-        let s = core::str::from_utf8(digits.get(i..).unwrap_or(&[])).unwrap_or("");
+        let s = kguest_wire::utf8::to_str(digits.get(i..).unwrap_or(&[])).unwrap_or("");
         self.push_str(s)
     }
 
@@ -90,7 +90,7 @@ impl<const N: usize> ReasonBuf<N> {
 
     pub fn as_str(&self) -> &str {
         // Only whole `str`s cut at character boundaries were copied in.
-        core::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
+        kguest_wire::utf8::to_str(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
     }
 
     pub fn len(&self) -> usize {

@@ -25,131 +25,157 @@ impl<'a> Scalars<'a> {
     }
 
     /// `opt_double` (field 1).
+    #[inline]
     pub fn opt_double(&self) -> Option<f64> {
         rt::get::<codec::Double>(self.bytes, 1)
     }
 
     /// `opt_float` (field 2).
+    #[inline]
     pub fn opt_float(&self) -> Option<f32> {
         rt::get::<codec::Float>(self.bytes, 2)
     }
 
     /// `opt_int32` (field 3).
+    #[inline]
     pub fn opt_int32(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `opt_int64` (field 4).
+    #[inline]
     pub fn opt_int64(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
 
     /// `opt_uint32` (field 5).
+    #[inline]
     pub fn opt_uint32(&self) -> Option<u32> {
         rt::get::<codec::Uint32>(self.bytes, 5)
     }
 
     /// `opt_uint64` (field 6).
+    #[inline]
     pub fn opt_uint64(&self) -> Option<u64> {
         rt::get::<codec::Uint64>(self.bytes, 6)
     }
 
     /// `opt_sint32` (field 7).
+    #[inline]
     pub fn opt_sint32(&self) -> Option<i32> {
         rt::get::<codec::Sint32>(self.bytes, 7)
     }
 
     /// `opt_sint64` (field 8).
+    #[inline]
     pub fn opt_sint64(&self) -> Option<i64> {
         rt::get::<codec::Sint64>(self.bytes, 8)
     }
 
     /// `opt_fixed32` (field 9).
+    #[inline]
     pub fn opt_fixed32(&self) -> Option<u32> {
         rt::get::<codec::Fixed32>(self.bytes, 9)
     }
 
     /// `opt_fixed64` (field 10).
+    #[inline]
     pub fn opt_fixed64(&self) -> Option<u64> {
         rt::get::<codec::Fixed64>(self.bytes, 10)
     }
 
     /// `opt_sfixed32` (field 11).
+    #[inline]
     pub fn opt_sfixed32(&self) -> Option<i32> {
         rt::get::<codec::Sfixed32>(self.bytes, 11)
     }
 
     /// `opt_sfixed64` (field 12).
+    #[inline]
     pub fn opt_sfixed64(&self) -> Option<i64> {
         rt::get::<codec::Sfixed64>(self.bytes, 12)
     }
 
     /// `opt_bool` (field 13).
+    #[inline]
     pub fn opt_bool(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 13)
     }
 
     /// `opt_string` (field 14).
+    #[inline]
     pub fn opt_string(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 14)
     }
 
     /// `opt_string` (field 14) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn opt_string_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 14)
     }
 
     /// `opt_bytes` (field 15).
+    #[inline]
     pub fn opt_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
 
     /// `color` (field 16).
+    #[inline]
     pub fn color(&self) -> Option<i32> {
         rt::get::<codec::Enum>(self.bytes, 16)
     }
 
     /// `id` (field 17).
+    #[inline]
     pub fn id(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 17)
     }
 
     /// `unpacked` (field 20).
+    #[inline]
     pub fn unpacked(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 20)
     }
 
     /// `packed` (field 21).
+    #[inline]
     pub fn packed(&self) -> Repeated<'a, codec::Sint64> {
         Repeated::new(self.bytes, 21)
     }
 
     /// `packed_fixed` (field 22).
+    #[inline]
     pub fn packed_fixed(&self) -> Repeated<'a, codec::Fixed32> {
         Repeated::new(self.bytes, 22)
     }
 
     /// `doubles` (field 23).
+    #[inline]
     pub fn doubles(&self) -> Repeated<'a, codec::Double> {
         Repeated::new(self.bytes, 23)
     }
 
     /// `names` (field 24).
+    #[inline]
     pub fn names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 24)
     }
 
     /// `blobs` (field 25).
+    #[inline]
     pub fn blobs(&self) -> Repeated<'a, codec::Bytes> {
         Repeated::new(self.bytes, 25)
     }
 
     /// `colors` (field 26).
+    #[inline]
     pub fn colors(&self) -> Repeated<'a, codec::Enum> {
         Repeated::new(self.bytes, 26)
     }
 
     /// `last` (field 536870911).
+    #[inline]
     pub fn last(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 536870911)
     }

@@ -78,11 +78,13 @@ impl<'a> Forest<'a> {
     }
 
     /// `trees` (field 1).
+    #[inline]
     pub fn trees(&self) -> Repeated<'a, codec::Msg<Tree<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `by_name` (field 2).
+    #[inline]
     pub fn by_name(&self) -> Map<'a, codec::Str, codec::Msg<Tree<'a>>> {
         Map::new(self.bytes, 2)
     }
@@ -173,86 +175,103 @@ impl<'a> Names<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `ref` (field 2).
+    #[inline]
     pub fn ref_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `ref` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ref_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `continue` (field 3).
+    #[inline]
     pub fn continue_(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `self` (field 4).
+    #[inline]
     pub fn self_(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `super` (field 5).
+    #[inline]
     pub fn super_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `super` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn super_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `async` (field 6).
+    #[inline]
     pub fn async_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `async` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn async_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `podIPs` (field 7).
+    #[inline]
     pub fn pod_ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `nonResourceURLs` (field 8).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `podIP` (field 9).
+    #[inline]
     pub fn pod_ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `podIP` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `hostIPC` (field 10).
+    #[inline]
     pub fn host_ipc(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 10)
     }
 
     /// `IPFamilyPolicy` (field 11).
+    #[inline]
     pub fn ip_family_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 11)
     }
 
     /// `IPFamilyPolicy` (field 11) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_family_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 11)
     }
@@ -387,31 +406,37 @@ impl<'a> Pod<'a> {
     }
 
     /// `count` (field 1).
+    #[inline]
     pub fn count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `maybe` (field 2).
+    #[inline]
     pub fn maybe(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `phase` (field 3).
+    #[inline]
     pub fn phase(&self) -> Option<i32> {
         rt::get::<codec::Enum>(self.bytes, 3)
     }
 
     /// `phases` (field 4).
+    #[inline]
     pub fn phases(&self) -> Repeated<'a, codec::Enum> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `spec` (field 5).
+    #[inline]
     pub fn spec(&self) -> Option<crate::kt::shapes::pod::Spec<'a>> {
         rt::get::<codec::Msg<crate::kt::shapes::pod::Spec<'a>>>(self.bytes, 5)
     }
 
     /// `containers` (field 6).
+    #[inline]
     pub fn containers(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::kt::shapes::pod::Container<'a>>> {
@@ -419,21 +444,25 @@ impl<'a> Pod<'a> {
     }
 
     /// `url` (field 7).
+    #[inline]
     pub fn url(&self) -> Option<&'a str> {
         rt::get_in_oneof::<codec::Str>(self.bytes, 7, &[8, 9])
     }
 
     /// `url` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn url_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `inline` (field 8).
+    #[inline]
     pub fn inline(&self) -> Option<&'a [u8]> {
         rt::get_in_oneof::<codec::Bytes>(self.bytes, 8, &[7, 9])
     }
 
     /// `other` (field 9).
+    #[inline]
     pub fn other(&self) -> Option<crate::kt::shapes::pod::Spec<'a>> {
         rt::get_in_oneof::<
             codec::Msg<crate::kt::shapes::pod::Spec<'a>>,
@@ -441,11 +470,13 @@ impl<'a> Pod<'a> {
     }
 
     /// `labels` (field 10).
+    #[inline]
     pub fn labels(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 10)
     }
 
     /// `by_port` (field 11).
+    #[inline]
     pub fn by_port(
         &self,
     ) -> Map<'a, codec::Int32, codec::Msg<crate::kt::shapes::pod::Container<'a>>> {
@@ -453,16 +484,19 @@ impl<'a> Pod<'a> {
     }
 
     /// `phase_by_id` (field 12).
+    #[inline]
     pub fn phase_by_id(&self) -> Map<'a, codec::Uint64, codec::Enum> {
         Map::new(self.bytes, 12)
     }
 
     /// `weights` (field 13).
+    #[inline]
     pub fn weights(&self) -> Map<'a, codec::Bool, codec::Double> {
         Map::new(self.bytes, 13)
     }
 
     /// `scalars_by_key` (field 14).
+    #[inline]
     pub fn scalars_by_key(
         &self,
     ) -> Map<'a, codec::Sint64, codec::Msg<crate::kt::scalars::Scalars<'a>>> {
@@ -470,21 +504,25 @@ impl<'a> Pod<'a> {
     }
 
     /// `scalars` (field 15).
+    #[inline]
     pub fn scalars(&self) -> Option<crate::kt::scalars::Scalars<'a>> {
         rt::get::<codec::Msg<crate::kt::scalars::Scalars<'a>>>(self.bytes, 15)
     }
 
     /// `sizes` (field 16).
+    #[inline]
     pub fn sizes(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 16)
     }
 
     /// `sizes_unpacked` (field 17).
+    #[inline]
     pub fn sizes_unpacked(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 17)
     }
 
     /// `names` (field 18).
+    #[inline]
     pub fn names(&self) -> Option<Names<'a>> {
         rt::get::<codec::Msg<Names<'a>>>(self.bytes, 18)
     }
@@ -700,26 +738,31 @@ impl<'a> Tree<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `children` (field 2).
+    #[inline]
     pub fn children(&self) -> Repeated<'a, codec::Msg<Tree<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `parent` (field 3).
+    #[inline]
     pub fn parent(&self) -> Option<Tree<'a>> {
         rt::get::<codec::Msg<Tree<'a>>>(self.bytes, 3)
     }
 
     /// `forest` (field 4).
+    #[inline]
     pub fn forest(&self) -> Option<Forest<'a>> {
         rt::get::<codec::Msg<Forest<'a>>>(self.bytes, 4)
     }
@@ -821,16 +864,19 @@ pub mod pod {
         }
 
         /// `name` (field 1).
+        #[inline]
         pub fn name(&self) -> Option<&'a str> {
             rt::get::<codec::Str>(self.bytes, 1)
         }
 
         /// `name` (field 1) as raw bytes, not checked for UTF-8.
+        #[inline]
         pub fn name_bytes(&self) -> Option<&'a [u8]> {
             rt::get::<codec::Bytes>(self.bytes, 1)
         }
 
         /// `args` (field 2).
+        #[inline]
         pub fn args(&self) -> Repeated<'a, codec::Str> {
             Repeated::new(self.bytes, 2)
         }
@@ -921,26 +967,31 @@ pub mod pod {
         }
 
         /// `node_name` (field 1).
+        #[inline]
         pub fn node_name(&self) -> Option<&'a str> {
             rt::get::<codec::Str>(self.bytes, 1)
         }
 
         /// `node_name` (field 1) as raw bytes, not checked for UTF-8.
+        #[inline]
         pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
             rt::get::<codec::Bytes>(self.bytes, 1)
         }
 
         /// `containers` (field 2).
+        #[inline]
         pub fn containers(&self) -> Repeated<'a, codec::Msg<Container<'a>>> {
             Repeated::new(self.bytes, 2)
         }
 
         /// `annotations` (field 3).
+        #[inline]
         pub fn annotations(&self) -> Map<'a, codec::Str, codec::Str> {
             Map::new(self.bytes, 3)
         }
 
         /// `tree` (field 4).
+        #[inline]
         pub fn tree(&self) -> Option<crate::kt::shapes::Tree<'a>> {
             rt::get::<codec::Msg<crate::kt::shapes::Tree<'a>>>(self.bytes, 4)
         }

@@ -27,16 +27,19 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `uid` (field 1).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `uid` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>> {
@@ -46,6 +49,7 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupVersionResource<'a>> {
@@ -57,46 +61,55 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `subResource` (field 4).
+    #[inline]
     pub fn sub_resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `subResource` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn sub_resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `name` (field 5).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `name` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `namespace` (field 6).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `namespace` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `operation` (field 7).
+    #[inline]
     pub fn operation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `operation` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `userInfo` (field 8).
+    #[inline]
     pub fn user_info(&self) -> Option<crate::api::authentication::v1::UserInfo<'a>> {
         rt::get::<
             codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,
@@ -104,6 +117,7 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `object` (field 9).
+    #[inline]
     pub fn object(&self) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
@@ -111,6 +125,7 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `oldObject` (field 10).
+    #[inline]
     pub fn old_object(
         &self,
     ) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
@@ -120,11 +135,13 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `dryRun` (field 11).
+    #[inline]
     pub fn dry_run(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
 
     /// `options` (field 12).
+    #[inline]
     pub fn options(
         &self,
     ) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
@@ -134,6 +151,7 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `requestKind` (field 13).
+    #[inline]
     pub fn request_kind(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>> {
@@ -143,6 +161,7 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `requestResource` (field 14).
+    #[inline]
     pub fn request_resource(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupVersionResource<'a>> {
@@ -154,11 +173,13 @@ impl<'a> AdmissionRequest<'a> {
     }
 
     /// `requestSubResource` (field 15).
+    #[inline]
     pub fn request_sub_resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 15)
     }
 
     /// `requestSubResource` (field 15) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn request_sub_resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
@@ -351,21 +372,25 @@ impl<'a> AdmissionResponse<'a> {
     }
 
     /// `uid` (field 1).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `uid` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `allowed` (field 2).
+    #[inline]
     pub fn allowed(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Status<'a>> {
@@ -375,26 +400,31 @@ impl<'a> AdmissionResponse<'a> {
     }
 
     /// `patch` (field 4).
+    #[inline]
     pub fn patch(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `patchType` (field 5).
+    #[inline]
     pub fn patch_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `patchType` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn patch_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `auditAnnotations` (field 6).
+    #[inline]
     pub fn audit_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 6)
     }
 
     /// `warnings` (field 7).
+    #[inline]
     pub fn warnings(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
@@ -517,11 +547,13 @@ impl<'a> AdmissionReview<'a> {
     }
 
     /// `request` (field 1).
+    #[inline]
     pub fn request(&self) -> Option<AdmissionRequest<'a>> {
         rt::get::<codec::Msg<AdmissionRequest<'a>>>(self.bytes, 1)
     }
 
     /// `response` (field 2).
+    #[inline]
     pub fn response(&self) -> Option<AdmissionResponse<'a>> {
         rt::get::<codec::Msg<AdmissionResponse<'a>>>(self.bytes, 2)
     }

@@ -27,6 +27,7 @@ impl<'a> APIGroupDiscovery<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> APIGroupDiscovery<'a> {
     }
 
     /// `versions` (field 2).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Msg<APIVersionDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -130,6 +132,7 @@ impl<'a> APIGroupDiscoveryList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -139,6 +142,7 @@ impl<'a> APIGroupDiscoveryList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<APIGroupDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -233,16 +237,19 @@ impl<'a> APIResourceDiscovery<'a> {
     }
 
     /// `resource` (field 1).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `resource` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `responseKind` (field 2).
+    #[inline]
     pub fn response_kind(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>> {
@@ -252,41 +259,49 @@ impl<'a> APIResourceDiscovery<'a> {
     }
 
     /// `scope` (field 3).
+    #[inline]
     pub fn scope(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `scope` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scope_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `singularResource` (field 4).
+    #[inline]
     pub fn singular_resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `singularResource` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn singular_resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `verbs` (field 5).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `shortNames` (field 6).
+    #[inline]
     pub fn short_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `categories` (field 7).
+    #[inline]
     pub fn categories(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `subresources` (field 8).
+    #[inline]
     pub fn subresources(&self) -> Repeated<'a, codec::Msg<APISubresourceDiscovery<'a>>> {
         Repeated::new(self.bytes, 8)
     }
@@ -428,16 +443,19 @@ impl<'a> APISubresourceDiscovery<'a> {
     }
 
     /// `subresource` (field 1).
+    #[inline]
     pub fn subresource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `subresource` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn subresource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `responseKind` (field 2).
+    #[inline]
     pub fn response_kind(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupVersionKind<'a>> {
@@ -447,6 +465,7 @@ impl<'a> APISubresourceDiscovery<'a> {
     }
 
     /// `acceptedTypes` (field 3).
+    #[inline]
     pub fn accepted_types(
         &self,
     ) -> Repeated<
@@ -457,6 +476,7 @@ impl<'a> APISubresourceDiscovery<'a> {
     }
 
     /// `verbs` (field 4).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -573,26 +593,31 @@ impl<'a> APIVersionDiscovery<'a> {
     }
 
     /// `version` (field 1).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `version` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resources` (field 2).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Msg<APIResourceDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `freshness` (field 3).
+    #[inline]
     pub fn freshness(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `freshness` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn freshness_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }

@@ -27,31 +27,37 @@ impl<'a> ServerStorageVersion<'a> {
     }
 
     /// `apiServerID` (field 1).
+    #[inline]
     pub fn api_server_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiServerID` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_server_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `encodingVersion` (field 2).
+    #[inline]
     pub fn encoding_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `encodingVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn encoding_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `decodableVersions` (field 3).
+    #[inline]
     pub fn decodable_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `servedVersions` (field 4).
+    #[inline]
     pub fn served_versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -155,6 +161,7 @@ impl<'a> StorageVersion<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -164,11 +171,13 @@ impl<'a> StorageVersion<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<StorageVersionSpec<'a>> {
         rt::get::<codec::Msg<StorageVersionSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<StorageVersionStatus<'a>> {
         rt::get::<codec::Msg<StorageVersionStatus<'a>>>(self.bytes, 3)
     }
@@ -263,31 +272,37 @@ impl<'a> StorageVersionCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `observedGeneration` (field 3).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
 
     /// `lastTransitionTime` (field 4).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -297,21 +312,25 @@ impl<'a> StorageVersionCondition<'a> {
     }
 
     /// `reason` (field 5).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reason` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -427,6 +446,7 @@ impl<'a> StorageVersionList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -436,6 +456,7 @@ impl<'a> StorageVersionList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageVersion<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -587,6 +608,7 @@ impl<'a> StorageVersionStatus<'a> {
     }
 
     /// `storageVersions` (field 1).
+    #[inline]
     pub fn storage_versions(
         &self,
     ) -> Repeated<'a, codec::Msg<ServerStorageVersion<'a>>> {
@@ -594,16 +616,19 @@ impl<'a> StorageVersionStatus<'a> {
     }
 
     /// `commonEncodingVersion` (field 2).
+    #[inline]
     pub fn common_encoding_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `commonEncodingVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn common_encoding_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `conditions` (field 3).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<StorageVersionCondition<'a>>> {
         Repeated::new(self.bytes, 3)
     }

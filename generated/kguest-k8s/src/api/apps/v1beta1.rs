@@ -27,6 +27,7 @@ impl<'a> ControllerRevision<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> ControllerRevision<'a> {
     }
 
     /// `data` (field 2).
+    #[inline]
     pub fn data(&self) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
@@ -43,6 +45,7 @@ impl<'a> ControllerRevision<'a> {
     }
 
     /// `revision` (field 3).
+    #[inline]
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
@@ -140,6 +143,7 @@ impl<'a> ControllerRevisionList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -149,6 +153,7 @@ impl<'a> ControllerRevisionList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ControllerRevision<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -243,6 +248,7 @@ impl<'a> Deployment<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -252,11 +258,13 @@ impl<'a> Deployment<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeploymentSpec<'a>> {
         rt::get::<codec::Msg<DeploymentSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DeploymentStatus<'a>> {
         rt::get::<codec::Msg<DeploymentStatus<'a>>>(self.bytes, 3)
     }
@@ -351,46 +359,55 @@ impl<'a> DeploymentCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `lastUpdateTime` (field 6).
+    #[inline]
     pub fn last_update_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -400,6 +417,7 @@ impl<'a> DeploymentCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 7).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -526,6 +544,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -535,6 +554,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -629,21 +649,25 @@ impl<'a> DeploymentRollback<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `updatedAnnotations` (field 2).
+    #[inline]
     pub fn updated_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `rollbackTo` (field 3).
+    #[inline]
     pub fn rollback_to(&self) -> Option<RollbackConfig<'a>> {
         rt::get::<codec::Msg<RollbackConfig<'a>>>(self.bytes, 3)
     }
@@ -743,11 +767,13 @@ impl<'a> DeploymentSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -757,36 +783,43 @@ impl<'a> DeploymentSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `strategy` (field 4).
+    #[inline]
     pub fn strategy(&self) -> Option<DeploymentStrategy<'a>> {
         rt::get::<codec::Msg<DeploymentStrategy<'a>>>(self.bytes, 4)
     }
 
     /// `minReadySeconds` (field 5).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `revisionHistoryLimit` (field 6).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `paused` (field 7).
+    #[inline]
     pub fn paused(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
 
     /// `rollbackTo` (field 8).
+    #[inline]
     pub fn rollback_to(&self) -> Option<RollbackConfig<'a>> {
         rt::get::<codec::Msg<RollbackConfig<'a>>>(self.bytes, 8)
     }
 
     /// `progressDeadlineSeconds` (field 9).
+    #[inline]
     pub fn progress_deadline_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -920,46 +953,55 @@ impl<'a> DeploymentStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `replicas` (field 2).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `updatedReplicas` (field 3).
+    #[inline]
     pub fn updated_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `availableReplicas` (field 4).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `unavailableReplicas` (field 5).
+    #[inline]
     pub fn unavailable_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DeploymentCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `readyReplicas` (field 7).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `collisionCount` (field 8).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `terminatingReplicas` (field 9).
+    #[inline]
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -1087,16 +1129,19 @@ impl<'a> DeploymentStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateDeployment<'a>> {
         rt::get::<codec::Msg<RollingUpdateDeployment<'a>>>(self.bytes, 2)
     }
@@ -1187,6 +1232,7 @@ impl<'a> RollbackConfig<'a> {
     }
 
     /// `revision` (field 1).
+    #[inline]
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
@@ -1267,6 +1313,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     }
 
     /// `maxUnavailable` (field 1).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -1276,6 +1323,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     }
 
     /// `maxSurge` (field 2).
+    #[inline]
     pub fn max_surge(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -1376,11 +1424,13 @@ impl<'a> RollingUpdateStatefulSetStrategy<'a> {
     }
 
     /// `partition` (field 1).
+    #[inline]
     pub fn partition(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `maxUnavailable` (field 2).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -1477,6 +1527,7 @@ impl<'a> Scale<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1486,11 +1537,13 @@ impl<'a> Scale<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ScaleSpec<'a>> {
         rt::get::<codec::Msg<ScaleSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
@@ -1583,6 +1636,7 @@ impl<'a> ScaleSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -1663,21 +1717,25 @@ impl<'a> ScaleStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `targetSelector` (field 3).
+    #[inline]
     pub fn target_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `targetSelector` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn target_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1772,6 +1830,7 @@ impl<'a> StatefulSet<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1781,11 +1840,13 @@ impl<'a> StatefulSet<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<StatefulSetSpec<'a>> {
         rt::get::<codec::Msg<StatefulSetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<StatefulSetStatus<'a>> {
         rt::get::<codec::Msg<StatefulSetStatus<'a>>>(self.bytes, 3)
     }
@@ -1880,26 +1941,31 @@ impl<'a> StatefulSetCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1909,21 +1975,25 @@ impl<'a> StatefulSetCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -2034,6 +2104,7 @@ impl<'a> StatefulSetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2043,6 +2114,7 @@ impl<'a> StatefulSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StatefulSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2137,6 +2209,7 @@ impl<'a> StatefulSetOrdinals<'a> {
     }
 
     /// `start` (field 1).
+    #[inline]
     pub fn start(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -2217,21 +2290,25 @@ impl<'a> StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     }
 
     /// `whenDeleted` (field 1).
+    #[inline]
     pub fn when_deleted(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `whenDeleted` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn when_deleted_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `whenScaled` (field 2).
+    #[inline]
     pub fn when_scaled(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `whenScaled` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn when_scaled_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2318,11 +2395,13 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2332,11 +2411,13 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `volumeClaimTemplates` (field 4).
+    #[inline]
     pub fn volume_claim_templates(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::PersistentVolumeClaim<'a>>> {
@@ -2344,41 +2425,49 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `serviceName` (field 5).
+    #[inline]
     pub fn service_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `serviceName` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `podManagementPolicy` (field 6).
+    #[inline]
     pub fn pod_management_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `podManagementPolicy` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_management_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `updateStrategy` (field 7).
+    #[inline]
     pub fn update_strategy(&self) -> Option<StatefulSetUpdateStrategy<'a>> {
         rt::get::<codec::Msg<StatefulSetUpdateStrategy<'a>>>(self.bytes, 7)
     }
 
     /// `revisionHistoryLimit` (field 8).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `minReadySeconds` (field 9).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
 
     /// `persistentVolumeClaimRetentionPolicy` (field 10).
+    #[inline]
     pub fn persistent_volume_claim_retention_policy(
         &self,
     ) -> Option<StatefulSetPersistentVolumeClaimRetentionPolicy<'a>> {
@@ -2388,6 +2477,7 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `ordinals` (field 11).
+    #[inline]
     pub fn ordinals(&self) -> Option<StatefulSetOrdinals<'a>> {
         rt::get::<codec::Msg<StatefulSetOrdinals<'a>>>(self.bytes, 11)
     }
@@ -2560,61 +2650,73 @@ impl<'a> StatefulSetStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `replicas` (field 2).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `readyReplicas` (field 3).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `currentReplicas` (field 4).
+    #[inline]
     pub fn current_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `updatedReplicas` (field 5).
+    #[inline]
     pub fn updated_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `currentRevision` (field 6).
+    #[inline]
     pub fn current_revision(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `currentRevision` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn current_revision_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `updateRevision` (field 7).
+    #[inline]
     pub fn update_revision(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `updateRevision` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn update_revision_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `collisionCount` (field 9).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
 
     /// `conditions` (field 10).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<StatefulSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }
 
     /// `availableReplicas` (field 11).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 11)
     }
@@ -2747,16 +2849,19 @@ impl<'a> StatefulSetUpdateStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateStatefulSetStrategy<'a>> {
         rt::get::<codec::Msg<RollingUpdateStatefulSetStrategy<'a>>>(self.bytes, 2)
     }

@@ -27,6 +27,7 @@ impl<'a> ControllerRevision<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> ControllerRevision<'a> {
     }
 
     /// `data` (field 2).
+    #[inline]
     pub fn data(&self) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
@@ -43,6 +45,7 @@ impl<'a> ControllerRevision<'a> {
     }
 
     /// `revision` (field 3).
+    #[inline]
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
@@ -140,6 +143,7 @@ impl<'a> ControllerRevisionList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -149,6 +153,7 @@ impl<'a> ControllerRevisionList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ControllerRevision<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -243,6 +248,7 @@ impl<'a> DaemonSet<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -252,11 +258,13 @@ impl<'a> DaemonSet<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DaemonSetSpec<'a>> {
         rt::get::<codec::Msg<DaemonSetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DaemonSetStatus<'a>> {
         rt::get::<codec::Msg<DaemonSetStatus<'a>>>(self.bytes, 3)
     }
@@ -351,26 +359,31 @@ impl<'a> DaemonSetCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -380,21 +393,25 @@ impl<'a> DaemonSetCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -505,6 +522,7 @@ impl<'a> DaemonSetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -514,6 +532,7 @@ impl<'a> DaemonSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DaemonSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -608,6 +627,7 @@ impl<'a> DaemonSetSpec<'a> {
     }
 
     /// `selector` (field 1).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -617,21 +637,25 @@ impl<'a> DaemonSetSpec<'a> {
     }
 
     /// `template` (field 2).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 2)
     }
 
     /// `updateStrategy` (field 3).
+    #[inline]
     pub fn update_strategy(&self) -> Option<DaemonSetUpdateStrategy<'a>> {
         rt::get::<codec::Msg<DaemonSetUpdateStrategy<'a>>>(self.bytes, 3)
     }
 
     /// `minReadySeconds` (field 4).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `revisionHistoryLimit` (field 6).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
@@ -745,51 +769,61 @@ impl<'a> DaemonSetStatus<'a> {
     }
 
     /// `currentNumberScheduled` (field 1).
+    #[inline]
     pub fn current_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `numberMisscheduled` (field 2).
+    #[inline]
     pub fn number_misscheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `desiredNumberScheduled` (field 3).
+    #[inline]
     pub fn desired_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `numberReady` (field 4).
+    #[inline]
     pub fn number_ready(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `observedGeneration` (field 5).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `updatedNumberScheduled` (field 6).
+    #[inline]
     pub fn updated_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `numberAvailable` (field 7).
+    #[inline]
     pub fn number_available(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `numberUnavailable` (field 8).
+    #[inline]
     pub fn number_unavailable(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `collisionCount` (field 9).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
 
     /// `conditions` (field 10).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DaemonSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }
@@ -922,16 +956,19 @@ impl<'a> DaemonSetUpdateStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateDaemonSet<'a>> {
         rt::get::<codec::Msg<RollingUpdateDaemonSet<'a>>>(self.bytes, 2)
     }
@@ -1022,6 +1059,7 @@ impl<'a> Deployment<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1031,11 +1069,13 @@ impl<'a> Deployment<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeploymentSpec<'a>> {
         rt::get::<codec::Msg<DeploymentSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DeploymentStatus<'a>> {
         rt::get::<codec::Msg<DeploymentStatus<'a>>>(self.bytes, 3)
     }
@@ -1130,46 +1170,55 @@ impl<'a> DeploymentCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `lastUpdateTime` (field 6).
+    #[inline]
     pub fn last_update_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1179,6 +1228,7 @@ impl<'a> DeploymentCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 7).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1305,6 +1355,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1314,6 +1365,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1408,11 +1460,13 @@ impl<'a> DeploymentSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -1422,31 +1476,37 @@ impl<'a> DeploymentSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `strategy` (field 4).
+    #[inline]
     pub fn strategy(&self) -> Option<DeploymentStrategy<'a>> {
         rt::get::<codec::Msg<DeploymentStrategy<'a>>>(self.bytes, 4)
     }
 
     /// `minReadySeconds` (field 5).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `revisionHistoryLimit` (field 6).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `paused` (field 7).
+    #[inline]
     pub fn paused(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
 
     /// `progressDeadlineSeconds` (field 9).
+    #[inline]
     pub fn progress_deadline_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -1571,46 +1631,55 @@ impl<'a> DeploymentStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `replicas` (field 2).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `updatedReplicas` (field 3).
+    #[inline]
     pub fn updated_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `availableReplicas` (field 4).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `unavailableReplicas` (field 5).
+    #[inline]
     pub fn unavailable_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DeploymentCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `readyReplicas` (field 7).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `collisionCount` (field 8).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `terminatingReplicas` (field 9).
+    #[inline]
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -1738,16 +1807,19 @@ impl<'a> DeploymentStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateDeployment<'a>> {
         rt::get::<codec::Msg<RollingUpdateDeployment<'a>>>(self.bytes, 2)
     }
@@ -1838,6 +1910,7 @@ impl<'a> ReplicaSet<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1847,11 +1920,13 @@ impl<'a> ReplicaSet<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ReplicaSetSpec<'a>> {
         rt::get::<codec::Msg<ReplicaSetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ReplicaSetStatus<'a>> {
         rt::get::<codec::Msg<ReplicaSetStatus<'a>>>(self.bytes, 3)
     }
@@ -1946,26 +2021,31 @@ impl<'a> ReplicaSetCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1975,21 +2055,25 @@ impl<'a> ReplicaSetCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -2100,6 +2184,7 @@ impl<'a> ReplicaSetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2109,6 +2194,7 @@ impl<'a> ReplicaSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicaSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2203,11 +2289,13 @@ impl<'a> ReplicaSetSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2217,11 +2305,13 @@ impl<'a> ReplicaSetSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `minReadySeconds` (field 4).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -2325,36 +2415,43 @@ impl<'a> ReplicaSetStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `fullyLabeledReplicas` (field 2).
+    #[inline]
     pub fn fully_labeled_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `observedGeneration` (field 3).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
 
     /// `readyReplicas` (field 4).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `availableReplicas` (field 5).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<ReplicaSetCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `terminatingReplicas` (field 7).
+    #[inline]
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -2472,6 +2569,7 @@ impl<'a> RollingUpdateDaemonSet<'a> {
     }
 
     /// `maxUnavailable` (field 1).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -2481,6 +2579,7 @@ impl<'a> RollingUpdateDaemonSet<'a> {
     }
 
     /// `maxSurge` (field 2).
+    #[inline]
     pub fn max_surge(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -2581,6 +2680,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     }
 
     /// `maxUnavailable` (field 1).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -2590,6 +2690,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     }
 
     /// `maxSurge` (field 2).
+    #[inline]
     pub fn max_surge(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -2690,11 +2791,13 @@ impl<'a> RollingUpdateStatefulSetStrategy<'a> {
     }
 
     /// `partition` (field 1).
+    #[inline]
     pub fn partition(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `maxUnavailable` (field 2).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -2791,6 +2894,7 @@ impl<'a> Scale<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2800,11 +2904,13 @@ impl<'a> Scale<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ScaleSpec<'a>> {
         rt::get::<codec::Msg<ScaleSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
@@ -2897,6 +3003,7 @@ impl<'a> ScaleSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -2977,21 +3084,25 @@ impl<'a> ScaleStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `targetSelector` (field 3).
+    #[inline]
     pub fn target_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `targetSelector` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn target_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -3086,6 +3197,7 @@ impl<'a> StatefulSet<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3095,11 +3207,13 @@ impl<'a> StatefulSet<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<StatefulSetSpec<'a>> {
         rt::get::<codec::Msg<StatefulSetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<StatefulSetStatus<'a>> {
         rt::get::<codec::Msg<StatefulSetStatus<'a>>>(self.bytes, 3)
     }
@@ -3194,26 +3308,31 @@ impl<'a> StatefulSetCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -3223,21 +3342,25 @@ impl<'a> StatefulSetCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -3348,6 +3471,7 @@ impl<'a> StatefulSetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -3357,6 +3481,7 @@ impl<'a> StatefulSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StatefulSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3451,6 +3576,7 @@ impl<'a> StatefulSetOrdinals<'a> {
     }
 
     /// `start` (field 1).
+    #[inline]
     pub fn start(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -3531,21 +3657,25 @@ impl<'a> StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     }
 
     /// `whenDeleted` (field 1).
+    #[inline]
     pub fn when_deleted(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `whenDeleted` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn when_deleted_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `whenScaled` (field 2).
+    #[inline]
     pub fn when_scaled(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `whenScaled` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn when_scaled_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -3632,11 +3762,13 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3646,11 +3778,13 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `volumeClaimTemplates` (field 4).
+    #[inline]
     pub fn volume_claim_templates(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::PersistentVolumeClaim<'a>>> {
@@ -3658,41 +3792,49 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `serviceName` (field 5).
+    #[inline]
     pub fn service_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `serviceName` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `podManagementPolicy` (field 6).
+    #[inline]
     pub fn pod_management_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `podManagementPolicy` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_management_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `updateStrategy` (field 7).
+    #[inline]
     pub fn update_strategy(&self) -> Option<StatefulSetUpdateStrategy<'a>> {
         rt::get::<codec::Msg<StatefulSetUpdateStrategy<'a>>>(self.bytes, 7)
     }
 
     /// `revisionHistoryLimit` (field 8).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `minReadySeconds` (field 9).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
 
     /// `persistentVolumeClaimRetentionPolicy` (field 10).
+    #[inline]
     pub fn persistent_volume_claim_retention_policy(
         &self,
     ) -> Option<StatefulSetPersistentVolumeClaimRetentionPolicy<'a>> {
@@ -3702,6 +3844,7 @@ impl<'a> StatefulSetSpec<'a> {
     }
 
     /// `ordinals` (field 11).
+    #[inline]
     pub fn ordinals(&self) -> Option<StatefulSetOrdinals<'a>> {
         rt::get::<codec::Msg<StatefulSetOrdinals<'a>>>(self.bytes, 11)
     }
@@ -3874,61 +4017,73 @@ impl<'a> StatefulSetStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `replicas` (field 2).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `readyReplicas` (field 3).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `currentReplicas` (field 4).
+    #[inline]
     pub fn current_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `updatedReplicas` (field 5).
+    #[inline]
     pub fn updated_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `currentRevision` (field 6).
+    #[inline]
     pub fn current_revision(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `currentRevision` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn current_revision_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `updateRevision` (field 7).
+    #[inline]
     pub fn update_revision(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `updateRevision` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn update_revision_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `collisionCount` (field 9).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
 
     /// `conditions` (field 10).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<StatefulSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }
 
     /// `availableReplicas` (field 11).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 11)
     }
@@ -4061,16 +4216,19 @@ impl<'a> StatefulSetUpdateStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateStatefulSetStrategy<'a>> {
         rt::get::<codec::Msg<RollingUpdateStatefulSetStrategy<'a>>>(self.bytes, 2)
     }

@@ -27,41 +27,49 @@ impl<'a> BoundObjectReference<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `apiVersion` (field 2).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `apiVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `uID` (field 4).
+    #[inline]
     pub fn u_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `uID` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn u_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -157,6 +165,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -241,6 +250,7 @@ impl<'a> SelfSubjectReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -250,6 +260,7 @@ impl<'a> SelfSubjectReview<'a> {
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<SelfSubjectReviewStatus<'a>> {
         rt::get::<codec::Msg<SelfSubjectReviewStatus<'a>>>(self.bytes, 2)
     }
@@ -340,6 +351,7 @@ impl<'a> SelfSubjectReviewStatus<'a> {
     }
 
     /// `userInfo` (field 1).
+    #[inline]
     pub fn user_info(&self) -> Option<UserInfo<'a>> {
         rt::get::<codec::Msg<UserInfo<'a>>>(self.bytes, 1)
     }
@@ -421,6 +433,7 @@ impl<'a> TokenRequest<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -430,11 +443,13 @@ impl<'a> TokenRequest<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<TokenRequestSpec<'a>> {
         rt::get::<codec::Msg<TokenRequestSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<TokenRequestStatus<'a>> {
         rt::get::<codec::Msg<TokenRequestStatus<'a>>>(self.bytes, 3)
     }
@@ -529,16 +544,19 @@ impl<'a> TokenRequestSpec<'a> {
     }
 
     /// `audiences` (field 1).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `boundObjectRef` (field 3).
+    #[inline]
     pub fn bound_object_ref(&self) -> Option<BoundObjectReference<'a>> {
         rt::get::<codec::Msg<BoundObjectReference<'a>>>(self.bytes, 3)
     }
 
     /// `expirationSeconds` (field 4).
+    #[inline]
     pub fn expiration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
@@ -638,16 +656,19 @@ impl<'a> TokenRequestStatus<'a> {
     }
 
     /// `token` (field 1).
+    #[inline]
     pub fn token(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `token` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn token_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `expirationTimestamp` (field 2).
+    #[inline]
     pub fn expiration_timestamp(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -747,6 +768,7 @@ impl<'a> TokenReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -756,11 +778,13 @@ impl<'a> TokenReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<TokenReviewSpec<'a>> {
         rt::get::<codec::Msg<TokenReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<TokenReviewStatus<'a>> {
         rt::get::<codec::Msg<TokenReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -855,16 +879,19 @@ impl<'a> TokenReviewSpec<'a> {
     }
 
     /// `token` (field 1).
+    #[inline]
     pub fn token(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `token` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn token_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `audiences` (field 2).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -954,26 +981,31 @@ impl<'a> TokenReviewStatus<'a> {
     }
 
     /// `authenticated` (field 1).
+    #[inline]
     pub fn authenticated(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `user` (field 2).
+    #[inline]
     pub fn user(&self) -> Option<UserInfo<'a>> {
         rt::get::<codec::Msg<UserInfo<'a>>>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `audiences` (field 4).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -1073,31 +1105,37 @@ impl<'a> UserInfo<'a> {
     }
 
     /// `username` (field 1).
+    #[inline]
     pub fn username(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `username` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn username_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `uid` (field 2).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `uid` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `groups` (field 3).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `extra` (field 4).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 4)
     }

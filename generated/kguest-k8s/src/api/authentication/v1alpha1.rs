@@ -27,6 +27,7 @@ impl<'a> SelfSubjectReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> SelfSubjectReview<'a> {
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<SelfSubjectReviewStatus<'a>> {
         rt::get::<codec::Msg<SelfSubjectReviewStatus<'a>>>(self.bytes, 2)
     }
@@ -126,6 +128,7 @@ impl<'a> SelfSubjectReviewStatus<'a> {
     }
 
     /// `userInfo` (field 1).
+    #[inline]
     pub fn user_info(&self) -> Option<crate::api::authentication::v1::UserInfo<'a>> {
         rt::get::<
             codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,

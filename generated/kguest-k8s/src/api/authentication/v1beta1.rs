@@ -27,6 +27,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -111,6 +112,7 @@ impl<'a> SelfSubjectReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -120,6 +122,7 @@ impl<'a> SelfSubjectReview<'a> {
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<SelfSubjectReviewStatus<'a>> {
         rt::get::<codec::Msg<SelfSubjectReviewStatus<'a>>>(self.bytes, 2)
     }
@@ -210,6 +213,7 @@ impl<'a> SelfSubjectReviewStatus<'a> {
     }
 
     /// `userInfo` (field 1).
+    #[inline]
     pub fn user_info(&self) -> Option<crate::api::authentication::v1::UserInfo<'a>> {
         rt::get::<
             codec::Msg<crate::api::authentication::v1::UserInfo<'a>>,
@@ -296,6 +300,7 @@ impl<'a> TokenReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -305,11 +310,13 @@ impl<'a> TokenReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<TokenReviewSpec<'a>> {
         rt::get::<codec::Msg<TokenReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<TokenReviewStatus<'a>> {
         rt::get::<codec::Msg<TokenReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -404,16 +411,19 @@ impl<'a> TokenReviewSpec<'a> {
     }
 
     /// `token` (field 1).
+    #[inline]
     pub fn token(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `token` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn token_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `audiences` (field 2).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -503,26 +513,31 @@ impl<'a> TokenReviewStatus<'a> {
     }
 
     /// `authenticated` (field 1).
+    #[inline]
     pub fn authenticated(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `user` (field 2).
+    #[inline]
     pub fn user(&self) -> Option<UserInfo<'a>> {
         rt::get::<codec::Msg<UserInfo<'a>>>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `audiences` (field 4).
+    #[inline]
     pub fn audiences(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -622,31 +637,37 @@ impl<'a> UserInfo<'a> {
     }
 
     /// `username` (field 1).
+    #[inline]
     pub fn username(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `username` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn username_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `uid` (field 2).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `uid` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `groups` (field 3).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `extra` (field 4).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 4)
     }

@@ -27,6 +27,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -111,6 +112,7 @@ impl<'a> LocalSubjectAccessReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -120,11 +122,13 @@ impl<'a> LocalSubjectAccessReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<SubjectAccessReviewSpec<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -220,21 +224,25 @@ impl<'a> NonResourceAttributes<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `verb` (field 2).
+    #[inline]
     pub fn verb(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `verb` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn verb_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -320,11 +328,13 @@ impl<'a> NonResourceRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `nonResourceURLs` (field 2).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -418,76 +428,91 @@ impl<'a> ResourceAttributes<'a> {
     }
 
     /// `namespace` (field 1).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `namespace` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `verb` (field 2).
+    #[inline]
     pub fn verb(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `verb` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn verb_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `group` (field 3).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `group` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `version` (field 4).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `version` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `resource` (field 5).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `resource` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `subresource` (field 6).
+    #[inline]
     pub fn subresource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `subresource` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn subresource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `name` (field 7).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `name` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `fieldSelector` (field 8).
+    #[inline]
     pub fn field_selector(
         &self,
     ) -> Option<crate::api::authorization::v1::FieldSelectorAttributes<'a>> {
@@ -497,6 +522,7 @@ impl<'a> ResourceAttributes<'a> {
     }
 
     /// `labelSelector` (field 9).
+    #[inline]
     pub fn label_selector(
         &self,
     ) -> Option<crate::api::authorization::v1::LabelSelectorAttributes<'a>> {
@@ -635,21 +661,25 @@ impl<'a> ResourceRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `apiGroups` (field 2).
+    #[inline]
     pub fn api_groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `resourceNames` (field 4).
+    #[inline]
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -761,6 +791,7 @@ impl<'a> SelfSubjectAccessReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -770,11 +801,13 @@ impl<'a> SelfSubjectAccessReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<SelfSubjectAccessReviewSpec<'a>> {
         rt::get::<codec::Msg<SelfSubjectAccessReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -871,11 +904,13 @@ impl<'a> SelfSubjectAccessReviewSpec<'a> {
     }
 
     /// `resourceAttributes` (field 1).
+    #[inline]
     pub fn resource_attributes(&self) -> Option<ResourceAttributes<'a>> {
         rt::get::<codec::Msg<ResourceAttributes<'a>>>(self.bytes, 1)
     }
 
     /// `nonResourceAttributes` (field 2).
+    #[inline]
     pub fn non_resource_attributes(&self) -> Option<NonResourceAttributes<'a>> {
         rt::get::<codec::Msg<NonResourceAttributes<'a>>>(self.bytes, 2)
     }
@@ -980,6 +1015,7 @@ impl<'a> SelfSubjectRulesReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -989,11 +1025,13 @@ impl<'a> SelfSubjectRulesReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<SelfSubjectRulesReviewSpec<'a>> {
         rt::get::<codec::Msg<SelfSubjectRulesReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<SubjectRulesReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectRulesReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -1090,11 +1128,13 @@ impl<'a> SelfSubjectRulesReviewSpec<'a> {
     }
 
     /// `namespace` (field 1).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `namespace` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1175,6 +1215,7 @@ impl<'a> SubjectAccessReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1184,11 +1225,13 @@ impl<'a> SubjectAccessReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<SubjectAccessReviewSpec<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<SubjectAccessReviewStatus<'a>> {
         rt::get::<codec::Msg<SubjectAccessReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -1284,41 +1327,49 @@ impl<'a> SubjectAccessReviewSpec<'a> {
     }
 
     /// `resourceAttributes` (field 1).
+    #[inline]
     pub fn resource_attributes(&self) -> Option<ResourceAttributes<'a>> {
         rt::get::<codec::Msg<ResourceAttributes<'a>>>(self.bytes, 1)
     }
 
     /// `nonResourceAttributes` (field 2).
+    #[inline]
     pub fn non_resource_attributes(&self) -> Option<NonResourceAttributes<'a>> {
         rt::get::<codec::Msg<NonResourceAttributes<'a>>>(self.bytes, 2)
     }
 
     /// `user` (field 3).
+    #[inline]
     pub fn user(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `user` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn user_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `group` (field 4).
+    #[inline]
     pub fn group(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `extra` (field 5).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 5)
     }
 
     /// `uid` (field 6).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `uid` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -1452,31 +1503,37 @@ impl<'a> SubjectAccessReviewStatus<'a> {
     }
 
     /// `allowed` (field 1).
+    #[inline]
     pub fn allowed(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `reason` (field 2).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `reason` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `evaluationError` (field 3).
+    #[inline]
     pub fn evaluation_error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `evaluationError` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn evaluation_error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `denied` (field 4).
+    #[inline]
     pub fn denied(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -1572,26 +1629,31 @@ impl<'a> SubjectRulesReviewStatus<'a> {
     }
 
     /// `resourceRules` (field 1).
+    #[inline]
     pub fn resource_rules(&self) -> Repeated<'a, codec::Msg<ResourceRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `nonResourceRules` (field 2).
+    #[inline]
     pub fn non_resource_rules(&self) -> Repeated<'a, codec::Msg<NonResourceRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `incomplete` (field 3).
+    #[inline]
     pub fn incomplete(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `evaluationError` (field 4).
+    #[inline]
     pub fn evaluation_error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `evaluationError` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn evaluation_error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }

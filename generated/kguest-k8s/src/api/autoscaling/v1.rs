@@ -27,21 +27,25 @@ impl<'a> ContainerResourceMetricSource<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `targetAverageUtilization` (field 2).
+    #[inline]
     pub fn target_average_utilization(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `targetAverageValue` (field 3).
+    #[inline]
     pub fn target_average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -51,11 +55,13 @@ impl<'a> ContainerResourceMetricSource<'a> {
     }
 
     /// `container` (field 5).
+    #[inline]
     pub fn container(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `container` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -161,21 +167,25 @@ impl<'a> ContainerResourceMetricStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `currentAverageUtilization` (field 2).
+    #[inline]
     pub fn current_average_utilization(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `currentAverageValue` (field 3).
+    #[inline]
     pub fn current_average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -185,11 +195,13 @@ impl<'a> ContainerResourceMetricStatus<'a> {
     }
 
     /// `container` (field 4).
+    #[inline]
     pub fn container(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `container` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -297,31 +309,37 @@ impl<'a> CrossVersionObjectReference<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `name` (field 2).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `name` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `apiVersion` (field 3).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `apiVersion` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -412,16 +430,19 @@ impl<'a> ExternalMetricSource<'a> {
     }
 
     /// `metricName` (field 1).
+    #[inline]
     pub fn metric_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `metricName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn metric_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `metricSelector` (field 2).
+    #[inline]
     pub fn metric_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -431,6 +452,7 @@ impl<'a> ExternalMetricSource<'a> {
     }
 
     /// `targetValue` (field 3).
+    #[inline]
     pub fn target_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -440,6 +462,7 @@ impl<'a> ExternalMetricSource<'a> {
     }
 
     /// `targetAverageValue` (field 4).
+    #[inline]
     pub fn target_average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -563,16 +586,19 @@ impl<'a> ExternalMetricStatus<'a> {
     }
 
     /// `metricName` (field 1).
+    #[inline]
     pub fn metric_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `metricName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn metric_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `metricSelector` (field 2).
+    #[inline]
     pub fn metric_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -582,6 +608,7 @@ impl<'a> ExternalMetricStatus<'a> {
     }
 
     /// `currentValue` (field 3).
+    #[inline]
     pub fn current_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -591,6 +618,7 @@ impl<'a> ExternalMetricStatus<'a> {
     }
 
     /// `currentAverageValue` (field 4).
+    #[inline]
     pub fn current_average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -715,6 +743,7 @@ impl<'a> HorizontalPodAutoscaler<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -724,11 +753,13 @@ impl<'a> HorizontalPodAutoscaler<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<HorizontalPodAutoscalerSpec<'a>> {
         rt::get::<codec::Msg<HorizontalPodAutoscalerSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<HorizontalPodAutoscalerStatus<'a>> {
         rt::get::<codec::Msg<HorizontalPodAutoscalerStatus<'a>>>(self.bytes, 3)
     }
@@ -825,26 +856,31 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -854,21 +890,25 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -979,6 +1019,7 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -988,6 +1029,7 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<HorizontalPodAutoscaler<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1084,21 +1126,25 @@ impl<'a> HorizontalPodAutoscalerSpec<'a> {
     }
 
     /// `scaleTargetRef` (field 1).
+    #[inline]
     pub fn scale_target_ref(&self) -> Option<CrossVersionObjectReference<'a>> {
         rt::get::<codec::Msg<CrossVersionObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `minReplicas` (field 2).
+    #[inline]
     pub fn min_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `maxReplicas` (field 3).
+    #[inline]
     pub fn max_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `targetCPUUtilizationPercentage` (field 4).
+    #[inline]
     pub fn target_cpu_utilization_percentage(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -1206,11 +1252,13 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `lastScaleTime` (field 2).
+    #[inline]
     pub fn last_scale_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1220,16 +1268,19 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     }
 
     /// `currentReplicas` (field 3).
+    #[inline]
     pub fn current_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `desiredReplicas` (field 4).
+    #[inline]
     pub fn desired_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `currentCPUUtilizationPercentage` (field 5).
+    #[inline]
     pub fn current_cpu_utilization_percentage(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
@@ -1342,36 +1393,43 @@ impl<'a> MetricSpec<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `object` (field 2).
+    #[inline]
     pub fn object(&self) -> Option<ObjectMetricSource<'a>> {
         rt::get::<codec::Msg<ObjectMetricSource<'a>>>(self.bytes, 2)
     }
 
     /// `pods` (field 3).
+    #[inline]
     pub fn pods(&self) -> Option<PodsMetricSource<'a>> {
         rt::get::<codec::Msg<PodsMetricSource<'a>>>(self.bytes, 3)
     }
 
     /// `resource` (field 4).
+    #[inline]
     pub fn resource(&self) -> Option<ResourceMetricSource<'a>> {
         rt::get::<codec::Msg<ResourceMetricSource<'a>>>(self.bytes, 4)
     }
 
     /// `external` (field 5).
+    #[inline]
     pub fn external(&self) -> Option<ExternalMetricSource<'a>> {
         rt::get::<codec::Msg<ExternalMetricSource<'a>>>(self.bytes, 5)
     }
 
     /// `containerResource` (field 7).
+    #[inline]
     pub fn container_resource(&self) -> Option<ContainerResourceMetricSource<'a>> {
         rt::get::<codec::Msg<ContainerResourceMetricSource<'a>>>(self.bytes, 7)
     }
@@ -1491,36 +1549,43 @@ impl<'a> MetricStatus<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `object` (field 2).
+    #[inline]
     pub fn object(&self) -> Option<ObjectMetricStatus<'a>> {
         rt::get::<codec::Msg<ObjectMetricStatus<'a>>>(self.bytes, 2)
     }
 
     /// `pods` (field 3).
+    #[inline]
     pub fn pods(&self) -> Option<PodsMetricStatus<'a>> {
         rt::get::<codec::Msg<PodsMetricStatus<'a>>>(self.bytes, 3)
     }
 
     /// `resource` (field 4).
+    #[inline]
     pub fn resource(&self) -> Option<ResourceMetricStatus<'a>> {
         rt::get::<codec::Msg<ResourceMetricStatus<'a>>>(self.bytes, 4)
     }
 
     /// `external` (field 5).
+    #[inline]
     pub fn external(&self) -> Option<ExternalMetricStatus<'a>> {
         rt::get::<codec::Msg<ExternalMetricStatus<'a>>>(self.bytes, 5)
     }
 
     /// `containerResource` (field 7).
+    #[inline]
     pub fn container_resource(&self) -> Option<ContainerResourceMetricStatus<'a>> {
         rt::get::<codec::Msg<ContainerResourceMetricStatus<'a>>>(self.bytes, 7)
     }
@@ -1640,21 +1705,25 @@ impl<'a> ObjectMetricSource<'a> {
     }
 
     /// `target` (field 1).
+    #[inline]
     pub fn target(&self) -> Option<CrossVersionObjectReference<'a>> {
         rt::get::<codec::Msg<CrossVersionObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `metricName` (field 2).
+    #[inline]
     pub fn metric_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `metricName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn metric_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `targetValue` (field 3).
+    #[inline]
     pub fn target_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1664,6 +1733,7 @@ impl<'a> ObjectMetricSource<'a> {
     }
 
     /// `selector` (field 4).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -1673,6 +1743,7 @@ impl<'a> ObjectMetricSource<'a> {
     }
 
     /// `averageValue` (field 5).
+    #[inline]
     pub fn average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1796,21 +1867,25 @@ impl<'a> ObjectMetricStatus<'a> {
     }
 
     /// `target` (field 1).
+    #[inline]
     pub fn target(&self) -> Option<CrossVersionObjectReference<'a>> {
         rt::get::<codec::Msg<CrossVersionObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `metricName` (field 2).
+    #[inline]
     pub fn metric_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `metricName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn metric_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `currentValue` (field 3).
+    #[inline]
     pub fn current_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1820,6 +1895,7 @@ impl<'a> ObjectMetricStatus<'a> {
     }
 
     /// `selector` (field 4).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -1829,6 +1905,7 @@ impl<'a> ObjectMetricStatus<'a> {
     }
 
     /// `averageValue` (field 5).
+    #[inline]
     pub fn average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1952,16 +2029,19 @@ impl<'a> PodsMetricSource<'a> {
     }
 
     /// `metricName` (field 1).
+    #[inline]
     pub fn metric_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `metricName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn metric_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `targetAverageValue` (field 2).
+    #[inline]
     pub fn target_average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1971,6 +2051,7 @@ impl<'a> PodsMetricSource<'a> {
     }
 
     /// `selector` (field 3).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2079,16 +2160,19 @@ impl<'a> PodsMetricStatus<'a> {
     }
 
     /// `metricName` (field 1).
+    #[inline]
     pub fn metric_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `metricName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn metric_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `currentAverageValue` (field 2).
+    #[inline]
     pub fn current_average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -2098,6 +2182,7 @@ impl<'a> PodsMetricStatus<'a> {
     }
 
     /// `selector` (field 3).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2207,21 +2292,25 @@ impl<'a> ResourceMetricSource<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `targetAverageUtilization` (field 2).
+    #[inline]
     pub fn target_average_utilization(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `targetAverageValue` (field 3).
+    #[inline]
     pub fn target_average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -2326,21 +2415,25 @@ impl<'a> ResourceMetricStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `currentAverageUtilization` (field 2).
+    #[inline]
     pub fn current_average_utilization(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `currentAverageValue` (field 3).
+    #[inline]
     pub fn current_average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -2447,6 +2540,7 @@ impl<'a> Scale<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2456,11 +2550,13 @@ impl<'a> Scale<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ScaleSpec<'a>> {
         rt::get::<codec::Msg<ScaleSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
@@ -2553,6 +2649,7 @@ impl<'a> ScaleSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -2633,16 +2730,19 @@ impl<'a> ScaleStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `selector` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }

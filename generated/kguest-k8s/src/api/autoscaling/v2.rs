@@ -27,26 +27,31 @@ impl<'a> ContainerResourceMetricSource<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `target` (field 2).
+    #[inline]
     pub fn target(&self) -> Option<MetricTarget<'a>> {
         rt::get::<codec::Msg<MetricTarget<'a>>>(self.bytes, 2)
     }
 
     /// `container` (field 3).
+    #[inline]
     pub fn container(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `container` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -137,26 +142,31 @@ impl<'a> ContainerResourceMetricStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `current` (field 2).
+    #[inline]
     pub fn current(&self) -> Option<MetricValueStatus<'a>> {
         rt::get::<codec::Msg<MetricValueStatus<'a>>>(self.bytes, 2)
     }
 
     /// `container` (field 3).
+    #[inline]
     pub fn container(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `container` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -248,31 +258,37 @@ impl<'a> CrossVersionObjectReference<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `name` (field 2).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `name` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `apiVersion` (field 3).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `apiVersion` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -363,11 +379,13 @@ impl<'a> ExternalMetricSource<'a> {
     }
 
     /// `metric` (field 1).
+    #[inline]
     pub fn metric(&self) -> Option<MetricIdentifier<'a>> {
         rt::get::<codec::Msg<MetricIdentifier<'a>>>(self.bytes, 1)
     }
 
     /// `target` (field 2).
+    #[inline]
     pub fn target(&self) -> Option<MetricTarget<'a>> {
         rt::get::<codec::Msg<MetricTarget<'a>>>(self.bytes, 2)
     }
@@ -453,11 +471,13 @@ impl<'a> ExternalMetricStatus<'a> {
     }
 
     /// `metric` (field 1).
+    #[inline]
     pub fn metric(&self) -> Option<MetricIdentifier<'a>> {
         rt::get::<codec::Msg<MetricIdentifier<'a>>>(self.bytes, 1)
     }
 
     /// `current` (field 2).
+    #[inline]
     pub fn current(&self) -> Option<MetricValueStatus<'a>> {
         rt::get::<codec::Msg<MetricValueStatus<'a>>>(self.bytes, 2)
     }
@@ -544,21 +564,25 @@ impl<'a> HPAScalingPolicy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `periodSeconds` (field 3).
+    #[inline]
     pub fn period_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -649,26 +673,31 @@ impl<'a> HPAScalingRules<'a> {
     }
 
     /// `selectPolicy` (field 1).
+    #[inline]
     pub fn select_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `selectPolicy` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn select_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `policies` (field 2).
+    #[inline]
     pub fn policies(&self) -> Repeated<'a, codec::Msg<HPAScalingPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `stabilizationWindowSeconds` (field 3).
+    #[inline]
     pub fn stabilization_window_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `tolerance` (field 4).
+    #[inline]
     pub fn tolerance(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -778,6 +807,7 @@ impl<'a> HorizontalPodAutoscaler<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -787,11 +817,13 @@ impl<'a> HorizontalPodAutoscaler<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<HorizontalPodAutoscalerSpec<'a>> {
         rt::get::<codec::Msg<HorizontalPodAutoscalerSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<HorizontalPodAutoscalerStatus<'a>> {
         rt::get::<codec::Msg<HorizontalPodAutoscalerStatus<'a>>>(self.bytes, 3)
     }
@@ -888,11 +920,13 @@ impl<'a> HorizontalPodAutoscalerBehavior<'a> {
     }
 
     /// `scaleUp` (field 1).
+    #[inline]
     pub fn scale_up(&self) -> Option<HPAScalingRules<'a>> {
         rt::get::<codec::Msg<HPAScalingRules<'a>>>(self.bytes, 1)
     }
 
     /// `scaleDown` (field 2).
+    #[inline]
     pub fn scale_down(&self) -> Option<HPAScalingRules<'a>> {
         rt::get::<codec::Msg<HPAScalingRules<'a>>>(self.bytes, 2)
     }
@@ -983,26 +1017,31 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1012,21 +1051,25 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -1137,6 +1180,7 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1146,6 +1190,7 @@ impl<'a> HorizontalPodAutoscalerList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<HorizontalPodAutoscaler<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1242,26 +1287,31 @@ impl<'a> HorizontalPodAutoscalerSpec<'a> {
     }
 
     /// `scaleTargetRef` (field 1).
+    #[inline]
     pub fn scale_target_ref(&self) -> Option<CrossVersionObjectReference<'a>> {
         rt::get::<codec::Msg<CrossVersionObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `minReplicas` (field 2).
+    #[inline]
     pub fn min_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `maxReplicas` (field 3).
+    #[inline]
     pub fn max_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `metrics` (field 4).
+    #[inline]
     pub fn metrics(&self) -> Repeated<'a, codec::Msg<MetricSpec<'a>>> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `behavior` (field 5).
+    #[inline]
     pub fn behavior(&self) -> Option<HorizontalPodAutoscalerBehavior<'a>> {
         rt::get::<codec::Msg<HorizontalPodAutoscalerBehavior<'a>>>(self.bytes, 5)
     }
@@ -1376,11 +1426,13 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `lastScaleTime` (field 2).
+    #[inline]
     pub fn last_scale_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1390,21 +1442,25 @@ impl<'a> HorizontalPodAutoscalerStatus<'a> {
     }
 
     /// `currentReplicas` (field 3).
+    #[inline]
     pub fn current_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `desiredReplicas` (field 4).
+    #[inline]
     pub fn desired_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `currentMetrics` (field 5).
+    #[inline]
     pub fn current_metrics(&self) -> Repeated<'a, codec::Msg<MetricStatus<'a>>> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<HorizontalPodAutoscalerCondition<'a>>> {
@@ -1531,16 +1587,19 @@ impl<'a> MetricIdentifier<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -1634,36 +1693,43 @@ impl<'a> MetricSpec<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `object` (field 2).
+    #[inline]
     pub fn object(&self) -> Option<ObjectMetricSource<'a>> {
         rt::get::<codec::Msg<ObjectMetricSource<'a>>>(self.bytes, 2)
     }
 
     /// `pods` (field 3).
+    #[inline]
     pub fn pods(&self) -> Option<PodsMetricSource<'a>> {
         rt::get::<codec::Msg<PodsMetricSource<'a>>>(self.bytes, 3)
     }
 
     /// `resource` (field 4).
+    #[inline]
     pub fn resource(&self) -> Option<ResourceMetricSource<'a>> {
         rt::get::<codec::Msg<ResourceMetricSource<'a>>>(self.bytes, 4)
     }
 
     /// `external` (field 5).
+    #[inline]
     pub fn external(&self) -> Option<ExternalMetricSource<'a>> {
         rt::get::<codec::Msg<ExternalMetricSource<'a>>>(self.bytes, 5)
     }
 
     /// `containerResource` (field 7).
+    #[inline]
     pub fn container_resource(&self) -> Option<ContainerResourceMetricSource<'a>> {
         rt::get::<codec::Msg<ContainerResourceMetricSource<'a>>>(self.bytes, 7)
     }
@@ -1783,36 +1849,43 @@ impl<'a> MetricStatus<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `object` (field 2).
+    #[inline]
     pub fn object(&self) -> Option<ObjectMetricStatus<'a>> {
         rt::get::<codec::Msg<ObjectMetricStatus<'a>>>(self.bytes, 2)
     }
 
     /// `pods` (field 3).
+    #[inline]
     pub fn pods(&self) -> Option<PodsMetricStatus<'a>> {
         rt::get::<codec::Msg<PodsMetricStatus<'a>>>(self.bytes, 3)
     }
 
     /// `resource` (field 4).
+    #[inline]
     pub fn resource(&self) -> Option<ResourceMetricStatus<'a>> {
         rt::get::<codec::Msg<ResourceMetricStatus<'a>>>(self.bytes, 4)
     }
 
     /// `external` (field 5).
+    #[inline]
     pub fn external(&self) -> Option<ExternalMetricStatus<'a>> {
         rt::get::<codec::Msg<ExternalMetricStatus<'a>>>(self.bytes, 5)
     }
 
     /// `containerResource` (field 7).
+    #[inline]
     pub fn container_resource(&self) -> Option<ContainerResourceMetricStatus<'a>> {
         rt::get::<codec::Msg<ContainerResourceMetricStatus<'a>>>(self.bytes, 7)
     }
@@ -1932,16 +2005,19 @@ impl<'a> MetricTarget<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1951,6 +2027,7 @@ impl<'a> MetricTarget<'a> {
     }
 
     /// `averageValue` (field 3).
+    #[inline]
     pub fn average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1960,6 +2037,7 @@ impl<'a> MetricTarget<'a> {
     }
 
     /// `averageUtilization` (field 4).
+    #[inline]
     pub fn average_utilization(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -2065,6 +2143,7 @@ impl<'a> MetricValueStatus<'a> {
     }
 
     /// `value` (field 1).
+    #[inline]
     pub fn value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -2074,6 +2153,7 @@ impl<'a> MetricValueStatus<'a> {
     }
 
     /// `averageValue` (field 2).
+    #[inline]
     pub fn average_value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -2083,6 +2163,7 @@ impl<'a> MetricValueStatus<'a> {
     }
 
     /// `averageUtilization` (field 3).
+    #[inline]
     pub fn average_utilization(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -2183,16 +2264,19 @@ impl<'a> ObjectMetricSource<'a> {
     }
 
     /// `describedObject` (field 1).
+    #[inline]
     pub fn described_object(&self) -> Option<CrossVersionObjectReference<'a>> {
         rt::get::<codec::Msg<CrossVersionObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `target` (field 2).
+    #[inline]
     pub fn target(&self) -> Option<MetricTarget<'a>> {
         rt::get::<codec::Msg<MetricTarget<'a>>>(self.bytes, 2)
     }
 
     /// `metric` (field 3).
+    #[inline]
     pub fn metric(&self) -> Option<MetricIdentifier<'a>> {
         rt::get::<codec::Msg<MetricIdentifier<'a>>>(self.bytes, 3)
     }
@@ -2290,16 +2374,19 @@ impl<'a> ObjectMetricStatus<'a> {
     }
 
     /// `metric` (field 1).
+    #[inline]
     pub fn metric(&self) -> Option<MetricIdentifier<'a>> {
         rt::get::<codec::Msg<MetricIdentifier<'a>>>(self.bytes, 1)
     }
 
     /// `current` (field 2).
+    #[inline]
     pub fn current(&self) -> Option<MetricValueStatus<'a>> {
         rt::get::<codec::Msg<MetricValueStatus<'a>>>(self.bytes, 2)
     }
 
     /// `describedObject` (field 3).
+    #[inline]
     pub fn described_object(&self) -> Option<CrossVersionObjectReference<'a>> {
         rt::get::<codec::Msg<CrossVersionObjectReference<'a>>>(self.bytes, 3)
     }
@@ -2398,11 +2485,13 @@ impl<'a> PodsMetricSource<'a> {
     }
 
     /// `metric` (field 1).
+    #[inline]
     pub fn metric(&self) -> Option<MetricIdentifier<'a>> {
         rt::get::<codec::Msg<MetricIdentifier<'a>>>(self.bytes, 1)
     }
 
     /// `target` (field 2).
+    #[inline]
     pub fn target(&self) -> Option<MetricTarget<'a>> {
         rt::get::<codec::Msg<MetricTarget<'a>>>(self.bytes, 2)
     }
@@ -2488,11 +2577,13 @@ impl<'a> PodsMetricStatus<'a> {
     }
 
     /// `metric` (field 1).
+    #[inline]
     pub fn metric(&self) -> Option<MetricIdentifier<'a>> {
         rt::get::<codec::Msg<MetricIdentifier<'a>>>(self.bytes, 1)
     }
 
     /// `current` (field 2).
+    #[inline]
     pub fn current(&self) -> Option<MetricValueStatus<'a>> {
         rt::get::<codec::Msg<MetricValueStatus<'a>>>(self.bytes, 2)
     }
@@ -2579,16 +2670,19 @@ impl<'a> ResourceMetricSource<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `target` (field 2).
+    #[inline]
     pub fn target(&self) -> Option<MetricTarget<'a>> {
         rt::get::<codec::Msg<MetricTarget<'a>>>(self.bytes, 2)
     }
@@ -2674,16 +2768,19 @@ impl<'a> ResourceMetricStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `current` (field 2).
+    #[inline]
     pub fn current(&self) -> Option<MetricValueStatus<'a>> {
         rt::get::<codec::Msg<MetricValueStatus<'a>>>(self.bytes, 2)
     }

@@ -27,6 +27,7 @@ impl<'a> CronJob<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> CronJob<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<CronJobSpec<'a>> {
         rt::get::<codec::Msg<CronJobSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<CronJobStatus<'a>> {
         rt::get::<codec::Msg<CronJobStatus<'a>>>(self.bytes, 3)
     }
@@ -133,6 +136,7 @@ impl<'a> CronJobList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -142,6 +146,7 @@ impl<'a> CronJobList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CronJob<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -235,56 +240,67 @@ impl<'a> CronJobSpec<'a> {
     }
 
     /// `schedule` (field 1).
+    #[inline]
     pub fn schedule(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `schedule` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn schedule_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `startingDeadlineSeconds` (field 2).
+    #[inline]
     pub fn starting_deadline_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `concurrencyPolicy` (field 3).
+    #[inline]
     pub fn concurrency_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `concurrencyPolicy` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn concurrency_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `suspend` (field 4).
+    #[inline]
     pub fn suspend(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `jobTemplate` (field 5).
+    #[inline]
     pub fn job_template(&self) -> Option<JobTemplateSpec<'a>> {
         rt::get::<codec::Msg<JobTemplateSpec<'a>>>(self.bytes, 5)
     }
 
     /// `successfulJobsHistoryLimit` (field 6).
+    #[inline]
     pub fn successful_jobs_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `failedJobsHistoryLimit` (field 7).
+    #[inline]
     pub fn failed_jobs_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `timeZone` (field 8).
+    #[inline]
     pub fn time_zone(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `timeZone` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn time_zone_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
@@ -405,6 +421,7 @@ impl<'a> CronJobStatus<'a> {
     }
 
     /// `active` (field 1).
+    #[inline]
     pub fn active(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::ObjectReference<'a>>> {
@@ -412,6 +429,7 @@ impl<'a> CronJobStatus<'a> {
     }
 
     /// `lastScheduleTime` (field 4).
+    #[inline]
     pub fn last_schedule_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -421,6 +439,7 @@ impl<'a> CronJobStatus<'a> {
     }
 
     /// `lastSuccessfulTime` (field 5).
+    #[inline]
     pub fn last_successful_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -542,6 +561,7 @@ impl<'a> Job<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -551,11 +571,13 @@ impl<'a> Job<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<JobSpec<'a>> {
         rt::get::<codec::Msg<JobSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<JobStatus<'a>> {
         rt::get::<codec::Msg<JobStatus<'a>>>(self.bytes, 3)
     }
@@ -648,26 +670,31 @@ impl<'a> JobCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastProbeTime` (field 3).
+    #[inline]
     pub fn last_probe_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -677,6 +704,7 @@ impl<'a> JobCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 4).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -686,21 +714,25 @@ impl<'a> JobCondition<'a> {
     }
 
     /// `reason` (field 5).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reason` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -823,6 +855,7 @@ impl<'a> JobList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -832,6 +865,7 @@ impl<'a> JobList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Job<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -923,21 +957,25 @@ impl<'a> JobSpec<'a> {
     }
 
     /// `parallelism` (field 1).
+    #[inline]
     pub fn parallelism(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `completions` (field 2).
+    #[inline]
     pub fn completions(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `activeDeadlineSeconds` (field 3).
+    #[inline]
     pub fn active_deadline_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
 
     /// `selector` (field 4).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -947,76 +985,91 @@ impl<'a> JobSpec<'a> {
     }
 
     /// `manualSelector` (field 5).
+    #[inline]
     pub fn manual_selector(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
 
     /// `template` (field 6).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 6)
     }
 
     /// `backoffLimit` (field 7).
+    #[inline]
     pub fn backoff_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `ttlSecondsAfterFinished` (field 8).
+    #[inline]
     pub fn ttl_seconds_after_finished(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `completionMode` (field 9).
+    #[inline]
     pub fn completion_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `completionMode` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn completion_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `suspend` (field 10).
+    #[inline]
     pub fn suspend(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 10)
     }
 
     /// `podFailurePolicy` (field 11).
+    #[inline]
     pub fn pod_failure_policy(&self) -> Option<PodFailurePolicy<'a>> {
         rt::get::<codec::Msg<PodFailurePolicy<'a>>>(self.bytes, 11)
     }
 
     /// `backoffLimitPerIndex` (field 12).
+    #[inline]
     pub fn backoff_limit_per_index(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 12)
     }
 
     /// `maxFailedIndexes` (field 13).
+    #[inline]
     pub fn max_failed_indexes(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 13)
     }
 
     /// `podReplacementPolicy` (field 14).
+    #[inline]
     pub fn pod_replacement_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 14)
     }
 
     /// `podReplacementPolicy` (field 14) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_replacement_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 14)
     }
 
     /// `managedBy` (field 15).
+    #[inline]
     pub fn managed_by(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 15)
     }
 
     /// `managedBy` (field 15) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn managed_by_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
 
     /// `successPolicy` (field 16).
+    #[inline]
     pub fn success_policy(&self) -> Option<SuccessPolicy<'a>> {
         rt::get::<codec::Msg<SuccessPolicy<'a>>>(self.bytes, 16)
     }
@@ -1194,11 +1247,13 @@ impl<'a> JobStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<JobCondition<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `startTime` (field 2).
+    #[inline]
     pub fn start_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1208,6 +1263,7 @@ impl<'a> JobStatus<'a> {
     }
 
     /// `completionTime` (field 3).
+    #[inline]
     pub fn completion_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1217,51 +1273,61 @@ impl<'a> JobStatus<'a> {
     }
 
     /// `active` (field 4).
+    #[inline]
     pub fn active(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `succeeded` (field 5).
+    #[inline]
     pub fn succeeded(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `failed` (field 6).
+    #[inline]
     pub fn failed(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `completedIndexes` (field 7).
+    #[inline]
     pub fn completed_indexes(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `completedIndexes` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn completed_indexes_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `uncountedTerminatedPods` (field 8).
+    #[inline]
     pub fn uncounted_terminated_pods(&self) -> Option<UncountedTerminatedPods<'a>> {
         rt::get::<codec::Msg<UncountedTerminatedPods<'a>>>(self.bytes, 8)
     }
 
     /// `ready` (field 9).
+    #[inline]
     pub fn ready(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
 
     /// `failedIndexes` (field 10).
+    #[inline]
     pub fn failed_indexes(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `failedIndexes` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn failed_indexes_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `terminating` (field 11).
+    #[inline]
     pub fn terminating(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 11)
     }
@@ -1425,6 +1491,7 @@ impl<'a> JobTemplateSpec<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1434,6 +1501,7 @@ impl<'a> JobTemplateSpec<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<JobSpec<'a>> {
         rt::get::<codec::Msg<JobSpec<'a>>>(self.bytes, 2)
     }
@@ -1523,6 +1591,7 @@ impl<'a> PodFailurePolicy<'a> {
     }
 
     /// `rules` (field 1).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PodFailurePolicyRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -1608,26 +1677,31 @@ impl<'a> PodFailurePolicyOnExitCodesRequirement<'a> {
     }
 
     /// `containerName` (field 1).
+    #[inline]
     pub fn container_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `containerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 3)
     }
@@ -1723,21 +1797,25 @@ impl<'a> PodFailurePolicyOnPodConditionsPattern<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1824,21 +1902,25 @@ impl<'a> PodFailurePolicyRule<'a> {
     }
 
     /// `action` (field 1).
+    #[inline]
     pub fn action(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `action` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn action_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `onExitCodes` (field 2).
+    #[inline]
     pub fn on_exit_codes(&self) -> Option<PodFailurePolicyOnExitCodesRequirement<'a>> {
         rt::get::<codec::Msg<PodFailurePolicyOnExitCodesRequirement<'a>>>(self.bytes, 2)
     }
 
     /// `onPodConditions` (field 3).
+    #[inline]
     pub fn on_pod_conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<PodFailurePolicyOnPodConditionsPattern<'a>>> {
@@ -1945,6 +2027,7 @@ impl<'a> SuccessPolicy<'a> {
     }
 
     /// `rules` (field 1).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<SuccessPolicyRule<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -2030,16 +2113,19 @@ impl<'a> SuccessPolicyRule<'a> {
     }
 
     /// `succeededIndexes` (field 1).
+    #[inline]
     pub fn succeeded_indexes(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `succeededIndexes` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn succeeded_indexes_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `succeededCount` (field 2).
+    #[inline]
     pub fn succeeded_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -2125,11 +2211,13 @@ impl<'a> UncountedTerminatedPods<'a> {
     }
 
     /// `succeeded` (field 1).
+    #[inline]
     pub fn succeeded(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `failed` (field 2).
+    #[inline]
     pub fn failed(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }

@@ -27,6 +27,7 @@ impl<'a> CronJob<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> CronJob<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<CronJobSpec<'a>> {
         rt::get::<codec::Msg<CronJobSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<CronJobStatus<'a>> {
         rt::get::<codec::Msg<CronJobStatus<'a>>>(self.bytes, 3)
     }
@@ -133,6 +136,7 @@ impl<'a> CronJobList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -142,6 +146,7 @@ impl<'a> CronJobList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CronJob<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -235,56 +240,67 @@ impl<'a> CronJobSpec<'a> {
     }
 
     /// `schedule` (field 1).
+    #[inline]
     pub fn schedule(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `schedule` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn schedule_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `startingDeadlineSeconds` (field 2).
+    #[inline]
     pub fn starting_deadline_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `concurrencyPolicy` (field 3).
+    #[inline]
     pub fn concurrency_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `concurrencyPolicy` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn concurrency_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `suspend` (field 4).
+    #[inline]
     pub fn suspend(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `jobTemplate` (field 5).
+    #[inline]
     pub fn job_template(&self) -> Option<JobTemplateSpec<'a>> {
         rt::get::<codec::Msg<JobTemplateSpec<'a>>>(self.bytes, 5)
     }
 
     /// `successfulJobsHistoryLimit` (field 6).
+    #[inline]
     pub fn successful_jobs_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `failedJobsHistoryLimit` (field 7).
+    #[inline]
     pub fn failed_jobs_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `timeZone` (field 8).
+    #[inline]
     pub fn time_zone(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `timeZone` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn time_zone_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
@@ -405,6 +421,7 @@ impl<'a> CronJobStatus<'a> {
     }
 
     /// `active` (field 1).
+    #[inline]
     pub fn active(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::ObjectReference<'a>>> {
@@ -412,6 +429,7 @@ impl<'a> CronJobStatus<'a> {
     }
 
     /// `lastScheduleTime` (field 4).
+    #[inline]
     pub fn last_schedule_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -421,6 +439,7 @@ impl<'a> CronJobStatus<'a> {
     }
 
     /// `lastSuccessfulTime` (field 5).
+    #[inline]
     pub fn last_successful_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -542,6 +561,7 @@ impl<'a> JobTemplateSpec<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -551,6 +571,7 @@ impl<'a> JobTemplateSpec<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<crate::api::batch::v1::JobSpec<'a>> {
         rt::get::<codec::Msg<crate::api::batch::v1::JobSpec<'a>>>(self.bytes, 2)
     }

@@ -27,6 +27,7 @@ impl<'a> CertificateSigningRequest<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> CertificateSigningRequest<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<CertificateSigningRequestSpec<'a>> {
         rt::get::<codec::Msg<CertificateSigningRequestSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<CertificateSigningRequestStatus<'a>> {
         rt::get::<codec::Msg<CertificateSigningRequestStatus<'a>>>(self.bytes, 3)
     }
@@ -137,36 +140,43 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `reason` (field 2).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `reason` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `message` (field 3).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `lastUpdateTime` (field 4).
+    #[inline]
     pub fn last_update_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -176,6 +186,7 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 5).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -185,11 +196,13 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `status` (field 6).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `status` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -312,6 +325,7 @@ impl<'a> CertificateSigningRequestList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -321,6 +335,7 @@ impl<'a> CertificateSigningRequestList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CertificateSigningRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -417,56 +432,67 @@ impl<'a> CertificateSigningRequestSpec<'a> {
     }
 
     /// `request` (field 1).
+    #[inline]
     pub fn request(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `username` (field 2).
+    #[inline]
     pub fn username(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `username` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn username_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `uid` (field 3).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `uid` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `groups` (field 4).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `usages` (field 5).
+    #[inline]
     pub fn usages(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `extra` (field 6).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 6)
     }
 
     /// `signerName` (field 7).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `signerName` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `expirationSeconds` (field 8).
+    #[inline]
     pub fn expiration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
@@ -595,6 +621,7 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<CertificateSigningRequestCondition<'a>>> {
@@ -602,6 +629,7 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     }
 
     /// `certificate` (field 2).
+    #[inline]
     pub fn certificate(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -694,6 +722,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }

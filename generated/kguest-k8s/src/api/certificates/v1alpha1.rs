@@ -27,6 +27,7 @@ impl<'a> ClusterTrustBundle<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> ClusterTrustBundle<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ClusterTrustBundleSpec<'a>> {
         rt::get::<codec::Msg<ClusterTrustBundleSpec<'a>>>(self.bytes, 2)
     }
@@ -125,6 +127,7 @@ impl<'a> ClusterTrustBundleList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -134,6 +137,7 @@ impl<'a> ClusterTrustBundleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -228,21 +232,25 @@ impl<'a> ClusterTrustBundleSpec<'a> {
     }
 
     /// `signerName` (field 1).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `signerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `trustBundle` (field 2).
+    #[inline]
     pub fn trust_bundle(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `trustBundle` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn trust_bundle_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }

@@ -27,6 +27,7 @@ impl<'a> CertificateSigningRequest<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> CertificateSigningRequest<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<CertificateSigningRequestSpec<'a>> {
         rt::get::<codec::Msg<CertificateSigningRequestSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<CertificateSigningRequestStatus<'a>> {
         rt::get::<codec::Msg<CertificateSigningRequestStatus<'a>>>(self.bytes, 3)
     }
@@ -137,36 +140,43 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `reason` (field 2).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `reason` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `message` (field 3).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `lastUpdateTime` (field 4).
+    #[inline]
     pub fn last_update_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -176,6 +186,7 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 5).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -185,11 +196,13 @@ impl<'a> CertificateSigningRequestCondition<'a> {
     }
 
     /// `status` (field 6).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `status` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -312,6 +325,7 @@ impl<'a> CertificateSigningRequestList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -321,6 +335,7 @@ impl<'a> CertificateSigningRequestList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CertificateSigningRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -417,56 +432,67 @@ impl<'a> CertificateSigningRequestSpec<'a> {
     }
 
     /// `request` (field 1).
+    #[inline]
     pub fn request(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `username` (field 2).
+    #[inline]
     pub fn username(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `username` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn username_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `uid` (field 3).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `uid` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `groups` (field 4).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `usages` (field 5).
+    #[inline]
     pub fn usages(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `extra` (field 6).
+    #[inline]
     pub fn extra(&self) -> Map<'a, codec::Str, codec::Msg<ExtraValue<'a>>> {
         Map::new(self.bytes, 6)
     }
 
     /// `signerName` (field 7).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `signerName` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `expirationSeconds` (field 8).
+    #[inline]
     pub fn expiration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
@@ -595,6 +621,7 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<CertificateSigningRequestCondition<'a>>> {
@@ -602,6 +629,7 @@ impl<'a> CertificateSigningRequestStatus<'a> {
     }
 
     /// `certificate` (field 2).
+    #[inline]
     pub fn certificate(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -694,6 +722,7 @@ impl<'a> ClusterTrustBundle<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -703,6 +732,7 @@ impl<'a> ClusterTrustBundle<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ClusterTrustBundleSpec<'a>> {
         rt::get::<codec::Msg<ClusterTrustBundleSpec<'a>>>(self.bytes, 2)
     }
@@ -792,6 +822,7 @@ impl<'a> ClusterTrustBundleList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -801,6 +832,7 @@ impl<'a> ClusterTrustBundleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -895,21 +927,25 @@ impl<'a> ClusterTrustBundleSpec<'a> {
     }
 
     /// `signerName` (field 1).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `signerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `trustBundle` (field 2).
+    #[inline]
     pub fn trust_bundle(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `trustBundle` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn trust_bundle_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -995,6 +1031,7 @@ impl<'a> ExtraValue<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -1079,6 +1116,7 @@ impl<'a> PodCertificateRequest<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1088,11 +1126,13 @@ impl<'a> PodCertificateRequest<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PodCertificateRequestSpec<'a>> {
         rt::get::<codec::Msg<PodCertificateRequestSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PodCertificateRequestStatus<'a>> {
         rt::get::<codec::Msg<PodCertificateRequestStatus<'a>>>(self.bytes, 3)
     }
@@ -1189,6 +1229,7 @@ impl<'a> PodCertificateRequestList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1198,6 +1239,7 @@ impl<'a> PodCertificateRequestList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodCertificateRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1292,96 +1334,115 @@ impl<'a> PodCertificateRequestSpec<'a> {
     }
 
     /// `signerName` (field 1).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `signerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `podName` (field 2).
+    #[inline]
     pub fn pod_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `podName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `podUID` (field 3).
+    #[inline]
     pub fn pod_uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `podUID` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `serviceAccountName` (field 4).
+    #[inline]
     pub fn service_account_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `serviceAccountName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_account_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `serviceAccountUID` (field 5).
+    #[inline]
     pub fn service_account_uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `serviceAccountUID` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_account_uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `nodeName` (field 6).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `nodeName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `nodeUID` (field 7).
+    #[inline]
     pub fn node_uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `nodeUID` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `maxExpirationSeconds` (field 8).
+    #[inline]
     pub fn max_expiration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `pkixPublicKey` (field 9).
+    #[inline]
     pub fn pkix_public_key(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `proofOfPossession` (field 10).
+    #[inline]
     pub fn proof_of_possession(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `unverifiedUserAnnotations` (field 11).
+    #[inline]
     pub fn unverified_user_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 11)
     }
 
     /// `stubPKCS10Request` (field 12).
+    #[inline]
     pub fn stub_pkcs10_request(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
@@ -1524,6 +1585,7 @@ impl<'a> PodCertificateRequestStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -1534,16 +1596,19 @@ impl<'a> PodCertificateRequestStatus<'a> {
     }
 
     /// `certificateChain` (field 2).
+    #[inline]
     pub fn certificate_chain(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `certificateChain` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn certificate_chain_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `notBefore` (field 4).
+    #[inline]
     pub fn not_before(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1553,6 +1618,7 @@ impl<'a> PodCertificateRequestStatus<'a> {
     }
 
     /// `beginRefreshAt` (field 5).
+    #[inline]
     pub fn begin_refresh_at(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1562,6 +1628,7 @@ impl<'a> PodCertificateRequestStatus<'a> {
     }
 
     /// `notAfter` (field 6).
+    #[inline]
     pub fn not_after(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {

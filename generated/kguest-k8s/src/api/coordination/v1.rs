@@ -27,6 +27,7 @@ impl<'a> Lease<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> Lease<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<LeaseSpec<'a>> {
         rt::get::<codec::Msg<LeaseSpec<'a>>>(self.bytes, 2)
     }
@@ -123,6 +125,7 @@ impl<'a> LeaseList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -132,6 +135,7 @@ impl<'a> LeaseList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Lease<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -225,21 +229,25 @@ impl<'a> LeaseSpec<'a> {
     }
 
     /// `holderIdentity` (field 1).
+    #[inline]
     pub fn holder_identity(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `holderIdentity` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn holder_identity_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `leaseDurationSeconds` (field 2).
+    #[inline]
     pub fn lease_duration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `acquireTime` (field 3).
+    #[inline]
     pub fn acquire_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -249,6 +257,7 @@ impl<'a> LeaseSpec<'a> {
     }
 
     /// `renewTime` (field 4).
+    #[inline]
     pub fn renew_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -258,26 +267,31 @@ impl<'a> LeaseSpec<'a> {
     }
 
     /// `leaseTransitions` (field 5).
+    #[inline]
     pub fn lease_transitions(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `strategy` (field 6).
+    #[inline]
     pub fn strategy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `strategy` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn strategy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `preferredHolder` (field 7).
+    #[inline]
     pub fn preferred_holder(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `preferredHolder` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn preferred_holder_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }

@@ -27,6 +27,7 @@ impl<'a> LeaseCandidate<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> LeaseCandidate<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<LeaseCandidateSpec<'a>> {
         rt::get::<codec::Msg<LeaseCandidateSpec<'a>>>(self.bytes, 2)
     }
@@ -125,6 +127,7 @@ impl<'a> LeaseCandidateList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -134,6 +137,7 @@ impl<'a> LeaseCandidateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<LeaseCandidate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -228,16 +232,19 @@ impl<'a> LeaseCandidateSpec<'a> {
     }
 
     /// `leaseName` (field 1).
+    #[inline]
     pub fn lease_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `leaseName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn lease_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pingTime` (field 2).
+    #[inline]
     pub fn ping_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -247,6 +254,7 @@ impl<'a> LeaseCandidateSpec<'a> {
     }
 
     /// `renewTime` (field 3).
+    #[inline]
     pub fn renew_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -256,31 +264,37 @@ impl<'a> LeaseCandidateSpec<'a> {
     }
 
     /// `binaryVersion` (field 4).
+    #[inline]
     pub fn binary_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `binaryVersion` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn binary_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `emulationVersion` (field 5).
+    #[inline]
     pub fn emulation_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `emulationVersion` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn emulation_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `strategy` (field 6).
+    #[inline]
     pub fn strategy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `strategy` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn strategy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }

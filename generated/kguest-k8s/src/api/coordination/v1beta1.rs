@@ -27,6 +27,7 @@ impl<'a> Lease<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> Lease<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<LeaseSpec<'a>> {
         rt::get::<codec::Msg<LeaseSpec<'a>>>(self.bytes, 2)
     }
@@ -123,6 +125,7 @@ impl<'a> LeaseCandidate<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -132,6 +135,7 @@ impl<'a> LeaseCandidate<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<LeaseCandidateSpec<'a>> {
         rt::get::<codec::Msg<LeaseCandidateSpec<'a>>>(self.bytes, 2)
     }
@@ -221,6 +225,7 @@ impl<'a> LeaseCandidateList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -230,6 +235,7 @@ impl<'a> LeaseCandidateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<LeaseCandidate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -324,16 +330,19 @@ impl<'a> LeaseCandidateSpec<'a> {
     }
 
     /// `leaseName` (field 1).
+    #[inline]
     pub fn lease_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `leaseName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn lease_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pingTime` (field 2).
+    #[inline]
     pub fn ping_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -343,6 +352,7 @@ impl<'a> LeaseCandidateSpec<'a> {
     }
 
     /// `renewTime` (field 3).
+    #[inline]
     pub fn renew_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -352,31 +362,37 @@ impl<'a> LeaseCandidateSpec<'a> {
     }
 
     /// `binaryVersion` (field 4).
+    #[inline]
     pub fn binary_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `binaryVersion` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn binary_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `emulationVersion` (field 5).
+    #[inline]
     pub fn emulation_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `emulationVersion` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn emulation_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `strategy` (field 6).
+    #[inline]
     pub fn strategy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `strategy` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn strategy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -493,6 +509,7 @@ impl<'a> LeaseList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -502,6 +519,7 @@ impl<'a> LeaseList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Lease<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -595,21 +613,25 @@ impl<'a> LeaseSpec<'a> {
     }
 
     /// `holderIdentity` (field 1).
+    #[inline]
     pub fn holder_identity(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `holderIdentity` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn holder_identity_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `leaseDurationSeconds` (field 2).
+    #[inline]
     pub fn lease_duration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `acquireTime` (field 3).
+    #[inline]
     pub fn acquire_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -619,6 +641,7 @@ impl<'a> LeaseSpec<'a> {
     }
 
     /// `renewTime` (field 4).
+    #[inline]
     pub fn renew_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -628,26 +651,31 @@ impl<'a> LeaseSpec<'a> {
     }
 
     /// `leaseTransitions` (field 5).
+    #[inline]
     pub fn lease_transitions(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `strategy` (field 6).
+    #[inline]
     pub fn strategy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `strategy` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn strategy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `preferredHolder` (field 7).
+    #[inline]
     pub fn preferred_holder(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `preferredHolder` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn preferred_holder_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }

@@ -27,31 +27,37 @@ impl<'a> AWSElasticBlockStoreVolumeSource<'a> {
     }
 
     /// `volumeID` (field 1).
+    #[inline]
     pub fn volume_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `volumeID` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `partition` (field 3).
+    #[inline]
     pub fn partition(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `readOnly` (field 4).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -147,16 +153,19 @@ impl<'a> Affinity<'a> {
     }
 
     /// `nodeAffinity` (field 1).
+    #[inline]
     pub fn node_affinity(&self) -> Option<NodeAffinity<'a>> {
         rt::get::<codec::Msg<NodeAffinity<'a>>>(self.bytes, 1)
     }
 
     /// `podAffinity` (field 2).
+    #[inline]
     pub fn pod_affinity(&self) -> Option<PodAffinity<'a>> {
         rt::get::<codec::Msg<PodAffinity<'a>>>(self.bytes, 2)
     }
 
     /// `podAntiAffinity` (field 3).
+    #[inline]
     pub fn pod_anti_affinity(&self) -> Option<PodAntiAffinity<'a>> {
         rt::get::<codec::Msg<PodAntiAffinity<'a>>>(self.bytes, 3)
     }
@@ -260,21 +269,25 @@ impl<'a> AppArmorProfile<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `localhostProfile` (field 2).
+    #[inline]
     pub fn localhost_profile(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `localhostProfile` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn localhost_profile_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -360,21 +373,25 @@ impl<'a> AttachedVolume<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `devicePath` (field 2).
+    #[inline]
     pub fn device_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `devicePath` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -460,6 +477,7 @@ impl<'a> AvoidPods<'a> {
     }
 
     /// `preferAvoidPods` (field 1).
+    #[inline]
     pub fn prefer_avoid_pods(
         &self,
     ) -> Repeated<'a, codec::Msg<PreferAvoidPodsEntry<'a>>> {
@@ -549,56 +567,67 @@ impl<'a> AzureDiskVolumeSource<'a> {
     }
 
     /// `diskName` (field 1).
+    #[inline]
     pub fn disk_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `diskName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn disk_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `diskURI` (field 2).
+    #[inline]
     pub fn disk_uri(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `diskURI` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn disk_uri_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `cachingMode` (field 3).
+    #[inline]
     pub fn caching_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `cachingMode` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn caching_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `fsType` (field 4).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `fsType` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `readOnly` (field 5).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
 
     /// `kind` (field 6).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `kind` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -704,36 +733,43 @@ impl<'a> AzureFilePersistentVolumeSource<'a> {
     }
 
     /// `secretName` (field 1).
+    #[inline]
     pub fn secret_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `secretName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `shareName` (field 2).
+    #[inline]
     pub fn share_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `shareName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn share_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `secretNamespace` (field 4).
+    #[inline]
     pub fn secret_namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `secretNamespace` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -829,26 +865,31 @@ impl<'a> AzureFileVolumeSource<'a> {
     }
 
     /// `secretName` (field 1).
+    #[inline]
     pub fn secret_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `secretName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `shareName` (field 2).
+    #[inline]
     pub fn share_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `shareName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn share_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
@@ -939,6 +980,7 @@ impl<'a> Binding<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -948,6 +990,7 @@ impl<'a> Binding<'a> {
     }
 
     /// `target` (field 2).
+    #[inline]
     pub fn target(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 2)
     }
@@ -1035,66 +1078,79 @@ impl<'a> CSIPersistentVolumeSource<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `volumeHandle` (field 2).
+    #[inline]
     pub fn volume_handle(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `volumeHandle` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_handle_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `fsType` (field 4).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `fsType` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `volumeAttributes` (field 5).
+    #[inline]
     pub fn volume_attributes(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
 
     /// `controllerPublishSecretRef` (field 6).
+    #[inline]
     pub fn controller_publish_secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 6)
     }
 
     /// `nodeStageSecretRef` (field 7).
+    #[inline]
     pub fn node_stage_secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 7)
     }
 
     /// `nodePublishSecretRef` (field 8).
+    #[inline]
     pub fn node_publish_secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 8)
     }
 
     /// `controllerExpandSecretRef` (field 9).
+    #[inline]
     pub fn controller_expand_secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 9)
     }
 
     /// `nodeExpandSecretRef` (field 10).
+    #[inline]
     pub fn node_expand_secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 10)
     }
@@ -1280,36 +1336,43 @@ impl<'a> CSIVolumeSource<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `readOnly` (field 2).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `fsType` (field 3).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fsType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `volumeAttributes` (field 4).
+    #[inline]
     pub fn volume_attributes(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 4)
     }
 
     /// `nodePublishSecretRef` (field 5).
+    #[inline]
     pub fn node_publish_secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 5)
     }
@@ -1426,11 +1489,13 @@ impl<'a> Capabilities<'a> {
     }
 
     /// `add` (field 1).
+    #[inline]
     pub fn add(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `drop` (field 2).
+    #[inline]
     pub fn drop(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -1524,46 +1589,55 @@ impl<'a> CephFSPersistentVolumeSource<'a> {
     }
 
     /// `monitors` (field 1).
+    #[inline]
     pub fn monitors(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `path` (field 2).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `path` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `user` (field 3).
+    #[inline]
     pub fn user(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `user` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn user_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `secretFile` (field 4).
+    #[inline]
     pub fn secret_file(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `secretFile` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_file_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `secretRef` (field 5).
+    #[inline]
     pub fn secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 5)
     }
 
     /// `readOnly` (field 6).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
@@ -1677,46 +1751,55 @@ impl<'a> CephFSVolumeSource<'a> {
     }
 
     /// `monitors` (field 1).
+    #[inline]
     pub fn monitors(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `path` (field 2).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `path` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `user` (field 3).
+    #[inline]
     pub fn user(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `user` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn user_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `secretFile` (field 4).
+    #[inline]
     pub fn secret_file(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `secretFile` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_file_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `secretRef` (field 5).
+    #[inline]
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 5)
     }
 
     /// `readOnly` (field 6).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
@@ -1831,31 +1914,37 @@ impl<'a> CinderPersistentVolumeSource<'a> {
     }
 
     /// `volumeID` (field 1).
+    #[inline]
     pub fn volume_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `volumeID` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `secretRef` (field 4).
+    #[inline]
     pub fn secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 4)
     }
@@ -1955,31 +2044,37 @@ impl<'a> CinderVolumeSource<'a> {
     }
 
     /// `volumeID` (field 1).
+    #[inline]
     pub fn volume_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `volumeID` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `secretRef` (field 4).
+    #[inline]
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 4)
     }
@@ -2080,6 +2175,7 @@ impl<'a> ClientIPConfig<'a> {
     }
 
     /// `timeoutSeconds` (field 1).
+    #[inline]
     pub fn timeout_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -2160,26 +2256,31 @@ impl<'a> ClusterTrustBundleProjection<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `signerName` (field 2).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `signerName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `labelSelector` (field 3).
+    #[inline]
     pub fn label_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2189,16 +2290,19 @@ impl<'a> ClusterTrustBundleProjection<'a> {
     }
 
     /// `path` (field 4).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `path` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `optional` (field 5).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
@@ -2306,41 +2410,49 @@ impl<'a> ComponentCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `message` (field 3).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `error` (field 4).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `error` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2436,6 +2548,7 @@ impl<'a> ComponentStatus<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2445,6 +2558,7 @@ impl<'a> ComponentStatus<'a> {
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<ComponentCondition<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2541,6 +2655,7 @@ impl<'a> ComponentStatusList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2550,6 +2665,7 @@ impl<'a> ComponentStatusList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ComponentStatus<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2644,6 +2760,7 @@ impl<'a> ConfigMap<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2653,16 +2770,19 @@ impl<'a> ConfigMap<'a> {
     }
 
     /// `data` (field 2).
+    #[inline]
     pub fn data(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `binaryData` (field 3).
+    #[inline]
     pub fn binary_data(&self) -> Map<'a, codec::Str, codec::Bytes> {
         Map::new(self.bytes, 3)
     }
 
     /// `immutable` (field 4).
+    #[inline]
     pub fn immutable(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -2771,11 +2891,13 @@ impl<'a> ConfigMapEnvSource<'a> {
     }
 
     /// `localObjectReference` (field 1).
+    #[inline]
     pub fn local_object_reference(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `optional` (field 2).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
@@ -2872,21 +2994,25 @@ impl<'a> ConfigMapKeySelector<'a> {
     }
 
     /// `localObjectReference` (field 1).
+    #[inline]
     pub fn local_object_reference(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `key` (field 2).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `key` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `optional` (field 3).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
@@ -2988,6 +3114,7 @@ impl<'a> ConfigMapList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2997,6 +3124,7 @@ impl<'a> ConfigMapList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ConfigMap<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3091,51 +3219,61 @@ impl<'a> ConfigMapNodeConfigSource<'a> {
     }
 
     /// `namespace` (field 1).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `namespace` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `name` (field 2).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `name` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `uid` (field 3).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `uid` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `resourceVersion` (field 4).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `resourceVersion` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `kubeletConfigKey` (field 5).
+    #[inline]
     pub fn kubelet_config_key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `kubeletConfigKey` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kubelet_config_key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -3236,16 +3374,19 @@ impl<'a> ConfigMapProjection<'a> {
     }
 
     /// `localObjectReference` (field 1).
+    #[inline]
     pub fn local_object_reference(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<KeyToPath<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `optional` (field 4).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -3352,21 +3493,25 @@ impl<'a> ConfigMapVolumeSource<'a> {
     }
 
     /// `localObjectReference` (field 1).
+    #[inline]
     pub fn local_object_reference(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<KeyToPath<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `defaultMode` (field 3).
+    #[inline]
     pub fn default_mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `optional` (field 4).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -3478,161 +3623,193 @@ impl<'a> Container<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `image` (field 2).
+    #[inline]
     pub fn image(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `image` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `command` (field 3).
+    #[inline]
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `args` (field 4).
+    #[inline]
     pub fn args(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `workingDir` (field 5).
+    #[inline]
     pub fn working_dir(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `workingDir` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn working_dir_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `ports` (field 6).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<ContainerPort<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `env` (field 7).
+    #[inline]
     pub fn env(&self) -> Repeated<'a, codec::Msg<EnvVar<'a>>> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `resources` (field 8).
+    #[inline]
     pub fn resources(&self) -> Option<ResourceRequirements<'a>> {
         rt::get::<codec::Msg<ResourceRequirements<'a>>>(self.bytes, 8)
     }
 
     /// `volumeMounts` (field 9).
+    #[inline]
     pub fn volume_mounts(&self) -> Repeated<'a, codec::Msg<VolumeMount<'a>>> {
         Repeated::new(self.bytes, 9)
     }
 
     /// `livenessProbe` (field 10).
+    #[inline]
     pub fn liveness_probe(&self) -> Option<Probe<'a>> {
         rt::get::<codec::Msg<Probe<'a>>>(self.bytes, 10)
     }
 
     /// `readinessProbe` (field 11).
+    #[inline]
     pub fn readiness_probe(&self) -> Option<Probe<'a>> {
         rt::get::<codec::Msg<Probe<'a>>>(self.bytes, 11)
     }
 
     /// `lifecycle` (field 12).
+    #[inline]
     pub fn lifecycle(&self) -> Option<Lifecycle<'a>> {
         rt::get::<codec::Msg<Lifecycle<'a>>>(self.bytes, 12)
     }
 
     /// `terminationMessagePath` (field 13).
+    #[inline]
     pub fn termination_message_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 13)
     }
 
     /// `terminationMessagePath` (field 13) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn termination_message_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 13)
     }
 
     /// `imagePullPolicy` (field 14).
+    #[inline]
     pub fn image_pull_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 14)
     }
 
     /// `imagePullPolicy` (field 14) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_pull_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 14)
     }
 
     /// `securityContext` (field 15).
+    #[inline]
     pub fn security_context(&self) -> Option<SecurityContext<'a>> {
         rt::get::<codec::Msg<SecurityContext<'a>>>(self.bytes, 15)
     }
 
     /// `stdin` (field 16).
+    #[inline]
     pub fn stdin(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 16)
     }
 
     /// `stdinOnce` (field 17).
+    #[inline]
     pub fn stdin_once(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 17)
     }
 
     /// `tty` (field 18).
+    #[inline]
     pub fn tty(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 18)
     }
 
     /// `envFrom` (field 19).
+    #[inline]
     pub fn env_from(&self) -> Repeated<'a, codec::Msg<EnvFromSource<'a>>> {
         Repeated::new(self.bytes, 19)
     }
 
     /// `terminationMessagePolicy` (field 20).
+    #[inline]
     pub fn termination_message_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 20)
     }
 
     /// `terminationMessagePolicy` (field 20) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn termination_message_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 20)
     }
 
     /// `volumeDevices` (field 21).
+    #[inline]
     pub fn volume_devices(&self) -> Repeated<'a, codec::Msg<VolumeDevice<'a>>> {
         Repeated::new(self.bytes, 21)
     }
 
     /// `startupProbe` (field 22).
+    #[inline]
     pub fn startup_probe(&self) -> Option<Probe<'a>> {
         rt::get::<codec::Msg<Probe<'a>>>(self.bytes, 22)
     }
 
     /// `resizePolicy` (field 23).
+    #[inline]
     pub fn resize_policy(&self) -> Repeated<'a, codec::Msg<ContainerResizePolicy<'a>>> {
         Repeated::new(self.bytes, 23)
     }
 
     /// `restartPolicy` (field 24).
+    #[inline]
     pub fn restart_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 24)
     }
 
     /// `restartPolicy` (field 24) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn restart_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 24)
     }
 
     /// `restartPolicyRules` (field 25).
+    #[inline]
     pub fn restart_policy_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerRestartRule<'a>>> {
@@ -3911,31 +4088,37 @@ impl<'a> ContainerExtendedResourceRequest<'a> {
     }
 
     /// `containerName` (field 1).
+    #[inline]
     pub fn container_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `containerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceName` (field 2).
+    #[inline]
     pub fn resource_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `requestName` (field 3).
+    #[inline]
     pub fn request_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `requestName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn request_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -4026,11 +4209,13 @@ impl<'a> ContainerImage<'a> {
     }
 
     /// `names` (field 1).
+    #[inline]
     pub fn names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `sizeBytes` (field 2).
+    #[inline]
     pub fn size_bytes(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
@@ -4120,41 +4305,49 @@ impl<'a> ContainerPort<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `hostPort` (field 2).
+    #[inline]
     pub fn host_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `containerPort` (field 3).
+    #[inline]
     pub fn container_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `protocol` (field 4).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `protocol` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `hostIP` (field 5).
+    #[inline]
     pub fn host_ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `hostIP` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -4255,21 +4448,25 @@ impl<'a> ContainerResizePolicy<'a> {
     }
 
     /// `resourceName` (field 1).
+    #[inline]
     pub fn resource_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `resourceName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `restartPolicy` (field 2).
+    #[inline]
     pub fn restart_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `restartPolicy` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn restart_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -4355,16 +4552,19 @@ impl<'a> ContainerRestartRule<'a> {
     }
 
     /// `action` (field 1).
+    #[inline]
     pub fn action(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `action` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn action_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `exitCodes` (field 2).
+    #[inline]
     pub fn exit_codes(&self) -> Option<ContainerRestartRuleOnExitCodes<'a>> {
         rt::get::<codec::Msg<ContainerRestartRuleOnExitCodes<'a>>>(self.bytes, 2)
     }
@@ -4455,16 +4655,19 @@ impl<'a> ContainerRestartRuleOnExitCodes<'a> {
     }
 
     /// `operator` (field 1).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `operator` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `values` (field 2).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 2)
     }
@@ -4554,16 +4757,19 @@ impl<'a> ContainerState<'a> {
     }
 
     /// `waiting` (field 1).
+    #[inline]
     pub fn waiting(&self) -> Option<ContainerStateWaiting<'a>> {
         rt::get::<codec::Msg<ContainerStateWaiting<'a>>>(self.bytes, 1)
     }
 
     /// `running` (field 2).
+    #[inline]
     pub fn running(&self) -> Option<ContainerStateRunning<'a>> {
         rt::get::<codec::Msg<ContainerStateRunning<'a>>>(self.bytes, 2)
     }
 
     /// `terminated` (field 3).
+    #[inline]
     pub fn terminated(&self) -> Option<ContainerStateTerminated<'a>> {
         rt::get::<codec::Msg<ContainerStateTerminated<'a>>>(self.bytes, 3)
     }
@@ -4663,6 +4869,7 @@ impl<'a> ContainerStateRunning<'a> {
     }
 
     /// `startedAt` (field 1).
+    #[inline]
     pub fn started_at(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -4754,36 +4961,43 @@ impl<'a> ContainerStateTerminated<'a> {
     }
 
     /// `exitCode` (field 1).
+    #[inline]
     pub fn exit_code(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `signal` (field 2).
+    #[inline]
     pub fn signal(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `reason` (field 3).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `reason` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `message` (field 4).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `message` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `startedAt` (field 5).
+    #[inline]
     pub fn started_at(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -4793,6 +5007,7 @@ impl<'a> ContainerStateTerminated<'a> {
     }
 
     /// `finishedAt` (field 6).
+    #[inline]
     pub fn finished_at(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -4802,11 +5017,13 @@ impl<'a> ContainerStateTerminated<'a> {
     }
 
     /// `containerID` (field 7).
+    #[inline]
     pub fn container_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `containerID` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
@@ -4931,21 +5148,25 @@ impl<'a> ContainerStateWaiting<'a> {
     }
 
     /// `reason` (field 1).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `reason` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `message` (field 2).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `message` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -5031,71 +5252,85 @@ impl<'a> ContainerStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `state` (field 2).
+    #[inline]
     pub fn state(&self) -> Option<ContainerState<'a>> {
         rt::get::<codec::Msg<ContainerState<'a>>>(self.bytes, 2)
     }
 
     /// `lastState` (field 3).
+    #[inline]
     pub fn last_state(&self) -> Option<ContainerState<'a>> {
         rt::get::<codec::Msg<ContainerState<'a>>>(self.bytes, 3)
     }
 
     /// `ready` (field 4).
+    #[inline]
     pub fn ready(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `restartCount` (field 5).
+    #[inline]
     pub fn restart_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `image` (field 6).
+    #[inline]
     pub fn image(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `image` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `imageID` (field 7).
+    #[inline]
     pub fn image_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `imageID` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `containerID` (field 8).
+    #[inline]
     pub fn container_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `containerID` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `started` (field 9).
+    #[inline]
     pub fn started(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 9)
     }
 
     /// `allocatedResources` (field 10).
+    #[inline]
     pub fn allocated_resources(
         &self,
     ) -> Map<
@@ -5107,21 +5342,25 @@ impl<'a> ContainerStatus<'a> {
     }
 
     /// `resources` (field 11).
+    #[inline]
     pub fn resources(&self) -> Option<ResourceRequirements<'a>> {
         rt::get::<codec::Msg<ResourceRequirements<'a>>>(self.bytes, 11)
     }
 
     /// `volumeMounts` (field 12).
+    #[inline]
     pub fn volume_mounts(&self) -> Repeated<'a, codec::Msg<VolumeMountStatus<'a>>> {
         Repeated::new(self.bytes, 12)
     }
 
     /// `user` (field 13).
+    #[inline]
     pub fn user(&self) -> Option<ContainerUser<'a>> {
         rt::get::<codec::Msg<ContainerUser<'a>>>(self.bytes, 13)
     }
 
     /// `allocatedResourcesStatus` (field 14).
+    #[inline]
     pub fn allocated_resources_status(
         &self,
     ) -> Repeated<'a, codec::Msg<ResourceStatus<'a>>> {
@@ -5129,11 +5368,13 @@ impl<'a> ContainerStatus<'a> {
     }
 
     /// `stopSignal` (field 15).
+    #[inline]
     pub fn stop_signal(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 15)
     }
 
     /// `stopSignal` (field 15) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn stop_signal_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
@@ -5321,6 +5562,7 @@ impl<'a> ContainerUser<'a> {
     }
 
     /// `linux` (field 1).
+    #[inline]
     pub fn linux(&self) -> Option<LinuxContainerUser<'a>> {
         rt::get::<codec::Msg<LinuxContainerUser<'a>>>(self.bytes, 1)
     }
@@ -5401,6 +5643,7 @@ impl<'a> DaemonEndpoint<'a> {
     }
 
     /// `Port` (field 1).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -5481,6 +5724,7 @@ impl<'a> DownwardAPIProjection<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DownwardAPIVolumeFile<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -5566,26 +5810,31 @@ impl<'a> DownwardAPIVolumeFile<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fieldRef` (field 2).
+    #[inline]
     pub fn field_ref(&self) -> Option<ObjectFieldSelector<'a>> {
         rt::get::<codec::Msg<ObjectFieldSelector<'a>>>(self.bytes, 2)
     }
 
     /// `resourceFieldRef` (field 3).
+    #[inline]
     pub fn resource_field_ref(&self) -> Option<ResourceFieldSelector<'a>> {
         rt::get::<codec::Msg<ResourceFieldSelector<'a>>>(self.bytes, 3)
     }
 
     /// `mode` (field 4).
+    #[inline]
     pub fn mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -5691,11 +5940,13 @@ impl<'a> DownwardAPIVolumeSource<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DownwardAPIVolumeFile<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `defaultMode` (field 2).
+    #[inline]
     pub fn default_mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -5786,16 +6037,19 @@ impl<'a> EmptyDirVolumeSource<'a> {
     }
 
     /// `medium` (field 1).
+    #[inline]
     pub fn medium(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `medium` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn medium_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `sizeLimit` (field 2).
+    #[inline]
     pub fn size_limit(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -5892,36 +6146,43 @@ impl<'a> EndpointAddress<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `targetRef` (field 2).
+    #[inline]
     pub fn target_ref(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 2)
     }
 
     /// `hostname` (field 3).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `hostname` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `nodeName` (field 4).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `nodeName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -6021,36 +6282,43 @@ impl<'a> EndpointPort<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `port` (field 2).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `protocol` (field 3).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `protocol` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `appProtocol` (field 4).
+    #[inline]
     pub fn app_protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `appProtocol` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn app_protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -6146,16 +6414,19 @@ impl<'a> EndpointSubset<'a> {
     }
 
     /// `addresses` (field 1).
+    #[inline]
     pub fn addresses(&self) -> Repeated<'a, codec::Msg<EndpointAddress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `notReadyAddresses` (field 2).
+    #[inline]
     pub fn not_ready_addresses(&self) -> Repeated<'a, codec::Msg<EndpointAddress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `ports` (field 3).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<EndpointPort<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -6263,6 +6534,7 @@ impl<'a> Endpoints<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -6272,6 +6544,7 @@ impl<'a> Endpoints<'a> {
     }
 
     /// `subsets` (field 2).
+    #[inline]
     pub fn subsets(&self) -> Repeated<'a, codec::Msg<EndpointSubset<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -6366,6 +6639,7 @@ impl<'a> EndpointsList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -6375,6 +6649,7 @@ impl<'a> EndpointsList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Endpoints<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -6469,21 +6744,25 @@ impl<'a> EnvFromSource<'a> {
     }
 
     /// `prefix` (field 1).
+    #[inline]
     pub fn prefix(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `prefix` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn prefix_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `configMapRef` (field 2).
+    #[inline]
     pub fn config_map_ref(&self) -> Option<ConfigMapEnvSource<'a>> {
         rt::get::<codec::Msg<ConfigMapEnvSource<'a>>>(self.bytes, 2)
     }
 
     /// `secretRef` (field 3).
+    #[inline]
     pub fn secret_ref(&self) -> Option<SecretEnvSource<'a>> {
         rt::get::<codec::Msg<SecretEnvSource<'a>>>(self.bytes, 3)
     }
@@ -6583,26 +6862,31 @@ impl<'a> EnvVar<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `valueFrom` (field 3).
+    #[inline]
     pub fn value_from(&self) -> Option<EnvVarSource<'a>> {
         rt::get::<codec::Msg<EnvVarSource<'a>>>(self.bytes, 3)
     }
@@ -6695,26 +6979,31 @@ impl<'a> EnvVarSource<'a> {
     }
 
     /// `fieldRef` (field 1).
+    #[inline]
     pub fn field_ref(&self) -> Option<ObjectFieldSelector<'a>> {
         rt::get::<codec::Msg<ObjectFieldSelector<'a>>>(self.bytes, 1)
     }
 
     /// `resourceFieldRef` (field 2).
+    #[inline]
     pub fn resource_field_ref(&self) -> Option<ResourceFieldSelector<'a>> {
         rt::get::<codec::Msg<ResourceFieldSelector<'a>>>(self.bytes, 2)
     }
 
     /// `configMapKeyRef` (field 3).
+    #[inline]
     pub fn config_map_key_ref(&self) -> Option<ConfigMapKeySelector<'a>> {
         rt::get::<codec::Msg<ConfigMapKeySelector<'a>>>(self.bytes, 3)
     }
 
     /// `secretKeyRef` (field 4).
+    #[inline]
     pub fn secret_key_ref(&self) -> Option<SecretKeySelector<'a>> {
         rt::get::<codec::Msg<SecretKeySelector<'a>>>(self.bytes, 4)
     }
 
     /// `fileKeyRef` (field 5).
+    #[inline]
     pub fn file_key_ref(&self) -> Option<FileKeySelector<'a>> {
         rt::get::<codec::Msg<FileKeySelector<'a>>>(self.bytes, 5)
     }
@@ -6842,16 +7131,19 @@ impl<'a> EphemeralContainer<'a> {
     }
 
     /// `ephemeralContainerCommon` (field 1).
+    #[inline]
     pub fn ephemeral_container_common(&self) -> Option<EphemeralContainerCommon<'a>> {
         rt::get::<codec::Msg<EphemeralContainerCommon<'a>>>(self.bytes, 1)
     }
 
     /// `targetContainerName` (field 2).
+    #[inline]
     pub fn target_container_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `targetContainerName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn target_container_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -6951,161 +7243,193 @@ impl<'a> EphemeralContainerCommon<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `image` (field 2).
+    #[inline]
     pub fn image(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `image` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `command` (field 3).
+    #[inline]
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `args` (field 4).
+    #[inline]
     pub fn args(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `workingDir` (field 5).
+    #[inline]
     pub fn working_dir(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `workingDir` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn working_dir_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `ports` (field 6).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<ContainerPort<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `env` (field 7).
+    #[inline]
     pub fn env(&self) -> Repeated<'a, codec::Msg<EnvVar<'a>>> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `resources` (field 8).
+    #[inline]
     pub fn resources(&self) -> Option<ResourceRequirements<'a>> {
         rt::get::<codec::Msg<ResourceRequirements<'a>>>(self.bytes, 8)
     }
 
     /// `volumeMounts` (field 9).
+    #[inline]
     pub fn volume_mounts(&self) -> Repeated<'a, codec::Msg<VolumeMount<'a>>> {
         Repeated::new(self.bytes, 9)
     }
 
     /// `livenessProbe` (field 10).
+    #[inline]
     pub fn liveness_probe(&self) -> Option<Probe<'a>> {
         rt::get::<codec::Msg<Probe<'a>>>(self.bytes, 10)
     }
 
     /// `readinessProbe` (field 11).
+    #[inline]
     pub fn readiness_probe(&self) -> Option<Probe<'a>> {
         rt::get::<codec::Msg<Probe<'a>>>(self.bytes, 11)
     }
 
     /// `lifecycle` (field 12).
+    #[inline]
     pub fn lifecycle(&self) -> Option<Lifecycle<'a>> {
         rt::get::<codec::Msg<Lifecycle<'a>>>(self.bytes, 12)
     }
 
     /// `terminationMessagePath` (field 13).
+    #[inline]
     pub fn termination_message_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 13)
     }
 
     /// `terminationMessagePath` (field 13) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn termination_message_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 13)
     }
 
     /// `imagePullPolicy` (field 14).
+    #[inline]
     pub fn image_pull_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 14)
     }
 
     /// `imagePullPolicy` (field 14) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_pull_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 14)
     }
 
     /// `securityContext` (field 15).
+    #[inline]
     pub fn security_context(&self) -> Option<SecurityContext<'a>> {
         rt::get::<codec::Msg<SecurityContext<'a>>>(self.bytes, 15)
     }
 
     /// `stdin` (field 16).
+    #[inline]
     pub fn stdin(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 16)
     }
 
     /// `stdinOnce` (field 17).
+    #[inline]
     pub fn stdin_once(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 17)
     }
 
     /// `tty` (field 18).
+    #[inline]
     pub fn tty(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 18)
     }
 
     /// `envFrom` (field 19).
+    #[inline]
     pub fn env_from(&self) -> Repeated<'a, codec::Msg<EnvFromSource<'a>>> {
         Repeated::new(self.bytes, 19)
     }
 
     /// `terminationMessagePolicy` (field 20).
+    #[inline]
     pub fn termination_message_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 20)
     }
 
     /// `terminationMessagePolicy` (field 20) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn termination_message_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 20)
     }
 
     /// `volumeDevices` (field 21).
+    #[inline]
     pub fn volume_devices(&self) -> Repeated<'a, codec::Msg<VolumeDevice<'a>>> {
         Repeated::new(self.bytes, 21)
     }
 
     /// `startupProbe` (field 22).
+    #[inline]
     pub fn startup_probe(&self) -> Option<Probe<'a>> {
         rt::get::<codec::Msg<Probe<'a>>>(self.bytes, 22)
     }
 
     /// `resizePolicy` (field 23).
+    #[inline]
     pub fn resize_policy(&self) -> Repeated<'a, codec::Msg<ContainerResizePolicy<'a>>> {
         Repeated::new(self.bytes, 23)
     }
 
     /// `restartPolicy` (field 24).
+    #[inline]
     pub fn restart_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 24)
     }
 
     /// `restartPolicy` (field 24) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn restart_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 24)
     }
 
     /// `restartPolicyRules` (field 25).
+    #[inline]
     pub fn restart_policy_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerRestartRule<'a>>> {
@@ -7384,6 +7708,7 @@ impl<'a> EphemeralVolumeSource<'a> {
     }
 
     /// `volumeClaimTemplate` (field 1).
+    #[inline]
     pub fn volume_claim_template(&self) -> Option<PersistentVolumeClaimTemplate<'a>> {
         rt::get::<codec::Msg<PersistentVolumeClaimTemplate<'a>>>(self.bytes, 1)
     }
@@ -7475,6 +7800,7 @@ impl<'a> Event<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -7484,36 +7810,43 @@ impl<'a> Event<'a> {
     }
 
     /// `involvedObject` (field 2).
+    #[inline]
     pub fn involved_object(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 2)
     }
 
     /// `reason` (field 3).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `reason` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `message` (field 4).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `message` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `source` (field 5).
+    #[inline]
     pub fn source(&self) -> Option<EventSource<'a>> {
         rt::get::<codec::Msg<EventSource<'a>>>(self.bytes, 5)
     }
 
     /// `firstTimestamp` (field 6).
+    #[inline]
     pub fn first_timestamp(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -7523,6 +7856,7 @@ impl<'a> Event<'a> {
     }
 
     /// `lastTimestamp` (field 7).
+    #[inline]
     pub fn last_timestamp(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -7532,21 +7866,25 @@ impl<'a> Event<'a> {
     }
 
     /// `count` (field 8).
+    #[inline]
     pub fn count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `type` (field 9).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `type` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `eventTime` (field 10).
+    #[inline]
     pub fn event_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -7556,41 +7894,49 @@ impl<'a> Event<'a> {
     }
 
     /// `series` (field 11).
+    #[inline]
     pub fn series(&self) -> Option<EventSeries<'a>> {
         rt::get::<codec::Msg<EventSeries<'a>>>(self.bytes, 11)
     }
 
     /// `action` (field 12).
+    #[inline]
     pub fn action(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 12)
     }
 
     /// `action` (field 12) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn action_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
 
     /// `related` (field 13).
+    #[inline]
     pub fn related(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 13)
     }
 
     /// `reportingComponent` (field 14).
+    #[inline]
     pub fn reporting_component(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 14)
     }
 
     /// `reportingComponent` (field 14) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reporting_component_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 14)
     }
 
     /// `reportingInstance` (field 15).
+    #[inline]
     pub fn reporting_instance(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 15)
     }
 
     /// `reportingInstance` (field 15) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reporting_instance_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
@@ -7774,6 +8120,7 @@ impl<'a> EventList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -7783,6 +8130,7 @@ impl<'a> EventList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Event<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -7876,11 +8224,13 @@ impl<'a> EventSeries<'a> {
     }
 
     /// `count` (field 1).
+    #[inline]
     pub fn count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `lastObservedTime` (field 2).
+    #[inline]
     pub fn last_observed_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -7980,21 +8330,25 @@ impl<'a> EventSource<'a> {
     }
 
     /// `component` (field 1).
+    #[inline]
     pub fn component(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `component` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn component_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `host` (field 2).
+    #[inline]
     pub fn host(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `host` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -8080,6 +8434,7 @@ impl<'a> ExecAction<'a> {
     }
 
     /// `command` (field 1).
+    #[inline]
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -8164,31 +8519,37 @@ impl<'a> FCVolumeSource<'a> {
     }
 
     /// `targetWWNs` (field 1).
+    #[inline]
     pub fn target_wwns(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `lun` (field 2).
+    #[inline]
     pub fn lun(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `fsType` (field 3).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fsType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `readOnly` (field 4).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `wwids` (field 5).
+    #[inline]
     pub fn wwids(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -8297,36 +8658,43 @@ impl<'a> FileKeySelector<'a> {
     }
 
     /// `volumeName` (field 1).
+    #[inline]
     pub fn volume_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `volumeName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `path` (field 2).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `path` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `key` (field 3).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `key` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `optional` (field 4).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -8422,36 +8790,43 @@ impl<'a> FlexPersistentVolumeSource<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `secretRef` (field 3).
+    #[inline]
     pub fn secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 3)
     }
 
     /// `readOnly` (field 4).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `options` (field 5).
+    #[inline]
     pub fn options(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
@@ -8560,36 +8935,43 @@ impl<'a> FlexVolumeSource<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `secretRef` (field 3).
+    #[inline]
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 3)
     }
 
     /// `readOnly` (field 4).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `options` (field 5).
+    #[inline]
     pub fn options(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
@@ -8699,21 +9081,25 @@ impl<'a> FlockerVolumeSource<'a> {
     }
 
     /// `datasetName` (field 1).
+    #[inline]
     pub fn dataset_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `datasetName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn dataset_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `datasetUUID` (field 2).
+    #[inline]
     pub fn dataset_uuid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `datasetUUID` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn dataset_uuid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -8799,31 +9185,37 @@ impl<'a> GCEPersistentDiskVolumeSource<'a> {
     }
 
     /// `pdName` (field 1).
+    #[inline]
     pub fn pd_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `pdName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pd_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `partition` (field 3).
+    #[inline]
     pub fn partition(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `readOnly` (field 4).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -8919,16 +9311,19 @@ impl<'a> GRPCAction<'a> {
     }
 
     /// `port` (field 1).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `service` (field 2).
+    #[inline]
     pub fn service(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `service` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -9014,31 +9409,37 @@ impl<'a> GitRepoVolumeSource<'a> {
     }
 
     /// `repository` (field 1).
+    #[inline]
     pub fn repository(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `repository` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn repository_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `revision` (field 2).
+    #[inline]
     pub fn revision(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `revision` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn revision_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `directory` (field 3).
+    #[inline]
     pub fn directory(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `directory` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn directory_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -9129,36 +9530,43 @@ impl<'a> GlusterfsPersistentVolumeSource<'a> {
     }
 
     /// `endpoints` (field 1).
+    #[inline]
     pub fn endpoints(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `endpoints` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn endpoints_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `path` (field 2).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `path` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `endpointsNamespace` (field 4).
+    #[inline]
     pub fn endpoints_namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `endpointsNamespace` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn endpoints_namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -9254,26 +9662,31 @@ impl<'a> GlusterfsVolumeSource<'a> {
     }
 
     /// `endpoints` (field 1).
+    #[inline]
     pub fn endpoints(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `endpoints` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn endpoints_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `path` (field 2).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `path` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
@@ -9364,16 +9777,19 @@ impl<'a> HTTPGetAction<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `port` (field 2).
+    #[inline]
     pub fn port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -9383,26 +9799,31 @@ impl<'a> HTTPGetAction<'a> {
     }
 
     /// `host` (field 3).
+    #[inline]
     pub fn host(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `host` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `scheme` (field 4).
+    #[inline]
     pub fn scheme(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `scheme` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scheme_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `httpHeaders` (field 5).
+    #[inline]
     pub fn http_headers(&self) -> Repeated<'a, codec::Msg<HTTPHeader<'a>>> {
         Repeated::new(self.bytes, 5)
     }
@@ -9511,21 +9932,25 @@ impl<'a> HTTPHeader<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -9611,16 +10036,19 @@ impl<'a> HostAlias<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `hostnames` (field 2).
+    #[inline]
     pub fn hostnames(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -9710,11 +10138,13 @@ impl<'a> HostIP<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -9793,21 +10223,25 @@ impl<'a> HostPathVolumeSource<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `type` (field 2).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `type` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -9893,81 +10327,97 @@ impl<'a> ISCSIPersistentVolumeSource<'a> {
     }
 
     /// `targetPortal` (field 1).
+    #[inline]
     pub fn target_portal(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `targetPortal` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn target_portal_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `iqn` (field 2).
+    #[inline]
     pub fn iqn(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `iqn` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn iqn_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lun` (field 3).
+    #[inline]
     pub fn lun(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `iscsiInterface` (field 4).
+    #[inline]
     pub fn iscsi_interface(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `iscsiInterface` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn iscsi_interface_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `fsType` (field 5).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `fsType` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `readOnly` (field 6).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `portals` (field 7).
+    #[inline]
     pub fn portals(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `chapAuthDiscovery` (field 8).
+    #[inline]
     pub fn chap_auth_discovery(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
 
     /// `secretRef` (field 10).
+    #[inline]
     pub fn secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 10)
     }
 
     /// `chapAuthSession` (field 11).
+    #[inline]
     pub fn chap_auth_session(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
 
     /// `initiatorName` (field 12).
+    #[inline]
     pub fn initiator_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 12)
     }
 
     /// `initiatorName` (field 12) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn initiator_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
@@ -10106,81 +10556,97 @@ impl<'a> ISCSIVolumeSource<'a> {
     }
 
     /// `targetPortal` (field 1).
+    #[inline]
     pub fn target_portal(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `targetPortal` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn target_portal_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `iqn` (field 2).
+    #[inline]
     pub fn iqn(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `iqn` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn iqn_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lun` (field 3).
+    #[inline]
     pub fn lun(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `iscsiInterface` (field 4).
+    #[inline]
     pub fn iscsi_interface(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `iscsiInterface` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn iscsi_interface_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `fsType` (field 5).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `fsType` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `readOnly` (field 6).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `portals` (field 7).
+    #[inline]
     pub fn portals(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `chapAuthDiscovery` (field 8).
+    #[inline]
     pub fn chap_auth_discovery(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
 
     /// `secretRef` (field 10).
+    #[inline]
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 10)
     }
 
     /// `chapAuthSession` (field 11).
+    #[inline]
     pub fn chap_auth_session(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
 
     /// `initiatorName` (field 12).
+    #[inline]
     pub fn initiator_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 12)
     }
 
     /// `initiatorName` (field 12) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn initiator_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
@@ -10320,21 +10786,25 @@ impl<'a> ImageVolumeSource<'a> {
     }
 
     /// `reference` (field 1).
+    #[inline]
     pub fn reference(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `reference` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reference_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pullPolicy` (field 2).
+    #[inline]
     pub fn pull_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `pullPolicy` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pull_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -10420,11 +10890,13 @@ impl<'a> ImageVolumeStatus<'a> {
     }
 
     /// `imageRef` (field 1).
+    #[inline]
     pub fn image_ref(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `imageRef` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_ref_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -10505,26 +10977,31 @@ impl<'a> KeyToPath<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `path` (field 2).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `path` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `mode` (field 3).
+    #[inline]
     pub fn mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -10615,21 +11092,25 @@ impl<'a> Lifecycle<'a> {
     }
 
     /// `postStart` (field 1).
+    #[inline]
     pub fn post_start(&self) -> Option<LifecycleHandler<'a>> {
         rt::get::<codec::Msg<LifecycleHandler<'a>>>(self.bytes, 1)
     }
 
     /// `preStop` (field 2).
+    #[inline]
     pub fn pre_stop(&self) -> Option<LifecycleHandler<'a>> {
         rt::get::<codec::Msg<LifecycleHandler<'a>>>(self.bytes, 2)
     }
 
     /// `stopSignal` (field 3).
+    #[inline]
     pub fn stop_signal(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `stopSignal` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn stop_signal_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -10725,21 +11206,25 @@ impl<'a> LifecycleHandler<'a> {
     }
 
     /// `exec` (field 1).
+    #[inline]
     pub fn exec(&self) -> Option<ExecAction<'a>> {
         rt::get::<codec::Msg<ExecAction<'a>>>(self.bytes, 1)
     }
 
     /// `httpGet` (field 2).
+    #[inline]
     pub fn http_get(&self) -> Option<HTTPGetAction<'a>> {
         rt::get::<codec::Msg<HTTPGetAction<'a>>>(self.bytes, 2)
     }
 
     /// `tcpSocket` (field 3).
+    #[inline]
     pub fn tcp_socket(&self) -> Option<TCPSocketAction<'a>> {
         rt::get::<codec::Msg<TCPSocketAction<'a>>>(self.bytes, 3)
     }
 
     /// `sleep` (field 4).
+    #[inline]
     pub fn sleep(&self) -> Option<SleepAction<'a>> {
         rt::get::<codec::Msg<SleepAction<'a>>>(self.bytes, 4)
     }
@@ -10840,6 +11325,7 @@ impl<'a> LimitRange<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -10849,6 +11335,7 @@ impl<'a> LimitRange<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<LimitRangeSpec<'a>> {
         rt::get::<codec::Msg<LimitRangeSpec<'a>>>(self.bytes, 2)
     }
@@ -10938,16 +11425,19 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `max` (field 2).
+    #[inline]
     pub fn max(
         &self,
     ) -> Map<
@@ -10959,6 +11449,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `min` (field 3).
+    #[inline]
     pub fn min(
         &self,
     ) -> Map<
@@ -10970,6 +11461,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `default` (field 4).
+    #[inline]
     pub fn default(
         &self,
     ) -> Map<
@@ -10981,6 +11473,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `defaultRequest` (field 5).
+    #[inline]
     pub fn default_request(
         &self,
     ) -> Map<
@@ -10992,6 +11485,7 @@ impl<'a> LimitRangeItem<'a> {
     }
 
     /// `maxLimitRequestRatio` (field 6).
+    #[inline]
     pub fn max_limit_request_ratio(
         &self,
     ) -> Map<
@@ -11158,6 +11652,7 @@ impl<'a> LimitRangeList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -11167,6 +11662,7 @@ impl<'a> LimitRangeList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<LimitRange<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -11261,6 +11757,7 @@ impl<'a> LimitRangeSpec<'a> {
     }
 
     /// `limits` (field 1).
+    #[inline]
     pub fn limits(&self) -> Repeated<'a, codec::Msg<LimitRangeItem<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -11346,16 +11843,19 @@ impl<'a> LinuxContainerUser<'a> {
     }
 
     /// `uid` (field 1).
+    #[inline]
     pub fn uid(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `gid` (field 2).
+    #[inline]
     pub fn gid(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `supplementalGroups` (field 3).
+    #[inline]
     pub fn supplemental_groups(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 3)
     }
@@ -11451,6 +11951,7 @@ impl<'a> List<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -11460,6 +11961,7 @@ impl<'a> List<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>> {
@@ -11556,36 +12058,43 @@ impl<'a> LoadBalancerIngress<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `hostname` (field 2).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `hostname` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `ipMode` (field 3).
+    #[inline]
     pub fn ip_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `ipMode` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `ports` (field 4).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<PortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -11686,6 +12195,7 @@ impl<'a> LoadBalancerStatus<'a> {
     }
 
     /// `ingress` (field 1).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<LoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -11771,11 +12281,13 @@ impl<'a> LocalObjectReference<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -11856,21 +12368,25 @@ impl<'a> LocalVolumeSource<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -11956,21 +12472,25 @@ impl<'a> ModifyVolumeStatus<'a> {
     }
 
     /// `targetVolumeAttributesClassName` (field 1).
+    #[inline]
     pub fn target_volume_attributes_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `targetVolumeAttributesClassName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn target_volume_attributes_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -12061,26 +12581,31 @@ impl<'a> NFSVolumeSource<'a> {
     }
 
     /// `server` (field 1).
+    #[inline]
     pub fn server(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `server` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn server_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `path` (field 2).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `path` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
@@ -12171,6 +12696,7 @@ impl<'a> Namespace<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -12180,11 +12706,13 @@ impl<'a> Namespace<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<NamespaceSpec<'a>> {
         rt::get::<codec::Msg<NamespaceSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<NamespaceStatus<'a>> {
         rt::get::<codec::Msg<NamespaceStatus<'a>>>(self.bytes, 3)
     }
@@ -12279,26 +12807,31 @@ impl<'a> NamespaceCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 4).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -12308,21 +12841,25 @@ impl<'a> NamespaceCondition<'a> {
     }
 
     /// `reason` (field 5).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reason` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -12433,6 +12970,7 @@ impl<'a> NamespaceList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -12442,6 +12980,7 @@ impl<'a> NamespaceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Namespace<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -12536,6 +13075,7 @@ impl<'a> NamespaceSpec<'a> {
     }
 
     /// `finalizers` (field 1).
+    #[inline]
     pub fn finalizers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -12620,16 +13160,19 @@ impl<'a> NamespaceStatus<'a> {
     }
 
     /// `phase` (field 1).
+    #[inline]
     pub fn phase(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `phase` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn phase_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<NamespaceCondition<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -12722,6 +13265,7 @@ impl<'a> Node<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -12731,11 +13275,13 @@ impl<'a> Node<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<NodeSpec<'a>> {
         rt::get::<codec::Msg<NodeSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<NodeStatus<'a>> {
         rt::get::<codec::Msg<NodeStatus<'a>>>(self.bytes, 3)
     }
@@ -12828,21 +13374,25 @@ impl<'a> NodeAddress<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `address` (field 2).
+    #[inline]
     pub fn address(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `address` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -12928,6 +13478,7 @@ impl<'a> NodeAffinity<'a> {
     }
 
     /// `requiredDuringSchedulingIgnoredDuringExecution` (field 1).
+    #[inline]
     pub fn required_during_scheduling_ignored_during_execution(
         &self,
     ) -> Option<NodeSelector<'a>> {
@@ -12935,6 +13486,7 @@ impl<'a> NodeAffinity<'a> {
     }
 
     /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    #[inline]
     pub fn preferred_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<PreferredSchedulingTerm<'a>>> {
@@ -13048,21 +13600,25 @@ impl<'a> NodeAllocatableResourceClaimStatus<'a> {
     }
 
     /// `resourceClaimName` (field 1).
+    #[inline]
     pub fn resource_claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `resourceClaimName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `containers` (field 2).
+    #[inline]
     pub fn containers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(
         &self,
     ) -> Map<
@@ -13174,26 +13730,31 @@ impl<'a> NodeCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastHeartbeatTime` (field 3).
+    #[inline]
     pub fn last_heartbeat_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -13203,6 +13764,7 @@ impl<'a> NodeCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 4).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -13212,21 +13774,25 @@ impl<'a> NodeCondition<'a> {
     }
 
     /// `reason` (field 5).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reason` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -13352,6 +13918,7 @@ impl<'a> NodeConfigSource<'a> {
     }
 
     /// `configMap` (field 2).
+    #[inline]
     pub fn config_map(&self) -> Option<ConfigMapNodeConfigSource<'a>> {
         rt::get::<codec::Msg<ConfigMapNodeConfigSource<'a>>>(self.bytes, 2)
     }
@@ -13437,26 +14004,31 @@ impl<'a> NodeConfigStatus<'a> {
     }
 
     /// `assigned` (field 1).
+    #[inline]
     pub fn assigned(&self) -> Option<NodeConfigSource<'a>> {
         rt::get::<codec::Msg<NodeConfigSource<'a>>>(self.bytes, 1)
     }
 
     /// `active` (field 2).
+    #[inline]
     pub fn active(&self) -> Option<NodeConfigSource<'a>> {
         rt::get::<codec::Msg<NodeConfigSource<'a>>>(self.bytes, 2)
     }
 
     /// `lastKnownGood` (field 3).
+    #[inline]
     pub fn last_known_good(&self) -> Option<NodeConfigSource<'a>> {
         rt::get::<codec::Msg<NodeConfigSource<'a>>>(self.bytes, 3)
     }
 
     /// `error` (field 4).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `error` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -13558,6 +14130,7 @@ impl<'a> NodeDaemonEndpoints<'a> {
     }
 
     /// `kubeletEndpoint` (field 1).
+    #[inline]
     pub fn kubelet_endpoint(&self) -> Option<DaemonEndpoint<'a>> {
         rt::get::<codec::Msg<DaemonEndpoint<'a>>>(self.bytes, 1)
     }
@@ -13643,6 +14216,7 @@ impl<'a> NodeFeatures<'a> {
     }
 
     /// `supplementalGroupsPolicy` (field 1).
+    #[inline]
     pub fn supplemental_groups_policy(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
@@ -13724,6 +14298,7 @@ impl<'a> NodeList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -13733,6 +14308,7 @@ impl<'a> NodeList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Node<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -13826,11 +14402,13 @@ impl<'a> NodeProxyOptions<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -13911,16 +14489,19 @@ impl<'a> NodeRuntimeHandler<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `features` (field 2).
+    #[inline]
     pub fn features(&self) -> Option<NodeRuntimeHandlerFeatures<'a>> {
         rt::get::<codec::Msg<NodeRuntimeHandlerFeatures<'a>>>(self.bytes, 2)
     }
@@ -14008,11 +14589,13 @@ impl<'a> NodeRuntimeHandlerFeatures<'a> {
     }
 
     /// `recursiveReadOnlyMounts` (field 1).
+    #[inline]
     pub fn recursive_read_only_mounts(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `userNamespaces` (field 2).
+    #[inline]
     pub fn user_namespaces(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
@@ -14099,6 +14682,7 @@ impl<'a> NodeSelector<'a> {
     }
 
     /// `nodeSelectorTerms` (field 1).
+    #[inline]
     pub fn node_selector_terms(&self) -> Repeated<'a, codec::Msg<NodeSelectorTerm<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -14186,26 +14770,31 @@ impl<'a> NodeSelectorRequirement<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -14300,6 +14889,7 @@ impl<'a> NodeSelectorTerm<'a> {
     }
 
     /// `matchExpressions` (field 1).
+    #[inline]
     pub fn match_expressions(
         &self,
     ) -> Repeated<'a, codec::Msg<NodeSelectorRequirement<'a>>> {
@@ -14307,6 +14897,7 @@ impl<'a> NodeSelectorTerm<'a> {
     }
 
     /// `matchFields` (field 2).
+    #[inline]
     pub fn match_fields(&self) -> Repeated<'a, codec::Msg<NodeSelectorRequirement<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -14406,51 +14997,61 @@ impl<'a> NodeSpec<'a> {
     }
 
     /// `podCIDR` (field 1).
+    #[inline]
     pub fn pod_cidr(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `podCIDR` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_cidr_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `externalID` (field 2).
+    #[inline]
     pub fn external_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `externalID` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn external_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `providerID` (field 3).
+    #[inline]
     pub fn provider_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `providerID` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn provider_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `unschedulable` (field 4).
+    #[inline]
     pub fn unschedulable(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `taints` (field 5).
+    #[inline]
     pub fn taints(&self) -> Repeated<'a, codec::Msg<Taint<'a>>> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `configSource` (field 6).
+    #[inline]
     pub fn config_source(&self) -> Option<NodeConfigSource<'a>> {
         rt::get::<codec::Msg<NodeConfigSource<'a>>>(self.bytes, 6)
     }
 
     /// `podCIDRs` (field 7).
+    #[inline]
     pub fn pod_cidrs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
@@ -14574,6 +15175,7 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `capacity` (field 1).
+    #[inline]
     pub fn capacity(
         &self,
     ) -> Map<
@@ -14585,6 +15187,7 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `allocatable` (field 2).
+    #[inline]
     pub fn allocatable(
         &self,
     ) -> Map<
@@ -14596,66 +15199,79 @@ impl<'a> NodeStatus<'a> {
     }
 
     /// `phase` (field 3).
+    #[inline]
     pub fn phase(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `phase` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn phase_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `conditions` (field 4).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<NodeCondition<'a>>> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `addresses` (field 5).
+    #[inline]
     pub fn addresses(&self) -> Repeated<'a, codec::Msg<NodeAddress<'a>>> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `daemonEndpoints` (field 6).
+    #[inline]
     pub fn daemon_endpoints(&self) -> Option<NodeDaemonEndpoints<'a>> {
         rt::get::<codec::Msg<NodeDaemonEndpoints<'a>>>(self.bytes, 6)
     }
 
     /// `nodeInfo` (field 7).
+    #[inline]
     pub fn node_info(&self) -> Option<NodeSystemInfo<'a>> {
         rt::get::<codec::Msg<NodeSystemInfo<'a>>>(self.bytes, 7)
     }
 
     /// `images` (field 8).
+    #[inline]
     pub fn images(&self) -> Repeated<'a, codec::Msg<ContainerImage<'a>>> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `volumesInUse` (field 9).
+    #[inline]
     pub fn volumes_in_use(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
 
     /// `volumesAttached` (field 10).
+    #[inline]
     pub fn volumes_attached(&self) -> Repeated<'a, codec::Msg<AttachedVolume<'a>>> {
         Repeated::new(self.bytes, 10)
     }
 
     /// `config` (field 11).
+    #[inline]
     pub fn config(&self) -> Option<NodeConfigStatus<'a>> {
         rt::get::<codec::Msg<NodeConfigStatus<'a>>>(self.bytes, 11)
     }
 
     /// `runtimeHandlers` (field 12).
+    #[inline]
     pub fn runtime_handlers(&self) -> Repeated<'a, codec::Msg<NodeRuntimeHandler<'a>>> {
         Repeated::new(self.bytes, 12)
     }
 
     /// `features` (field 13).
+    #[inline]
     pub fn features(&self) -> Option<NodeFeatures<'a>> {
         rt::get::<codec::Msg<NodeFeatures<'a>>>(self.bytes, 13)
     }
 
     /// `declaredFeatures` (field 14).
+    #[inline]
     pub fn declared_features(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 14)
     }
@@ -14874,6 +15490,7 @@ impl<'a> NodeSwapStatus<'a> {
     }
 
     /// `capacity` (field 1).
+    #[inline]
     pub fn capacity(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
@@ -14954,106 +15571,127 @@ impl<'a> NodeSystemInfo<'a> {
     }
 
     /// `machineID` (field 1).
+    #[inline]
     pub fn machine_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `machineID` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn machine_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `systemUUID` (field 2).
+    #[inline]
     pub fn system_uuid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `systemUUID` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn system_uuid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `bootID` (field 3).
+    #[inline]
     pub fn boot_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `bootID` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn boot_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `kernelVersion` (field 4).
+    #[inline]
     pub fn kernel_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `kernelVersion` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kernel_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `osImage` (field 5).
+    #[inline]
     pub fn os_image(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `osImage` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn os_image_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `containerRuntimeVersion` (field 6).
+    #[inline]
     pub fn container_runtime_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `containerRuntimeVersion` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_runtime_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `kubeletVersion` (field 7).
+    #[inline]
     pub fn kubelet_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `kubeletVersion` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kubelet_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `kubeProxyVersion` (field 8).
+    #[inline]
     pub fn kube_proxy_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `kubeProxyVersion` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kube_proxy_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `operatingSystem` (field 9).
+    #[inline]
     pub fn operating_system(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `operatingSystem` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operating_system_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `architecture` (field 10).
+    #[inline]
     pub fn architecture(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `architecture` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn architecture_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `swap` (field 11).
+    #[inline]
     pub fn swap(&self) -> Option<NodeSwapStatus<'a>> {
         rt::get::<codec::Msg<NodeSwapStatus<'a>>>(self.bytes, 11)
     }
@@ -15184,21 +15822,25 @@ impl<'a> ObjectFieldSelector<'a> {
     }
 
     /// `apiVersion` (field 1).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fieldPath` (field 2).
+    #[inline]
     pub fn field_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fieldPath` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -15284,71 +15926,85 @@ impl<'a> ObjectReference<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `namespace` (field 2).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `namespace` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `uid` (field 4).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `uid` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `apiVersion` (field 5).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `apiVersion` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `resourceVersion` (field 6).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `resourceVersion` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `fieldPath` (field 7).
+    #[inline]
     pub fn field_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `fieldPath` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
@@ -15459,6 +16115,7 @@ impl<'a> PersistentVolume<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -15468,11 +16125,13 @@ impl<'a> PersistentVolume<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PersistentVolumeSpec<'a>> {
         rt::get::<codec::Msg<PersistentVolumeSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PersistentVolumeStatus<'a>> {
         rt::get::<codec::Msg<PersistentVolumeStatus<'a>>>(self.bytes, 3)
     }
@@ -15568,6 +16227,7 @@ impl<'a> PersistentVolumeClaim<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -15577,11 +16237,13 @@ impl<'a> PersistentVolumeClaim<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PersistentVolumeClaimSpec<'a>> {
         rt::get::<codec::Msg<PersistentVolumeClaimSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PersistentVolumeClaimStatus<'a>> {
         rt::get::<codec::Msg<PersistentVolumeClaimStatus<'a>>>(self.bytes, 3)
     }
@@ -15678,26 +16340,31 @@ impl<'a> PersistentVolumeClaimCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastProbeTime` (field 3).
+    #[inline]
     pub fn last_probe_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -15707,6 +16374,7 @@ impl<'a> PersistentVolumeClaimCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 4).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -15716,21 +16384,25 @@ impl<'a> PersistentVolumeClaimCondition<'a> {
     }
 
     /// `reason` (field 5).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reason` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -15853,6 +16525,7 @@ impl<'a> PersistentVolumeClaimList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -15862,6 +16535,7 @@ impl<'a> PersistentVolumeClaimList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PersistentVolumeClaim<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -15956,26 +16630,31 @@ impl<'a> PersistentVolumeClaimSpec<'a> {
     }
 
     /// `accessModes` (field 1).
+    #[inline]
     pub fn access_modes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `resources` (field 2).
+    #[inline]
     pub fn resources(&self) -> Option<VolumeResourceRequirements<'a>> {
         rt::get::<codec::Msg<VolumeResourceRequirements<'a>>>(self.bytes, 2)
     }
 
     /// `volumeName` (field 3).
+    #[inline]
     pub fn volume_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `volumeName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `selector` (field 4).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -15985,41 +16664,49 @@ impl<'a> PersistentVolumeClaimSpec<'a> {
     }
 
     /// `storageClassName` (field 5).
+    #[inline]
     pub fn storage_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `storageClassName` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `volumeMode` (field 6).
+    #[inline]
     pub fn volume_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `volumeMode` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `dataSource` (field 7).
+    #[inline]
     pub fn data_source(&self) -> Option<TypedLocalObjectReference<'a>> {
         rt::get::<codec::Msg<TypedLocalObjectReference<'a>>>(self.bytes, 7)
     }
 
     /// `dataSourceRef` (field 8).
+    #[inline]
     pub fn data_source_ref(&self) -> Option<TypedObjectReference<'a>> {
         rt::get::<codec::Msg<TypedObjectReference<'a>>>(self.bytes, 8)
     }
 
     /// `volumeAttributesClassName` (field 9).
+    #[inline]
     pub fn volume_attributes_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `volumeAttributesClassName` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_attributes_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
@@ -16161,21 +16848,25 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     }
 
     /// `phase` (field 1).
+    #[inline]
     pub fn phase(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `phase` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn phase_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `accessModes` (field 2).
+    #[inline]
     pub fn access_modes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `capacity` (field 3).
+    #[inline]
     pub fn capacity(
         &self,
     ) -> Map<
@@ -16187,6 +16878,7 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     }
 
     /// `conditions` (field 4).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<PersistentVolumeClaimCondition<'a>>> {
@@ -16194,6 +16886,7 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     }
 
     /// `allocatedResources` (field 5).
+    #[inline]
     pub fn allocated_resources(
         &self,
     ) -> Map<
@@ -16205,21 +16898,25 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     }
 
     /// `allocatedResourceStatuses` (field 7).
+    #[inline]
     pub fn allocated_resource_statuses(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 7)
     }
 
     /// `currentVolumeAttributesClassName` (field 8).
+    #[inline]
     pub fn current_volume_attributes_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `currentVolumeAttributesClassName` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn current_volume_attributes_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `modifyVolumeStatus` (field 9).
+    #[inline]
     pub fn modify_volume_status(&self) -> Option<ModifyVolumeStatus<'a>> {
         rt::get::<codec::Msg<ModifyVolumeStatus<'a>>>(self.bytes, 9)
     }
@@ -16388,6 +17085,7 @@ impl<'a> PersistentVolumeClaimTemplate<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -16397,6 +17095,7 @@ impl<'a> PersistentVolumeClaimTemplate<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PersistentVolumeClaimSpec<'a>> {
         rt::get::<codec::Msg<PersistentVolumeClaimSpec<'a>>>(self.bytes, 2)
     }
@@ -16487,16 +17186,19 @@ impl<'a> PersistentVolumeClaimVolumeSource<'a> {
     }
 
     /// `claimName` (field 1).
+    #[inline]
     pub fn claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `claimName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `readOnly` (field 2).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
@@ -16582,6 +17284,7 @@ impl<'a> PersistentVolumeList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -16591,6 +17294,7 @@ impl<'a> PersistentVolumeList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PersistentVolume<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -16685,11 +17389,13 @@ impl<'a> PersistentVolumeSource<'a> {
     }
 
     /// `gcePersistentDisk` (field 1).
+    #[inline]
     pub fn gce_persistent_disk(&self) -> Option<GCEPersistentDiskVolumeSource<'a>> {
         rt::get::<codec::Msg<GCEPersistentDiskVolumeSource<'a>>>(self.bytes, 1)
     }
 
     /// `awsElasticBlockStore` (field 2).
+    #[inline]
     pub fn aws_elastic_block_store(
         &self,
     ) -> Option<AWSElasticBlockStoreVolumeSource<'a>> {
@@ -16697,76 +17403,91 @@ impl<'a> PersistentVolumeSource<'a> {
     }
 
     /// `hostPath` (field 3).
+    #[inline]
     pub fn host_path(&self) -> Option<HostPathVolumeSource<'a>> {
         rt::get::<codec::Msg<HostPathVolumeSource<'a>>>(self.bytes, 3)
     }
 
     /// `glusterfs` (field 4).
+    #[inline]
     pub fn glusterfs(&self) -> Option<GlusterfsPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<GlusterfsPersistentVolumeSource<'a>>>(self.bytes, 4)
     }
 
     /// `nfs` (field 5).
+    #[inline]
     pub fn nfs(&self) -> Option<NFSVolumeSource<'a>> {
         rt::get::<codec::Msg<NFSVolumeSource<'a>>>(self.bytes, 5)
     }
 
     /// `rbd` (field 6).
+    #[inline]
     pub fn rbd(&self) -> Option<RBDPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<RBDPersistentVolumeSource<'a>>>(self.bytes, 6)
     }
 
     /// `iscsi` (field 7).
+    #[inline]
     pub fn iscsi(&self) -> Option<ISCSIPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<ISCSIPersistentVolumeSource<'a>>>(self.bytes, 7)
     }
 
     /// `cinder` (field 8).
+    #[inline]
     pub fn cinder(&self) -> Option<CinderPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<CinderPersistentVolumeSource<'a>>>(self.bytes, 8)
     }
 
     /// `cephfs` (field 9).
+    #[inline]
     pub fn cephfs(&self) -> Option<CephFSPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<CephFSPersistentVolumeSource<'a>>>(self.bytes, 9)
     }
 
     /// `fc` (field 10).
+    #[inline]
     pub fn fc(&self) -> Option<FCVolumeSource<'a>> {
         rt::get::<codec::Msg<FCVolumeSource<'a>>>(self.bytes, 10)
     }
 
     /// `flocker` (field 11).
+    #[inline]
     pub fn flocker(&self) -> Option<FlockerVolumeSource<'a>> {
         rt::get::<codec::Msg<FlockerVolumeSource<'a>>>(self.bytes, 11)
     }
 
     /// `flexVolume` (field 12).
+    #[inline]
     pub fn flex_volume(&self) -> Option<FlexPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<FlexPersistentVolumeSource<'a>>>(self.bytes, 12)
     }
 
     /// `azureFile` (field 13).
+    #[inline]
     pub fn azure_file(&self) -> Option<AzureFilePersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<AzureFilePersistentVolumeSource<'a>>>(self.bytes, 13)
     }
 
     /// `vsphereVolume` (field 14).
+    #[inline]
     pub fn vsphere_volume(&self) -> Option<VsphereVirtualDiskVolumeSource<'a>> {
         rt::get::<codec::Msg<VsphereVirtualDiskVolumeSource<'a>>>(self.bytes, 14)
     }
 
     /// `quobyte` (field 15).
+    #[inline]
     pub fn quobyte(&self) -> Option<QuobyteVolumeSource<'a>> {
         rt::get::<codec::Msg<QuobyteVolumeSource<'a>>>(self.bytes, 15)
     }
 
     /// `azureDisk` (field 16).
+    #[inline]
     pub fn azure_disk(&self) -> Option<AzureDiskVolumeSource<'a>> {
         rt::get::<codec::Msg<AzureDiskVolumeSource<'a>>>(self.bytes, 16)
     }
 
     /// `photonPersistentDisk` (field 17).
+    #[inline]
     pub fn photon_persistent_disk(
         &self,
     ) -> Option<PhotonPersistentDiskVolumeSource<'a>> {
@@ -16774,26 +17495,31 @@ impl<'a> PersistentVolumeSource<'a> {
     }
 
     /// `portworxVolume` (field 18).
+    #[inline]
     pub fn portworx_volume(&self) -> Option<PortworxVolumeSource<'a>> {
         rt::get::<codec::Msg<PortworxVolumeSource<'a>>>(self.bytes, 18)
     }
 
     /// `scaleIO` (field 19).
+    #[inline]
     pub fn scale_io(&self) -> Option<ScaleIOPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<ScaleIOPersistentVolumeSource<'a>>>(self.bytes, 19)
     }
 
     /// `local` (field 20).
+    #[inline]
     pub fn local(&self) -> Option<LocalVolumeSource<'a>> {
         rt::get::<codec::Msg<LocalVolumeSource<'a>>>(self.bytes, 20)
     }
 
     /// `storageos` (field 21).
+    #[inline]
     pub fn storageos(&self) -> Option<StorageOSPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<StorageOSPersistentVolumeSource<'a>>>(self.bytes, 21)
     }
 
     /// `csi` (field 22).
+    #[inline]
     pub fn csi(&self) -> Option<CSIPersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<CSIPersistentVolumeSource<'a>>>(self.bytes, 22)
     }
@@ -17066,6 +17792,7 @@ impl<'a> PersistentVolumeSpec<'a> {
     }
 
     /// `capacity` (field 1).
+    #[inline]
     pub fn capacity(
         &self,
     ) -> Map<
@@ -17077,66 +17804,79 @@ impl<'a> PersistentVolumeSpec<'a> {
     }
 
     /// `persistentVolumeSource` (field 2).
+    #[inline]
     pub fn persistent_volume_source(&self) -> Option<PersistentVolumeSource<'a>> {
         rt::get::<codec::Msg<PersistentVolumeSource<'a>>>(self.bytes, 2)
     }
 
     /// `accessModes` (field 3).
+    #[inline]
     pub fn access_modes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `claimRef` (field 4).
+    #[inline]
     pub fn claim_ref(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 4)
     }
 
     /// `persistentVolumeReclaimPolicy` (field 5).
+    #[inline]
     pub fn persistent_volume_reclaim_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `persistentVolumeReclaimPolicy` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn persistent_volume_reclaim_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `storageClassName` (field 6).
+    #[inline]
     pub fn storage_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `storageClassName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `mountOptions` (field 7).
+    #[inline]
     pub fn mount_options(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `volumeMode` (field 8).
+    #[inline]
     pub fn volume_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `volumeMode` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `nodeAffinity` (field 9).
+    #[inline]
     pub fn node_affinity(&self) -> Option<VolumeNodeAffinity<'a>> {
         rt::get::<codec::Msg<VolumeNodeAffinity<'a>>>(self.bytes, 9)
     }
 
     /// `volumeAttributesClassName` (field 10).
+    #[inline]
     pub fn volume_attributes_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `volumeAttributesClassName` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_attributes_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
@@ -17306,36 +18046,43 @@ impl<'a> PersistentVolumeStatus<'a> {
     }
 
     /// `phase` (field 1).
+    #[inline]
     pub fn phase(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `phase` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn phase_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `message` (field 2).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `message` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `reason` (field 3).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `reason` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `lastPhaseTransitionTime` (field 4).
+    #[inline]
     pub fn last_phase_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -17449,21 +18196,25 @@ impl<'a> PhotonPersistentDiskVolumeSource<'a> {
     }
 
     /// `pdID` (field 1).
+    #[inline]
     pub fn pd_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `pdID` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pd_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -17549,6 +18300,7 @@ impl<'a> Pod<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -17558,11 +18310,13 @@ impl<'a> Pod<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PodSpec<'a>> {
         rt::get::<codec::Msg<PodSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PodStatus<'a>> {
         rt::get::<codec::Msg<PodStatus<'a>>>(self.bytes, 3)
     }
@@ -17655,6 +18409,7 @@ impl<'a> PodAffinity<'a> {
     }
 
     /// `requiredDuringSchedulingIgnoredDuringExecution` (field 1).
+    #[inline]
     pub fn required_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<PodAffinityTerm<'a>>> {
@@ -17662,6 +18417,7 @@ impl<'a> PodAffinity<'a> {
     }
 
     /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    #[inline]
     pub fn preferred_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<WeightedPodAffinityTerm<'a>>> {
@@ -17766,6 +18522,7 @@ impl<'a> PodAffinityTerm<'a> {
     }
 
     /// `labelSelector` (field 1).
+    #[inline]
     pub fn label_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -17775,21 +18532,25 @@ impl<'a> PodAffinityTerm<'a> {
     }
 
     /// `namespaces` (field 2).
+    #[inline]
     pub fn namespaces(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `topologyKey` (field 3).
+    #[inline]
     pub fn topology_key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `topologyKey` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn topology_key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `namespaceSelector` (field 4).
+    #[inline]
     pub fn namespace_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -17799,11 +18560,13 @@ impl<'a> PodAffinityTerm<'a> {
     }
 
     /// `matchLabelKeys` (field 5).
+    #[inline]
     pub fn match_label_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `mismatchLabelKeys` (field 6).
+    #[inline]
     pub fn mismatch_label_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
@@ -17938,6 +18701,7 @@ impl<'a> PodAntiAffinity<'a> {
     }
 
     /// `requiredDuringSchedulingIgnoredDuringExecution` (field 1).
+    #[inline]
     pub fn required_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<PodAffinityTerm<'a>>> {
@@ -17945,6 +18709,7 @@ impl<'a> PodAntiAffinity<'a> {
     }
 
     /// `preferredDuringSchedulingIgnoredDuringExecution` (field 2).
+    #[inline]
     pub fn preferred_during_scheduling_ignored_during_execution(
         &self,
     ) -> Repeated<'a, codec::Msg<WeightedPodAffinityTerm<'a>>> {
@@ -18049,31 +18814,37 @@ impl<'a> PodAttachOptions<'a> {
     }
 
     /// `stdin` (field 1).
+    #[inline]
     pub fn stdin(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `stdout` (field 2).
+    #[inline]
     pub fn stdout(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `stderr` (field 3).
+    #[inline]
     pub fn stderr(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `tty` (field 4).
+    #[inline]
     pub fn tty(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `container` (field 5).
+    #[inline]
     pub fn container(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `container` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -18174,61 +18945,73 @@ impl<'a> PodCertificateProjection<'a> {
     }
 
     /// `signerName` (field 1).
+    #[inline]
     pub fn signer_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `signerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `keyType` (field 2).
+    #[inline]
     pub fn key_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `keyType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `maxExpirationSeconds` (field 3).
+    #[inline]
     pub fn max_expiration_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `credentialBundlePath` (field 4).
+    #[inline]
     pub fn credential_bundle_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `credentialBundlePath` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn credential_bundle_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `keyPath` (field 5).
+    #[inline]
     pub fn key_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `keyPath` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `certificateChainPath` (field 6).
+    #[inline]
     pub fn certificate_chain_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `certificateChainPath` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn certificate_chain_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `userAnnotations` (field 7).
+    #[inline]
     pub fn user_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 7)
     }
@@ -18344,26 +19127,31 @@ impl<'a> PodCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastProbeTime` (field 3).
+    #[inline]
     pub fn last_probe_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -18373,6 +19161,7 @@ impl<'a> PodCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 4).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -18382,26 +19171,31 @@ impl<'a> PodCondition<'a> {
     }
 
     /// `reason` (field 5).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reason` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `observedGeneration` (field 7).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
@@ -18529,16 +19323,19 @@ impl<'a> PodDNSConfig<'a> {
     }
 
     /// `nameservers` (field 1).
+    #[inline]
     pub fn nameservers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `searches` (field 2).
+    #[inline]
     pub fn searches(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `options` (field 3).
+    #[inline]
     pub fn options(&self) -> Repeated<'a, codec::Msg<PodDNSConfigOption<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -18642,21 +19439,25 @@ impl<'a> PodDNSConfigOption<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -18742,36 +19543,43 @@ impl<'a> PodExecOptions<'a> {
     }
 
     /// `stdin` (field 1).
+    #[inline]
     pub fn stdin(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `stdout` (field 2).
+    #[inline]
     pub fn stdout(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `stderr` (field 3).
+    #[inline]
     pub fn stderr(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `tty` (field 4).
+    #[inline]
     pub fn tty(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `container` (field 5).
+    #[inline]
     pub fn container(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `container` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `command` (field 6).
+    #[inline]
     pub fn command(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
@@ -18881,6 +19689,7 @@ impl<'a> PodExtendedResourceClaimStatus<'a> {
     }
 
     /// `requestMappings` (field 1).
+    #[inline]
     pub fn request_mappings(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerExtendedResourceRequest<'a>>> {
@@ -18888,11 +19697,13 @@ impl<'a> PodExtendedResourceClaimStatus<'a> {
     }
 
     /// `resourceClaimName` (field 2).
+    #[inline]
     pub fn resource_claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceClaimName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -18985,11 +19796,13 @@ impl<'a> PodIP<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -19068,6 +19881,7 @@ impl<'a> PodList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -19077,6 +19891,7 @@ impl<'a> PodList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Pod<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -19168,31 +19983,37 @@ impl<'a> PodLogOptions<'a> {
     }
 
     /// `container` (field 1).
+    #[inline]
     pub fn container(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `container` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `follow` (field 2).
+    #[inline]
     pub fn follow(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `previous` (field 3).
+    #[inline]
     pub fn previous(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `sinceSeconds` (field 4).
+    #[inline]
     pub fn since_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
 
     /// `sinceTime` (field 5).
+    #[inline]
     pub fn since_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -19202,31 +20023,37 @@ impl<'a> PodLogOptions<'a> {
     }
 
     /// `timestamps` (field 6).
+    #[inline]
     pub fn timestamps(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `tailLines` (field 7).
+    #[inline]
     pub fn tail_lines(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
 
     /// `limitBytes` (field 8).
+    #[inline]
     pub fn limit_bytes(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 8)
     }
 
     /// `insecureSkipTLSVerifyBackend` (field 9).
+    #[inline]
     pub fn insecure_skip_tls_verify_backend(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 9)
     }
 
     /// `stream` (field 10).
+    #[inline]
     pub fn stream(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `stream` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn stream_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
@@ -19363,11 +20190,13 @@ impl<'a> PodOS<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -19446,6 +20275,7 @@ impl<'a> PodPortForwardOptions<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Int32> {
         Repeated::new(self.bytes, 1)
     }
@@ -19530,11 +20360,13 @@ impl<'a> PodProxyOptions<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -19615,11 +20447,13 @@ impl<'a> PodReadinessGate<'a> {
     }
 
     /// `conditionType` (field 1).
+    #[inline]
     pub fn condition_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `conditionType` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn condition_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -19700,31 +20534,37 @@ impl<'a> PodResourceClaim<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceClaimName` (field 3).
+    #[inline]
     pub fn resource_claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `resourceClaimName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `resourceClaimTemplateName` (field 4).
+    #[inline]
     pub fn resource_claim_template_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `resourceClaimTemplateName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_template_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -19816,21 +20656,25 @@ impl<'a> PodResourceClaimStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceClaimName` (field 2).
+    #[inline]
     pub fn resource_claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceClaimName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -19916,11 +20760,13 @@ impl<'a> PodSchedulingGate<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -20001,11 +20847,13 @@ impl<'a> PodSchedulingGroup<'a> {
     }
 
     /// `podGroupName` (field 1).
+    #[inline]
     pub fn pod_group_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `podGroupName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_group_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -20086,81 +20934,97 @@ impl<'a> PodSecurityContext<'a> {
     }
 
     /// `seLinuxOptions` (field 1).
+    #[inline]
     pub fn se_linux_options(&self) -> Option<SELinuxOptions<'a>> {
         rt::get::<codec::Msg<SELinuxOptions<'a>>>(self.bytes, 1)
     }
 
     /// `runAsUser` (field 2).
+    #[inline]
     pub fn run_as_user(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `runAsNonRoot` (field 3).
+    #[inline]
     pub fn run_as_non_root(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `supplementalGroups` (field 4).
+    #[inline]
     pub fn supplemental_groups(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `fsGroup` (field 5).
+    #[inline]
     pub fn fs_group(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `runAsGroup` (field 6).
+    #[inline]
     pub fn run_as_group(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 6)
     }
 
     /// `sysctls` (field 7).
+    #[inline]
     pub fn sysctls(&self) -> Repeated<'a, codec::Msg<Sysctl<'a>>> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `windowsOptions` (field 8).
+    #[inline]
     pub fn windows_options(&self) -> Option<WindowsSecurityContextOptions<'a>> {
         rt::get::<codec::Msg<WindowsSecurityContextOptions<'a>>>(self.bytes, 8)
     }
 
     /// `fsGroupChangePolicy` (field 9).
+    #[inline]
     pub fn fs_group_change_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `fsGroupChangePolicy` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_group_change_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `seccompProfile` (field 10).
+    #[inline]
     pub fn seccomp_profile(&self) -> Option<SeccompProfile<'a>> {
         rt::get::<codec::Msg<SeccompProfile<'a>>>(self.bytes, 10)
     }
 
     /// `appArmorProfile` (field 11).
+    #[inline]
     pub fn app_armor_profile(&self) -> Option<AppArmorProfile<'a>> {
         rt::get::<codec::Msg<AppArmorProfile<'a>>>(self.bytes, 11)
     }
 
     /// `supplementalGroupsPolicy` (field 12).
+    #[inline]
     pub fn supplemental_groups_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 12)
     }
 
     /// `supplementalGroupsPolicy` (field 12) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn supplemental_groups_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 12)
     }
 
     /// `seLinuxChangePolicy` (field 13).
+    #[inline]
     pub fn se_linux_change_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 13)
     }
 
     /// `seLinuxChangePolicy` (field 13) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn se_linux_change_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 13)
     }
@@ -20339,6 +21203,7 @@ impl<'a> PodSignature<'a> {
     }
 
     /// `podController` (field 1).
+    #[inline]
     pub fn pod_controller(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::OwnerReference<'a>> {
@@ -20430,101 +21295,121 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `volumes` (field 1).
+    #[inline]
     pub fn volumes(&self) -> Repeated<'a, codec::Msg<Volume<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `containers` (field 2).
+    #[inline]
     pub fn containers(&self) -> Repeated<'a, codec::Msg<Container<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `restartPolicy` (field 3).
+    #[inline]
     pub fn restart_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `restartPolicy` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn restart_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `terminationGracePeriodSeconds` (field 4).
+    #[inline]
     pub fn termination_grace_period_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
 
     /// `activeDeadlineSeconds` (field 5).
+    #[inline]
     pub fn active_deadline_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `dnsPolicy` (field 6).
+    #[inline]
     pub fn dns_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `dnsPolicy` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn dns_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `nodeSelector` (field 7).
+    #[inline]
     pub fn node_selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 7)
     }
 
     /// `serviceAccountName` (field 8).
+    #[inline]
     pub fn service_account_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `serviceAccountName` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_account_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `serviceAccount` (field 9).
+    #[inline]
     pub fn service_account(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `serviceAccount` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_account_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `nodeName` (field 10).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `nodeName` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `hostNetwork` (field 11).
+    #[inline]
     pub fn host_network(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
 
     /// `hostPID` (field 12).
+    #[inline]
     pub fn host_pid(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 12)
     }
 
     /// `hostIPC` (field 13).
+    #[inline]
     pub fn host_ipc(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 13)
     }
 
     /// `securityContext` (field 14).
+    #[inline]
     pub fn security_context(&self) -> Option<PodSecurityContext<'a>> {
         rt::get::<codec::Msg<PodSecurityContext<'a>>>(self.bytes, 14)
     }
 
     /// `imagePullSecrets` (field 15).
+    #[inline]
     pub fn image_pull_secrets(
         &self,
     ) -> Repeated<'a, codec::Msg<LocalObjectReference<'a>>> {
@@ -20532,116 +21417,139 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `hostname` (field 16).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 16)
     }
 
     /// `hostname` (field 16) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 16)
     }
 
     /// `subdomain` (field 17).
+    #[inline]
     pub fn subdomain(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 17)
     }
 
     /// `subdomain` (field 17) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn subdomain_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 17)
     }
 
     /// `affinity` (field 18).
+    #[inline]
     pub fn affinity(&self) -> Option<Affinity<'a>> {
         rt::get::<codec::Msg<Affinity<'a>>>(self.bytes, 18)
     }
 
     /// `schedulerName` (field 19).
+    #[inline]
     pub fn scheduler_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 19)
     }
 
     /// `schedulerName` (field 19) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scheduler_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 19)
     }
 
     /// `initContainers` (field 20).
+    #[inline]
     pub fn init_containers(&self) -> Repeated<'a, codec::Msg<Container<'a>>> {
         Repeated::new(self.bytes, 20)
     }
 
     /// `automountServiceAccountToken` (field 21).
+    #[inline]
     pub fn automount_service_account_token(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 21)
     }
 
     /// `tolerations` (field 22).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<Toleration<'a>>> {
         Repeated::new(self.bytes, 22)
     }
 
     /// `hostAliases` (field 23).
+    #[inline]
     pub fn host_aliases(&self) -> Repeated<'a, codec::Msg<HostAlias<'a>>> {
         Repeated::new(self.bytes, 23)
     }
 
     /// `priorityClassName` (field 24).
+    #[inline]
     pub fn priority_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 24)
     }
 
     /// `priorityClassName` (field 24) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn priority_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 24)
     }
 
     /// `priority` (field 25).
+    #[inline]
     pub fn priority(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 25)
     }
 
     /// `dnsConfig` (field 26).
+    #[inline]
     pub fn dns_config(&self) -> Option<PodDNSConfig<'a>> {
         rt::get::<codec::Msg<PodDNSConfig<'a>>>(self.bytes, 26)
     }
 
     /// `shareProcessNamespace` (field 27).
+    #[inline]
     pub fn share_process_namespace(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 27)
     }
 
     /// `readinessGates` (field 28).
+    #[inline]
     pub fn readiness_gates(&self) -> Repeated<'a, codec::Msg<PodReadinessGate<'a>>> {
         Repeated::new(self.bytes, 28)
     }
 
     /// `runtimeClassName` (field 29).
+    #[inline]
     pub fn runtime_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 29)
     }
 
     /// `runtimeClassName` (field 29) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn runtime_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 29)
     }
 
     /// `enableServiceLinks` (field 30).
+    #[inline]
     pub fn enable_service_links(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 30)
     }
 
     /// `preemptionPolicy` (field 31).
+    #[inline]
     pub fn preemption_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 31)
     }
 
     /// `preemptionPolicy` (field 31) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn preemption_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 31)
     }
 
     /// `overhead` (field 32).
+    #[inline]
     pub fn overhead(
         &self,
     ) -> Map<
@@ -20653,6 +21561,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `topologySpreadConstraints` (field 33).
+    #[inline]
     pub fn topology_spread_constraints(
         &self,
     ) -> Repeated<'a, codec::Msg<TopologySpreadConstraint<'a>>> {
@@ -20660,6 +21569,7 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `ephemeralContainers` (field 34).
+    #[inline]
     pub fn ephemeral_containers(
         &self,
     ) -> Repeated<'a, codec::Msg<EphemeralContainer<'a>>> {
@@ -20667,46 +21577,55 @@ impl<'a> PodSpec<'a> {
     }
 
     /// `setHostnameAsFQDN` (field 35).
+    #[inline]
     pub fn set_hostname_as_fqdn(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 35)
     }
 
     /// `os` (field 36).
+    #[inline]
     pub fn os(&self) -> Option<PodOS<'a>> {
         rt::get::<codec::Msg<PodOS<'a>>>(self.bytes, 36)
     }
 
     /// `hostUsers` (field 37).
+    #[inline]
     pub fn host_users(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 37)
     }
 
     /// `schedulingGates` (field 38).
+    #[inline]
     pub fn scheduling_gates(&self) -> Repeated<'a, codec::Msg<PodSchedulingGate<'a>>> {
         Repeated::new(self.bytes, 38)
     }
 
     /// `resourceClaims` (field 39).
+    #[inline]
     pub fn resource_claims(&self) -> Repeated<'a, codec::Msg<PodResourceClaim<'a>>> {
         Repeated::new(self.bytes, 39)
     }
 
     /// `resources` (field 40).
+    #[inline]
     pub fn resources(&self) -> Option<ResourceRequirements<'a>> {
         rt::get::<codec::Msg<ResourceRequirements<'a>>>(self.bytes, 40)
     }
 
     /// `hostnameOverride` (field 41).
+    #[inline]
     pub fn hostname_override(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 41)
     }
 
     /// `hostnameOverride` (field 41) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_override_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 41)
     }
 
     /// `schedulingGroup` (field 43).
+    #[inline]
     pub fn scheduling_group(&self) -> Option<PodSchedulingGroup<'a>> {
         rt::get::<codec::Msg<PodSchedulingGroup<'a>>>(self.bytes, 43)
     }
@@ -21111,61 +22030,73 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `phase` (field 1).
+    #[inline]
     pub fn phase(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `phase` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn phase_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<PodCondition<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `message` (field 3).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `hostIP` (field 5).
+    #[inline]
     pub fn host_ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `hostIP` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `podIP` (field 6).
+    #[inline]
     pub fn pod_ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `podIP` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `startTime` (field 7).
+    #[inline]
     pub fn start_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -21175,21 +22106,25 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `containerStatuses` (field 8).
+    #[inline]
     pub fn container_statuses(&self) -> Repeated<'a, codec::Msg<ContainerStatus<'a>>> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `qosClass` (field 9).
+    #[inline]
     pub fn qos_class(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `qosClass` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn qos_class_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `initContainerStatuses` (field 10).
+    #[inline]
     pub fn init_container_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerStatus<'a>>> {
@@ -21197,21 +22132,25 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `nominatedNodeName` (field 11).
+    #[inline]
     pub fn nominated_node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 11)
     }
 
     /// `nominatedNodeName` (field 11) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn nominated_node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 11)
     }
 
     /// `podIPs` (field 12).
+    #[inline]
     pub fn pod_ips(&self) -> Repeated<'a, codec::Msg<PodIP<'a>>> {
         Repeated::new(self.bytes, 12)
     }
 
     /// `ephemeralContainerStatuses` (field 13).
+    #[inline]
     pub fn ephemeral_container_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<ContainerStatus<'a>>> {
@@ -21219,16 +22158,19 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `resize` (field 14).
+    #[inline]
     pub fn resize(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 14)
     }
 
     /// `resize` (field 14) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resize_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 14)
     }
 
     /// `resourceClaimStatuses` (field 15).
+    #[inline]
     pub fn resource_claim_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<PodResourceClaimStatus<'a>>> {
@@ -21236,16 +22178,19 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `hostIPs` (field 16).
+    #[inline]
     pub fn host_ips(&self) -> Repeated<'a, codec::Msg<HostIP<'a>>> {
         Repeated::new(self.bytes, 16)
     }
 
     /// `observedGeneration` (field 17).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 17)
     }
 
     /// `extendedResourceClaimStatus` (field 18).
+    #[inline]
     pub fn extended_resource_claim_status(
         &self,
     ) -> Option<PodExtendedResourceClaimStatus<'a>> {
@@ -21253,6 +22198,7 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `allocatedResources` (field 19).
+    #[inline]
     pub fn allocated_resources(
         &self,
     ) -> Map<
@@ -21264,11 +22210,13 @@ impl<'a> PodStatus<'a> {
     }
 
     /// `resources` (field 20).
+    #[inline]
     pub fn resources(&self) -> Option<ResourceRequirements<'a>> {
         rt::get::<codec::Msg<ResourceRequirements<'a>>>(self.bytes, 20)
     }
 
     /// `nodeAllocatableResourceClaimStatuses` (field 21).
+    #[inline]
     pub fn node_allocatable_resource_claim_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<NodeAllocatableResourceClaimStatus<'a>>> {
@@ -21540,6 +22488,7 @@ impl<'a> PodStatusResult<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -21549,6 +22498,7 @@ impl<'a> PodStatusResult<'a> {
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<PodStatus<'a>> {
         rt::get::<codec::Msg<PodStatus<'a>>>(self.bytes, 2)
     }
@@ -21638,6 +22588,7 @@ impl<'a> PodTemplate<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -21647,6 +22598,7 @@ impl<'a> PodTemplate<'a> {
     }
 
     /// `template` (field 2).
+    #[inline]
     pub fn template(&self) -> Option<PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<PodTemplateSpec<'a>>>(self.bytes, 2)
     }
@@ -21737,6 +22689,7 @@ impl<'a> PodTemplateList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -21746,6 +22699,7 @@ impl<'a> PodTemplateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -21840,6 +22794,7 @@ impl<'a> PodTemplateSpec<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -21849,6 +22804,7 @@ impl<'a> PodTemplateSpec<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PodSpec<'a>> {
         rt::get::<codec::Msg<PodSpec<'a>>>(self.bytes, 2)
     }
@@ -21938,26 +22894,31 @@ impl<'a> PortStatus<'a> {
     }
 
     /// `port` (field 1).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -22048,26 +23009,31 @@ impl<'a> PortworxVolumeSource<'a> {
     }
 
     /// `volumeID` (field 1).
+    #[inline]
     pub fn volume_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `volumeID` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
@@ -22158,11 +23124,13 @@ impl<'a> Preconditions<'a> {
     }
 
     /// `uid` (field 1).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `uid` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -22243,11 +23211,13 @@ impl<'a> PreferAvoidPodsEntry<'a> {
     }
 
     /// `podSignature` (field 1).
+    #[inline]
     pub fn pod_signature(&self) -> Option<PodSignature<'a>> {
         rt::get::<codec::Msg<PodSignature<'a>>>(self.bytes, 1)
     }
 
     /// `evictionTime` (field 2).
+    #[inline]
     pub fn eviction_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -22257,21 +23227,25 @@ impl<'a> PreferAvoidPodsEntry<'a> {
     }
 
     /// `reason` (field 3).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `reason` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `message` (field 4).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `message` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -22378,11 +23352,13 @@ impl<'a> PreferredSchedulingTerm<'a> {
     }
 
     /// `weight` (field 1).
+    #[inline]
     pub fn weight(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `preference` (field 2).
+    #[inline]
     pub fn preference(&self) -> Option<NodeSelectorTerm<'a>> {
         rt::get::<codec::Msg<NodeSelectorTerm<'a>>>(self.bytes, 2)
     }
@@ -22472,36 +23448,43 @@ impl<'a> Probe<'a> {
     }
 
     /// `handler` (field 1).
+    #[inline]
     pub fn handler(&self) -> Option<ProbeHandler<'a>> {
         rt::get::<codec::Msg<ProbeHandler<'a>>>(self.bytes, 1)
     }
 
     /// `initialDelaySeconds` (field 2).
+    #[inline]
     pub fn initial_delay_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `timeoutSeconds` (field 3).
+    #[inline]
     pub fn timeout_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `periodSeconds` (field 4).
+    #[inline]
     pub fn period_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `successThreshold` (field 5).
+    #[inline]
     pub fn success_threshold(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `failureThreshold` (field 6).
+    #[inline]
     pub fn failure_threshold(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `terminationGracePeriodSeconds` (field 7).
+    #[inline]
     pub fn termination_grace_period_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
@@ -22616,21 +23599,25 @@ impl<'a> ProbeHandler<'a> {
     }
 
     /// `exec` (field 1).
+    #[inline]
     pub fn exec(&self) -> Option<ExecAction<'a>> {
         rt::get::<codec::Msg<ExecAction<'a>>>(self.bytes, 1)
     }
 
     /// `httpGet` (field 2).
+    #[inline]
     pub fn http_get(&self) -> Option<HTTPGetAction<'a>> {
         rt::get::<codec::Msg<HTTPGetAction<'a>>>(self.bytes, 2)
     }
 
     /// `tcpSocket` (field 3).
+    #[inline]
     pub fn tcp_socket(&self) -> Option<TCPSocketAction<'a>> {
         rt::get::<codec::Msg<TCPSocketAction<'a>>>(self.bytes, 3)
     }
 
     /// `grpc` (field 4).
+    #[inline]
     pub fn grpc(&self) -> Option<GRPCAction<'a>> {
         rt::get::<codec::Msg<GRPCAction<'a>>>(self.bytes, 4)
     }
@@ -22731,11 +23718,13 @@ impl<'a> ProjectedVolumeSource<'a> {
     }
 
     /// `sources` (field 1).
+    #[inline]
     pub fn sources(&self) -> Repeated<'a, codec::Msg<VolumeProjection<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `defaultMode` (field 2).
+    #[inline]
     pub fn default_mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -22826,56 +23815,67 @@ impl<'a> QuobyteVolumeSource<'a> {
     }
 
     /// `registry` (field 1).
+    #[inline]
     pub fn registry(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `registry` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn registry_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `volume` (field 2).
+    #[inline]
     pub fn volume(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `volume` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `user` (field 4).
+    #[inline]
     pub fn user(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `user` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn user_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `group` (field 5).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `group` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `tenant` (field 6).
+    #[inline]
     pub fn tenant(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `tenant` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn tenant_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -22981,66 +23981,79 @@ impl<'a> RBDPersistentVolumeSource<'a> {
     }
 
     /// `monitors` (field 1).
+    #[inline]
     pub fn monitors(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `image` (field 2).
+    #[inline]
     pub fn image(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `image` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `fsType` (field 3).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fsType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `pool` (field 4).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `pool` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `user` (field 5).
+    #[inline]
     pub fn user(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `user` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn user_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `keyring` (field 6).
+    #[inline]
     pub fn keyring(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `keyring` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn keyring_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `secretRef` (field 7).
+    #[inline]
     pub fn secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 7)
     }
 
     /// `readOnly` (field 8).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
@@ -23164,66 +24177,79 @@ impl<'a> RBDVolumeSource<'a> {
     }
 
     /// `monitors` (field 1).
+    #[inline]
     pub fn monitors(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `image` (field 2).
+    #[inline]
     pub fn image(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `image` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `fsType` (field 3).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fsType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `pool` (field 4).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `pool` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `user` (field 5).
+    #[inline]
     pub fn user(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `user` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn user_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `keyring` (field 6).
+    #[inline]
     pub fn keyring(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `keyring` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn keyring_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `secretRef` (field 7).
+    #[inline]
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 7)
     }
 
     /// `readOnly` (field 8).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
@@ -23348,6 +24374,7 @@ impl<'a> RangeAllocation<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -23357,16 +24384,19 @@ impl<'a> RangeAllocation<'a> {
     }
 
     /// `range` (field 2).
+    #[inline]
     pub fn range(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `range` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn range_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `data` (field 3).
+    #[inline]
     pub fn data(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -23461,6 +24491,7 @@ impl<'a> ReplicationController<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -23470,11 +24501,13 @@ impl<'a> ReplicationController<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ReplicationControllerSpec<'a>> {
         rt::get::<codec::Msg<ReplicationControllerSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ReplicationControllerStatus<'a>> {
         rt::get::<codec::Msg<ReplicationControllerStatus<'a>>>(self.bytes, 3)
     }
@@ -23571,26 +24604,31 @@ impl<'a> ReplicationControllerCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -23600,21 +24638,25 @@ impl<'a> ReplicationControllerCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -23725,6 +24767,7 @@ impl<'a> ReplicationControllerList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -23734,6 +24777,7 @@ impl<'a> ReplicationControllerList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicationController<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -23828,21 +24872,25 @@ impl<'a> ReplicationControllerSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `minReadySeconds` (field 4).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -23943,31 +24991,37 @@ impl<'a> ReplicationControllerStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `fullyLabeledReplicas` (field 2).
+    #[inline]
     pub fn fully_labeled_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `observedGeneration` (field 3).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
 
     /// `readyReplicas` (field 4).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `availableReplicas` (field 5).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<ReplicationControllerCondition<'a>>> {
@@ -24082,21 +25136,25 @@ impl<'a> ResourceClaim<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `request` (field 2).
+    #[inline]
     pub fn request(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `request` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn request_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -24182,26 +25240,31 @@ impl<'a> ResourceFieldSelector<'a> {
     }
 
     /// `containerName` (field 1).
+    #[inline]
     pub fn container_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `containerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn container_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 2).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resource` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `divisor` (field 3).
+    #[inline]
     pub fn divisor(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -24300,31 +25363,37 @@ impl<'a> ResourceHealth<'a> {
     }
 
     /// `resourceID` (field 1).
+    #[inline]
     pub fn resource_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `resourceID` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `health` (field 2).
+    #[inline]
     pub fn health(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `health` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn health_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -24415,6 +25484,7 @@ impl<'a> ResourceQuota<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -24424,11 +25494,13 @@ impl<'a> ResourceQuota<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceQuotaSpec<'a>> {
         rt::get::<codec::Msg<ResourceQuotaSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ResourceQuotaStatus<'a>> {
         rt::get::<codec::Msg<ResourceQuotaStatus<'a>>>(self.bytes, 3)
     }
@@ -24523,6 +25595,7 @@ impl<'a> ResourceQuotaList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -24532,6 +25605,7 @@ impl<'a> ResourceQuotaList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceQuota<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -24626,6 +25700,7 @@ impl<'a> ResourceQuotaSpec<'a> {
     }
 
     /// `hard` (field 1).
+    #[inline]
     pub fn hard(
         &self,
     ) -> Map<
@@ -24637,11 +25712,13 @@ impl<'a> ResourceQuotaSpec<'a> {
     }
 
     /// `scopes` (field 2).
+    #[inline]
     pub fn scopes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `scopeSelector` (field 3).
+    #[inline]
     pub fn scope_selector(&self) -> Option<ScopeSelector<'a>> {
         rt::get::<codec::Msg<ScopeSelector<'a>>>(self.bytes, 3)
     }
@@ -24751,6 +25828,7 @@ impl<'a> ResourceQuotaStatus<'a> {
     }
 
     /// `hard` (field 1).
+    #[inline]
     pub fn hard(
         &self,
     ) -> Map<
@@ -24762,6 +25840,7 @@ impl<'a> ResourceQuotaStatus<'a> {
     }
 
     /// `used` (field 2).
+    #[inline]
     pub fn used(
         &self,
     ) -> Map<
@@ -24875,6 +25954,7 @@ impl<'a> ResourceRequirements<'a> {
     }
 
     /// `limits` (field 1).
+    #[inline]
     pub fn limits(
         &self,
     ) -> Map<
@@ -24886,6 +25966,7 @@ impl<'a> ResourceRequirements<'a> {
     }
 
     /// `requests` (field 2).
+    #[inline]
     pub fn requests(
         &self,
     ) -> Map<
@@ -24897,6 +25978,7 @@ impl<'a> ResourceRequirements<'a> {
     }
 
     /// `claims` (field 3).
+    #[inline]
     pub fn claims(&self) -> Repeated<'a, codec::Msg<ResourceClaim<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -25014,16 +26096,19 @@ impl<'a> ResourceStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resources` (field 2).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Msg<ResourceHealth<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -25114,41 +26199,49 @@ impl<'a> SELinuxOptions<'a> {
     }
 
     /// `user` (field 1).
+    #[inline]
     pub fn user(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `user` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn user_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `role` (field 2).
+    #[inline]
     pub fn role(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `role` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn role_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `type` (field 3).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `type` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `level` (field 4).
+    #[inline]
     pub fn level(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `level` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn level_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -25244,86 +26337,103 @@ impl<'a> ScaleIOPersistentVolumeSource<'a> {
     }
 
     /// `gateway` (field 1).
+    #[inline]
     pub fn gateway(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `gateway` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn gateway_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `system` (field 2).
+    #[inline]
     pub fn system(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `system` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn system_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `secretRef` (field 3).
+    #[inline]
     pub fn secret_ref(&self) -> Option<SecretReference<'a>> {
         rt::get::<codec::Msg<SecretReference<'a>>>(self.bytes, 3)
     }
 
     /// `sslEnabled` (field 4).
+    #[inline]
     pub fn ssl_enabled(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `protectionDomain` (field 5).
+    #[inline]
     pub fn protection_domain(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `protectionDomain` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protection_domain_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `storagePool` (field 6).
+    #[inline]
     pub fn storage_pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `storagePool` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `storageMode` (field 7).
+    #[inline]
     pub fn storage_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `storageMode` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `volumeName` (field 8).
+    #[inline]
     pub fn volume_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `volumeName` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `fsType` (field 9).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `fsType` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `readOnly` (field 10).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 10)
     }
@@ -25453,86 +26563,103 @@ impl<'a> ScaleIOVolumeSource<'a> {
     }
 
     /// `gateway` (field 1).
+    #[inline]
     pub fn gateway(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `gateway` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn gateway_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `system` (field 2).
+    #[inline]
     pub fn system(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `system` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn system_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `secretRef` (field 3).
+    #[inline]
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 3)
     }
 
     /// `sslEnabled` (field 4).
+    #[inline]
     pub fn ssl_enabled(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `protectionDomain` (field 5).
+    #[inline]
     pub fn protection_domain(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `protectionDomain` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protection_domain_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `storagePool` (field 6).
+    #[inline]
     pub fn storage_pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `storagePool` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `storageMode` (field 7).
+    #[inline]
     pub fn storage_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `storageMode` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `volumeName` (field 8).
+    #[inline]
     pub fn volume_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `volumeName` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `fsType` (field 9).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `fsType` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `readOnly` (field 10).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 10)
     }
@@ -25663,6 +26790,7 @@ impl<'a> ScopeSelector<'a> {
     }
 
     /// `matchExpressions` (field 1).
+    #[inline]
     pub fn match_expressions(
         &self,
     ) -> Repeated<'a, codec::Msg<ScopedResourceSelectorRequirement<'a>>> {
@@ -25752,26 +26880,31 @@ impl<'a> ScopedResourceSelectorRequirement<'a> {
     }
 
     /// `scopeName` (field 1).
+    #[inline]
     pub fn scope_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `scopeName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scope_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -25866,21 +26999,25 @@ impl<'a> SeccompProfile<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `localhostProfile` (field 2).
+    #[inline]
     pub fn localhost_profile(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `localhostProfile` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn localhost_profile_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -25966,6 +27103,7 @@ impl<'a> Secret<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -25975,26 +27113,31 @@ impl<'a> Secret<'a> {
     }
 
     /// `data` (field 2).
+    #[inline]
     pub fn data(&self) -> Map<'a, codec::Str, codec::Bytes> {
         Map::new(self.bytes, 2)
     }
 
     /// `type` (field 3).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `type` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `stringData` (field 4).
+    #[inline]
     pub fn string_data(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 4)
     }
 
     /// `immutable` (field 5).
+    #[inline]
     pub fn immutable(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
@@ -26105,11 +27248,13 @@ impl<'a> SecretEnvSource<'a> {
     }
 
     /// `localObjectReference` (field 1).
+    #[inline]
     pub fn local_object_reference(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `optional` (field 2).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
@@ -26206,21 +27351,25 @@ impl<'a> SecretKeySelector<'a> {
     }
 
     /// `localObjectReference` (field 1).
+    #[inline]
     pub fn local_object_reference(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `key` (field 2).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `key` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `optional` (field 3).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
@@ -26322,6 +27471,7 @@ impl<'a> SecretList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -26331,6 +27481,7 @@ impl<'a> SecretList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Secret<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -26424,16 +27575,19 @@ impl<'a> SecretProjection<'a> {
     }
 
     /// `localObjectReference` (field 1).
+    #[inline]
     pub fn local_object_reference(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<KeyToPath<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `optional` (field 4).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -26540,21 +27694,25 @@ impl<'a> SecretReference<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `namespace` (field 2).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `namespace` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -26640,26 +27798,31 @@ impl<'a> SecretVolumeSource<'a> {
     }
 
     /// `secretName` (field 1).
+    #[inline]
     pub fn secret_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `secretName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<KeyToPath<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `defaultMode` (field 3).
+    #[inline]
     pub fn default_mode(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `optional` (field 4).
+    #[inline]
     pub fn optional(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -26760,66 +27923,79 @@ impl<'a> SecurityContext<'a> {
     }
 
     /// `capabilities` (field 1).
+    #[inline]
     pub fn capabilities(&self) -> Option<Capabilities<'a>> {
         rt::get::<codec::Msg<Capabilities<'a>>>(self.bytes, 1)
     }
 
     /// `privileged` (field 2).
+    #[inline]
     pub fn privileged(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `seLinuxOptions` (field 3).
+    #[inline]
     pub fn se_linux_options(&self) -> Option<SELinuxOptions<'a>> {
         rt::get::<codec::Msg<SELinuxOptions<'a>>>(self.bytes, 3)
     }
 
     /// `runAsUser` (field 4).
+    #[inline]
     pub fn run_as_user(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
 
     /// `runAsNonRoot` (field 5).
+    #[inline]
     pub fn run_as_non_root(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
 
     /// `readOnlyRootFilesystem` (field 6).
+    #[inline]
     pub fn read_only_root_filesystem(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `allowPrivilegeEscalation` (field 7).
+    #[inline]
     pub fn allow_privilege_escalation(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
 
     /// `runAsGroup` (field 8).
+    #[inline]
     pub fn run_as_group(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 8)
     }
 
     /// `procMount` (field 9).
+    #[inline]
     pub fn proc_mount(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `procMount` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn proc_mount_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `windowsOptions` (field 10).
+    #[inline]
     pub fn windows_options(&self) -> Option<WindowsSecurityContextOptions<'a>> {
         rt::get::<codec::Msg<WindowsSecurityContextOptions<'a>>>(self.bytes, 10)
     }
 
     /// `seccompProfile` (field 11).
+    #[inline]
     pub fn seccomp_profile(&self) -> Option<SeccompProfile<'a>> {
         rt::get::<codec::Msg<SeccompProfile<'a>>>(self.bytes, 11)
     }
 
     /// `appArmorProfile` (field 12).
+    #[inline]
     pub fn app_armor_profile(&self) -> Option<AppArmorProfile<'a>> {
         rt::get::<codec::Msg<AppArmorProfile<'a>>>(self.bytes, 12)
     }
@@ -26985,6 +28161,7 @@ impl<'a> SerializedReference<'a> {
     }
 
     /// `reference` (field 1).
+    #[inline]
     pub fn reference(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 1)
     }
@@ -27066,6 +28243,7 @@ impl<'a> Service<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -27075,11 +28253,13 @@ impl<'a> Service<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ServiceSpec<'a>> {
         rt::get::<codec::Msg<ServiceSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ServiceStatus<'a>> {
         rt::get::<codec::Msg<ServiceStatus<'a>>>(self.bytes, 3)
     }
@@ -27172,6 +28352,7 @@ impl<'a> ServiceAccount<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -27181,11 +28362,13 @@ impl<'a> ServiceAccount<'a> {
     }
 
     /// `secrets` (field 2).
+    #[inline]
     pub fn secrets(&self) -> Repeated<'a, codec::Msg<ObjectReference<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `imagePullSecrets` (field 3).
+    #[inline]
     pub fn image_pull_secrets(
         &self,
     ) -> Repeated<'a, codec::Msg<LocalObjectReference<'a>>> {
@@ -27193,6 +28376,7 @@ impl<'a> ServiceAccount<'a> {
     }
 
     /// `automountServiceAccountToken` (field 4).
+    #[inline]
     pub fn automount_service_account_token(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
@@ -27308,6 +28492,7 @@ impl<'a> ServiceAccountList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -27317,6 +28502,7 @@ impl<'a> ServiceAccountList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ServiceAccount<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -27411,26 +28597,31 @@ impl<'a> ServiceAccountTokenProjection<'a> {
     }
 
     /// `audience` (field 1).
+    #[inline]
     pub fn audience(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `audience` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn audience_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `expirationSeconds` (field 2).
+    #[inline]
     pub fn expiration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `path` (field 3).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `path` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -27521,6 +28712,7 @@ impl<'a> ServiceList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -27530,6 +28722,7 @@ impl<'a> ServiceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Service<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -27623,31 +28816,37 @@ impl<'a> ServicePort<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `port` (field 3).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `targetPort` (field 4).
+    #[inline]
     pub fn target_port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -27657,16 +28856,19 @@ impl<'a> ServicePort<'a> {
     }
 
     /// `nodePort` (field 5).
+    #[inline]
     pub fn node_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `appProtocol` (field 6).
+    #[inline]
     pub fn app_protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `appProtocol` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn app_protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -27779,11 +28981,13 @@ impl<'a> ServiceProxyOptions<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -27864,151 +29068,181 @@ impl<'a> ServiceSpec<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<ServicePort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `clusterIP` (field 3).
+    #[inline]
     pub fn cluster_ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `clusterIP` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn cluster_ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `type` (field 4).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `type` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `externalIPs` (field 5).
+    #[inline]
     pub fn external_ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `sessionAffinity` (field 7).
+    #[inline]
     pub fn session_affinity(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `sessionAffinity` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn session_affinity_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `loadBalancerIP` (field 8).
+    #[inline]
     pub fn load_balancer_ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `loadBalancerIP` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn load_balancer_ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `loadBalancerSourceRanges` (field 9).
+    #[inline]
     pub fn load_balancer_source_ranges(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
 
     /// `externalName` (field 10).
+    #[inline]
     pub fn external_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `externalName` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn external_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `externalTrafficPolicy` (field 11).
+    #[inline]
     pub fn external_traffic_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 11)
     }
 
     /// `externalTrafficPolicy` (field 11) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn external_traffic_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 11)
     }
 
     /// `healthCheckNodePort` (field 12).
+    #[inline]
     pub fn health_check_node_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 12)
     }
 
     /// `publishNotReadyAddresses` (field 13).
+    #[inline]
     pub fn publish_not_ready_addresses(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 13)
     }
 
     /// `sessionAffinityConfig` (field 14).
+    #[inline]
     pub fn session_affinity_config(&self) -> Option<SessionAffinityConfig<'a>> {
         rt::get::<codec::Msg<SessionAffinityConfig<'a>>>(self.bytes, 14)
     }
 
     /// `ipFamilyPolicy` (field 17).
+    #[inline]
     pub fn ip_family_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 17)
     }
 
     /// `ipFamilyPolicy` (field 17) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_family_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 17)
     }
 
     /// `clusterIPs` (field 18).
+    #[inline]
     pub fn cluster_ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 18)
     }
 
     /// `ipFamilies` (field 19).
+    #[inline]
     pub fn ip_families(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 19)
     }
 
     /// `allocateLoadBalancerNodePorts` (field 20).
+    #[inline]
     pub fn allocate_load_balancer_node_ports(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 20)
     }
 
     /// `loadBalancerClass` (field 21).
+    #[inline]
     pub fn load_balancer_class(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 21)
     }
 
     /// `loadBalancerClass` (field 21) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn load_balancer_class_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 21)
     }
 
     /// `internalTrafficPolicy` (field 22).
+    #[inline]
     pub fn internal_traffic_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 22)
     }
 
     /// `internalTrafficPolicy` (field 22) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn internal_traffic_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 22)
     }
 
     /// `trafficDistribution` (field 23).
+    #[inline]
     pub fn traffic_distribution(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 23)
     }
 
     /// `trafficDistribution` (field 23) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn traffic_distribution_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 23)
     }
@@ -28236,11 +29470,13 @@ impl<'a> ServiceStatus<'a> {
     }
 
     /// `loadBalancer` (field 1).
+    #[inline]
     pub fn load_balancer(&self) -> Option<LoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<LoadBalancerStatus<'a>>>(self.bytes, 1)
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -28343,6 +29579,7 @@ impl<'a> SessionAffinityConfig<'a> {
     }
 
     /// `clientIP` (field 1).
+    #[inline]
     pub fn client_ip(&self) -> Option<ClientIPConfig<'a>> {
         rt::get::<codec::Msg<ClientIPConfig<'a>>>(self.bytes, 1)
     }
@@ -28424,6 +29661,7 @@ impl<'a> SleepAction<'a> {
     }
 
     /// `seconds` (field 1).
+    #[inline]
     pub fn seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
@@ -28504,41 +29742,49 @@ impl<'a> StorageOSPersistentVolumeSource<'a> {
     }
 
     /// `volumeName` (field 1).
+    #[inline]
     pub fn volume_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `volumeName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `volumeNamespace` (field 2).
+    #[inline]
     pub fn volume_namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `volumeNamespace` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `fsType` (field 3).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fsType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `readOnly` (field 4).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `secretRef` (field 5).
+    #[inline]
     pub fn secret_ref(&self) -> Option<ObjectReference<'a>> {
         rt::get::<codec::Msg<ObjectReference<'a>>>(self.bytes, 5)
     }
@@ -28643,41 +29889,49 @@ impl<'a> StorageOSVolumeSource<'a> {
     }
 
     /// `volumeName` (field 1).
+    #[inline]
     pub fn volume_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `volumeName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `volumeNamespace` (field 2).
+    #[inline]
     pub fn volume_namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `volumeNamespace` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `fsType` (field 3).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fsType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `readOnly` (field 4).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `secretRef` (field 5).
+    #[inline]
     pub fn secret_ref(&self) -> Option<LocalObjectReference<'a>> {
         rt::get::<codec::Msg<LocalObjectReference<'a>>>(self.bytes, 5)
     }
@@ -28783,21 +30037,25 @@ impl<'a> Sysctl<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -28881,6 +30139,7 @@ impl<'a> TCPSocketAction<'a> {
     }
 
     /// `port` (field 1).
+    #[inline]
     pub fn port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -28890,11 +30149,13 @@ impl<'a> TCPSocketAction<'a> {
     }
 
     /// `host` (field 2).
+    #[inline]
     pub fn host(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `host` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -28983,36 +30244,43 @@ impl<'a> Taint<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `effect` (field 3).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `effect` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `timeAdded` (field 4).
+    #[inline]
     pub fn time_added(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -29117,46 +30385,55 @@ impl<'a> Toleration<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `value` (field 3).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `value` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `effect` (field 4).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `effect` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `tolerationSeconds` (field 5).
+    #[inline]
     pub fn toleration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
@@ -29257,16 +30534,19 @@ impl<'a> TopologySelectorLabelRequirement<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `values` (field 2).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -29356,6 +30636,7 @@ impl<'a> TopologySelectorTerm<'a> {
     }
 
     /// `matchLabelExpressions` (field 1).
+    #[inline]
     pub fn match_label_expressions(
         &self,
     ) -> Repeated<'a, codec::Msg<TopologySelectorLabelRequirement<'a>>> {
@@ -29445,31 +30726,37 @@ impl<'a> TopologySpreadConstraint<'a> {
     }
 
     /// `maxSkew` (field 1).
+    #[inline]
     pub fn max_skew(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `topologyKey` (field 2).
+    #[inline]
     pub fn topology_key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `topologyKey` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn topology_key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `whenUnsatisfiable` (field 3).
+    #[inline]
     pub fn when_unsatisfiable(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `whenUnsatisfiable` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn when_unsatisfiable_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `labelSelector` (field 4).
+    #[inline]
     pub fn label_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -29479,31 +30766,37 @@ impl<'a> TopologySpreadConstraint<'a> {
     }
 
     /// `minDomains` (field 5).
+    #[inline]
     pub fn min_domains(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `nodeAffinityPolicy` (field 6).
+    #[inline]
     pub fn node_affinity_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `nodeAffinityPolicy` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_affinity_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `nodeTaintsPolicy` (field 7).
+    #[inline]
     pub fn node_taints_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `nodeTaintsPolicy` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_taints_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `matchLabelKeys` (field 8).
+    #[inline]
     pub fn match_label_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
@@ -29630,31 +30923,37 @@ impl<'a> TypedLocalObjectReference<'a> {
     }
 
     /// `apiGroup` (field 1).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -29745,41 +31044,49 @@ impl<'a> TypedObjectReference<'a> {
     }
 
     /// `apiGroup` (field 1).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `namespace` (field 4).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `namespace` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -29875,16 +31182,19 @@ impl<'a> Volume<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `volumeSource` (field 2).
+    #[inline]
     pub fn volume_source(&self) -> Option<VolumeSource<'a>> {
         rt::get::<codec::Msg<VolumeSource<'a>>>(self.bytes, 2)
     }
@@ -29972,21 +31282,25 @@ impl<'a> VolumeDevice<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `devicePath` (field 2).
+    #[inline]
     pub fn device_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `devicePath` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -30072,66 +31386,79 @@ impl<'a> VolumeMount<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `readOnly` (field 2).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `mountPath` (field 3).
+    #[inline]
     pub fn mount_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `mountPath` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn mount_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `subPath` (field 4).
+    #[inline]
     pub fn sub_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `subPath` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn sub_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `mountPropagation` (field 5).
+    #[inline]
     pub fn mount_propagation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `mountPropagation` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn mount_propagation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `subPathExpr` (field 6).
+    #[inline]
     pub fn sub_path_expr(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `subPathExpr` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn sub_path_expr_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `recursiveReadOnly` (field 7).
+    #[inline]
     pub fn recursive_read_only(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `recursiveReadOnly` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn recursive_read_only_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
@@ -30242,41 +31569,49 @@ impl<'a> VolumeMountStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `mountPath` (field 2).
+    #[inline]
     pub fn mount_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `mountPath` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn mount_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `readOnly` (field 3).
+    #[inline]
     pub fn read_only(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `recursiveReadOnly` (field 4).
+    #[inline]
     pub fn recursive_read_only(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `recursiveReadOnly` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn recursive_read_only_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `volumeStatus` (field 5).
+    #[inline]
     pub fn volume_status(&self) -> Option<VolumeStatus<'a>> {
         rt::get::<codec::Msg<VolumeStatus<'a>>>(self.bytes, 5)
     }
@@ -30381,6 +31716,7 @@ impl<'a> VolumeNodeAffinity<'a> {
     }
 
     /// `required` (field 1).
+    #[inline]
     pub fn required(&self) -> Option<NodeSelector<'a>> {
         rt::get::<codec::Msg<NodeSelector<'a>>>(self.bytes, 1)
     }
@@ -30462,31 +31798,37 @@ impl<'a> VolumeProjection<'a> {
     }
 
     /// `secret` (field 1).
+    #[inline]
     pub fn secret(&self) -> Option<SecretProjection<'a>> {
         rt::get::<codec::Msg<SecretProjection<'a>>>(self.bytes, 1)
     }
 
     /// `downwardAPI` (field 2).
+    #[inline]
     pub fn downward_api(&self) -> Option<DownwardAPIProjection<'a>> {
         rt::get::<codec::Msg<DownwardAPIProjection<'a>>>(self.bytes, 2)
     }
 
     /// `configMap` (field 3).
+    #[inline]
     pub fn config_map(&self) -> Option<ConfigMapProjection<'a>> {
         rt::get::<codec::Msg<ConfigMapProjection<'a>>>(self.bytes, 3)
     }
 
     /// `serviceAccountToken` (field 4).
+    #[inline]
     pub fn service_account_token(&self) -> Option<ServiceAccountTokenProjection<'a>> {
         rt::get::<codec::Msg<ServiceAccountTokenProjection<'a>>>(self.bytes, 4)
     }
 
     /// `clusterTrustBundle` (field 5).
+    #[inline]
     pub fn cluster_trust_bundle(&self) -> Option<ClusterTrustBundleProjection<'a>> {
         rt::get::<codec::Msg<ClusterTrustBundleProjection<'a>>>(self.bytes, 5)
     }
 
     /// `podCertificate` (field 6).
+    #[inline]
     pub fn pod_certificate(&self) -> Option<PodCertificateProjection<'a>> {
         rt::get::<codec::Msg<PodCertificateProjection<'a>>>(self.bytes, 6)
     }
@@ -30628,6 +31970,7 @@ impl<'a> VolumeResourceRequirements<'a> {
     }
 
     /// `limits` (field 1).
+    #[inline]
     pub fn limits(
         &self,
     ) -> Map<
@@ -30639,6 +31982,7 @@ impl<'a> VolumeResourceRequirements<'a> {
     }
 
     /// `requests` (field 2).
+    #[inline]
     pub fn requests(
         &self,
     ) -> Map<
@@ -30752,21 +32096,25 @@ impl<'a> VolumeSource<'a> {
     }
 
     /// `hostPath` (field 1).
+    #[inline]
     pub fn host_path(&self) -> Option<HostPathVolumeSource<'a>> {
         rt::get::<codec::Msg<HostPathVolumeSource<'a>>>(self.bytes, 1)
     }
 
     /// `emptyDir` (field 2).
+    #[inline]
     pub fn empty_dir(&self) -> Option<EmptyDirVolumeSource<'a>> {
         rt::get::<codec::Msg<EmptyDirVolumeSource<'a>>>(self.bytes, 2)
     }
 
     /// `gcePersistentDisk` (field 3).
+    #[inline]
     pub fn gce_persistent_disk(&self) -> Option<GCEPersistentDiskVolumeSource<'a>> {
         rt::get::<codec::Msg<GCEPersistentDiskVolumeSource<'a>>>(self.bytes, 3)
     }
 
     /// `awsElasticBlockStore` (field 4).
+    #[inline]
     pub fn aws_elastic_block_store(
         &self,
     ) -> Option<AWSElasticBlockStoreVolumeSource<'a>> {
@@ -30774,31 +32122,37 @@ impl<'a> VolumeSource<'a> {
     }
 
     /// `gitRepo` (field 5).
+    #[inline]
     pub fn git_repo(&self) -> Option<GitRepoVolumeSource<'a>> {
         rt::get::<codec::Msg<GitRepoVolumeSource<'a>>>(self.bytes, 5)
     }
 
     /// `secret` (field 6).
+    #[inline]
     pub fn secret(&self) -> Option<SecretVolumeSource<'a>> {
         rt::get::<codec::Msg<SecretVolumeSource<'a>>>(self.bytes, 6)
     }
 
     /// `nfs` (field 7).
+    #[inline]
     pub fn nfs(&self) -> Option<NFSVolumeSource<'a>> {
         rt::get::<codec::Msg<NFSVolumeSource<'a>>>(self.bytes, 7)
     }
 
     /// `iscsi` (field 8).
+    #[inline]
     pub fn iscsi(&self) -> Option<ISCSIVolumeSource<'a>> {
         rt::get::<codec::Msg<ISCSIVolumeSource<'a>>>(self.bytes, 8)
     }
 
     /// `glusterfs` (field 9).
+    #[inline]
     pub fn glusterfs(&self) -> Option<GlusterfsVolumeSource<'a>> {
         rt::get::<codec::Msg<GlusterfsVolumeSource<'a>>>(self.bytes, 9)
     }
 
     /// `persistentVolumeClaim` (field 10).
+    #[inline]
     pub fn persistent_volume_claim(
         &self,
     ) -> Option<PersistentVolumeClaimVolumeSource<'a>> {
@@ -30806,66 +32160,79 @@ impl<'a> VolumeSource<'a> {
     }
 
     /// `rbd` (field 11).
+    #[inline]
     pub fn rbd(&self) -> Option<RBDVolumeSource<'a>> {
         rt::get::<codec::Msg<RBDVolumeSource<'a>>>(self.bytes, 11)
     }
 
     /// `flexVolume` (field 12).
+    #[inline]
     pub fn flex_volume(&self) -> Option<FlexVolumeSource<'a>> {
         rt::get::<codec::Msg<FlexVolumeSource<'a>>>(self.bytes, 12)
     }
 
     /// `cinder` (field 13).
+    #[inline]
     pub fn cinder(&self) -> Option<CinderVolumeSource<'a>> {
         rt::get::<codec::Msg<CinderVolumeSource<'a>>>(self.bytes, 13)
     }
 
     /// `cephfs` (field 14).
+    #[inline]
     pub fn cephfs(&self) -> Option<CephFSVolumeSource<'a>> {
         rt::get::<codec::Msg<CephFSVolumeSource<'a>>>(self.bytes, 14)
     }
 
     /// `flocker` (field 15).
+    #[inline]
     pub fn flocker(&self) -> Option<FlockerVolumeSource<'a>> {
         rt::get::<codec::Msg<FlockerVolumeSource<'a>>>(self.bytes, 15)
     }
 
     /// `downwardAPI` (field 16).
+    #[inline]
     pub fn downward_api(&self) -> Option<DownwardAPIVolumeSource<'a>> {
         rt::get::<codec::Msg<DownwardAPIVolumeSource<'a>>>(self.bytes, 16)
     }
 
     /// `fc` (field 17).
+    #[inline]
     pub fn fc(&self) -> Option<FCVolumeSource<'a>> {
         rt::get::<codec::Msg<FCVolumeSource<'a>>>(self.bytes, 17)
     }
 
     /// `azureFile` (field 18).
+    #[inline]
     pub fn azure_file(&self) -> Option<AzureFileVolumeSource<'a>> {
         rt::get::<codec::Msg<AzureFileVolumeSource<'a>>>(self.bytes, 18)
     }
 
     /// `configMap` (field 19).
+    #[inline]
     pub fn config_map(&self) -> Option<ConfigMapVolumeSource<'a>> {
         rt::get::<codec::Msg<ConfigMapVolumeSource<'a>>>(self.bytes, 19)
     }
 
     /// `vsphereVolume` (field 20).
+    #[inline]
     pub fn vsphere_volume(&self) -> Option<VsphereVirtualDiskVolumeSource<'a>> {
         rt::get::<codec::Msg<VsphereVirtualDiskVolumeSource<'a>>>(self.bytes, 20)
     }
 
     /// `quobyte` (field 21).
+    #[inline]
     pub fn quobyte(&self) -> Option<QuobyteVolumeSource<'a>> {
         rt::get::<codec::Msg<QuobyteVolumeSource<'a>>>(self.bytes, 21)
     }
 
     /// `azureDisk` (field 22).
+    #[inline]
     pub fn azure_disk(&self) -> Option<AzureDiskVolumeSource<'a>> {
         rt::get::<codec::Msg<AzureDiskVolumeSource<'a>>>(self.bytes, 22)
     }
 
     /// `photonPersistentDisk` (field 23).
+    #[inline]
     pub fn photon_persistent_disk(
         &self,
     ) -> Option<PhotonPersistentDiskVolumeSource<'a>> {
@@ -30873,36 +32240,43 @@ impl<'a> VolumeSource<'a> {
     }
 
     /// `portworxVolume` (field 24).
+    #[inline]
     pub fn portworx_volume(&self) -> Option<PortworxVolumeSource<'a>> {
         rt::get::<codec::Msg<PortworxVolumeSource<'a>>>(self.bytes, 24)
     }
 
     /// `scaleIO` (field 25).
+    #[inline]
     pub fn scale_io(&self) -> Option<ScaleIOVolumeSource<'a>> {
         rt::get::<codec::Msg<ScaleIOVolumeSource<'a>>>(self.bytes, 25)
     }
 
     /// `projected` (field 26).
+    #[inline]
     pub fn projected(&self) -> Option<ProjectedVolumeSource<'a>> {
         rt::get::<codec::Msg<ProjectedVolumeSource<'a>>>(self.bytes, 26)
     }
 
     /// `storageos` (field 27).
+    #[inline]
     pub fn storageos(&self) -> Option<StorageOSVolumeSource<'a>> {
         rt::get::<codec::Msg<StorageOSVolumeSource<'a>>>(self.bytes, 27)
     }
 
     /// `csi` (field 28).
+    #[inline]
     pub fn csi(&self) -> Option<CSIVolumeSource<'a>> {
         rt::get::<codec::Msg<CSIVolumeSource<'a>>>(self.bytes, 28)
     }
 
     /// `ephemeral` (field 29).
+    #[inline]
     pub fn ephemeral(&self) -> Option<EphemeralVolumeSource<'a>> {
         rt::get::<codec::Msg<EphemeralVolumeSource<'a>>>(self.bytes, 29)
     }
 
     /// `image` (field 30).
+    #[inline]
     pub fn image(&self) -> Option<ImageVolumeSource<'a>> {
         rt::get::<codec::Msg<ImageVolumeSource<'a>>>(self.bytes, 30)
     }
@@ -31249,6 +32623,7 @@ impl<'a> VolumeStatus<'a> {
     }
 
     /// `image` (field 1).
+    #[inline]
     pub fn image(&self) -> Option<ImageVolumeStatus<'a>> {
         rt::get::<codec::Msg<ImageVolumeStatus<'a>>>(self.bytes, 1)
     }
@@ -31329,41 +32704,49 @@ impl<'a> VsphereVirtualDiskVolumeSource<'a> {
     }
 
     /// `volumePath` (field 1).
+    #[inline]
     pub fn volume_path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `volumePath` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fsType` (field 2).
+    #[inline]
     pub fn fs_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fsType` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `storagePolicyName` (field 3).
+    #[inline]
     pub fn storage_policy_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `storagePolicyName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_policy_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `storagePolicyID` (field 4).
+    #[inline]
     pub fn storage_policy_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `storagePolicyID` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_policy_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -31459,11 +32842,13 @@ impl<'a> WeightedPodAffinityTerm<'a> {
     }
 
     /// `weight` (field 1).
+    #[inline]
     pub fn weight(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `podAffinityTerm` (field 2).
+    #[inline]
     pub fn pod_affinity_term(&self) -> Option<PodAffinityTerm<'a>> {
         rt::get::<codec::Msg<PodAffinityTerm<'a>>>(self.bytes, 2)
     }
@@ -31554,36 +32939,43 @@ impl<'a> WindowsSecurityContextOptions<'a> {
     }
 
     /// `gmsaCredentialSpecName` (field 1).
+    #[inline]
     pub fn gmsa_credential_spec_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `gmsaCredentialSpecName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn gmsa_credential_spec_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `gmsaCredentialSpec` (field 2).
+    #[inline]
     pub fn gmsa_credential_spec(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `gmsaCredentialSpec` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn gmsa_credential_spec_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `runAsUserName` (field 3).
+    #[inline]
     pub fn run_as_user_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `runAsUserName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn run_as_user_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `hostProcess` (field 4).
+    #[inline]
     pub fn host_process(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }

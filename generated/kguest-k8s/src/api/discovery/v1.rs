@@ -27,56 +27,67 @@ impl<'a> Endpoint<'a> {
     }
 
     /// `addresses` (field 1).
+    #[inline]
     pub fn addresses(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(&self) -> Option<EndpointConditions<'a>> {
         rt::get::<codec::Msg<EndpointConditions<'a>>>(self.bytes, 2)
     }
 
     /// `hostname` (field 3).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `hostname` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `targetRef` (field 4).
+    #[inline]
     pub fn target_ref(&self) -> Option<crate::api::core::v1::ObjectReference<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::ObjectReference<'a>>>(self.bytes, 4)
     }
 
     /// `deprecatedTopology` (field 5).
+    #[inline]
     pub fn deprecated_topology(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
 
     /// `nodeName` (field 6).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `nodeName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `zone` (field 7).
+    #[inline]
     pub fn zone(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `zone` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn zone_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `hints` (field 8).
+    #[inline]
     pub fn hints(&self) -> Option<EndpointHints<'a>> {
         rt::get::<codec::Msg<EndpointHints<'a>>>(self.bytes, 8)
     }
@@ -213,16 +224,19 @@ impl<'a> EndpointConditions<'a> {
     }
 
     /// `ready` (field 1).
+    #[inline]
     pub fn ready(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `serving` (field 2).
+    #[inline]
     pub fn serving(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `terminating` (field 3).
+    #[inline]
     pub fn terminating(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
@@ -313,11 +327,13 @@ impl<'a> EndpointHints<'a> {
     }
 
     /// `forZones` (field 1).
+    #[inline]
     pub fn for_zones(&self) -> Repeated<'a, codec::Msg<ForZone<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `forNodes` (field 2).
+    #[inline]
     pub fn for_nodes(&self) -> Repeated<'a, codec::Msg<ForNode<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -413,36 +429,43 @@ impl<'a> EndpointPort<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `port` (field 3).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `appProtocol` (field 4).
+    #[inline]
     pub fn app_protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `appProtocol` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn app_protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -538,6 +561,7 @@ impl<'a> EndpointSlice<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -547,21 +571,25 @@ impl<'a> EndpointSlice<'a> {
     }
 
     /// `endpoints` (field 2).
+    #[inline]
     pub fn endpoints(&self) -> Repeated<'a, codec::Msg<Endpoint<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `ports` (field 3).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<EndpointPort<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `addressType` (field 4).
+    #[inline]
     pub fn address_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `addressType` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn address_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -671,6 +699,7 @@ impl<'a> EndpointSliceList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -680,6 +709,7 @@ impl<'a> EndpointSliceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<EndpointSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -774,11 +804,13 @@ impl<'a> ForNode<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -857,11 +889,13 @@ impl<'a> ForZone<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }

@@ -27,46 +27,55 @@ impl<'a> Endpoint<'a> {
     }
 
     /// `addresses` (field 1).
+    #[inline]
     pub fn addresses(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `conditions` (field 2).
+    #[inline]
     pub fn conditions(&self) -> Option<EndpointConditions<'a>> {
         rt::get::<codec::Msg<EndpointConditions<'a>>>(self.bytes, 2)
     }
 
     /// `hostname` (field 3).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `hostname` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `targetRef` (field 4).
+    #[inline]
     pub fn target_ref(&self) -> Option<crate::api::core::v1::ObjectReference<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::ObjectReference<'a>>>(self.bytes, 4)
     }
 
     /// `topology` (field 5).
+    #[inline]
     pub fn topology(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 5)
     }
 
     /// `nodeName` (field 6).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `nodeName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `hints` (field 7).
+    #[inline]
     pub fn hints(&self) -> Option<EndpointHints<'a>> {
         rt::get::<codec::Msg<EndpointHints<'a>>>(self.bytes, 7)
     }
@@ -197,16 +206,19 @@ impl<'a> EndpointConditions<'a> {
     }
 
     /// `ready` (field 1).
+    #[inline]
     pub fn ready(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `serving` (field 2).
+    #[inline]
     pub fn serving(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `terminating` (field 3).
+    #[inline]
     pub fn terminating(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
@@ -297,11 +309,13 @@ impl<'a> EndpointHints<'a> {
     }
 
     /// `forZones` (field 1).
+    #[inline]
     pub fn for_zones(&self) -> Repeated<'a, codec::Msg<ForZone<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `forNodes` (field 2).
+    #[inline]
     pub fn for_nodes(&self) -> Repeated<'a, codec::Msg<ForNode<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -397,36 +411,43 @@ impl<'a> EndpointPort<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `port` (field 3).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `appProtocol` (field 4).
+    #[inline]
     pub fn app_protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `appProtocol` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn app_protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -522,6 +543,7 @@ impl<'a> EndpointSlice<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -531,21 +553,25 @@ impl<'a> EndpointSlice<'a> {
     }
 
     /// `endpoints` (field 2).
+    #[inline]
     pub fn endpoints(&self) -> Repeated<'a, codec::Msg<Endpoint<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `ports` (field 3).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<EndpointPort<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `addressType` (field 4).
+    #[inline]
     pub fn address_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `addressType` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn address_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -655,6 +681,7 @@ impl<'a> EndpointSliceList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -664,6 +691,7 @@ impl<'a> EndpointSliceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<EndpointSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -758,11 +786,13 @@ impl<'a> ForNode<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -841,11 +871,13 @@ impl<'a> ForZone<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }

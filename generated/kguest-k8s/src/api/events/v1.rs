@@ -27,6 +27,7 @@ impl<'a> Event<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> Event<'a> {
     }
 
     /// `eventTime` (field 2).
+    #[inline]
     pub fn event_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {
@@ -45,86 +47,103 @@ impl<'a> Event<'a> {
     }
 
     /// `series` (field 3).
+    #[inline]
     pub fn series(&self) -> Option<EventSeries<'a>> {
         rt::get::<codec::Msg<EventSeries<'a>>>(self.bytes, 3)
     }
 
     /// `reportingController` (field 4).
+    #[inline]
     pub fn reporting_controller(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reportingController` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reporting_controller_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `reportingInstance` (field 5).
+    #[inline]
     pub fn reporting_instance(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reportingInstance` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reporting_instance_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `action` (field 6).
+    #[inline]
     pub fn action(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `action` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn action_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `reason` (field 7).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `reason` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `regarding` (field 8).
+    #[inline]
     pub fn regarding(&self) -> Option<crate::api::core::v1::ObjectReference<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::ObjectReference<'a>>>(self.bytes, 8)
     }
 
     /// `related` (field 9).
+    #[inline]
     pub fn related(&self) -> Option<crate::api::core::v1::ObjectReference<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::ObjectReference<'a>>>(self.bytes, 9)
     }
 
     /// `note` (field 10).
+    #[inline]
     pub fn note(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `note` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn note_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `type` (field 11).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 11)
     }
 
     /// `type` (field 11) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 11)
     }
 
     /// `deprecatedSource` (field 12).
+    #[inline]
     pub fn deprecated_source(&self) -> Option<crate::api::core::v1::EventSource<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::EventSource<'a>>>(self.bytes, 12)
     }
 
     /// `deprecatedFirstTimestamp` (field 13).
+    #[inline]
     pub fn deprecated_first_timestamp(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -134,6 +153,7 @@ impl<'a> Event<'a> {
     }
 
     /// `deprecatedLastTimestamp` (field 14).
+    #[inline]
     pub fn deprecated_last_timestamp(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -143,6 +163,7 @@ impl<'a> Event<'a> {
     }
 
     /// `deprecatedCount` (field 15).
+    #[inline]
     pub fn deprecated_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 15)
     }
@@ -351,6 +372,7 @@ impl<'a> EventList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -360,6 +382,7 @@ impl<'a> EventList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Event<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -453,11 +476,13 @@ impl<'a> EventSeries<'a> {
     }
 
     /// `count` (field 1).
+    #[inline]
     pub fn count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `lastObservedTime` (field 2).
+    #[inline]
     pub fn last_observed_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime<'a>> {

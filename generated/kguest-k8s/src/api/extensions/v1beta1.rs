@@ -27,6 +27,7 @@ impl<'a> DaemonSet<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> DaemonSet<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DaemonSetSpec<'a>> {
         rt::get::<codec::Msg<DaemonSetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DaemonSetStatus<'a>> {
         rt::get::<codec::Msg<DaemonSetStatus<'a>>>(self.bytes, 3)
     }
@@ -135,26 +138,31 @@ impl<'a> DaemonSetCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -164,21 +172,25 @@ impl<'a> DaemonSetCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -289,6 +301,7 @@ impl<'a> DaemonSetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -298,6 +311,7 @@ impl<'a> DaemonSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DaemonSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -392,6 +406,7 @@ impl<'a> DaemonSetSpec<'a> {
     }
 
     /// `selector` (field 1).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -401,26 +416,31 @@ impl<'a> DaemonSetSpec<'a> {
     }
 
     /// `template` (field 2).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 2)
     }
 
     /// `updateStrategy` (field 3).
+    #[inline]
     pub fn update_strategy(&self) -> Option<DaemonSetUpdateStrategy<'a>> {
         rt::get::<codec::Msg<DaemonSetUpdateStrategy<'a>>>(self.bytes, 3)
     }
 
     /// `minReadySeconds` (field 4).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `templateGeneration` (field 5).
+    #[inline]
     pub fn template_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `revisionHistoryLimit` (field 6).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
@@ -539,51 +559,61 @@ impl<'a> DaemonSetStatus<'a> {
     }
 
     /// `currentNumberScheduled` (field 1).
+    #[inline]
     pub fn current_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `numberMisscheduled` (field 2).
+    #[inline]
     pub fn number_misscheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `desiredNumberScheduled` (field 3).
+    #[inline]
     pub fn desired_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `numberReady` (field 4).
+    #[inline]
     pub fn number_ready(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `observedGeneration` (field 5).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `updatedNumberScheduled` (field 6).
+    #[inline]
     pub fn updated_number_scheduled(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `numberAvailable` (field 7).
+    #[inline]
     pub fn number_available(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `numberUnavailable` (field 8).
+    #[inline]
     pub fn number_unavailable(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `collisionCount` (field 9).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
 
     /// `conditions` (field 10).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DaemonSetCondition<'a>>> {
         Repeated::new(self.bytes, 10)
     }
@@ -716,16 +746,19 @@ impl<'a> DaemonSetUpdateStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateDaemonSet<'a>> {
         rt::get::<codec::Msg<RollingUpdateDaemonSet<'a>>>(self.bytes, 2)
     }
@@ -816,6 +849,7 @@ impl<'a> Deployment<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -825,11 +859,13 @@ impl<'a> Deployment<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeploymentSpec<'a>> {
         rt::get::<codec::Msg<DeploymentSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DeploymentStatus<'a>> {
         rt::get::<codec::Msg<DeploymentStatus<'a>>>(self.bytes, 3)
     }
@@ -924,46 +960,55 @@ impl<'a> DeploymentCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `lastUpdateTime` (field 6).
+    #[inline]
     pub fn last_update_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -973,6 +1018,7 @@ impl<'a> DeploymentCondition<'a> {
     }
 
     /// `lastTransitionTime` (field 7).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1099,6 +1145,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1108,6 +1155,7 @@ impl<'a> DeploymentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Deployment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1202,21 +1250,25 @@ impl<'a> DeploymentRollback<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `updatedAnnotations` (field 2).
+    #[inline]
     pub fn updated_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `rollbackTo` (field 3).
+    #[inline]
     pub fn rollback_to(&self) -> Option<RollbackConfig<'a>> {
         rt::get::<codec::Msg<RollbackConfig<'a>>>(self.bytes, 3)
     }
@@ -1316,11 +1368,13 @@ impl<'a> DeploymentSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -1330,36 +1384,43 @@ impl<'a> DeploymentSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `strategy` (field 4).
+    #[inline]
     pub fn strategy(&self) -> Option<DeploymentStrategy<'a>> {
         rt::get::<codec::Msg<DeploymentStrategy<'a>>>(self.bytes, 4)
     }
 
     /// `minReadySeconds` (field 5).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `revisionHistoryLimit` (field 6).
+    #[inline]
     pub fn revision_history_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `paused` (field 7).
+    #[inline]
     pub fn paused(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
 
     /// `rollbackTo` (field 8).
+    #[inline]
     pub fn rollback_to(&self) -> Option<RollbackConfig<'a>> {
         rt::get::<codec::Msg<RollbackConfig<'a>>>(self.bytes, 8)
     }
 
     /// `progressDeadlineSeconds` (field 9).
+    #[inline]
     pub fn progress_deadline_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -1493,46 +1554,55 @@ impl<'a> DeploymentStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `replicas` (field 2).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `updatedReplicas` (field 3).
+    #[inline]
     pub fn updated_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `availableReplicas` (field 4).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `unavailableReplicas` (field 5).
+    #[inline]
     pub fn unavailable_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<DeploymentCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `readyReplicas` (field 7).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `collisionCount` (field 8).
+    #[inline]
     pub fn collision_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `terminatingReplicas` (field 9).
+    #[inline]
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 9)
     }
@@ -1660,16 +1730,19 @@ impl<'a> DeploymentStrategy<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `rollingUpdate` (field 2).
+    #[inline]
     pub fn rolling_update(&self) -> Option<RollingUpdateDeployment<'a>> {
         rt::get::<codec::Msg<RollingUpdateDeployment<'a>>>(self.bytes, 2)
     }
@@ -1760,26 +1833,31 @@ impl<'a> HTTPIngressPath<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `backend` (field 2).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 2)
     }
 
     /// `pathType` (field 3).
+    #[inline]
     pub fn path_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pathType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1871,6 +1949,7 @@ impl<'a> HTTPIngressRuleValue<'a> {
     }
 
     /// `paths` (field 1).
+    #[inline]
     pub fn paths(&self) -> Repeated<'a, codec::Msg<HTTPIngressPath<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -1956,16 +2035,19 @@ impl<'a> IPBlock<'a> {
     }
 
     /// `cidr` (field 1).
+    #[inline]
     pub fn cidr(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `cidr` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn cidr_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `except` (field 2).
+    #[inline]
     pub fn except(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -2053,6 +2135,7 @@ impl<'a> Ingress<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2062,11 +2145,13 @@ impl<'a> Ingress<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IngressSpec<'a>> {
         rt::get::<codec::Msg<IngressSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<IngressStatus<'a>> {
         rt::get::<codec::Msg<IngressStatus<'a>>>(self.bytes, 3)
     }
@@ -2159,16 +2244,19 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `serviceName` (field 1).
+    #[inline]
     pub fn service_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `serviceName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `servicePort` (field 2).
+    #[inline]
     pub fn service_port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -2178,6 +2266,7 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(
         &self,
     ) -> Option<crate::api::core::v1::TypedLocalObjectReference<'a>> {
@@ -2283,6 +2372,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2292,6 +2382,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Ingress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2385,26 +2476,31 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `hostname` (field 2).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `hostname` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `ports` (field 4).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<IngressPortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -2500,6 +2596,7 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     }
 
     /// `ingress` (field 1).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -2587,26 +2684,31 @@ impl<'a> IngressPortStatus<'a> {
     }
 
     /// `port` (field 1).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2697,16 +2799,19 @@ impl<'a> IngressRule<'a> {
     }
 
     /// `host` (field 1).
+    #[inline]
     pub fn host(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `host` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `ingressRuleValue` (field 2).
+    #[inline]
     pub fn ingress_rule_value(&self) -> Option<IngressRuleValue<'a>> {
         rt::get::<codec::Msg<IngressRuleValue<'a>>>(self.bytes, 2)
     }
@@ -2800,6 +2905,7 @@ impl<'a> IngressRuleValue<'a> {
     }
 
     /// `http` (field 1).
+    #[inline]
     pub fn http(&self) -> Option<HTTPIngressRuleValue<'a>> {
         rt::get::<codec::Msg<HTTPIngressRuleValue<'a>>>(self.bytes, 1)
     }
@@ -2880,26 +2986,31 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `backend` (field 1).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 1)
     }
 
     /// `tls` (field 2).
+    #[inline]
     pub fn tls(&self) -> Repeated<'a, codec::Msg<IngressTLS<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<IngressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `ingressClassName` (field 4).
+    #[inline]
     pub fn ingress_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `ingressClassName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ingress_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -3005,6 +3116,7 @@ impl<'a> IngressStatus<'a> {
     }
 
     /// `loadBalancer` (field 1).
+    #[inline]
     pub fn load_balancer(&self) -> Option<IngressLoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<IngressLoadBalancerStatus<'a>>>(self.bytes, 1)
     }
@@ -3090,16 +3202,19 @@ impl<'a> IngressTLS<'a> {
     }
 
     /// `hosts` (field 1).
+    #[inline]
     pub fn hosts(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `secretName` (field 2).
+    #[inline]
     pub fn secret_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `secretName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -3189,6 +3304,7 @@ impl<'a> NetworkPolicy<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3198,6 +3314,7 @@ impl<'a> NetworkPolicy<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<NetworkPolicySpec<'a>> {
         rt::get::<codec::Msg<NetworkPolicySpec<'a>>>(self.bytes, 2)
     }
@@ -3287,11 +3404,13 @@ impl<'a> NetworkPolicyEgressRule<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `to` (field 2).
+    #[inline]
     pub fn to(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3387,11 +3506,13 @@ impl<'a> NetworkPolicyIngressRule<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `from` (field 2).
+    #[inline]
     pub fn from(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3487,6 +3608,7 @@ impl<'a> NetworkPolicyList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -3496,6 +3618,7 @@ impl<'a> NetworkPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<NetworkPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3590,6 +3713,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `podSelector` (field 1).
+    #[inline]
     pub fn pod_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3599,6 +3723,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `namespaceSelector` (field 2).
+    #[inline]
     pub fn namespace_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3608,6 +3733,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `ipBlock` (field 3).
+    #[inline]
     pub fn ip_block(&self) -> Option<IPBlock<'a>> {
         rt::get::<codec::Msg<IPBlock<'a>>>(self.bytes, 3)
     }
@@ -3716,16 +3842,19 @@ impl<'a> NetworkPolicyPort<'a> {
     }
 
     /// `protocol` (field 1).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `protocol` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `port` (field 2).
+    #[inline]
     pub fn port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -3735,6 +3864,7 @@ impl<'a> NetworkPolicyPort<'a> {
     }
 
     /// `endPort` (field 3).
+    #[inline]
     pub fn end_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -3828,6 +3958,7 @@ impl<'a> NetworkPolicySpec<'a> {
     }
 
     /// `podSelector` (field 1).
+    #[inline]
     pub fn pod_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -3837,16 +3968,19 @@ impl<'a> NetworkPolicySpec<'a> {
     }
 
     /// `ingress` (field 2).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<NetworkPolicyIngressRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `egress` (field 3).
+    #[inline]
     pub fn egress(&self) -> Repeated<'a, codec::Msg<NetworkPolicyEgressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `policyTypes` (field 4).
+    #[inline]
     pub fn policy_types(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -3967,6 +4101,7 @@ impl<'a> ReplicaSet<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3976,11 +4111,13 @@ impl<'a> ReplicaSet<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ReplicaSetSpec<'a>> {
         rt::get::<codec::Msg<ReplicaSetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ReplicaSetStatus<'a>> {
         rt::get::<codec::Msg<ReplicaSetStatus<'a>>>(self.bytes, 3)
     }
@@ -4075,26 +4212,31 @@ impl<'a> ReplicaSetCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -4104,21 +4246,25 @@ impl<'a> ReplicaSetCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -4229,6 +4375,7 @@ impl<'a> ReplicaSetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -4238,6 +4385,7 @@ impl<'a> ReplicaSetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ReplicaSet<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -4332,11 +4480,13 @@ impl<'a> ReplicaSetSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -4346,11 +4496,13 @@ impl<'a> ReplicaSetSpec<'a> {
     }
 
     /// `template` (field 3).
+    #[inline]
     pub fn template(&self) -> Option<crate::api::core::v1::PodTemplateSpec<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::PodTemplateSpec<'a>>>(self.bytes, 3)
     }
 
     /// `minReadySeconds` (field 4).
+    #[inline]
     pub fn min_ready_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -4454,36 +4606,43 @@ impl<'a> ReplicaSetStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `fullyLabeledReplicas` (field 2).
+    #[inline]
     pub fn fully_labeled_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `observedGeneration` (field 3).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
 
     /// `readyReplicas` (field 4).
+    #[inline]
     pub fn ready_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `availableReplicas` (field 5).
+    #[inline]
     pub fn available_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `conditions` (field 6).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<ReplicaSetCondition<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `terminatingReplicas` (field 7).
+    #[inline]
     pub fn terminating_replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -4601,6 +4760,7 @@ impl<'a> RollbackConfig<'a> {
     }
 
     /// `revision` (field 1).
+    #[inline]
     pub fn revision(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
@@ -4681,6 +4841,7 @@ impl<'a> RollingUpdateDaemonSet<'a> {
     }
 
     /// `maxUnavailable` (field 1).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -4690,6 +4851,7 @@ impl<'a> RollingUpdateDaemonSet<'a> {
     }
 
     /// `maxSurge` (field 2).
+    #[inline]
     pub fn max_surge(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -4790,6 +4952,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     }
 
     /// `maxUnavailable` (field 1).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -4799,6 +4962,7 @@ impl<'a> RollingUpdateDeployment<'a> {
     }
 
     /// `maxSurge` (field 2).
+    #[inline]
     pub fn max_surge(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -4899,6 +5063,7 @@ impl<'a> Scale<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4908,11 +5073,13 @@ impl<'a> Scale<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ScaleSpec<'a>> {
         rt::get::<codec::Msg<ScaleSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ScaleStatus<'a>> {
         rt::get::<codec::Msg<ScaleStatus<'a>>>(self.bytes, 3)
     }
@@ -5005,6 +5172,7 @@ impl<'a> ScaleSpec<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -5085,21 +5253,25 @@ impl<'a> ScaleStatus<'a> {
     }
 
     /// `replicas` (field 1).
+    #[inline]
     pub fn replicas(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `targetSelector` (field 3).
+    #[inline]
     pub fn target_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `targetSelector` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn target_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }

@@ -27,11 +27,13 @@ impl<'a> ExemptPriorityLevelConfiguration<'a> {
     }
 
     /// `nominalConcurrencyShares` (field 1).
+    #[inline]
     pub fn nominal_concurrency_shares(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `lendablePercent` (field 2).
+    #[inline]
     pub fn lendable_percent(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -117,11 +119,13 @@ impl<'a> FlowDistinguisherMethod<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -202,6 +206,7 @@ impl<'a> FlowSchema<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -211,11 +216,13 @@ impl<'a> FlowSchema<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<FlowSchemaSpec<'a>> {
         rt::get::<codec::Msg<FlowSchemaSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<FlowSchemaStatus<'a>> {
         rt::get::<codec::Msg<FlowSchemaStatus<'a>>>(self.bytes, 3)
     }
@@ -310,26 +317,31 @@ impl<'a> FlowSchemaCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -339,21 +351,25 @@ impl<'a> FlowSchemaCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -464,6 +480,7 @@ impl<'a> FlowSchemaList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -473,6 +490,7 @@ impl<'a> FlowSchemaList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<FlowSchema<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -567,6 +585,7 @@ impl<'a> FlowSchemaSpec<'a> {
     }
 
     /// `priorityLevelConfiguration` (field 1).
+    #[inline]
     pub fn priority_level_configuration(
         &self,
     ) -> Option<PriorityLevelConfigurationReference<'a>> {
@@ -574,16 +593,19 @@ impl<'a> FlowSchemaSpec<'a> {
     }
 
     /// `matchingPrecedence` (field 2).
+    #[inline]
     pub fn matching_precedence(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `distinguisherMethod` (field 3).
+    #[inline]
     pub fn distinguisher_method(&self) -> Option<FlowDistinguisherMethod<'a>> {
         rt::get::<codec::Msg<FlowDistinguisherMethod<'a>>>(self.bytes, 3)
     }
 
     /// `rules` (field 4).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PolicyRulesWithSubjects<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -710,6 +732,7 @@ impl<'a> FlowSchemaStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(&self) -> Repeated<'a, codec::Msg<FlowSchemaCondition<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -797,11 +820,13 @@ impl<'a> GroupSubject<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -882,16 +907,19 @@ impl<'a> LimitResponse<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `queuing` (field 2).
+    #[inline]
     pub fn queuing(&self) -> Option<QueuingConfiguration<'a>> {
         rt::get::<codec::Msg<QueuingConfiguration<'a>>>(self.bytes, 2)
     }
@@ -978,21 +1006,25 @@ impl<'a> LimitedPriorityLevelConfiguration<'a> {
     }
 
     /// `assuredConcurrencyShares` (field 1).
+    #[inline]
     pub fn assured_concurrency_shares(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `limitResponse` (field 2).
+    #[inline]
     pub fn limit_response(&self) -> Option<LimitResponse<'a>> {
         rt::get::<codec::Msg<LimitResponse<'a>>>(self.bytes, 2)
     }
 
     /// `lendablePercent` (field 3).
+    #[inline]
     pub fn lendable_percent(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `borrowingLimitPercent` (field 4).
+    #[inline]
     pub fn borrowing_limit_percent(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
@@ -1092,11 +1124,13 @@ impl<'a> NonResourcePolicyRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `nonResourceURLs` (field 6).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 6)
     }
@@ -1190,16 +1224,19 @@ impl<'a> PolicyRulesWithSubjects<'a> {
     }
 
     /// `subjects` (field 1).
+    #[inline]
     pub fn subjects(&self) -> Repeated<'a, codec::Msg<Subject<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `resourceRules` (field 2).
+    #[inline]
     pub fn resource_rules(&self) -> Repeated<'a, codec::Msg<ResourcePolicyRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `nonResourceRules` (field 3).
+    #[inline]
     pub fn non_resource_rules(
         &self,
     ) -> Repeated<'a, codec::Msg<NonResourcePolicyRule<'a>>> {
@@ -1311,6 +1348,7 @@ impl<'a> PriorityLevelConfiguration<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1320,11 +1358,13 @@ impl<'a> PriorityLevelConfiguration<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PriorityLevelConfigurationSpec<'a>> {
         rt::get::<codec::Msg<PriorityLevelConfigurationSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PriorityLevelConfigurationStatus<'a>> {
         rt::get::<codec::Msg<PriorityLevelConfigurationStatus<'a>>>(self.bytes, 3)
     }
@@ -1421,26 +1461,31 @@ impl<'a> PriorityLevelConfigurationCondition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `lastTransitionTime` (field 3).
+    #[inline]
     pub fn last_transition_time(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -1450,21 +1495,25 @@ impl<'a> PriorityLevelConfigurationCondition<'a> {
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `message` (field 5).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `message` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -1575,6 +1624,7 @@ impl<'a> PriorityLevelConfigurationList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1584,6 +1634,7 @@ impl<'a> PriorityLevelConfigurationList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PriorityLevelConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1680,11 +1731,13 @@ impl<'a> PriorityLevelConfigurationReference<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1765,21 +1818,25 @@ impl<'a> PriorityLevelConfigurationSpec<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `limited` (field 2).
+    #[inline]
     pub fn limited(&self) -> Option<LimitedPriorityLevelConfiguration<'a>> {
         rt::get::<codec::Msg<LimitedPriorityLevelConfiguration<'a>>>(self.bytes, 2)
     }
 
     /// `exempt` (field 3).
+    #[inline]
     pub fn exempt(&self) -> Option<ExemptPriorityLevelConfiguration<'a>> {
         rt::get::<codec::Msg<ExemptPriorityLevelConfiguration<'a>>>(self.bytes, 3)
     }
@@ -1873,6 +1930,7 @@ impl<'a> PriorityLevelConfigurationStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<'a, codec::Msg<PriorityLevelConfigurationCondition<'a>>> {
@@ -1962,16 +2020,19 @@ impl<'a> QueuingConfiguration<'a> {
     }
 
     /// `queues` (field 1).
+    #[inline]
     pub fn queues(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `handSize` (field 2).
+    #[inline]
     pub fn hand_size(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `queueLengthLimit` (field 3).
+    #[inline]
     pub fn queue_length_limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -2062,26 +2123,31 @@ impl<'a> ResourcePolicyRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `apiGroups` (field 2).
+    #[inline]
     pub fn api_groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `clusterScope` (field 4).
+    #[inline]
     pub fn cluster_scope(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `namespaces` (field 5).
+    #[inline]
     pub fn namespaces(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -2198,21 +2264,25 @@ impl<'a> ServiceAccountSubject<'a> {
     }
 
     /// `namespace` (field 1).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `namespace` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `name` (field 2).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `name` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2298,26 +2368,31 @@ impl<'a> Subject<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `user` (field 2).
+    #[inline]
     pub fn user(&self) -> Option<UserSubject<'a>> {
         rt::get::<codec::Msg<UserSubject<'a>>>(self.bytes, 2)
     }
 
     /// `group` (field 3).
+    #[inline]
     pub fn group(&self) -> Option<GroupSubject<'a>> {
         rt::get::<codec::Msg<GroupSubject<'a>>>(self.bytes, 3)
     }
 
     /// `serviceAccount` (field 4).
+    #[inline]
     pub fn service_account(&self) -> Option<ServiceAccountSubject<'a>> {
         rt::get::<codec::Msg<ServiceAccountSubject<'a>>>(self.bytes, 4)
     }
@@ -2416,11 +2491,13 @@ impl<'a> UserSubject<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }

@@ -27,6 +27,7 @@ impl<'a> ImageReview<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> ImageReview<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ImageReviewSpec<'a>> {
         rt::get::<codec::Msg<ImageReviewSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ImageReviewStatus<'a>> {
         rt::get::<codec::Msg<ImageReviewStatus<'a>>>(self.bytes, 3)
     }
@@ -135,11 +138,13 @@ impl<'a> ImageReviewContainerSpec<'a> {
     }
 
     /// `image` (field 1).
+    #[inline]
     pub fn image(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `image` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn image_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -220,21 +225,25 @@ impl<'a> ImageReviewSpec<'a> {
     }
 
     /// `containers` (field 1).
+    #[inline]
     pub fn containers(&self) -> Repeated<'a, codec::Msg<ImageReviewContainerSpec<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `annotations` (field 2).
+    #[inline]
     pub fn annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `namespace` (field 3).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `namespace` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -336,21 +345,25 @@ impl<'a> ImageReviewStatus<'a> {
     }
 
     /// `allowed` (field 1).
+    #[inline]
     pub fn allowed(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `reason` (field 2).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `reason` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `auditAnnotations` (field 3).
+    #[inline]
     pub fn audit_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }

@@ -27,26 +27,31 @@ impl<'a> HTTPIngressPath<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `backend` (field 2).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 2)
     }
 
     /// `pathType` (field 3).
+    #[inline]
     pub fn path_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pathType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -138,6 +143,7 @@ impl<'a> HTTPIngressRuleValue<'a> {
     }
 
     /// `paths` (field 1).
+    #[inline]
     pub fn paths(&self) -> Repeated<'a, codec::Msg<HTTPIngressPath<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -223,6 +229,7 @@ impl<'a> IPAddress<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -232,6 +239,7 @@ impl<'a> IPAddress<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IPAddressSpec<'a>> {
         rt::get::<codec::Msg<IPAddressSpec<'a>>>(self.bytes, 2)
     }
@@ -321,6 +329,7 @@ impl<'a> IPAddressList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -330,6 +339,7 @@ impl<'a> IPAddressList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<IPAddress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -424,6 +434,7 @@ impl<'a> IPAddressSpec<'a> {
     }
 
     /// `parentRef` (field 1).
+    #[inline]
     pub fn parent_ref(&self) -> Option<ParentReference<'a>> {
         rt::get::<codec::Msg<ParentReference<'a>>>(self.bytes, 1)
     }
@@ -508,16 +519,19 @@ impl<'a> IPBlock<'a> {
     }
 
     /// `cidr` (field 1).
+    #[inline]
     pub fn cidr(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `cidr` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn cidr_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `except` (field 2).
+    #[inline]
     pub fn except(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
@@ -605,6 +619,7 @@ impl<'a> Ingress<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -614,11 +629,13 @@ impl<'a> Ingress<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IngressSpec<'a>> {
         rt::get::<codec::Msg<IngressSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<IngressStatus<'a>> {
         rt::get::<codec::Msg<IngressStatus<'a>>>(self.bytes, 3)
     }
@@ -711,6 +728,7 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(
         &self,
     ) -> Option<crate::api::core::v1::TypedLocalObjectReference<'a>> {
@@ -720,6 +738,7 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `service` (field 4).
+    #[inline]
     pub fn service(&self) -> Option<IngressServiceBackend<'a>> {
         rt::get::<codec::Msg<IngressServiceBackend<'a>>>(self.bytes, 4)
     }
@@ -811,6 +830,7 @@ impl<'a> IngressClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -820,6 +840,7 @@ impl<'a> IngressClass<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IngressClassSpec<'a>> {
         rt::get::<codec::Msg<IngressClassSpec<'a>>>(self.bytes, 2)
     }
@@ -909,6 +930,7 @@ impl<'a> IngressClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -918,6 +940,7 @@ impl<'a> IngressClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<IngressClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1012,51 +1035,61 @@ impl<'a> IngressClassParametersReference<'a> {
     }
 
     /// `aPIGroup` (field 1).
+    #[inline]
     pub fn a_pi_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `aPIGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn a_pi_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `scope` (field 4).
+    #[inline]
     pub fn scope(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `scope` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scope_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `namespace` (field 5).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `namespace` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -1157,16 +1190,19 @@ impl<'a> IngressClassSpec<'a> {
     }
 
     /// `controller` (field 1).
+    #[inline]
     pub fn controller(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `controller` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn controller_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `parameters` (field 2).
+    #[inline]
     pub fn parameters(&self) -> Option<IngressClassParametersReference<'a>> {
         rt::get::<codec::Msg<IngressClassParametersReference<'a>>>(self.bytes, 2)
     }
@@ -1257,6 +1293,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1266,6 +1303,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Ingress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1359,26 +1397,31 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `hostname` (field 2).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `hostname` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `ports` (field 4).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<IngressPortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -1474,6 +1517,7 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     }
 
     /// `ingress` (field 1).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -1561,26 +1605,31 @@ impl<'a> IngressPortStatus<'a> {
     }
 
     /// `port` (field 1).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1671,16 +1720,19 @@ impl<'a> IngressRule<'a> {
     }
 
     /// `host` (field 1).
+    #[inline]
     pub fn host(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `host` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `ingressRuleValue` (field 2).
+    #[inline]
     pub fn ingress_rule_value(&self) -> Option<IngressRuleValue<'a>> {
         rt::get::<codec::Msg<IngressRuleValue<'a>>>(self.bytes, 2)
     }
@@ -1774,6 +1826,7 @@ impl<'a> IngressRuleValue<'a> {
     }
 
     /// `http` (field 1).
+    #[inline]
     pub fn http(&self) -> Option<HTTPIngressRuleValue<'a>> {
         rt::get::<codec::Msg<HTTPIngressRuleValue<'a>>>(self.bytes, 1)
     }
@@ -1854,16 +1907,19 @@ impl<'a> IngressServiceBackend<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `port` (field 2).
+    #[inline]
     pub fn port(&self) -> Option<ServiceBackendPort<'a>> {
         rt::get::<codec::Msg<ServiceBackendPort<'a>>>(self.bytes, 2)
     }
@@ -1949,26 +2005,31 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `defaultBackend` (field 1).
+    #[inline]
     pub fn default_backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 1)
     }
 
     /// `tls` (field 2).
+    #[inline]
     pub fn tls(&self) -> Repeated<'a, codec::Msg<IngressTLS<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<IngressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `ingressClassName` (field 4).
+    #[inline]
     pub fn ingress_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `ingressClassName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ingress_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2078,6 +2139,7 @@ impl<'a> IngressStatus<'a> {
     }
 
     /// `loadBalancer` (field 1).
+    #[inline]
     pub fn load_balancer(&self) -> Option<IngressLoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<IngressLoadBalancerStatus<'a>>>(self.bytes, 1)
     }
@@ -2163,16 +2225,19 @@ impl<'a> IngressTLS<'a> {
     }
 
     /// `hosts` (field 1).
+    #[inline]
     pub fn hosts(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `secretName` (field 2).
+    #[inline]
     pub fn secret_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `secretName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2262,6 +2327,7 @@ impl<'a> NetworkPolicy<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2271,6 +2337,7 @@ impl<'a> NetworkPolicy<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<NetworkPolicySpec<'a>> {
         rt::get::<codec::Msg<NetworkPolicySpec<'a>>>(self.bytes, 2)
     }
@@ -2360,11 +2427,13 @@ impl<'a> NetworkPolicyEgressRule<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `to` (field 2).
+    #[inline]
     pub fn to(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2460,11 +2529,13 @@ impl<'a> NetworkPolicyIngressRule<'a> {
     }
 
     /// `ports` (field 1).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPort<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `from` (field 2).
+    #[inline]
     pub fn from(&self) -> Repeated<'a, codec::Msg<NetworkPolicyPeer<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2560,6 +2631,7 @@ impl<'a> NetworkPolicyList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2569,6 +2641,7 @@ impl<'a> NetworkPolicyList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<NetworkPolicy<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2663,6 +2736,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `podSelector` (field 1).
+    #[inline]
     pub fn pod_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2672,6 +2746,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `namespaceSelector` (field 2).
+    #[inline]
     pub fn namespace_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2681,6 +2756,7 @@ impl<'a> NetworkPolicyPeer<'a> {
     }
 
     /// `ipBlock` (field 3).
+    #[inline]
     pub fn ip_block(&self) -> Option<IPBlock<'a>> {
         rt::get::<codec::Msg<IPBlock<'a>>>(self.bytes, 3)
     }
@@ -2789,16 +2865,19 @@ impl<'a> NetworkPolicyPort<'a> {
     }
 
     /// `protocol` (field 1).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `protocol` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `port` (field 2).
+    #[inline]
     pub fn port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -2808,6 +2887,7 @@ impl<'a> NetworkPolicyPort<'a> {
     }
 
     /// `endPort` (field 3).
+    #[inline]
     pub fn end_port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -2901,6 +2981,7 @@ impl<'a> NetworkPolicySpec<'a> {
     }
 
     /// `podSelector` (field 1).
+    #[inline]
     pub fn pod_selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -2910,16 +2991,19 @@ impl<'a> NetworkPolicySpec<'a> {
     }
 
     /// `ingress` (field 2).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<NetworkPolicyIngressRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `egress` (field 3).
+    #[inline]
     pub fn egress(&self) -> Repeated<'a, codec::Msg<NetworkPolicyEgressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `policyTypes` (field 4).
+    #[inline]
     pub fn policy_types(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
@@ -3040,41 +3124,49 @@ impl<'a> ParentReference<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 2).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resource` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `namespace` (field 3).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `namespace` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `name` (field 4).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `name` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -3170,16 +3262,19 @@ impl<'a> ServiceBackendPort<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `number` (field 2).
+    #[inline]
     pub fn number(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -3265,6 +3360,7 @@ impl<'a> ServiceCIDR<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3274,11 +3370,13 @@ impl<'a> ServiceCIDR<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ServiceCIDRSpec<'a>> {
         rt::get::<codec::Msg<ServiceCIDRSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ServiceCIDRStatus<'a>> {
         rt::get::<codec::Msg<ServiceCIDRStatus<'a>>>(self.bytes, 3)
     }
@@ -3373,6 +3471,7 @@ impl<'a> ServiceCIDRList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -3382,6 +3481,7 @@ impl<'a> ServiceCIDRList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ServiceCIDR<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3476,6 +3576,7 @@ impl<'a> ServiceCIDRSpec<'a> {
     }
 
     /// `cidrs` (field 1).
+    #[inline]
     pub fn cidrs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -3560,6 +3661,7 @@ impl<'a> ServiceCIDRStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

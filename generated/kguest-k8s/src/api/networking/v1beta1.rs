@@ -27,26 +27,31 @@ impl<'a> HTTPIngressPath<'a> {
     }
 
     /// `path` (field 1).
+    #[inline]
     pub fn path(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `path` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `backend` (field 2).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 2)
     }
 
     /// `pathType` (field 3).
+    #[inline]
     pub fn path_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pathType` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn path_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -138,6 +143,7 @@ impl<'a> HTTPIngressRuleValue<'a> {
     }
 
     /// `paths` (field 1).
+    #[inline]
     pub fn paths(&self) -> Repeated<'a, codec::Msg<HTTPIngressPath<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -223,6 +229,7 @@ impl<'a> IPAddress<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -232,6 +239,7 @@ impl<'a> IPAddress<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IPAddressSpec<'a>> {
         rt::get::<codec::Msg<IPAddressSpec<'a>>>(self.bytes, 2)
     }
@@ -321,6 +329,7 @@ impl<'a> IPAddressList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -330,6 +339,7 @@ impl<'a> IPAddressList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<IPAddress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -424,6 +434,7 @@ impl<'a> IPAddressSpec<'a> {
     }
 
     /// `parentRef` (field 1).
+    #[inline]
     pub fn parent_ref(&self) -> Option<ParentReference<'a>> {
         rt::get::<codec::Msg<ParentReference<'a>>>(self.bytes, 1)
     }
@@ -508,6 +519,7 @@ impl<'a> Ingress<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -517,11 +529,13 @@ impl<'a> Ingress<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IngressSpec<'a>> {
         rt::get::<codec::Msg<IngressSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<IngressStatus<'a>> {
         rt::get::<codec::Msg<IngressStatus<'a>>>(self.bytes, 3)
     }
@@ -614,16 +628,19 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `serviceName` (field 1).
+    #[inline]
     pub fn service_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `serviceName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn service_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `servicePort` (field 2).
+    #[inline]
     pub fn service_port(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -633,6 +650,7 @@ impl<'a> IngressBackend<'a> {
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(
         &self,
     ) -> Option<crate::api::core::v1::TypedLocalObjectReference<'a>> {
@@ -738,6 +756,7 @@ impl<'a> IngressClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -747,6 +766,7 @@ impl<'a> IngressClass<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<IngressClassSpec<'a>> {
         rt::get::<codec::Msg<IngressClassSpec<'a>>>(self.bytes, 2)
     }
@@ -836,6 +856,7 @@ impl<'a> IngressClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -845,6 +866,7 @@ impl<'a> IngressClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<IngressClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -939,51 +961,61 @@ impl<'a> IngressClassParametersReference<'a> {
     }
 
     /// `aPIGroup` (field 1).
+    #[inline]
     pub fn a_pi_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `aPIGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn a_pi_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `scope` (field 4).
+    #[inline]
     pub fn scope(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `scope` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn scope_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `namespace` (field 5).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `namespace` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -1084,16 +1116,19 @@ impl<'a> IngressClassSpec<'a> {
     }
 
     /// `controller` (field 1).
+    #[inline]
     pub fn controller(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `controller` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn controller_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `parameters` (field 2).
+    #[inline]
     pub fn parameters(&self) -> Option<IngressClassParametersReference<'a>> {
         rt::get::<codec::Msg<IngressClassParametersReference<'a>>>(self.bytes, 2)
     }
@@ -1184,6 +1219,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1193,6 +1229,7 @@ impl<'a> IngressList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Ingress<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1286,26 +1323,31 @@ impl<'a> IngressLoadBalancerIngress<'a> {
     }
 
     /// `ip` (field 1).
+    #[inline]
     pub fn ip(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `ip` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ip_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `hostname` (field 2).
+    #[inline]
     pub fn hostname(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `hostname` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hostname_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `ports` (field 4).
+    #[inline]
     pub fn ports(&self) -> Repeated<'a, codec::Msg<IngressPortStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -1401,6 +1443,7 @@ impl<'a> IngressLoadBalancerStatus<'a> {
     }
 
     /// `ingress` (field 1).
+    #[inline]
     pub fn ingress(&self) -> Repeated<'a, codec::Msg<IngressLoadBalancerIngress<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -1488,26 +1531,31 @@ impl<'a> IngressPortStatus<'a> {
     }
 
     /// `port` (field 1).
+    #[inline]
     pub fn port(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
 
     /// `protocol` (field 2).
+    #[inline]
     pub fn protocol(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `protocol` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `error` (field 3).
+    #[inline]
     pub fn error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `error` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1598,16 +1646,19 @@ impl<'a> IngressRule<'a> {
     }
 
     /// `host` (field 1).
+    #[inline]
     pub fn host(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `host` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn host_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `ingressRuleValue` (field 2).
+    #[inline]
     pub fn ingress_rule_value(&self) -> Option<IngressRuleValue<'a>> {
         rt::get::<codec::Msg<IngressRuleValue<'a>>>(self.bytes, 2)
     }
@@ -1701,6 +1752,7 @@ impl<'a> IngressRuleValue<'a> {
     }
 
     /// `http` (field 1).
+    #[inline]
     pub fn http(&self) -> Option<HTTPIngressRuleValue<'a>> {
         rt::get::<codec::Msg<HTTPIngressRuleValue<'a>>>(self.bytes, 1)
     }
@@ -1781,26 +1833,31 @@ impl<'a> IngressSpec<'a> {
     }
 
     /// `backend` (field 1).
+    #[inline]
     pub fn backend(&self) -> Option<IngressBackend<'a>> {
         rt::get::<codec::Msg<IngressBackend<'a>>>(self.bytes, 1)
     }
 
     /// `tls` (field 2).
+    #[inline]
     pub fn tls(&self) -> Repeated<'a, codec::Msg<IngressTLS<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `rules` (field 3).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<IngressRule<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `ingressClassName` (field 4).
+    #[inline]
     pub fn ingress_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `ingressClassName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn ingress_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -1906,6 +1963,7 @@ impl<'a> IngressStatus<'a> {
     }
 
     /// `loadBalancer` (field 1).
+    #[inline]
     pub fn load_balancer(&self) -> Option<IngressLoadBalancerStatus<'a>> {
         rt::get::<codec::Msg<IngressLoadBalancerStatus<'a>>>(self.bytes, 1)
     }
@@ -1991,16 +2049,19 @@ impl<'a> IngressTLS<'a> {
     }
 
     /// `hosts` (field 1).
+    #[inline]
     pub fn hosts(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `secretName` (field 2).
+    #[inline]
     pub fn secret_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `secretName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn secret_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -2090,41 +2151,49 @@ impl<'a> ParentReference<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 2).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resource` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `namespace` (field 3).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `namespace` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `name` (field 4).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `name` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2220,6 +2289,7 @@ impl<'a> ServiceCIDR<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2229,11 +2299,13 @@ impl<'a> ServiceCIDR<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ServiceCIDRSpec<'a>> {
         rt::get::<codec::Msg<ServiceCIDRSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ServiceCIDRStatus<'a>> {
         rt::get::<codec::Msg<ServiceCIDRStatus<'a>>>(self.bytes, 3)
     }
@@ -2328,6 +2400,7 @@ impl<'a> ServiceCIDRList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2337,6 +2410,7 @@ impl<'a> ServiceCIDRList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ServiceCIDR<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2431,6 +2505,7 @@ impl<'a> ServiceCIDRSpec<'a> {
     }
 
     /// `cidrs` (field 1).
+    #[inline]
     pub fn cidrs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -2515,6 +2590,7 @@ impl<'a> ServiceCIDRStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

@@ -27,6 +27,7 @@ impl<'a> Overhead<'a> {
     }
 
     /// `podFixed` (field 1).
+    #[inline]
     pub fn pod_fixed(
         &self,
     ) -> Map<
@@ -124,6 +125,7 @@ impl<'a> RuntimeClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -133,21 +135,25 @@ impl<'a> RuntimeClass<'a> {
     }
 
     /// `handler` (field 2).
+    #[inline]
     pub fn handler(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `handler` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn handler_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `overhead` (field 3).
+    #[inline]
     pub fn overhead(&self) -> Option<Overhead<'a>> {
         rt::get::<codec::Msg<Overhead<'a>>>(self.bytes, 3)
     }
 
     /// `scheduling` (field 4).
+    #[inline]
     pub fn scheduling(&self) -> Option<Scheduling<'a>> {
         rt::get::<codec::Msg<Scheduling<'a>>>(self.bytes, 4)
     }
@@ -252,6 +258,7 @@ impl<'a> RuntimeClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -261,6 +268,7 @@ impl<'a> RuntimeClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<RuntimeClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -355,11 +363,13 @@ impl<'a> Scheduling<'a> {
     }
 
     /// `nodeSelector` (field 1).
+    #[inline]
     pub fn node_selector(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 1)
     }
 
     /// `tolerations` (field 2).
+    #[inline]
     pub fn tolerations(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::Toleration<'a>>> {

@@ -27,6 +27,7 @@ impl<'a> Eviction<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> Eviction<'a> {
     }
 
     /// `deleteOptions` (field 2).
+    #[inline]
     pub fn delete_options(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions<'a>> {
@@ -136,6 +138,7 @@ impl<'a> PodDisruptionBudget<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -145,11 +148,13 @@ impl<'a> PodDisruptionBudget<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PodDisruptionBudgetSpec<'a>> {
         rt::get::<codec::Msg<PodDisruptionBudgetSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PodDisruptionBudgetStatus<'a>> {
         rt::get::<codec::Msg<PodDisruptionBudgetStatus<'a>>>(self.bytes, 3)
     }
@@ -245,6 +250,7 @@ impl<'a> PodDisruptionBudgetList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -254,6 +260,7 @@ impl<'a> PodDisruptionBudgetList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodDisruptionBudget<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -348,6 +355,7 @@ impl<'a> PodDisruptionBudgetSpec<'a> {
     }
 
     /// `minAvailable` (field 1).
+    #[inline]
     pub fn min_available(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -357,6 +365,7 @@ impl<'a> PodDisruptionBudgetSpec<'a> {
     }
 
     /// `selector` (field 2).
+    #[inline]
     pub fn selector(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -366,6 +375,7 @@ impl<'a> PodDisruptionBudgetSpec<'a> {
     }
 
     /// `maxUnavailable` (field 3).
+    #[inline]
     pub fn max_unavailable(
         &self,
     ) -> Option<crate::apimachinery::pkg::util::intstr::IntOrString<'a>> {
@@ -375,11 +385,13 @@ impl<'a> PodDisruptionBudgetSpec<'a> {
     }
 
     /// `unhealthyPodEvictionPolicy` (field 4).
+    #[inline]
     pub fn unhealthy_pod_eviction_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `unhealthyPodEvictionPolicy` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn unhealthy_pod_eviction_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -494,11 +506,13 @@ impl<'a> PodDisruptionBudgetStatus<'a> {
     }
 
     /// `observedGeneration` (field 1).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `disruptedPods` (field 2).
+    #[inline]
     pub fn disrupted_pods(
         &self,
     ) -> Map<
@@ -510,26 +524,31 @@ impl<'a> PodDisruptionBudgetStatus<'a> {
     }
 
     /// `disruptionsAllowed` (field 3).
+    #[inline]
     pub fn disruptions_allowed(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
     /// `currentHealthy` (field 4).
+    #[inline]
     pub fn current_healthy(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `desiredHealthy` (field 5).
+    #[inline]
     pub fn desired_healthy(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `expectedPods` (field 6).
+    #[inline]
     pub fn expected_pods(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `conditions` (field 7).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<

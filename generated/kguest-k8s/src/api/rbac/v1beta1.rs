@@ -27,6 +27,7 @@ impl<'a> AggregationRule<'a> {
     }
 
     /// `clusterRoleSelectors` (field 1).
+    #[inline]
     pub fn cluster_role_selectors(
         &self,
     ) -> Repeated<
@@ -122,6 +123,7 @@ impl<'a> ClusterRole<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -131,11 +133,13 @@ impl<'a> ClusterRole<'a> {
     }
 
     /// `rules` (field 2).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PolicyRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `aggregationRule` (field 3).
+    #[inline]
     pub fn aggregation_rule(&self) -> Option<AggregationRule<'a>> {
         rt::get::<codec::Msg<AggregationRule<'a>>>(self.bytes, 3)
     }
@@ -240,6 +244,7 @@ impl<'a> ClusterRoleBinding<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -249,11 +254,13 @@ impl<'a> ClusterRoleBinding<'a> {
     }
 
     /// `subjects` (field 2).
+    #[inline]
     pub fn subjects(&self) -> Repeated<'a, codec::Msg<Subject<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `roleRef` (field 3).
+    #[inline]
     pub fn role_ref(&self) -> Option<RoleRef<'a>> {
         rt::get::<codec::Msg<RoleRef<'a>>>(self.bytes, 3)
     }
@@ -354,6 +361,7 @@ impl<'a> ClusterRoleBindingList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -363,6 +371,7 @@ impl<'a> ClusterRoleBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterRoleBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -457,6 +466,7 @@ impl<'a> ClusterRoleList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -466,6 +476,7 @@ impl<'a> ClusterRoleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterRole<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -560,26 +571,31 @@ impl<'a> PolicyRule<'a> {
     }
 
     /// `verbs` (field 1).
+    #[inline]
     pub fn verbs(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `apiGroups` (field 2).
+    #[inline]
     pub fn api_groups(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `resources` (field 3).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `resourceNames` (field 4).
+    #[inline]
     pub fn resource_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `nonResourceURLs` (field 5).
+    #[inline]
     pub fn non_resource_urls(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
@@ -700,6 +716,7 @@ impl<'a> Role<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -709,6 +726,7 @@ impl<'a> Role<'a> {
     }
 
     /// `rules` (field 2).
+    #[inline]
     pub fn rules(&self) -> Repeated<'a, codec::Msg<PolicyRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -801,6 +819,7 @@ impl<'a> RoleBinding<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -810,11 +829,13 @@ impl<'a> RoleBinding<'a> {
     }
 
     /// `subjects` (field 2).
+    #[inline]
     pub fn subjects(&self) -> Repeated<'a, codec::Msg<Subject<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `roleRef` (field 3).
+    #[inline]
     pub fn role_ref(&self) -> Option<RoleRef<'a>> {
         rt::get::<codec::Msg<RoleRef<'a>>>(self.bytes, 3)
     }
@@ -915,6 +936,7 @@ impl<'a> RoleBindingList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -924,6 +946,7 @@ impl<'a> RoleBindingList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<RoleBinding<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1018,6 +1041,7 @@ impl<'a> RoleList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1027,6 +1051,7 @@ impl<'a> RoleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Role<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1120,31 +1145,37 @@ impl<'a> RoleRef<'a> {
     }
 
     /// `apiGroup` (field 1).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1233,41 +1264,49 @@ impl<'a> Subject<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 2).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `apiGroup` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `namespace` (field 4).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `namespace` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }

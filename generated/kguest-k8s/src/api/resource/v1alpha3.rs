@@ -27,11 +27,13 @@ impl<'a> CELDeviceSelector<'a> {
     }
 
     /// `expression` (field 1).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `expression` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -112,6 +114,7 @@ impl<'a> DeviceSelector<'a> {
     }
 
     /// `cel` (field 1).
+    #[inline]
     pub fn cel(&self) -> Option<CELDeviceSelector<'a>> {
         rt::get::<codec::Msg<CELDeviceSelector<'a>>>(self.bytes, 1)
     }
@@ -192,36 +195,43 @@ impl<'a> DeviceTaint<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `effect` (field 3).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `effect` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `timeAdded` (field 4).
+    #[inline]
     pub fn time_added(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -328,6 +338,7 @@ impl<'a> DeviceTaintRule<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -337,11 +348,13 @@ impl<'a> DeviceTaintRule<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeviceTaintRuleSpec<'a>> {
         rt::get::<codec::Msg<DeviceTaintRuleSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<DeviceTaintRuleStatus<'a>> {
         rt::get::<codec::Msg<DeviceTaintRuleStatus<'a>>>(self.bytes, 3)
     }
@@ -436,6 +449,7 @@ impl<'a> DeviceTaintRuleList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -445,6 +459,7 @@ impl<'a> DeviceTaintRuleList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceTaintRule<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -539,11 +554,13 @@ impl<'a> DeviceTaintRuleSpec<'a> {
     }
 
     /// `deviceSelector` (field 1).
+    #[inline]
     pub fn device_selector(&self) -> Option<DeviceTaintSelector<'a>> {
         rt::get::<codec::Msg<DeviceTaintSelector<'a>>>(self.bytes, 1)
     }
 
     /// `taint` (field 2).
+    #[inline]
     pub fn taint(&self) -> Option<DeviceTaint<'a>> {
         rt::get::<codec::Msg<DeviceTaint<'a>>>(self.bytes, 2)
     }
@@ -634,6 +651,7 @@ impl<'a> DeviceTaintRuleStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -726,31 +744,37 @@ impl<'a> DeviceTaintSelector<'a> {
     }
 
     /// `driver` (field 2).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `driver` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `pool` (field 3).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pool` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `device` (field 4).
+    #[inline]
     pub fn device(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `device` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -841,71 +865,85 @@ impl<'a> PoolStatus<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `poolName` (field 2).
+    #[inline]
     pub fn pool_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `poolName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `nodeName` (field 3).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `nodeName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `totalDevices` (field 4).
+    #[inline]
     pub fn total_devices(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
     /// `allocatedDevices` (field 5).
+    #[inline]
     pub fn allocated_devices(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `availableDevices` (field 6).
+    #[inline]
     pub fn available_devices(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
 
     /// `unavailableDevices` (field 7).
+    #[inline]
     pub fn unavailable_devices(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
 
     /// `resourceSliceCount` (field 8).
+    #[inline]
     pub fn resource_slice_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 8)
     }
 
     /// `generation` (field 9).
+    #[inline]
     pub fn generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 9)
     }
 
     /// `validationError` (field 10).
+    #[inline]
     pub fn validation_error(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `validationError` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn validation_error_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
@@ -1031,6 +1069,7 @@ impl<'a> ResourcePoolStatusRequest<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1040,11 +1079,13 @@ impl<'a> ResourcePoolStatusRequest<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourcePoolStatusRequestSpec<'a>> {
         rt::get::<codec::Msg<ResourcePoolStatusRequestSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ResourcePoolStatusRequestStatus<'a>> {
         rt::get::<codec::Msg<ResourcePoolStatusRequestStatus<'a>>>(self.bytes, 3)
     }
@@ -1141,6 +1182,7 @@ impl<'a> ResourcePoolStatusRequestList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1150,6 +1192,7 @@ impl<'a> ResourcePoolStatusRequestList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourcePoolStatusRequest<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1246,26 +1289,31 @@ impl<'a> ResourcePoolStatusRequestSpec<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `poolName` (field 2).
+    #[inline]
     pub fn pool_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `poolName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `limit` (field 3).
+    #[inline]
     pub fn limit(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -1356,11 +1404,13 @@ impl<'a> ResourcePoolStatusRequestStatus<'a> {
     }
 
     /// `pools` (field 2).
+    #[inline]
     pub fn pools(&self) -> Repeated<'a, codec::Msg<PoolStatus<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `conditions` (field 3).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -1371,6 +1421,7 @@ impl<'a> ResourcePoolStatusRequestStatus<'a> {
     }
 
     /// `poolCount` (field 6).
+    #[inline]
     pub fn pool_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }

@@ -27,36 +27,43 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pool` (field 2).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `pool` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `device` (field 3).
+    #[inline]
     pub fn device(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `device` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `conditions` (field 4).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -67,6 +74,7 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `data` (field 5).
+    #[inline]
     pub fn data(&self) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,
@@ -74,16 +82,19 @@ impl<'a> AllocatedDeviceStatus<'a> {
     }
 
     /// `networkData` (field 6).
+    #[inline]
     pub fn network_data(&self) -> Option<NetworkDeviceData<'a>> {
         rt::get::<codec::Msg<NetworkDeviceData<'a>>>(self.bytes, 6)
     }
 
     /// `shareID` (field 7).
+    #[inline]
     pub fn share_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `shareID` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn share_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
@@ -209,16 +220,19 @@ impl<'a> AllocationResult<'a> {
     }
 
     /// `devices` (field 1).
+    #[inline]
     pub fn devices(&self) -> Option<DeviceAllocationResult<'a>> {
         rt::get::<codec::Msg<DeviceAllocationResult<'a>>>(self.bytes, 1)
     }
 
     /// `nodeSelector` (field 3).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 3)
     }
 
     /// `allocationTimestamp` (field 5).
+    #[inline]
     pub fn allocation_timestamp(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -332,16 +346,19 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `attributes` (field 1).
+    #[inline]
     pub fn attributes(&self) -> Map<'a, codec::Str, codec::Msg<DeviceAttribute<'a>>> {
         Map::new(self.bytes, 1)
     }
 
     /// `capacity` (field 2).
+    #[inline]
     pub fn capacity(&self) -> Map<'a, codec::Str, codec::Msg<DeviceCapacity<'a>>> {
         Map::new(self.bytes, 2)
     }
 
     /// `consumesCounters` (field 3).
+    #[inline]
     pub fn consumes_counters(
         &self,
     ) -> Repeated<'a, codec::Msg<DeviceCounterConsumption<'a>>> {
@@ -349,51 +366,61 @@ impl<'a> BasicDevice<'a> {
     }
 
     /// `nodeName` (field 4).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `nodeName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `nodeSelector` (field 5).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 5)
     }
 
     /// `allNodes` (field 6).
+    #[inline]
     pub fn all_nodes(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `taints` (field 7).
+    #[inline]
     pub fn taints(&self) -> Repeated<'a, codec::Msg<DeviceTaint<'a>>> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `bindsToNode` (field 8).
+    #[inline]
     pub fn binds_to_node(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
 
     /// `bindingConditions` (field 9).
+    #[inline]
     pub fn binding_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
 
     /// `bindingFailureConditions` (field 10).
+    #[inline]
     pub fn binding_failure_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 10)
     }
 
     /// `allowMultipleAllocations` (field 11).
+    #[inline]
     pub fn allow_multiple_allocations(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
 
     /// `nodeAllocatableResourceMappings` (field 12).
+    #[inline]
     pub fn node_allocatable_resource_mappings(
         &self,
     ) -> Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>> {
@@ -581,11 +608,13 @@ impl<'a> CELDeviceSelector<'a> {
     }
 
     /// `expression` (field 1).
+    #[inline]
     pub fn expression(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `expression` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn expression_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -666,6 +695,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `default` (field 1).
+    #[inline]
     pub fn default(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -675,6 +705,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `validValues` (field 3).
+    #[inline]
     pub fn valid_values(
         &self,
     ) -> Repeated<
@@ -685,6 +716,7 @@ impl<'a> CapacityRequestPolicy<'a> {
     }
 
     /// `validRange` (field 4).
+    #[inline]
     pub fn valid_range(&self) -> Option<CapacityRequestPolicyRange<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicyRange<'a>>>(self.bytes, 4)
     }
@@ -791,6 +823,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `min` (field 1).
+    #[inline]
     pub fn min(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -798,6 +831,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `max` (field 2).
+    #[inline]
     pub fn max(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -805,6 +839,7 @@ impl<'a> CapacityRequestPolicyRange<'a> {
     }
 
     /// `step` (field 3).
+    #[inline]
     pub fn step(&self) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
@@ -906,6 +941,7 @@ impl<'a> CapacityRequirements<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(
         &self,
     ) -> Map<
@@ -1003,6 +1039,7 @@ impl<'a> Counter<'a> {
     }
 
     /// `value` (field 1).
+    #[inline]
     pub fn value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1088,16 +1125,19 @@ impl<'a> CounterSet<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `counters` (field 2).
+    #[inline]
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
@@ -1188,16 +1228,19 @@ impl<'a> Device<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `basic` (field 2).
+    #[inline]
     pub fn basic(&self) -> Option<BasicDevice<'a>> {
         rt::get::<codec::Msg<BasicDevice<'a>>>(self.bytes, 2)
     }
@@ -1281,21 +1324,25 @@ impl<'a> DeviceAllocationConfiguration<'a> {
     }
 
     /// `source` (field 1).
+    #[inline]
     pub fn source(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `source` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn source_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `requests` (field 2).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `deviceConfiguration` (field 3).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 3)
     }
@@ -1398,6 +1445,7 @@ impl<'a> DeviceAllocationResult<'a> {
     }
 
     /// `results` (field 1).
+    #[inline]
     pub fn results(
         &self,
     ) -> Repeated<'a, codec::Msg<DeviceRequestAllocationResult<'a>>> {
@@ -1405,6 +1453,7 @@ impl<'a> DeviceAllocationResult<'a> {
     }
 
     /// `config` (field 2).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceAllocationConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1504,51 +1553,61 @@ impl<'a> DeviceAttribute<'a> {
     }
 
     /// `int` (field 2).
+    #[inline]
     pub fn int(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `bool` (field 3).
+    #[inline]
     pub fn bool(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `string` (field 4).
+    #[inline]
     pub fn string(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `string` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn string_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `version` (field 5).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `version` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `ints` (field 6).
+    #[inline]
     pub fn ints(&self) -> Repeated<'a, codec::Int64> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `bools` (field 7).
+    #[inline]
     pub fn bools(&self) -> Repeated<'a, codec::Bool> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `strings` (field 8).
+    #[inline]
     pub fn strings(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `versions` (field 9).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 9)
     }
@@ -1680,6 +1739,7 @@ impl<'a> DeviceCapacity<'a> {
     }
 
     /// `value` (field 1).
+    #[inline]
     pub fn value(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1689,6 +1749,7 @@ impl<'a> DeviceCapacity<'a> {
     }
 
     /// `requestPolicy` (field 2).
+    #[inline]
     pub fn request_policy(&self) -> Option<CapacityRequestPolicy<'a>> {
         rt::get::<codec::Msg<CapacityRequestPolicy<'a>>>(self.bytes, 2)
     }
@@ -1782,16 +1843,19 @@ impl<'a> DeviceClaim<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Msg<DeviceRequest<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `constraints` (field 2).
+    #[inline]
     pub fn constraints(&self) -> Repeated<'a, codec::Msg<DeviceConstraint<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `config` (field 3).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceClaimConfiguration<'a>>> {
         Repeated::new(self.bytes, 3)
     }
@@ -1899,11 +1963,13 @@ impl<'a> DeviceClaimConfiguration<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `deviceConfiguration` (field 2).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 2)
     }
@@ -2001,6 +2067,7 @@ impl<'a> DeviceClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2010,6 +2077,7 @@ impl<'a> DeviceClass<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<DeviceClassSpec<'a>> {
         rt::get::<codec::Msg<DeviceClassSpec<'a>>>(self.bytes, 2)
     }
@@ -2099,6 +2167,7 @@ impl<'a> DeviceClassConfiguration<'a> {
     }
 
     /// `deviceConfiguration` (field 1).
+    #[inline]
     pub fn device_configuration(&self) -> Option<DeviceConfiguration<'a>> {
         rt::get::<codec::Msg<DeviceConfiguration<'a>>>(self.bytes, 1)
     }
@@ -2187,6 +2256,7 @@ impl<'a> DeviceClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2196,6 +2266,7 @@ impl<'a> DeviceClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<DeviceClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2290,21 +2361,25 @@ impl<'a> DeviceClassSpec<'a> {
     }
 
     /// `selectors` (field 1).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `config` (field 2).
+    #[inline]
     pub fn config(&self) -> Repeated<'a, codec::Msg<DeviceClassConfiguration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `extendedResourceName` (field 4).
+    #[inline]
     pub fn extended_resource_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `extendedResourceName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn extended_resource_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -2407,6 +2482,7 @@ impl<'a> DeviceConfiguration<'a> {
     }
 
     /// `opaque` (field 1).
+    #[inline]
     pub fn opaque(&self) -> Option<OpaqueDeviceConfiguration<'a>> {
         rt::get::<codec::Msg<OpaqueDeviceConfiguration<'a>>>(self.bytes, 1)
     }
@@ -2488,26 +2564,31 @@ impl<'a> DeviceConstraint<'a> {
     }
 
     /// `requests` (field 1).
+    #[inline]
     pub fn requests(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `matchAttribute` (field 2).
+    #[inline]
     pub fn match_attribute(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `matchAttribute` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn match_attribute_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `distinctAttribute` (field 3).
+    #[inline]
     pub fn distinct_attribute(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `distinctAttribute` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn distinct_attribute_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2602,16 +2683,19 @@ impl<'a> DeviceCounterConsumption<'a> {
     }
 
     /// `counterSet` (field 1).
+    #[inline]
     pub fn counter_set(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `counterSet` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn counter_set_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `counters` (field 2).
+    #[inline]
     pub fn counters(&self) -> Map<'a, codec::Str, codec::Msg<Counter<'a>>> {
         Map::new(self.bytes, 2)
     }
@@ -2702,61 +2786,73 @@ impl<'a> DeviceRequest<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `deviceClassName` (field 2).
+    #[inline]
     pub fn device_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `deviceClassName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `selectors` (field 3).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `allocationMode` (field 4).
+    #[inline]
     pub fn allocation_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `allocationMode` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn allocation_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `count` (field 5).
+    #[inline]
     pub fn count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `adminAccess` (field 6).
+    #[inline]
     pub fn admin_access(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `firstAvailable` (field 7).
+    #[inline]
     pub fn first_available(&self) -> Repeated<'a, codec::Msg<DeviceSubRequest<'a>>> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `tolerations` (field 8).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `capacity` (field 9).
+    #[inline]
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 9)
     }
@@ -2896,76 +2992,91 @@ impl<'a> DeviceRequestAllocationResult<'a> {
     }
 
     /// `request` (field 1).
+    #[inline]
     pub fn request(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `request` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn request_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `driver` (field 2).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `driver` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `pool` (field 3).
+    #[inline]
     pub fn pool(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `pool` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pool_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `device` (field 4).
+    #[inline]
     pub fn device(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `device` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `adminAccess` (field 5).
+    #[inline]
     pub fn admin_access(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
 
     /// `tolerations` (field 6).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `bindingConditions` (field 7).
+    #[inline]
     pub fn binding_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `bindingFailureConditions` (field 8).
+    #[inline]
     pub fn binding_failure_conditions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 8)
     }
 
     /// `shareID` (field 9).
+    #[inline]
     pub fn share_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `shareID` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn share_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `consumedCapacity` (field 10).
+    #[inline]
     pub fn consumed_capacity(
         &self,
     ) -> Map<
@@ -3122,6 +3233,7 @@ impl<'a> DeviceSelector<'a> {
     }
 
     /// `cel` (field 1).
+    #[inline]
     pub fn cel(&self) -> Option<CELDeviceSelector<'a>> {
         rt::get::<codec::Msg<CELDeviceSelector<'a>>>(self.bytes, 1)
     }
@@ -3202,51 +3314,61 @@ impl<'a> DeviceSubRequest<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `deviceClassName` (field 2).
+    #[inline]
     pub fn device_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `deviceClassName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn device_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `selectors` (field 3).
+    #[inline]
     pub fn selectors(&self) -> Repeated<'a, codec::Msg<DeviceSelector<'a>>> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `allocationMode` (field 4).
+    #[inline]
     pub fn allocation_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `allocationMode` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn allocation_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `count` (field 5).
+    #[inline]
     pub fn count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `tolerations` (field 7).
+    #[inline]
     pub fn tolerations(&self) -> Repeated<'a, codec::Msg<DeviceToleration<'a>>> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `capacity` (field 8).
+    #[inline]
     pub fn capacity(&self) -> Option<CapacityRequirements<'a>> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 8)
     }
@@ -3369,36 +3491,43 @@ impl<'a> DeviceTaint<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `value` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `effect` (field 3).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `effect` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `timeAdded` (field 4).
+    #[inline]
     pub fn time_added(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
@@ -3505,46 +3634,55 @@ impl<'a> DeviceToleration<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `value` (field 3).
+    #[inline]
     pub fn value(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `value` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn value_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `effect` (field 4).
+    #[inline]
     pub fn effect(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `effect` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn effect_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `tolerationSeconds` (field 5).
+    #[inline]
     pub fn toleration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
@@ -3645,26 +3783,31 @@ impl<'a> NetworkDeviceData<'a> {
     }
 
     /// `interfaceName` (field 1).
+    #[inline]
     pub fn interface_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `interfaceName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn interface_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `ips` (field 2).
+    #[inline]
     pub fn ips(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `hardwareAddress` (field 3).
+    #[inline]
     pub fn hardware_address(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `hardwareAddress` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn hardware_address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -3759,16 +3902,19 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
     }
 
     /// `capacityKey` (field 1).
+    #[inline]
     pub fn capacity_key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `capacityKey` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn capacity_key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `allocationMultiplier` (field 2).
+    #[inline]
     pub fn allocation_multiplier(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -3869,16 +4015,19 @@ impl<'a> OpaqueDeviceConfiguration<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `parameters` (field 2).
+    #[inline]
     pub fn parameters(
         &self,
     ) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
@@ -3975,6 +4124,7 @@ impl<'a> ResourceClaim<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -3984,11 +4134,13 @@ impl<'a> ResourceClaim<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<ResourceClaimStatus<'a>> {
         rt::get::<codec::Msg<ResourceClaimStatus<'a>>>(self.bytes, 3)
     }
@@ -4083,41 +4235,49 @@ impl<'a> ResourceClaimConsumerReference<'a> {
     }
 
     /// `apiGroup` (field 1).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `resource` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `name` (field 4).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `name` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `uid` (field 5).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `uid` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -4213,6 +4373,7 @@ impl<'a> ResourceClaimList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -4222,6 +4383,7 @@ impl<'a> ResourceClaimList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaim<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -4316,6 +4478,7 @@ impl<'a> ResourceClaimSpec<'a> {
     }
 
     /// `devices` (field 1).
+    #[inline]
     pub fn devices(&self) -> Option<DeviceClaim<'a>> {
         rt::get::<codec::Msg<DeviceClaim<'a>>>(self.bytes, 1)
     }
@@ -4397,11 +4560,13 @@ impl<'a> ResourceClaimStatus<'a> {
     }
 
     /// `allocation` (field 1).
+    #[inline]
     pub fn allocation(&self) -> Option<AllocationResult<'a>> {
         rt::get::<codec::Msg<AllocationResult<'a>>>(self.bytes, 1)
     }
 
     /// `reservedFor` (field 2).
+    #[inline]
     pub fn reserved_for(
         &self,
     ) -> Repeated<'a, codec::Msg<ResourceClaimConsumerReference<'a>>> {
@@ -4409,6 +4574,7 @@ impl<'a> ResourceClaimStatus<'a> {
     }
 
     /// `devices` (field 4).
+    #[inline]
     pub fn devices(&self) -> Repeated<'a, codec::Msg<AllocatedDeviceStatus<'a>>> {
         Repeated::new(self.bytes, 4)
     }
@@ -4517,6 +4683,7 @@ impl<'a> ResourceClaimTemplate<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4526,6 +4693,7 @@ impl<'a> ResourceClaimTemplate<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimTemplateSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimTemplateSpec<'a>>>(self.bytes, 2)
     }
@@ -4616,6 +4784,7 @@ impl<'a> ResourceClaimTemplateList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -4625,6 +4794,7 @@ impl<'a> ResourceClaimTemplateList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceClaimTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -4719,6 +4889,7 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4728,6 +4899,7 @@ impl<'a> ResourceClaimTemplateSpec<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceClaimSpec<'a>> {
         rt::get::<codec::Msg<ResourceClaimSpec<'a>>>(self.bytes, 2)
     }
@@ -4817,21 +4989,25 @@ impl<'a> ResourcePool<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `generation` (field 2).
+    #[inline]
     pub fn generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
 
     /// `resourceSliceCount` (field 3).
+    #[inline]
     pub fn resource_slice_count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
@@ -4922,6 +5098,7 @@ impl<'a> ResourceSlice<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -4931,6 +5108,7 @@ impl<'a> ResourceSlice<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<ResourceSliceSpec<'a>> {
         rt::get::<codec::Msg<ResourceSliceSpec<'a>>>(self.bytes, 2)
     }
@@ -5020,6 +5198,7 @@ impl<'a> ResourceSliceList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -5029,6 +5208,7 @@ impl<'a> ResourceSliceList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<ResourceSlice<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -5123,51 +5303,61 @@ impl<'a> ResourceSliceSpec<'a> {
     }
 
     /// `driver` (field 1).
+    #[inline]
     pub fn driver(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `driver` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `pool` (field 2).
+    #[inline]
     pub fn pool(&self) -> Option<ResourcePool<'a>> {
         rt::get::<codec::Msg<ResourcePool<'a>>>(self.bytes, 2)
     }
 
     /// `nodeName` (field 3).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `nodeName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `nodeSelector` (field 4).
+    #[inline]
     pub fn node_selector(&self) -> Option<crate::api::core::v1::NodeSelector<'a>> {
         rt::get::<codec::Msg<crate::api::core::v1::NodeSelector<'a>>>(self.bytes, 4)
     }
 
     /// `allNodes` (field 5).
+    #[inline]
     pub fn all_nodes(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
 
     /// `devices` (field 6).
+    #[inline]
     pub fn devices(&self) -> Repeated<'a, codec::Msg<Device<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `perDeviceNodeSelection` (field 7).
+    #[inline]
     pub fn per_device_node_selection(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
 
     /// `sharedCounters` (field 8).
+    #[inline]
     pub fn shared_counters(&self) -> Repeated<'a, codec::Msg<CounterSet<'a>>> {
         Repeated::new(self.bytes, 8)
     }

@@ -84,6 +84,7 @@ impl<'a> GangSchedulingPolicy<'a> {
     }
 
     /// `minCount` (field 1).
+    #[inline]
     pub fn min_count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }
@@ -164,6 +165,7 @@ impl<'a> PodGroup<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -173,11 +175,13 @@ impl<'a> PodGroup<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<PodGroupSpec<'a>> {
         rt::get::<codec::Msg<PodGroupSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<PodGroupStatus<'a>> {
         rt::get::<codec::Msg<PodGroupStatus<'a>>>(self.bytes, 3)
     }
@@ -272,6 +276,7 @@ impl<'a> PodGroupList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -281,6 +286,7 @@ impl<'a> PodGroupList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PodGroup<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -374,31 +380,37 @@ impl<'a> PodGroupResourceClaim<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceClaimName` (field 2).
+    #[inline]
     pub fn resource_claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceClaimName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `resourceClaimTemplateName` (field 3).
+    #[inline]
     pub fn resource_claim_template_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `resourceClaimTemplateName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_template_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -490,21 +502,25 @@ impl<'a> PodGroupResourceClaimStatus<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceClaimName` (field 2).
+    #[inline]
     pub fn resource_claim_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceClaimName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -590,6 +606,7 @@ impl<'a> PodGroupSchedulingConstraints<'a> {
     }
 
     /// `topology` (field 1).
+    #[inline]
     pub fn topology(&self) -> Repeated<'a, codec::Msg<TopologyConstraint<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -675,11 +692,13 @@ impl<'a> PodGroupSchedulingPolicy<'a> {
     }
 
     /// `basic` (field 1).
+    #[inline]
     pub fn basic(&self) -> Option<BasicSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<BasicSchedulingPolicy<'a>>>(self.bytes, 1)
     }
 
     /// `gang` (field 2).
+    #[inline]
     pub fn gang(&self) -> Option<GangSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<GangSchedulingPolicy<'a>>>(self.bytes, 2)
     }
@@ -765,21 +784,25 @@ impl<'a> PodGroupSpec<'a> {
     }
 
     /// `podGroupTemplateRef` (field 1).
+    #[inline]
     pub fn pod_group_template_ref(&self) -> Option<PodGroupTemplateReference<'a>> {
         rt::get::<codec::Msg<PodGroupTemplateReference<'a>>>(self.bytes, 1)
     }
 
     /// `schedulingPolicy` (field 2).
+    #[inline]
     pub fn scheduling_policy(&self) -> Option<PodGroupSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<PodGroupSchedulingPolicy<'a>>>(self.bytes, 2)
     }
 
     /// `schedulingConstraints` (field 3).
+    #[inline]
     pub fn scheduling_constraints(&self) -> Option<PodGroupSchedulingConstraints<'a>> {
         rt::get::<codec::Msg<PodGroupSchedulingConstraints<'a>>>(self.bytes, 3)
     }
 
     /// `resourceClaims` (field 4).
+    #[inline]
     pub fn resource_claims(
         &self,
     ) -> Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>> {
@@ -787,26 +810,31 @@ impl<'a> PodGroupSpec<'a> {
     }
 
     /// `disruptionMode` (field 5).
+    #[inline]
     pub fn disruption_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `disruptionMode` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn disruption_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `priorityClassName` (field 6).
+    #[inline]
     pub fn priority_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `priorityClassName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn priority_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `priority` (field 7).
+    #[inline]
     pub fn priority(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -951,6 +979,7 @@ impl<'a> PodGroupStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -961,6 +990,7 @@ impl<'a> PodGroupStatus<'a> {
     }
 
     /// `resourceClaimStatuses` (field 2).
+    #[inline]
     pub fn resource_claim_statuses(
         &self,
     ) -> Repeated<'a, codec::Msg<PodGroupResourceClaimStatus<'a>>> {
@@ -1062,26 +1092,31 @@ impl<'a> PodGroupTemplate<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `schedulingPolicy` (field 2).
+    #[inline]
     pub fn scheduling_policy(&self) -> Option<PodGroupSchedulingPolicy<'a>> {
         rt::get::<codec::Msg<PodGroupSchedulingPolicy<'a>>>(self.bytes, 2)
     }
 
     /// `schedulingConstraints` (field 3).
+    #[inline]
     pub fn scheduling_constraints(&self) -> Option<PodGroupSchedulingConstraints<'a>> {
         rt::get::<codec::Msg<PodGroupSchedulingConstraints<'a>>>(self.bytes, 3)
     }
 
     /// `resourceClaims` (field 4).
+    #[inline]
     pub fn resource_claims(
         &self,
     ) -> Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>> {
@@ -1089,26 +1124,31 @@ impl<'a> PodGroupTemplate<'a> {
     }
 
     /// `disruptionMode` (field 5).
+    #[inline]
     pub fn disruption_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `disruptionMode` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn disruption_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `priorityClassName` (field 6).
+    #[inline]
     pub fn priority_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `priorityClassName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn priority_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `priority` (field 7).
+    #[inline]
     pub fn priority(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 7)
     }
@@ -1242,6 +1282,7 @@ impl<'a> PodGroupTemplateReference<'a> {
     }
 
     /// `workload` (field 1).
+    #[inline]
     pub fn workload(&self) -> Option<WorkloadPodGroupTemplateReference<'a>> {
         rt::get::<codec::Msg<WorkloadPodGroupTemplateReference<'a>>>(self.bytes, 1)
     }
@@ -1324,11 +1365,13 @@ impl<'a> TopologyConstraint<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1409,31 +1452,37 @@ impl<'a> TypedLocalObjectReference<'a> {
     }
 
     /// `apiGroup` (field 1).
+    #[inline]
     pub fn api_group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1524,6 +1573,7 @@ impl<'a> Workload<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1533,6 +1583,7 @@ impl<'a> Workload<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<WorkloadSpec<'a>> {
         rt::get::<codec::Msg<WorkloadSpec<'a>>>(self.bytes, 2)
     }
@@ -1622,6 +1673,7 @@ impl<'a> WorkloadList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1631,6 +1683,7 @@ impl<'a> WorkloadList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<Workload<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1724,21 +1777,25 @@ impl<'a> WorkloadPodGroupTemplateReference<'a> {
     }
 
     /// `workloadName` (field 1).
+    #[inline]
     pub fn workload_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `workloadName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn workload_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `podGroupTemplateName` (field 2).
+    #[inline]
     pub fn pod_group_template_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `podGroupTemplateName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn pod_group_template_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1824,11 +1881,13 @@ impl<'a> WorkloadSpec<'a> {
     }
 
     /// `controllerRef` (field 1).
+    #[inline]
     pub fn controller_ref(&self) -> Option<TypedLocalObjectReference<'a>> {
         rt::get::<codec::Msg<TypedLocalObjectReference<'a>>>(self.bytes, 1)
     }
 
     /// `podGroupTemplates` (field 2).
+    #[inline]
     pub fn pod_group_templates(&self) -> Repeated<'a, codec::Msg<PodGroupTemplate<'a>>> {
         Repeated::new(self.bytes, 2)
     }

@@ -27,6 +27,7 @@ impl<'a> PriorityClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,31 +37,37 @@ impl<'a> PriorityClass<'a> {
     }
 
     /// `value` (field 2).
+    #[inline]
     pub fn value(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `globalDefault` (field 3).
+    #[inline]
     pub fn global_default(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `description` (field 4).
+    #[inline]
     pub fn description(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `description` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn description_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `preemptionPolicy` (field 5).
+    #[inline]
     pub fn preemption_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `preemptionPolicy` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn preemption_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
@@ -165,6 +172,7 @@ impl<'a> PriorityClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -174,6 +182,7 @@ impl<'a> PriorityClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PriorityClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }

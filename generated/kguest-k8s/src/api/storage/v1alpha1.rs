@@ -27,6 +27,7 @@ impl<'a> CSIStorageCapacity<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> CSIStorageCapacity<'a> {
     }
 
     /// `nodeTopology` (field 2).
+    #[inline]
     pub fn node_topology(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -45,16 +47,19 @@ impl<'a> CSIStorageCapacity<'a> {
     }
 
     /// `storageClassName` (field 3).
+    #[inline]
     pub fn storage_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `storageClassName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `capacity` (field 4).
+    #[inline]
     pub fn capacity(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -64,6 +69,7 @@ impl<'a> CSIStorageCapacity<'a> {
     }
 
     /// `maximumVolumeSize` (field 5).
+    #[inline]
     pub fn maximum_volume_size(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -193,6 +199,7 @@ impl<'a> CSIStorageCapacityList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -202,6 +209,7 @@ impl<'a> CSIStorageCapacityList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIStorageCapacity<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -296,6 +304,7 @@ impl<'a> VolumeAttachment<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -305,11 +314,13 @@ impl<'a> VolumeAttachment<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<VolumeAttachmentSpec<'a>> {
         rt::get::<codec::Msg<VolumeAttachmentSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<VolumeAttachmentStatus<'a>> {
         rt::get::<codec::Msg<VolumeAttachmentStatus<'a>>>(self.bytes, 3)
     }
@@ -405,6 +416,7 @@ impl<'a> VolumeAttachmentList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -414,6 +426,7 @@ impl<'a> VolumeAttachmentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttachment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -508,16 +521,19 @@ impl<'a> VolumeAttachmentSource<'a> {
     }
 
     /// `persistentVolumeName` (field 1).
+    #[inline]
     pub fn persistent_volume_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `persistentVolumeName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn persistent_volume_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `inlineVolumeSpec` (field 2).
+    #[inline]
     pub fn inline_volume_spec(
         &self,
     ) -> Option<crate::api::core::v1::PersistentVolumeSpec<'a>> {
@@ -617,26 +633,31 @@ impl<'a> VolumeAttachmentSpec<'a> {
     }
 
     /// `attacher` (field 1).
+    #[inline]
     pub fn attacher(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `attacher` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn attacher_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `source` (field 2).
+    #[inline]
     pub fn source(&self) -> Option<VolumeAttachmentSource<'a>> {
         rt::get::<codec::Msg<VolumeAttachmentSource<'a>>>(self.bytes, 2)
     }
 
     /// `nodeName` (field 3).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `nodeName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -728,21 +749,25 @@ impl<'a> VolumeAttachmentStatus<'a> {
     }
 
     /// `attached` (field 1).
+    #[inline]
     pub fn attached(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `attachmentMetadata` (field 2).
+    #[inline]
     pub fn attachment_metadata(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `attachError` (field 3).
+    #[inline]
     pub fn attach_error(&self) -> Option<VolumeError<'a>> {
         rt::get::<codec::Msg<VolumeError<'a>>>(self.bytes, 3)
     }
 
     /// `detachError` (field 4).
+    #[inline]
     pub fn detach_error(&self) -> Option<VolumeError<'a>> {
         rt::get::<codec::Msg<VolumeError<'a>>>(self.bytes, 4)
     }
@@ -851,6 +876,7 @@ impl<'a> VolumeAttributesClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -860,16 +886,19 @@ impl<'a> VolumeAttributesClass<'a> {
     }
 
     /// `driverName` (field 2).
+    #[inline]
     pub fn driver_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `driverName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `parameters` (field 3).
+    #[inline]
     pub fn parameters(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
@@ -968,6 +997,7 @@ impl<'a> VolumeAttributesClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -977,6 +1007,7 @@ impl<'a> VolumeAttributesClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttributesClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1071,6 +1102,7 @@ impl<'a> VolumeError<'a> {
     }
 
     /// `time` (field 1).
+    #[inline]
     pub fn time(&self) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
@@ -1078,16 +1110,19 @@ impl<'a> VolumeError<'a> {
     }
 
     /// `message` (field 2).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `message` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `errorCode` (field 3).
+    #[inline]
     pub fn error_code(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }

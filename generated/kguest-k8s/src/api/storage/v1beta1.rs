@@ -27,6 +27,7 @@ impl<'a> CSIDriver<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,6 +37,7 @@ impl<'a> CSIDriver<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<CSIDriverSpec<'a>> {
         rt::get::<codec::Msg<CSIDriverSpec<'a>>>(self.bytes, 2)
     }
@@ -125,6 +127,7 @@ impl<'a> CSIDriverList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -134,6 +137,7 @@ impl<'a> CSIDriverList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIDriver<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -228,61 +232,73 @@ impl<'a> CSIDriverSpec<'a> {
     }
 
     /// `attachRequired` (field 1).
+    #[inline]
     pub fn attach_required(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `podInfoOnMount` (field 2).
+    #[inline]
     pub fn pod_info_on_mount(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `volumeLifecycleModes` (field 3).
+    #[inline]
     pub fn volume_lifecycle_modes(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `storageCapacity` (field 4).
+    #[inline]
     pub fn storage_capacity(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
     /// `fsGroupPolicy` (field 5).
+    #[inline]
     pub fn fs_group_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `fsGroupPolicy` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fs_group_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `tokenRequests` (field 6).
+    #[inline]
     pub fn token_requests(&self) -> Repeated<'a, codec::Msg<TokenRequest<'a>>> {
         Repeated::new(self.bytes, 6)
     }
 
     /// `requiresRepublish` (field 7).
+    #[inline]
     pub fn requires_republish(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
 
     /// `seLinuxMount` (field 8).
+    #[inline]
     pub fn se_linux_mount(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 8)
     }
 
     /// `nodeAllocatableUpdatePeriodSeconds` (field 9).
+    #[inline]
     pub fn node_allocatable_update_period_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 9)
     }
 
     /// `serviceAccountTokenInSecrets` (field 10).
+    #[inline]
     pub fn service_account_token_in_secrets(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 10)
     }
 
     /// `preventPodSchedulingIfMissing` (field 11).
+    #[inline]
     pub fn prevent_pod_scheduling_if_missing(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
@@ -440,6 +456,7 @@ impl<'a> CSINode<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -449,6 +466,7 @@ impl<'a> CSINode<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<CSINodeSpec<'a>> {
         rt::get::<codec::Msg<CSINodeSpec<'a>>>(self.bytes, 2)
     }
@@ -536,31 +554,37 @@ impl<'a> CSINodeDriver<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `nodeID` (field 2).
+    #[inline]
     pub fn node_id(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `nodeID` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_id_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `topologyKeys` (field 3).
+    #[inline]
     pub fn topology_keys(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
 
     /// `allocatable` (field 4).
+    #[inline]
     pub fn allocatable(&self) -> Option<VolumeNodeResources<'a>> {
         rt::get::<codec::Msg<VolumeNodeResources<'a>>>(self.bytes, 4)
     }
@@ -665,6 +689,7 @@ impl<'a> CSINodeList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -674,6 +699,7 @@ impl<'a> CSINodeList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSINode<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -767,6 +793,7 @@ impl<'a> CSINodeSpec<'a> {
     }
 
     /// `drivers` (field 1).
+    #[inline]
     pub fn drivers(&self) -> Repeated<'a, codec::Msg<CSINodeDriver<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -852,6 +879,7 @@ impl<'a> CSIStorageCapacity<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -861,6 +889,7 @@ impl<'a> CSIStorageCapacity<'a> {
     }
 
     /// `nodeTopology` (field 2).
+    #[inline]
     pub fn node_topology(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector<'a>> {
@@ -870,16 +899,19 @@ impl<'a> CSIStorageCapacity<'a> {
     }
 
     /// `storageClassName` (field 3).
+    #[inline]
     pub fn storage_class_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `storageClassName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_class_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `capacity` (field 4).
+    #[inline]
     pub fn capacity(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -889,6 +921,7 @@ impl<'a> CSIStorageCapacity<'a> {
     }
 
     /// `maximumVolumeSize` (field 5).
+    #[inline]
     pub fn maximum_volume_size(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
@@ -1018,6 +1051,7 @@ impl<'a> CSIStorageCapacityList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1027,6 +1061,7 @@ impl<'a> CSIStorageCapacityList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<CSIStorageCapacity<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1121,6 +1156,7 @@ impl<'a> StorageClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1130,51 +1166,61 @@ impl<'a> StorageClass<'a> {
     }
 
     /// `provisioner` (field 2).
+    #[inline]
     pub fn provisioner(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `provisioner` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn provisioner_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `parameters` (field 3).
+    #[inline]
     pub fn parameters(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
 
     /// `reclaimPolicy` (field 4).
+    #[inline]
     pub fn reclaim_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reclaimPolicy` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reclaim_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `mountOptions` (field 5).
+    #[inline]
     pub fn mount_options(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `allowVolumeExpansion` (field 6).
+    #[inline]
     pub fn allow_volume_expansion(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `volumeBindingMode` (field 7).
+    #[inline]
     pub fn volume_binding_mode(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 7)
     }
 
     /// `volumeBindingMode` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn volume_binding_mode_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
     /// `allowedTopologies` (field 8).
+    #[inline]
     pub fn allowed_topologies(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::api::core::v1::TopologySelectorTerm<'a>>> {
@@ -1311,6 +1357,7 @@ impl<'a> StorageClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1320,6 +1367,7 @@ impl<'a> StorageClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1414,16 +1462,19 @@ impl<'a> TokenRequest<'a> {
     }
 
     /// `audience` (field 1).
+    #[inline]
     pub fn audience(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `audience` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn audience_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `expirationSeconds` (field 2).
+    #[inline]
     pub fn expiration_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 2)
     }
@@ -1509,6 +1560,7 @@ impl<'a> VolumeAttachment<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -1518,11 +1570,13 @@ impl<'a> VolumeAttachment<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<VolumeAttachmentSpec<'a>> {
         rt::get::<codec::Msg<VolumeAttachmentSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<VolumeAttachmentStatus<'a>> {
         rt::get::<codec::Msg<VolumeAttachmentStatus<'a>>>(self.bytes, 3)
     }
@@ -1618,6 +1672,7 @@ impl<'a> VolumeAttachmentList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -1627,6 +1682,7 @@ impl<'a> VolumeAttachmentList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttachment<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -1721,16 +1777,19 @@ impl<'a> VolumeAttachmentSource<'a> {
     }
 
     /// `persistentVolumeName` (field 1).
+    #[inline]
     pub fn persistent_volume_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `persistentVolumeName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn persistent_volume_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `inlineVolumeSpec` (field 2).
+    #[inline]
     pub fn inline_volume_spec(
         &self,
     ) -> Option<crate::api::core::v1::PersistentVolumeSpec<'a>> {
@@ -1830,26 +1889,31 @@ impl<'a> VolumeAttachmentSpec<'a> {
     }
 
     /// `attacher` (field 1).
+    #[inline]
     pub fn attacher(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `attacher` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn attacher_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `source` (field 2).
+    #[inline]
     pub fn source(&self) -> Option<VolumeAttachmentSource<'a>> {
         rt::get::<codec::Msg<VolumeAttachmentSource<'a>>>(self.bytes, 2)
     }
 
     /// `nodeName` (field 3).
+    #[inline]
     pub fn node_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `nodeName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -1941,21 +2005,25 @@ impl<'a> VolumeAttachmentStatus<'a> {
     }
 
     /// `attached` (field 1).
+    #[inline]
     pub fn attached(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 1)
     }
 
     /// `attachmentMetadata` (field 2).
+    #[inline]
     pub fn attachment_metadata(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 2)
     }
 
     /// `attachError` (field 3).
+    #[inline]
     pub fn attach_error(&self) -> Option<VolumeError<'a>> {
         rt::get::<codec::Msg<VolumeError<'a>>>(self.bytes, 3)
     }
 
     /// `detachError` (field 4).
+    #[inline]
     pub fn detach_error(&self) -> Option<VolumeError<'a>> {
         rt::get::<codec::Msg<VolumeError<'a>>>(self.bytes, 4)
     }
@@ -2064,6 +2132,7 @@ impl<'a> VolumeAttributesClass<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -2073,16 +2142,19 @@ impl<'a> VolumeAttributesClass<'a> {
     }
 
     /// `driverName` (field 2).
+    #[inline]
     pub fn driver_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `driverName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn driver_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `parameters` (field 3).
+    #[inline]
     pub fn parameters(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 3)
     }
@@ -2181,6 +2253,7 @@ impl<'a> VolumeAttributesClassList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -2190,6 +2263,7 @@ impl<'a> VolumeAttributesClassList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<VolumeAttributesClass<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -2284,6 +2358,7 @@ impl<'a> VolumeError<'a> {
     }
 
     /// `time` (field 1).
+    #[inline]
     pub fn time(&self) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
@@ -2291,16 +2366,19 @@ impl<'a> VolumeError<'a> {
     }
 
     /// `message` (field 2).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `message` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `errorCode` (field 3).
+    #[inline]
     pub fn error_code(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
@@ -2394,6 +2472,7 @@ impl<'a> VolumeNodeResources<'a> {
     }
 
     /// `count` (field 1).
+    #[inline]
     pub fn count(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 1)
     }

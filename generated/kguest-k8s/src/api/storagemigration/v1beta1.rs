@@ -27,6 +27,7 @@ impl<'a> StorageVersionMigration<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
@@ -36,11 +37,13 @@ impl<'a> StorageVersionMigration<'a> {
     }
 
     /// `spec` (field 2).
+    #[inline]
     pub fn spec(&self) -> Option<StorageVersionMigrationSpec<'a>> {
         rt::get::<codec::Msg<StorageVersionMigrationSpec<'a>>>(self.bytes, 2)
     }
 
     /// `status` (field 3).
+    #[inline]
     pub fn status(&self) -> Option<StorageVersionMigrationStatus<'a>> {
         rt::get::<codec::Msg<StorageVersionMigrationStatus<'a>>>(self.bytes, 3)
     }
@@ -137,6 +140,7 @@ impl<'a> StorageVersionMigrationList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
@@ -146,6 +150,7 @@ impl<'a> StorageVersionMigrationList<'a> {
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<StorageVersionMigration<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -242,6 +247,7 @@ impl<'a> StorageVersionMigrationSpec<'a> {
     }
 
     /// `resource` (field 1).
+    #[inline]
     pub fn resource(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::GroupResource<'a>> {
@@ -330,6 +336,7 @@ impl<'a> StorageVersionMigrationStatus<'a> {
     }
 
     /// `conditions` (field 1).
+    #[inline]
     pub fn conditions(
         &self,
     ) -> Repeated<
@@ -340,11 +347,13 @@ impl<'a> StorageVersionMigrationStatus<'a> {
     }
 
     /// `resourceVersion` (field 2).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }

@@ -25,16 +25,19 @@ impl<'a> Leaf<'a> {
     }
 
     /// `thing` (field 1).
+    #[inline]
     pub fn thing(&self) -> Option<crate::kt::ab::Thing<'a>> {
         rt::get::<codec::Msg<crate::kt::ab::Thing<'a>>>(self.bytes, 1)
     }
 
     /// `tree` (field 2).
+    #[inline]
     pub fn tree(&self) -> Option<crate::kt::shapes::Tree<'a>> {
         rt::get::<codec::Msg<crate::kt::shapes::Tree<'a>>>(self.bytes, 2)
     }
 
     /// `gvs` (field 3).
+    #[inline]
     pub fn gvs(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::kt::ab::schema::GroupVersion<'a>>> {
@@ -42,11 +45,13 @@ impl<'a> Leaf<'a> {
     }
 
     /// `things` (field 4).
+    #[inline]
     pub fn things(&self) -> Map<'a, codec::Str, codec::Msg<crate::kt::ab::Thing<'a>>> {
         Map::new(self.bytes, 4)
     }
 
     /// `container` (field 5).
+    #[inline]
     pub fn container(&self) -> Option<crate::kt::shapes::pod::Container<'a>> {
         rt::get::<codec::Msg<crate::kt::shapes::pod::Container<'a>>>(self.bytes, 5)
     }

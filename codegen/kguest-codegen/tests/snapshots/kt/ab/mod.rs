@@ -28,16 +28,19 @@ impl<'a> Thing<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `gv` (field 2).
+    #[inline]
     pub fn gv(&self) -> Option<crate::kt::ab::schema::GroupVersion<'a>> {
         rt::get::<codec::Msg<crate::kt::ab::schema::GroupVersion<'a>>>(self.bytes, 2)
     }

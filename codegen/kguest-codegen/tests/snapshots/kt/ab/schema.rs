@@ -25,21 +25,25 @@ impl<'a> GroupVersion<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -123,6 +127,7 @@ impl<'a> Schema<'a> {
     }
 
     /// `versions` (field 1).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Msg<GroupVersion<'a>>> {
         Repeated::new(self.bytes, 1)
     }

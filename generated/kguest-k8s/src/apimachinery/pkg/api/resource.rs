@@ -25,11 +25,13 @@ impl<'a> Quantity<'a> {
     }
 
     /// `string` (field 1).
+    #[inline]
     pub fn string(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `string` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn string_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -108,11 +110,13 @@ impl<'a> QuantityValue<'a> {
     }
 
     /// `string` (field 1).
+    #[inline]
     pub fn string(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `string` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn string_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }

@@ -27,6 +27,7 @@ impl<'a> RawExtension<'a> {
     }
 
     /// `raw` (field 1).
+    #[inline]
     pub fn raw(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -105,21 +106,25 @@ impl<'a> TypeMeta<'a> {
     }
 
     /// `apiVersion` (field 1).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `apiVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -203,31 +208,37 @@ impl<'a> Unknown<'a> {
     }
 
     /// `typeMeta` (field 1).
+    #[inline]
     pub fn type_meta(&self) -> Option<TypeMeta<'a>> {
         rt::get::<codec::Msg<TypeMeta<'a>>>(self.bytes, 1)
     }
 
     /// `raw` (field 2).
+    #[inline]
     pub fn raw(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `contentEncoding` (field 3).
+    #[inline]
     pub fn content_encoding(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `contentEncoding` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn content_encoding_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `contentType` (field 4).
+    #[inline]
     pub fn content_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `contentType` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn content_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }

@@ -25,21 +25,25 @@ impl<'a> IntOrString<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `intVal` (field 2).
+    #[inline]
     pub fn int_val(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
     /// `strVal` (field 3).
+    #[inline]
     pub fn str_val(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `strVal` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn str_val_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }

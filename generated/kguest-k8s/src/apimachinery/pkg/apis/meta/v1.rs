@@ -27,26 +27,31 @@ impl<'a> APIGroup<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `versions` (field 2).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Msg<GroupVersionForDiscovery<'a>>> {
         Repeated::new(self.bytes, 2)
     }
 
     /// `preferredVersion` (field 3).
+    #[inline]
     pub fn preferred_version(&self) -> Option<GroupVersionForDiscovery<'a>> {
         rt::get::<codec::Msg<GroupVersionForDiscovery<'a>>>(self.bytes, 3)
     }
 
     /// `serverAddressByClientCIDRs` (field 4).
+    #[inline]
     pub fn server_address_by_client_cidrs(
         &self,
     ) -> Repeated<'a, codec::Msg<ServerAddressByClientCIDR<'a>>> {
@@ -163,6 +168,7 @@ impl<'a> APIGroupList<'a> {
     }
 
     /// `groups` (field 1).
+    #[inline]
     pub fn groups(&self) -> Repeated<'a, codec::Msg<APIGroup<'a>>> {
         Repeated::new(self.bytes, 1)
     }
@@ -248,81 +254,97 @@ impl<'a> APIResource<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `namespaced` (field 2).
+    #[inline]
     pub fn namespaced(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `kind` (field 3).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `kind` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `verbs` (field 4).
+    #[inline]
     pub fn verbs(&self) -> Option<Verbs<'a>> {
         rt::get::<codec::Msg<Verbs<'a>>>(self.bytes, 4)
     }
 
     /// `shortNames` (field 5).
+    #[inline]
     pub fn short_names(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `singularName` (field 6).
+    #[inline]
     pub fn singular_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `singularName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn singular_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `categories` (field 7).
+    #[inline]
     pub fn categories(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 7)
     }
 
     /// `group` (field 8).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `group` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `version` (field 9).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 9)
     }
 
     /// `version` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 9)
     }
 
     /// `storageVersionHash` (field 10).
+    #[inline]
     pub fn storage_version_hash(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `storageVersionHash` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn storage_version_hash_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
@@ -456,16 +478,19 @@ impl<'a> APIResourceList<'a> {
     }
 
     /// `groupVersion` (field 1).
+    #[inline]
     pub fn group_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `groupVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resources` (field 2).
+    #[inline]
     pub fn resources(&self) -> Repeated<'a, codec::Msg<APIResource<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -556,11 +581,13 @@ impl<'a> APIVersions<'a> {
     }
 
     /// `versions` (field 1).
+    #[inline]
     pub fn versions(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `serverAddressByClientCIDRs` (field 2).
+    #[inline]
     pub fn server_address_by_client_cidrs(
         &self,
     ) -> Repeated<'a, codec::Msg<ServerAddressByClientCIDR<'a>>> {
@@ -659,21 +686,25 @@ impl<'a> ApplyOptions<'a> {
     }
 
     /// `dryRun` (field 1).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `force` (field 2).
+    #[inline]
     pub fn force(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `fieldManager` (field 3).
+    #[inline]
     pub fn field_manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fieldManager` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -768,51 +799,61 @@ impl<'a> Condition<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `observedGeneration` (field 3).
+    #[inline]
     pub fn observed_generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 3)
     }
 
     /// `lastTransitionTime` (field 4).
+    #[inline]
     pub fn last_transition_time(&self) -> Option<Time<'a>> {
         rt::get::<codec::Msg<Time<'a>>>(self.bytes, 4)
     }
 
     /// `reason` (field 5).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `reason` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `message` (field 6).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `message` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -925,26 +966,31 @@ impl<'a> CreateOptions<'a> {
     }
 
     /// `dryRun` (field 1).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `fieldManager` (field 3).
+    #[inline]
     pub fn field_manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fieldManager` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `fieldValidation` (field 4).
+    #[inline]
     pub fn field_validation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `fieldValidation` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -1039,36 +1085,43 @@ impl<'a> DeleteOptions<'a> {
     }
 
     /// `gracePeriodSeconds` (field 1).
+    #[inline]
     pub fn grace_period_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `preconditions` (field 2).
+    #[inline]
     pub fn preconditions(&self) -> Option<Preconditions<'a>> {
         rt::get::<codec::Msg<Preconditions<'a>>>(self.bytes, 2)
     }
 
     /// `orphanDependents` (field 3).
+    #[inline]
     pub fn orphan_dependents(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `propagationPolicy` (field 4).
+    #[inline]
     pub fn propagation_policy(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `propagationPolicy` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn propagation_policy_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `dryRun` (field 5).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 5)
     }
 
     /// `ignoreStoreReadErrorWithClusterBreakingPotential` (field 6).
+    #[inline]
     pub fn ignore_store_read_error_with_cluster_breaking_potential(
         &self,
     ) -> Option<bool> {
@@ -1202,6 +1255,7 @@ impl<'a> Duration<'a> {
     }
 
     /// `duration` (field 1).
+    #[inline]
     pub fn duration(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
@@ -1282,26 +1336,31 @@ impl<'a> FieldSelectorRequirement<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -1396,6 +1455,7 @@ impl<'a> FieldsV1<'a> {
     }
 
     /// `Raw` (field 1).
+    #[inline]
     pub fn raw(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1476,11 +1536,13 @@ impl<'a> GetOptions<'a> {
     }
 
     /// `resourceVersion` (field 1).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `resourceVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -1561,21 +1623,25 @@ impl<'a> GroupKind<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `kind` (field 2).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1661,21 +1727,25 @@ impl<'a> GroupResource<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resource` (field 2).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resource` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1761,21 +1831,25 @@ impl<'a> GroupVersion<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1861,21 +1935,25 @@ impl<'a> GroupVersionForDiscovery<'a> {
     }
 
     /// `groupVersion` (field 1).
+    #[inline]
     pub fn group_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `groupVersion` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -1961,31 +2039,37 @@ impl<'a> GroupVersionKind<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `kind` (field 3).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `kind` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2076,31 +2160,37 @@ impl<'a> GroupVersionResource<'a> {
     }
 
     /// `group` (field 1).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `group` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `version` (field 2).
+    #[inline]
     pub fn version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `version` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `resource` (field 3).
+    #[inline]
     pub fn resource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `resource` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -2191,11 +2281,13 @@ impl<'a> LabelSelector<'a> {
     }
 
     /// `matchLabels` (field 1).
+    #[inline]
     pub fn match_labels(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 1)
     }
 
     /// `matchExpressions` (field 2).
+    #[inline]
     pub fn match_expressions(
         &self,
     ) -> Repeated<'a, codec::Msg<LabelSelectorRequirement<'a>>> {
@@ -2294,26 +2386,31 @@ impl<'a> LabelSelectorRequirement<'a> {
     }
 
     /// `key` (field 1).
+    #[inline]
     pub fn key(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn key_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operator` (field 2).
+    #[inline]
     pub fn operator(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operator` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operator_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `values` (field 3).
+    #[inline]
     pub fn values(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 3)
     }
@@ -2408,11 +2505,13 @@ impl<'a> List<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(&self) -> Option<ListMeta<'a>> {
         rt::get::<codec::Msg<ListMeta<'a>>>(self.bytes, 1)
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<'a, codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>> {
@@ -2506,41 +2605,49 @@ impl<'a> ListMeta<'a> {
     }
 
     /// `selfLink` (field 1).
+    #[inline]
     pub fn self_link(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `selfLink` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn self_link_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceVersion` (field 2).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `continue` (field 3).
+    #[inline]
     pub fn continue_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `continue` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn continue_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `remainingItemCount` (field 4).
+    #[inline]
     pub fn remaining_item_count(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
 
     /// `shardInfo` (field 5).
+    #[inline]
     pub fn shard_info(&self) -> Option<ShardInfo<'a>> {
         rt::get::<codec::Msg<ShardInfo<'a>>>(self.bytes, 5)
     }
@@ -2645,86 +2752,103 @@ impl<'a> ListOptions<'a> {
     }
 
     /// `labelSelector` (field 1).
+    #[inline]
     pub fn label_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `labelSelector` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn label_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `fieldSelector` (field 2).
+    #[inline]
     pub fn field_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fieldSelector` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `watch` (field 3).
+    #[inline]
     pub fn watch(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 3)
     }
 
     /// `resourceVersion` (field 4).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `resourceVersion` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `timeoutSeconds` (field 5).
+    #[inline]
     pub fn timeout_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 5)
     }
 
     /// `limit` (field 7).
+    #[inline]
     pub fn limit(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
 
     /// `continue` (field 8).
+    #[inline]
     pub fn continue_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `continue` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn continue_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
 
     /// `allowWatchBookmarks` (field 9).
+    #[inline]
     pub fn allow_watch_bookmarks(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 9)
     }
 
     /// `resourceVersionMatch` (field 10).
+    #[inline]
     pub fn resource_version_match(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 10)
     }
 
     /// `resourceVersionMatch` (field 10) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_match_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
     /// `sendInitialEvents` (field 11).
+    #[inline]
     pub fn send_initial_events(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 11)
     }
 
     /// `shardSelector` (field 15).
+    #[inline]
     pub fn shard_selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 15)
     }
 
     /// `shardSelector` (field 15) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn shard_selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 15)
     }
@@ -2855,61 +2979,73 @@ impl<'a> ManagedFieldsEntry<'a> {
     }
 
     /// `manager` (field 1).
+    #[inline]
     pub fn manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `manager` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `operation` (field 2).
+    #[inline]
     pub fn operation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `operation` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn operation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `apiVersion` (field 3).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `apiVersion` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `time` (field 4).
+    #[inline]
     pub fn time(&self) -> Option<Time<'a>> {
         rt::get::<codec::Msg<Time<'a>>>(self.bytes, 4)
     }
 
     /// `fieldsType` (field 6).
+    #[inline]
     pub fn fields_type(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `fieldsType` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn fields_type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `fieldsV1` (field 7).
+    #[inline]
     pub fn fields_v1(&self) -> Option<FieldsV1<'a>> {
         rt::get::<codec::Msg<FieldsV1<'a>>>(self.bytes, 7)
     }
 
     /// `subresource` (field 8).
+    #[inline]
     pub fn subresource(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 8)
     }
 
     /// `subresource` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn subresource_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 8)
     }
@@ -3021,11 +3157,13 @@ impl<'a> MicroTime<'a> {
     }
 
     /// `seconds` (field 1).
+    #[inline]
     pub fn seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `nanos` (field 2).
+    #[inline]
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -3111,106 +3249,127 @@ impl<'a> ObjectMeta<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `generateName` (field 2).
+    #[inline]
     pub fn generate_name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `generateName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn generate_name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `namespace` (field 3).
+    #[inline]
     pub fn namespace(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `namespace` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn namespace_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `selfLink` (field 4).
+    #[inline]
     pub fn self_link(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `selfLink` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn self_link_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `uid` (field 5).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `uid` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `resourceVersion` (field 6).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `resourceVersion` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
 
     /// `generation` (field 7).
+    #[inline]
     pub fn generation(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 7)
     }
 
     /// `creationTimestamp` (field 8).
+    #[inline]
     pub fn creation_timestamp(&self) -> Option<Time<'a>> {
         rt::get::<codec::Msg<Time<'a>>>(self.bytes, 8)
     }
 
     /// `deletionTimestamp` (field 9).
+    #[inline]
     pub fn deletion_timestamp(&self) -> Option<Time<'a>> {
         rt::get::<codec::Msg<Time<'a>>>(self.bytes, 9)
     }
 
     /// `deletionGracePeriodSeconds` (field 10).
+    #[inline]
     pub fn deletion_grace_period_seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 10)
     }
 
     /// `labels` (field 11).
+    #[inline]
     pub fn labels(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 11)
     }
 
     /// `annotations` (field 12).
+    #[inline]
     pub fn annotations(&self) -> Map<'a, codec::Str, codec::Str> {
         Map::new(self.bytes, 12)
     }
 
     /// `ownerReferences` (field 13).
+    #[inline]
     pub fn owner_references(&self) -> Repeated<'a, codec::Msg<OwnerReference<'a>>> {
         Repeated::new(self.bytes, 13)
     }
 
     /// `finalizers` (field 14).
+    #[inline]
     pub fn finalizers(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 14)
     }
 
     /// `managedFields` (field 17).
+    #[inline]
     pub fn managed_fields(&self) -> Repeated<'a, codec::Msg<ManagedFieldsEntry<'a>>> {
         Repeated::new(self.bytes, 17)
     }
@@ -3408,51 +3567,61 @@ impl<'a> OwnerReference<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `name` (field 3).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `uid` (field 4).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `uid` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `apiVersion` (field 5).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 5)
     }
 
     /// `apiVersion` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
     /// `controller` (field 6).
+    #[inline]
     pub fn controller(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 6)
     }
 
     /// `blockOwnerDeletion` (field 7).
+    #[inline]
     pub fn block_owner_deletion(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 7)
     }
@@ -3558,6 +3727,7 @@ impl<'a> PartialObjectMetadata<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(&self) -> Option<ObjectMeta<'a>> {
         rt::get::<codec::Msg<ObjectMeta<'a>>>(self.bytes, 1)
     }
@@ -3639,11 +3809,13 @@ impl<'a> PartialObjectMetadataList<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(&self) -> Option<ListMeta<'a>> {
         rt::get::<codec::Msg<ListMeta<'a>>>(self.bytes, 1)
     }
 
     /// `items` (field 2).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Msg<PartialObjectMetadata<'a>>> {
         Repeated::new(self.bytes, 2)
     }
@@ -3790,31 +3962,37 @@ impl<'a> PatchOptions<'a> {
     }
 
     /// `dryRun` (field 1).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `force` (field 2).
+    #[inline]
     pub fn force(&self) -> Option<bool> {
         rt::get::<codec::Bool>(self.bytes, 2)
     }
 
     /// `fieldManager` (field 3).
+    #[inline]
     pub fn field_manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fieldManager` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `fieldValidation` (field 4).
+    #[inline]
     pub fn field_validation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `fieldValidation` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
@@ -3914,21 +4092,25 @@ impl<'a> Preconditions<'a> {
     }
 
     /// `uid` (field 1).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `uid` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `resourceVersion` (field 2).
+    #[inline]
     pub fn resource_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `resourceVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn resource_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -4014,6 +4196,7 @@ impl<'a> RootPaths<'a> {
     }
 
     /// `paths` (field 1).
+    #[inline]
     pub fn paths(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -4098,21 +4281,25 @@ impl<'a> ServerAddressByClientCIDR<'a> {
     }
 
     /// `clientCIDR` (field 1).
+    #[inline]
     pub fn client_cidr(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `clientCIDR` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn client_cidr_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `serverAddress` (field 2).
+    #[inline]
     pub fn server_address(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `serverAddress` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn server_address_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -4198,11 +4385,13 @@ impl<'a> ShardInfo<'a> {
     }
 
     /// `selector` (field 1).
+    #[inline]
     pub fn selector(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `selector` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn selector_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -4283,46 +4472,55 @@ impl<'a> Status<'a> {
     }
 
     /// `metadata` (field 1).
+    #[inline]
     pub fn metadata(&self) -> Option<ListMeta<'a>> {
         rt::get::<codec::Msg<ListMeta<'a>>>(self.bytes, 1)
     }
 
     /// `status` (field 2).
+    #[inline]
     pub fn status(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `status` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn status_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `message` (field 3).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `reason` (field 4).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 4)
     }
 
     /// `reason` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 4)
     }
 
     /// `details` (field 5).
+    #[inline]
     pub fn details(&self) -> Option<StatusDetails<'a>> {
         rt::get::<codec::Msg<StatusDetails<'a>>>(self.bytes, 5)
     }
 
     /// `code` (field 6).
+    #[inline]
     pub fn code(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 6)
     }
@@ -4428,31 +4626,37 @@ impl<'a> StatusCause<'a> {
     }
 
     /// `reason` (field 1).
+    #[inline]
     pub fn reason(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `reason` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn reason_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `message` (field 2).
+    #[inline]
     pub fn message(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `message` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn message_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `field` (field 3).
+    #[inline]
     pub fn field(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `field` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -4543,51 +4747,61 @@ impl<'a> StatusDetails<'a> {
     }
 
     /// `name` (field 1).
+    #[inline]
     pub fn name(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn name_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `group` (field 2).
+    #[inline]
     pub fn group(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `group` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn group_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `kind` (field 3).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `kind` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
     /// `causes` (field 4).
+    #[inline]
     pub fn causes(&self) -> Repeated<'a, codec::Msg<StatusCause<'a>>> {
         Repeated::new(self.bytes, 4)
     }
 
     /// `retryAfterSeconds` (field 5).
+    #[inline]
     pub fn retry_after_seconds(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 5)
     }
 
     /// `uid` (field 6).
+    #[inline]
     pub fn uid(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 6)
     }
 
     /// `uid` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn uid_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 6)
     }
@@ -4698,11 +4912,13 @@ impl<'a> TableOptions<'a> {
     }
 
     /// `includeObject` (field 1).
+    #[inline]
     pub fn include_object(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `includeObject` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn include_object_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
@@ -4783,11 +4999,13 @@ impl<'a> Time<'a> {
     }
 
     /// `seconds` (field 1).
+    #[inline]
     pub fn seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `nanos` (field 2).
+    #[inline]
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -4871,11 +5089,13 @@ impl<'a> Timestamp<'a> {
     }
 
     /// `seconds` (field 1).
+    #[inline]
     pub fn seconds(&self) -> Option<i64> {
         rt::get::<codec::Int64>(self.bytes, 1)
     }
 
     /// `nanos` (field 2).
+    #[inline]
     pub fn nanos(&self) -> Option<i32> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
@@ -4961,21 +5181,25 @@ impl<'a> TypeMeta<'a> {
     }
 
     /// `kind` (field 1).
+    #[inline]
     pub fn kind(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `kind` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn kind_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `apiVersion` (field 2).
+    #[inline]
     pub fn api_version(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `apiVersion` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn api_version_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
@@ -5061,26 +5285,31 @@ impl<'a> UpdateOptions<'a> {
     }
 
     /// `dryRun` (field 1).
+    #[inline]
     pub fn dry_run(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
 
     /// `fieldManager` (field 2).
+    #[inline]
     pub fn field_manager(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 2)
     }
 
     /// `fieldManager` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_manager_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
     /// `fieldValidation` (field 3).
+    #[inline]
     pub fn field_validation(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 3)
     }
 
     /// `fieldValidation` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn field_validation_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
@@ -5175,6 +5404,7 @@ impl<'a> Verbs<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(&self) -> Repeated<'a, codec::Str> {
         Repeated::new(self.bytes, 1)
     }
@@ -5257,16 +5487,19 @@ impl<'a> WatchEvent<'a> {
     }
 
     /// `type` (field 1).
+    #[inline]
     pub fn type_(&self) -> Option<&'a str> {
         rt::get::<codec::Str>(self.bytes, 1)
     }
 
     /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
     pub fn type_bytes(&self) -> Option<&'a [u8]> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
     /// `object` (field 2).
+    #[inline]
     pub fn object(&self) -> Option<crate::apimachinery::pkg::runtime::RawExtension<'a>> {
         rt::get::<
             codec::Msg<crate::apimachinery::pkg::runtime::RawExtension<'a>>,

@@ -27,6 +27,7 @@ impl<'a> PartialObjectMetadataList<'a> {
     }
 
     /// `items` (field 1).
+    #[inline]
     pub fn items(
         &self,
     ) -> Repeated<
@@ -37,6 +38,7 @@ impl<'a> PartialObjectMetadataList<'a> {
     }
 
     /// `metadata` (field 2).
+    #[inline]
     pub fn metadata(
         &self,
     ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
