@@ -285,7 +285,7 @@ impl<'a> Iterator for Resources<'a> {
                 break;
             }
             if let Some((name, q)) = usual_entry(entry)
-                && let Ok(name) = core::str::from_utf8(name)
+                && let Some(name) = kguest_wire::utf8::to_str(name)
             {
                 return Some((name, Some(q)));
             }

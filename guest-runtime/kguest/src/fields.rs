@@ -2,11 +2,11 @@
 //! walk big messages (a `PodSpec`, a `NodeStatus`) for a few fields.
 //!
 //! [`next`] reads exactly what the views' wire reader
-//! (`kguest_wire::wire::next_field`) reads, field by field, with the usual
+//! (`kguest_wire::wire::field_at`) reads, field by field, with the usual
 //! fields read in place: a one- or two-byte tag (field numbers up to 2047)
-//! and a varint or a length of at most three bytes. Anything else goes
-//! through the wire reader itself. [`Each`] iterates a repeated message
-//! field as the views' `Repeated` does.
+//! and a varint value of up to nine bytes or a length of up to two bytes.
+//! Anything else goes through the wire reader itself. [`Each`] iterates a
+//! repeated message field as the views' `Repeated` does.
 //!
 //! ```
 //! use kguest::fields::Each;
@@ -21,6 +21,8 @@
 //! assert_eq!(names, [Some("a"), Some("b")]);
 //! ```
 
+use kguest_wire::wire::field_at;
+#[cfg(test)]
 use kguest_wire::wire::{Value, next_field};
 
 /// The varint at the front of `s` when it has one or two bytes: its value
@@ -73,15 +75,19 @@ pub fn next<'a>(rest: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
             _ => {}
         }
     }
-    match next_field(rest) {
-        Ok(Some((number, value))) => Some(match value {
-            Value::Len(body) => (number, 2, body),
-            Value::Varint(_) => (number, 0, &[][..]),
-            Value::Fixed64(_) => (number, 1, &[][..]),
-            Value::Fixed32(_) => (number, 5, &[][..]),
-        }),
-        _ => None,
+    // The views' own field walker for everything else.
+    let (mut pos, mut start) = (0, 0);
+    let key = field_at(rest, &mut pos, &mut start);
+    if key == 0 {
+        return None;
     }
+    let wire = (key & 7) as u8;
+    let body = match wire {
+        2 => rest.get(start..pos)?,
+        _ => &[][..],
+    };
+    *rest = rest.get(pos..)?;
+    Some((key >> 3, wire, body))
 }
 
 /// The body of the last occurrence of field `number` in the message

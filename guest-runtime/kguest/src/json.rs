@@ -186,9 +186,9 @@ impl<'a> Iterator for Entries<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let (k, v) = self.0.next()?;
-        match core::str::from_utf8(k) {
-            Ok(k) => Some((k, v)),
-            Err(_) => {
+        match kguest_wire::utf8::to_str(k) {
+            Some(k) => Some((k, v)),
+            None => {
                 self.0.s = &[];
                 None
             }
@@ -263,7 +263,7 @@ pub fn as_str(raw: &[u8]) -> Option<&str> {
     if inner.contains(&b'\\') {
         return None;
     }
-    core::str::from_utf8(inner).ok()
+    kguest_wire::utf8::to_str(inner)
 }
 
 /// True when `raw` is `null` (surrounding whitespace allowed).
