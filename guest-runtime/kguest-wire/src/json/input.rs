@@ -127,6 +127,7 @@ impl SourceEvent<'_> {
 }
 
 impl<'a> Source<'a> for Reader<'a> {
+    #[inline]
     fn next_event(&mut self) -> Result<SourceEvent<'a>, JsonError> {
         Ok(match Reader::next_event(self)? {
             Event::ObjectStart => SourceEvent::ObjectStart,
