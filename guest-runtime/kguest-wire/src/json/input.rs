@@ -127,7 +127,6 @@ impl SourceEvent<'_> {
 }
 
 impl<'a> Source<'a> for Reader<'a> {
-    #[inline]
     fn next_event(&mut self) -> Result<SourceEvent<'a>, JsonError> {
         Ok(match Reader::next_event(self)? {
             Event::ObjectStart => SourceEvent::ObjectStart,

@@ -316,10 +316,15 @@ impl<'o, 'a> Writer<'o, 'a> {
         // Schema names are plain identifiers: nothing to escape.
         debug_assert!(name.bytes().all(|b| PLAIN[usize::from(b)]), "{name}");
         self.element(first);
-        self.out.push(b'"');
-        self.out.extend_from_slice(name.as_bytes());
-        let colon: &[u8] = if self.pretty { b"\": " } else { b"\":" };
-        self.out.extend_from_slice(colon);
+        let out = &mut *self.out;
+        out.reserve(name.len() + 4);
+        out.push(b'"');
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'"');
+        out.push(b':');
+        if self.pretty {
+            out.push(b' ');
+        }
     }
 
     fn member_bytes(&mut self, first: &mut bool, name: &[u8]) {
@@ -471,7 +476,11 @@ impl<'o, 'a> Writer<'o, 'a> {
                 // Unset and not written: most fields of most messages.
                 continue;
             }
-            self.path.push(field.json_name());
+            // Only messages can fail to write: name the path to them.
+            let named = matches!(field.kind, Kind::Message(_));
+            if named {
+                self.path.push(field.json_name());
+            }
             let result = if field.inline {
                 if i - run > 1 {
                     self.suspect = true;
@@ -496,7 +505,9 @@ impl<'o, 'a> Writer<'o, 'a> {
             } else {
                 self.field(field, run, i, first)
             };
-            self.path.pop();
+            if named {
+                self.path.pop();
+            }
             result?;
         }
         self.occ.truncate(base);

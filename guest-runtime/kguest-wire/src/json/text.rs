@@ -185,8 +185,6 @@ impl<'a> Reader<'a> {
     }
 
     /// A syntax error at the current position.
-    #[cold]
-    #[inline(never)]
     pub fn error(&self, reason: &str) -> JsonError {
         syntax_error(self.src, self.pos, reason)
     }
@@ -212,7 +210,6 @@ impl<'a> Reader<'a> {
 
     /// The next event. After the document's value, [`Reader::finish`]
     /// checks that only whitespace follows.
-    #[inline]
     pub fn next_event(&mut self) -> Result<Event<'a>, JsonError> {
         self.skip_ws();
         match self.expect {
@@ -327,7 +324,6 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    #[inline]
     fn key(&mut self) -> Result<Event<'a>, JsonError> {
         if self.peek() != Some(b'"') {
             return Err(self.error(if self.peek().is_none() {
@@ -346,7 +342,6 @@ impl<'a> Reader<'a> {
         Ok(Event::Key(text))
     }
 
-    #[inline]
     fn value(&mut self) -> Result<Event<'a>, JsonError> {
         let Some(b) = self.peek() else {
             return Err(self.error("unexpected end of input"));
@@ -435,7 +430,6 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a string starting at its opening quote.
-    #[inline]
     fn string(&mut self) -> Result<Text<'a>, JsonError> {
         let bytes = self.bytes();
         let start = self.pos + 1;
