@@ -107,11 +107,22 @@ fn write_checked(
         level: 0,
         checking,
         suspect: false,
+        error: None,
         occ: Vec::with_capacity(64),
         entries: Vec::new(),
         path: Vec::with_capacity(16),
     };
-    let result = writer.top(api_version, kind, schema, bytes);
+    let result = writer
+        .top(api_version, kind, schema, bytes)
+        .map_err(|Stop| {
+            writer
+                .error
+                .take()
+                .unwrap_or_else(|| JsonError::Unrepresentable {
+                    path: ".".into(),
+                    reason: "stopped without a reason".into(),
+                })
+        });
     (result, writer.suspect)
 }
 
@@ -177,6 +188,12 @@ fn varint_long(bytes: &[u8], pos: &mut usize) -> Result<u64, ()> {
     Ok(v)
 }
 
+/// Writing stopped; the writer holds the error.
+#[derive(Debug)]
+struct Stop;
+
+type Step = Result<(), Stop>;
+
 /// One occurrence of a known field in a message.
 #[derive(Clone, Copy)]
 struct Occ<'a> {
@@ -198,6 +215,8 @@ struct Writer<'o, 'a> {
     /// Set when the bytes may be malformed: something `schema::validate`
     /// could reject was seen (or could not be checked on the way).
     suspect: bool,
+    /// Why writing stopped (kept here so results stay small).
+    error: Option<JsonError>,
     occ: Vec<Occ<'a>>,
     entries: Vec<(&'a [u8], Option<Value<'a>>)>,
     path: Vec<&'static str>,
@@ -208,6 +227,13 @@ fn last_value(bytes: &[u8], number: u32) -> Option<Value<'_>> {
 }
 
 impl<'o, 'a> Writer<'o, 'a> {
+    /// Records why writing stops.
+    #[cold]
+    fn stop(&mut self, err: JsonError) -> Stop {
+        self.error = Some(err);
+        Stop
+    }
+
     fn unrepresentable(&self, reason: impl ToString) -> JsonError {
         JsonError::Unrepresentable {
             path: super::path_string(&self.path),
@@ -222,7 +248,7 @@ impl<'o, 'a> Writer<'o, 'a> {
         kind: &str,
         schema: &MessageSchema,
         bytes: &'a [u8],
-    ) -> Result<(), JsonError> {
+    ) -> Step {
         if (kind.is_empty() && api_version.is_empty()) || schema.json != JsonForm::Object {
             return self.body(schema, bytes);
         }
@@ -435,7 +461,7 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// A nested message.
-    fn message(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Result<(), JsonError> {
+    fn message(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Step {
         if !self.enter() {
             return Ok(());
         }
@@ -445,7 +471,7 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// The message being written, in its JSON form.
-    fn body(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Result<(), JsonError> {
+    fn body(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Step {
         if schema.json == JsonForm::Object {
             self.object_start();
             let mut first = true;
@@ -458,12 +484,7 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// Writes the members of `schema`'s fields (an inlined message's join
     /// its parent's object).
-    fn members(
-        &mut self,
-        schema: &MessageSchema,
-        bytes: &'a [u8],
-        first: &mut bool,
-    ) -> Result<(), JsonError> {
+    fn members(&mut self, schema: &MessageSchema, bytes: &'a [u8], first: &mut bool) -> Step {
         let base = self.collect(schema, bytes);
         let end = self.occ.len();
         let mut i = base;
@@ -515,13 +536,7 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// Writes one field whose occurrences are `occ[start..end]`.
-    fn field(
-        &mut self,
-        field: &FieldSchema,
-        start: usize,
-        end: usize,
-        first: &mut bool,
-    ) -> Result<(), JsonError> {
+    fn field(&mut self, field: &FieldSchema, start: usize, end: usize, first: &mut bool) -> Step {
         let name = field.json_name();
         match field.label {
             Label::Singular => {
@@ -560,12 +575,7 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// A field that is not set: `null` when Go writes it anyway.
-    fn absent(
-        &mut self,
-        field: &FieldSchema,
-        name: &str,
-        first: &mut bool,
-    ) -> Result<(), JsonError> {
+    fn absent(&mut self, field: &FieldSchema, name: &str, first: &mut bool) -> Step {
         if field.emit_empty {
             self.member(first, name);
             self.null();
@@ -578,7 +588,7 @@ impl<'o, 'a> Writer<'o, 'a> {
         field: &FieldSchema,
         value: Option<Value<'a>>,
         first: &mut bool,
-    ) -> Result<(), JsonError> {
+    ) -> Step {
         let name = field.json_name();
         match field.kind {
             Kind::Message(inner) => {
@@ -647,12 +657,7 @@ impl<'o, 'a> Writer<'o, 'a> {
         }
     }
 
-    fn repeated_value(
-        &mut self,
-        kind: Kind,
-        value: Value<'a>,
-        first: &mut bool,
-    ) -> Result<(), JsonError> {
+    fn repeated_value(&mut self, kind: Kind, value: Value<'a>, first: &mut bool) -> Step {
         match (kind, value) {
             (Kind::Message(inner), Value::Len(body)) => {
                 self.element(first);
@@ -698,7 +703,7 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// A map: entries sorted by key as Go writes them; of repeated keys the
     /// last wins.
-    fn map(&mut self, entry: &MessageSchema, start: usize, end: usize) -> Result<(), JsonError> {
+    fn map(&mut self, entry: &MessageSchema, start: usize, end: usize) -> Step {
         let key_kind = entry.field(1).map(|f| f.kind).unwrap_or(Kind::String);
         let value_field = entry.field(2);
         let string_keys = matches!(key_kind, Kind::String);
@@ -843,7 +848,7 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// Messages whose JSON form is not an object of their fields.
-    fn special(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Result<(), JsonError> {
+    fn special(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Step {
         // One scan finds the last value of fields 1 to 3 (all these forms
         // read) and checks every field as `validate` would.
         let mut last: [Option<Value<'a>>; 4] = [None; 4];
@@ -889,7 +894,10 @@ impl<'o, 'a> Writer<'o, 'a> {
                 let mut buf = [0u8; 40];
                 match timefmt::format_rfc3339(seconds, nanos, frac_digits, &mut buf) {
                     Some(text) => self.string(text.as_bytes()),
-                    None => return Err(self.unrepresentable("time outside years 1 to 9999")),
+                    None => {
+                        let err = self.unrepresentable("time outside years 1 to 9999");
+                        return Err(self.stop(err));
+                    }
                 }
             }
             JsonForm::EmbeddedString => {
@@ -902,14 +910,17 @@ impl<'o, 'a> Writer<'o, 'a> {
                     self.string(b"0");
                 } else {
                     let mut buf = [0u8; 64];
-                    let canonical =
-                        crate::quantity::reserialize(text, &mut buf).map_err(|err| {
-                            self.unrepresentable(alloc::format!(
+                    let canonical = match crate::quantity::reserialize(text, &mut buf) {
+                        Ok(canonical) => canonical,
+                        Err(err) => {
+                            let err = self.unrepresentable(alloc::format!(
                                 "quantity `{}`: {}",
                                 String::from_utf8_lossy(text),
                                 err.as_str()
-                            ))
-                        })?;
+                            ));
+                            return Err(self.stop(err));
+                        }
+                    };
                     self.string(canonical.as_bytes());
                 }
             }
@@ -950,7 +961,12 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// Embedded JSON text, re-laid-out in the writer's style (member order
     /// kept, as Go compacts a `MarshalJSON` result).
-    fn embedded_json(&mut self, raw: &[u8]) -> Result<(), JsonError> {
+    fn embedded_json(&mut self, raw: &[u8]) -> Step {
+        let result = self.embedded_text(raw);
+        result.map_err(|err| self.stop(err))
+    }
+
+    fn embedded_text(&mut self, raw: &[u8]) -> Result<(), JsonError> {
         let text = core::str::from_utf8(raw)
             .map_err(|_| self.unrepresentable("embedded JSON: not UTF-8"))?;
         let mut reader = Reader::new(text);
@@ -1011,7 +1027,7 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// A protobuf object embedded in a `RawExtension`: written as its JSON,
     /// with `kind` and `apiVersion`, when the resolver knows its type.
-    fn embedded_object(&mut self, raw: &'a [u8]) -> Result<(), JsonError> {
+    fn embedded_object(&mut self, raw: &'a [u8]) -> Step {
         let unknown = raw.get(4..).unwrap_or(&[]);
         let type_meta = match last_value(unknown, 1) {
             Some(Value::Len(t)) => t,
@@ -1022,11 +1038,14 @@ impl<'o, 'a> Writer<'o, 'a> {
         let body = rt::get::<crate::codec::Bytes>(unknown, 2).unwrap_or(b"");
         let schema = self.resolver.and_then(|resolve| resolve(api_version, kind));
         let Some(schema) = schema else {
-            return Err(self.unrepresentable(alloc::format!(
+            let err = self.unrepresentable(alloc::format!(
                 "embedded protobuf object of unknown type `{api_version}` / `{kind}`"
-            )));
+            ));
+            return Err(self.stop(err));
         };
-        schema::validate(schema, body)?;
+        if let Err(err) = schema::validate(schema, body) {
+            return Err(self.stop(err.into()));
+        }
         self.object_start();
         let mut first = true;
         if !kind.is_empty() {
