@@ -385,6 +385,7 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// A float as Go writes one: shortest digits, exponent form below 1e-6
     /// and from 1e21 on; non-finite values as `null`.
+    #[inline(never)]
     fn float(&mut self, v: f64) {
         use core::fmt::Write;
         if !v.is_finite() {
@@ -703,6 +704,9 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// A map: entries sorted by key as Go writes them; of repeated keys the
     /// last wins.
+    // `map`, `special` and `float` are kept out of `members`, which the
+    // common fields go through, so that it stays small.
+    #[inline(never)]
     fn map(&mut self, entry: &MessageSchema, start: usize, end: usize) -> Step {
         let key_kind = entry.field(1).map(|f| f.kind).unwrap_or(Kind::String);
         let value_field = entry.field(2);
@@ -848,6 +852,7 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// Messages whose JSON form is not an object of their fields.
+    #[inline(never)]
     fn special(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Step {
         // One scan finds the last value of fields 1 to 3 (all these forms
         // read) and checks every field as `validate` would.
@@ -1361,18 +1366,20 @@ fn plain_run(text: &[u8], mut i: usize) -> usize {
         let x = w ^ (ONES * u64::from(c));
         x.wrapping_sub(ONES) & !x
     };
-    while let Some(chunk) = text.get(i..i + 8) {
+    let flags = |chunk: &[u8]| {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let w = u64::from_le_bytes(word);
-        let flagged = (w
-            | (w.wrapping_sub(ONES * 0x20) & !w)
+        (w | (w.wrapping_sub(ONES * 0x20) & !w)
             | equal(w, b'"')
             | equal(w, b'\\')
             | equal(w, b'<')
             | equal(w, b'>')
             | equal(w, b'&'))
-            & HIGH;
+            & HIGH
+    };
+    while let Some(chunk) = text.get(i..i + 8) {
+        let flagged = flags(chunk);
         if flagged != 0 {
             return i + (flagged.trailing_zeros() / 8) as usize;
         }
