@@ -97,8 +97,9 @@ fn write_checked(
     out: &mut Vec<u8>,
     checking: bool,
 ) -> (Result<(), JsonError>, bool) {
-    // Kubernetes JSON is usually about twice the size of the protobuf.
-    out.reserve(bytes.len().saturating_mul(2));
+    // Kubernetes JSON is usually about twice the size of the protobuf (the
+    // up-front part is capped: the bytes may yet turn out malformed).
+    out.reserve(bytes.len().saturating_mul(2).min(1 << 24));
     let mut writer = Writer {
         out,
         pretty: options.style == Style::Pretty,
