@@ -13,7 +13,9 @@ use super::text::{Event, Reader};
 use crate::rt;
 use crate::schema::{self, FieldSchema, JsonForm, Kind, Label, MessageSchema};
 use crate::timefmt;
-use crate::wire::{Value, next_field, read_fixed32, read_fixed64, read_varint, zigzag32, zigzag64};
+use crate::wire::{
+    MAX_FIELD_NUMBER, Value, read_fixed32, read_fixed64, read_varint, zigzag32, zigzag64,
+};
 
 /// How JSON text is laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,6 +53,12 @@ pub fn write_json(
 
 /// Writes a top-level object: `kind` and `apiVersion` (when not empty)
 /// first, then the message's fields.
+///
+/// The bytes are checked as they are written (wire types, UTF-8, nesting
+/// depth: what [`schema::validate`] checks). When anything looks wrong, or
+/// writing fails, the output is discarded and [`schema::validate`] names
+/// the problem, so malformed input gets the same error as a separate
+/// validation pass would give, and nothing is written for it.
 pub fn write_object_json(
     api_version: &str,
     kind: &str,
@@ -59,33 +67,133 @@ pub fn write_object_json(
     options: WriteOptions,
     out: &mut Vec<u8>,
 ) -> Result<(), JsonError> {
-    schema::validate(schema, bytes)?;
+    let start = out.len();
+    let (result, suspect) = write_checked(api_version, kind, schema, bytes, options, out, true);
+    if result.is_ok() && !suspect {
+        return Ok(());
+    }
+    if let Err(err) = schema::validate(schema, bytes) {
+        out.truncate(start);
+        return Err(err.into());
+    }
+    if !suspect {
+        return result;
+    }
+    // A false alarm (bytes `validate` accepts but the writer flags, such as
+    // fields out of order): write again without the early stops.
+    out.truncate(start);
+    write_checked(api_version, kind, schema, bytes, options, out, false).0
+}
+
+/// Writes the object; the flag is true when the bytes may be malformed
+/// (then the output is not to be trusted). `checking` stops at nesting
+/// deeper than [`schema::MAX_DEPTH`].
+fn write_checked(
+    api_version: &str,
+    kind: &str,
+    schema: &MessageSchema,
+    bytes: &[u8],
+    options: WriteOptions,
+    out: &mut Vec<u8>,
+    checking: bool,
+) -> (Result<(), JsonError>, bool) {
+    // Kubernetes JSON is usually about twice the size of the protobuf (the
+    // up-front part is capped: the bytes may yet turn out malformed).
+    out.reserve(bytes.len().saturating_mul(2).min(1 << 24));
     let mut writer = Writer {
         out,
         pretty: options.style == Style::Pretty,
         resolver: options.resolver,
         depth: 0,
-        occ: Vec::new(),
+        level: 0,
+        checking,
+        suspect: false,
+        error: None,
+        occ: Vec::with_capacity(64),
         entries: Vec::new(),
-        path: Vec::new(),
+        path: Vec::with_capacity(16),
     };
-    if (kind.is_empty() && api_version.is_empty()) || schema.json != JsonForm::Object {
-        return writer.message(schema, bytes);
-    }
-    writer.object_start();
-    let mut first = true;
-    if !kind.is_empty() {
-        writer.member(&mut first, "kind");
-        writer.string(kind.as_bytes());
-    }
-    if !api_version.is_empty() {
-        writer.member(&mut first, "apiVersion");
-        writer.string(api_version.as_bytes());
-    }
-    writer.members(schema, bytes, &mut first)?;
-    writer.object_end(first);
-    Ok(())
+    let result = writer
+        .top(api_version, kind, schema, bytes)
+        .map_err(|Stop| {
+            writer
+                .error
+                .take()
+                .unwrap_or_else(|| JsonError::Unrepresentable {
+                    path: ".".into(),
+                    reason: "stopped without a reason".into(),
+                })
+        });
+    (result, writer.suspect)
 }
+
+/// Reads the next field from the front of `rest`, as `wire::next_field`
+/// does (it rejects what that rejects), but inlined into the writer's
+/// loops: this is the writer's innermost step.
+#[inline(always)]
+fn next_field<'a>(rest: &mut &'a [u8]) -> Result<Option<(u32, Value<'a>)>, ()> {
+    let bytes = *rest;
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    let mut pos = 0usize;
+    let key = varint(bytes, &mut pos)?;
+    let number = key >> 3;
+    if number == 0 || number > u64::from(MAX_FIELD_NUMBER) {
+        return Err(());
+    }
+    let value = match key & 7 {
+        0 => Value::Varint(varint(bytes, &mut pos)?),
+        1 => {
+            let b = bytes.get(pos..pos + 8).ok_or(())?;
+            pos += 8;
+            Value::Fixed64(u64::from_le_bytes(b.try_into().map_err(|_| ())?))
+        }
+        2 => {
+            let len = varint(bytes, &mut pos)?;
+            let len = usize::try_from(len).map_err(|_| ())?;
+            let end = pos.checked_add(len).ok_or(())?;
+            let body = bytes.get(pos..end).ok_or(())?;
+            pos = end;
+            Value::Len(body)
+        }
+        5 => {
+            let b = bytes.get(pos..pos + 4).ok_or(())?;
+            pos += 4;
+            Value::Fixed32(u32::from_le_bytes(b.try_into().map_err(|_| ())?))
+        }
+        _ => return Err(()),
+    };
+    *rest = bytes.get(pos..).unwrap_or(&[]);
+    Ok(Some((number as u32, value)))
+}
+
+/// A varint at `*pos`: one byte inline, longer ones out of line.
+#[inline(always)]
+fn varint(bytes: &[u8], pos: &mut usize) -> Result<u64, ()> {
+    match bytes.get(*pos) {
+        Some(&b) if b < 0x80 => {
+            *pos += 1;
+            Ok(u64::from(b))
+        }
+        _ => varint_long(bytes, pos),
+    }
+}
+
+#[inline(never)]
+fn varint_long(bytes: &[u8], pos: &mut usize) -> Result<u64, ()> {
+    let mut rest = bytes.get(*pos..).unwrap_or(&[]);
+    let before = rest.len();
+    let v = read_varint(&mut rest).map_err(|_| ())?;
+    *pos += before - rest.len();
+    Ok(v)
+}
+
+/// Writing stopped; the writer holds the error.
+#[derive(Debug)]
+struct Stop;
+
+type Step = Result<(), Stop>;
 
 /// One occurrence of a known field in a message.
 #[derive(Clone, Copy)]
@@ -98,7 +206,18 @@ struct Writer<'o, 'a> {
     out: &'o mut Vec<u8>,
     pretty: bool,
     resolver: Option<Resolver>,
+    /// Open JSON containers, for indentation.
     depth: usize,
+    /// Protobuf nesting of the message being written (the top one is 0),
+    /// counted as `schema::validate` counts it.
+    level: u32,
+    /// Whether to stop at messages nested deeper than `schema::MAX_DEPTH`.
+    checking: bool,
+    /// Set when the bytes may be malformed: something `schema::validate`
+    /// could reject was seen (or could not be checked on the way).
+    suspect: bool,
+    /// Why writing stopped (kept here so results stay small).
+    error: Option<JsonError>,
     occ: Vec<Occ<'a>>,
     entries: Vec<(&'a [u8], Option<Value<'a>>)>,
     path: Vec<&'static str>,
@@ -109,10 +228,67 @@ fn last_value(bytes: &[u8], number: u32) -> Option<Value<'_>> {
 }
 
 impl<'o, 'a> Writer<'o, 'a> {
+    /// Records why writing stops.
+    #[cold]
+    fn stop(&mut self, err: JsonError) -> Stop {
+        self.error = Some(err);
+        Stop
+    }
+
     fn unrepresentable(&self, reason: impl ToString) -> JsonError {
         JsonError::Unrepresentable {
             path: super::path_string(&self.path),
             reason: reason.to_string(),
+        }
+    }
+
+    /// The top-level object (see [`write_object_json`]).
+    fn top(
+        &mut self,
+        api_version: &str,
+        kind: &str,
+        schema: &MessageSchema,
+        bytes: &'a [u8],
+    ) -> Step {
+        if (kind.is_empty() && api_version.is_empty()) || schema.json != JsonForm::Object {
+            return self.body(schema, bytes);
+        }
+        self.object_start();
+        let mut first = true;
+        if !kind.is_empty() {
+            self.member(&mut first, "kind");
+            self.string(kind.as_bytes());
+        }
+        if !api_version.is_empty() {
+            self.member(&mut first, "apiVersion");
+            self.string(api_version.as_bytes());
+        }
+        self.members(schema, bytes, &mut first)?;
+        self.object_end(first);
+        Ok(())
+    }
+
+    /// Enters a nested message; false (and suspect) when it is nested too
+    /// deep to follow.
+    fn enter(&mut self) -> bool {
+        self.level += 1;
+        if self.checking && self.level > schema::MAX_DEPTH {
+            self.level -= 1;
+            self.suspect = true;
+            return false;
+        }
+        true
+    }
+
+    fn leave(&mut self) {
+        self.level -= 1;
+    }
+
+    /// Notes a message body the writer skips (a zero value left out):
+    /// whether `schema::validate` would accept it is checked separately.
+    fn skipped(&mut self, schema: &MessageSchema, bytes: &[u8]) {
+        if !valid(schema, bytes, self.level + 1) {
+            self.suspect = true;
         }
     }
 
@@ -167,10 +343,15 @@ impl<'o, 'a> Writer<'o, 'a> {
         // Schema names are plain identifiers: nothing to escape.
         debug_assert!(name.bytes().all(|b| PLAIN[usize::from(b)]), "{name}");
         self.element(first);
-        self.out.push(b'"');
-        self.out.extend_from_slice(name.as_bytes());
-        let colon: &[u8] = if self.pretty { b"\": " } else { b"\":" };
-        self.out.extend_from_slice(colon);
+        let out = &mut *self.out;
+        out.reserve(name.len() + 4);
+        out.push(b'"');
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'"');
+        out.push(b':');
+        if self.pretty {
+            out.push(b' ');
+        }
     }
 
     fn member_bytes(&mut self, first: &mut bool, name: &[u8]) {
@@ -185,7 +366,10 @@ impl<'o, 'a> Writer<'o, 'a> {
     /// A JSON string the way Go writes one: `<`, `>`, `&`, U+2028 and
     /// U+2029 escaped too, invalid UTF-8 as U+FFFD.
     fn string(&mut self, text: &[u8]) {
-        write_go_string(text, self.out);
+        if !write_go_string(text, self.out) {
+            // Only `string` fields reach here with bytes that are not UTF-8.
+            self.suspect = true;
+        }
     }
 
     fn null(&mut self) {
@@ -193,40 +377,16 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     fn int(&mut self, v: i64) {
-        let mut buf = [0u8; 20];
-        let mut n = v.unsigned_abs();
-        let mut i = buf.len();
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        if v < 0 {
-            self.out.push(b'-');
-        }
-        self.out.extend_from_slice(&buf[i..]);
+        write_int(self.out, v);
     }
 
     fn uint(&mut self, v: u64) {
-        let mut buf = [0u8; 20];
-        let mut n = v;
-        let mut i = buf.len();
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.out.extend_from_slice(&buf[i..]);
+        write_uint(self.out, v);
     }
 
     /// A float as Go writes one: shortest digits, exponent form below 1e-6
     /// and from 1e21 on; non-finite values as `null`.
+    #[inline(never)]
     fn float(&mut self, v: f64) {
         use core::fmt::Write;
         if !v.is_finite() {
@@ -259,28 +419,61 @@ impl<'o, 'a> Writer<'o, 'a> {
         let mut cursor = 0usize;
         let mut sorted = true;
         let mut last = 0u16;
-        while let Ok(Some((number, value))) = next_field(&mut rest) {
-            // Fields usually come in order: look from the previous one first.
-            let index = match fields.get(cursor) {
-                Some(f) if f.number == number => cursor,
+        loop {
+            let (number, value) = match next_field(&mut rest) {
+                Ok(Some(field)) => field,
+                Ok(None) => break,
+                Err(_) => {
+                    self.suspect = true;
+                    break;
+                }
+            };
+            // Fields usually come in order and most are unset: step forward
+            // from the previous one, and search only when that fails.
+            let mut next = cursor;
+            while let Some(f) = fields.get(next)
+                && f.number < number
+            {
+                next += 1;
+            }
+            let index = match fields.get(next) {
+                Some(f) if f.number == number => next,
                 _ => match fields.binary_search_by_key(&number, |f| f.number) {
                     Ok(i) => i,
                     Err(_) => continue,
                 },
             };
             cursor = index;
+            if let Some(field) = fields.get(index)
+                && !wire_fits(field, &value)
+            {
+                self.suspect = true;
+            }
             let index = index as u16;
             sorted &= index >= last;
             last = index;
             self.occ.push(Occ { index, value });
         }
         if !sorted {
+            // Go writes fields in order; others are checked by `validate`.
+            self.suspect = true;
             self.occ[base..].sort_by_key(|o| o.index);
         }
         base
     }
 
-    fn message(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Result<(), JsonError> {
+    /// A nested message.
+    fn message(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Step {
+        if !self.enter() {
+            return Ok(());
+        }
+        let result = self.body(schema, bytes);
+        self.leave();
+        result
+    }
+
+    /// The message being written, in its JSON form.
+    fn body(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Step {
         if schema.json == JsonForm::Object {
             self.object_start();
             let mut first = true;
@@ -293,12 +486,7 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// Writes the members of `schema`'s fields (an inlined message's join
     /// its parent's object).
-    fn members(
-        &mut self,
-        schema: &MessageSchema,
-        bytes: &'a [u8],
-        first: &mut bool,
-    ) -> Result<(), JsonError> {
+    fn members(&mut self, schema: &MessageSchema, bytes: &'a [u8], first: &mut bool) -> Step {
         let base = self.collect(schema, bytes);
         let end = self.occ.len();
         let mut i = base;
@@ -311,21 +499,38 @@ impl<'o, 'a> Writer<'o, 'a> {
                 // Unset and not written: most fields of most messages.
                 continue;
             }
-            self.path.push(field.json_name());
+            // Only messages can fail to write: name the path to them.
+            let named = matches!(field.kind, Kind::Message(_));
+            if named {
+                self.path.push(field.json_name());
+            }
             let result = if field.inline {
+                if i - run > 1 {
+                    self.suspect = true;
+                }
                 let body = match self.occ[run..i].last().map(|o| o.value) {
                     Some(Value::Len(body)) => Some(body),
                     _ => None,
                 };
                 match (field.kind, body) {
-                    (Kind::Message(inner), Some(body)) => self.members(inner, body, first),
+                    (Kind::Message(inner), Some(body)) => {
+                        if self.enter() {
+                            let result = self.members(inner, body, first);
+                            self.leave();
+                            result
+                        } else {
+                            Ok(())
+                        }
+                    }
                     (Kind::Message(inner), None) if field.always => self.members(inner, &[], first),
                     _ => Ok(()),
                 }
             } else {
                 self.field(field, run, i, first)
             };
-            self.path.pop();
+            if named {
+                self.path.pop();
+            }
             result?;
         }
         self.occ.truncate(base);
@@ -333,16 +538,14 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// Writes one field whose occurrences are `occ[start..end]`.
-    fn field(
-        &mut self,
-        field: &FieldSchema,
-        start: usize,
-        end: usize,
-        first: &mut bool,
-    ) -> Result<(), JsonError> {
+    fn field(&mut self, field: &FieldSchema, start: usize, end: usize, first: &mut bool) -> Step {
         let name = field.json_name();
         match field.label {
             Label::Singular => {
+                if end - start > 1 {
+                    // Earlier occurrences are not written, so not checked.
+                    self.suspect = true;
+                }
                 let value = self.occ[start..end].last().map(|o| o.value);
                 self.singular(field, value, first)
             }
@@ -374,12 +577,7 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// A field that is not set: `null` when Go writes it anyway.
-    fn absent(
-        &mut self,
-        field: &FieldSchema,
-        name: &str,
-        first: &mut bool,
-    ) -> Result<(), JsonError> {
+    fn absent(&mut self, field: &FieldSchema, name: &str, first: &mut bool) -> Step {
         if field.emit_empty {
             self.member(first, name);
             self.null();
@@ -392,7 +590,7 @@ impl<'o, 'a> Writer<'o, 'a> {
         field: &FieldSchema,
         value: Option<Value<'a>>,
         first: &mut bool,
-    ) -> Result<(), JsonError> {
+    ) -> Step {
         let name = field.json_name();
         match field.kind {
             Kind::Message(inner) => {
@@ -405,11 +603,12 @@ impl<'o, 'a> Writer<'o, 'a> {
                     return match body {
                         None => self.absent(field, name, first),
                         Some(body) if !field.emit_empty && bare_array_is_empty(inner, body) => {
+                            self.skipped(inner, body);
                             Ok(())
                         }
                         Some(body) => {
                             self.member(first, name);
-                            self.special(inner, body)
+                            self.message(inner, body)
                         }
                     };
                 }
@@ -425,6 +624,7 @@ impl<'o, 'a> Writer<'o, 'a> {
                     None => self.absent(field, name, first),
                     Some(body) => {
                         if field.omit_zero && is_zero(inner, body) {
+                            self.skipped(inner, body);
                             return Ok(());
                         }
                         self.member(first, name);
@@ -459,12 +659,7 @@ impl<'o, 'a> Writer<'o, 'a> {
         }
     }
 
-    fn repeated_value(
-        &mut self,
-        kind: Kind,
-        value: Value<'a>,
-        first: &mut bool,
-    ) -> Result<(), JsonError> {
+    fn repeated_value(&mut self, kind: Kind, value: Value<'a>, first: &mut bool) -> Step {
         match (kind, value) {
             (Kind::Message(inner), Value::Len(body)) => {
                 self.element(first);
@@ -497,7 +692,10 @@ impl<'o, 'a> Writer<'o, 'a> {
                             self.element(first);
                             self.scalar(kind, element);
                         }
-                        Err(_) => break,
+                        Err(_) => {
+                            self.suspect = true;
+                            break;
+                        }
                     }
                 }
                 Ok(())
@@ -507,7 +705,10 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// A map: entries sorted by key as Go writes them; of repeated keys the
     /// last wins.
-    fn map(&mut self, entry: &MessageSchema, start: usize, end: usize) -> Result<(), JsonError> {
+    // `map`, `special` and `float` are kept out of `members`, which the
+    // common fields go through, so that it stays small.
+    #[inline(never)]
+    fn map(&mut self, entry: &MessageSchema, start: usize, end: usize) -> Step {
         let key_kind = entry.field(1).map(|f| f.kind).unwrap_or(Kind::String);
         let value_field = entry.field(2);
         let string_keys = matches!(key_kind, Kind::String);
@@ -516,16 +717,21 @@ impl<'o, 'a> Writer<'o, 'a> {
             let Value::Len(entry_bytes) = self.occ[i].value else {
                 continue;
             };
+            let Some((key, value)) = entry_fields(entry, entry_bytes) else {
+                // Malformed, or not as Go writes entries: `validate` decides.
+                self.suspect = true;
+                continue;
+            };
             // String keys sort as bytes; other keys are re-read from the entry.
             let sort = if string_keys {
-                match last_value(entry_bytes, 1) {
+                match key {
                     Some(Value::Len(k)) => k,
                     _ => &[],
                 }
             } else {
                 entry_bytes
             };
-            self.entries.push((sort, last_value(entry_bytes, 2)));
+            self.entries.push((sort, value));
         }
         let numeric = |bytes: &[u8]| -> i128 {
             match last_value(bytes, 1) {
@@ -566,6 +772,8 @@ impl<'o, 'a> Writer<'o, 'a> {
                 }
             };
             if same_as_next {
+                // A repeated key: the earlier entry's value is not written.
+                self.suspect = true;
                 continue;
             }
             self.element(&mut first);
@@ -573,27 +781,16 @@ impl<'o, 'a> Writer<'o, 'a> {
                 self.string(key);
             } else {
                 let mut text = Vec::new();
-                let mut sub = Writer {
-                    out: &mut text,
-                    pretty: false,
-                    resolver: None,
-                    depth: 0,
-                    occ: Vec::new(),
-                    entries: Vec::new(),
-                    path: Vec::new(),
-                };
                 match key_kind {
-                    Kind::Bool => sub.out.extend_from_slice(if numeric(key) != 0 {
-                        b"true"
-                    } else {
-                        b"false"
-                    }),
+                    Kind::Bool => {
+                        text.extend_from_slice(if numeric(key) != 0 { b"true" } else { b"false" })
+                    }
                     _ => {
                         let v = numeric(key);
                         if v < 0 {
-                            sub.int(v as i64);
+                            write_int(&mut text, v as i64);
                         } else {
-                            sub.uint(v as u64);
+                            write_uint(&mut text, v as u64);
                         }
                     }
                 }
@@ -606,7 +803,12 @@ impl<'o, 'a> Writer<'o, 'a> {
             match (value_field, value) {
                 (Some(f), Some(Value::Len(body))) if matches!(f.kind, Kind::Message(_)) => {
                     if let Kind::Message(inner) = f.kind {
-                        self.message(inner, body)?;
+                        // The entry is a message too: its value is two deeper.
+                        if self.enter() {
+                            let result = self.message(inner, body);
+                            self.leave();
+                            result?;
+                        }
                     }
                 }
                 (Some(f), Some(value)) => self.scalar(f.kind, value),
@@ -651,13 +853,41 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 
     /// Messages whose JSON form is not an object of their fields.
-    fn special(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Result<(), JsonError> {
-        let varint_field = |n| match last_value(bytes, n) {
-            Some(Value::Varint(v)) => v,
+    #[inline(never)]
+    fn special(&mut self, schema: &MessageSchema, bytes: &'a [u8]) -> Step {
+        // One scan finds the last value of fields 1 to 3 (all these forms
+        // read) and checks every field as `validate` would.
+        let mut last: [Option<Value<'a>>; 4] = [None; 4];
+        let mut rest = bytes;
+        loop {
+            match next_field(&mut rest) {
+                Ok(Some((number, value))) => {
+                    if let Some(field) = schema.field(number)
+                        && !value_valid(field, value, self.level)
+                    {
+                        self.suspect = true;
+                    }
+                    if let Some(slot) = last.get_mut(number as usize) {
+                        *slot = Some(value);
+                    }
+                }
+                Ok(None) => break,
+                Err(()) => {
+                    self.suspect = true;
+                    break;
+                }
+            }
+        }
+        let varint_field = |n: usize| match last.get(n) {
+            Some(Some(Value::Varint(v))) => *v,
             _ => 0,
         };
+        let bytes_field = |n: usize| match last.get(n) {
+            Some(Some(Value::Len(b))) => Some(*b),
+            _ => None,
+        };
         match schema.json {
-            JsonForm::Object => self.message(schema, bytes)?,
+            JsonForm::Object => self.body(schema, bytes)?,
             JsonForm::Timestamp { frac_digits } => {
                 let seconds = varint_field(1) as i64;
                 let nanos = varint_field(2) as i32;
@@ -670,39 +900,45 @@ impl<'o, 'a> Writer<'o, 'a> {
                 let mut buf = [0u8; 40];
                 match timefmt::format_rfc3339(seconds, nanos, frac_digits, &mut buf) {
                     Some(text) => self.string(text.as_bytes()),
-                    None => return Err(self.unrepresentable("time outside years 1 to 9999")),
+                    None => {
+                        let err = self.unrepresentable("time outside years 1 to 9999");
+                        return Err(self.stop(err));
+                    }
                 }
             }
             JsonForm::EmbeddedString => {
-                let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
+                let text = bytes_field(1).unwrap_or(b"");
                 self.string(text);
             }
             JsonForm::Quantity => {
-                let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
+                let text = bytes_field(1).unwrap_or(b"");
                 if text.is_empty() {
                     self.string(b"0");
                 } else {
                     let mut buf = [0u8; 64];
-                    let canonical =
-                        crate::quantity::reserialize(text, &mut buf).map_err(|err| {
-                            self.unrepresentable(alloc::format!(
+                    let canonical = match crate::quantity::reserialize(text, &mut buf) {
+                        Ok(canonical) => canonical,
+                        Err(err) => {
+                            let err = self.unrepresentable(alloc::format!(
                                 "quantity `{}`: {}",
                                 String::from_utf8_lossy(text),
                                 err.as_str()
-                            ))
-                        })?;
+                            ));
+                            return Err(self.stop(err));
+                        }
+                    };
                     self.string(canonical.as_bytes());
                 }
             }
             JsonForm::IntOrString => {
                 if varint_field(1) == 1 {
-                    let text = rt::get::<crate::codec::Bytes>(bytes, 3).unwrap_or(b"");
+                    let text = bytes_field(3).unwrap_or(b"");
                     self.string(text);
                 } else {
                     self.int(i64::from(varint_field(2) as i32));
                 }
             }
-            JsonForm::RawJson => match rt::get::<crate::codec::Bytes>(bytes, 1) {
+            JsonForm::RawJson => match bytes_field(1) {
                 None | Some([]) => self.null(),
                 Some(raw) if raw.starts_with(b"k8s\0") => self.embedded_object(raw)?,
                 Some(raw) => self.embedded_json(raw)?,
@@ -731,7 +967,12 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// Embedded JSON text, re-laid-out in the writer's style (member order
     /// kept, as Go compacts a `MarshalJSON` result).
-    fn embedded_json(&mut self, raw: &[u8]) -> Result<(), JsonError> {
+    fn embedded_json(&mut self, raw: &[u8]) -> Step {
+        let result = self.embedded_text(raw);
+        result.map_err(|err| self.stop(err))
+    }
+
+    fn embedded_text(&mut self, raw: &[u8]) -> Result<(), JsonError> {
         let text = core::str::from_utf8(raw)
             .map_err(|_| self.unrepresentable("embedded JSON: not UTF-8"))?;
         let mut reader = Reader::new(text);
@@ -792,7 +1033,7 @@ impl<'o, 'a> Writer<'o, 'a> {
 
     /// A protobuf object embedded in a `RawExtension`: written as its JSON,
     /// with `kind` and `apiVersion`, when the resolver knows its type.
-    fn embedded_object(&mut self, raw: &'a [u8]) -> Result<(), JsonError> {
+    fn embedded_object(&mut self, raw: &'a [u8]) -> Step {
         let unknown = raw.get(4..).unwrap_or(&[]);
         let type_meta = match last_value(unknown, 1) {
             Some(Value::Len(t)) => t,
@@ -803,11 +1044,14 @@ impl<'o, 'a> Writer<'o, 'a> {
         let body = rt::get::<crate::codec::Bytes>(unknown, 2).unwrap_or(b"");
         let schema = self.resolver.and_then(|resolve| resolve(api_version, kind));
         let Some(schema) = schema else {
-            return Err(self.unrepresentable(alloc::format!(
+            let err = self.unrepresentable(alloc::format!(
                 "embedded protobuf object of unknown type `{api_version}` / `{kind}`"
-            )));
+            ));
+            return Err(self.stop(err));
         };
-        schema::validate(schema, body)?;
+        if let Err(err) = schema::validate(schema, body) {
+            return Err(self.stop(err.into()));
+        }
         self.object_start();
         let mut first = true;
         if !kind.is_empty() {
@@ -821,6 +1065,124 @@ impl<'o, 'a> Writer<'o, 'a> {
         self.members(schema, body, &mut first)?;
         self.object_end(first);
         Ok(())
+    }
+}
+
+fn write_int(out: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    write_uint(out, v.unsigned_abs());
+}
+
+fn write_uint(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [0u8; 20];
+    let mut n = v;
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// The key and value of a map entry as Go writes one (each at most once, of
+/// the entry's wire types), or `None` when the entry is malformed or has
+/// repeated fields (which `validate` judges).
+fn entry_fields<'a>(
+    entry: &MessageSchema,
+    bytes: &'a [u8],
+) -> Option<(Option<Value<'a>>, Option<Value<'a>>)> {
+    let (mut key, mut value) = (None, None);
+    let mut rest = bytes;
+    while let Some((number, v)) = next_field(&mut rest).ok()? {
+        let slot = match number {
+            1 => &mut key,
+            2 => &mut value,
+            _ => match entry.field(number) {
+                Some(field) if !value_valid(field, v, 0) => return None,
+                _ => continue,
+            },
+        };
+        if slot.is_some() {
+            return None;
+        }
+        let field = entry.field(number)?;
+        if !wire_fits(field, &v) {
+            return None;
+        }
+        *slot = Some(v);
+    }
+    Some((key, value))
+}
+
+/// Whether `value` has the wire type `field` is read with: its own, or a
+/// packed run for a repeated scalar (whose contents are read later).
+fn wire_fits(field: &FieldSchema, value: &Value<'_>) -> bool {
+    match (field.kind, value) {
+        (Kind::String | Kind::Bytes | Kind::Message(_), Value::Len(_)) => true,
+        (Kind::String | Kind::Bytes | Kind::Message(_), _) => false,
+        (Kind::Fixed32 | Kind::Sfixed32 | Kind::Float, Value::Fixed32(_)) => true,
+        (Kind::Fixed64 | Kind::Sfixed64 | Kind::Double, Value::Fixed64(_)) => true,
+        (Kind::Fixed32 | Kind::Sfixed32 | Kind::Float, _)
+        | (Kind::Fixed64 | Kind::Sfixed64 | Kind::Double, _) => {
+            matches!(value, Value::Len(_)) && field.label == Label::Repeated
+        }
+        (_, Value::Varint(_)) => true,
+        (_, Value::Len(_)) => field.label == Label::Repeated,
+        _ => false,
+    }
+}
+
+/// True when [`schema::validate`] accepts `bytes` as a message of type
+/// `schema` nested `depth` deep (the same checks, without the details).
+fn valid(schema: &MessageSchema, bytes: &[u8], depth: u32) -> bool {
+    if depth > schema::MAX_DEPTH {
+        return false;
+    }
+    let mut rest = bytes;
+    loop {
+        match next_field(&mut rest) {
+            Ok(Some((number, value))) => {
+                if let Some(field) = schema.field(number)
+                    && !value_valid(field, value, depth)
+                {
+                    return false;
+                }
+            }
+            Ok(None) => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// One occurrence of `field` checked as `schema::validate` checks it.
+fn value_valid(field: &FieldSchema, value: Value<'_>, depth: u32) -> bool {
+    if !wire_fits(field, &value) {
+        return false;
+    }
+    match (field.kind, value) {
+        (Kind::String, Value::Len(text)) => core::str::from_utf8(text).is_ok(),
+        (Kind::Message(inner), Value::Len(body)) => valid(inner, body, depth + 1),
+        (Kind::Bytes, _) => true,
+        (kind, Value::Len(mut run)) => {
+            while !run.is_empty() {
+                let read = match kind {
+                    Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => read_fixed32(&mut run).is_ok(),
+                    Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => read_fixed64(&mut run).is_ok(),
+                    _ => read_varint(&mut run).is_ok(),
+                };
+                if !read {
+                    return false;
+                }
+            }
+            true
+        }
+        _ => true,
     }
 }
 
@@ -912,18 +1274,21 @@ const PLAIN: [bool; 256] = {
     table
 };
 
-/// Writes `text` as a JSON string the way Go's `encoding/json` does.
-pub(crate) fn write_go_string(text: &[u8], out: &mut Vec<u8>) {
+/// Writes `text` as a JSON string the way Go's `encoding/json` does;
+/// returns false when `text` is not UTF-8 (the bad bytes are written as
+/// U+FFFD).
+pub(crate) fn write_go_string(text: &[u8], out: &mut Vec<u8>) -> bool {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut utf8 = true;
+    out.reserve(text.len() + 2);
     out.push(b'"');
     let mut start = 0;
     let mut i = 0;
-    while i < text.len() {
-        let b = text[i];
-        if PLAIN[usize::from(b)] {
-            i += 1;
-            continue;
-        }
+    loop {
+        i = plain_run(text, i);
+        let Some(&b) = text.get(i) else {
+            break;
+        };
         if b < 0x80 {
             let escape: &[u8] = match b {
                 b'"' => b"\\\"",
@@ -961,6 +1326,7 @@ pub(crate) fn write_go_string(text: &[u8], out: &mut Vec<u8>) {
                 .get(i..i + width)
                 .is_some_and(|s| core::str::from_utf8(s).is_ok());
         if !valid {
+            utf8 = false;
             out.extend_from_slice(&text[start..i]);
             out.extend_from_slice("\u{fffd}".as_bytes());
             i += 1;
@@ -986,6 +1352,44 @@ pub(crate) fn write_go_string(text: &[u8], out: &mut Vec<u8>) {
     }
     out.extend_from_slice(&text[start..]);
     out.push(b'"');
+    utf8
+}
+
+/// The offset of the first byte at or after `i` that Go does not write
+/// unchanged in a string (see `PLAIN`), or the end. Eight bytes at a time:
+/// each test flags the bytes it matches, falsely only above a real match,
+/// so the lowest flagged byte is always a real one.
+#[inline(always)]
+fn plain_run(text: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let equal = |w: u64, c: u8| {
+        let x = w ^ (ONES * u64::from(c));
+        x.wrapping_sub(ONES) & !x
+    };
+    let flags = |chunk: &[u8]| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        (w | (w.wrapping_sub(ONES * 0x20) & !w)
+            | equal(w, b'"')
+            | equal(w, b'\\')
+            | equal(w, b'<')
+            | equal(w, b'>')
+            | equal(w, b'&'))
+            & HIGH
+    };
+    while let Some(chunk) = text.get(i..i + 8) {
+        let flagged = flags(chunk);
+        if flagged != 0 {
+            return i + (flagged.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while text.get(i).is_some_and(|&b| PLAIN[usize::from(b)]) {
+        i += 1;
+    }
+    i
 }
 
 /// Standard base64 with padding, as Go's `encoding/json` writes `[]byte`.
@@ -1045,6 +1449,73 @@ mod tests {
         let mut out = Vec::new();
         write_go_string(b"a\xffb", &mut out);
         assert_eq!(String::from_utf8(out).unwrap(), "\"a\u{fffd}b\"");
+    }
+
+    /// Go's rules one byte (or character) at a time, as the reference for
+    /// the word-at-a-time writer.
+    fn reference(text: &[u8]) -> (Vec<u8>, bool) {
+        let mut out = alloc::vec![b'"'];
+        let mut utf8 = true;
+        let mut rest = text;
+        while !rest.is_empty() {
+            let ch = match core::str::from_utf8(&rest[..rest.len().min(4)]) {
+                Ok(s) => s.chars().next(),
+                Err(e) if e.valid_up_to() > 0 => core::str::from_utf8(&rest[..e.valid_up_to()])
+                    .ok()
+                    .and_then(|s| s.chars().next()),
+                Err(_) => None,
+            };
+            let Some(ch) = ch else {
+                utf8 = false;
+                out.extend_from_slice("\u{fffd}".as_bytes());
+                rest = &rest[1..];
+                continue;
+            };
+            match ch {
+                '"' => out.extend_from_slice(b"\\\""),
+                '\\' => out.extend_from_slice(b"\\\\"),
+                '\n' => out.extend_from_slice(b"\\n"),
+                '\r' => out.extend_from_slice(b"\\r"),
+                '\t' => out.extend_from_slice(b"\\t"),
+                '<' | '>' | '&' | '\u{2028}' | '\u{2029}' | '\0'..='\u{1f}' => {
+                    out.extend_from_slice(alloc::format!("\\u{:04x}", u32::from(ch)).as_bytes())
+                }
+                _ => out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+            rest = &rest[ch.len_utf8()..];
+        }
+        out.push(b'"');
+        (out, utf8)
+    }
+
+    #[test]
+    fn strings_match_the_byte_at_a_time_rules_at_every_offset() {
+        let specials: [&[u8]; 12] = [
+            b"\"",
+            b"\\",
+            b"<",
+            b">",
+            b"&",
+            b"\n",
+            b"\x01",
+            b"\x7f",
+            "\u{e9}".as_bytes(),
+            "\u{2028}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            b"\xff",
+        ];
+        for special in specials {
+            for before in 0..20 {
+                for after in [0, 1, 7, 8, 9, 17] {
+                    let mut text = alloc::vec![b'a'; before];
+                    text.extend_from_slice(special);
+                    text.extend(core::iter::repeat_n(b'z', after));
+                    let mut out = Vec::new();
+                    let utf8 = write_go_string(&text, &mut out);
+                    assert_eq!((out, utf8), reference(&text), "{text:?}");
+                }
+            }
+        }
     }
 }
 
@@ -1229,6 +1700,93 @@ mod go_rules {
         );
         assert!(text.contains(r#""text": "\u003ca\u0026b\u003e""#), "{text}");
         assert!(text.contains("    \"mapKeep\": null,\n"), "{text}");
+    }
+
+    static DEEP: MessageSchema = MessageSchema::new(
+        "t.Deep",
+        JsonForm::Object,
+        &[F::new(1, "next", Label::Singular, Kind::Message(&DEEP))],
+    );
+
+    /// Messages nested `levels` deep.
+    fn nested(levels: usize) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for _ in 0..levels {
+            let mut outer = alloc::vec![0x0a];
+            crate::encode::put_varint(&mut outer, bytes.len() as u64);
+            outer.extend_from_slice(&bytes);
+            bytes = outer;
+        }
+        bytes
+    }
+
+    #[test]
+    fn malformed_bytes_get_the_validators_error_and_no_output() {
+        let good = from_json_text(
+            &OUTER,
+            r#"{"omitInt":3,"keepInt":-2,"ptrInt":7,"ptrKeep":"p","list":["a","bc"],
+                "listKeep":["x"],"map":{"k":"v","a":"b"},"mapKeep":{"m":"n"},"inner":{"n":4},
+                "innerPtr":{"n":5},"time":"2024-05-01T10:00:00Z",
+                "zeroTime":"2024-05-01T10:00:00Z","bytes":"AQI=","flag":true,"text":"t\u00e9",
+                "q":"1500m"}"#,
+        )
+        .expect("encodes");
+        let mut cases = Vec::new();
+        for i in 0..good.len() {
+            cases.push(good[..i].to_vec());
+            for b in [
+                0x00, 0x01, 0x07, 0x7f, 0x80, 0xc3, 0xff, 0x08, 0x0a, 0x12, 0x1a,
+            ] {
+                let mut bad = good.clone();
+                bad[i] = b;
+                cases.push(bad);
+            }
+        }
+        let mut rejected = 0;
+        for bytes in &cases {
+            let mut out = b"[".to_vec();
+            let got = write_json(&OUTER, bytes, WriteOptions::default(), &mut out);
+            match schema::validate(&OUTER, bytes) {
+                Err(err) => {
+                    rejected += 1;
+                    assert_eq!(got, Err(JsonError::Decode(err)), "{bytes:02x?}");
+                    assert_eq!(out, b"[", "{bytes:02x?}");
+                }
+                Ok(()) => {
+                    // What the writer gives without its checks.
+                    let mut want = b"[".to_vec();
+                    let options = WriteOptions::default();
+                    let (result, _) =
+                        write_checked("", "", &OUTER, bytes, options, &mut want, false);
+                    assert_eq!(got, result, "{bytes:02x?}");
+                    assert_eq!(out, want, "{bytes:02x?}");
+                }
+            }
+        }
+        assert!(
+            rejected > good.len(),
+            "{rejected} of {} rejected",
+            cases.len()
+        );
+    }
+
+    #[test]
+    fn nesting_deeper_than_validate_follows_is_its_error() {
+        let bytes = nested(150);
+        let want = schema::validate(&DEEP, &bytes).expect_err("too deep");
+        assert_eq!(want.kind, crate::ErrorKind::TooDeep);
+        let mut out = Vec::new();
+        let got = write_json(&DEEP, &bytes, WriteOptions::default(), &mut out);
+        assert_eq!(got, Err(JsonError::Decode(want)));
+        assert!(out.is_empty());
+        // As deep as `validate` allows is written.
+        let bytes = nested(usize::try_from(schema::MAX_DEPTH).unwrap());
+        write_json(&DEEP, &bytes, WriteOptions::default(), &mut out).expect("writes");
+        assert!(
+            out.ends_with(&[b'}'; 101]),
+            "{}",
+            String::from_utf8_lossy(&out)
+        );
     }
 
     #[test]
