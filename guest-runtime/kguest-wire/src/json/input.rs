@@ -811,6 +811,10 @@ impl Encoder {
             while i < end && self.stack[i].owner == slot && self.stack[i].number == field.number {
                 i += 1;
             }
+            if i == run_start && !(field.always && field.label == Label::Singular) {
+                // Not in the JSON and not written when absent: most fields.
+                continue;
+            }
             if i == run_start + 1 && !matches!(self.stack[run_start].body, Body::Null) {
                 // One member for the field: the common case.
                 let chunk = self.stack[run_start];
