@@ -34,6 +34,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let crates = publishable()?;
+    let version = env!("CARGO_PKG_VERSION");
+    forget_unpacked(&crates, version)?;
     let mut cmd = vec!["package", "--quiet", "--allow-dirty"];
     if !verify {
         cmd.push("--no-verify");
@@ -42,7 +44,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
         cmd.extend(["-p", name.as_str()]);
     }
     cargo(&cmd)?;
-    let version = env!("CARGO_PKG_VERSION");
     let mut too_big = Vec::new();
     for name in &crates {
         let file = paths::target_dir()
@@ -63,6 +64,65 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ));
     }
     docs(&crates)
+}
+
+/// Verifying builds each package against the others' new `.crate` files,
+/// served from a temporary local registry. Cargo treats registry crates as
+/// immutable: it unpacks one into `$CARGO_HOME/registry/src/-<hash>/
+/// <name>-<version>` once and reuses that directory, and its build keeps a
+/// fingerprint that lists no source file, so it never looks stale. With the
+/// same name and version as an earlier run, last run's sources and build
+/// would be used. So first drop our crates' unpacked copies under local
+/// registries (the `-<hash>` directories, no host name) and the
+/// fingerprints of their registry builds (dep-info without any path).
+fn forget_unpacked(crates: &[String], version: &str) -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
+    if let Some(src) = home.map(|h| h.join("registry").join("src"))
+        && let Ok(registries) = std::fs::read_dir(&src)
+    {
+        for registry in registries.flatten() {
+            if !registry.file_name().to_string_lossy().starts_with('-') {
+                continue;
+            }
+            for name in crates {
+                remove_dir(&registry.path().join(format!("{name}-{version}")))?;
+            }
+        }
+    }
+    let fingerprints = paths::target_dir().join("debug").join(".fingerprint");
+    let Ok(units) = std::fs::read_dir(&fingerprints) else {
+        return Ok(());
+    };
+    for unit in units.flatten() {
+        let dir_name = unit.file_name().to_string_lossy().into_owned();
+        // `<package>-<16 hex digits>`
+        let Some((package, hash)) = dir_name.rsplit_once('-') else {
+            continue;
+        };
+        if hash.len() != 16 || !crates.iter().any(|c| c == package) {
+            continue;
+        }
+        let Ok(files) = std::fs::read_dir(unit.path()) else {
+            continue;
+        };
+        let registry_build = files.flatten().any(|f| {
+            f.file_name().to_string_lossy().starts_with("dep-lib-")
+                && f.metadata().is_ok_and(|m| m.len() < 64)
+        });
+        if registry_build {
+            remove_dir(&unit.path())?;
+        }
+    }
+    Ok(())
+}
+
+fn remove_dir(dir: &std::path::Path) -> Result<(), String> {
+    if dir.is_dir() {
+        std::fs::remove_dir_all(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+    }
+    Ok(())
 }
 
 /// `cargo doc --no-deps` for `crates`, warnings denied.
