@@ -253,6 +253,18 @@ impl<'o, 'a> Writer<'o, 'a> {
         if (kind.is_empty() && api_version.is_empty()) || schema.json != JsonForm::Object {
             return self.body(schema, bytes);
         }
+        self.typed_object(api_version, kind, schema, bytes)
+    }
+
+    /// An object with `kind` and `apiVersion` first (each when not empty),
+    /// then its members.
+    fn typed_object(
+        &mut self,
+        api_version: &str,
+        kind: &str,
+        schema: &MessageSchema,
+        bytes: &'a [u8],
+    ) -> Step {
         self.object_start();
         let mut first = true;
         if !kind.is_empty() {
@@ -1052,19 +1064,7 @@ impl<'o, 'a> Writer<'o, 'a> {
         if let Err(err) = schema::validate(schema, body) {
             return Err(self.stop(err.into()));
         }
-        self.object_start();
-        let mut first = true;
-        if !kind.is_empty() {
-            self.member(&mut first, "kind");
-            self.string(kind.as_bytes());
-        }
-        if !api_version.is_empty() {
-            self.member(&mut first, "apiVersion");
-            self.string(api_version.as_bytes());
-        }
-        self.members(schema, body, &mut first)?;
-        self.object_end(first);
-        Ok(())
+        self.typed_object(api_version, kind, schema, body)
     }
 }
 
