@@ -138,13 +138,15 @@ pub fn eventf(
     ];
     // One pass into the scratch buffer as it is; only a message larger than
     // the buffer is written again, after growing it to the measured size.
-    match sys::with_scratch(1, |buf| send(buf, &parts)) {
-        Some(Ok(())) => true,
-        Some(Err(needed)) => {
-            sys::with_scratch(needed, |buf| send(buf, &parts).is_ok()).unwrap_or(false)
+    let mut needed = 1;
+    for _ in 0..2 {
+        match sys::with_scratch(needed, |buf| send(buf, &parts)) {
+            Some(Ok(())) => return true,
+            Some(Err(len)) => needed = len,
+            None => return false,
         }
-        None => false,
     }
+    false
 }
 
 /// What precedes each value of an `EventMessage`, in Go's field order.
