@@ -6,7 +6,7 @@ use std::vec::Vec;
 
 use kguest_wire::json::{
     self as wire_json, Encoder, JsonError, Reader, Source, SourceEvent, Style, ValueSource,
-    WriteOptions,
+    WriteOptions, skip,
 };
 use kguest_wire::schema::MessageSchema;
 use serde_json::Value;
@@ -287,23 +287,4 @@ fn describe(event: &SourceEvent<'_>) -> &'static str {
         SourceEvent::Number(_) => "a number",
         SourceEvent::String(_) => "a string",
     }
-}
-
-/// Skips the value whose first event is `first`.
-pub(crate) fn skip<'s, S: Source<'s>>(
-    first: SourceEvent<'s>,
-    src: &mut S,
-) -> Result<(), JsonError> {
-    let mut depth = match first {
-        SourceEvent::ObjectStart | SourceEvent::ArrayStart => 1usize,
-        _ => return Ok(()),
-    };
-    while depth > 0 {
-        match src.next_event()? {
-            SourceEvent::ObjectStart | SourceEvent::ArrayStart => depth += 1,
-            SourceEvent::ObjectEnd | SourceEvent::ArrayEnd => depth -= 1,
-            _ => {}
-        }
-    }
-    Ok(())
 }

@@ -28,11 +28,11 @@ use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use kguest_wire::json::{Encoder, JsonError, Reader, Source, SourceEvent};
+use kguest_wire::json::{Encoder, JsonError, Reader, Source, SourceEvent, skip};
 use kguest_wire::schema::MessageSchema;
 
 use crate::envelope;
-use crate::json::{TYPE_META, schema_of, skip, type_meta};
+use crate::json::{TYPE_META, schema_of, type_meta};
 
 /// One object read from the input.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1257,8 +1257,9 @@ fn compare_keys(raw: &[u8], a: &MapKey, b: &MapKey) -> Ordering {
     }
 }
 
-/// Skips the value whose first event is `first`.
-pub(crate) fn skip<'s, S: Source<'s>>(first: SourceEvent<'s>, src: &mut S) -> Result<()> {
+/// Skips the value whose first event is `first` (an object or array
+/// through its end; a scalar is already whole).
+pub fn skip<'s, S: Source<'s>>(first: SourceEvent<'s>, src: &mut S) -> Result<()> {
     let mut depth = match first {
         SourceEvent::ObjectStart | SourceEvent::ArrayStart => 1usize,
         _ => return Ok(()),
