@@ -42,28 +42,18 @@ fn data(name: &str) -> String {
 /// `kguest run --json`, as (node, filter, reason, score) rows.
 fn run(plugin_name: &str, pod: &str, extra: &[&str]) -> Vec<(String, String, String, Option<i64>)> {
     let plugin = plugin(plugin_name);
+    let nodes = data("nodes.yaml");
     let mut args = vec![
-        "run",
         plugin.to_str().expect("utf8"),
         "--pod",
         pod,
         "--nodes",
+        &nodes,
     ];
-    let nodes = data("nodes.yaml");
-    args.push(&nodes);
     args.extend_from_slice(extra);
-    args.push("--json");
-    let out = kguest(&args, b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("utf8")
-        .lines()
-        .map(|line| {
-            let row: Value = serde_json::from_str(line).expect("one JSON object per line");
+    run_json(&args)
+        .iter()
+        .map(|row| {
             (
                 row["node"].as_str().unwrap_or_default().to_string(),
                 row["filter"].as_str().unwrap_or_default().to_string(),
