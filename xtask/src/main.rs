@@ -4,6 +4,8 @@ mod bench;
 mod demo;
 mod examples;
 mod fuzz;
+mod gofacts;
+mod golang;
 mod guests;
 mod openapi;
 mod package;
@@ -22,6 +24,8 @@ usage: cargo xtask <task> [options]
 tasks:
   demo                            run the example plugins on the sample objects in tests/data
   examples                        build the example plugins into target/plugins/
+  go-facts [--write]              check xtask/data/'s Go facts against the Go source of
+                                  k8s.io/api and apimachinery (Go >= 1.26), or rewrite them
   fuzz [--seconds N] [TARGET]     run the cargo-fuzz targets in fuzz/ (nightly + cargo-fuzz)
   package [--no-verify]           cargo package + cargo doc for every publishable crate
   bench [--quick]                 latency and encoding benchmarks; rewrites docs/benchmarks.md
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "examples" => examples::run(rest),
         "fuzz" => fuzz::run(rest),
+        "go-facts" => gofacts::run(rest),
         "package" => package::run(rest),
         "perf" => perf::run(rest),
         "size" => size::run(rest),

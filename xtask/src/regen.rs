@@ -46,7 +46,7 @@ const JSON_FORMS: &[(&str, JsonForm)] = &[
 
 /// Fields whose JSON name differs from their protobuf name:
 /// (message below `k8s.io.`, protobuf name, JSON name).
-const JSON_NAMES: &[(&str, &str, &str)] = &[
+pub(crate) const JSON_NAMES: &[(&str, &str, &str)] = &[
     (
         "api.admissionregistration.v1.MutatingWebhookConfiguration",
         "Webhooks",
@@ -119,7 +119,7 @@ const JSON_NAMES: &[(&str, &str, &str)] = &[
 
 /// Message fields that are Go structs embedded with `json:",inline"`: their
 /// members appear in the parent's JSON object. (message below `k8s.io.`, field)
-const JSON_INLINE: &[(&str, &str)] = &[
+pub(crate) const JSON_INLINE: &[(&str, &str)] = &[
     (
         "api.admissionregistration.v1.NamedRuleWithOperations",
         "ruleWithOperations",
@@ -278,7 +278,29 @@ pub fn kubernetes_config(proto_dir: &Path) -> Result<Config, String> {
             };
         }
     }
+    for (message, fields) in go_json_order()? {
+        config.json_order(message, fields);
+    }
     Ok(config)
+}
+
+/// The Go struct field order of the messages whose JSON (Go's
+/// `encoding/json`, struct order) is not in protobuf number order, from
+/// `xtask/data/go-json-order.txt`.
+fn go_json_order() -> Result<Vec<(String, Vec<String>)>, String> {
+    let path = paths::root().join("xtask/data/go-json-order.txt");
+    let text =
+        std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let message = words.next()?.to_string();
+            Some((message, words.map(str::to_string).collect()))
+        })
+        .collect())
 }
 
 /// A json tag option of a Go field, from `xtask/data/go-json-tags.txt`.

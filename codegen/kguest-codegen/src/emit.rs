@@ -678,8 +678,14 @@ fn schema_module(ctx: &Ctx<'_>, package: &Package) -> Result<TokenStream, Error>
                 Ok(tokens)
             })
             .collect::<Result<Vec<_>, Error>>()?;
+        let schema = if message.json_order.is_empty() {
+            quote!(MessageSchema::new(#full_name, #form, &[#(#fields),*]))
+        } else {
+            let order = message.json_order.iter().map(|i| Literal::u16_unsuffixed(*i));
+            quote!(MessageSchema::new(#full_name, #form, &[#(#fields),*]).with_json_order(&[#(#order),*]))
+        };
         statics.push(quote! {
-            pub static #name: MessageSchema = MessageSchema::new(#full_name, #form, &[#(#fields),*]);
+            pub static #name: MessageSchema = #schema;
         });
     }
     Ok(quote! {

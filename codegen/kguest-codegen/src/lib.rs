@@ -58,6 +58,7 @@ pub struct Config {
     json_inline: BTreeMap<String, Vec<String>>,
     json_emit_empty: BTreeMap<String, Vec<String>>,
     json_omit_zero: BTreeMap<String, Vec<String>>,
+    json_order: BTreeMap<String, Vec<String>>,
 }
 
 type DocLink = Box<dyn Fn(&str, &str) -> Option<String>>;
@@ -85,6 +86,7 @@ impl Config {
             json_inline: BTreeMap::new(),
             json_emit_empty: BTreeMap::new(),
             json_omit_zero: BTreeMap::new(),
+            json_order: BTreeMap::new(),
         }
     }
 
@@ -174,6 +176,14 @@ impl Config {
     ) -> &mut Self {
         self.json_names
             .insert((message.into(), field.into()), json_name.into());
+        self
+    }
+
+    /// The order in which Go's `encoding/json` writes `message`'s fields (the
+    /// Go struct's field order) when it is not the protobuf number order:
+    /// every field's protobuf name, in that order.
+    pub fn json_order(&mut self, message: impl Into<String>, fields: Vec<String>) -> &mut Self {
+        self.json_order.insert(message.into(), fields);
         self
     }
 

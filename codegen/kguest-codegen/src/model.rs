@@ -38,6 +38,9 @@ pub struct Message {
     pub map_entry: bool,
     pub json: JsonForm,
     pub fields: Vec<Field>,
+    /// The order JSON writes `fields` in (indexes into `fields`), when it is
+    /// not their number order.
+    pub json_order: Vec<u16>,
 }
 
 #[derive(Debug)]
@@ -190,6 +193,7 @@ fn check_field_tables(config: &Config, model: &Model) -> Result<(), Error> {
         .chain(&config.json_inline)
         .chain(&config.json_emit_empty)
         .chain(&config.json_omit_zero)
+        .chain(&config.json_order)
         .flat_map(|(message, fields)| fields.iter().map(move |f| (message.as_str(), f.as_str())))
         .chain(
             config
@@ -328,6 +332,26 @@ fn lower_message(
         });
     }
     fields.sort_by_key(|f| f.number);
+    let json_order = match config.json_order.get(&full_name) {
+        None => Vec::new(),
+        Some(names) => {
+            let mut order = Vec::with_capacity(fields.len());
+            for name in names {
+                // Unknown names are reported by the check of named fields.
+                if let Some(i) = fields.iter().position(|f| &f.proto_name == name) {
+                    order.push(u16::try_from(i).unwrap_or(u16::MAX));
+                }
+            }
+            // Fields the order leaves out keep their number order, last.
+            for i in 0..fields.len() {
+                let i = u16::try_from(i).unwrap_or(u16::MAX);
+                if !order.contains(&i) {
+                    order.push(i);
+                }
+            }
+            order
+        }
+    };
 
     let json = config
         .json_forms
@@ -342,6 +366,7 @@ fn lower_message(
         map_entry,
         json,
         fields,
+        json_order,
     });
     for nested in &proto.nested_type {
         lower_message(config, package, &nesting, nested, out)?;

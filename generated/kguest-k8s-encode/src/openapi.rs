@@ -9351,13 +9351,7 @@ impl Message for k8s_openapi::api::core::v1::VolumeMountStatus {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::varint_len(3),
             } + rt::opt_len(&self.recursive_read_only, 4, sizes)
-            + match &self.volume_status {
-                Some(v) => v.field_len(5, sizes),
-                None => {
-                    <k8s_openapi::api::core::v1::VolumeStatus>::default()
-                        .field_len(5, sizes)
-                }
-            }
+            + rt::opt_len(&self.volume_status, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -9369,12 +9363,7 @@ impl Message for k8s_openapi::api::core::v1::VolumeMountStatus {
             }
         }
         rt::write_opt(&self.recursive_read_only, 4, w);
-        match &self.volume_status {
-            Some(v) => v.write_field(5, w),
-            None => {
-                <k8s_openapi::api::core::v1::VolumeStatus>::default().write_field(5, w);
-            }
-        }
+        rt::write_opt(&self.volume_status, 5, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::VolumeNodeAffinity {
@@ -12402,19 +12391,33 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceSlice {
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceSliceSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.driver.field_len(1, sizes) + self.pool.field_len(2, sizes)
-            + rt::opt_len(&self.node_name, 3, sizes)
-            + rt::opt_len(&self.node_selector, 4, sizes)
-            + rt::opt_len(&self.all_nodes, 5, sizes)
-            + rt::repeated_len(self.devices.iter().flatten(), 6, sizes)
+            + match &self.node_name {
+                Some(v) => v.field_len(3, sizes),
+                None => rt::zero::string_len(3),
+            } + rt::opt_len(&self.node_selector, 4, sizes)
+            + match &self.all_nodes {
+                Some(v) => v.field_len(5, sizes),
+                None => rt::zero::varint_len(5),
+            } + rt::repeated_len(self.devices.iter().flatten(), 6, sizes)
             + rt::opt_len(&self.per_device_node_selection, 7, sizes)
             + rt::repeated_len(self.shared_counters.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.driver.write_field(1, w);
         self.pool.write_field(2, w);
-        rt::write_opt(&self.node_name, 3, w);
+        match &self.node_name {
+            Some(v) => v.write_field(3, w),
+            None => {
+                rt::zero::write_string(3, w);
+            }
+        }
         rt::write_opt(&self.node_selector, 4, w);
-        rt::write_opt(&self.all_nodes, 5, w);
+        match &self.all_nodes {
+            Some(v) => v.write_field(5, w),
+            None => {
+                rt::zero::write_varint(5, w);
+            }
+        }
         rt::write_repeated(self.devices.iter().flatten(), 6, w);
         rt::write_opt(&self.per_device_node_selection, 7, w);
         rt::write_repeated(self.shared_counters.iter().flatten(), 8, w);

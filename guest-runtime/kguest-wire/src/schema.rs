@@ -20,6 +20,9 @@ pub struct MessageSchema {
     pub fields: &'static [FieldSchema],
     /// How the message is written as JSON.
     pub json: JsonForm,
+    /// The order JSON writes the fields in (indexes into `fields`: Go's
+    /// struct field order); empty when it is their number order.
+    pub json_order: &'static [u16],
 }
 
 impl MessageSchema {
@@ -33,7 +36,15 @@ impl MessageSchema {
             name,
             fields,
             json,
+            json_order: &[],
         }
+    }
+
+    /// The schema with its fields written to JSON in `order` (indexes into
+    /// `fields`, each once).
+    pub const fn with_json_order(mut self, order: &'static [u16]) -> Self {
+        self.json_order = order;
+        self
     }
 
     /// The fully qualified protobuf name, e.g. `k8s.io.api.core.v1.Pod`.

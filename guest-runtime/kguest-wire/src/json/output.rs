@@ -502,7 +502,27 @@ impl<'o, 'a> Writer<'o, 'a> {
         let base = self.collect(schema, bytes);
         let end = self.occ.len();
         let mut i = base;
-        for (index, field) in schema.fields.iter().enumerate() {
+        let ordered = !schema.json_order.is_empty();
+        let count = if ordered {
+            schema.json_order.len()
+        } else {
+            schema.fields.len()
+        };
+        for step in 0..count {
+            // In number order the occurrences (sorted by field) are walked
+            // once; in Go's struct order each field's run is looked up.
+            let index = if ordered {
+                usize::from(schema.json_order[step])
+            } else {
+                step
+            };
+            let Some(field) = schema.fields.get(index) else {
+                continue;
+            };
+            if ordered {
+                let occ = &self.occ[base..end];
+                i = base + occ.partition_point(|o| usize::from(o.index) < index);
+            }
             let run = i;
             while i < end && usize::from(self.occ[i].index) == index {
                 i += 1;

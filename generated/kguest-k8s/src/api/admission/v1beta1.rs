@@ -628,93 +628,101 @@ pub mod _schema {
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
 
     pub static ADMISSION_REQUEST: MessageSchema = MessageSchema::new(
-        "k8s.io.api.admission.v1beta1.AdmissionRequest",
-        JsonForm::Object,
-        &[
-            F::new(1, "uid", Label::Singular, Kind::String).always(),
-            F::new(
-                    2,
-                    "kind",
+            "k8s.io.api.admission.v1beta1.AdmissionRequest",
+            JsonForm::Object,
+            &[
+                F::new(1, "uid", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                        2,
+                        "kind",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                        ),
+                    )
+                    .always()
+                    .emit_empty(),
+                F::new(
+                        3,
+                        "resource",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_RESOURCE,
+                        ),
+                    )
+                    .always()
+                    .emit_empty(),
+                F::new(4, "subResource", Label::Singular, Kind::String).always(),
+                F::new(5, "name", Label::Singular, Kind::String).always(),
+                F::new(6, "namespace", Label::Singular, Kind::String).always(),
+                F::new(7, "operation", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(
+                        8,
+                        "userInfo",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::api::authentication::v1::_schema::USER_INFO,
+                        ),
+                    )
+                    .always()
+                    .emit_empty(),
+                F::new(
+                        9,
+                        "object",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                        ),
+                    )
+                    .always(),
+                F::new(
+                        10,
+                        "oldObject",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                        ),
+                    )
+                    .always(),
+                F::new(11, "dryRun", Label::Singular, Kind::Bool),
+                F::new(
+                        12,
+                        "options",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                        ),
+                    )
+                    .always(),
+                F::new(
+                    13,
+                    "requestKind",
                     Label::Singular,
                     Kind::Message(
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
                     ),
-                )
-                .always(),
-            F::new(
-                    3,
-                    "resource",
+                ),
+                F::new(
+                    14,
+                    "requestResource",
                     Label::Singular,
                     Kind::Message(
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_RESOURCE,
                     ),
-                )
-                .always(),
-            F::new(4, "subResource", Label::Singular, Kind::String).always(),
-            F::new(5, "name", Label::Singular, Kind::String).always(),
-            F::new(6, "namespace", Label::Singular, Kind::String).always(),
-            F::new(7, "operation", Label::Singular, Kind::String).always(),
-            F::new(
-                    8,
-                    "userInfo",
-                    Label::Singular,
-                    Kind::Message(&crate::api::authentication::v1::_schema::USER_INFO),
-                )
-                .always(),
-            F::new(
-                    9,
-                    "object",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
-                    ),
-                )
-                .always(),
-            F::new(
-                    10,
-                    "oldObject",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
-                    ),
-                )
-                .always(),
-            F::new(11, "dryRun", Label::Singular, Kind::Bool),
-            F::new(
-                    12,
-                    "options",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
-                    ),
-                )
-                .always(),
-            F::new(
-                13,
-                "requestKind",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
                 ),
-            ),
-            F::new(
-                14,
-                "requestResource",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_RESOURCE,
-                ),
-            ),
-            F::new(15, "requestSubResource", Label::Singular, Kind::String).always(),
-        ],
-    );
+                F::new(15, "requestSubResource", Label::Singular, Kind::String).always(),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 12, 13, 14, 4, 5, 6, 7, 8, 9, 10, 11]);
 
     pub static ADMISSION_RESPONSE: MessageSchema = MessageSchema::new(
         "k8s.io.api.admission.v1beta1.AdmissionResponse",
         JsonForm::Object,
         &[
-            F::new(1, "uid", Label::Singular, Kind::String).always(),
-            F::new(2, "allowed", Label::Singular, Kind::Bool).always(),
+            F::new(1, "uid", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "allowed", Label::Singular, Kind::Bool).always().emit_empty(),
             F::new(
                 3,
                 "status",

@@ -4491,7 +4491,7 @@ pub mod _schema {
     pub static APPLY_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.ApplyConfiguration",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
 
     pub static AUDIT_ANNOTATION: MessageSchema = MessageSchema::new(
@@ -4517,7 +4517,7 @@ pub mod _schema {
     pub static JSON_PATCH: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.JSONPatch",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
 
     pub static MATCH_CONDITION: MessageSchema = MessageSchema::new(
@@ -4584,8 +4584,7 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
         ],
     );
 
@@ -4608,8 +4607,7 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
         ],
     );
 
@@ -4640,7 +4638,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES)),
         ],
@@ -4675,12 +4673,11 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                    2,
-                    "matchConstraints",
-                    Label::Singular,
-                    Kind::Message(&MATCH_RESOURCES),
-                )
-                .emit_empty(),
+                2,
+                "matchConstraints",
+                Label::Singular,
+                Kind::Message(&MATCH_RESOURCES),
+            ),
             F::new(3, "variables", Label::Repeated, Kind::Message(&VARIABLE)),
             F::new(4, "mutations", Label::Repeated, Kind::Message(&MUTATION)),
             F::new(5, "failurePolicy", Label::Singular, Kind::String),
@@ -4690,58 +4687,61 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&MATCH_CONDITION),
             ),
-            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
+            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String).always(),
         ],
     );
 
     pub static MUTATING_WEBHOOK: MessageSchema = MessageSchema::new(
-        "k8s.io.api.admissionregistration.v1.MutatingWebhook",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(
-                    2,
-                    "clientConfig",
+            "k8s.io.api.admissionregistration.v1.MutatingWebhook",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                        2,
+                        "clientConfig",
+                        Label::Singular,
+                        Kind::Message(&WEBHOOK_CLIENT_CONFIG),
+                    )
+                    .always()
+                    .emit_empty(),
+                F::new(
+                    3,
+                    "rules",
+                    Label::Repeated,
+                    Kind::Message(&RULE_WITH_OPERATIONS),
+                ),
+                F::new(4, "failurePolicy", Label::Singular, Kind::String),
+                F::new(
+                    5,
+                    "namespaceSelector",
                     Label::Singular,
-                    Kind::Message(&WEBHOOK_CLIENT_CONFIG),
-                )
-                .always()
-                .emit_empty(),
-            F::new(3, "rules", Label::Repeated, Kind::Message(&RULE_WITH_OPERATIONS))
-                .emit_empty(),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
-            F::new(
-                5,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
                 ),
-            ),
-            F::new(6, "sideEffects", Label::Singular, Kind::String).emit_empty(),
-            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
-            F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String)
-                .emit_empty(),
-            F::new(9, "matchPolicy", Label::Singular, Kind::String),
-            F::new(10, "reinvocationPolicy", Label::Singular, Kind::String),
-            F::new(
-                11,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                F::new(6, "sideEffects", Label::Singular, Kind::String).emit_empty(),
+                F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
+                F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String)
+                    .emit_empty(),
+                F::new(9, "matchPolicy", Label::Singular, Kind::String),
+                F::new(10, "reinvocationPolicy", Label::Singular, Kind::String),
+                F::new(
+                    11,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
                 ),
-            ),
-            F::new(
-                12,
-                "matchConditions",
-                Label::Repeated,
-                Kind::Message(&MATCH_CONDITION),
-            ),
-        ],
-    );
+                F::new(
+                    12,
+                    "matchConditions",
+                    Label::Repeated,
+                    Kind::Message(&MATCH_CONDITION),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 8, 4, 10, 5, 6, 7, 9, 11]);
 
     pub static MUTATING_WEBHOOK_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration",
@@ -4790,14 +4790,12 @@ pub mod _schema {
         &[
             F::new(2, "patchType", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                    3,
-                    "applyConfiguration",
-                    Label::Singular,
-                    Kind::Message(&APPLY_CONFIGURATION),
-                )
-                .emit_empty(),
-            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH))
-                .emit_empty(),
+                3,
+                "applyConfiguration",
+                Label::Singular,
+                Kind::Message(&APPLY_CONFIGURATION),
+            ),
+            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)),
         ],
     );
 
@@ -4813,8 +4811,7 @@ pub mod _schema {
                     Kind::Message(&RULE_WITH_OPERATIONS),
                 )
                 .always()
-                .inline()
-                .emit_empty(),
+                .inline(),
         ],
     );
 
@@ -4822,8 +4819,8 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ParamKind",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
         ],
     );
 
@@ -4831,7 +4828,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ParamRef",
         JsonForm::Object,
         &[
-            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "name", Label::Singular, Kind::String).always(),
             F::new(2, "namespace", Label::Singular, Kind::String).always(),
             F::new(
                 3,
@@ -4841,8 +4838,7 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                 ),
             ),
-            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String)
-                .emit_empty(),
+            F::new(4, "parameterNotFoundAction", Label::Singular, Kind::String),
         ],
     );
 
@@ -4850,9 +4846,9 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.Rule",
         JsonForm::Object,
         &[
-            F::new(1, "apiGroups", Label::Repeated, Kind::String).emit_empty(),
-            F::new(2, "apiVersions", Label::Repeated, Kind::String).emit_empty(),
-            F::new(3, "resources", Label::Repeated, Kind::String).emit_empty(),
+            F::new(1, "apiGroups", Label::Repeated, Kind::String),
+            F::new(2, "apiVersions", Label::Repeated, Kind::String),
+            F::new(3, "resources", Label::Repeated, Kind::String),
             F::new(4, "scope", Label::Singular, Kind::String),
         ],
     );
@@ -4861,11 +4857,8 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.RuleWithOperations",
         JsonForm::Object,
         &[
-            F::new(1, "operations", Label::Repeated, Kind::String).emit_empty(),
-            F::new(2, "rule", Label::Singular, Kind::Message(&RULE))
-                .always()
-                .inline()
-                .emit_empty(),
+            F::new(1, "operations", Label::Repeated, Kind::String),
+            F::new(2, "rule", Label::Singular, Kind::Message(&RULE)).always().inline(),
         ],
     );
 
@@ -4912,8 +4905,7 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
             F::new(
                     3,
                     "status",
@@ -4943,8 +4935,7 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
         ],
     );
 
@@ -4975,7 +4966,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(
                 3,
@@ -4983,7 +4974,7 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&MATCH_RESOURCES),
             ),
-            F::new(4, "validationActions", Label::Repeated, Kind::String).emit_empty(),
+            F::new(4, "validationActions", Label::Repeated, Kind::String),
         ],
     );
 
@@ -5016,12 +5007,11 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                    2,
-                    "matchConstraints",
-                    Label::Singular,
-                    Kind::Message(&MATCH_RESOURCES),
-                )
-                .emit_empty(),
+                2,
+                "matchConstraints",
+                Label::Singular,
+                Kind::Message(&MATCH_RESOURCES),
+            ),
             F::new(3, "validations", Label::Repeated, Kind::Message(&VALIDATION)),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(
@@ -5058,50 +5048,55 @@ pub mod _schema {
     );
 
     pub static VALIDATING_WEBHOOK: MessageSchema = MessageSchema::new(
-        "k8s.io.api.admissionregistration.v1.ValidatingWebhook",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(
-                    2,
-                    "clientConfig",
+            "k8s.io.api.admissionregistration.v1.ValidatingWebhook",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                        2,
+                        "clientConfig",
+                        Label::Singular,
+                        Kind::Message(&WEBHOOK_CLIENT_CONFIG),
+                    )
+                    .always()
+                    .emit_empty(),
+                F::new(
+                    3,
+                    "rules",
+                    Label::Repeated,
+                    Kind::Message(&RULE_WITH_OPERATIONS),
+                ),
+                F::new(4, "failurePolicy", Label::Singular, Kind::String),
+                F::new(
+                    5,
+                    "namespaceSelector",
                     Label::Singular,
-                    Kind::Message(&WEBHOOK_CLIENT_CONFIG),
-                )
-                .always()
-                .emit_empty(),
-            F::new(3, "rules", Label::Repeated, Kind::Message(&RULE_WITH_OPERATIONS))
-                .emit_empty(),
-            F::new(4, "failurePolicy", Label::Singular, Kind::String),
-            F::new(
-                5,
-                "namespaceSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
                 ),
-            ),
-            F::new(6, "sideEffects", Label::Singular, Kind::String).emit_empty(),
-            F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
-            F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String)
-                .emit_empty(),
-            F::new(9, "matchPolicy", Label::Singular, Kind::String),
-            F::new(
-                10,
-                "objectSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                F::new(6, "sideEffects", Label::Singular, Kind::String).emit_empty(),
+                F::new(7, "timeoutSeconds", Label::Singular, Kind::Int32),
+                F::new(8, "admissionReviewVersions", Label::Repeated, Kind::String)
+                    .emit_empty(),
+                F::new(9, "matchPolicy", Label::Singular, Kind::String),
+                F::new(
+                    10,
+                    "objectSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
                 ),
-            ),
-            F::new(
-                11,
-                "matchConditions",
-                Label::Repeated,
-                Kind::Message(&MATCH_CONDITION),
-            ),
-        ],
-    );
+                F::new(
+                    11,
+                    "matchConditions",
+                    Label::Repeated,
+                    Kind::Message(&MATCH_CONDITION),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 8, 4, 9, 5, 6, 7, 10]);
 
     pub static VALIDATING_WEBHOOK_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration",
@@ -5174,12 +5169,13 @@ pub mod _schema {
     );
 
     pub static WEBHOOK_CLIENT_CONFIG: MessageSchema = MessageSchema::new(
-        "k8s.io.api.admissionregistration.v1.WebhookClientConfig",
-        JsonForm::Object,
-        &[
-            F::new(1, "service", Label::Singular, Kind::Message(&SERVICE_REFERENCE)),
-            F::new(2, "caBundle", Label::Singular, Kind::Bytes),
-            F::new(3, "url", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.admissionregistration.v1.WebhookClientConfig",
+            JsonForm::Object,
+            &[
+                F::new(1, "service", Label::Singular, Kind::Message(&SERVICE_REFERENCE)),
+                F::new(2, "caBundle", Label::Singular, Kind::Bytes),
+                F::new(3, "url", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[2, 0, 1]);
 }

@@ -3064,7 +3064,7 @@ pub mod _schema {
     pub static APPLY_CONFIGURATION: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.ApplyConfiguration",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
 
     pub static AUDIT_ANNOTATION: MessageSchema = MessageSchema::new(
@@ -3090,7 +3090,7 @@ pub mod _schema {
     pub static JSON_PATCH: MessageSchema = MessageSchema::new(
         "k8s.io.api.admissionregistration.v1alpha1.JSONPatch",
         JsonForm::Object,
-        &[F::new(1, "expression", Label::Singular, Kind::String).always().emit_empty()],
+        &[F::new(1, "expression", Label::Singular, Kind::String).always()],
     );
 
     pub static MATCH_CONDITION: MessageSchema = MessageSchema::new(
@@ -3157,8 +3157,7 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_SPEC),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
         ],
     );
 
@@ -3181,8 +3180,7 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&MUTATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
         ],
     );
 
@@ -3213,7 +3211,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(3, "matchResources", Label::Singular, Kind::Message(&MATCH_RESOURCES)),
         ],
@@ -3248,12 +3246,11 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                    2,
-                    "matchConstraints",
-                    Label::Singular,
-                    Kind::Message(&MATCH_RESOURCES),
-                )
-                .emit_empty(),
+                2,
+                "matchConstraints",
+                Label::Singular,
+                Kind::Message(&MATCH_RESOURCES),
+            ),
             F::new(3, "variables", Label::Repeated, Kind::Message(&VARIABLE)),
             F::new(4, "mutations", Label::Repeated, Kind::Message(&MUTATION)),
             F::new(5, "failurePolicy", Label::Singular, Kind::String),
@@ -3263,9 +3260,7 @@ pub mod _schema {
                 Label::Repeated,
                 Kind::Message(&MATCH_CONDITION),
             ),
-            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
+            F::new(7, "reinvocationPolicy", Label::Singular, Kind::String).always(),
         ],
     );
 
@@ -3275,14 +3270,12 @@ pub mod _schema {
         &[
             F::new(2, "patchType", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                    3,
-                    "applyConfiguration",
-                    Label::Singular,
-                    Kind::Message(&APPLY_CONFIGURATION),
-                )
-                .emit_empty(),
-            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH))
-                .emit_empty(),
+                3,
+                "applyConfiguration",
+                Label::Singular,
+                Kind::Message(&APPLY_CONFIGURATION),
+            ),
+            F::new(4, "jsonPatch", Label::Singular, Kind::Message(&JSON_PATCH)),
         ],
     );
 
@@ -3300,8 +3293,7 @@ pub mod _schema {
                     ),
                 )
                 .always()
-                .inline()
-                .emit_empty(),
+                .inline(),
         ],
     );
 
@@ -3309,8 +3301,8 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.ParamKind",
         JsonForm::Object,
         &[
-            F::new(1, "apiVersion", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "apiVersion", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always(),
         ],
     );
 
@@ -3364,8 +3356,7 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_SPEC),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
             F::new(
                     3,
                     "status",
@@ -3395,8 +3386,7 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
         ],
     );
 
@@ -3427,7 +3417,7 @@ pub mod _schema {
         "k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingSpec",
         JsonForm::Object,
         &[
-            F::new(1, "policyName", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "policyName", Label::Singular, Kind::String).always(),
             F::new(2, "paramRef", Label::Singular, Kind::Message(&PARAM_REF)),
             F::new(
                 3,
@@ -3435,7 +3425,7 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&MATCH_RESOURCES),
             ),
-            F::new(4, "validationActions", Label::Repeated, Kind::String).emit_empty(),
+            F::new(4, "validationActions", Label::Repeated, Kind::String),
         ],
     );
 
@@ -3468,12 +3458,11 @@ pub mod _schema {
         &[
             F::new(1, "paramKind", Label::Singular, Kind::Message(&PARAM_KIND)),
             F::new(
-                    2,
-                    "matchConstraints",
-                    Label::Singular,
-                    Kind::Message(&MATCH_RESOURCES),
-                )
-                .emit_empty(),
+                2,
+                "matchConstraints",
+                Label::Singular,
+                Kind::Message(&MATCH_RESOURCES),
+            ),
             F::new(3, "validations", Label::Repeated, Kind::Message(&VALIDATION)),
             F::new(4, "failurePolicy", Label::Singular, Kind::String),
             F::new(

@@ -714,8 +714,7 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-            F::new(2, "versions", Label::Repeated, Kind::Message(&API_VERSION_DISCOVERY))
-                .emit_empty(),
+            F::new(2, "versions", Label::Repeated, Kind::Message(&API_VERSION_DISCOVERY)),
         ],
     );
 
@@ -743,28 +742,26 @@ pub mod _schema {
         &[
             F::new(1, "resource", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                    2,
-                    "responseKind",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                    ),
-                )
-                .emit_empty(),
+                2,
+                "responseKind",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                ),
+            ),
             F::new(3, "scope", Label::Singular, Kind::String).always().emit_empty(),
             F::new(4, "singularResource", Label::Singular, Kind::String)
                 .always()
                 .emit_empty(),
             F::new(5, "verbs", Label::Repeated, Kind::String).emit_empty(),
-            F::new(6, "shortNames", Label::Repeated, Kind::String).emit_empty(),
-            F::new(7, "categories", Label::Repeated, Kind::String).emit_empty(),
+            F::new(6, "shortNames", Label::Repeated, Kind::String),
+            F::new(7, "categories", Label::Repeated, Kind::String),
             F::new(
-                    8,
-                    "subresources",
-                    Label::Repeated,
-                    Kind::Message(&API_SUBRESOURCE_DISCOVERY),
-                )
-                .emit_empty(),
+                8,
+                "subresources",
+                Label::Repeated,
+                Kind::Message(&API_SUBRESOURCE_DISCOVERY),
+            ),
         ],
     );
 
@@ -776,23 +773,21 @@ pub mod _schema {
                 .always()
                 .emit_empty(),
             F::new(
-                    2,
-                    "responseKind",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                    ),
-                )
-                .emit_empty(),
+                2,
+                "responseKind",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                ),
+            ),
             F::new(
-                    3,
-                    "acceptedTypes",
-                    Label::Repeated,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
-                    ),
-                )
-                .emit_empty(),
+                3,
+                "acceptedTypes",
+                Label::Repeated,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::GROUP_VERSION_KIND,
+                ),
+            ),
             F::new(4, "verbs", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
@@ -803,13 +798,12 @@ pub mod _schema {
         &[
             F::new(1, "version", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                    2,
-                    "resources",
-                    Label::Repeated,
-                    Kind::Message(&API_RESOURCE_DISCOVERY),
-                )
-                .emit_empty(),
-            F::new(3, "freshness", Label::Singular, Kind::String).always().emit_empty(),
+                2,
+                "resources",
+                Label::Repeated,
+                Kind::Message(&API_RESOURCE_DISCOVERY),
+            ),
+            F::new(3, "freshness", Label::Singular, Kind::String).always(),
         ],
     );
 }

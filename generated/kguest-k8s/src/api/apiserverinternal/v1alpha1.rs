@@ -723,13 +723,9 @@ pub mod _schema {
         "k8s.io.api.apiserverinternal.v1alpha1.ServerStorageVersion",
         JsonForm::Object,
         &[
-            F::new(1, "apiServerID", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(2, "encodingVersion", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(3, "decodableVersions", Label::Repeated, Kind::String).emit_empty(),
+            F::new(1, "apiServerID", Label::Singular, Kind::String).always(),
+            F::new(2, "encodingVersion", Label::Singular, Kind::String).always(),
+            F::new(3, "decodableVersions", Label::Repeated, Kind::String),
             F::new(4, "servedVersions", Label::Repeated, Kind::String),
         ],
     );
@@ -746,12 +742,13 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
                     ),
                 )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&STORAGE_VERSION_SPEC))
                 .always()
                 .emit_empty(),
-            F::new(2, "spec", Label::Singular, Kind::Message(&STORAGE_VERSION_SPEC))
-                .always(),
             F::new(3, "status", Label::Singular, Kind::Message(&STORAGE_VERSION_STATUS))
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -772,7 +769,7 @@ pub mod _schema {
                 )
                 .always(),
             F::new(5, "reason", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(6, "message", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(6, "message", Label::Singular, Kind::String).always(),
         ],
     );
 

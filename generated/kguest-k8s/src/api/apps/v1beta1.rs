@@ -3004,33 +3004,34 @@ pub mod _schema {
     );
 
     pub static DEPLOYMENT_CONDITION: MessageSchema = MessageSchema::new(
-        "k8s.io.api.apps.v1beta1.DeploymentCondition",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(4, "reason", Label::Singular, Kind::String).always(),
-            F::new(5, "message", Label::Singular, Kind::String).always(),
-            F::new(
-                    6,
-                    "lastUpdateTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-            F::new(
-                    7,
-                    "lastTransitionTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-        ],
-    );
+            "k8s.io.api.apps.v1beta1.DeploymentCondition",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(4, "reason", Label::Singular, Kind::String).always(),
+                F::new(5, "message", Label::Singular, Kind::String).always(),
+                F::new(
+                        6,
+                        "lastUpdateTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+                F::new(
+                        7,
+                        "lastTransitionTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+            ],
+        )
+        .with_json_order(&[0, 1, 4, 5, 2, 3]);
 
     pub static DEPLOYMENT_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta1.DeploymentList",
@@ -3081,14 +3082,13 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                    2,
-                    "selector",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                    ),
-                )
-                .emit_empty(),
+                2,
+                "selector",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                ),
+            ),
             F::new(
                     3,
                     "template",
@@ -3108,25 +3108,26 @@ pub mod _schema {
     );
 
     pub static DEPLOYMENT_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.apps.v1beta1.DeploymentStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
-            F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
-            F::new(3, "updatedReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(4, "availableReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(5, "unavailableReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(
-                6,
-                "conditions",
-                Label::Repeated,
-                Kind::Message(&DEPLOYMENT_CONDITION),
-            ),
-            F::new(7, "readyReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(8, "collisionCount", Label::Singular, Kind::Int32),
-            F::new(9, "terminatingReplicas", Label::Singular, Kind::Int32),
-        ],
-    );
+            "k8s.io.api.apps.v1beta1.DeploymentStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
+                F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
+                F::new(3, "updatedReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(4, "availableReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(5, "unavailableReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(
+                    6,
+                    "conditions",
+                    Label::Repeated,
+                    Kind::Message(&DEPLOYMENT_CONDITION),
+                ),
+                F::new(7, "readyReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(8, "collisionCount", Label::Singular, Kind::Int32),
+                F::new(9, "terminatingReplicas", Label::Singular, Kind::Int32),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 6, 3, 4, 8, 5, 7]);
 
     pub static DEPLOYMENT_STRATEGY: MessageSchema = MessageSchema::new(
         "k8s.io.api.apps.v1beta1.DeploymentStrategy",
@@ -3314,14 +3315,13 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                    2,
-                    "selector",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                    ),
-                )
-                .emit_empty(),
+                2,
+                "selector",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                ),
+            ),
             F::new(
                     3,
                     "template",

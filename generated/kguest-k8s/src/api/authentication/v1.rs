@@ -1288,32 +1288,35 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&TOKEN_REQUEST_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "status", Label::Singular, Kind::Message(&TOKEN_REQUEST_STATUS))
                 .always(),
         ],
     );
 
     pub static TOKEN_REQUEST_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.authentication.v1.TokenRequestSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "audiences", Label::Repeated, Kind::String),
-            F::new(
-                3,
-                "boundObjectRef",
-                Label::Singular,
-                Kind::Message(&BOUND_OBJECT_REFERENCE),
-            ),
-            F::new(4, "expirationSeconds", Label::Singular, Kind::Int64),
-        ],
-    );
+            "k8s.io.api.authentication.v1.TokenRequestSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "audiences", Label::Repeated, Kind::String).emit_empty(),
+                F::new(
+                        3,
+                        "boundObjectRef",
+                        Label::Singular,
+                        Kind::Message(&BOUND_OBJECT_REFERENCE),
+                    )
+                    .emit_empty(),
+                F::new(4, "expirationSeconds", Label::Singular, Kind::Int64).emit_empty(),
+            ],
+        )
+        .with_json_order(&[0, 2, 1]);
 
     pub static TOKEN_REQUEST_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1.TokenRequestStatus",
         JsonForm::Object,
         &[
-            F::new(1, "token", Label::Singular, Kind::String).always(),
+            F::new(1, "token", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
                     2,
                     "expirationTimestamp",
@@ -1322,7 +1325,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -1351,21 +1355,22 @@ pub mod _schema {
         "k8s.io.api.authentication.v1.TokenReviewSpec",
         JsonForm::Object,
         &[
-            F::new(1, "token", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "token", Label::Singular, Kind::String).always(),
             F::new(2, "audiences", Label::Repeated, Kind::String),
         ],
     );
 
     pub static TOKEN_REVIEW_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.authentication.v1.TokenReviewStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "authenticated", Label::Singular, Kind::Bool).always(),
-            F::new(2, "user", Label::Singular, Kind::Message(&USER_INFO)).always(),
-            F::new(3, "error", Label::Singular, Kind::String).always(),
-            F::new(4, "audiences", Label::Repeated, Kind::String),
-        ],
-    );
+            "k8s.io.api.authentication.v1.TokenReviewStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "authenticated", Label::Singular, Kind::Bool).always(),
+                F::new(2, "user", Label::Singular, Kind::Message(&USER_INFO)).always(),
+                F::new(3, "error", Label::Singular, Kind::String).always(),
+                F::new(4, "audiences", Label::Repeated, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 3, 2]);
 
     pub static USER_INFO: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1.UserInfo",

@@ -826,21 +826,22 @@ pub mod _schema {
         "k8s.io.api.authentication.v1beta1.TokenReviewSpec",
         JsonForm::Object,
         &[
-            F::new(1, "token", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "token", Label::Singular, Kind::String).always(),
             F::new(2, "audiences", Label::Repeated, Kind::String),
         ],
     );
 
     pub static TOKEN_REVIEW_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.authentication.v1beta1.TokenReviewStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "authenticated", Label::Singular, Kind::Bool).always(),
-            F::new(2, "user", Label::Singular, Kind::Message(&USER_INFO)).always(),
-            F::new(3, "error", Label::Singular, Kind::String).always(),
-            F::new(4, "audiences", Label::Repeated, Kind::String),
-        ],
-    );
+            "k8s.io.api.authentication.v1beta1.TokenReviewStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "authenticated", Label::Singular, Kind::Bool).always(),
+                F::new(2, "user", Label::Singular, Kind::Message(&USER_INFO)).always(),
+                F::new(3, "error", Label::Singular, Kind::String).always(),
+                F::new(4, "audiences", Label::Repeated, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 3, 2]);
 
     pub static USER_INFO: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1beta1.UserInfo",

@@ -1927,7 +1927,7 @@ pub mod _schema {
     pub static SELF_SUBJECT_RULES_REVIEW_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.authorization.v1beta1.SelfSubjectRulesReviewSpec",
         JsonForm::Object,
-        &[F::new(1, "namespace", Label::Singular, Kind::String).always().emit_empty()],
+        &[F::new(1, "namespace", Label::Singular, Kind::String).always()],
     );
 
     pub static SUBJECT_ACCESS_REVIEW: MessageSchema = MessageSchema::new(
@@ -1999,15 +1999,16 @@ pub mod _schema {
     );
 
     pub static SUBJECT_ACCESS_REVIEW_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.authorization.v1beta1.SubjectAccessReviewStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "allowed", Label::Singular, Kind::Bool).always().emit_empty(),
-            F::new(2, "reason", Label::Singular, Kind::String).always(),
-            F::new(3, "evaluationError", Label::Singular, Kind::String).always(),
-            F::new(4, "denied", Label::Singular, Kind::Bool).always(),
-        ],
-    );
+            "k8s.io.api.authorization.v1beta1.SubjectAccessReviewStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "allowed", Label::Singular, Kind::Bool).always().emit_empty(),
+                F::new(2, "reason", Label::Singular, Kind::String).always(),
+                F::new(3, "evaluationError", Label::Singular, Kind::String).always(),
+                F::new(4, "denied", Label::Singular, Kind::Bool).always(),
+            ],
+        )
+        .with_json_order(&[0, 3, 1, 2]);
 
     pub static SUBJECT_RULES_REVIEW_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.authorization.v1beta1.SubjectRulesReviewStatus",

@@ -3030,7 +3030,9 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
             ),
-            F::new(3, "currentReplicas", Label::Singular, Kind::Int32).always(),
+            F::new(3, "currentReplicas", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
             F::new(4, "desiredReplicas", Label::Singular, Kind::Int32)
                 .always()
                 .emit_empty(),
@@ -3039,60 +3041,72 @@ pub mod _schema {
     );
 
     pub static METRIC_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.autoscaling.v1.MetricSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_SOURCE)),
-            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE)),
-            F::new(
-                4,
-                "resource",
-                Label::Singular,
-                Kind::Message(&RESOURCE_METRIC_SOURCE),
-            ),
-            F::new(
-                5,
-                "external",
-                Label::Singular,
-                Kind::Message(&EXTERNAL_METRIC_SOURCE),
-            ),
-            F::new(
-                7,
-                "containerResource",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESOURCE_METRIC_SOURCE),
-            ),
-        ],
-    );
+            "k8s.io.api.autoscaling.v1.MetricSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                    2,
+                    "object",
+                    Label::Singular,
+                    Kind::Message(&OBJECT_METRIC_SOURCE),
+                ),
+                F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE)),
+                F::new(
+                    4,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_METRIC_SOURCE),
+                ),
+                F::new(
+                    5,
+                    "external",
+                    Label::Singular,
+                    Kind::Message(&EXTERNAL_METRIC_SOURCE),
+                ),
+                F::new(
+                    7,
+                    "containerResource",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESOURCE_METRIC_SOURCE),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 5, 4]);
 
     pub static METRIC_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.autoscaling.v1.MetricStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_STATUS)),
-            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS)),
-            F::new(
-                4,
-                "resource",
-                Label::Singular,
-                Kind::Message(&RESOURCE_METRIC_STATUS),
-            ),
-            F::new(
-                5,
-                "external",
-                Label::Singular,
-                Kind::Message(&EXTERNAL_METRIC_STATUS),
-            ),
-            F::new(
-                7,
-                "containerResource",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESOURCE_METRIC_STATUS),
-            ),
-        ],
-    );
+            "k8s.io.api.autoscaling.v1.MetricStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                    2,
+                    "object",
+                    Label::Singular,
+                    Kind::Message(&OBJECT_METRIC_STATUS),
+                ),
+                F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS)),
+                F::new(
+                    4,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_METRIC_STATUS),
+                ),
+                F::new(
+                    5,
+                    "external",
+                    Label::Singular,
+                    Kind::Message(&EXTERNAL_METRIC_STATUS),
+                ),
+                F::new(
+                    7,
+                    "containerResource",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESOURCE_METRIC_STATUS),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 5, 4]);
 
     pub static OBJECT_METRIC_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v1.ObjectMetricSource",

@@ -2926,22 +2926,28 @@ pub mod _schema {
     );
 
     pub static HPA_SCALING_RULES: MessageSchema = MessageSchema::new(
-        "k8s.io.api.autoscaling.v2.HPAScalingRules",
-        JsonForm::Object,
-        &[
-            F::new(1, "selectPolicy", Label::Singular, Kind::String),
-            F::new(2, "policies", Label::Repeated, Kind::Message(&HPA_SCALING_POLICY)),
-            F::new(3, "stabilizationWindowSeconds", Label::Singular, Kind::Int32),
-            F::new(
-                4,
-                "tolerance",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+            "k8s.io.api.autoscaling.v2.HPAScalingRules",
+            JsonForm::Object,
+            &[
+                F::new(1, "selectPolicy", Label::Singular, Kind::String),
+                F::new(
+                    2,
+                    "policies",
+                    Label::Repeated,
+                    Kind::Message(&HPA_SCALING_POLICY),
                 ),
-            ),
-        ],
-    );
+                F::new(3, "stabilizationWindowSeconds", Label::Singular, Kind::Int32),
+                F::new(
+                    4,
+                    "tolerance",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                ),
+            ],
+        )
+        .with_json_order(&[2, 0, 1, 3]);
 
     pub static HORIZONTAL_POD_AUTOSCALER: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler",
@@ -3092,60 +3098,72 @@ pub mod _schema {
     );
 
     pub static METRIC_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.autoscaling.v2.MetricSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_SOURCE)),
-            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE)),
-            F::new(
-                4,
-                "resource",
-                Label::Singular,
-                Kind::Message(&RESOURCE_METRIC_SOURCE),
-            ),
-            F::new(
-                5,
-                "external",
-                Label::Singular,
-                Kind::Message(&EXTERNAL_METRIC_SOURCE),
-            ),
-            F::new(
-                7,
-                "containerResource",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESOURCE_METRIC_SOURCE),
-            ),
-        ],
-    );
+            "k8s.io.api.autoscaling.v2.MetricSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                    2,
+                    "object",
+                    Label::Singular,
+                    Kind::Message(&OBJECT_METRIC_SOURCE),
+                ),
+                F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_SOURCE)),
+                F::new(
+                    4,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_METRIC_SOURCE),
+                ),
+                F::new(
+                    5,
+                    "external",
+                    Label::Singular,
+                    Kind::Message(&EXTERNAL_METRIC_SOURCE),
+                ),
+                F::new(
+                    7,
+                    "containerResource",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESOURCE_METRIC_SOURCE),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 5, 4]);
 
     pub static METRIC_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.autoscaling.v2.MetricStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "object", Label::Singular, Kind::Message(&OBJECT_METRIC_STATUS)),
-            F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS)),
-            F::new(
-                4,
-                "resource",
-                Label::Singular,
-                Kind::Message(&RESOURCE_METRIC_STATUS),
-            ),
-            F::new(
-                5,
-                "external",
-                Label::Singular,
-                Kind::Message(&EXTERNAL_METRIC_STATUS),
-            ),
-            F::new(
-                7,
-                "containerResource",
-                Label::Singular,
-                Kind::Message(&CONTAINER_RESOURCE_METRIC_STATUS),
-            ),
-        ],
-    );
+            "k8s.io.api.autoscaling.v2.MetricStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                    2,
+                    "object",
+                    Label::Singular,
+                    Kind::Message(&OBJECT_METRIC_STATUS),
+                ),
+                F::new(3, "pods", Label::Singular, Kind::Message(&PODS_METRIC_STATUS)),
+                F::new(
+                    4,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_METRIC_STATUS),
+                ),
+                F::new(
+                    5,
+                    "external",
+                    Label::Singular,
+                    Kind::Message(&EXTERNAL_METRIC_STATUS),
+                ),
+                F::new(
+                    7,
+                    "containerResource",
+                    Label::Singular,
+                    Kind::Message(&CONTAINER_RESOURCE_METRIC_STATUS),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 5, 4]);
 
     pub static METRIC_TARGET: MessageSchema = MessageSchema::new(
         "k8s.io.api.autoscaling.v2.MetricTarget",

@@ -2334,21 +2334,29 @@ pub mod _schema {
     );
 
     pub static CRON_JOB_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.batch.v1.CronJobSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "schedule", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64),
-            F::new(3, "concurrencyPolicy", Label::Singular, Kind::String).always(),
-            F::new(4, "suspend", Label::Singular, Kind::Bool),
-            F::new(5, "jobTemplate", Label::Singular, Kind::Message(&JOB_TEMPLATE_SPEC))
-                .always()
-                .emit_empty(),
-            F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(8, "timeZone", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.batch.v1.CronJobSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "schedule", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64),
+                F::new(3, "concurrencyPolicy", Label::Singular, Kind::String).always(),
+                F::new(4, "suspend", Label::Singular, Kind::Bool),
+                F::new(
+                        5,
+                        "jobTemplate",
+                        Label::Singular,
+                        Kind::Message(&JOB_TEMPLATE_SPEC),
+                    )
+                    .always()
+                    .emit_empty(),
+                F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32),
+                F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32),
+                F::new(8, "timeZone", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 7, 1, 2, 3, 4, 5, 6]);
 
     pub static CRON_JOB_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.batch.v1.CronJobStatus",
@@ -2440,79 +2448,90 @@ pub mod _schema {
     );
 
     pub static JOB_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.batch.v1.JobSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "parallelism", Label::Singular, Kind::Int32),
-            F::new(2, "completions", Label::Singular, Kind::Int32),
-            F::new(3, "activeDeadlineSeconds", Label::Singular, Kind::Int64),
-            F::new(
-                4,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                ),
-            ),
-            F::new(5, "manualSelector", Label::Singular, Kind::Bool),
-            F::new(
-                    6,
-                    "template",
+            "k8s.io.api.batch.v1.JobSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "parallelism", Label::Singular, Kind::Int32),
+                F::new(2, "completions", Label::Singular, Kind::Int32),
+                F::new(3, "activeDeadlineSeconds", Label::Singular, Kind::Int64),
+                F::new(
+                    4,
+                    "selector",
                     Label::Singular,
-                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-                )
-                .always()
-                .emit_empty(),
-            F::new(7, "backoffLimit", Label::Singular, Kind::Int32),
-            F::new(8, "ttlSecondsAfterFinished", Label::Singular, Kind::Int32),
-            F::new(9, "completionMode", Label::Singular, Kind::String),
-            F::new(10, "suspend", Label::Singular, Kind::Bool),
-            F::new(
-                11,
-                "podFailurePolicy",
-                Label::Singular,
-                Kind::Message(&POD_FAILURE_POLICY),
-            ),
-            F::new(12, "backoffLimitPerIndex", Label::Singular, Kind::Int32),
-            F::new(13, "maxFailedIndexes", Label::Singular, Kind::Int32),
-            F::new(14, "podReplacementPolicy", Label::Singular, Kind::String),
-            F::new(15, "managedBy", Label::Singular, Kind::String),
-            F::new(16, "successPolicy", Label::Singular, Kind::Message(&SUCCESS_POLICY)),
-        ],
-    );
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
+                ),
+                F::new(5, "manualSelector", Label::Singular, Kind::Bool),
+                F::new(
+                        6,
+                        "template",
+                        Label::Singular,
+                        Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                    )
+                    .always()
+                    .emit_empty(),
+                F::new(7, "backoffLimit", Label::Singular, Kind::Int32),
+                F::new(8, "ttlSecondsAfterFinished", Label::Singular, Kind::Int32),
+                F::new(9, "completionMode", Label::Singular, Kind::String),
+                F::new(10, "suspend", Label::Singular, Kind::Bool),
+                F::new(
+                    11,
+                    "podFailurePolicy",
+                    Label::Singular,
+                    Kind::Message(&POD_FAILURE_POLICY),
+                ),
+                F::new(12, "backoffLimitPerIndex", Label::Singular, Kind::Int32),
+                F::new(13, "maxFailedIndexes", Label::Singular, Kind::Int32),
+                F::new(14, "podReplacementPolicy", Label::Singular, Kind::String),
+                F::new(15, "managedBy", Label::Singular, Kind::String),
+                F::new(
+                    16,
+                    "successPolicy",
+                    Label::Singular,
+                    Kind::Message(&SUCCESS_POLICY),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 10, 15, 6, 11, 12, 3, 4, 5, 7, 8, 9, 13, 14]);
 
     pub static JOB_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.batch.v1.JobStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "conditions", Label::Repeated, Kind::Message(&JOB_CONDITION)),
-            F::new(
-                2,
-                "startTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(
-                3,
-                "completionTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(4, "active", Label::Singular, Kind::Int32).always(),
-            F::new(5, "succeeded", Label::Singular, Kind::Int32).always(),
-            F::new(6, "failed", Label::Singular, Kind::Int32).always(),
-            F::new(7, "completedIndexes", Label::Singular, Kind::String).always(),
-            F::new(
-                8,
-                "uncountedTerminatedPods",
-                Label::Singular,
-                Kind::Message(&UNCOUNTED_TERMINATED_PODS),
-            ),
-            F::new(9, "ready", Label::Singular, Kind::Int32),
-            F::new(10, "failedIndexes", Label::Singular, Kind::String),
-            F::new(11, "terminating", Label::Singular, Kind::Int32),
-        ],
-    );
+            "k8s.io.api.batch.v1.JobStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "conditions", Label::Repeated, Kind::Message(&JOB_CONDITION)),
+                F::new(
+                    2,
+                    "startTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                ),
+                F::new(
+                    3,
+                    "completionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                ),
+                F::new(4, "active", Label::Singular, Kind::Int32).always(),
+                F::new(5, "succeeded", Label::Singular, Kind::Int32).always(),
+                F::new(6, "failed", Label::Singular, Kind::Int32).always(),
+                F::new(7, "completedIndexes", Label::Singular, Kind::String).always(),
+                F::new(
+                    8,
+                    "uncountedTerminatedPods",
+                    Label::Singular,
+                    Kind::Message(&UNCOUNTED_TERMINATED_PODS),
+                ),
+                F::new(9, "ready", Label::Singular, Kind::Int32),
+                F::new(10, "failedIndexes", Label::Singular, Kind::String),
+                F::new(11, "terminating", Label::Singular, Kind::Int32),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 4, 5, 10, 6, 9, 7, 8]);
 
     pub static JOB_TEMPLATE_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.batch.v1.JobTemplateSpec",
@@ -2544,7 +2563,7 @@ pub mod _schema {
         "k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement",
         JsonForm::Object,
         &[
-            F::new(1, "containerName", Label::Singular, Kind::String).emit_empty(),
+            F::new(1, "containerName", Label::Singular, Kind::String),
             F::new(2, "operator", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "values", Label::Repeated, Kind::Int32).emit_empty(),
         ],
@@ -2565,19 +2584,17 @@ pub mod _schema {
         &[
             F::new(1, "action", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                    2,
-                    "onExitCodes",
-                    Label::Singular,
-                    Kind::Message(&POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT),
-                )
-                .emit_empty(),
+                2,
+                "onExitCodes",
+                Label::Singular,
+                Kind::Message(&POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT),
+            ),
             F::new(
-                    3,
-                    "onPodConditions",
-                    Label::Repeated,
-                    Kind::Message(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN),
-                )
-                .emit_empty(),
+                3,
+                "onPodConditions",
+                Label::Repeated,
+                Kind::Message(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN),
+            ),
         ],
     );
 

@@ -685,21 +685,29 @@ pub mod _schema {
     );
 
     pub static CRON_JOB_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.batch.v1beta1.CronJobSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "schedule", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64),
-            F::new(3, "concurrencyPolicy", Label::Singular, Kind::String).always(),
-            F::new(4, "suspend", Label::Singular, Kind::Bool),
-            F::new(5, "jobTemplate", Label::Singular, Kind::Message(&JOB_TEMPLATE_SPEC))
-                .always()
-                .emit_empty(),
-            F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32),
-            F::new(8, "timeZone", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.batch.v1beta1.CronJobSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "schedule", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(2, "startingDeadlineSeconds", Label::Singular, Kind::Int64),
+                F::new(3, "concurrencyPolicy", Label::Singular, Kind::String).always(),
+                F::new(4, "suspend", Label::Singular, Kind::Bool),
+                F::new(
+                        5,
+                        "jobTemplate",
+                        Label::Singular,
+                        Kind::Message(&JOB_TEMPLATE_SPEC),
+                    )
+                    .always()
+                    .emit_empty(),
+                F::new(6, "successfulJobsHistoryLimit", Label::Singular, Kind::Int32),
+                F::new(7, "failedJobsHistoryLimit", Label::Singular, Kind::Int32),
+                F::new(8, "timeZone", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 7, 1, 2, 3, 4, 5, 6]);
 
     pub static CRON_JOB_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.batch.v1beta1.CronJobStatus",

@@ -825,33 +825,34 @@ pub mod _schema {
     );
 
     pub static CERTIFICATE_SIGNING_REQUEST_CONDITION: MessageSchema = MessageSchema::new(
-        "k8s.io.api.certificates.v1.CertificateSigningRequestCondition",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "reason", Label::Singular, Kind::String).always(),
-            F::new(3, "message", Label::Singular, Kind::String).always(),
-            F::new(
-                    4,
-                    "lastUpdateTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-            F::new(
-                    5,
-                    "lastTransitionTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-            F::new(6, "status", Label::Singular, Kind::String).always().emit_empty(),
-        ],
-    );
+            "k8s.io.api.certificates.v1.CertificateSigningRequestCondition",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "reason", Label::Singular, Kind::String).always(),
+                F::new(3, "message", Label::Singular, Kind::String).always(),
+                F::new(
+                        4,
+                        "lastUpdateTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+                F::new(
+                        5,
+                        "lastTransitionTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+                F::new(6, "status", Label::Singular, Kind::String).always().emit_empty(),
+            ],
+        )
+        .with_json_order(&[0, 5, 1, 2, 3, 4]);
 
     pub static CERTIFICATE_SIGNING_REQUEST_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1.CertificateSigningRequestList",
@@ -877,24 +878,27 @@ pub mod _schema {
     );
 
     pub static CERTIFICATE_SIGNING_REQUEST_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.certificates.v1.CertificateSigningRequestSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "request", Label::Singular, Kind::Bytes).emit_empty(),
-            F::new(2, "username", Label::Singular, Kind::String).always(),
-            F::new(3, "uid", Label::Singular, Kind::String).always(),
-            F::new(4, "groups", Label::Repeated, Kind::String),
-            F::new(5, "usages", Label::Repeated, Kind::String).emit_empty(),
-            F::new(
-                6,
-                "extra",
-                Label::Map,
-                Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY),
-            ),
-            F::new(7, "signerName", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(8, "expirationSeconds", Label::Singular, Kind::Int32),
-        ],
-    );
+            "k8s.io.api.certificates.v1.CertificateSigningRequestSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "request", Label::Singular, Kind::Bytes).emit_empty(),
+                F::new(2, "username", Label::Singular, Kind::String).always(),
+                F::new(3, "uid", Label::Singular, Kind::String).always(),
+                F::new(4, "groups", Label::Repeated, Kind::String),
+                F::new(5, "usages", Label::Repeated, Kind::String),
+                F::new(
+                    6,
+                    "extra",
+                    Label::Map,
+                    Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY),
+                ),
+                F::new(7, "signerName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(8, "expirationSeconds", Label::Singular, Kind::Int32),
+            ],
+        )
+        .with_json_order(&[0, 6, 7, 4, 1, 2, 3, 5]);
 
     pub static CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1.CertificateSigningRequestSpec.ExtraEntry",

@@ -1776,33 +1776,34 @@ pub mod _schema {
     );
 
     pub static CERTIFICATE_SIGNING_REQUEST_CONDITION: MessageSchema = MessageSchema::new(
-        "k8s.io.api.certificates.v1beta1.CertificateSigningRequestCondition",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "reason", Label::Singular, Kind::String).always(),
-            F::new(3, "message", Label::Singular, Kind::String).always(),
-            F::new(
-                    4,
-                    "lastUpdateTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-            F::new(
-                    5,
-                    "lastTransitionTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-            F::new(6, "status", Label::Singular, Kind::String).always(),
-        ],
-    );
+            "k8s.io.api.certificates.v1beta1.CertificateSigningRequestCondition",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "reason", Label::Singular, Kind::String).always(),
+                F::new(3, "message", Label::Singular, Kind::String).always(),
+                F::new(
+                        4,
+                        "lastUpdateTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+                F::new(
+                        5,
+                        "lastTransitionTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+                F::new(6, "status", Label::Singular, Kind::String).always().emit_empty(),
+            ],
+        )
+        .with_json_order(&[0, 5, 1, 2, 3, 4]);
 
     pub static CERTIFICATE_SIGNING_REQUEST_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1beta1.CertificateSigningRequestList",
@@ -1828,24 +1829,25 @@ pub mod _schema {
     );
 
     pub static CERTIFICATE_SIGNING_REQUEST_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.certificates.v1beta1.CertificateSigningRequestSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "request", Label::Singular, Kind::Bytes).emit_empty(),
-            F::new(2, "username", Label::Singular, Kind::String).always(),
-            F::new(3, "uid", Label::Singular, Kind::String).always(),
-            F::new(4, "groups", Label::Repeated, Kind::String),
-            F::new(5, "usages", Label::Repeated, Kind::String).emit_empty(),
-            F::new(
-                6,
-                "extra",
-                Label::Map,
-                Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY),
-            ),
-            F::new(7, "signerName", Label::Singular, Kind::String),
-            F::new(8, "expirationSeconds", Label::Singular, Kind::Int32),
-        ],
-    );
+            "k8s.io.api.certificates.v1beta1.CertificateSigningRequestSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "request", Label::Singular, Kind::Bytes).emit_empty(),
+                F::new(2, "username", Label::Singular, Kind::String).always(),
+                F::new(3, "uid", Label::Singular, Kind::String).always(),
+                F::new(4, "groups", Label::Repeated, Kind::String),
+                F::new(5, "usages", Label::Repeated, Kind::String),
+                F::new(
+                    6,
+                    "extra",
+                    Label::Map,
+                    Kind::Message(&CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY),
+                ),
+                F::new(7, "signerName", Label::Singular, Kind::String),
+                F::new(8, "expirationSeconds", Label::Singular, Kind::Int32),
+            ],
+        )
+        .with_json_order(&[0, 6, 7, 4, 1, 2, 3, 5]);
 
     pub static CERTIFICATE_SIGNING_REQUEST_SPEC_EXTRA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1beta1.CertificateSigningRequestSpec.ExtraEntry",
@@ -1972,35 +1974,45 @@ pub mod _schema {
     );
 
     pub static POD_CERTIFICATE_REQUEST_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "signerName", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "podName", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(3, "podUID", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(4, "serviceAccountName", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(5, "serviceAccountUID", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(6, "nodeName", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(7, "nodeUID", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(8, "maxExpirationSeconds", Label::Singular, Kind::Int32),
-            F::new(9, "pkixPublicKey", Label::Singular, Kind::Bytes),
-            F::new(10, "proofOfPossession", Label::Singular, Kind::Bytes),
-            F::new(
+            "k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "signerName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(2, "podName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(3, "podUID", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(4, "serviceAccountName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(5, "serviceAccountUID", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(6, "nodeName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(7, "nodeUID", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(8, "maxExpirationSeconds", Label::Singular, Kind::Int32),
+                F::new(9, "pkixPublicKey", Label::Singular, Kind::Bytes).emit_empty(),
+                F::new(10, "proofOfPossession", Label::Singular, Kind::Bytes)
+                    .emit_empty(),
+                F::new(
                     11,
                     "unverifiedUserAnnotations",
                     Label::Map,
                     Kind::Message(
                         &POD_CERTIFICATE_REQUEST_SPEC_UNVERIFIED_USER_ANNOTATIONS_ENTRY,
                     ),
-                )
-                .emit_empty(),
-            F::new(12, "stubPKCS10Request", Label::Singular, Kind::Bytes).emit_empty(),
-        ],
-    );
+                ),
+                F::new(12, "stubPKCS10Request", Label::Singular, Kind::Bytes)
+                    .emit_empty(),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 10]);
 
     pub static POD_CERTIFICATE_REQUEST_SPEC_UNVERIFIED_USER_ANNOTATIONS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec.UnverifiedUserAnnotationsEntry",

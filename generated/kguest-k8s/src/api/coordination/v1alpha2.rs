@@ -411,8 +411,7 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_CANDIDATE_SPEC))
-                .always()
-                .emit_empty(),
+                .always(),
         ],
     );
 
@@ -459,7 +458,7 @@ pub mod _schema {
                 .always()
                 .emit_empty(),
             F::new(5, "emulationVersion", Label::Singular, Kind::String).always(),
-            F::new(6, "strategy", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(6, "strategy", Label::Singular, Kind::String).always(),
         ],
     );
 }

@@ -817,8 +817,7 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&LEASE_CANDIDATE_SPEC))
-                .always()
-                .emit_empty(),
+                .always(),
         ],
     );
 
@@ -865,7 +864,7 @@ pub mod _schema {
                 .always()
                 .emit_empty(),
             F::new(5, "emulationVersion", Label::Singular, Kind::String).always(),
-            F::new(6, "strategy", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(6, "strategy", Label::Singular, Kind::String).always(),
         ],
     );
 

@@ -33330,23 +33330,24 @@ pub mod _schema {
     );
 
     pub static CLUSTER_TRUST_BUNDLE_PROJECTION: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.ClusterTrustBundleProjection",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String),
-            F::new(2, "signerName", Label::Singular, Kind::String),
-            F::new(
-                3,
-                "labelSelector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+            "k8s.io.api.core.v1.ClusterTrustBundleProjection",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String),
+                F::new(2, "signerName", Label::Singular, Kind::String),
+                F::new(
+                    3,
+                    "labelSelector",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
                 ),
-            ),
-            F::new(4, "path", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(5, "optional", Label::Singular, Kind::Bool),
-        ],
-    );
+                F::new(4, "path", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(5, "optional", Label::Singular, Kind::Bool),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 4, 3]);
 
     pub static COMPONENT_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ComponentCondition",
@@ -33395,28 +33396,29 @@ pub mod _schema {
     );
 
     pub static CONFIG_MAP: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.ConfigMap",
-        JsonForm::Object,
-        &[
-            F::new(
-                    1,
-                    "metadata",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                    ),
-                )
-                .always(),
-            F::new(2, "data", Label::Map, Kind::Message(&CONFIG_MAP_DATA_ENTRY)),
-            F::new(
-                3,
-                "binaryData",
-                Label::Map,
-                Kind::Message(&CONFIG_MAP_BINARY_DATA_ENTRY),
-            ),
-            F::new(4, "immutable", Label::Singular, Kind::Bool),
-        ],
-    );
+            "k8s.io.api.core.v1.ConfigMap",
+            JsonForm::Object,
+            &[
+                F::new(
+                        1,
+                        "metadata",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                        ),
+                    )
+                    .always(),
+                F::new(2, "data", Label::Map, Kind::Message(&CONFIG_MAP_DATA_ENTRY)),
+                F::new(
+                    3,
+                    "binaryData",
+                    Label::Map,
+                    Kind::Message(&CONFIG_MAP_BINARY_DATA_ENTRY),
+                ),
+                F::new(4, "immutable", Label::Singular, Kind::Bool),
+            ],
+        )
+        .with_json_order(&[0, 3, 1, 2]);
 
     pub static CONFIG_MAP_BINARY_DATA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ConfigMap.BinaryDataEntry",
@@ -33536,58 +33538,70 @@ pub mod _schema {
     );
 
     pub static CONTAINER: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.Container",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "image", Label::Singular, Kind::String).always(),
-            F::new(3, "command", Label::Repeated, Kind::String),
-            F::new(4, "args", Label::Repeated, Kind::String),
-            F::new(5, "workingDir", Label::Singular, Kind::String).always(),
-            F::new(6, "ports", Label::Repeated, Kind::Message(&CONTAINER_PORT)),
-            F::new(7, "env", Label::Repeated, Kind::Message(&ENV_VAR)),
-            F::new(
-                    8,
-                    "resources",
+            "k8s.io.api.core.v1.Container",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "image", Label::Singular, Kind::String).always(),
+                F::new(3, "command", Label::Repeated, Kind::String),
+                F::new(4, "args", Label::Repeated, Kind::String),
+                F::new(5, "workingDir", Label::Singular, Kind::String).always(),
+                F::new(6, "ports", Label::Repeated, Kind::Message(&CONTAINER_PORT)),
+                F::new(7, "env", Label::Repeated, Kind::Message(&ENV_VAR)),
+                F::new(
+                        8,
+                        "resources",
+                        Label::Singular,
+                        Kind::Message(&RESOURCE_REQUIREMENTS),
+                    )
+                    .always(),
+                F::new(9, "volumeMounts", Label::Repeated, Kind::Message(&VOLUME_MOUNT)),
+                F::new(10, "livenessProbe", Label::Singular, Kind::Message(&PROBE)),
+                F::new(11, "readinessProbe", Label::Singular, Kind::Message(&PROBE)),
+                F::new(12, "lifecycle", Label::Singular, Kind::Message(&LIFECYCLE)),
+                F::new(13, "terminationMessagePath", Label::Singular, Kind::String)
+                    .always(),
+                F::new(14, "imagePullPolicy", Label::Singular, Kind::String).always(),
+                F::new(
+                    15,
+                    "securityContext",
                     Label::Singular,
-                    Kind::Message(&RESOURCE_REQUIREMENTS),
-                )
-                .always(),
-            F::new(9, "volumeMounts", Label::Repeated, Kind::Message(&VOLUME_MOUNT)),
-            F::new(10, "livenessProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(11, "readinessProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(12, "lifecycle", Label::Singular, Kind::Message(&LIFECYCLE)),
-            F::new(13, "terminationMessagePath", Label::Singular, Kind::String).always(),
-            F::new(14, "imagePullPolicy", Label::Singular, Kind::String).always(),
-            F::new(
-                15,
-                "securityContext",
-                Label::Singular,
-                Kind::Message(&SECURITY_CONTEXT),
-            ),
-            F::new(16, "stdin", Label::Singular, Kind::Bool).always(),
-            F::new(17, "stdinOnce", Label::Singular, Kind::Bool).always(),
-            F::new(18, "tty", Label::Singular, Kind::Bool).always(),
-            F::new(19, "envFrom", Label::Repeated, Kind::Message(&ENV_FROM_SOURCE)),
-            F::new(20, "terminationMessagePolicy", Label::Singular, Kind::String)
-                .always(),
-            F::new(21, "volumeDevices", Label::Repeated, Kind::Message(&VOLUME_DEVICE)),
-            F::new(22, "startupProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(
-                23,
-                "resizePolicy",
-                Label::Repeated,
-                Kind::Message(&CONTAINER_RESIZE_POLICY),
-            ),
-            F::new(24, "restartPolicy", Label::Singular, Kind::String),
-            F::new(
-                25,
-                "restartPolicyRules",
-                Label::Repeated,
-                Kind::Message(&CONTAINER_RESTART_RULE),
-            ),
-        ],
-    );
+                    Kind::Message(&SECURITY_CONTEXT),
+                ),
+                F::new(16, "stdin", Label::Singular, Kind::Bool).always(),
+                F::new(17, "stdinOnce", Label::Singular, Kind::Bool).always(),
+                F::new(18, "tty", Label::Singular, Kind::Bool).always(),
+                F::new(19, "envFrom", Label::Repeated, Kind::Message(&ENV_FROM_SOURCE)),
+                F::new(20, "terminationMessagePolicy", Label::Singular, Kind::String)
+                    .always(),
+                F::new(
+                    21,
+                    "volumeDevices",
+                    Label::Repeated,
+                    Kind::Message(&VOLUME_DEVICE),
+                ),
+                F::new(22, "startupProbe", Label::Singular, Kind::Message(&PROBE)),
+                F::new(
+                    23,
+                    "resizePolicy",
+                    Label::Repeated,
+                    Kind::Message(&CONTAINER_RESIZE_POLICY),
+                ),
+                F::new(24, "restartPolicy", Label::Singular, Kind::String),
+                F::new(
+                    25,
+                    "restartPolicyRules",
+                    Label::Repeated,
+                    Kind::Message(&CONTAINER_RESTART_RULE),
+                ),
+            ],
+        )
+        .with_json_order(
+            &[
+                0, 1, 2, 3, 4, 5, 18, 6, 7, 22, 23, 24, 8, 20, 9, 10, 21, 11, 12, 19, 13,
+                14, 15, 16, 17,
+            ],
+        );
 
     pub static CONTAINER_EXTENDED_RESOURCE_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ContainerExtendedResourceRequest",
@@ -33875,15 +33889,21 @@ pub mod _schema {
     );
 
     pub static ENDPOINT_ADDRESS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.EndpointAddress",
-        JsonForm::Object,
-        &[
-            F::new(1, "ip", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "targetRef", Label::Singular, Kind::Message(&OBJECT_REFERENCE)),
-            F::new(3, "hostname", Label::Singular, Kind::String).always(),
-            F::new(4, "nodeName", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.core.v1.EndpointAddress",
+            JsonForm::Object,
+            &[
+                F::new(1, "ip", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                    2,
+                    "targetRef",
+                    Label::Singular,
+                    Kind::Message(&OBJECT_REFERENCE),
+                ),
+                F::new(3, "hostname", Label::Singular, Kind::String).always(),
+                F::new(4, "nodeName", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 2, 3, 1]);
 
     pub static ENDPOINT_PORT: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EndpointPort",
@@ -34019,58 +34039,70 @@ pub mod _schema {
     );
 
     pub static EPHEMERAL_CONTAINER_COMMON: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.EphemeralContainerCommon",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "image", Label::Singular, Kind::String).always(),
-            F::new(3, "command", Label::Repeated, Kind::String),
-            F::new(4, "args", Label::Repeated, Kind::String),
-            F::new(5, "workingDir", Label::Singular, Kind::String).always(),
-            F::new(6, "ports", Label::Repeated, Kind::Message(&CONTAINER_PORT)),
-            F::new(7, "env", Label::Repeated, Kind::Message(&ENV_VAR)),
-            F::new(
-                    8,
-                    "resources",
+            "k8s.io.api.core.v1.EphemeralContainerCommon",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "image", Label::Singular, Kind::String).always(),
+                F::new(3, "command", Label::Repeated, Kind::String),
+                F::new(4, "args", Label::Repeated, Kind::String),
+                F::new(5, "workingDir", Label::Singular, Kind::String).always(),
+                F::new(6, "ports", Label::Repeated, Kind::Message(&CONTAINER_PORT)),
+                F::new(7, "env", Label::Repeated, Kind::Message(&ENV_VAR)),
+                F::new(
+                        8,
+                        "resources",
+                        Label::Singular,
+                        Kind::Message(&RESOURCE_REQUIREMENTS),
+                    )
+                    .always(),
+                F::new(9, "volumeMounts", Label::Repeated, Kind::Message(&VOLUME_MOUNT)),
+                F::new(10, "livenessProbe", Label::Singular, Kind::Message(&PROBE)),
+                F::new(11, "readinessProbe", Label::Singular, Kind::Message(&PROBE)),
+                F::new(12, "lifecycle", Label::Singular, Kind::Message(&LIFECYCLE)),
+                F::new(13, "terminationMessagePath", Label::Singular, Kind::String)
+                    .always(),
+                F::new(14, "imagePullPolicy", Label::Singular, Kind::String).always(),
+                F::new(
+                    15,
+                    "securityContext",
                     Label::Singular,
-                    Kind::Message(&RESOURCE_REQUIREMENTS),
-                )
-                .always(),
-            F::new(9, "volumeMounts", Label::Repeated, Kind::Message(&VOLUME_MOUNT)),
-            F::new(10, "livenessProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(11, "readinessProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(12, "lifecycle", Label::Singular, Kind::Message(&LIFECYCLE)),
-            F::new(13, "terminationMessagePath", Label::Singular, Kind::String).always(),
-            F::new(14, "imagePullPolicy", Label::Singular, Kind::String).always(),
-            F::new(
-                15,
-                "securityContext",
-                Label::Singular,
-                Kind::Message(&SECURITY_CONTEXT),
-            ),
-            F::new(16, "stdin", Label::Singular, Kind::Bool).always(),
-            F::new(17, "stdinOnce", Label::Singular, Kind::Bool).always(),
-            F::new(18, "tty", Label::Singular, Kind::Bool).always(),
-            F::new(19, "envFrom", Label::Repeated, Kind::Message(&ENV_FROM_SOURCE)),
-            F::new(20, "terminationMessagePolicy", Label::Singular, Kind::String)
-                .always(),
-            F::new(21, "volumeDevices", Label::Repeated, Kind::Message(&VOLUME_DEVICE)),
-            F::new(22, "startupProbe", Label::Singular, Kind::Message(&PROBE)),
-            F::new(
-                23,
-                "resizePolicy",
-                Label::Repeated,
-                Kind::Message(&CONTAINER_RESIZE_POLICY),
-            ),
-            F::new(24, "restartPolicy", Label::Singular, Kind::String),
-            F::new(
-                25,
-                "restartPolicyRules",
-                Label::Repeated,
-                Kind::Message(&CONTAINER_RESTART_RULE),
-            ),
-        ],
-    );
+                    Kind::Message(&SECURITY_CONTEXT),
+                ),
+                F::new(16, "stdin", Label::Singular, Kind::Bool).always(),
+                F::new(17, "stdinOnce", Label::Singular, Kind::Bool).always(),
+                F::new(18, "tty", Label::Singular, Kind::Bool).always(),
+                F::new(19, "envFrom", Label::Repeated, Kind::Message(&ENV_FROM_SOURCE)),
+                F::new(20, "terminationMessagePolicy", Label::Singular, Kind::String)
+                    .always(),
+                F::new(
+                    21,
+                    "volumeDevices",
+                    Label::Repeated,
+                    Kind::Message(&VOLUME_DEVICE),
+                ),
+                F::new(22, "startupProbe", Label::Singular, Kind::Message(&PROBE)),
+                F::new(
+                    23,
+                    "resizePolicy",
+                    Label::Repeated,
+                    Kind::Message(&CONTAINER_RESIZE_POLICY),
+                ),
+                F::new(24, "restartPolicy", Label::Singular, Kind::String),
+                F::new(
+                    25,
+                    "restartPolicyRules",
+                    Label::Repeated,
+                    Kind::Message(&CONTAINER_RESTART_RULE),
+                ),
+            ],
+        )
+        .with_json_order(
+            &[
+                0, 1, 2, 3, 4, 5, 18, 6, 7, 22, 23, 24, 8, 20, 9, 10, 21, 11, 12, 19, 13,
+                14, 15, 16, 17,
+            ],
+        );
 
     pub static EPHEMERAL_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.EphemeralVolumeSource",
@@ -34395,49 +34427,56 @@ pub mod _schema {
     );
 
     pub static ISCSI_PERSISTENT_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.ISCSIPersistentVolumeSource",
-        JsonForm::Object,
-        &[
-            F::new(1, "targetPortal", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(2, "iqn", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(3, "lun", Label::Singular, Kind::Int32).always().emit_empty(),
-            F::new(4, "iscsiInterface", Label::Singular, Kind::String).always(),
-            F::new(5, "fsType", Label::Singular, Kind::String).always(),
-            F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
-            F::new(7, "portals", Label::Repeated, Kind::String),
-            F::new(8, "chapAuthDiscovery", Label::Singular, Kind::Bool).always(),
-            F::new(10, "secretRef", Label::Singular, Kind::Message(&SECRET_REFERENCE)),
-            F::new(11, "chapAuthSession", Label::Singular, Kind::Bool).always(),
-            F::new(12, "initiatorName", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.core.v1.ISCSIPersistentVolumeSource",
+            JsonForm::Object,
+            &[
+                F::new(1, "targetPortal", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(2, "iqn", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(3, "lun", Label::Singular, Kind::Int32).always().emit_empty(),
+                F::new(4, "iscsiInterface", Label::Singular, Kind::String).always(),
+                F::new(5, "fsType", Label::Singular, Kind::String).always(),
+                F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
+                F::new(7, "portals", Label::Repeated, Kind::String),
+                F::new(8, "chapAuthDiscovery", Label::Singular, Kind::Bool).always(),
+                F::new(
+                    10,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&SECRET_REFERENCE),
+                ),
+                F::new(11, "chapAuthSession", Label::Singular, Kind::Bool).always(),
+                F::new(12, "initiatorName", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10]);
 
     pub static ISCSI_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.ISCSIVolumeSource",
-        JsonForm::Object,
-        &[
-            F::new(1, "targetPortal", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(2, "iqn", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(3, "lun", Label::Singular, Kind::Int32).always().emit_empty(),
-            F::new(4, "iscsiInterface", Label::Singular, Kind::String).always(),
-            F::new(5, "fsType", Label::Singular, Kind::String).always(),
-            F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
-            F::new(7, "portals", Label::Repeated, Kind::String),
-            F::new(8, "chapAuthDiscovery", Label::Singular, Kind::Bool).always(),
-            F::new(
-                10,
-                "secretRef",
-                Label::Singular,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(11, "chapAuthSession", Label::Singular, Kind::Bool).always(),
-            F::new(12, "initiatorName", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.core.v1.ISCSIVolumeSource",
+            JsonForm::Object,
+            &[
+                F::new(1, "targetPortal", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(2, "iqn", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(3, "lun", Label::Singular, Kind::Int32).always().emit_empty(),
+                F::new(4, "iscsiInterface", Label::Singular, Kind::String).always(),
+                F::new(5, "fsType", Label::Singular, Kind::String).always(),
+                F::new(6, "readOnly", Label::Singular, Kind::Bool).always(),
+                F::new(7, "portals", Label::Repeated, Kind::String),
+                F::new(8, "chapAuthDiscovery", Label::Singular, Kind::Bool).always(),
+                F::new(
+                    10,
+                    "secretRef",
+                    Label::Singular,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                ),
+                F::new(11, "chapAuthSession", Label::Singular, Kind::Bool).always(),
+                F::new(12, "initiatorName", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10]);
 
     pub static IMAGE_VOLUME_SOURCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ImageVolumeSource",
@@ -34854,11 +34893,14 @@ pub mod _schema {
                 .emit_empty(),
             F::new(2, "containers", Label::Repeated, Kind::String),
             F::new(
-                3,
-                "resources",
-                Label::Map,
-                Kind::Message(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_RESOURCES_ENTRY),
-            ),
+                    3,
+                    "resources",
+                    Label::Map,
+                    Kind::Message(
+                        &NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_RESOURCES_ENTRY,
+                    ),
+                )
+                .emit_empty(),
         ],
     );
 
@@ -35047,23 +35089,24 @@ pub mod _schema {
     );
 
     pub static NODE_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.NodeSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "podCIDR", Label::Singular, Kind::String).always(),
-            F::new(2, "externalID", Label::Singular, Kind::String).always(),
-            F::new(3, "providerID", Label::Singular, Kind::String).always(),
-            F::new(4, "unschedulable", Label::Singular, Kind::Bool).always(),
-            F::new(5, "taints", Label::Repeated, Kind::Message(&TAINT)),
-            F::new(
-                6,
-                "configSource",
-                Label::Singular,
-                Kind::Message(&NODE_CONFIG_SOURCE),
-            ),
-            F::new(7, "podCIDRs", Label::Repeated, Kind::String),
-        ],
-    );
+            "k8s.io.api.core.v1.NodeSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "podCIDR", Label::Singular, Kind::String).always(),
+                F::new(2, "externalID", Label::Singular, Kind::String).always(),
+                F::new(3, "providerID", Label::Singular, Kind::String).always(),
+                F::new(4, "unschedulable", Label::Singular, Kind::Bool).always(),
+                F::new(5, "taints", Label::Repeated, Kind::Message(&TAINT)),
+                F::new(
+                    6,
+                    "configSource",
+                    Label::Singular,
+                    Kind::Message(&NODE_CONFIG_SOURCE),
+                ),
+                F::new(7, "podCIDRs", Label::Repeated, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 6, 2, 3, 4, 5, 1]);
 
     pub static NODE_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeStatus",
@@ -35309,43 +35352,44 @@ pub mod _schema {
     );
 
     pub static PERSISTENT_VOLUME_CLAIM_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.PersistentVolumeClaimSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "accessModes", Label::Repeated, Kind::String),
-            F::new(
-                    2,
-                    "resources",
+            "k8s.io.api.core.v1.PersistentVolumeClaimSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "accessModes", Label::Repeated, Kind::String),
+                F::new(
+                        2,
+                        "resources",
+                        Label::Singular,
+                        Kind::Message(&VOLUME_RESOURCE_REQUIREMENTS),
+                    )
+                    .always(),
+                F::new(3, "volumeName", Label::Singular, Kind::String).always(),
+                F::new(
+                    4,
+                    "selector",
                     Label::Singular,
-                    Kind::Message(&VOLUME_RESOURCE_REQUIREMENTS),
-                )
-                .always(),
-            F::new(3, "volumeName", Label::Singular, Kind::String).always(),
-            F::new(
-                4,
-                "selector",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                    ),
                 ),
-            ),
-            F::new(5, "storageClassName", Label::Singular, Kind::String),
-            F::new(6, "volumeMode", Label::Singular, Kind::String),
-            F::new(
-                7,
-                "dataSource",
-                Label::Singular,
-                Kind::Message(&TYPED_LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(
-                8,
-                "dataSourceRef",
-                Label::Singular,
-                Kind::Message(&TYPED_OBJECT_REFERENCE),
-            ),
-            F::new(9, "volumeAttributesClassName", Label::Singular, Kind::String),
-        ],
-    );
+                F::new(5, "storageClassName", Label::Singular, Kind::String),
+                F::new(6, "volumeMode", Label::Singular, Kind::String),
+                F::new(
+                    7,
+                    "dataSource",
+                    Label::Singular,
+                    Kind::Message(&TYPED_LOCAL_OBJECT_REFERENCE),
+                ),
+                F::new(
+                    8,
+                    "dataSourceRef",
+                    Label::Singular,
+                    Kind::Message(&TYPED_OBJECT_REFERENCE),
+                ),
+                F::new(9, "volumeAttributesClassName", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 3, 1, 2, 4, 5, 6, 7, 8]);
 
     pub static PERSISTENT_VOLUME_CLAIM_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PersistentVolumeClaimStatus",
@@ -35810,34 +35854,35 @@ pub mod _schema {
     );
 
     pub static POD_CONDITION: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.PodCondition",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(
-                    3,
-                    "lastProbeTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-            F::new(
-                    4,
-                    "lastTransitionTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-            F::new(5, "reason", Label::Singular, Kind::String).always(),
-            F::new(6, "message", Label::Singular, Kind::String).always(),
-            F::new(7, "observedGeneration", Label::Singular, Kind::Int64).always(),
-        ],
-    );
+            "k8s.io.api.core.v1.PodCondition",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                        3,
+                        "lastProbeTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+                F::new(
+                        4,
+                        "lastTransitionTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+                F::new(5, "reason", Label::Singular, Kind::String).always(),
+                F::new(6, "message", Label::Singular, Kind::String).always(),
+                F::new(7, "observedGeneration", Label::Singular, Kind::Int64).always(),
+            ],
+        )
+        .with_json_order(&[0, 6, 1, 2, 3, 4, 5]);
 
     pub static POD_DNS_CONFIG: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodDNSConfig",
@@ -35994,44 +36039,45 @@ pub mod _schema {
     );
 
     pub static POD_SECURITY_CONTEXT: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.PodSecurityContext",
-        JsonForm::Object,
-        &[
-            F::new(
-                1,
-                "seLinuxOptions",
-                Label::Singular,
-                Kind::Message(&SE_LINUX_OPTIONS),
-            ),
-            F::new(2, "runAsUser", Label::Singular, Kind::Int64),
-            F::new(3, "runAsNonRoot", Label::Singular, Kind::Bool),
-            F::new(4, "supplementalGroups", Label::Repeated, Kind::Int64),
-            F::new(5, "fsGroup", Label::Singular, Kind::Int64),
-            F::new(6, "runAsGroup", Label::Singular, Kind::Int64),
-            F::new(7, "sysctls", Label::Repeated, Kind::Message(&SYSCTL)),
-            F::new(
-                8,
-                "windowsOptions",
-                Label::Singular,
-                Kind::Message(&WINDOWS_SECURITY_CONTEXT_OPTIONS),
-            ),
-            F::new(9, "fsGroupChangePolicy", Label::Singular, Kind::String),
-            F::new(
-                10,
-                "seccompProfile",
-                Label::Singular,
-                Kind::Message(&SECCOMP_PROFILE),
-            ),
-            F::new(
-                11,
-                "appArmorProfile",
-                Label::Singular,
-                Kind::Message(&APP_ARMOR_PROFILE),
-            ),
-            F::new(12, "supplementalGroupsPolicy", Label::Singular, Kind::String),
-            F::new(13, "seLinuxChangePolicy", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.core.v1.PodSecurityContext",
+            JsonForm::Object,
+            &[
+                F::new(
+                    1,
+                    "seLinuxOptions",
+                    Label::Singular,
+                    Kind::Message(&SE_LINUX_OPTIONS),
+                ),
+                F::new(2, "runAsUser", Label::Singular, Kind::Int64),
+                F::new(3, "runAsNonRoot", Label::Singular, Kind::Bool),
+                F::new(4, "supplementalGroups", Label::Repeated, Kind::Int64),
+                F::new(5, "fsGroup", Label::Singular, Kind::Int64),
+                F::new(6, "runAsGroup", Label::Singular, Kind::Int64),
+                F::new(7, "sysctls", Label::Repeated, Kind::Message(&SYSCTL)),
+                F::new(
+                    8,
+                    "windowsOptions",
+                    Label::Singular,
+                    Kind::Message(&WINDOWS_SECURITY_CONTEXT_OPTIONS),
+                ),
+                F::new(9, "fsGroupChangePolicy", Label::Singular, Kind::String),
+                F::new(
+                    10,
+                    "seccompProfile",
+                    Label::Singular,
+                    Kind::Message(&SECCOMP_PROFILE),
+                ),
+                F::new(
+                    11,
+                    "appArmorProfile",
+                    Label::Singular,
+                    Kind::Message(&APP_ARMOR_PROFILE),
+                ),
+                F::new(12, "supplementalGroupsPolicy", Label::Singular, Kind::String),
+                F::new(13, "seLinuxChangePolicy", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 7, 1, 5, 2, 3, 11, 4, 6, 8, 9, 10, 12]);
 
     pub static POD_SIGNATURE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodSignature",
@@ -36049,104 +36095,116 @@ pub mod _schema {
     );
 
     pub static POD_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.PodSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "volumes", Label::Repeated, Kind::Message(&VOLUME)),
-            F::new(2, "containers", Label::Repeated, Kind::Message(&CONTAINER))
-                .emit_empty(),
-            F::new(3, "restartPolicy", Label::Singular, Kind::String).always(),
-            F::new(4, "terminationGracePeriodSeconds", Label::Singular, Kind::Int64),
-            F::new(5, "activeDeadlineSeconds", Label::Singular, Kind::Int64),
-            F::new(6, "dnsPolicy", Label::Singular, Kind::String).always(),
-            F::new(
-                7,
-                "nodeSelector",
-                Label::Map,
-                Kind::Message(&POD_SPEC_NODE_SELECTOR_ENTRY),
-            ),
-            F::new(8, "serviceAccountName", Label::Singular, Kind::String).always(),
-            F::new(9, "serviceAccount", Label::Singular, Kind::String).always(),
-            F::new(10, "nodeName", Label::Singular, Kind::String).always(),
-            F::new(11, "hostNetwork", Label::Singular, Kind::Bool).always(),
-            F::new(12, "hostPID", Label::Singular, Kind::Bool).always(),
-            F::new(13, "hostIPC", Label::Singular, Kind::Bool).always(),
-            F::new(
-                14,
-                "securityContext",
-                Label::Singular,
-                Kind::Message(&POD_SECURITY_CONTEXT),
-            ),
-            F::new(
-                15,
-                "imagePullSecrets",
-                Label::Repeated,
-                Kind::Message(&LOCAL_OBJECT_REFERENCE),
-            ),
-            F::new(16, "hostname", Label::Singular, Kind::String).always(),
-            F::new(17, "subdomain", Label::Singular, Kind::String).always(),
-            F::new(18, "affinity", Label::Singular, Kind::Message(&AFFINITY)),
-            F::new(19, "schedulerName", Label::Singular, Kind::String).always(),
-            F::new(20, "initContainers", Label::Repeated, Kind::Message(&CONTAINER)),
-            F::new(21, "automountServiceAccountToken", Label::Singular, Kind::Bool),
-            F::new(22, "tolerations", Label::Repeated, Kind::Message(&TOLERATION)),
-            F::new(23, "hostAliases", Label::Repeated, Kind::Message(&HOST_ALIAS)),
-            F::new(24, "priorityClassName", Label::Singular, Kind::String).always(),
-            F::new(25, "priority", Label::Singular, Kind::Int32),
-            F::new(26, "dnsConfig", Label::Singular, Kind::Message(&POD_DNS_CONFIG)),
-            F::new(27, "shareProcessNamespace", Label::Singular, Kind::Bool),
-            F::new(
-                28,
-                "readinessGates",
-                Label::Repeated,
-                Kind::Message(&POD_READINESS_GATE),
-            ),
-            F::new(29, "runtimeClassName", Label::Singular, Kind::String),
-            F::new(30, "enableServiceLinks", Label::Singular, Kind::Bool),
-            F::new(31, "preemptionPolicy", Label::Singular, Kind::String),
-            F::new(32, "overhead", Label::Map, Kind::Message(&POD_SPEC_OVERHEAD_ENTRY)),
-            F::new(
-                33,
-                "topologySpreadConstraints",
-                Label::Repeated,
-                Kind::Message(&TOPOLOGY_SPREAD_CONSTRAINT),
-            ),
-            F::new(
-                34,
-                "ephemeralContainers",
-                Label::Repeated,
-                Kind::Message(&EPHEMERAL_CONTAINER),
-            ),
-            F::new(35, "setHostnameAsFQDN", Label::Singular, Kind::Bool),
-            F::new(36, "os", Label::Singular, Kind::Message(&POD_OS)),
-            F::new(37, "hostUsers", Label::Singular, Kind::Bool),
-            F::new(
-                38,
-                "schedulingGates",
-                Label::Repeated,
-                Kind::Message(&POD_SCHEDULING_GATE),
-            ),
-            F::new(
-                39,
-                "resourceClaims",
-                Label::Repeated,
-                Kind::Message(&POD_RESOURCE_CLAIM),
-            ),
-            F::new(
-                40,
-                "resources",
-                Label::Singular,
-                Kind::Message(&RESOURCE_REQUIREMENTS),
-            ),
-            F::new(41, "hostnameOverride", Label::Singular, Kind::String),
-            F::new(
-                43,
-                "schedulingGroup",
-                Label::Singular,
-                Kind::Message(&POD_SCHEDULING_GROUP),
-            ),
-        ],
-    );
+            "k8s.io.api.core.v1.PodSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "volumes", Label::Repeated, Kind::Message(&VOLUME)),
+                F::new(2, "containers", Label::Repeated, Kind::Message(&CONTAINER))
+                    .emit_empty(),
+                F::new(3, "restartPolicy", Label::Singular, Kind::String).always(),
+                F::new(4, "terminationGracePeriodSeconds", Label::Singular, Kind::Int64),
+                F::new(5, "activeDeadlineSeconds", Label::Singular, Kind::Int64),
+                F::new(6, "dnsPolicy", Label::Singular, Kind::String).always(),
+                F::new(
+                    7,
+                    "nodeSelector",
+                    Label::Map,
+                    Kind::Message(&POD_SPEC_NODE_SELECTOR_ENTRY),
+                ),
+                F::new(8, "serviceAccountName", Label::Singular, Kind::String).always(),
+                F::new(9, "serviceAccount", Label::Singular, Kind::String).always(),
+                F::new(10, "nodeName", Label::Singular, Kind::String).always(),
+                F::new(11, "hostNetwork", Label::Singular, Kind::Bool).always(),
+                F::new(12, "hostPID", Label::Singular, Kind::Bool).always(),
+                F::new(13, "hostIPC", Label::Singular, Kind::Bool).always(),
+                F::new(
+                    14,
+                    "securityContext",
+                    Label::Singular,
+                    Kind::Message(&POD_SECURITY_CONTEXT),
+                ),
+                F::new(
+                    15,
+                    "imagePullSecrets",
+                    Label::Repeated,
+                    Kind::Message(&LOCAL_OBJECT_REFERENCE),
+                ),
+                F::new(16, "hostname", Label::Singular, Kind::String).always(),
+                F::new(17, "subdomain", Label::Singular, Kind::String).always(),
+                F::new(18, "affinity", Label::Singular, Kind::Message(&AFFINITY)),
+                F::new(19, "schedulerName", Label::Singular, Kind::String).always(),
+                F::new(20, "initContainers", Label::Repeated, Kind::Message(&CONTAINER)),
+                F::new(21, "automountServiceAccountToken", Label::Singular, Kind::Bool),
+                F::new(22, "tolerations", Label::Repeated, Kind::Message(&TOLERATION)),
+                F::new(23, "hostAliases", Label::Repeated, Kind::Message(&HOST_ALIAS)),
+                F::new(24, "priorityClassName", Label::Singular, Kind::String).always(),
+                F::new(25, "priority", Label::Singular, Kind::Int32),
+                F::new(26, "dnsConfig", Label::Singular, Kind::Message(&POD_DNS_CONFIG)),
+                F::new(27, "shareProcessNamespace", Label::Singular, Kind::Bool),
+                F::new(
+                    28,
+                    "readinessGates",
+                    Label::Repeated,
+                    Kind::Message(&POD_READINESS_GATE),
+                ),
+                F::new(29, "runtimeClassName", Label::Singular, Kind::String),
+                F::new(30, "enableServiceLinks", Label::Singular, Kind::Bool),
+                F::new(31, "preemptionPolicy", Label::Singular, Kind::String),
+                F::new(
+                    32,
+                    "overhead",
+                    Label::Map,
+                    Kind::Message(&POD_SPEC_OVERHEAD_ENTRY),
+                ),
+                F::new(
+                    33,
+                    "topologySpreadConstraints",
+                    Label::Repeated,
+                    Kind::Message(&TOPOLOGY_SPREAD_CONSTRAINT),
+                ),
+                F::new(
+                    34,
+                    "ephemeralContainers",
+                    Label::Repeated,
+                    Kind::Message(&EPHEMERAL_CONTAINER),
+                ),
+                F::new(35, "setHostnameAsFQDN", Label::Singular, Kind::Bool),
+                F::new(36, "os", Label::Singular, Kind::Message(&POD_OS)),
+                F::new(37, "hostUsers", Label::Singular, Kind::Bool),
+                F::new(
+                    38,
+                    "schedulingGates",
+                    Label::Repeated,
+                    Kind::Message(&POD_SCHEDULING_GATE),
+                ),
+                F::new(
+                    39,
+                    "resourceClaims",
+                    Label::Repeated,
+                    Kind::Message(&POD_RESOURCE_CLAIM),
+                ),
+                F::new(
+                    40,
+                    "resources",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_REQUIREMENTS),
+                ),
+                F::new(41, "hostnameOverride", Label::Singular, Kind::String),
+                F::new(
+                    43,
+                    "schedulingGroup",
+                    Label::Singular,
+                    Kind::Message(&POD_SCHEDULING_GROUP),
+                ),
+            ],
+        )
+        .with_json_order(
+            &[
+                0, 19, 1, 33, 2, 3, 4, 5, 6, 7, 8, 20, 9, 10, 11, 12, 26, 13, 14, 15, 16,
+                17, 18, 21, 22, 23, 24, 25, 27, 28, 29, 30, 31, 32, 34, 35, 36, 37, 38,
+                39, 40, 41,
+            ],
+        );
 
     pub static POD_SPEC_NODE_SELECTOR_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodSpec.NodeSelectorEntry",
@@ -36175,77 +36233,82 @@ pub mod _schema {
     );
 
     pub static POD_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.PodStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "phase", Label::Singular, Kind::String).always(),
-            F::new(2, "conditions", Label::Repeated, Kind::Message(&POD_CONDITION)),
-            F::new(3, "message", Label::Singular, Kind::String).always(),
-            F::new(4, "reason", Label::Singular, Kind::String).always(),
-            F::new(5, "hostIP", Label::Singular, Kind::String).always(),
-            F::new(6, "podIP", Label::Singular, Kind::String).always(),
-            F::new(
-                7,
-                "startTime",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
-            ),
-            F::new(
-                8,
-                "containerStatuses",
-                Label::Repeated,
-                Kind::Message(&CONTAINER_STATUS),
-            ),
-            F::new(9, "qosClass", Label::Singular, Kind::String).always(),
-            F::new(
-                10,
-                "initContainerStatuses",
-                Label::Repeated,
-                Kind::Message(&CONTAINER_STATUS),
-            ),
-            F::new(11, "nominatedNodeName", Label::Singular, Kind::String).always(),
-            F::new(12, "podIPs", Label::Repeated, Kind::Message(&POD_IP)),
-            F::new(
-                13,
-                "ephemeralContainerStatuses",
-                Label::Repeated,
-                Kind::Message(&CONTAINER_STATUS),
-            ),
-            F::new(14, "resize", Label::Singular, Kind::String).always(),
-            F::new(
-                15,
-                "resourceClaimStatuses",
-                Label::Repeated,
-                Kind::Message(&POD_RESOURCE_CLAIM_STATUS),
-            ),
-            F::new(16, "hostIPs", Label::Repeated, Kind::Message(&HOST_IP)),
-            F::new(17, "observedGeneration", Label::Singular, Kind::Int64).always(),
-            F::new(
-                18,
-                "extendedResourceClaimStatus",
-                Label::Singular,
-                Kind::Message(&POD_EXTENDED_RESOURCE_CLAIM_STATUS),
-            ),
-            F::new(
-                19,
-                "allocatedResources",
-                Label::Map,
-                Kind::Message(&POD_STATUS_ALLOCATED_RESOURCES_ENTRY),
-            ),
-            F::new(
-                20,
-                "resources",
-                Label::Singular,
-                Kind::Message(&RESOURCE_REQUIREMENTS),
-            ),
-            F::new(
-                21,
-                "nodeAllocatableResourceClaimStatuses",
-                Label::Repeated,
-                Kind::Message(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS),
-            ),
-        ],
-    );
+            "k8s.io.api.core.v1.PodStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "phase", Label::Singular, Kind::String).always(),
+                F::new(2, "conditions", Label::Repeated, Kind::Message(&POD_CONDITION)),
+                F::new(3, "message", Label::Singular, Kind::String).always(),
+                F::new(4, "reason", Label::Singular, Kind::String).always(),
+                F::new(5, "hostIP", Label::Singular, Kind::String).always(),
+                F::new(6, "podIP", Label::Singular, Kind::String).always(),
+                F::new(
+                    7,
+                    "startTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                ),
+                F::new(
+                    8,
+                    "containerStatuses",
+                    Label::Repeated,
+                    Kind::Message(&CONTAINER_STATUS),
+                ),
+                F::new(9, "qosClass", Label::Singular, Kind::String).always(),
+                F::new(
+                    10,
+                    "initContainerStatuses",
+                    Label::Repeated,
+                    Kind::Message(&CONTAINER_STATUS),
+                ),
+                F::new(11, "nominatedNodeName", Label::Singular, Kind::String).always(),
+                F::new(12, "podIPs", Label::Repeated, Kind::Message(&POD_IP)),
+                F::new(
+                    13,
+                    "ephemeralContainerStatuses",
+                    Label::Repeated,
+                    Kind::Message(&CONTAINER_STATUS),
+                ),
+                F::new(14, "resize", Label::Singular, Kind::String).always(),
+                F::new(
+                    15,
+                    "resourceClaimStatuses",
+                    Label::Repeated,
+                    Kind::Message(&POD_RESOURCE_CLAIM_STATUS),
+                ),
+                F::new(16, "hostIPs", Label::Repeated, Kind::Message(&HOST_IP)),
+                F::new(17, "observedGeneration", Label::Singular, Kind::Int64).always(),
+                F::new(
+                    18,
+                    "extendedResourceClaimStatus",
+                    Label::Singular,
+                    Kind::Message(&POD_EXTENDED_RESOURCE_CLAIM_STATUS),
+                ),
+                F::new(
+                    19,
+                    "allocatedResources",
+                    Label::Map,
+                    Kind::Message(&POD_STATUS_ALLOCATED_RESOURCES_ENTRY),
+                ),
+                F::new(
+                    20,
+                    "resources",
+                    Label::Singular,
+                    Kind::Message(&RESOURCE_REQUIREMENTS),
+                ),
+                F::new(
+                    21,
+                    "nodeAllocatableResourceClaimStatuses",
+                    Label::Repeated,
+                    Kind::Message(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS),
+                ),
+            ],
+        )
+        .with_json_order(
+            &[16, 0, 1, 2, 3, 10, 4, 15, 5, 11, 6, 9, 7, 8, 12, 13, 14, 17, 18, 19, 20],
+        );
 
     pub static POD_STATUS_ALLOCATED_RESOURCES_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.PodStatus.AllocatedResourcesEntry",
@@ -36564,20 +36627,26 @@ pub mod _schema {
     );
 
     pub static REPLICATION_CONTROLLER_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.ReplicationControllerSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
-            F::new(
-                2,
-                "selector",
-                Label::Map,
-                Kind::Message(&REPLICATION_CONTROLLER_SPEC_SELECTOR_ENTRY),
-            ),
-            F::new(3, "template", Label::Singular, Kind::Message(&POD_TEMPLATE_SPEC)),
-            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
-        ],
-    );
+            "k8s.io.api.core.v1.ReplicationControllerSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "replicas", Label::Singular, Kind::Int32),
+                F::new(
+                    2,
+                    "selector",
+                    Label::Map,
+                    Kind::Message(&REPLICATION_CONTROLLER_SPEC_SELECTOR_ENTRY),
+                ),
+                F::new(
+                    3,
+                    "template",
+                    Label::Singular,
+                    Kind::Message(&POD_TEMPLATE_SPEC),
+                ),
+                F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
+            ],
+        )
+        .with_json_order(&[0, 3, 1, 2]);
 
     pub static REPLICATION_CONTROLLER_SPEC_SELECTOR_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ReplicationControllerSpec.SelectorEntry",
@@ -36589,22 +36658,25 @@ pub mod _schema {
     );
 
     pub static REPLICATION_CONTROLLER_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.ReplicationControllerStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
-            F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
-            F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(5, "availableReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(
-                6,
-                "conditions",
-                Label::Repeated,
-                Kind::Message(&REPLICATION_CONTROLLER_CONDITION),
-            ),
-        ],
-    );
+            "k8s.io.api.core.v1.ReplicationControllerStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "replicas", Label::Singular, Kind::Int32)
+                    .always()
+                    .emit_empty(),
+                F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
+                F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(5, "availableReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(
+                    6,
+                    "conditions",
+                    Label::Repeated,
+                    Kind::Message(&REPLICATION_CONTROLLER_CONDITION),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 3, 4, 2, 5]);
 
     pub static RESOURCE_CLAIM: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ResourceClaim",
@@ -36914,29 +36986,30 @@ pub mod _schema {
     );
 
     pub static SECRET: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.Secret",
-        JsonForm::Object,
-        &[
-            F::new(
-                    1,
-                    "metadata",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                    ),
-                )
-                .always(),
-            F::new(2, "data", Label::Map, Kind::Message(&SECRET_DATA_ENTRY)),
-            F::new(3, "type", Label::Singular, Kind::String).always(),
-            F::new(
-                4,
-                "stringData",
-                Label::Map,
-                Kind::Message(&SECRET_STRING_DATA_ENTRY),
-            ),
-            F::new(5, "immutable", Label::Singular, Kind::Bool),
-        ],
-    );
+            "k8s.io.api.core.v1.Secret",
+            JsonForm::Object,
+            &[
+                F::new(
+                        1,
+                        "metadata",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                        ),
+                    )
+                    .always(),
+                F::new(2, "data", Label::Map, Kind::Message(&SECRET_DATA_ENTRY)),
+                F::new(3, "type", Label::Singular, Kind::String).always(),
+                F::new(
+                    4,
+                    "stringData",
+                    Label::Map,
+                    Kind::Message(&SECRET_STRING_DATA_ENTRY),
+                ),
+                F::new(5, "immutable", Label::Singular, Kind::Bool),
+            ],
+        )
+        .with_json_order(&[0, 4, 1, 3, 2]);
 
     pub static SECRET_DATA_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.Secret.DataEntry",
@@ -37044,43 +37117,44 @@ pub mod _schema {
     );
 
     pub static SECURITY_CONTEXT: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.SecurityContext",
-        JsonForm::Object,
-        &[
-            F::new(1, "capabilities", Label::Singular, Kind::Message(&CAPABILITIES)),
-            F::new(2, "privileged", Label::Singular, Kind::Bool),
-            F::new(
-                3,
-                "seLinuxOptions",
-                Label::Singular,
-                Kind::Message(&SE_LINUX_OPTIONS),
-            ),
-            F::new(4, "runAsUser", Label::Singular, Kind::Int64),
-            F::new(5, "runAsNonRoot", Label::Singular, Kind::Bool),
-            F::new(6, "readOnlyRootFilesystem", Label::Singular, Kind::Bool),
-            F::new(7, "allowPrivilegeEscalation", Label::Singular, Kind::Bool),
-            F::new(8, "runAsGroup", Label::Singular, Kind::Int64),
-            F::new(9, "procMount", Label::Singular, Kind::String),
-            F::new(
-                10,
-                "windowsOptions",
-                Label::Singular,
-                Kind::Message(&WINDOWS_SECURITY_CONTEXT_OPTIONS),
-            ),
-            F::new(
-                11,
-                "seccompProfile",
-                Label::Singular,
-                Kind::Message(&SECCOMP_PROFILE),
-            ),
-            F::new(
-                12,
-                "appArmorProfile",
-                Label::Singular,
-                Kind::Message(&APP_ARMOR_PROFILE),
-            ),
-        ],
-    );
+            "k8s.io.api.core.v1.SecurityContext",
+            JsonForm::Object,
+            &[
+                F::new(1, "capabilities", Label::Singular, Kind::Message(&CAPABILITIES)),
+                F::new(2, "privileged", Label::Singular, Kind::Bool),
+                F::new(
+                    3,
+                    "seLinuxOptions",
+                    Label::Singular,
+                    Kind::Message(&SE_LINUX_OPTIONS),
+                ),
+                F::new(4, "runAsUser", Label::Singular, Kind::Int64),
+                F::new(5, "runAsNonRoot", Label::Singular, Kind::Bool),
+                F::new(6, "readOnlyRootFilesystem", Label::Singular, Kind::Bool),
+                F::new(7, "allowPrivilegeEscalation", Label::Singular, Kind::Bool),
+                F::new(8, "runAsGroup", Label::Singular, Kind::Int64),
+                F::new(9, "procMount", Label::Singular, Kind::String),
+                F::new(
+                    10,
+                    "windowsOptions",
+                    Label::Singular,
+                    Kind::Message(&WINDOWS_SECURITY_CONTEXT_OPTIONS),
+                ),
+                F::new(
+                    11,
+                    "seccompProfile",
+                    Label::Singular,
+                    Kind::Message(&SECCOMP_PROFILE),
+                ),
+                F::new(
+                    12,
+                    "appArmorProfile",
+                    Label::Singular,
+                    Kind::Message(&APP_ARMOR_PROFILE),
+                ),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 9, 3, 7, 4, 5, 6, 8, 10, 11]);
 
     pub static SERIALIZED_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.SerializedReference",
@@ -37179,25 +37253,26 @@ pub mod _schema {
     );
 
     pub static SERVICE_PORT: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.ServicePort",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "protocol", Label::Singular, Kind::String).always(),
-            F::new(3, "port", Label::Singular, Kind::Int32).always().emit_empty(),
-            F::new(
-                    4,
-                    "targetPort",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
-                    ),
-                )
-                .always(),
-            F::new(5, "nodePort", Label::Singular, Kind::Int32).always(),
-            F::new(6, "appProtocol", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.core.v1.ServicePort",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String).always(),
+                F::new(2, "protocol", Label::Singular, Kind::String).always(),
+                F::new(3, "port", Label::Singular, Kind::Int32).always().emit_empty(),
+                F::new(
+                        4,
+                        "targetPort",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
+                        ),
+                    )
+                    .always(),
+                F::new(5, "nodePort", Label::Singular, Kind::Int32).always(),
+                F::new(6, "appProtocol", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 5, 2, 3, 4]);
 
     pub static SERVICE_PROXY_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ServiceProxyOptions",
@@ -37206,41 +37281,46 @@ pub mod _schema {
     );
 
     pub static SERVICE_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.ServiceSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "ports", Label::Repeated, Kind::Message(&SERVICE_PORT)),
-            F::new(
-                2,
-                "selector",
-                Label::Map,
-                Kind::Message(&SERVICE_SPEC_SELECTOR_ENTRY),
-            ),
-            F::new(3, "clusterIP", Label::Singular, Kind::String).always(),
-            F::new(4, "type", Label::Singular, Kind::String).always(),
-            F::new(5, "externalIPs", Label::Repeated, Kind::String),
-            F::new(7, "sessionAffinity", Label::Singular, Kind::String).always(),
-            F::new(8, "loadBalancerIP", Label::Singular, Kind::String).always(),
-            F::new(9, "loadBalancerSourceRanges", Label::Repeated, Kind::String),
-            F::new(10, "externalName", Label::Singular, Kind::String).always(),
-            F::new(11, "externalTrafficPolicy", Label::Singular, Kind::String).always(),
-            F::new(12, "healthCheckNodePort", Label::Singular, Kind::Int32).always(),
-            F::new(13, "publishNotReadyAddresses", Label::Singular, Kind::Bool).always(),
-            F::new(
-                14,
-                "sessionAffinityConfig",
-                Label::Singular,
-                Kind::Message(&SESSION_AFFINITY_CONFIG),
-            ),
-            F::new(17, "ipFamilyPolicy", Label::Singular, Kind::String),
-            F::new(18, "clusterIPs", Label::Repeated, Kind::String),
-            F::new(19, "ipFamilies", Label::Repeated, Kind::String),
-            F::new(20, "allocateLoadBalancerNodePorts", Label::Singular, Kind::Bool),
-            F::new(21, "loadBalancerClass", Label::Singular, Kind::String),
-            F::new(22, "internalTrafficPolicy", Label::Singular, Kind::String),
-            F::new(23, "trafficDistribution", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.core.v1.ServiceSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "ports", Label::Repeated, Kind::Message(&SERVICE_PORT)),
+                F::new(
+                    2,
+                    "selector",
+                    Label::Map,
+                    Kind::Message(&SERVICE_SPEC_SELECTOR_ENTRY),
+                ),
+                F::new(3, "clusterIP", Label::Singular, Kind::String).always(),
+                F::new(4, "type", Label::Singular, Kind::String).always(),
+                F::new(5, "externalIPs", Label::Repeated, Kind::String),
+                F::new(7, "sessionAffinity", Label::Singular, Kind::String).always(),
+                F::new(8, "loadBalancerIP", Label::Singular, Kind::String).always(),
+                F::new(9, "loadBalancerSourceRanges", Label::Repeated, Kind::String),
+                F::new(10, "externalName", Label::Singular, Kind::String).always(),
+                F::new(11, "externalTrafficPolicy", Label::Singular, Kind::String)
+                    .always(),
+                F::new(12, "healthCheckNodePort", Label::Singular, Kind::Int32).always(),
+                F::new(13, "publishNotReadyAddresses", Label::Singular, Kind::Bool)
+                    .always(),
+                F::new(
+                    14,
+                    "sessionAffinityConfig",
+                    Label::Singular,
+                    Kind::Message(&SESSION_AFFINITY_CONFIG),
+                ),
+                F::new(17, "ipFamilyPolicy", Label::Singular, Kind::String),
+                F::new(18, "clusterIPs", Label::Repeated, Kind::String),
+                F::new(19, "ipFamilies", Label::Repeated, Kind::String),
+                F::new(20, "allocateLoadBalancerNodePorts", Label::Singular, Kind::Bool),
+                F::new(21, "loadBalancerClass", Label::Singular, Kind::String),
+                F::new(22, "internalTrafficPolicy", Label::Singular, Kind::String),
+                F::new(23, "trafficDistribution", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(
+            &[0, 1, 2, 14, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 13, 16, 17, 18, 19],
+        );
 
     pub static SERVICE_SPEC_SELECTOR_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ServiceSpec.SelectorEntry",
@@ -37459,18 +37539,21 @@ pub mod _schema {
     );
 
     pub static VOLUME_MOUNT: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.VolumeMount",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "readOnly", Label::Singular, Kind::Bool).always(),
-            F::new(3, "mountPath", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(4, "subPath", Label::Singular, Kind::String).always(),
-            F::new(5, "mountPropagation", Label::Singular, Kind::String),
-            F::new(6, "subPathExpr", Label::Singular, Kind::String).always(),
-            F::new(7, "recursiveReadOnly", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.core.v1.VolumeMount",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "readOnly", Label::Singular, Kind::Bool).always(),
+                F::new(3, "mountPath", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(4, "subPath", Label::Singular, Kind::String).always(),
+                F::new(5, "mountPropagation", Label::Singular, Kind::String),
+                F::new(6, "subPathExpr", Label::Singular, Kind::String).always(),
+                F::new(7, "recursiveReadOnly", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 6, 2, 3, 4, 5]);
 
     pub static VOLUME_MOUNT_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeMountStatus",
@@ -37480,8 +37563,7 @@ pub mod _schema {
             F::new(2, "mountPath", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "readOnly", Label::Singular, Kind::Bool).always(),
             F::new(4, "recursiveReadOnly", Label::Singular, Kind::String),
-            F::new(5, "volumeStatus", Label::Singular, Kind::Message(&VOLUME_STATUS))
-                .always(),
+            F::new(5, "volumeStatus", Label::Singular, Kind::Message(&VOLUME_STATUS)),
         ],
     );
 
@@ -37583,146 +37665,167 @@ pub mod _schema {
     );
 
     pub static VOLUME_SOURCE: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.VolumeSource",
-        JsonForm::Object,
-        &[
-            F::new(
-                1,
-                "hostPath",
-                Label::Singular,
-                Kind::Message(&HOST_PATH_VOLUME_SOURCE),
-            ),
-            F::new(
-                2,
-                "emptyDir",
-                Label::Singular,
-                Kind::Message(&EMPTY_DIR_VOLUME_SOURCE),
-            ),
-            F::new(
-                3,
-                "gcePersistentDisk",
-                Label::Singular,
-                Kind::Message(&GCE_PERSISTENT_DISK_VOLUME_SOURCE),
-            ),
-            F::new(
-                4,
-                "awsElasticBlockStore",
-                Label::Singular,
-                Kind::Message(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE),
-            ),
-            F::new(
-                5,
-                "gitRepo",
-                Label::Singular,
-                Kind::Message(&GIT_REPO_VOLUME_SOURCE),
-            ),
-            F::new(6, "secret", Label::Singular, Kind::Message(&SECRET_VOLUME_SOURCE)),
-            F::new(7, "nfs", Label::Singular, Kind::Message(&NFS_VOLUME_SOURCE)),
-            F::new(8, "iscsi", Label::Singular, Kind::Message(&ISCSI_VOLUME_SOURCE)),
-            F::new(
-                9,
-                "glusterfs",
-                Label::Singular,
-                Kind::Message(&GLUSTERFS_VOLUME_SOURCE),
-            ),
-            F::new(
-                10,
-                "persistentVolumeClaim",
-                Label::Singular,
-                Kind::Message(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE),
-            ),
-            F::new(11, "rbd", Label::Singular, Kind::Message(&RBD_VOLUME_SOURCE)),
-            F::new(
-                12,
-                "flexVolume",
-                Label::Singular,
-                Kind::Message(&FLEX_VOLUME_SOURCE),
-            ),
-            F::new(13, "cinder", Label::Singular, Kind::Message(&CINDER_VOLUME_SOURCE)),
-            F::new(14, "cephfs", Label::Singular, Kind::Message(&CEPH_FS_VOLUME_SOURCE)),
-            F::new(
-                15,
-                "flocker",
-                Label::Singular,
-                Kind::Message(&FLOCKER_VOLUME_SOURCE),
-            ),
-            F::new(
-                16,
-                "downwardAPI",
-                Label::Singular,
-                Kind::Message(&DOWNWARD_API_VOLUME_SOURCE),
-            ),
-            F::new(17, "fc", Label::Singular, Kind::Message(&FC_VOLUME_SOURCE)),
-            F::new(
-                18,
-                "azureFile",
-                Label::Singular,
-                Kind::Message(&AZURE_FILE_VOLUME_SOURCE),
-            ),
-            F::new(
-                19,
-                "configMap",
-                Label::Singular,
-                Kind::Message(&CONFIG_MAP_VOLUME_SOURCE),
-            ),
-            F::new(
-                20,
-                "vsphereVolume",
-                Label::Singular,
-                Kind::Message(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
-            ),
-            F::new(
-                21,
-                "quobyte",
-                Label::Singular,
-                Kind::Message(&QUOBYTE_VOLUME_SOURCE),
-            ),
-            F::new(
-                22,
-                "azureDisk",
-                Label::Singular,
-                Kind::Message(&AZURE_DISK_VOLUME_SOURCE),
-            ),
-            F::new(
-                23,
-                "photonPersistentDisk",
-                Label::Singular,
-                Kind::Message(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE),
-            ),
-            F::new(
-                24,
-                "portworxVolume",
-                Label::Singular,
-                Kind::Message(&PORTWORX_VOLUME_SOURCE),
-            ),
-            F::new(
-                25,
-                "scaleIO",
-                Label::Singular,
-                Kind::Message(&SCALE_IO_VOLUME_SOURCE),
-            ),
-            F::new(
-                26,
-                "projected",
-                Label::Singular,
-                Kind::Message(&PROJECTED_VOLUME_SOURCE),
-            ),
-            F::new(
-                27,
-                "storageos",
-                Label::Singular,
-                Kind::Message(&STORAGE_OS_VOLUME_SOURCE),
-            ),
-            F::new(28, "csi", Label::Singular, Kind::Message(&CSI_VOLUME_SOURCE)),
-            F::new(
-                29,
-                "ephemeral",
-                Label::Singular,
-                Kind::Message(&EPHEMERAL_VOLUME_SOURCE),
-            ),
-            F::new(30, "image", Label::Singular, Kind::Message(&IMAGE_VOLUME_SOURCE)),
-        ],
-    );
+            "k8s.io.api.core.v1.VolumeSource",
+            JsonForm::Object,
+            &[
+                F::new(
+                    1,
+                    "hostPath",
+                    Label::Singular,
+                    Kind::Message(&HOST_PATH_VOLUME_SOURCE),
+                ),
+                F::new(
+                    2,
+                    "emptyDir",
+                    Label::Singular,
+                    Kind::Message(&EMPTY_DIR_VOLUME_SOURCE),
+                ),
+                F::new(
+                    3,
+                    "gcePersistentDisk",
+                    Label::Singular,
+                    Kind::Message(&GCE_PERSISTENT_DISK_VOLUME_SOURCE),
+                ),
+                F::new(
+                    4,
+                    "awsElasticBlockStore",
+                    Label::Singular,
+                    Kind::Message(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE),
+                ),
+                F::new(
+                    5,
+                    "gitRepo",
+                    Label::Singular,
+                    Kind::Message(&GIT_REPO_VOLUME_SOURCE),
+                ),
+                F::new(
+                    6,
+                    "secret",
+                    Label::Singular,
+                    Kind::Message(&SECRET_VOLUME_SOURCE),
+                ),
+                F::new(7, "nfs", Label::Singular, Kind::Message(&NFS_VOLUME_SOURCE)),
+                F::new(8, "iscsi", Label::Singular, Kind::Message(&ISCSI_VOLUME_SOURCE)),
+                F::new(
+                    9,
+                    "glusterfs",
+                    Label::Singular,
+                    Kind::Message(&GLUSTERFS_VOLUME_SOURCE),
+                ),
+                F::new(
+                    10,
+                    "persistentVolumeClaim",
+                    Label::Singular,
+                    Kind::Message(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE),
+                ),
+                F::new(11, "rbd", Label::Singular, Kind::Message(&RBD_VOLUME_SOURCE)),
+                F::new(
+                    12,
+                    "flexVolume",
+                    Label::Singular,
+                    Kind::Message(&FLEX_VOLUME_SOURCE),
+                ),
+                F::new(
+                    13,
+                    "cinder",
+                    Label::Singular,
+                    Kind::Message(&CINDER_VOLUME_SOURCE),
+                ),
+                F::new(
+                    14,
+                    "cephfs",
+                    Label::Singular,
+                    Kind::Message(&CEPH_FS_VOLUME_SOURCE),
+                ),
+                F::new(
+                    15,
+                    "flocker",
+                    Label::Singular,
+                    Kind::Message(&FLOCKER_VOLUME_SOURCE),
+                ),
+                F::new(
+                    16,
+                    "downwardAPI",
+                    Label::Singular,
+                    Kind::Message(&DOWNWARD_API_VOLUME_SOURCE),
+                ),
+                F::new(17, "fc", Label::Singular, Kind::Message(&FC_VOLUME_SOURCE)),
+                F::new(
+                    18,
+                    "azureFile",
+                    Label::Singular,
+                    Kind::Message(&AZURE_FILE_VOLUME_SOURCE),
+                ),
+                F::new(
+                    19,
+                    "configMap",
+                    Label::Singular,
+                    Kind::Message(&CONFIG_MAP_VOLUME_SOURCE),
+                ),
+                F::new(
+                    20,
+                    "vsphereVolume",
+                    Label::Singular,
+                    Kind::Message(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+                ),
+                F::new(
+                    21,
+                    "quobyte",
+                    Label::Singular,
+                    Kind::Message(&QUOBYTE_VOLUME_SOURCE),
+                ),
+                F::new(
+                    22,
+                    "azureDisk",
+                    Label::Singular,
+                    Kind::Message(&AZURE_DISK_VOLUME_SOURCE),
+                ),
+                F::new(
+                    23,
+                    "photonPersistentDisk",
+                    Label::Singular,
+                    Kind::Message(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE),
+                ),
+                F::new(
+                    24,
+                    "portworxVolume",
+                    Label::Singular,
+                    Kind::Message(&PORTWORX_VOLUME_SOURCE),
+                ),
+                F::new(
+                    25,
+                    "scaleIO",
+                    Label::Singular,
+                    Kind::Message(&SCALE_IO_VOLUME_SOURCE),
+                ),
+                F::new(
+                    26,
+                    "projected",
+                    Label::Singular,
+                    Kind::Message(&PROJECTED_VOLUME_SOURCE),
+                ),
+                F::new(
+                    27,
+                    "storageos",
+                    Label::Singular,
+                    Kind::Message(&STORAGE_OS_VOLUME_SOURCE),
+                ),
+                F::new(28, "csi", Label::Singular, Kind::Message(&CSI_VOLUME_SOURCE)),
+                F::new(
+                    29,
+                    "ephemeral",
+                    Label::Singular,
+                    Kind::Message(&EPHEMERAL_VOLUME_SOURCE),
+                ),
+                F::new(30, "image", Label::Singular, Kind::Message(&IMAGE_VOLUME_SOURCE)),
+            ],
+        )
+        .with_json_order(
+            &[
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 25, 23, 24, 26, 27, 28, 29,
+            ],
+        );
 
     pub static VOLUME_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeStatus",

@@ -1026,25 +1026,28 @@ pub mod _schema {
     );
 
     pub static ENDPOINT_SLICE: MessageSchema = MessageSchema::new(
-        "k8s.io.api.discovery.v1.EndpointSlice",
-        JsonForm::Object,
-        &[
-            F::new(
-                    1,
-                    "metadata",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                    ),
-                )
-                .always(),
-            F::new(2, "endpoints", Label::Repeated, Kind::Message(&ENDPOINT))
-                .emit_empty(),
-            F::new(3, "ports", Label::Repeated, Kind::Message(&ENDPOINT_PORT))
-                .emit_empty(),
-            F::new(4, "addressType", Label::Singular, Kind::String).always().emit_empty(),
-        ],
-    );
+            "k8s.io.api.discovery.v1.EndpointSlice",
+            JsonForm::Object,
+            &[
+                F::new(
+                        1,
+                        "metadata",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                        ),
+                    )
+                    .always(),
+                F::new(2, "endpoints", Label::Repeated, Kind::Message(&ENDPOINT))
+                    .emit_empty(),
+                F::new(3, "ports", Label::Repeated, Kind::Message(&ENDPOINT_PORT))
+                    .emit_empty(),
+                F::new(4, "addressType", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+            ],
+        )
+        .with_json_order(&[0, 3, 1, 2]);
 
     pub static ENDPOINT_SLICE_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.api.discovery.v1.EndpointSliceList",

@@ -5413,14 +5413,13 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                    1,
-                    "selector",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                    ),
-                )
-                .emit_empty(),
+                1,
+                "selector",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                ),
+            ),
             F::new(
                     2,
                     "template",
@@ -5504,33 +5503,34 @@ pub mod _schema {
     );
 
     pub static DEPLOYMENT_CONDITION: MessageSchema = MessageSchema::new(
-        "k8s.io.api.extensions.v1beta1.DeploymentCondition",
-        JsonForm::Object,
-        &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(4, "reason", Label::Singular, Kind::String).always(),
-            F::new(5, "message", Label::Singular, Kind::String).always(),
-            F::new(
-                    6,
-                    "lastUpdateTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-            F::new(
-                    7,
-                    "lastTransitionTime",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
-                    ),
-                )
-                .always(),
-        ],
-    );
+            "k8s.io.api.extensions.v1beta1.DeploymentCondition",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(4, "reason", Label::Singular, Kind::String).always(),
+                F::new(5, "message", Label::Singular, Kind::String).always(),
+                F::new(
+                        6,
+                        "lastUpdateTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+                F::new(
+                        7,
+                        "lastTransitionTime",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                        ),
+                    )
+                    .always(),
+            ],
+        )
+        .with_json_order(&[0, 1, 4, 5, 2, 3]);
 
     pub static DEPLOYMENT_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DeploymentList",
@@ -5581,14 +5581,13 @@ pub mod _schema {
         &[
             F::new(1, "replicas", Label::Singular, Kind::Int32),
             F::new(
-                    2,
-                    "selector",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
-                    ),
-                )
-                .emit_empty(),
+                2,
+                "selector",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
+                ),
+            ),
             F::new(
                     3,
                     "template",
@@ -5608,25 +5607,26 @@ pub mod _schema {
     );
 
     pub static DEPLOYMENT_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.extensions.v1beta1.DeploymentStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
-            F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
-            F::new(3, "updatedReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(4, "availableReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(5, "unavailableReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(
-                6,
-                "conditions",
-                Label::Repeated,
-                Kind::Message(&DEPLOYMENT_CONDITION),
-            ),
-            F::new(7, "readyReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(8, "collisionCount", Label::Singular, Kind::Int32),
-            F::new(9, "terminatingReplicas", Label::Singular, Kind::Int32),
-        ],
-    );
+            "k8s.io.api.extensions.v1beta1.DeploymentStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "observedGeneration", Label::Singular, Kind::Int64).always(),
+                F::new(2, "replicas", Label::Singular, Kind::Int32).always(),
+                F::new(3, "updatedReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(4, "availableReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(5, "unavailableReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(
+                    6,
+                    "conditions",
+                    Label::Repeated,
+                    Kind::Message(&DEPLOYMENT_CONDITION),
+                ),
+                F::new(7, "readyReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(8, "collisionCount", Label::Singular, Kind::Int32),
+                F::new(9, "terminatingReplicas", Label::Singular, Kind::Int32),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 6, 3, 4, 8, 5, 7]);
 
     pub static DEPLOYMENT_STRATEGY: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.DeploymentStrategy",
@@ -5643,16 +5643,17 @@ pub mod _schema {
     );
 
     pub static HTTP_INGRESS_PATH: MessageSchema = MessageSchema::new(
-        "k8s.io.api.extensions.v1beta1.HTTPIngressPath",
-        JsonForm::Object,
-        &[
-            F::new(1, "path", Label::Singular, Kind::String).always(),
-            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
-                .always()
-                .emit_empty(),
-            F::new(3, "pathType", Label::Singular, Kind::String).emit_empty(),
-        ],
-    );
+            "k8s.io.api.extensions.v1beta1.HTTPIngressPath",
+            JsonForm::Object,
+            &[
+                F::new(1, "path", Label::Singular, Kind::String).always(),
+                F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                    .always()
+                    .emit_empty(),
+                F::new(3, "pathType", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 2, 1]);
 
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.HTTPIngressRuleValue",
@@ -5788,15 +5789,16 @@ pub mod _schema {
     );
 
     pub static INGRESS_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.extensions.v1beta1.IngressSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
-            F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
-            F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
-            F::new(4, "ingressClassName", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.extensions.v1beta1.IngressSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
+                F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
+                F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
+                F::new(4, "ingressClassName", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[3, 0, 1, 2]);
 
     pub static INGRESS_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.IngressStatus",
@@ -6004,48 +6006,51 @@ pub mod _schema {
     );
 
     pub static REPLICA_SET_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.extensions.v1beta1.ReplicaSetSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32),
-            F::new(
+            "k8s.io.api.extensions.v1beta1.ReplicaSetSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "replicas", Label::Singular, Kind::Int32),
+                F::new(
                     2,
                     "selector",
                     Label::Singular,
                     Kind::Message(
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::LABEL_SELECTOR,
                     ),
-                )
-                .emit_empty(),
-            F::new(
-                    3,
-                    "template",
-                    Label::Singular,
-                    Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
-                )
-                .always(),
-            F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
-        ],
-    );
+                ),
+                F::new(
+                        3,
+                        "template",
+                        Label::Singular,
+                        Kind::Message(&crate::api::core::v1::_schema::POD_TEMPLATE_SPEC),
+                    )
+                    .always(),
+                F::new(4, "minReadySeconds", Label::Singular, Kind::Int32).always(),
+            ],
+        )
+        .with_json_order(&[0, 3, 1, 2]);
 
     pub static REPLICA_SET_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.extensions.v1beta1.ReplicaSetStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "replicas", Label::Singular, Kind::Int32).always().emit_empty(),
-            F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
-            F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(5, "availableReplicas", Label::Singular, Kind::Int32).always(),
-            F::new(
-                6,
-                "conditions",
-                Label::Repeated,
-                Kind::Message(&REPLICA_SET_CONDITION),
-            ),
-            F::new(7, "terminatingReplicas", Label::Singular, Kind::Int32),
-        ],
-    );
+            "k8s.io.api.extensions.v1beta1.ReplicaSetStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "replicas", Label::Singular, Kind::Int32)
+                    .always()
+                    .emit_empty(),
+                F::new(2, "fullyLabeledReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(3, "observedGeneration", Label::Singular, Kind::Int64).always(),
+                F::new(4, "readyReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(5, "availableReplicas", Label::Singular, Kind::Int32).always(),
+                F::new(
+                    6,
+                    "conditions",
+                    Label::Repeated,
+                    Kind::Message(&REPLICA_SET_CONDITION),
+                ),
+                F::new(7, "terminatingReplicas", Label::Singular, Kind::Int32),
+            ],
+        )
+        .with_json_order(&[0, 1, 3, 4, 6, 2, 5]);
 
     pub static ROLLBACK_CONFIG: MessageSchema = MessageSchema::new(
         "k8s.io.api.extensions.v1beta1.RollbackConfig",

@@ -2603,8 +2603,8 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.FlowSchemaCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -2613,10 +2613,9 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
                     ),
                 )
-                .always()
-                .emit_empty(),
-            F::new(4, "reason", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(5, "message", Label::Singular, Kind::String).always().emit_empty(),
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
 
@@ -2649,7 +2648,9 @@ pub mod _schema {
                 )
                 .always()
                 .emit_empty(),
-            F::new(2, "matchingPrecedence", Label::Singular, Kind::Int32).always(),
+            F::new(2, "matchingPrecedence", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
             F::new(
                 3,
                 "distinguisherMethod",
@@ -2697,10 +2698,11 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "nominalConcurrencyShares", Label::Singular, Kind::Int32).always(),
-            F::new(2, "limitResponse", Label::Singular, Kind::Message(&LIMIT_RESPONSE))
+            F::new(1, "nominalConcurrencyShares", Label::Singular, Kind::Int32)
                 .always()
                 .emit_empty(),
+            F::new(2, "limitResponse", Label::Singular, Kind::Message(&LIMIT_RESPONSE))
+                .always(),
             F::new(3, "lendablePercent", Label::Singular, Kind::Int32),
             F::new(4, "borrowingLimitPercent", Label::Singular, Kind::Int32),
         ],
@@ -2769,8 +2771,8 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition",
         JsonForm::Object,
         &[
-            F::new(1, "type", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "status", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(1, "type", Label::Singular, Kind::String).always(),
+            F::new(2, "status", Label::Singular, Kind::String).always(),
             F::new(
                     3,
                     "lastTransitionTime",
@@ -2779,10 +2781,9 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
                     ),
                 )
-                .always()
-                .emit_empty(),
-            F::new(4, "reason", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(5, "message", Label::Singular, Kind::String).always().emit_empty(),
+                .always(),
+            F::new(4, "reason", Label::Singular, Kind::String).always(),
+            F::new(5, "message", Label::Singular, Kind::String).always(),
         ],
     );
 
@@ -2852,9 +2853,11 @@ pub mod _schema {
         "k8s.io.api.flowcontrol.v1beta3.QueuingConfiguration",
         JsonForm::Object,
         &[
-            F::new(1, "queues", Label::Singular, Kind::Int32).always(),
-            F::new(2, "handSize", Label::Singular, Kind::Int32).always(),
-            F::new(3, "queueLengthLimit", Label::Singular, Kind::Int32).always(),
+            F::new(1, "queues", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(2, "handSize", Label::Singular, Kind::Int32).always().emit_empty(),
+            F::new(3, "queueLengthLimit", Label::Singular, Kind::Int32)
+                .always()
+                .emit_empty(),
         ],
     );
 
@@ -2866,7 +2869,7 @@ pub mod _schema {
             F::new(2, "apiGroups", Label::Repeated, Kind::String).emit_empty(),
             F::new(3, "resources", Label::Repeated, Kind::String).emit_empty(),
             F::new(4, "clusterScope", Label::Singular, Kind::Bool).always(),
-            F::new(5, "namespaces", Label::Repeated, Kind::String),
+            F::new(5, "namespaces", Label::Repeated, Kind::String).emit_empty(),
         ],
     );
 

@@ -459,7 +459,8 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&IMAGE_REVIEW_SPEC))
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "status", Label::Singular, Kind::Message(&IMAGE_REVIEW_STATUS))
                 .always(),
         ],
@@ -504,7 +505,7 @@ pub mod _schema {
         "k8s.io.api.imagepolicy.v1alpha1.ImageReviewStatus",
         JsonForm::Object,
         &[
-            F::new(1, "allowed", Label::Singular, Kind::Bool).always(),
+            F::new(1, "allowed", Label::Singular, Kind::Bool).always().emit_empty(),
             F::new(2, "reason", Label::Singular, Kind::String).always(),
             F::new(
                 3,

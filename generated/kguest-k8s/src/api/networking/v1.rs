@@ -3741,16 +3741,17 @@ pub mod _schema {
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
 
     pub static HTTP_INGRESS_PATH: MessageSchema = MessageSchema::new(
-        "k8s.io.api.networking.v1.HTTPIngressPath",
-        JsonForm::Object,
-        &[
-            F::new(1, "path", Label::Singular, Kind::String).always(),
-            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
-                .always()
-                .emit_empty(),
-            F::new(3, "pathType", Label::Singular, Kind::String).emit_empty(),
-        ],
-    );
+            "k8s.io.api.networking.v1.HTTPIngressPath",
+            JsonForm::Object,
+            &[
+                F::new(1, "path", Label::Singular, Kind::String).always(),
+                F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                    .always()
+                    .emit_empty(),
+                F::new(3, "pathType", Label::Singular, Kind::String).emit_empty(),
+            ],
+        )
+        .with_json_order(&[0, 2, 1]);
 
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.HTTPIngressRuleValue",
@@ -3829,25 +3830,26 @@ pub mod _schema {
     );
 
     pub static INGRESS_BACKEND: MessageSchema = MessageSchema::new(
-        "k8s.io.api.networking.v1.IngressBackend",
-        JsonForm::Object,
-        &[
-            F::new(
-                3,
-                "resource",
-                Label::Singular,
-                Kind::Message(
-                    &crate::api::core::v1::_schema::TYPED_LOCAL_OBJECT_REFERENCE,
+            "k8s.io.api.networking.v1.IngressBackend",
+            JsonForm::Object,
+            &[
+                F::new(
+                    3,
+                    "resource",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::api::core::v1::_schema::TYPED_LOCAL_OBJECT_REFERENCE,
+                    ),
                 ),
-            ),
-            F::new(
-                4,
-                "service",
-                Label::Singular,
-                Kind::Message(&INGRESS_SERVICE_BACKEND),
-            ),
-        ],
-    );
+                F::new(
+                    4,
+                    "service",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_SERVICE_BACKEND),
+                ),
+            ],
+        )
+        .with_json_order(&[1, 0]);
 
     pub static INGRESS_CLASS: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IngressClass",
@@ -3995,20 +3997,21 @@ pub mod _schema {
     );
 
     pub static INGRESS_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.networking.v1.IngressSpec",
-        JsonForm::Object,
-        &[
-            F::new(
-                1,
-                "defaultBackend",
-                Label::Singular,
-                Kind::Message(&INGRESS_BACKEND),
-            ),
-            F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
-            F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
-            F::new(4, "ingressClassName", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.networking.v1.IngressSpec",
+            JsonForm::Object,
+            &[
+                F::new(
+                    1,
+                    "defaultBackend",
+                    Label::Singular,
+                    Kind::Message(&INGRESS_BACKEND),
+                ),
+                F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
+                F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
+                F::new(4, "ingressClassName", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[3, 0, 1, 2]);
 
     pub static INGRESS_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1.IngressStatus",

@@ -2670,16 +2670,17 @@ pub mod _schema {
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
 
     pub static HTTP_INGRESS_PATH: MessageSchema = MessageSchema::new(
-        "k8s.io.api.networking.v1beta1.HTTPIngressPath",
-        JsonForm::Object,
-        &[
-            F::new(1, "path", Label::Singular, Kind::String).always(),
-            F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
-                .always()
-                .emit_empty(),
-            F::new(3, "pathType", Label::Singular, Kind::String).emit_empty(),
-        ],
-    );
+            "k8s.io.api.networking.v1beta1.HTTPIngressPath",
+            JsonForm::Object,
+            &[
+                F::new(1, "path", Label::Singular, Kind::String).always(),
+                F::new(2, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND))
+                    .always()
+                    .emit_empty(),
+                F::new(3, "pathType", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 2, 1]);
 
     pub static HTTP_INGRESS_RULE_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.HTTPIngressRuleValue",
@@ -2909,15 +2910,16 @@ pub mod _schema {
     );
 
     pub static INGRESS_SPEC: MessageSchema = MessageSchema::new(
-        "k8s.io.api.networking.v1beta1.IngressSpec",
-        JsonForm::Object,
-        &[
-            F::new(1, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
-            F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
-            F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
-            F::new(4, "ingressClassName", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.networking.v1beta1.IngressSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "backend", Label::Singular, Kind::Message(&INGRESS_BACKEND)),
+                F::new(2, "tls", Label::Repeated, Kind::Message(&INGRESS_TLS)),
+                F::new(3, "rules", Label::Repeated, Kind::Message(&INGRESS_RULE)),
+                F::new(4, "ingressClassName", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[3, 0, 1, 2]);
 
     pub static INGRESS_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.networking.v1beta1.IngressStatus",

@@ -1592,9 +1592,7 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&DEVICE_TAINT_SELECTOR),
             ),
-            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT))
-                .always()
-                .emit_empty(),
+            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT)).always(),
         ],
     );
 
@@ -1624,21 +1622,24 @@ pub mod _schema {
     );
 
     pub static POOL_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.resource.v1alpha3.PoolStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "poolName", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(3, "nodeName", Label::Singular, Kind::String),
-            F::new(4, "totalDevices", Label::Singular, Kind::Int32),
-            F::new(5, "allocatedDevices", Label::Singular, Kind::Int32),
-            F::new(6, "availableDevices", Label::Singular, Kind::Int32),
-            F::new(7, "unavailableDevices", Label::Singular, Kind::Int32),
-            F::new(8, "resourceSliceCount", Label::Singular, Kind::Int32),
-            F::new(9, "generation", Label::Singular, Kind::Int64).always().emit_empty(),
-            F::new(10, "validationError", Label::Singular, Kind::String),
-        ],
-    );
+            "k8s.io.api.resource.v1alpha3.PoolStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "driver", Label::Singular, Kind::String).always(),
+                F::new(2, "poolName", Label::Singular, Kind::String).always(),
+                F::new(3, "nodeName", Label::Singular, Kind::String),
+                F::new(4, "totalDevices", Label::Singular, Kind::Int32),
+                F::new(5, "allocatedDevices", Label::Singular, Kind::Int32),
+                F::new(6, "availableDevices", Label::Singular, Kind::Int32),
+                F::new(7, "unavailableDevices", Label::Singular, Kind::Int32),
+                F::new(8, "resourceSliceCount", Label::Singular, Kind::Int32),
+                F::new(9, "generation", Label::Singular, Kind::Int64)
+                    .always()
+                    .emit_empty(),
+                F::new(10, "validationError", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 8, 7, 3, 4, 5, 6, 2, 9]);
 
     pub static RESOURCE_POOL_STATUS_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequest",
@@ -1652,8 +1653,7 @@ pub mod _schema {
                         &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
                     ),
                 )
-                .always()
-                .emit_empty(),
+                .always(),
             F::new(
                     2,
                     "spec",
@@ -1705,19 +1705,20 @@ pub mod _schema {
     );
 
     pub static RESOURCE_POOL_STATUS_REQUEST_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestStatus",
-        JsonForm::Object,
-        &[
-            F::new(2, "pools", Label::Repeated, Kind::Message(&POOL_STATUS)),
-            F::new(
-                3,
-                "conditions",
-                Label::Repeated,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
+            "k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestStatus",
+            JsonForm::Object,
+            &[
+                F::new(2, "pools", Label::Repeated, Kind::Message(&POOL_STATUS)),
+                F::new(
+                    3,
+                    "conditions",
+                    Label::Repeated,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
+                    ),
                 ),
-            ),
-            F::new(6, "poolCount", Label::Singular, Kind::Int32).emit_empty(),
-        ],
-    );
+                F::new(6, "poolCount", Label::Singular, Kind::Int32),
+            ],
+        )
+        .with_json_order(&[2, 0, 1]);
 }

@@ -5476,35 +5476,39 @@ pub mod _schema {
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
 
     pub static ALLOCATED_DEVICE_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.resource.v1beta1.AllocatedDeviceStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "pool", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(3, "device", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(
-                4,
-                "conditions",
-                Label::Repeated,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
+            "k8s.io.api.resource.v1beta1.AllocatedDeviceStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "pool", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(3, "device", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                        4,
+                        "conditions",
+                        Label::Repeated,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
+                        ),
+                    )
+                    .emit_empty(),
+                F::new(
+                    5,
+                    "data",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
                 ),
-            ),
-            F::new(
-                5,
-                "data",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
-            F::new(
-                6,
-                "networkData",
-                Label::Singular,
-                Kind::Message(&NETWORK_DEVICE_DATA),
-            ),
-            F::new(7, "shareID", Label::Singular, Kind::String),
-        ],
-    );
+                F::new(
+                    6,
+                    "networkData",
+                    Label::Singular,
+                    Kind::Message(&NETWORK_DEVICE_DATA),
+                ),
+                F::new(7, "shareID", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 6, 3, 4, 5]);
 
     pub static ALLOCATION_RESULT: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.AllocationResult",
@@ -5621,13 +5625,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "default",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "default",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                 3,
                 "validValues",
@@ -5650,14 +5655,13 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                    1,
-                    "min",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                    ),
-                )
-                .emit_empty(),
+                1,
+                "min",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
             F::new(
                 2,
                 "max",
@@ -5764,8 +5768,7 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline()
-                .emit_empty(),
+                .inline(),
         ],
     );
 
@@ -5830,7 +5833,8 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta1.DeviceClaim",
         JsonForm::Object,
         &[
-            F::new(1, "requests", Label::Repeated, Kind::Message(&DEVICE_REQUEST)),
+            F::new(1, "requests", Label::Repeated, Kind::Message(&DEVICE_REQUEST))
+                .emit_empty(),
             F::new(2, "constraints", Label::Repeated, Kind::Message(&DEVICE_CONSTRAINT)),
             F::new(
                 3,
@@ -5853,8 +5857,7 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline()
-                .emit_empty(),
+                .inline(),
         ],
     );
 
@@ -5888,8 +5891,7 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline()
-                .emit_empty(),
+                .inline(),
         ],
     );
 
@@ -5955,12 +5957,11 @@ pub mod _schema {
         &[
             F::new(1, "counterSet", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                    2,
-                    "counters",
-                    Label::Map,
-                    Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
-                )
-                .emit_empty(),
+                2,
+                "counters",
+                Label::Map,
+                Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
+            ),
         ],
     );
 
@@ -5978,7 +5979,9 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "deviceClassName", Label::Singular, Kind::String).always(),
+            F::new(2, "deviceClassName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
             F::new(3, "selectors", Label::Repeated, Kind::Message(&DEVICE_SELECTOR)),
             F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
             F::new(5, "count", Label::Singular, Kind::Int64).always(),
@@ -6180,7 +6183,11 @@ pub mod _schema {
     pub static RESOURCE_CLAIM_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta1.ResourceClaimSpec",
         JsonForm::Object,
-        &[F::new(1, "devices", Label::Singular, Kind::Message(&DEVICE_CLAIM)).always()],
+        &[
+            F::new(1, "devices", Label::Singular, Kind::Message(&DEVICE_CLAIM))
+                .always()
+                .emit_empty(),
+        ],
     );
 
     pub static RESOURCE_CLAIM_STATUS: MessageSchema = MessageSchema::new(
@@ -6321,14 +6328,14 @@ pub mod _schema {
             F::new(2, "pool", Label::Singular, Kind::Message(&RESOURCE_POOL))
                 .always()
                 .emit_empty(),
-            F::new(3, "nodeName", Label::Singular, Kind::String),
+            F::new(3, "nodeName", Label::Singular, Kind::String).always(),
             F::new(
                 4,
                 "nodeSelector",
                 Label::Singular,
                 Kind::Message(&crate::api::core::v1::_schema::NODE_SELECTOR),
             ),
-            F::new(5, "allNodes", Label::Singular, Kind::Bool),
+            F::new(5, "allNodes", Label::Singular, Kind::Bool).always(),
             F::new(6, "devices", Label::Repeated, Kind::Message(&DEVICE)),
             F::new(7, "perDeviceNodeSelection", Label::Singular, Kind::Bool),
             F::new(8, "sharedCounters", Label::Repeated, Kind::Message(&COUNTER_SET)),

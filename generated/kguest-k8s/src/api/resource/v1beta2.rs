@@ -6007,35 +6007,39 @@ pub mod _schema {
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
 
     pub static ALLOCATED_DEVICE_STATUS: MessageSchema = MessageSchema::new(
-        "k8s.io.api.resource.v1beta2.AllocatedDeviceStatus",
-        JsonForm::Object,
-        &[
-            F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "pool", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(3, "device", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(
-                4,
-                "conditions",
-                Label::Repeated,
-                Kind::Message(
-                    &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
+            "k8s.io.api.resource.v1beta2.AllocatedDeviceStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "pool", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(3, "device", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(
+                        4,
+                        "conditions",
+                        Label::Repeated,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
+                        ),
+                    )
+                    .emit_empty(),
+                F::new(
+                    5,
+                    "data",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
+                    ),
                 ),
-            ),
-            F::new(
-                5,
-                "data",
-                Label::Singular,
-                Kind::Message(&crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION),
-            ),
-            F::new(
-                6,
-                "networkData",
-                Label::Singular,
-                Kind::Message(&NETWORK_DEVICE_DATA),
-            ),
-            F::new(7, "shareID", Label::Singular, Kind::String),
-        ],
-    );
+                F::new(
+                    6,
+                    "networkData",
+                    Label::Singular,
+                    Kind::Message(&NETWORK_DEVICE_DATA),
+                ),
+                F::new(7, "shareID", Label::Singular, Kind::String),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 6, 3, 4, 5]);
 
     pub static ALLOCATION_RESULT: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.AllocationResult",
@@ -6074,13 +6078,14 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "default",
-                Label::Singular,
-                Kind::Message(
-                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                ),
-            ),
+                    1,
+                    "default",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .emit_empty(),
             F::new(
                 3,
                 "validValues",
@@ -6103,14 +6108,13 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                    1,
-                    "min",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                    ),
-                )
-                .emit_empty(),
+                1,
+                "min",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
             F::new(
                 2,
                 "max",
@@ -6277,8 +6281,7 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline()
-                .emit_empty(),
+                .inline(),
         ],
     );
 
@@ -6343,7 +6346,8 @@ pub mod _schema {
         "k8s.io.api.resource.v1beta2.DeviceClaim",
         JsonForm::Object,
         &[
-            F::new(1, "requests", Label::Repeated, Kind::Message(&DEVICE_REQUEST)),
+            F::new(1, "requests", Label::Repeated, Kind::Message(&DEVICE_REQUEST))
+                .emit_empty(),
             F::new(2, "constraints", Label::Repeated, Kind::Message(&DEVICE_CONSTRAINT)),
             F::new(
                 3,
@@ -6366,8 +6370,7 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline()
-                .emit_empty(),
+                .inline(),
         ],
     );
 
@@ -6401,8 +6404,7 @@ pub mod _schema {
                     Kind::Message(&DEVICE_CONFIGURATION),
                 )
                 .always()
-                .inline()
-                .emit_empty(),
+                .inline(),
         ],
     );
 
@@ -6468,12 +6470,11 @@ pub mod _schema {
         &[
             F::new(1, "counterSet", Label::Singular, Kind::String).always().emit_empty(),
             F::new(
-                    2,
-                    "counters",
-                    Label::Map,
-                    Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
-                )
-                .emit_empty(),
+                2,
+                "counters",
+                Label::Map,
+                Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
+            ),
         ],
     );
 
@@ -6632,9 +6633,7 @@ pub mod _schema {
                 Label::Singular,
                 Kind::Message(&DEVICE_TAINT_SELECTOR),
             ),
-            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT))
-                .always()
-                .emit_empty(),
+            F::new(2, "taint", Label::Singular, Kind::Message(&DEVICE_TAINT)).always(),
         ],
     );
 
@@ -6788,7 +6787,11 @@ pub mod _schema {
     pub static RESOURCE_CLAIM_SPEC: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1beta2.ResourceClaimSpec",
         JsonForm::Object,
-        &[F::new(1, "devices", Label::Singular, Kind::Message(&DEVICE_CLAIM)).always()],
+        &[
+            F::new(1, "devices", Label::Singular, Kind::Message(&DEVICE_CLAIM))
+                .always()
+                .emit_empty(),
+        ],
     );
 
     pub static RESOURCE_CLAIM_STATUS: MessageSchema = MessageSchema::new(

@@ -2060,11 +2060,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "podGroupTemplateRef",
-                Label::Singular,
-                Kind::Message(&POD_GROUP_TEMPLATE_REFERENCE),
-            ),
+                    1,
+                    "podGroupTemplateRef",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_TEMPLATE_REFERENCE),
+                )
+                .emit_empty(),
             F::new(
                     2,
                     "schedulingPolicy",
@@ -2126,11 +2127,12 @@ pub mod _schema {
                 .always()
                 .emit_empty(),
             F::new(
-                3,
-                "schedulingConstraints",
-                Label::Singular,
-                Kind::Message(&POD_GROUP_SCHEDULING_CONSTRAINTS),
-            ),
+                    3,
+                    "schedulingConstraints",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_SCHEDULING_CONSTRAINTS),
+                )
+                .emit_empty(),
             F::new(
                 4,
                 "resourceClaims",
@@ -2148,11 +2150,12 @@ pub mod _schema {
         JsonForm::Object,
         &[
             F::new(
-                1,
-                "workload",
-                Label::Singular,
-                Kind::Message(&WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE),
-            ),
+                    1,
+                    "workload",
+                    Label::Singular,
+                    Kind::Message(&WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE),
+                )
+                .emit_empty(),
         ],
     );
 

@@ -514,9 +514,7 @@ pub mod _schema {
                     &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
                 ),
             ),
-            F::new(2, "resourceVersion", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
+            F::new(2, "resourceVersion", Label::Singular, Kind::String).always(),
         ],
     );
 }

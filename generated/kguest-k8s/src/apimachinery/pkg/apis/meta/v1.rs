@@ -5611,25 +5611,28 @@ pub mod _schema {
     );
 
     pub static API_RESOURCE: MessageSchema = MessageSchema::new(
-        "k8s.io.apimachinery.pkg.apis.meta.v1.APIResource",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(2, "namespaced", Label::Singular, Kind::Bool).always().emit_empty(),
-            F::new(3, "kind", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(4, "verbs", Label::Singular, Kind::Message(&VERBS))
-                .always()
-                .emit_empty(),
-            F::new(5, "shortNames", Label::Repeated, Kind::String),
-            F::new(6, "singularName", Label::Singular, Kind::String)
-                .always()
-                .emit_empty(),
-            F::new(7, "categories", Label::Repeated, Kind::String),
-            F::new(8, "group", Label::Singular, Kind::String).always(),
-            F::new(9, "version", Label::Singular, Kind::String).always(),
-            F::new(10, "storageVersionHash", Label::Singular, Kind::String).always(),
-        ],
-    );
+            "k8s.io.apimachinery.pkg.apis.meta.v1.APIResource",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(2, "namespaced", Label::Singular, Kind::Bool)
+                    .always()
+                    .emit_empty(),
+                F::new(3, "kind", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(4, "verbs", Label::Singular, Kind::Message(&VERBS))
+                    .always()
+                    .emit_empty(),
+                F::new(5, "shortNames", Label::Repeated, Kind::String),
+                F::new(6, "singularName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(7, "categories", Label::Repeated, Kind::String),
+                F::new(8, "group", Label::Singular, Kind::String).always(),
+                F::new(9, "version", Label::Singular, Kind::String).always(),
+                F::new(10, "storageVersionHash", Label::Singular, Kind::String).always(),
+            ],
+        )
+        .with_json_order(&[0, 5, 1, 7, 8, 2, 3, 4, 6, 9]);
 
     pub static API_RESOURCE_LIST: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList",
@@ -5867,22 +5870,24 @@ pub mod _schema {
     );
 
     pub static LIST_OPTIONS: MessageSchema = MessageSchema::new(
-        "k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions",
-        JsonForm::Object,
-        &[
-            F::new(1, "labelSelector", Label::Singular, Kind::String).always(),
-            F::new(2, "fieldSelector", Label::Singular, Kind::String).always(),
-            F::new(3, "watch", Label::Singular, Kind::Bool).always(),
-            F::new(4, "resourceVersion", Label::Singular, Kind::String).always(),
-            F::new(5, "timeoutSeconds", Label::Singular, Kind::Int64),
-            F::new(7, "limit", Label::Singular, Kind::Int64).always(),
-            F::new(8, "continue", Label::Singular, Kind::String).always(),
-            F::new(9, "allowWatchBookmarks", Label::Singular, Kind::Bool).always(),
-            F::new(10, "resourceVersionMatch", Label::Singular, Kind::String).always(),
-            F::new(11, "sendInitialEvents", Label::Singular, Kind::Bool),
-            F::new(15, "shardSelector", Label::Singular, Kind::String).always(),
-        ],
-    );
+            "k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions",
+            JsonForm::Object,
+            &[
+                F::new(1, "labelSelector", Label::Singular, Kind::String).always(),
+                F::new(2, "fieldSelector", Label::Singular, Kind::String).always(),
+                F::new(3, "watch", Label::Singular, Kind::Bool).always(),
+                F::new(4, "resourceVersion", Label::Singular, Kind::String).always(),
+                F::new(5, "timeoutSeconds", Label::Singular, Kind::Int64),
+                F::new(7, "limit", Label::Singular, Kind::Int64).always(),
+                F::new(8, "continue", Label::Singular, Kind::String).always(),
+                F::new(9, "allowWatchBookmarks", Label::Singular, Kind::Bool).always(),
+                F::new(10, "resourceVersionMatch", Label::Singular, Kind::String)
+                    .always(),
+                F::new(11, "sendInitialEvents", Label::Singular, Kind::Bool),
+                F::new(15, "shardSelector", Label::Singular, Kind::String).always(),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 7, 3, 8, 4, 5, 6, 9, 10]);
 
     pub static MANAGED_FIELDS_ENTRY: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
@@ -5967,17 +5972,20 @@ pub mod _schema {
     );
 
     pub static OWNER_REFERENCE: MessageSchema = MessageSchema::new(
-        "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference",
-        JsonForm::Object,
-        &[
-            F::new(1, "kind", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(4, "uid", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(5, "apiVersion", Label::Singular, Kind::String).always().emit_empty(),
-            F::new(6, "controller", Label::Singular, Kind::Bool),
-            F::new(7, "blockOwnerDeletion", Label::Singular, Kind::Bool),
-        ],
-    );
+            "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference",
+            JsonForm::Object,
+            &[
+                F::new(1, "kind", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(4, "uid", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(5, "apiVersion", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(6, "controller", Label::Singular, Kind::Bool),
+                F::new(7, "blockOwnerDeletion", Label::Singular, Kind::Bool),
+            ],
+        )
+        .with_json_order(&[3, 0, 1, 2, 4, 5]);
 
     pub static PARTIAL_OBJECT_METADATA: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata",
@@ -6068,17 +6076,18 @@ pub mod _schema {
     );
 
     pub static STATUS_DETAILS: MessageSchema = MessageSchema::new(
-        "k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails",
-        JsonForm::Object,
-        &[
-            F::new(1, "name", Label::Singular, Kind::String).always(),
-            F::new(2, "group", Label::Singular, Kind::String).always(),
-            F::new(3, "kind", Label::Singular, Kind::String).always(),
-            F::new(4, "causes", Label::Repeated, Kind::Message(&STATUS_CAUSE)),
-            F::new(5, "retryAfterSeconds", Label::Singular, Kind::Int32).always(),
-            F::new(6, "uid", Label::Singular, Kind::String).always(),
-        ],
-    );
+            "k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails",
+            JsonForm::Object,
+            &[
+                F::new(1, "name", Label::Singular, Kind::String).always(),
+                F::new(2, "group", Label::Singular, Kind::String).always(),
+                F::new(3, "kind", Label::Singular, Kind::String).always(),
+                F::new(4, "causes", Label::Repeated, Kind::Message(&STATUS_CAUSE)),
+                F::new(5, "retryAfterSeconds", Label::Singular, Kind::Int32).always(),
+                F::new(6, "uid", Label::Singular, Kind::String).always(),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 5, 3, 4]);
 
     pub static TABLE_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions",

@@ -131,27 +131,28 @@ pub mod _schema {
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
 
     pub static PARTIAL_OBJECT_METADATA_LIST: MessageSchema = MessageSchema::new(
-        "k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList",
-        JsonForm::Object,
-        &[
-            F::new(
-                    1,
-                    "items",
-                    Label::Repeated,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::PARTIAL_OBJECT_METADATA,
-                    ),
-                )
-                .emit_empty(),
-            F::new(
-                    2,
-                    "metadata",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
-                    ),
-                )
-                .always(),
-        ],
-    );
+            "k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList",
+            JsonForm::Object,
+            &[
+                F::new(
+                        1,
+                        "items",
+                        Label::Repeated,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::PARTIAL_OBJECT_METADATA,
+                        ),
+                    )
+                    .emit_empty(),
+                F::new(
+                        2,
+                        "metadata",
+                        Label::Singular,
+                        Kind::Message(
+                            &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                        ),
+                    )
+                    .always(),
+            ],
+        )
+        .with_json_order(&[1, 0]);
 }
