@@ -26,9 +26,10 @@
 
 use std::format;
 use std::string::{String, ToString};
+use std::vec;
 use std::vec::Vec;
 
-use kguest_wire::json::{Encoder, JsonError, Reader, Source, SourceEvent, skip};
+use kguest_wire::json::{Encoder, FieldValidation, JsonError, Reader, Source, SourceEvent, skip};
 use kguest_wire::schema::MessageSchema;
 
 use crate::envelope;
@@ -47,6 +48,9 @@ pub struct LoadedObject {
     pub kind: String,
     /// The object's own message, without envelope.
     pub raw: Vec<u8>,
+    /// Under [`FieldValidation::Warn`], one line per unknown field dropped
+    /// from this object (`unknown field "spec.workloadRef"`).
+    pub warnings: Vec<String>,
 }
 
 impl LoadedObject {
@@ -115,9 +119,10 @@ pub struct Loader<'a> {
     /// The objects of the current YAML document not yet handed out, and the
     /// error that ended it, if any.
     #[cfg(feature = "yaml")]
-    yaml_queue: std::collections::VecDeque<LoadedObject>,
+    yaml_queue: std::collections::VecDeque<Result<LoadedObject, LoadError>>,
+    /// Whether the current YAML document's last error ends the input.
     #[cfg(feature = "yaml")]
-    yaml_error: Option<LoadError>,
+    yaml_fatal: bool,
 }
 
 impl<'a> Loader<'a> {
@@ -148,7 +153,7 @@ impl<'a> Loader<'a> {
             #[cfg(feature = "yaml")]
             yaml_queue: std::collections::VecDeque::new(),
             #[cfg(feature = "yaml")]
-            yaml_error: None,
+            yaml_fatal: false,
         }
     }
 
@@ -173,7 +178,7 @@ impl<'a> Loader<'a> {
             encoder: Encoder::new(),
             failed: false,
             yaml_queue: std::collections::VecDeque::new(),
-            yaml_error: None,
+            yaml_fatal: false,
         }
     }
 
@@ -181,6 +186,18 @@ impl<'a> Loader<'a> {
     /// `apiVersion` and `kind` name (`Lists` are still expanded).
     pub fn with_schema(mut self, schema: &'static MessageSchema) -> Self {
         self.schema = Some(schema);
+        self
+    }
+
+    /// Treats members that name no field as `mode` says (Kubernetes'
+    /// `fieldValidation`; the default is [`FieldValidation::Strict`], which
+    /// fails on the first). Under `Warn` and `Ignore` the loader also goes on
+    /// after an object it cannot load (an unknown kind, a bad value) when
+    /// more objects follow in the same List or stream: the iterator yields
+    /// that object's error, then the next object. Under `Warn` each object
+    /// carries its dropped fields in [`LoadedObject::warnings`].
+    pub fn field_validation(mut self, mode: FieldValidation) -> Self {
+        self.encoder.set_field_validation(mode);
         self
     }
 
@@ -220,7 +237,11 @@ impl Iterator for Loader<'_> {
                     pending,
                 );
                 match result {
-                    Err(err) => self.fail(err.origin, err.error),
+                    Err(Failed { error, more: true }) => {
+                        *slot = Some(reader);
+                        Some(Err(error))
+                    }
+                    Err(Failed { error, .. }) => self.fail(error.origin, error.error),
                     Ok(more) => {
                         if more {
                             // Keep reading this document's list.
@@ -244,6 +265,19 @@ struct JsonPending {
     lists: Vec<ListFrame>,
 }
 
+/// An object that failed; `more` says whether the source has been moved
+/// past it (a List item under a lenient mode), so reading can go on.
+struct Failed {
+    error: LoadError,
+    more: bool,
+}
+
+impl From<LoadError> for Failed {
+    fn from(error: LoadError) -> Self {
+        Failed { error, more: false }
+    }
+}
+
 /// Reads the next object of the document `src` is in (`pending` carries the
 /// open lists between calls); pushes it onto `out`. Returns whether the
 /// document may hold more objects.
@@ -254,10 +288,12 @@ fn walk<'s, S: Source<'s> + Clone>(
     encoder: &mut Encoder,
     out: &mut Vec<LoadedObject>,
     pending: &mut JsonPending,
-) -> Result<bool, LoadError> {
-    let error = |origin: &str, error: JsonError| LoadError {
-        origin: origin.to_string(),
-        error,
+) -> Result<bool, Failed> {
+    let error = |origin: &str, error: JsonError| {
+        Failed::from(LoadError {
+            origin: origin.to_string(),
+            error,
+        })
     };
     loop {
         let origin = match pending.lists.last_mut() {
@@ -331,21 +367,35 @@ fn walk<'s, S: Source<'s> + Clone>(
             pending.lists.push(ListFrame { origin, index: 0 });
             continue;
         }
-        let message = match schema {
-            Some(schema) => schema,
-            None => {
-                schema_of(api_version.as_deref(), kind.as_deref()).map_err(|e| error(&origin, e))?
-            }
-        };
         let mut raw = Vec::new();
-        encoder
-            .encode_from(message, first, src, TYPE_META, &mut raw)
-            .map_err(|e| error(&origin, e))?;
+        let encoded = match schema {
+            Some(schema) => Ok(schema),
+            None => schema_of(api_version.as_deref(), kind.as_deref()),
+        }
+        .and_then(|message| encoder.encode_from(message, first, src, TYPE_META, &mut raw));
+        if let Err(e) = encoded {
+            let failed = error(&origin, e).error;
+            let lenient = encoder.field_validation() != FieldValidation::Strict;
+            if lenient && !pending.lists.is_empty() {
+                // Step over the whole item from where it started.
+                let mut rewind = fork;
+                let skipped = rewind.next_event().and_then(|v| skip(v, &mut rewind));
+                if skipped.is_ok() {
+                    *src = rewind;
+                    return Err(Failed {
+                        error: failed,
+                        more: true,
+                    });
+                }
+            }
+            return Err(failed.into());
+        }
         out.push(LoadedObject {
             origin,
             api_version: api_version.unwrap_or_default(),
             kind: kind.unwrap_or_default(),
             raw,
+            warnings: encoder.take_warnings(),
         });
         return Ok(!pending.lists.is_empty());
     }
@@ -380,12 +430,11 @@ fn describe(event: &SourceEvent<'_>) -> &'static str {
 impl Loader<'_> {
     fn next_yaml(&mut self) -> Option<Result<LoadedObject, LoadError>> {
         loop {
-            if let Some(object) = self.yaml_queue.pop_front() {
-                return Some(Ok(object));
-            }
-            if let Some(err) = self.yaml_error.take() {
-                self.failed = true;
-                return Some(Err(err));
+            if let Some(next) = self.yaml_queue.pop_front() {
+                if next.is_err() && self.yaml_queue.is_empty() && self.yaml_fatal {
+                    self.failed = true;
+                }
+                return Some(next);
             }
             let step = match &mut self.input {
                 Input::Yaml { docs, doc } => {
@@ -403,9 +452,12 @@ impl Loader<'_> {
             };
             match step {
                 DocStep::End => return None,
-                DocStep::Objects(objects, error) => {
+                DocStep::Objects(objects, fatal) => {
+                    // Under Strict every error ends the input; leniently, only
+                    // one the document's text itself caused.
+                    let strict = self.encoder.field_validation() == FieldValidation::Strict;
+                    self.yaml_fatal = fatal || (strict && objects.iter().any(Result::is_err));
                     self.yaml_queue = objects.into();
-                    self.yaml_error = error;
                 }
             }
         }
@@ -415,8 +467,9 @@ impl Loader<'_> {
 #[cfg(feature = "yaml")]
 enum DocStep {
     End,
-    /// A document's objects, and the error that cut it short, if any.
-    Objects(Vec<LoadedObject>, Option<LoadError>),
+    /// A document's objects and errors in order, and whether its last error
+    /// is one reading cannot go on from.
+    Objects(Vec<Result<LoadedObject, LoadError>>, bool),
 }
 
 /// Reads and encodes the next YAML document (all of a List's items at once:
@@ -446,11 +499,11 @@ fn read_document<T: saphyr_parser::Input>(
                 reason: why,
             };
             return DocStep::Objects(
-                Vec::new(),
-                Some(LoadError {
+                vec![Err(LoadError {
                     origin: origin(docs),
                     error,
-                }),
+                })],
+                true,
             );
         }
         match more {
@@ -458,11 +511,11 @@ fn read_document<T: saphyr_parser::Input>(
             Ok(true) => {}
             Err(error) => {
                 return DocStep::Objects(
-                    Vec::new(),
-                    Some(LoadError {
+                    vec![Err(LoadError {
                         origin: origin(docs),
                         error,
-                    }),
+                    })],
+                    true,
                 );
             }
         }
@@ -472,12 +525,24 @@ fn read_document<T: saphyr_parser::Input>(
         let origin = origin(docs);
         let mut src = doc.source();
         let mut pending = JsonPending::default();
+        let mut objects = Vec::new();
         let mut out = Vec::new();
         loop {
-            match walk(&mut src, &origin, schema, encoder, &mut out, &mut pending) {
-                Err(err) => return DocStep::Objects(out, Some(err)),
+            let step = walk(&mut src, &origin, schema, encoder, &mut out, &mut pending);
+            objects.extend(out.drain(..).map(Ok));
+            match step {
+                Err(Failed { error, more }) => {
+                    objects.push(Err(error));
+                    if !more {
+                        // The rest of this document cannot be read; the
+                        // next document can (a YAML stream's documents are
+                        // parsed one by one).
+                        let fatal = encoder.field_validation() == FieldValidation::Strict;
+                        return DocStep::Objects(objects, fatal);
+                    }
+                }
                 Ok(true) => {}
-                Ok(false) => return DocStep::Objects(out, None),
+                Ok(false) => return DocStep::Objects(objects, false),
             }
         }
     }

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use kguest_k8s::json::schema_by_type_name;
 use kguest_k8s::load::{LoadedObject, Loader};
 use kguest_k8s::stream::push_frame;
+use kguest_wire::json::FieldValidation;
 
 use crate::Failure;
 
@@ -17,10 +18,25 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     let mut output = None;
     let mut type_name = None;
     let mut file = None;
+    // kubectl's flag and default: unknown fields are an error.
+    let mut validation = FieldValidation::Strict;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--raw" => raw = true,
+            flag if flag == "--validate" || flag.starts_with("--validate=") => {
+                let value = match flag.strip_prefix("--validate=") {
+                    Some(v) => v,
+                    None => args.next().map(String::as_str).ok_or_else(|| {
+                        Failure::Usage("--validate needs strict, warn or ignore".into())
+                    })?,
+                };
+                validation = FieldValidation::parse(value).ok_or_else(|| {
+                    Failure::Usage(format!(
+                        "encode: --validate takes strict, warn or ignore, not `{value}`"
+                    ))
+                })?;
+            }
             "-o" | "--output" => {
                 output = Some(
                     args.next()
@@ -69,7 +85,8 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     let loader = match explicit {
         Some(schema) => loader.with_schema(schema),
         None => loader,
-    };
+    }
+    .field_validation(validation);
 
     let mut sink = Sink::open(output.map(String::as_str))?;
     match write_objects(loader, raw, &name, &mut sink) {
@@ -101,6 +118,9 @@ fn write_objects(
     let mut frame = Vec::new();
     for object in loader {
         let object = object.map_err(|err| Failure::Input(err.to_string()))?;
+        for warning in &object.warnings {
+            eprintln!("warning: {}: {warning}", object.origin);
+        }
         count += 1;
         if count == 1 {
             held = Some(object);

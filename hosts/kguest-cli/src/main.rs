@@ -16,7 +16,7 @@ commands:
   decode [--type TYPE] [-o json|yaml] [FILE|-]
                                   Kubernetes protobuf -> JSON or YAML (views -> JSON),
                                   as kubectl get -o json|yaml prints it
-  encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
+  encode [--raw] [--type TYPE] [--validate strict|warn|ignore] [-o OUT] [FILE|-]
                                   Kubernetes JSON or YAML -> protobuf, byte for byte
                                   what the API server writes
   run PLUGIN.wasm --pod POD --nodes NODES [--config FILE] [--arg VALUE]... [--json] [--timing]
@@ -53,7 +53,7 @@ FILE or with `-`.
 ";
 
 const ENCODE_USAGE: &str = "\
-usage: kguest encode [--raw] [--type TYPE] [-o OUT] [FILE|-]
+usage: kguest encode [--raw] [--type TYPE] [--validate strict|warn|ignore] [-o OUT] [FILE|-]
 
 Kubernetes JSON or YAML -> protobuf, byte for byte what the API server
 writes. The input is one object, a multi-document YAML stream or a List. One
@@ -61,8 +61,11 @@ object is written as `k8s\\0` + runtime.Unknown (--raw: the bare message);
 several are written as a stream, each prefixed by its 4-byte big-endian
 length, which decode reads back as a List. YAML is read one document at a
 time, so a long stream needs memory for one object only. --type names the
-message when the input has no apiVersion/kind. Writes to standard output
-unless -o OUT.
+message when the input has no apiVersion/kind. --validate says what to do with
+fields the 1.36 API does not have (an object from a newer release), as
+kubectl's flag does: strict (the default) fails naming the first, warn drops
+each and prints a warning on stderr, ignore drops them silently. Writes to
+standard output unless -o OUT.
 ";
 
 /// The usage text of `command`, for `kguest <command> --help`.

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use crate::{Failure, read_input};
 use kguest_k8s::load::Loader;
+use kguest_wire::json::FieldValidation;
 
 /// `kguest run --help`.
 pub const USAGE: &str = "\
@@ -218,8 +219,13 @@ fn load_objects(path: &str, kind: &str) -> Result<Vec<Vec<u8>>, Failure> {
     // yaml` List can be both --pod and --nodes; they are named if nothing
     // of `kind` is found.
     let mut others: Vec<String> = Vec::new();
-    for object in Loader::new(&name, &text) {
+    // A cluster one release ahead must not stop a run: unknown fields are
+    // dropped, each named on stderr.
+    for object in Loader::new(&name, &text).field_validation(FieldValidation::Warn) {
         let object = object.map_err(|err| Failure::Input(err.to_string()))?;
+        for warning in &object.warnings {
+            eprintln!("warning: {}: {warning}", object.origin);
+        }
         if object.kind == kind {
             wanted.push(object.raw);
         } else if !others.contains(&object.kind) {

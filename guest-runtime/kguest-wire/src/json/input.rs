@@ -222,10 +222,43 @@ enum Part {
     Key(u32, u32),
 }
 
+/// What the encoder does with a JSON member that names no field of its
+/// message: Kubernetes' `fieldValidation` modes. The API server and Go's
+/// strict decoder fail on the first one (`Strict`); Go's default decoder
+/// drops them silently (`Ignore`); `Warn` drops them and records each one's
+/// path (see [`Encoder::take_warnings`]), as the API server warns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// An unknown field is an error naming its path.
+    #[default]
+    Strict,
+    /// Unknown fields are dropped, and their paths recorded.
+    Warn,
+    /// Unknown fields are dropped.
+    Ignore,
+}
+
+impl FieldValidation {
+    /// The mode as `kubectl --validate` and the API server's
+    /// `fieldValidation` parameter spell it (`strict`, `warn`, `ignore`;
+    /// case-insensitive).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.to_ascii_lowercase().as_str() {
+            "strict" => Some(Self::Strict),
+            "warn" => Some(Self::Warn),
+            "ignore" => Some(Self::Ignore),
+            _ => None,
+        }
+    }
+}
+
 /// Reusable scratch space for encoding. One encoder can encode any number
 /// of objects, one after the other; it allocates only while growing.
 #[derive(Default)]
 pub struct Encoder {
+    validation: FieldValidation,
+    /// Under `Warn`: the fields dropped since the last `take_warnings`.
+    warnings: Vec<String>,
     raw: Vec<u8>,
     stack: Vec<Chunk>,
     asm: Vec<Chunk>,
@@ -243,6 +276,31 @@ type Result<T, E = JsonError> = core::result::Result<T, E>;
 impl Encoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An encoder that treats unknown fields as `mode` says.
+    pub fn with_field_validation(mode: FieldValidation) -> Self {
+        Encoder {
+            validation: mode,
+            ..Self::default()
+        }
+    }
+
+    /// Changes how unknown fields are treated from the next object on.
+    pub fn set_field_validation(&mut self, mode: FieldValidation) {
+        self.validation = mode;
+    }
+
+    /// How unknown fields are treated.
+    pub fn field_validation(&self) -> FieldValidation {
+        self.validation
+    }
+
+    /// Under [`FieldValidation::Warn`], one line per unknown field dropped
+    /// since the last call (`unknown field "spec.workloadRef"`, as the API
+    /// server words its warning), oldest first.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        core::mem::take(&mut self.warnings)
     }
 
     fn reset(&mut self) {
@@ -481,7 +539,20 @@ impl Encoder {
                             continue;
                         }
                         self.push_name(&key, false);
-                        return Err(self.invalid("unknown field"));
+                        match self.validation {
+                            FieldValidation::Strict => {
+                                return Err(self.invalid("unknown field"));
+                            }
+                            FieldValidation::Warn => {
+                                let path = self.render_path();
+                                self.warnings.push(format!("unknown field \"{path}\""));
+                            }
+                            FieldValidation::Ignore => {}
+                        }
+                        self.path.pop();
+                        let value = src.next_event()?;
+                        skip(value, src)?;
+                        continue;
                     };
                     self.path.push(Part::Name(field.json_name()));
                     let value = src.next_event()?;
