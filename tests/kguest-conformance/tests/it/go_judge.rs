@@ -377,6 +377,38 @@ fn env_number(name: &str, default: u64) -> u64 {
     }
 }
 
+/// Runs `judge args` and hands each line it prints to `each` as it comes.
+fn stream_judge(judge: &PathBuf, args: &[String], mut each: impl FnMut(String)) {
+    let mut child = Command::new(judge)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("running {}: {err}", judge.display()));
+    let mut stderr = child.stderr.take().expect("judge stderr");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    for line in BufReader::new(child.stdout.take().expect("judge stdout")).lines() {
+        each(line.expect("judge output"));
+    }
+    let status = child.wait().expect("judge exit");
+    let errors = errors.join().expect("stderr reader");
+    assert!(
+        status.success(),
+        "{} {} failed ({status}): {errors}",
+        judge.display(),
+        args.join(" ")
+    );
+    // Objects Go itself cannot round-trip are dropped and named on stderr.
+    for line in errors.lines() {
+        println!("  {line}");
+    }
+}
+
 /// Runs `judge args`, feeding `input`, and returns its stdout lines.
 fn run_judge(judge: &PathBuf, args: &[String], input: &str) -> Vec<String> {
     let mut child = Command::new(judge)
@@ -423,7 +455,7 @@ fn run_judge(judge: &PathBuf, args: &[String], input: &str) -> Vec<String> {
 
 /// Runs `check` on one object: `None` when it does not apply, else the
 /// difference, if any.
-fn run_check(check: Check, cli: &PathBuf, go: &GoObject) -> Option<Result<(), String>> {
+fn run_check(check: Check, go: &GoObject, decoded: &Decoded) -> Option<Result<(), String>> {
     Some(match check {
         Check::JsonToPb => json_to_pb(go),
         Check::YamlToPb => {
@@ -449,13 +481,15 @@ fn run_check(check: Check, cli: &PathBuf, go: &GoObject) -> Option<Result<(), St
         }),
         Check::KubectlJson => {
             let expected = go.kubectl.as_deref()?;
-            kguest_decode(cli, "json", &go.pb)
+            decoded
+                .json
+                .clone()?
                 .and_then(|ours| same_text(&ours, expected))
                 .map_err(|diff| explain(go, diff, "text"))
         }
         Check::KubectlYaml => {
             let expected = go.yaml.as_deref()?;
-            kguest_decode(cli, "yaml", &go.pb).and_then(|ours| {
+            decoded.yaml.clone()?.and_then(|ours| {
                 same_text(&ours, expected).map_err(|diff| {
                     let read = |text: &str| serde_norway::from_str::<Value>(text).ok();
                     match (read(&ours), read(expected)) {
@@ -698,6 +732,89 @@ fn short(value: &Value) -> String {
     format!("{cut}…")
 }
 
+/// What `kguest decode -o json` and `-o yaml` print for an object (`None`
+/// where Go's kubectl cannot print it either).
+#[derive(Default)]
+struct Decoded {
+    json: Option<Result<String, String>>,
+    yaml: Option<Result<String, String>>,
+}
+
+/// `kguest decode` of many objects with few processes: they go in as one
+/// framed stream, which kguest prints as a List (as kubectl prints several
+/// objects); each item, indented back, is that object's text. When the
+/// stream fails or its List does not split, each object is decoded alone.
+fn decode_many(cli: &PathBuf, objects: &[GoObject]) -> Vec<Decoded> {
+    let wanted: Vec<&GoObject> = objects.iter().filter(|go| go.kubectl.is_some()).collect();
+    let all = |format: &str| -> Vec<Result<String, String>> {
+        let pbs: Vec<Vec<u8>> = wanted.iter().map(|go| go.pb.clone()).collect();
+        if pbs.len() > 1
+            && let Ok(text) = kguest_decode(cli, format, &kguest_k8s::stream::frame(&pbs))
+            && let Some(items) = split_list(format, &text)
+            && items.len() == pbs.len()
+        {
+            return items.into_iter().map(Ok).collect();
+        }
+        pbs.iter()
+            .map(|pb| kguest_decode(cli, format, pb))
+            .collect()
+    };
+    let (mut json, mut yaml) = (all("json").into_iter(), all("yaml").into_iter());
+    objects
+        .iter()
+        .map(|go| match go.kubectl {
+            Some(_) => Decoded {
+                json: json.next(),
+                yaml: yaml.next(),
+            },
+            None => Decoded::default(),
+        })
+        .collect()
+}
+
+/// The items of the List `kguest decode` printed, each as it prints the
+/// object alone; `None` if the text is not such a List.
+fn split_list(format: &str, text: &str) -> Option<Vec<String>> {
+    let (body, start, indent): (&str, &str, usize) = match format {
+        "json" => {
+            let body = text
+                .strip_prefix("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n")?
+                .strip_suffix("\n    ],\n    \"kind\": \"List\"\n}\n")?;
+            (body, "        {", 8)
+        }
+        _ => {
+            let body = text
+                .strip_prefix("apiVersion: v1\nitems:\n")?
+                .strip_suffix("kind: List\n")?;
+            (body, "- ", 2)
+        }
+    };
+    let mut items: Vec<String> = Vec::new();
+    for line in body.lines() {
+        let line = line
+            .strip_suffix(',')
+            .filter(|_| line == "        },")
+            .unwrap_or(line);
+        if format == "json" {
+            if line == start {
+                items.push(String::new());
+            }
+        } else if line.starts_with(start) {
+            items.push(String::new());
+        }
+        let item = items.last_mut()?;
+        let unindented = match line.get(..indent) {
+            Some(lead) if lead.trim().is_empty() || (format != "json" && lead == "- ") => {
+                &line[indent..]
+            }
+            _ => return None,
+        };
+        item.push_str(unindented);
+        item.push('\n');
+    }
+    Some(items)
+}
+
 /// `kguest decode -o FORMAT -` on `pb`.
 fn kguest_decode(cli: &PathBuf, format: &str, pb: &[u8]) -> Result<String, String> {
     let mut child = Command::new(cli)
@@ -766,14 +883,72 @@ fn base64_encode(bytes: &[u8]) -> String {
 // ---------------------------------------------------------------------------
 // The test.
 
+/// How many differences per check the failure message lists.
+const LISTED: usize = 20;
+
 #[derive(Default)]
 struct Tally {
     applied: usize,
     identical: usize,
     known: usize,
     excepted: usize,
-    new: Vec<Difference>,
+    new: usize,
+    /// The first [`LISTED`] new differences.
+    first: Vec<Difference>,
 }
+
+#[derive(Default)]
+struct Summary {
+    objects: usize,
+    identical: usize,
+    types: std::collections::BTreeSet<(String, String)>,
+    tallies: BTreeMap<Check, Tally>,
+    /// `KGUEST_JUDGE_DIFFS`: every new difference, one line each.
+    diffs: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl Summary {
+    fn add(&mut self, go: &GoObject, results: Vec<(Check, Option<Result<(), String>>)>) {
+        self.objects += 1;
+        self.types.insert((go.api_version.clone(), go.kind.clone()));
+        let mut all_same = true;
+        for (check, result) in results {
+            let tally = self.tallies.entry(check).or_default();
+            let Some(result) = result else { continue };
+            tally.applied += 1;
+            let Err(detail) = result else {
+                tally.identical += 1;
+                continue;
+            };
+            all_same = false;
+            let diff = Difference {
+                check,
+                object: go.label.clone(),
+                kind: go.kind.clone(),
+                detail,
+            };
+            if EXCEPTIONS.iter().any(|(_, class)| class.matches(&diff)) {
+                tally.excepted += 1;
+            } else if KNOWN_DIFFERENCES.iter().any(|k| k.class.matches(&diff)) {
+                tally.known += 1;
+            } else {
+                tally.new += 1;
+                if let Some(out) = &mut self.diffs {
+                    writeln!(out, "{}\t{}\t{}", check.name(), diff.object, diff.detail)
+                        .expect("writing KGUEST_JUDGE_DIFFS");
+                }
+                if tally.first.len() < LISTED {
+                    tally.first.push(diff);
+                }
+            }
+        }
+        self.identical += usize::from(all_same);
+    }
+}
+
+/// How many objects a worker checks at a time (and `kguest decode` reads
+/// in one stream).
+const CHUNK: usize = 48;
 
 #[test]
 fn go_judge() {
@@ -797,85 +972,72 @@ fn go_judge() {
     if let Ok(kinds) = std::env::var("KGUEST_JUDGE_KINDS") {
         args.extend(["--kinds".to_string(), kinds]);
     }
-    let objects: Vec<GoObject> = run_judge(&judge, &args, "")
-        .iter()
-        .map(|line| GoObject::parse(line).unwrap_or_else(|err| panic!("{err}")))
-        .collect();
-    let generated = started.elapsed();
-    let types = {
-        let mut kinds: Vec<_> = objects.iter().map(|o| (&o.api_version, &o.kind)).collect();
-        kinds.dedup();
-        kinds.len()
-    };
+    let summary = std::sync::Mutex::new(Summary {
+        diffs: std::env::var_os("KGUEST_JUDGE_DIFFS").map(|path| {
+            std::io::BufWriter::new(
+                std::fs::File::create(path).expect("creating KGUEST_JUDGE_DIFFS"),
+            )
+        }),
+        ..Summary::default()
+    });
 
-    // Every object through every check, on two threads (the CLI checks
-    // spawn a process per object).
-    let outcomes: Vec<Vec<(Check, Option<Result<(), String>>)>> = {
-        let workers = 2;
-        let chunk = objects.len().div_ceil(workers).max(1);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = objects
-                .chunks(chunk)
-                .map(|part| {
-                    let cli = &cli;
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|go| {
-                                CHECKS
-                                    .iter()
-                                    .map(|&check| (check, run_check(check, cli, go)))
-                                    .collect()
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("checker thread"))
-                .collect()
-        })
-    };
-
-    let mut tallies: BTreeMap<Check, Tally> = BTreeMap::new();
-    let mut identical_objects = 0;
-    for (go, results) in objects.iter().zip(outcomes) {
-        let mut all_same = true;
-        for (check, result) in results {
-            let tally = tallies.entry(check).or_default();
-            let Some(result) = result else { continue };
-            tally.applied += 1;
-            let Err(detail) = result else {
-                tally.identical += 1;
-                continue;
-            };
-            all_same = false;
-            let diff = Difference {
-                check,
-                object: go.label.clone(),
-                kind: go.kind.clone(),
-                detail,
-            };
-            if EXCEPTIONS.iter().any(|(_, class)| class.matches(&diff)) {
-                tally.excepted += 1;
-            } else if KNOWN_DIFFERENCES.iter().any(|k| k.class.matches(&diff)) {
-                tally.known += 1;
-            } else {
-                tally.new.push(diff);
-            }
+    // The judge's objects stream in; two workers check them a chunk at a
+    // time, so memory stays bounded however many seeds run.
+    let (send, receive) = std::sync::mpsc::sync_channel::<Vec<GoObject>>(4);
+    let receive = std::sync::Mutex::new(receive);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            let (receive, summary, cli) = (&receive, &summary, &cli);
+            scope.spawn(move || {
+                loop {
+                    let next = receive.lock().expect("work queue").recv();
+                    let Ok(chunk) = next else { break };
+                    let decoded = decode_many(cli, &chunk);
+                    let results: Vec<_> = chunk
+                        .iter()
+                        .zip(&decoded)
+                        .map(|(go, decoded)| {
+                            CHECKS
+                                .iter()
+                                .map(|&check| (check, run_check(check, go, decoded)))
+                                .collect::<Vec<_>>()
+                        })
+                        .collect();
+                    let mut summary = summary.lock().expect("summary");
+                    for (go, results) in chunk.iter().zip(results) {
+                        summary.add(go, results);
+                    }
+                }
+            });
         }
-        identical_objects += usize::from(all_same);
+        let mut chunk = Vec::with_capacity(CHUNK);
+        stream_judge(&judge, &args, |line| {
+            chunk.push(GoObject::parse(&line).unwrap_or_else(|err| panic!("{err}")));
+            if chunk.len() == CHUNK {
+                send.send(std::mem::take(&mut chunk)).expect("workers");
+            }
+        });
+        if !chunk.is_empty() {
+            send.send(chunk).expect("workers");
+        }
+        drop(send);
+    });
+    let mut summary = summary.into_inner().expect("summary");
+    if let Some(mut out) = summary.diffs.take() {
+        out.flush().expect("writing KGUEST_JUDGE_DIFFS");
     }
 
     // The known differences still show on their smallest inputs.
     let stale = stale_known(&judge, &cli);
 
     println!(
-        "go judge: {identical_objects}/{} objects identical ({seeds} seeds x {types} types)",
-        objects.len()
+        "go judge: {}/{} objects identical ({seeds} seeds x {} types)",
+        summary.identical,
+        summary.objects,
+        summary.types.len()
     );
     let mut failures = Vec::new();
-    for (check, tally) in &tallies {
+    for (check, tally) in &summary.tallies {
         println!(
             "  {}: {}/{} identical ({} known, {} excepted, {} new differences)",
             check.name(),
@@ -883,9 +1045,9 @@ fn go_judge() {
             tally.applied,
             tally.known,
             tally.excepted,
-            tally.new.len()
+            tally.new
         );
-        for diff in tally.new.iter().take(20) {
+        for diff in &tally.first {
             failures.push(format!(
                 "{}: {}: {}",
                 check.name(),
@@ -893,37 +1055,16 @@ fn go_judge() {
                 diff.detail
             ));
         }
-        if tally.new.len() > 20 {
+        if tally.new > tally.first.len() {
             failures.push(format!(
                 "{}: … and {} more",
                 check.name(),
-                tally.new.len() - 20
+                tally.new - tally.first.len()
             ));
         }
     }
-    println!(
-        "  (generated in {:.1} s, checked in {:.1} s)",
-        generated.as_secs_f64(),
-        (started.elapsed() - generated).as_secs_f64()
-    );
+    println!("  (in {:.1} s)", started.elapsed().as_secs_f64());
     failures.extend(stale);
-    // Every difference, for working through them: `KGUEST_JUDGE_DIFFS=FILE`.
-    if let Some(path) = std::env::var_os("KGUEST_JUDGE_DIFFS") {
-        let all: String = tallies
-            .values()
-            .flat_map(|t| &t.new)
-            .map(|d| {
-                format!(
-                    "{}\t{}\t{}\t{}\n",
-                    d.check.name(),
-                    d.kind,
-                    d.object,
-                    d.detail
-                )
-            })
-            .collect();
-        std::fs::write(&path, all).expect("writing KGUEST_JUDGE_DIFFS");
-    }
     assert!(
         failures.is_empty(),
         "the go judge found differences:\n{}",
@@ -963,7 +1104,8 @@ fn stale_known(judge: &PathBuf, cli: &PathBuf) -> Vec<String> {
                 continue;
             }
         };
-        let outcome = run_check(known.check, cli, &go);
+        let decoded = decode_many(cli, std::slice::from_ref(&go));
+        let outcome = run_check(known.check, &go, &decoded[0]);
         let still = match outcome {
             Some(Err(ref detail)) => known.class.matches(&Difference {
                 check: known.check,
