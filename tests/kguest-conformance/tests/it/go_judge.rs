@@ -23,8 +23,15 @@
 //! `KGUEST_JUDGE_SEEDS` (default 2), from `KGUEST_JUDGE_SEED_START` (0);
 //! `KGUEST_JUDGE_KINDS` restricts the kinds (a regular expression on the
 //! fixture name, given to the judge); `KGUEST_JUDGE_DIFFS=FILE` writes every
-//! difference to FILE. `KGUEST_SKIP_GO_JUDGE=1` skips the test
-//! on a machine without Go (local runs only; CI never sets it).
+//! difference to FILE with the cause it is counted under (`NEW` for none).
+//! `KGUEST_SKIP_GO_JUDGE=1` skips the test on a machine without Go (local
+//! runs only; CI never sets it).
+//!
+//! The kubectl checks hand `kguest decode` a chunk of objects at a time as
+//! one framed stream (it prints them as a List, as kubectl prints several
+//! objects) and split the List back into the objects' own texts. A text
+//! check whose difference goes with a difference of the JSON values is
+//! counted under the value's cause.
 //!
 //! A difference fails the test unless it is an [`EXCEPTIONS`] entry (Go
 //! behaviour kguest or k8s-openapi cannot express, with the reason) or a
@@ -903,7 +910,7 @@ struct Summary {
     identical: usize,
     types: std::collections::BTreeSet<(String, String)>,
     tallies: BTreeMap<Check, Tally>,
-    /// `KGUEST_JUDGE_DIFFS`: every new difference, one line each.
+    /// `KGUEST_JUDGE_DIFFS`: every difference and its cause, one line each.
     diffs: Option<std::io::BufWriter<std::fs::File>>,
 }
 
@@ -927,19 +934,35 @@ impl Summary {
                 kind: go.kind.clone(),
                 detail,
             };
-            if EXCEPTIONS.iter().any(|(_, class)| class.matches(&diff)) {
-                tally.excepted += 1;
-            } else if KNOWN_DIFFERENCES.iter().any(|k| k.class.matches(&diff)) {
-                tally.known += 1;
-            } else {
-                tally.new += 1;
-                if let Some(out) = &mut self.diffs {
-                    writeln!(out, "{}\t{}\t{}", check.name(), diff.object, diff.detail)
-                        .expect("writing KGUEST_JUDGE_DIFFS");
+            let exception = EXCEPTIONS.iter().find(|(_, class)| class.matches(&diff));
+            let known = KNOWN_DIFFERENCES.iter().find(|k| k.class.matches(&diff));
+            let cause = match (exception, known) {
+                (Some((why, _)), _) => {
+                    tally.excepted += 1;
+                    why
                 }
-                if tally.first.len() < LISTED {
-                    tally.first.push(diff);
+                (None, Some(known)) => {
+                    tally.known += 1;
+                    known.cause
                 }
+                (None, None) => {
+                    tally.new += 1;
+                    "NEW"
+                }
+            };
+            if let Some(out) = &mut self.diffs {
+                let cause: String = cause.chars().take(60).collect();
+                writeln!(
+                    out,
+                    "{}\t{cause}\t{}\t{}",
+                    check.name(),
+                    diff.object,
+                    diff.detail
+                )
+                .expect("writing KGUEST_JUDGE_DIFFS");
+            }
+            if exception.is_none() && known.is_none() && tally.first.len() < LISTED {
+                tally.first.push(diff);
             }
         }
         self.identical += usize::from(all_same);
