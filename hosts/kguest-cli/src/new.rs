@@ -1113,6 +1113,22 @@ mod tests {
         assert!(wrapped.ends_with("postbind,\n};\n"));
     }
 
+    /// The hook list of `--help` is kguest_abi's, written out.
+    #[test]
+    fn usage_lists_every_hook_of_the_abi() {
+        let (_, list) = USAGE.split_once("--hooks LIST").expect("--hooks in USAGE");
+        let (list, _) = list.split_once("The set").expect("end of the list");
+        let words: Vec<String> = list
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        for hook in hook_names() {
+            assert!(words.iter().any(|w| w == hook), "{hook} missing from USAGE");
+        }
+        assert_eq!(hook_names().count(), kguest_abi::HOOKS.len() - 1);
+    }
+
     #[test]
     fn toml_strings_escape() {
         assert_eq!(toml_string(r#"C:\a "b""#), r#""C:\\a \"b\"""#);

@@ -319,6 +319,15 @@ fn not_exported_or<T>(plugin: &Plugin, hook: Hook, why: &'static str) -> Outcome
     }
 }
 
+const ORPHAN: &str = "KSW registers this hook only beside its main hook (filter, score or bind)";
+
+/// Whether the guest exports `hook` but KSW never calls it (postfilter
+/// without filter, prescore/normalizescore without score, prebind/postbind
+/// without bind: `kguest_abi::never_called`).
+fn orphan(plugin: &Plugin, hook: Hook) -> bool {
+    kguest_abi::never_called(plugin.hooks().bits()) & hook.bit() != 0
+}
+
 fn is_rejection(code: Code) -> bool {
     code == Code::UNSCHEDULABLE || code == Code::UNSCHEDULABLE_AND_UNRESOLVABLE
 }
@@ -506,6 +515,10 @@ impl<'a> Run<'a> {
                 if !p.plugin.hooks().contains(Hook::PostFilter) {
                     continue;
                 }
+                if orphan(&p.plugin, Hook::PostFilter) {
+                    self.report.plugins[i].postfilter = Outcome::NotRun(ORPHAN);
+                    continue;
+                }
                 if done {
                     self.report.plugins[i].postfilter = Outcome::NotRun(POSTFILTER_DONE);
                     continue;
@@ -566,8 +579,7 @@ impl<'a> Run<'a> {
             }
             if !hooks.contains(Hook::Score) {
                 // KSW registers PreScore only beside Score.
-                self.report.plugins[i].prescore =
-                    Outcome::NotRun("KSW registers prescore only with score");
+                self.report.plugins[i].prescore = Outcome::NotRun(ORPHAN);
                 continue;
             }
             let status = self.call(i, p.plugin.prescore(self.cycle, feasible))?;
@@ -594,11 +606,7 @@ impl<'a> Run<'a> {
                         Outcome::NotExported
                     };
                 }
-                let why = if skip[i] {
-                    PRESCORE_SKIP
-                } else {
-                    "KSW registers normalizescore only with score"
-                };
+                let why = if skip[i] { PRESCORE_SKIP } else { ORPHAN };
                 self.report.plugins[i].normalize =
                     not_exported_or(&p.plugin, Hook::NormalizeScore, why);
                 continue;
@@ -708,6 +716,10 @@ impl<'a> Run<'a> {
             if !p.plugin.hooks().contains(Hook::PreBind) {
                 continue;
             }
+            if orphan(&p.plugin, Hook::PreBind) {
+                self.report.plugins[i].prebind = Outcome::NotRun(ORPHAN);
+                continue;
+            }
             let status = self.call(i, p.plugin.prebind(self.cycle, node))?;
             self.report.plugins[i].prebind = Outcome::Ran(status.clone());
             if !status.is_success() {
@@ -736,7 +748,9 @@ impl<'a> Run<'a> {
         }
         // PostBind.
         for (i, p) in plugins.iter().enumerate() {
-            if p.plugin.hooks().contains(Hook::PostBind) {
+            if orphan(&p.plugin, Hook::PostBind) {
+                self.report.plugins[i].postbind = Outcome::NotRun(ORPHAN);
+            } else if p.plugin.hooks().contains(Hook::PostBind) {
                 self.call(i, p.plugin.postbind(self.cycle, node))?;
                 self.report.plugins[i].postbind = Outcome::Ran(());
             }

@@ -339,3 +339,35 @@ fn the_deploy_md_configuration_reads_verbatim() {
         }]
     );
 }
+
+/// KSW never calls a hook without its main hook (here postfilter without
+/// filter, prebind without bind): neither does a profile.
+#[test]
+fn hooks_without_their_main_hook_are_not_run() {
+    let reject_all = load(&guest(
+        r#"(func (export "filter") (result i32) (i32.const 2))"#,
+    ));
+    let orphans = || {
+        load(&guest(
+            r#"(func (export "score") (result i64) (i64.const 0))
+            (func (export "postfilter") (result i64) unreachable)
+            (func (export "prebind") (result i32) unreachable)"#,
+        ))
+    };
+    let profile = Profile::new(vec![
+        entry("reject", reject_all, 1),
+        entry("o", orphans(), 1),
+    ])
+    .unwrap();
+    let report = profile.schedule(&cycle3()).unwrap();
+    assert_eq!(report.outcome, CycleOutcome::Unschedulable);
+    assert!(matches!(report.plugins[1].postfilter, Outcome::NotRun(_)));
+    let profile = Profile::new(vec![entry("o", orphans(), 1)]).unwrap();
+    let report = profile.schedule(&cycle3()).unwrap();
+    assert!(
+        matches!(report.outcome, CycleOutcome::Bound { .. }),
+        "{:?}",
+        report.outcome
+    );
+    assert!(matches!(report.plugins[0].prebind, Outcome::NotRun(_)));
+}
