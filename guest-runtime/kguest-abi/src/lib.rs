@@ -1,42 +1,60 @@
 //! The [kube-scheduler-wasm-extension] (KSW) plugin ABI as data: the
 //! functions the host provides ([`IMPORTS`]), the hook functions a plugin
-//! exports ([`HOOKS`]) and which sets of hooks the scheduler accepts.
+//! exports ([`HOOKS`]), the status codes ([`code`]), the cluster-event
+//! resources and actions ([`event`]) and which sets of hooks the scheduler
+//! accepts ([`ksw_load`]).
 //!
-//! One table for every part of kguest that needs it: the SDK's
-//! `kguest::export!` checks its hook list at compile time with
-//! [`hook_set_error`], and `kguest check` and the size gate read a built
-//! module against [`IMPORTS`], [`HOOKS`] and [`scheduler_error`].
+//! The one copy of these facts in kguest: the SDK (`kguest`, its
+//! `export!` check and its status and event types), the wasmtime host
+//! (`kguest-host`: its hook enum, hook sets, status codes, event constants,
+//! its load rule and its linker, which a test holds equal to [`IMPORTS`]),
+//! `kguest check` and `kguest new` all read them from here.
 //!
 //! `no_std`, no dependencies, no allocation. The facts were read from KSW at
 //! commit 9b2791f (`scheduler/plugin/host.go`, `guest.go`, `mask.go`).
 //!
 //! # Two hook-set rules
 //!
-//! KSW decides from the exported names which scheduler interfaces a plugin
-//! implements (`mask.go`). Its rule, applied to a built module's exports by
-//! [`scheduler_error`]:
+//! **What KSW's host loads** ([`ksw_load`]), from the exported names
+//! (`guest.go` `detectInterfaces`, then `mask.go` `maskInterfaces`):
 //!
-//! 1. The "main" hooks are `filter`, `score`, `reserve`, `permit`, `bind`.
-//!    If at least one is exported, the set of them must be one the host
-//!    enumerates: every non-empty set is accepted **except**
-//!    `reserve+permit`, `filter+reserve+permit`, `filter+reserve+bind`,
-//!    `filter+permit+bind`, `score+reserve+permit`,
-//!    `filter+score+reserve+permit`, `filter+reserve+permit+bind` and
-//!    `score+reserve+permit+bind`.
-//! 2. With no main hook, only a lone `prefilter`, or only `addpod` and/or
-//!    `removepod`, is accepted.
-//! 3. `reserve` and `unreserve` are one interface: KSW calls both, so both
-//!    must be exported.
+//! 1. Each known export sets an interface bit; `reserve` and `unreserve`
+//!    set the **same** one (ReservePlugin), `addpod` and `removepod` set
+//!    PreFilterExtensions.
+//! 2. No known export at all: refused, `wasm: guest does not export any
+//!    plugin functions`.
+//! 3. The "main" interfaces are Filter, Score, Reserve, Permit, Bind. If at
+//!    least one is there, the set of them must be one the host enumerates:
+//!    every non-empty set is accepted **except** `reserve+permit`,
+//!    `filter+reserve+permit`, `filter+reserve+bind`, `filter+permit+bind`,
+//!    `score+reserve+permit`, `filter+score+reserve+permit`,
+//!    `filter+reserve+permit+bind` and `score+reserve+permit+bind`, which
+//!    are refused with `wasm: filter, score, reserve, permit or bind must
+//!    be exported`.
+//! 4. With no main interface, only exactly PreFilter, or exactly
+//!    PreFilterExtensions, loads; anything else gets the same error.
+//!
+//! So KSW **loads** a guest exporting `reserve` without `unreserve` (or the
+//! reverse). It then calls the missing function when the scheduler runs
+//! that half of the Reserve interface, and its `guest.go` does so without
+//! checking that the export exists: read from its source (KSW's host could
+//! not be run here), that is a Go nil-function panic in the scheduler, not a
+//! status. [`ksw_warning`] reports it; `kguest check` prints it as a
+//! warning (the module loads), and kguest's host, which loads the guest as
+//! KSW does, treats the missing half as not exported and calls nothing.
 //!
 //! The other hooks are called only beside their main hook: `postfilter`
 //! with `filter`; `prescore` and `normalizescore` with `score`; `prebind`
 //! and `postbind` with `bind` ([`never_called`] lists the others).
 //!
-//! The SDK's rule for `export!` lists ([`hook_set_error`]) is rule 1 plus
-//! that coupling, made an error, and requiring `filter` for `addpod` and
-//! `removepod` too. `prefilter` and `enqueue` go with anything; each hook
-//! at most once. (`export!` always exports `prefilter` and pairs
-//! `unreserve` with `reserve` itself.)
+//! **The SDK's rule** for `export!` lists ([`hook_set_error`]) is stricter
+//! on purpose: it is checked where the plugin is written, so it refuses
+//! what KSW would load but never call, or call and crash on: rule 3, plus
+//! the coupling above made an error, `addpod` and `removepod` requiring
+//! `filter`, and at least one main hook (a plugin of only `prefilter` does
+//! nothing). `prefilter` and `enqueue` go with anything; each hook at most
+//! once. (`export!` pairs `unreserve` with `reserve` itself, so an SDK
+//! guest never has the unpaired set.)
 //!
 //! [kube-scheduler-wasm-extension]: https://github.com/kubernetes-sigs/kube-scheduler-wasm-extension
 
@@ -62,6 +80,101 @@ pub mod bits {
     pub const UNRESERVE: u32 = 1 << 14;
     /// The hooks one of which a plugin must have.
     pub const MAIN: u32 = FILTER | SCORE | RESERVE | PERMIT | BIND;
+}
+
+/// Scheduler status codes as they cross the ABI (`framework.Code`): a
+/// hook's `i32` result, or its half of a packed `i64`.
+pub mod code {
+    /// The plugin accepts the pod / node.
+    pub const SUCCESS: u32 = 0;
+    /// An internal plugin error.
+    pub const ERROR: u32 = 1;
+    /// The pod does not fit; preemption may help.
+    pub const UNSCHEDULABLE: u32 = 2;
+    /// The pod does not fit and preemption will not help.
+    pub const UNSCHEDULABLE_AND_UNRESOLVABLE: u32 = 3;
+    /// Permit: wait for the returned timeout.
+    pub const WAIT: u32 = 4;
+    /// The plugin opts out of this extension point for this pod.
+    pub const SKIP: u32 = 5;
+
+    /// The framework's name of each code, indexed by code.
+    pub const NAMES: [&str; 6] = [
+        "Success",
+        "Error",
+        "Unschedulable",
+        "UnschedulableAndUnresolvable",
+        "Wait",
+        "Skip",
+    ];
+
+    /// The framework's name of `code`, if it is one of the six.
+    pub const fn name(code: i64) -> Option<&'static str> {
+        if code >= 0 && code < NAMES.len() as i64 {
+            Some(NAMES[code as usize])
+        } else {
+            None
+        }
+    }
+}
+
+/// Cluster events as `result.cluster_events` carries them: 8-byte records
+/// of a resource and an action set, little-endian `u32`s
+/// (`scheduler/plugin/clusterevent.go`).
+pub mod event {
+    /// Pods.
+    pub const POD: u32 = 0;
+    /// Nodes.
+    pub const NODE: u32 = 1;
+    /// PersistentVolumes.
+    pub const PERSISTENT_VOLUME: u32 = 2;
+    /// PersistentVolumeClaims.
+    pub const PERSISTENT_VOLUME_CLAIM: u32 = 3;
+    /// PodSchedulingContexts.
+    pub const POD_SCHEDULING_CONTEXT: u32 = 4;
+    /// ResourceClaims.
+    pub const RESOURCE_CLAIM: u32 = 5;
+    /// StorageClasses.
+    pub const STORAGE_CLASS: u32 = 6;
+    /// CSINodes.
+    pub const CSI_NODE: u32 = 7;
+    /// CSIDrivers.
+    pub const CSI_DRIVER: u32 = 8;
+    /// CSIStorageCapacities.
+    pub const CSI_STORAGE_CAPACITY: u32 = 9;
+    /// Any resource.
+    pub const WILDCARD: u32 = 10;
+
+    /// Object added.
+    pub const ADD: u32 = 1;
+    /// Object deleted.
+    pub const DELETE: u32 = 1 << 1;
+    /// Node allocatable changed.
+    pub const UPDATE_NODE_ALLOCATABLE: u32 = 1 << 2;
+    /// Node labels changed.
+    pub const UPDATE_NODE_LABEL: u32 = 1 << 3;
+    /// Node taints changed.
+    pub const UPDATE_NODE_TAINT: u32 = 1 << 4;
+    /// Node conditions changed.
+    pub const UPDATE_NODE_CONDITION: u32 = 1 << 5;
+    /// Every action.
+    pub const ALL: u32 = ADD
+        | DELETE
+        | UPDATE_NODE_ALLOCATABLE
+        | UPDATE_NODE_LABEL
+        | UPDATE_NODE_TAINT
+        | UPDATE_NODE_CONDITION;
+
+    /// The resources KSW registers when a guest exports no `enqueue` or
+    /// reports no events (each with [`ALL`] actions).
+    pub const DEFAULT_RESOURCES: [u32; 6] = [
+        POD,
+        NODE,
+        CSI_NODE,
+        PERSISTENT_VOLUME,
+        PERSISTENT_VOLUME_CLAIM,
+        STORAGE_CLASS,
+    ];
 }
 
 use bits::*;
@@ -99,6 +212,9 @@ pub struct Import {
     pub name: &'static str,
     pub params: &'static [ValType],
     pub results: &'static [ValType],
+    /// `params -> results` as text, e.g. `(i32, i32) -> i32` (a test holds
+    /// it equal to the two lists).
+    pub signature: &'static str,
 }
 
 impl Import {
@@ -115,76 +231,210 @@ const fn f(
     name: &'static str,
     params: &'static [ValType],
     results: &'static [ValType],
+    signature: &'static str,
 ) -> Import {
     Import {
         module,
         name,
         params,
         results,
+        signature,
     }
 }
 
 /// Every function the host provides, with its signature.
 pub static IMPORTS: &[Import] = &[
-    f(MODULE_API, "node", &[I32, I32, I32, I32], &[I32]),
-    f(MODULE_API, "nodeList", &[I32, I32], &[I32]),
-    f(MODULE_KLOG, "log", &[I32, I32, I32], &[]),
-    f(MODULE_KLOG, "logs", &[I32, I32, I32, I32, I32], &[]),
-    f(MODULE_KLOG, "severity", &[], &[I32]),
-    f(MODULE_SCHEDULER, "get_config", &[I32, I32], &[I32]),
-    f(MODULE_SCHEDULER, "currentPod", &[I32, I32], &[I32]),
-    f(MODULE_SCHEDULER, "targetPod", &[I32, I32], &[I32]),
-    f(MODULE_SCHEDULER, "currentNodeName", &[I32, I32], &[I32]),
-    f(MODULE_SCHEDULER, "filteredNodeList", &[I32, I32], &[I32]),
+    f(
+        MODULE_API,
+        "node",
+        &[I32, I32, I32, I32],
+        &[I32],
+        "(i32, i32, i32, i32) -> i32",
+    ),
+    f(
+        MODULE_API,
+        "nodeList",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_KLOG,
+        "log",
+        &[I32, I32, I32],
+        &[],
+        "(i32, i32, i32) -> ()",
+    ),
+    f(
+        MODULE_KLOG,
+        "logs",
+        &[I32, I32, I32, I32, I32],
+        &[],
+        "(i32, i32, i32, i32, i32) -> ()",
+    ),
+    f(MODULE_KLOG, "severity", &[], &[I32], "() -> i32"),
+    f(
+        MODULE_SCHEDULER,
+        "get_config",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_SCHEDULER,
+        "currentPod",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_SCHEDULER,
+        "targetPod",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_SCHEDULER,
+        "currentNodeName",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_SCHEDULER,
+        "filteredNodeList",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
     f(
         MODULE_SCHEDULER,
         "nodeImageStates",
         &[I32, I32, I32, I32],
         &[I32],
+        "(i32, i32, i32, i32) -> i32",
     ),
-    f(MODULE_SCHEDULER, "nodeToStatusMap", &[I32, I32], &[I32]),
-    f(MODULE_SCHEDULER, "nodeScoreList", &[I32, I32], &[I32]),
-    f(MODULE_SCHEDULER, "result.status_reason", &[I32, I32], &[]),
-    f(MODULE_SCHEDULER, "result.cluster_events", &[I32, I32], &[]),
-    f(MODULE_SCHEDULER, "result.node_names", &[I32, I32], &[]),
+    f(
+        MODULE_SCHEDULER,
+        "nodeToStatusMap",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_SCHEDULER,
+        "nodeScoreList",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_SCHEDULER,
+        "result.status_reason",
+        &[I32, I32],
+        &[],
+        "(i32, i32) -> ()",
+    ),
+    f(
+        MODULE_SCHEDULER,
+        "result.cluster_events",
+        &[I32, I32],
+        &[],
+        "(i32, i32) -> ()",
+    ),
+    f(
+        MODULE_SCHEDULER,
+        "result.node_names",
+        &[I32, I32],
+        &[],
+        "(i32, i32) -> ()",
+    ),
     f(
         MODULE_SCHEDULER,
         "result.nominated_node_name",
         &[I32, I32],
         &[],
+        "(i32, i32) -> ()",
     ),
     f(
         MODULE_SCHEDULER,
         "result.normalized_score_list",
         &[I32, I32],
         &[],
+        "(i32, i32) -> ()",
     ),
     f(
         MODULE_SCHEDULER,
         "handle.eventrecorder.eventf",
         &[I32, I32],
         &[],
+        "(i32, i32) -> ()",
     ),
     f(
         MODULE_SCHEDULER,
         "handle.reject_waiting_pod",
         &[I32, I32, I32, I32],
         &[],
+        "(i32, i32, i32, i32) -> ()",
     ),
     f(
         MODULE_SCHEDULER,
         "handle.get_waiting_pod",
         &[I32, I32, I32, I32],
         &[],
+        "(i32, i32, i32, i32) -> ()",
     ),
-    f(MODULE_WASI, "fd_write", &[I32, I32, I32, I32], &[I32]),
-    f(MODULE_WASI, "clock_time_get", &[I32, I64, I32], &[I32]),
-    f(MODULE_WASI, "random_get", &[I32, I32], &[I32]),
-    f(MODULE_WASI, "args_sizes_get", &[I32, I32], &[I32]),
-    f(MODULE_WASI, "args_get", &[I32, I32], &[I32]),
-    f(MODULE_WASI, "environ_sizes_get", &[I32, I32], &[I32]),
-    f(MODULE_WASI, "environ_get", &[I32, I32], &[I32]),
-    f(MODULE_WASI, "proc_exit", &[I32], &[]),
+    f(
+        MODULE_WASI,
+        "fd_write",
+        &[I32, I32, I32, I32],
+        &[I32],
+        "(i32, i32, i32, i32) -> i32",
+    ),
+    f(
+        MODULE_WASI,
+        "clock_time_get",
+        &[I32, I64, I32],
+        &[I32],
+        "(i32, i64, i32) -> i32",
+    ),
+    f(
+        MODULE_WASI,
+        "random_get",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_WASI,
+        "args_sizes_get",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_WASI,
+        "args_get",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_WASI,
+        "environ_sizes_get",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(
+        MODULE_WASI,
+        "environ_get",
+        &[I32, I32],
+        &[I32],
+        "(i32, i32) -> i32",
+    ),
+    f(MODULE_WASI, "proc_exit", &[I32], &[], "(i32) -> ()"),
 ];
 
 /// The host function `module`.`name`, if the host provides it.
@@ -209,8 +459,9 @@ const fn hook(name: &'static str, bit: u32, result: Option<ValType>) -> Hook {
     Hook { name, bit, result }
 }
 
-/// Every hook export, in the order the scheduler calls them.
-pub static HOOKS: &[Hook] = &[
+/// Every hook export, in the order the scheduler calls them. (A `const`,
+/// so `const fn`s such as the host's `Hook::export_name` can read it.)
+pub const HOOKS: &[Hook] = &[
     hook("enqueue", ENQUEUE, None),
     hook("prefilter", PREFILTER, Some(I32)),
     hook("addpod", ADDPOD, Some(I32)),
@@ -241,25 +492,21 @@ pub fn hook_names(set: u32) -> impl Iterator<Item = &'static str> {
         .map(|h| h.name)
 }
 
-/// Why a hook set is refused.
+/// Why the SDK's rule ([`hook_set_error`]) refuses an `export!` list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HookSetError {
     /// A hook appears twice in a list.
     Duplicate,
-    /// Nothing is exported at all.
-    NoHooks,
     /// None of filter, score, reserve, permit, bind.
     NoMainHook,
     /// A combination of main hooks KSW does not enumerate.
     RejectedCombination,
-    /// postfilter, addpod or removepod without filter (SDK rule).
+    /// postfilter, addpod or removepod without filter.
     NeedsFilter,
-    /// prescore or normalizescore without score (SDK rule).
+    /// prescore or normalizescore without score.
     NeedsScore,
-    /// prebind or postbind without bind (SDK rule).
+    /// prebind or postbind without bind.
     NeedsBind,
-    /// Only one of reserve and unreserve is exported.
-    UnpairedReserve,
 }
 
 impl HookSetError {
@@ -267,7 +514,6 @@ impl HookSetError {
     pub const fn as_str(self) -> &'static str {
         match self {
             HookSetError::Duplicate => "a hook is listed twice",
-            HookSetError::NoHooks => "no hook function is exported",
             HookSetError::NoMainHook => {
                 "at least one of filter, score, reserve, permit, bind is needed"
             }
@@ -277,8 +523,74 @@ impl HookSetError {
             HookSetError::NeedsFilter => "postfilter, addpod and removepod need filter",
             HookSetError::NeedsScore => "prescore and normalizescore need score",
             HookSetError::NeedsBind => "prebind and postbind need bind",
-            HookSetError::UnpairedReserve => {
-                "reserve and unreserve must be exported together (the scheduler calls both)"
+        }
+    }
+}
+
+/// Why KSW's host refuses to load a module ([`ksw_load`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KswRefusal {
+    /// No hook export at all.
+    NoPluginFunctions,
+    /// Hooks, but none of filter, score, reserve, permit, bind, and not
+    /// exactly `prefilter` or exactly prefilter extensions.
+    NoMainHook,
+    /// A combination of main hooks `mask.go`'s switch does not enumerate.
+    RejectedCombination,
+}
+
+impl KswRefusal {
+    /// KSW's error, word for word (`NoMainHook` and `RejectedCombination`
+    /// share it).
+    pub const fn ksw_message(self) -> &'static str {
+        match self {
+            KswRefusal::NoPluginFunctions => "wasm: guest does not export any plugin functions",
+            KswRefusal::NoMainHook | KswRefusal::RejectedCombination => {
+                "wasm: filter, score, reserve, permit or bind must be exported"
+            }
+        }
+    }
+
+    /// What KSW's message means for this module, in kguest's words.
+    pub const fn explanation(self) -> &'static str {
+        match self {
+            KswRefusal::NoPluginFunctions => "the module exports no hook function",
+            KswRefusal::NoMainHook => {
+                "no filter, score, reserve, permit or bind, and not exactly `prefilter` \
+                 or exactly `addpod`/`removepod`"
+            }
+            KswRefusal::RejectedCombination => {
+                "kube-scheduler-wasm-extension does not register this combination of \
+                 filter/score/reserve/permit/bind"
+            }
+        }
+    }
+}
+
+/// Legal for KSW's host but unsafe at run time ([`ksw_warning`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KswWarning {
+    /// `reserve` without `unreserve`.
+    ReserveWithoutUnreserve,
+    /// `unreserve` without `reserve`.
+    UnreserveWithoutReserve,
+}
+
+impl KswWarning {
+    /// One line: what KSW does, and what kguest's host does instead.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            KswWarning::ReserveWithoutUnreserve => {
+                "exports `reserve` without `unreserve`: kube-scheduler-wasm-extension loads it \
+                 (both set its Reserve interface) but calls the missing `unreserve` when a later \
+                 step rejects the pod, which its source shows as an unchecked nil function (a \
+                 scheduler panic; not run); kguest's host calls nothing there"
+            }
+            KswWarning::UnreserveWithoutReserve => {
+                "exports `unreserve` without `reserve`: kube-scheduler-wasm-extension loads it \
+                 (both set its Reserve interface) but calls the missing `reserve` for every \
+                 scheduled pod, which its source shows as an unchecked nil function (a scheduler \
+                 panic; not run); kguest's host calls nothing there"
             }
         }
     }
@@ -360,82 +672,249 @@ pub const fn hook_set_error(hooks: &[u32]) -> Option<HookSetError> {
     None
 }
 
-/// KSW's rule for a module exporting the hooks in `exports` (see the crate
-/// docs): why the scheduler refuses to load it, or `None`.
-pub const fn scheduler_error(exports: u32) -> Option<HookSetError> {
+/// KSW's load decision for a module exporting the hook functions in
+/// `exports` (a [`bits`] set, each with the right signature; see the crate
+/// docs): the main interfaces it registers (a subset of [`MAIN`], with
+/// `unreserve` counted as [`RESERVE`]; `0` for a lone `prefilter` or
+/// prefilter extensions), or why it refuses the module.
+///
+/// `kguest check` and kguest's host both decide with this function.
+pub const fn ksw_load(exports: u32) -> Result<u32, KswRefusal> {
     if exports == 0 {
-        return Some(HookSetError::NoHooks);
+        return Err(KswRefusal::NoPluginFunctions);
     }
-    let reserve = exports & (RESERVE | UNRESERVE);
-    if reserve != 0 && reserve != RESERVE | UNRESERVE {
-        return Some(HookSetError::UnpairedReserve);
+    let mut main = exports & MAIN;
+    if exports & UNRESERVE != 0 {
+        main |= RESERVE;
     }
-    let main = exports & MAIN;
     if main != 0 {
         return if main_set_accepted(main) {
-            None
+            Ok(main)
         } else {
-            Some(HookSetError::RejectedCombination)
+            Err(KswRefusal::RejectedCombination)
         };
     }
     if exports == PREFILTER || exports & !(ADDPOD | REMOVEPOD) == 0 {
-        return None;
+        return Ok(0);
     }
-    Some(HookSetError::NoMainHook)
+    Err(KswRefusal::NoMainHook)
+}
+
+/// What is legal for KSW's host in `exports` but goes wrong when it runs:
+/// one half of the Reserve interface without the other.
+pub const fn ksw_warning(exports: u32) -> Option<KswWarning> {
+    match (exports & RESERVE != 0, exports & UNRESERVE != 0) {
+        (true, false) => Some(KswWarning::ReserveWithoutUnreserve),
+        (false, true) => Some(KswWarning::UnreserveWithoutReserve),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     extern crate std;
     use super::*;
+    use std::format;
+    use std::string::String;
     use std::vec::Vec;
 
-    /// The main-hook sets `mask.go`'s switch enumerates.
-    const ACCEPTED: [u32; 23] = [
-        FILTER,
-        FILTER | SCORE,
-        FILTER | SCORE | BIND,
-        RESERVE,
-        PERMIT,
-        BIND,
-        FILTER | RESERVE,
-        FILTER | PERMIT,
-        FILTER | BIND,
-        SCORE,
-        SCORE | RESERVE,
-        SCORE | PERMIT,
-        SCORE | BIND,
-        RESERVE | BIND,
-        PERMIT | BIND,
-        FILTER | SCORE | RESERVE,
-        FILTER | SCORE | PERMIT,
-        FILTER | SCORE | BIND | RESERVE,
-        FILTER | SCORE | BIND | PERMIT,
-        SCORE | RESERVE | BIND,
-        SCORE | PERMIT | BIND,
-        RESERVE | PERMIT | BIND,
-        FILTER | SCORE | RESERVE | PERMIT | BIND,
+    /// `filter|score` -> bits.
+    fn set(names: &str) -> u32 {
+        names
+            .split('|')
+            .filter(|n| !n.is_empty())
+            .map(|n| find_hook(n).unwrap_or_else(|| panic!("no hook `{n}`")).bit)
+            .fold(0, |s, b| s | b)
+    }
+
+    const MUST: &str = "wasm: filter, score, reserve, permit or bind must be exported";
+    const NONE: &str = "wasm: guest does not export any plugin functions";
+
+    /// The 31 main-hook rows of /var/tmp/kguest-go/ksw-hookset.md (read
+    /// from KSW's `mask.go` switch): the set and whether KSW loads it.
+    const MAIN_ROWS: [(&str, bool); 31] = [
+        ("filter", true),
+        ("score", true),
+        ("reserve", true),
+        ("permit", true),
+        ("bind", true),
+        ("filter|score", true),
+        ("filter|reserve", true),
+        ("filter|permit", true),
+        ("filter|bind", true),
+        ("score|reserve", true),
+        ("score|permit", true),
+        ("score|bind", true),
+        ("reserve|permit", false),
+        ("reserve|bind", true),
+        ("permit|bind", true),
+        ("filter|score|reserve", true),
+        ("filter|score|permit", true),
+        ("filter|score|bind", true),
+        ("filter|reserve|permit", false),
+        ("filter|reserve|bind", false),
+        ("filter|permit|bind", false),
+        ("score|reserve|permit", false),
+        ("score|reserve|bind", true),
+        ("score|permit|bind", true),
+        ("reserve|permit|bind", true),
+        ("filter|score|reserve|permit", false),
+        ("filter|score|reserve|bind", true),
+        ("filter|score|permit|bind", true),
+        ("filter|reserve|permit|bind", false),
+        ("score|reserve|permit|bind", false),
+        ("filter|score|reserve|permit|bind", true),
     ];
 
-    /// Every main-hook subset, both rules, against the enumerated list.
+    /// Coupled hooks that may ride along with any main set.
+    const COUPLED: [&str; 6] = [
+        "",
+        "prefilter",
+        "prefilter|enqueue",
+        "postfilter|prescore|normalizescore",
+        "prebind|postbind|addpod|removepod",
+        "enqueue|prefilter|addpod|removepod|postfilter|prescore|normalizescore|prebind|postbind",
+    ];
+
+    fn decision(exports: u32) -> Result<u32, &'static str> {
+        ksw_load(exports).map_err(KswRefusal::ksw_message)
+    }
+
     #[test]
-    fn main_sets_match_the_host_switch() {
-        let singles = [FILTER, SCORE, RESERVE, PERMIT, BIND];
-        for set in 1u32..32 {
-            let hooks: Vec<u32> = singles
-                .iter()
-                .copied()
-                .filter(|b| set & (1 << b.trailing_zeros()) != 0)
-                .collect();
-            let main: u32 = hooks.iter().sum();
-            let expected = ACCEPTED.contains(&main);
-            assert_eq!(hook_set_error(&hooks).is_none(), expected, "{set:#b}");
-            let mut exports = main | PREFILTER;
-            if exports & RESERVE != 0 {
-                exports |= UNRESERVE;
+    fn every_main_set_row() {
+        // The table covers each non-empty main set once.
+        let mut seen: Vec<u32> = MAIN_ROWS.iter().map(|(r, _)| set(r)).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), 31);
+        for (row, loads) in MAIN_ROWS {
+            let main = set(row);
+            for extra in COUPLED {
+                let exports = main | set(extra);
+                // reserve alone, reserve with unreserve, unreserve alone:
+                // one interface for KSW.
+                let mut variants = [exports, exports, exports];
+                if main & RESERVE != 0 {
+                    variants[1] |= UNRESERVE;
+                    variants[2] = (exports & !RESERVE) | UNRESERVE;
+                }
+                for exports in variants {
+                    let want = if loads { Ok(main) } else { Err(MUST) };
+                    assert_eq!(decision(exports), want, "{row} + {extra}: {exports:#b}");
+                    if loads {
+                        // The SDK's rule agrees wherever the coupling holds.
+                        let list: Vec<u32> = (0..15)
+                            .map(|i| 1u32 << i)
+                            .filter(|b| main & b != 0)
+                            .collect();
+                        assert_eq!(hook_set_error(&list), None, "{row}");
+                    }
+                }
             }
-            assert_eq!(scheduler_error(exports).is_none(), expected, "{set:#b}");
+            if !loads {
+                let list: Vec<u32> = (0..5)
+                    .map(|i| 1u32 << i)
+                    .filter(|b| main & b != 0)
+                    .collect();
+                assert_eq!(
+                    hook_set_error(&list),
+                    Some(HookSetError::RejectedCombination),
+                    "{row}"
+                );
+                assert_eq!(ksw_load(main), Err(KswRefusal::RejectedCombination));
+            }
         }
+    }
+
+    #[test]
+    fn no_main_hook_rows() {
+        assert_eq!(decision(0), Err(NONE));
+        assert_eq!(decision(PREFILTER), Ok(0));
+        assert_eq!(decision(ADDPOD), Ok(0));
+        assert_eq!(decision(REMOVEPOD), Ok(0));
+        assert_eq!(decision(ADDPOD | REMOVEPOD), Ok(0));
+        for refused in [
+            "prefilter|enqueue",
+            "prefilter|addpod",
+            "prefilter|removepod",
+            "enqueue",
+            "prescore",
+            "normalizescore",
+            "postfilter",
+            "prebind",
+            "postbind",
+            "prescore|normalizescore|postfilter|prebind|postbind",
+            "enqueue|addpod",
+        ] {
+            assert_eq!(decision(set(refused)), Err(MUST), "{refused}");
+            assert_eq!(ksw_load(set(refused)), Err(KswRefusal::NoMainHook));
+        }
+        // 9b2791f's plugin_test.go: "prescore" and "normalizescore" alone
+        // ("missing score") and a module with only `memory` ("not plugin").
+        assert_eq!(decision(PRESCORE), Err(MUST));
+        assert_eq!(decision(NORMALIZESCORE), Err(MUST));
+        assert_eq!(decision(0), Err(NONE));
+    }
+
+    /// 9b2791f's `scheduler/plugin/mask_test.go` `Test_maskInterfaces`:
+    /// (interfaces, error?, filter, score, reserve, permit, bind). Its
+    /// interface sets are exports here (`reserve` for iReservePlugin).
+    #[test]
+    fn upstream_mask_test_cases() {
+        type Row = (&'static str, bool, [bool; 5]);
+        const T: bool = true;
+        const F: bool = false;
+        let cases: [Row; 10] = [
+            ("prescore", T, [F; 5]),
+            ("prefilter", F, [F; 5]),
+            ("prefilter|filter", F, [T, F, F, F, F]),
+            ("filter", F, [T, F, F, F, F]),
+            ("prefilter|score", F, [F, T, F, F, F]),
+            ("prescore|score", F, [F, T, F, F, F]),
+            ("score", F, [F, T, F, F, F]),
+            ("prefilter|filter|score", F, [T, T, F, F, F]),
+            ("reserve", F, [F, F, T, F, F]),
+            ("reserve|filter", F, [T, F, T, F, F]),
+        ];
+        for (name, error, expect) in cases {
+            // iReservePlugin is set by either export.
+            let spellings: Vec<u32> = if name.contains("reserve") {
+                let without = set(&name.replace("reserve", "").replace("||", "|"));
+                std::vec![
+                    without | RESERVE,
+                    without | UNRESERVE,
+                    without | RESERVE | UNRESERVE
+                ]
+            } else {
+                std::vec![set(name)]
+            };
+            for exports in spellings {
+                match ksw_load(exports) {
+                    Err(_) => assert!(error, "{name} should load"),
+                    Ok(main) => {
+                        assert!(!error, "{name} should be refused");
+                        let have = [FILTER, SCORE, RESERVE, PERMIT, BIND].map(|b| main & b != 0);
+                        assert_eq!(have, expect, "{name}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unpaired_reserve_warns_but_loads() {
+        assert_eq!(
+            ksw_warning(RESERVE | FILTER),
+            Some(KswWarning::ReserveWithoutUnreserve)
+        );
+        assert_eq!(
+            ksw_warning(UNRESERVE),
+            Some(KswWarning::UnreserveWithoutReserve)
+        );
+        assert_eq!(ksw_warning(RESERVE | UNRESERVE), None);
+        assert_eq!(ksw_warning(FILTER | SCORE), None);
+        assert_eq!(ksw_load(RESERVE), Ok(RESERVE));
+        assert_eq!(ksw_load(UNRESERVE | SCORE), Ok(RESERVE | SCORE));
     }
 
     #[test]
@@ -469,45 +948,18 @@ mod tests {
             hook_set_error(&[RESERVE, PERMIT]),
             Some(HookSetError::RejectedCombination)
         );
-    }
-
-    #[test]
-    fn scheduler_rule_special_cases() {
-        assert_eq!(scheduler_error(0), Some(HookSetError::NoHooks));
-        // A lone prefilter, or only prefilter extensions, loads.
-        assert!(scheduler_error(PREFILTER).is_none());
-        assert!(scheduler_error(ADDPOD | REMOVEPOD).is_none());
-        assert!(scheduler_error(ADDPOD).is_none());
-        // Coupled hooks without their main hook do not make a plugin.
-        assert_eq!(
-            scheduler_error(PREFILTER | PRESCORE),
-            Some(HookSetError::NoMainHook)
-        );
-        assert_eq!(
-            scheduler_error(PREFILTER | ADDPOD),
-            Some(HookSetError::NoMainHook)
-        );
-        assert_eq!(scheduler_error(ENQUEUE), Some(HookSetError::NoMainHook));
-        // Beside a main hook they load, but are never called.
-        assert!(scheduler_error(FILTER | PRESCORE).is_none());
+        // Coupled hooks without their main hook load in KSW but are never
+        // called; the SDK refuses them.
+        assert!(ksw_load(FILTER | PRESCORE).is_ok());
         assert_eq!(never_called(FILTER | PRESCORE), PRESCORE);
         assert_eq!(
             never_called(SCORE | POSTFILTER | PREBIND),
             POSTFILTER | PREBIND
         );
         assert_eq!(never_called(FILTER | POSTFILTER | ADDPOD), 0);
-        // reserve and unreserve come together.
-        assert_eq!(
-            scheduler_error(RESERVE),
-            Some(HookSetError::UnpairedReserve)
-        );
-        assert_eq!(
-            scheduler_error(FILTER | UNRESERVE),
-            Some(HookSetError::UnpairedReserve)
-        );
         // TinyGo's nodenumber exports every hook.
         let every = HOOKS.iter().fold(0, |set, h| set | h.bit);
-        assert!(scheduler_error(every).is_none());
+        assert_eq!(ksw_load(every), Ok(MAIN));
         assert_eq!(never_called(every), 0);
     }
 
@@ -529,6 +981,13 @@ mod tests {
                     .iter()
                     .all(|o| (o.module, o.name) != (imp.module, imp.name))
             );
+            let list = |ts: &[ValType]| ts.iter().map(|t| t.as_str()).collect::<Vec<_>>();
+            let results = match list(imp.results).as_slice() {
+                [one] => String::from(*one),
+                many => format!("({})", many.join(", ")),
+            };
+            let text = format!("({}) -> {results}", list(imp.params).join(", "));
+            assert_eq!(imp.signature, text, "{}.{}", imp.module, imp.name);
         }
         assert_eq!(
             import(MODULE_SCHEDULER, "currentPod").map(|i| i.params.len()),
@@ -538,5 +997,10 @@ mod tests {
         assert_eq!(IMPORTS.iter().filter(|i| !i.is_wasi()).count(), 21);
         let names: Vec<&str> = hook_names(SCORE | PRESCORE | UNRESERVE).collect();
         assert_eq!(names, ["prescore", "score", "unreserve"]);
+        assert_eq!(code::name(0), Some("Success"));
+        assert_eq!(code::name(i64::from(code::SKIP)), Some("Skip"));
+        assert_eq!(code::name(6), None);
+        assert_eq!(code::name(-1), None);
+        assert_eq!(event::ALL, 63);
     }
 }

@@ -24,6 +24,22 @@
 //!    the SDK drops its cached Pod. Listing it only adds the plugin's own
 //!    [`PreFilter`](crate::PreFilter) call.
 //! 4. Each hook at most once.
+//!
+//! This is stricter than what KSW's host loads (`kguest_abi::ksw_load`, the
+//! rule `kguest check` and kguest's host use): KSW also loads hooks without
+//! their main hook (and never calls them), and `reserve` without
+//! `unreserve` (and then calls the missing one). The check runs where the
+//! plugin is written, so it refuses every set that would load but not work
+//! as written, rather than only the sets KSW refuses.
+//!
+//! Why `prefilter` is always exported, although KSW's host calls only the
+//! hooks a guest exports (one call per cycle it could save): it is the only
+//! call that tells the guest a new scheduling cycle began. KSW keeps one
+//! guest instance for consecutive pods, and the SDK keeps the cycle's Pod,
+//! Node and node list (and every [`CycleState`](crate::CycleState)) until
+//! that call; without it a Filter for the next pod would read the previous
+//! pod's cached bytes. Re-reading the Pod on every call instead costs more
+//! per node than the one `prefilter` call costs per cycle.
 
 /// Hook bits used by the compile-time check.
 #[doc(hidden)]

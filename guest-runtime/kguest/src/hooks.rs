@@ -160,17 +160,19 @@ pub trait PostBind: Plugin {
 pub struct Resource(pub u32);
 
 impl Resource {
-    pub const POD: Resource = Resource(0);
-    pub const NODE: Resource = Resource(1);
-    pub const PERSISTENT_VOLUME: Resource = Resource(2);
-    pub const PERSISTENT_VOLUME_CLAIM: Resource = Resource(3);
-    pub const POD_SCHEDULING_CONTEXT: Resource = Resource(4);
-    pub const RESOURCE_CLAIM: Resource = Resource(5);
-    pub const STORAGE_CLASS: Resource = Resource(6);
-    pub const CSI_NODE: Resource = Resource(7);
-    pub const CSI_DRIVER: Resource = Resource(8);
-    pub const CSI_STORAGE_CAPACITY: Resource = Resource(9);
-    pub const WILDCARD: Resource = Resource(10);
+    pub const POD: Resource = Resource(kguest_abi::event::POD);
+    pub const NODE: Resource = Resource(kguest_abi::event::NODE);
+    pub const PERSISTENT_VOLUME: Resource = Resource(kguest_abi::event::PERSISTENT_VOLUME);
+    pub const PERSISTENT_VOLUME_CLAIM: Resource =
+        Resource(kguest_abi::event::PERSISTENT_VOLUME_CLAIM);
+    pub const POD_SCHEDULING_CONTEXT: Resource =
+        Resource(kguest_abi::event::POD_SCHEDULING_CONTEXT);
+    pub const RESOURCE_CLAIM: Resource = Resource(kguest_abi::event::RESOURCE_CLAIM);
+    pub const STORAGE_CLASS: Resource = Resource(kguest_abi::event::STORAGE_CLASS);
+    pub const CSI_NODE: Resource = Resource(kguest_abi::event::CSI_NODE);
+    pub const CSI_DRIVER: Resource = Resource(kguest_abi::event::CSI_DRIVER);
+    pub const CSI_STORAGE_CAPACITY: Resource = Resource(kguest_abi::event::CSI_STORAGE_CAPACITY);
+    pub const WILDCARD: Resource = Resource(kguest_abi::event::WILDCARD);
 }
 
 /// Action bits of a cluster event.
@@ -179,13 +181,15 @@ impl Resource {
 pub struct ActionType(pub u32);
 
 impl ActionType {
-    pub const ADD: ActionType = ActionType(1);
-    pub const DELETE: ActionType = ActionType(2);
-    pub const UPDATE_NODE_ALLOCATABLE: ActionType = ActionType(4);
-    pub const UPDATE_NODE_LABEL: ActionType = ActionType(8);
-    pub const UPDATE_NODE_TAINT: ActionType = ActionType(16);
-    pub const UPDATE_NODE_CONDITION: ActionType = ActionType(32);
-    pub const ALL: ActionType = ActionType(63);
+    pub const ADD: ActionType = ActionType(kguest_abi::event::ADD);
+    pub const DELETE: ActionType = ActionType(kguest_abi::event::DELETE);
+    pub const UPDATE_NODE_ALLOCATABLE: ActionType =
+        ActionType(kguest_abi::event::UPDATE_NODE_ALLOCATABLE);
+    pub const UPDATE_NODE_LABEL: ActionType = ActionType(kguest_abi::event::UPDATE_NODE_LABEL);
+    pub const UPDATE_NODE_TAINT: ActionType = ActionType(kguest_abi::event::UPDATE_NODE_TAINT);
+    pub const UPDATE_NODE_CONDITION: ActionType =
+        ActionType(kguest_abi::event::UPDATE_NODE_CONDITION);
+    pub const ALL: ActionType = ActionType(kguest_abi::event::ALL);
 
     pub const fn or(self, other: ActionType) -> ActionType {
         ActionType(self.0 | other.0)

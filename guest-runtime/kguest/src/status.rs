@@ -2,22 +2,23 @@
 
 /// A scheduler framework status code, as it crosses the ABI (an integer).
 ///
-/// The numbering is the one of `framework.Code` and of the Go guest SDK.
+/// The numbering is the one of `framework.Code` and of the Go guest SDK
+/// (`kguest_abi::code`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum Code {
     /// The plugin ran and the pod may proceed.
-    Success = 0,
+    Success = kguest_abi::code::SUCCESS,
     /// Something went wrong inside the plugin.
-    Error = 1,
+    Error = kguest_abi::code::ERROR,
     /// The node does not fit now; preemption may help.
-    Unschedulable = 2,
+    Unschedulable = kguest_abi::code::UNSCHEDULABLE,
     /// The node does not fit and preemption cannot change that.
-    UnschedulableAndUnresolvable = 3,
+    UnschedulableAndUnresolvable = kguest_abi::code::UNSCHEDULABLE_AND_UNRESOLVABLE,
     /// Permit only: hold the pod until allowed, rejected or timed out.
-    Wait = 4,
+    Wait = kguest_abi::code::WAIT,
     /// The plugin has nothing to do for this pod (PreFilter, PreScore, Bind).
-    Skip = 5,
+    Skip = kguest_abi::code::SKIP,
 }
 
 /// A status code the SDK does not know.
@@ -28,13 +29,14 @@ impl TryFrom<u32> for Code {
     type Error = UnknownCode;
 
     fn try_from(v: u32) -> Result<Code, UnknownCode> {
+        use kguest_abi::code;
         Ok(match v {
-            0 => Code::Success,
-            1 => Code::Error,
-            2 => Code::Unschedulable,
-            3 => Code::UnschedulableAndUnresolvable,
-            4 => Code::Wait,
-            5 => Code::Skip,
+            code::SUCCESS => Code::Success,
+            code::ERROR => Code::Error,
+            code::UNSCHEDULABLE => Code::Unschedulable,
+            code::UNSCHEDULABLE_AND_UNRESOLVABLE => Code::UnschedulableAndUnresolvable,
+            code::WAIT => Code::Wait,
+            code::SKIP => Code::Skip,
             _ => return Err(UnknownCode(i64::from(v))),
         })
     }

@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 
-use kguest_abi::{self as abi, HookSetError};
+use kguest_abi::{self as abi, KswRefusal};
 use wasmparser::{
     CompositeInnerType, Encoding, ExternalKind, KnownCustom, Name, Operator, Parser, Payload,
     TypeRef,
@@ -424,16 +424,22 @@ impl Module {
             )));
         }
 
+        // The one hook-set rule, shared with kguest's host: KSW's load
+        // decision, with its error text.
         let hooks = self.hooks();
-        if let Some(err) = abi::scheduler_error(hooks) {
+        if let Err(refusal) = abi::ksw_load(hooks) {
             out.push(Finding::violation(format!(
-                "hook set {}: {}",
+                "hook set {}: the scheduler refuses it with `{}` ({})",
                 hook_list(hooks),
-                err.as_str()
+                refusal.ksw_message(),
+                refusal.explanation()
             )));
-            if err == HookSetError::NoHooks {
+            if refusal == KswRefusal::NoPluginFunctions {
                 return out;
             }
+        }
+        if let Some(warning) = abi::ksw_warning(hooks) {
+            out.push(Finding::warning(warning.as_str().into()));
         }
         for orphan in abi::hook_names(abi::never_called(hooks)) {
             let main = match orphan {

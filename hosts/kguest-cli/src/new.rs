@@ -33,23 +33,14 @@ options:
                       instead of the published crate
 ";
 
-/// The hooks `--hooks` accepts, in the order the scheduler calls them.
-const HOOK_NAMES: &[&str] = &[
-    "enqueue",
-    "prefilter",
-    "addpod",
-    "removepod",
-    "filter",
-    "postfilter",
-    "prescore",
-    "score",
-    "normalizescore",
-    "reserve",
-    "permit",
-    "prebind",
-    "bind",
-    "postbind",
-];
+/// The hooks `--hooks` accepts, in the order the scheduler calls them:
+/// `kguest_abi::HOOKS` but `unreserve`, which `reserve` brings.
+fn hook_names() -> impl Iterator<Item = &'static str> {
+    kguest_abi::HOOKS
+        .iter()
+        .filter(|h| h.bit != kguest_abi::bits::UNRESERVE)
+        .map(|h| h.name)
+}
 
 /// Where the generated README points for deployment.
 const DEPLOY_DOC: &str = "https://github.com/kguest/kguest/blob/main/docs/deploy.md";
@@ -119,7 +110,7 @@ fn parse_hooks(list: &str) -> Result<Vec<&'static str>, String> {
     let mut hooks = Vec::new();
     let mut bits = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let Some(&hook) = HOOK_NAMES.iter().find(|h| **h == name) else {
+        let Some(hook) = hook_names().find(|h| *h == name) else {
             let hint = if name == "unreserve" {
                 " (`reserve` brings unreserve)"
             } else {
@@ -127,7 +118,7 @@ fn parse_hooks(list: &str) -> Result<Vec<&'static str>, String> {
             };
             return Err(format!(
                 "--hooks: unknown hook `{name}`{hint}; choose from {}",
-                HOOK_NAMES.join(", ")
+                hook_names().collect::<Vec<_>>().join(", ")
             ));
         };
         let bit = kguest_abi::find_hook(hook).map_or(0, |h| h.bit);
@@ -138,7 +129,7 @@ fn parse_hooks(list: &str) -> Result<Vec<&'static str>, String> {
         return Err(format!("--hooks {list}: {}", err.as_str()));
     }
     // Scheduler order, whatever order they were given in.
-    hooks.sort_by_key(|h| HOOK_NAMES.iter().position(|n| n == h));
+    hooks.sort_by_key(|h| hook_names().position(|n| n == *h));
     Ok(hooks)
 }
 
@@ -1115,11 +1106,27 @@ mod tests {
             use_line("", "kguest", &["Cycle", "Plugin"]),
             "use kguest::{Cycle, Plugin};\n"
         );
-        let long: Vec<&str> = HOOK_NAMES.to_vec();
+        let long: Vec<&str> = hook_names().collect();
         let wrapped = use_line("", "kguest", &long);
         assert!(wrapped.starts_with("use kguest::{\n    enqueue, prefilter,"));
         assert!(wrapped.lines().all(|l| l.len() <= 100));
         assert!(wrapped.ends_with("postbind,\n};\n"));
+    }
+
+    /// The hook list of `--help` is kguest_abi's, written out.
+    #[test]
+    fn usage_lists_every_hook_of_the_abi() {
+        let (_, list) = USAGE.split_once("--hooks LIST").expect("--hooks in USAGE");
+        let (list, _) = list.split_once("The set").expect("end of the list");
+        let words: Vec<String> = list
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        for hook in hook_names() {
+            assert!(words.iter().any(|w| w == hook), "{hook} missing from USAGE");
+        }
+        assert_eq!(hook_names().count(), kguest_abi::HOOKS.len() - 1);
     }
 
     #[test]

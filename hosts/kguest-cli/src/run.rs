@@ -1,13 +1,15 @@
 //! `kguest run`: one scheduling cycle of a plugin over a Pod and some Nodes,
-//! in the order kube-scheduler calls the hooks ([`Plugin::schedule`]).
+//! in the order kube-scheduler calls the hooks ([`Plugin::schedule`]), or of
+//! the wasm plugins of a `KubeSchedulerConfiguration` profile together
+//! ([`Profile::schedule`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use kguest_host::{
-    Code, Cycle, CycleReport, Event, Hook, LogRecord, Plugin, PluginConfig, Runtime, RuntimeConfig,
-    SchedulerHandle, Score, Snapshot, Status,
+    Code, Cycle, CycleOutcome, CycleReport, Event, Hook, LogRecord, Outcome, Plugin, PluginConfig,
+    Profile, ProfileReport, Runtime, RuntimeConfig, SchedulerHandle, Score, Snapshot, Status,
 };
 use serde_json::{Value, json};
 
@@ -18,6 +20,7 @@ use kguest_wire::json::FieldValidation;
 /// `kguest run --help`.
 pub const USAGE: &str = "\
 usage: kguest run PLUGIN.wasm --pod FILE --nodes FILE [options]
+       kguest run --config SCHED-CONFIG.yaml --pod FILE --nodes FILE [options]
 
 PLUGIN.wasm is a path, or a guest URL as kube-scheduler-wasm-extension's
 guestURL names one: file://PATH or http://HOST/PATH (https is not supported).
@@ -27,6 +30,21 @@ its hooks as kube-scheduler does: PreFilter (its node names restrict the
 candidate nodes), Filter on each candidate, PostFilter if none fits, then
 PreScore, Score and NormalizeScore on the feasible nodes. Prints one row per
 node: the Filter status and reason, and the score (or Score's failure).
+A hook the plugin does not export shows as `not run`.
+
+With a KubeSchedulerConfiguration as --config (and no PLUGIN.wasm), runs the
+wasm plugins of one of its profiles together, as kube-scheduler runs a
+profile: a plugin counts when it is enabled under plugins.multiPoint and its
+pluginConfig args have a guestURL (read as KSW reads it: file://PATH relative
+to the current directory, or http://); its guestConfig, logSeverity, args and
+weight come from the configuration. Every PreFilter, then Filter over the
+nodes (a node passes only if every Filter passes; kube-scheduler stops at the
+first rejection), PostFilter if none passed, PreScore/Score/NormalizeScore
+on the nodes that passed (not when only one did), weights, the highest total
+(a tie goes to the first node in --nodes order; kube-scheduler picks one of
+the tied nodes at random), then Reserve, Permit, PreBind, Bind and PostBind
+on that node. Prints one row per node and plugin, then the chosen node and
+why. kube-scheduler's own plugins in the profile are not run.
 
 FILE holds YAML or JSON: one object, several YAML documents, or a List
 (`kubectl get pod,node -o yaml` output). The node list and the image states
@@ -35,7 +53,10 @@ the plugin sees are computed over all the nodes given, as the scheduler does.
 options:
   --pod FILE        the Pod to schedule
   --nodes FILE      the Nodes
-  --config FILE     guest configuration (served by get_config; by convention JSON)
+  --config FILE     guest configuration (served by get_config; by convention
+                    JSON), or a KubeSchedulerConfiguration (see above)
+  --profile NAME    with a KubeSchedulerConfiguration: the profile whose
+                    schedulerName is NAME (default: the first profile)
   --arg VALUE       a guest argument (repeatable): the guest's argv is
                     PLUGIN.wasm followed by the values, as KSW's PluginConfig.Args
   --json            one JSON object per node instead of a table
@@ -52,7 +73,9 @@ const NEXT_NODE_CALLS: usize = 20_000;
 const WARM_UP_CALLS: usize = 200;
 
 struct Options<'a> {
-    wasm: &'a str,
+    /// `None` with a KubeSchedulerConfiguration as `--config`.
+    wasm: Option<&'a str>,
+    profile: Option<&'a str>,
     pod: &'a str,
     nodes: &'a str,
     config: Option<&'a str>,
@@ -65,23 +88,47 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     let Some(opts) = parse(args)? else {
         return crate::write_stdout(USAGE.as_bytes());
     };
-    // A guest URL as KSW's `guestURL` names one, or a path.
-    let wasm_bytes = if opts.wasm.contains("://") {
-        kguest_host::guest_url::fetch(opts.wasm)
-            .map_err(|err| Failure::Input(format!("{}: {err}", opts.wasm)))?
-    } else {
-        read_input(Some(opts.wasm))?.1
+    let config = match opts.config {
+        Some(path) => Some(read_input(Some(path))?),
+        None => None,
     };
-    if !wasm_bytes.starts_with(b"\0asm") {
-        return Err(Failure::Input(format!(
-            "{}: not a WebAssembly module (no `\\0asm` header)",
-            opts.wasm
-        )));
+    let scheduler_config = config
+        .as_ref()
+        .and_then(|(name, bytes)| as_scheduler_config(name, bytes).transpose())
+        .transpose()?;
+    let (pod_bytes, cycle) = load_cycle(&opts)?;
+    let runtime = Runtime::new(RuntimeConfig::default())
+        .map_err(|err| Failure::Input(format!("starting wasmtime: {err}")))?;
+    let handle = Arc::new(CliHandle::default());
+    match (opts.wasm, scheduler_config) {
+        (None, Some(sched)) => run_profile(&opts, &sched, &runtime, handle, &cycle),
+        (Some(wasm), sched) => {
+            if sched.is_some() {
+                return Err(Failure::Usage(
+                    "run: --config is a KubeSchedulerConfiguration, which names its plugins: \
+                     give no PLUGIN.wasm"
+                        .into(),
+                ));
+            }
+            let guest_config = config.map(|(_, bytes)| bytes).unwrap_or_default();
+            run_plugin(
+                &opts,
+                wasm,
+                guest_config,
+                &runtime,
+                handle,
+                &pod_bytes,
+                &cycle,
+            )
+        }
+        (None, None) => Err(Failure::Usage(
+            "run: missing PLUGIN.wasm (or --config with a KubeSchedulerConfiguration)".into(),
+        )),
     }
-    let guest_config = match opts.config {
-        Some(path) => read_input(Some(path))?.1,
-        None => Vec::new(),
-    };
+}
+
+/// The Pod and Nodes of `--pod` and `--nodes`, as one cycle.
+fn load_cycle(opts: &Options<'_>) -> Result<(Arc<[u8]>, Cycle), Failure> {
     let [pod_bytes] =
         <[Vec<u8>; 1]>::try_from(load_objects(opts.pod, "Pod")?).map_err(|found| {
             Failure::Input(format!(
@@ -104,14 +151,60 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     let pod_bytes: Arc<[u8]> = pod_bytes.into();
     let cycle = Cycle::new(pod_bytes.clone(), Arc::new(snapshot))
         .map_err(|err| Failure::Input(format!("{}: {err}", opts.pod)))?;
+    Ok((pod_bytes, cycle))
+}
 
-    let runtime = Runtime::new(RuntimeConfig::default())
-        .map_err(|err| Failure::Input(format!("starting wasmtime: {err}")))?;
-    let handle = Arc::new(CliHandle::default());
+/// `bytes` as a KubeSchedulerConfiguration, if it is one (YAML or JSON
+/// with `kind: KubeSchedulerConfiguration`); `None` for a guest config.
+fn as_scheduler_config(name: &str, bytes: &[u8]) -> Result<Option<Value>, Failure> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    let value: Option<Value> = serde_json::from_str(text)
+        .ok()
+        .or_else(|| serde_norway::from_str::<Value>(text).ok());
+    match value {
+        Some(v) if v.get("kind").and_then(Value::as_str) == Some("KubeSchedulerConfiguration") => {
+            Ok(Some(v))
+        }
+        Some(v)
+            if v.get("apiVersion")
+                .and_then(Value::as_str)
+                .is_some_and(|a| a.starts_with("kubescheduler.config.k8s.io/")) =>
+        {
+            Err(Failure::Input(format!(
+                "{name}: a kubescheduler.config.k8s.io object that is not a KubeSchedulerConfiguration"
+            )))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn run_plugin(
+    opts: &Options<'_>,
+    wasm: &str,
+    guest_config: Vec<u8>,
+    runtime: &Runtime,
+    handle: Arc<CliHandle>,
+    pod_bytes: &Arc<[u8]>,
+    cycle: &Cycle,
+) -> Result<(), Failure> {
+    // A guest URL as KSW's `guestURL` names one, or a path.
+    let wasm_bytes = if wasm.contains("://") {
+        kguest_host::guest_url::fetch(wasm)
+            .map_err(|err| Failure::Input(format!("{wasm}: {err}")))?
+    } else {
+        read_input(Some(wasm))?.1
+    };
+    if !wasm_bytes.starts_with(b"\0asm") {
+        return Err(Failure::Input(format!(
+            "{wasm}: not a WebAssembly module (no `\\0asm` header)"
+        )));
+    }
     let guest_args = if opts.args.is_empty() {
         Vec::new()
     } else {
-        std::iter::once(opts.wasm.to_string())
+        std::iter::once(wasm.to_string())
             .chain(opts.args.iter().cloned())
             .collect()
     };
@@ -122,16 +215,16 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         ..PluginConfig::default()
     };
     let guest_failed = |err: &dyn std::fmt::Display| {
-        Failure::Input(format!("{}: {}", opts.wasm, one_line(&err.to_string())))
+        Failure::Input(format!("{wasm}: {}", one_line(&err.to_string())))
     };
-    let plugin =
-        Plugin::load(&runtime, &wasm_bytes, plugin_config).map_err(|e| guest_failed(&e))?;
-    let report = plugin.schedule(&cycle).map_err(|e| guest_failed(&e))?;
+    let plugin = Plugin::load(runtime, &wasm_bytes, plugin_config).map_err(|e| guest_failed(&e))?;
+    let report = plugin.schedule(cycle).map_err(|e| guest_failed(&e))?;
+    let not_run = filter_not_run(&plugin, &report);
 
     let mut out = if opts.as_json {
-        json_lines(&report)
+        json_lines(&report, &not_run)
     } else {
-        table(&report)
+        table(&report, &not_run)
     };
     let notes = cycle_notes(&report);
     if opts.as_json {
@@ -146,16 +239,29 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     }
     if opts.timing {
         handle.quiet.store(true, Ordering::Relaxed);
-        let line = timing(&plugin, &pod_bytes, &cycle, &report).map_err(|e| guest_failed(&e))?;
+        let line = timing(&plugin, pod_bytes, cycle, &report).map_err(|e| guest_failed(&e))?;
         out.push_str(&line);
         out.push('\n');
     }
     crate::write_stdout(out.as_bytes())
 }
 
+/// Per node, whether Filter was not called though the node shows success:
+/// the guest exports no `filter`, or its PreFilter returned Skip.
+fn filter_not_run(plugin: &Plugin, report: &CycleReport) -> Vec<bool> {
+    let skipped =
+        !plugin.hooks().contains(Hook::Filter) || report.prefilter.status.code == Code::SKIP;
+    report
+        .nodes
+        .iter()
+        .map(|d| skipped && d.filter.is_success())
+        .collect()
+}
+
 /// `None` for `--help`.
 fn parse(args: &[String]) -> Result<Option<Options<'_>>, Failure> {
     let mut wasm = None;
+    let mut profile = None;
     let mut pod = None;
     let mut nodes = None;
     let mut config = None;
@@ -174,6 +280,7 @@ fn parse(args: &[String]) -> Result<Option<Options<'_>>, Failure> {
             "--pod" => pod = Some(value("--pod", "a file")?),
             "--nodes" => nodes = Some(value("--nodes", "a file")?),
             "--config" => config = Some(value("--config", "a file")?),
+            "--profile" => profile = Some(value("--profile", "a schedulerName")?),
             "--arg" => guest_args.push(value("--arg", "a value")?.to_string()),
             "--json" => as_json = true,
             "--timing" => timing = true,
@@ -193,7 +300,8 @@ fn parse(args: &[String]) -> Result<Option<Options<'_>>, Failure> {
         ));
     }
     Ok(Some(Options {
-        wasm: wasm.ok_or_else(|| Failure::Usage("run: missing PLUGIN.wasm".into()))?,
+        wasm,
+        profile,
         pod: pod.ok_or_else(|| Failure::Usage("run: missing --pod FILE".into()))?,
         nodes: nodes.ok_or_else(|| Failure::Usage("run: missing --nodes FILE".into()))?,
         config,
@@ -316,11 +424,12 @@ fn cycle_notes(report: &CycleReport) -> Vec<String> {
     notes
 }
 
-fn json_lines(report: &CycleReport) -> String {
+fn json_lines(report: &CycleReport, not_run: &[bool]) -> String {
     report
         .nodes
         .iter()
-        .map(|d| {
+        .zip(not_run)
+        .map(|(d, not_run)| {
             let (score, score_status, score_reason) = match &d.score {
                 Score::NotRun => (Value::Null, Value::Null, Value::Null),
                 Score::Value(v) => (json!(v), json!("Success"), json!("")),
@@ -330,9 +439,14 @@ fn json_lines(report: &CycleReport) -> String {
                     json!(status.reason.clone().unwrap_or_default()),
                 ),
             };
+            let filter = if *not_run {
+                Value::Null
+            } else {
+                json!(status_name(d.filter.code))
+            };
             json!({
                 "node": d.node,
-                "filter": status_name(d.filter.code),
+                "filter": filter,
                 "reason": d.filter.reason.clone().unwrap_or_default(),
                 "score": score,
                 "score_status": score_status,
@@ -344,19 +458,25 @@ fn json_lines(report: &CycleReport) -> String {
         .collect()
 }
 
-fn table(report: &CycleReport) -> String {
+fn table(report: &CycleReport, not_run: &[bool]) -> String {
     let rows: Vec<[String; 4]> = report
         .nodes
         .iter()
-        .map(|d| {
+        .zip(not_run)
+        .map(|(d, not_run)| {
             let score = match &d.score {
                 Score::NotRun => "-".to_string(),
                 Score::Value(v) => v.to_string(),
                 Score::Failed(status) => status_text(status),
             };
+            let filter = if *not_run {
+                NOT_RUN.to_string()
+            } else {
+                status_name(d.filter.code)
+            };
             [
                 d.node.clone(),
-                status_name(d.filter.code),
+                filter,
                 d.filter.reason.clone().unwrap_or_default(),
                 score,
             ]
@@ -442,4 +562,384 @@ fn timing(
         fresh * 1e6,
         next * 1e6
     ))
+}
+
+/// What the tables show for a hook that did not run.
+const NOT_RUN: &str = "not run";
+
+/// Columns padded to their widest cell; the columns in `right` aligned
+/// right.
+fn render(header: &[&str], rows: &[Vec<String>], right: &[usize]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    std::iter::once(&header)
+        .chain(rows)
+        .map(|cells| {
+            let mut out = String::new();
+            for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+                let w = *w;
+                if right.contains(&i) {
+                    out.push_str(&format!("{cell:>w$}  "));
+                } else {
+                    out.push_str(&format!("{cell:<w$}  "));
+                }
+            }
+            out.trim_end().to_string() + "\n"
+        })
+        .collect()
+}
+
+/// `kguest run --config SCHED-CONFIG`: the wasm plugins of one profile.
+fn run_profile(
+    opts: &Options<'_>,
+    config: &Value,
+    runtime: &Runtime,
+    handle: Arc<CliHandle>,
+    cycle: &Cycle,
+) -> Result<(), Failure> {
+    let path = opts.config.unwrap_or_default();
+    if !opts.args.is_empty() {
+        return Err(Failure::Usage(
+            "run: --arg does not go with a KubeSchedulerConfiguration (its pluginConfig has args)"
+                .into(),
+        ));
+    }
+    let profiles = kguest_host::scheduler_profiles(config)
+        .map_err(|err| Failure::Input(format!("{path}: {err}")))?;
+    let chosen = match opts.profile {
+        Some(name) => profiles
+            .iter()
+            .find(|p| p.scheduler_name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = profiles.iter().map(|p| p.scheduler_name.as_str()).collect();
+                Failure::Input(format!(
+                    "{path}: no profile with schedulerName `{name}` (profiles: {})",
+                    names.join(", ")
+                ))
+            })?,
+        None => &profiles[0],
+    };
+    if chosen.plugins.is_empty() {
+        return Err(Failure::Input(format!(
+            "{path}: profile `{}` enables no wasm plugin under multiPoint (a plugin counts when its \
+             pluginConfig args have a guestURL)",
+            chosen.scheduler_name
+        )));
+    }
+    let base = PluginConfig {
+        handle: handle.clone(),
+        ..PluginConfig::default()
+    };
+    let profile = Profile::from_config(runtime, chosen, &base).map_err(|(name, err)| {
+        Failure::Input(format!(
+            "{path}: plugin `{name}`: {}",
+            one_line(&err.to_string())
+        ))
+    })?;
+    let report = profile
+        .schedule(cycle)
+        .map_err(|err| Failure::Input(format!("{path}: {}", one_line(&err.to_string()))))?;
+    let mut notes = vec![format!(
+        "profile `{}`: {}",
+        chosen.scheduler_name,
+        report
+            .plugins
+            .iter()
+            .map(|p| format!("{} (weight {})", p.name, p.weight))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )];
+    if !chosen.other_plugins.is_empty() {
+        notes.push(format!(
+            "not run (kube-scheduler's own plugins): {}",
+            chosen.other_plugins.join(", ")
+        ));
+    }
+    notes.extend(profile_notes(&report));
+    let out = if opts.as_json {
+        for note in &notes {
+            eprintln!("{note}");
+        }
+        profile_json(&report)
+    } else {
+        let mut out = profile_table(&report);
+        for note in &notes {
+            out.push_str(note);
+            out.push('\n');
+        }
+        out
+    };
+    crate::write_stdout(out.as_bytes())
+}
+
+fn profile_table(report: &ProfileReport) -> String {
+    let mut rows = Vec::new();
+    for node in &report.nodes {
+        for (i, plugin) in report.plugins.iter().enumerate() {
+            let (filter, reason) = match &node.filter[i] {
+                Outcome::Ran(s) => (status_name(s.code), s.reason.clone().unwrap_or_default()),
+                _ => (NOT_RUN.to_string(), String::new()),
+            };
+            let (score, weighted) = match node.score.get(i) {
+                Some(Outcome::Ran(Ok(s))) if s.raw != s.normalized => (
+                    format!("{} -> {}", s.raw, s.normalized),
+                    s.weighted.to_string(),
+                ),
+                Some(Outcome::Ran(Ok(s))) => (s.normalized.to_string(), s.weighted.to_string()),
+                Some(Outcome::Ran(Err(status))) => (status_text(status), String::new()),
+                _ => ("-".to_string(), String::new()),
+            };
+            let total = match (i, node.total) {
+                (0, Some(t)) => t.to_string(),
+                _ => String::new(),
+            };
+            let name = if i == 0 {
+                node.node.clone()
+            } else {
+                String::new()
+            };
+            rows.push(vec![
+                name,
+                plugin.name.clone(),
+                filter,
+                reason,
+                score,
+                weighted,
+                total,
+            ]);
+        }
+        // The node's own verdict when nothing of a plugin says it (a
+        // PreFilter that left it out, or one that rejected the pod).
+        if !node.status.is_success() && node.filter.iter().all(|f| f.ran().is_none()) {
+            rows.push(vec![
+                String::new(),
+                "(node)".to_string(),
+                status_name(node.status.code),
+                node.status.reason.clone().unwrap_or_default(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ]);
+        }
+    }
+    render(
+        &[
+            "NODE", "PLUGIN", "FILTER", "REASON", "SCORE", "WEIGHTED", "TOTAL",
+        ],
+        &rows,
+        &[4, 5, 6],
+    )
+}
+
+/// The cycle-wide hooks that ran or matter, the chosen node and why, and
+/// how the cycle ended.
+fn profile_notes(report: &ProfileReport) -> Vec<String> {
+    let mut notes = Vec::new();
+    type Text<'a> = Box<dyn Fn(&kguest_host::PluginCycle) -> Option<String> + 'a>;
+    let status_of = |o: &Outcome<Status>| o.ran().map(status_text);
+    let hooks: [(&str, Text<'_>); 10] = [
+        (
+            "PreFilter",
+            Box::new(|p| {
+                p.prefilter.ran().map(|r| match &r.node_names {
+                    Some(names) => format!(
+                        "{} (only nodes [{}])",
+                        status_text(&r.status),
+                        names.join(", ")
+                    ),
+                    None => status_text(&r.status),
+                })
+            }),
+        ),
+        (
+            "PostFilter",
+            Box::new(|p| {
+                p.postfilter.ran().map(|r| {
+                    format!(
+                        "{}, nominated node `{}` (mode {})",
+                        status_text(&r.status),
+                        r.nominated_node_name.as_deref().unwrap_or(""),
+                        r.mode.0
+                    )
+                })
+            }),
+        ),
+        ("PreScore", Box::new(move |p| status_of(&p.prescore))),
+        (
+            "NormalizeScore",
+            Box::new(|p| p.normalize.ran().map(|r| status_text(&r.status))),
+        ),
+        ("Reserve", Box::new(move |p| status_of(&p.reserve))),
+        (
+            "Permit",
+            Box::new(|p| {
+                p.permit.ran().map(|r| {
+                    if r.status.code == Code::WAIT {
+                        format!("{} ({} ms)", status_text(&r.status), r.timeout.as_millis())
+                    } else {
+                        status_text(&r.status)
+                    }
+                })
+            }),
+        ),
+        ("PreBind", Box::new(move |p| status_of(&p.prebind))),
+        ("Bind", Box::new(move |p| status_of(&p.bind))),
+        (
+            "PostBind",
+            Box::new(|p| p.postbind.ran().map(|()| "ran".to_string())),
+        ),
+        (
+            "Unreserve",
+            Box::new(|p| p.unreserve.ran().map(|()| "ran".to_string())),
+        ),
+    ];
+    for (hook, text) in &hooks {
+        let ran: Vec<String> = report
+            .plugins
+            .iter()
+            .filter_map(|p| text(p).map(|t| format!("{} {t}", p.name)))
+            .collect();
+        if !ran.is_empty() {
+            notes.push(format!("{hook}: {}", ran.join("; ")));
+        }
+    }
+    if let Some(chosen) = &report.chosen {
+        let feasible = report
+            .nodes
+            .iter()
+            .filter(|n| n.status.is_success())
+            .count();
+        let why = match report
+            .nodes
+            .iter()
+            .find(|n| &n.node == chosen)
+            .and_then(|n| n.total)
+        {
+            None if feasible == 1 => {
+                "the only node that passed every Filter (not scored)".to_string()
+            }
+            None => "passed every Filter".to_string(),
+            Some(total) if report.tied > 1 => format!(
+                "highest total {total}, tied with {} other node(s): the first in node order \
+                 (kube-scheduler picks one of them at random)",
+                report.tied - 1
+            ),
+            Some(total) => {
+                let next = report
+                    .nodes
+                    .iter()
+                    .filter(|n| &n.node != chosen)
+                    .filter_map(|n| n.total.map(|t| (t, n.node.as_str())))
+                    // The first of equal totals, in node order.
+                    .fold(None, |best: Option<(i64, &str)>, (t, n)| match best {
+                        Some((b, _)) if b >= t => best,
+                        _ => Some((t, n)),
+                    });
+                match next {
+                    Some((t, n)) => format!("highest total {total} (next: {n} with {t})"),
+                    None => format!("highest total {total}"),
+                }
+            }
+        };
+        notes.push(format!("chosen: {chosen}: {why}"));
+    }
+    notes.push(match &report.outcome {
+        CycleOutcome::Bound { node, by: Some(by) } => format!("result: bound to {node} by {by}"),
+        CycleOutcome::Bound { node, by: None } => format!(
+            "result: bound to {node} (no wasm plugin binds: kube-scheduler's DefaultBinder would)"
+        ),
+        CycleOutcome::Unschedulable => "result: unschedulable: no node passed every Filter".into(),
+        CycleOutcome::Waiting { node, plugin } => format!(
+            "result: waiting on {node}: {plugin}'s Permit said Wait (kube-scheduler holds the pod)"
+        ),
+        CycleOutcome::Failed {
+            plugin,
+            hook,
+            status,
+        } => format!(
+            "result: failed at {plugin}'s {hook}: {}",
+            status_text(status)
+        ),
+    });
+    notes
+}
+
+fn profile_json(report: &ProfileReport) -> String {
+    let mut out = String::new();
+    for node in &report.nodes {
+        let plugins: Vec<Value> = report
+            .plugins
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let (filter, reason) = match &node.filter[i] {
+                    Outcome::Ran(s) => (
+                        json!(status_name(s.code)),
+                        json!(s.reason.clone().unwrap_or_default()),
+                    ),
+                    _ => (Value::Null, json!("")),
+                };
+                let (score, normalized, weighted, score_status) = match node.score.get(i) {
+                    Some(Outcome::Ran(Ok(s))) => (
+                        json!(s.raw),
+                        json!(s.normalized),
+                        json!(s.weighted),
+                        json!("Success"),
+                    ),
+                    Some(Outcome::Ran(Err(st))) => (
+                        Value::Null,
+                        Value::Null,
+                        Value::Null,
+                        json!(status_name(st.code)),
+                    ),
+                    _ => (Value::Null, Value::Null, Value::Null, Value::Null),
+                };
+                json!({
+                    "plugin": p.name,
+                    "filter": filter,
+                    "reason": reason,
+                    "score": score,
+                    "normalized": normalized,
+                    "weighted": weighted,
+                    "score_status": score_status,
+                })
+            })
+            .collect();
+        out.push_str(
+            &json!({
+                "node": node.node,
+                "status": status_name(node.status.code),
+                "reason": node.status.reason.clone().unwrap_or_default(),
+                "total": node.total,
+                "plugins": plugins,
+            })
+            .to_string(),
+        );
+        out.push('\n');
+    }
+    let outcome = match &report.outcome {
+        CycleOutcome::Bound { node, by } => json!({"bound": node, "by": by}),
+        CycleOutcome::Unschedulable => json!({"unschedulable": true}),
+        CycleOutcome::Waiting { node, plugin } => json!({"waiting": node, "plugin": plugin}),
+        CycleOutcome::Failed {
+            plugin,
+            hook,
+            status,
+        } => json!({
+            "failed": plugin,
+            "hook": hook.export_name(),
+            "status": status_name(status.code),
+            "reason": status.reason.clone().unwrap_or_default(),
+        }),
+    };
+    out.push_str(
+        &json!({"chosen": report.chosen, "tied": report.tied, "outcome": outcome}).to_string(),
+    );
+    out.push('\n');
+    out
 }

@@ -252,221 +252,18 @@ fn lossy(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 // ---------------------------------------------------------------------------
-// Import table (used for load-time validation).
+// Import table (used for load-time validation): `kguest_abi::IMPORTS`, the
+// one copy; a test holds the linker below equal to it.
 
-#[derive(Clone, Copy)]
-enum Ty {
-    I32,
-    I64,
-}
+pub(crate) const MOD_API: &str = kguest_abi::MODULE_API;
+pub(crate) const MOD_KLOG: &str = kguest_abi::MODULE_KLOG;
+pub(crate) const MOD_SCHED: &str = kguest_abi::MODULE_SCHEDULER;
+pub(crate) const MOD_WASI: &str = kguest_abi::MODULE_WASI;
 
-struct ImportSpec {
-    module: &'static str,
-    name: &'static str,
-    params: &'static [Ty],
-    results: &'static [Ty],
-    sig: &'static str,
-}
-
-pub(crate) const MOD_API: &str = "k8s.io/api";
-pub(crate) const MOD_KLOG: &str = "k8s.io/klog";
-pub(crate) const MOD_SCHED: &str = "k8s.io/scheduler";
-pub(crate) const MOD_WASI: &str = "wasi_snapshot_preview1";
-
-use Ty::{I32, I64};
-
-macro_rules! spec {
-    ($m:expr, $n:literal, [$($p:expr),*], [$($r:expr),*], $sig:literal) => {
-        ImportSpec { module: $m, name: $n, params: &[$($p),*], results: &[$($r),*], sig: $sig }
-    };
-}
-
-static IMPORTS: &[ImportSpec] = &[
-    spec!(
-        MOD_API,
-        "node",
-        [I32, I32, I32, I32],
-        [I32],
-        "(i32, i32, i32, i32) -> i32"
-    ),
-    spec!(MOD_API, "nodeList", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(
-        MOD_KLOG,
-        "log",
-        [I32, I32, I32],
-        [],
-        "(i32, i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_KLOG,
-        "logs",
-        [I32, I32, I32, I32, I32],
-        [],
-        "(i32, i32, i32, i32, i32) -> ()"
-    ),
-    spec!(MOD_KLOG, "severity", [], [I32], "() -> i32"),
-    spec!(
-        MOD_SCHED,
-        "get_config",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_SCHED,
-        "currentPod",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_SCHED,
-        "targetPod",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_SCHED,
-        "currentNodeName",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_SCHED,
-        "filteredNodeList",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_SCHED,
-        "nodeImageStates",
-        [I32, I32, I32, I32],
-        [I32],
-        "(i32, i32, i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_SCHED,
-        "nodeToStatusMap",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_SCHED,
-        "nodeScoreList",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_SCHED,
-        "result.status_reason",
-        [I32, I32],
-        [],
-        "(i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_SCHED,
-        "result.cluster_events",
-        [I32, I32],
-        [],
-        "(i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_SCHED,
-        "result.node_names",
-        [I32, I32],
-        [],
-        "(i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_SCHED,
-        "result.nominated_node_name",
-        [I32, I32],
-        [],
-        "(i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_SCHED,
-        "result.normalized_score_list",
-        [I32, I32],
-        [],
-        "(i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_SCHED,
-        "handle.eventrecorder.eventf",
-        [I32, I32],
-        [],
-        "(i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_SCHED,
-        "handle.reject_waiting_pod",
-        [I32, I32, I32, I32],
-        [],
-        "(i32, i32, i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_SCHED,
-        "handle.get_waiting_pod",
-        [I32, I32, I32, I32],
-        [],
-        "(i32, i32, i32, i32) -> ()"
-    ),
-    spec!(
-        MOD_WASI,
-        "fd_write",
-        [I32, I32, I32, I32],
-        [I32],
-        "(i32, i32, i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_WASI,
-        "clock_time_get",
-        [I32, I64, I32],
-        [I32],
-        "(i32, i64, i32) -> i32"
-    ),
-    spec!(
-        MOD_WASI,
-        "random_get",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_WASI,
-        "args_sizes_get",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(MOD_WASI, "args_get", [I32, I32], [I32], "(i32, i32) -> i32"),
-    spec!(
-        MOD_WASI,
-        "environ_sizes_get",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(
-        MOD_WASI,
-        "environ_get",
-        [I32, I32],
-        [I32],
-        "(i32, i32) -> i32"
-    ),
-    spec!(MOD_WASI, "proc_exit", [I32], [], "(i32) -> ()"),
-];
-
-fn ty_matches(actual: &ValType, expected: Ty) -> bool {
+fn ty_matches(actual: &ValType, expected: kguest_abi::ValType) -> bool {
     matches!(
         (actual, expected),
-        (ValType::I32, I32) | (ValType::I64, I64)
+        (ValType::I32, kguest_abi::ValType::I32) | (ValType::I64, kguest_abi::ValType::I64)
     )
 }
 
@@ -476,10 +273,7 @@ pub(crate) fn check_import(
     name: &str,
     ty: &ExternType,
 ) -> Result<(), crate::LoadError> {
-    let Some(spec) = IMPORTS
-        .iter()
-        .find(|s| s.module == module && s.name == name)
-    else {
+    let Some(spec) = kguest_abi::import(module, name) else {
         return Err(crate::LoadError::UnknownImport {
             module: module.into(),
             name: name.into(),
@@ -502,7 +296,7 @@ pub(crate) fn check_import(
         Err(crate::LoadError::ImportSignature {
             module: module.into(),
             name: name.into(),
-            expected: spec.sig,
+            expected: spec.signature,
         })
     }
 }
@@ -936,5 +730,64 @@ mod tests {
         assert!(serve(&mut mem, "t", b"hello", 12, 5).is_err());
         // A negative limit is a huge unsigned limit.
         assert_eq!(serve(&mut mem, "t", b"hi", 0, -1).unwrap(), 2);
+    }
+
+    /// The linker defines exactly `kguest_abi::IMPORTS`: the same (module,
+    /// name) pairs, each a function with the table's signature.
+    #[test]
+    fn linker_defines_exactly_the_abi_import_table() {
+        let engine = wasmtime::Engine::default();
+        let mut linker = Linker::new(&engine);
+        define_imports(&mut linker).expect("define");
+        let shared = Arc::new(PluginShared {
+            guest_config: Arc::from(&b""[..]),
+            log_severity: 0,
+            handle: Arc::new(crate::StderrHandle),
+            argv: Box::default(),
+            argc: 0,
+        });
+        let mut store = wasmtime::Store::new(&engine, HostState::new(shared, 1 << 16));
+        let mut defined: Vec<(String, String, Vec<String>, Vec<String>)> = Vec::new();
+        let names = |ts: &mut dyn Iterator<Item = ValType>| -> Vec<String> {
+            ts.map(|t| match t {
+                ValType::I32 => "i32".to_string(),
+                ValType::I64 => "i64".to_string(),
+                other => format!("{other}"),
+            })
+            .collect()
+        };
+        let items: Vec<(String, String, wasmtime::Extern)> = linker
+            .iter(&mut store)
+            .map(|(m, n, e)| (m.to_string(), n.to_string(), e))
+            .collect();
+        for (module, name, item) in items {
+            let wasmtime::Extern::Func(func) = item else {
+                panic!("{module}.{name} is not a function");
+            };
+            let ty = func.ty(&store);
+            defined.push((
+                module,
+                name,
+                names(&mut ty.params()),
+                names(&mut ty.results()),
+            ));
+        }
+        defined.sort();
+        let mut table: Vec<(String, String, Vec<String>, Vec<String>)> = kguest_abi::IMPORTS
+            .iter()
+            .map(|i| {
+                let list = |ts: &[kguest_abi::ValType]| {
+                    ts.iter().map(|t| t.as_str().to_string()).collect()
+                };
+                (
+                    i.module.to_string(),
+                    i.name.to_string(),
+                    list(i.params),
+                    list(i.results),
+                )
+            })
+            .collect();
+        table.sort();
+        assert_eq!(defined, table);
     }
 }

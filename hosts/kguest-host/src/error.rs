@@ -78,12 +78,19 @@ impl fmt::Display for LoadError {
                 f,
                 "guest imports {module}.{name} with the wrong signature; host provides {expected}"
             ),
-            LoadError::NoHooks => f.write_str("wasm: guest does not export any plugin functions"),
-            LoadError::UnsupportedHookSet(set) => write!(
-                f,
-                "wasm: filter, score, reserve, permit or bind must be exported \
-                 (exports: {set}; kube-scheduler-wasm-extension does not register this set)"
-            ),
+            LoadError::NoHooks => {
+                f.write_str(kguest_abi::KswRefusal::NoPluginFunctions.ksw_message())
+            }
+            LoadError::UnsupportedHookSet(set) => match kguest_abi::ksw_load(set.bits()) {
+                Err(refusal) => write!(
+                    f,
+                    "{} (exports: {set}; {})",
+                    refusal.ksw_message(),
+                    refusal.explanation()
+                ),
+                // Not built by the host from a refused set.
+                Ok(_) => write!(f, "hook set {set} refused"),
+            },
             LoadError::Link(m) => write!(f, "error linking guest: {m}"),
             LoadError::Instantiate(CallError::Exit { hook: None, code }) => write!(
                 f,

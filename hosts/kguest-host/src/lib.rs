@@ -34,7 +34,12 @@
 //! Structure: [`Runtime`] owns the engine, linker and epoch ticker;
 //! [`Plugin`] owns a compiled module and a pool of instances; [`Cycle`] and
 //! [`Snapshot`] carry caller-encoded bytes into calls; [`Plugin::schedule`]
-//! runs a whole scheduling cycle and returns a [`CycleReport`].
+//! runs a whole scheduling cycle of one plugin and returns a
+//! [`CycleReport`]; [`Profile::schedule`] runs several plugins together as
+//! kube-scheduler runs a profile (every Filter before any Score, weights,
+//! the chosen node, its binding) and returns a [`ProfileReport`], and
+//! [`scheduler_profiles`] reads the wasm plugins of a
+//! `KubeSchedulerConfiguration`.
 
 mod abi;
 mod config;
@@ -44,7 +49,9 @@ mod gojson;
 pub mod guest_url;
 mod input;
 mod plugin;
+mod profile;
 mod runtime;
+mod schedconfig;
 mod schedule;
 mod snapshot;
 mod types;
@@ -54,7 +61,12 @@ pub use error::{CallError, LoadError};
 pub use event::{Event, ObjectReference};
 pub use input::InputError;
 pub use plugin::{Guest, Plugin};
+pub use profile::{
+    CycleOutcome, MAX_NODE_SCORE, Outcome, PluginCycle, PluginScore, Profile, ProfileCallError,
+    ProfileError, ProfileNode, ProfilePlugin, ProfileReport,
+};
 pub use runtime::{Runtime, RuntimeConfig};
+pub use schedconfig::{SchedulerProfile, WasmPluginArgs, scheduler_profiles};
 pub use schedule::{CycleReport, EXCLUDED_BY_PREFILTER, NodeDecision, Score};
 pub use snapshot::{Cycle, NodeCache, NodeImage, Snapshot, SnapshotNode};
 pub use types::{

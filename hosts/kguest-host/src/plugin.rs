@@ -15,7 +15,7 @@ use crate::runtime::Runtime;
 use crate::snapshot::{Cycle, CycleData};
 use crate::types::{
     ClusterEvent, Code, Hook, HookResult, HookSet, NominatingMode, NormalizeScoreResult,
-    PermitResult, PostFilterResult, PreFilterResult, Status, ksw_accepts,
+    PermitResult, PostFilterResult, PreFilterResult, Status,
 };
 
 /// A loaded plugin: one compiled module, shared by a pool of instances.
@@ -514,13 +514,14 @@ fn validate_exports(module: &Module) -> Result<HookSet, LoadError> {
     if !memory_ok {
         return Err(LoadError::MissingMemory);
     }
-    if hooks.is_empty() {
-        return Err(LoadError::NoHooks);
+    // The one hook-set rule, shared with `kguest check`. It loads a guest
+    // with only one of reserve/unreserve as KSW does; calls to the missing
+    // half are `CallError::NotExported`, and `schedule`/`Profile` skip them.
+    match kguest_abi::ksw_load(hooks.bits()) {
+        Ok(_) => Ok(hooks),
+        Err(kguest_abi::KswRefusal::NoPluginFunctions) => Err(LoadError::NoHooks),
+        Err(_) => Err(LoadError::UnsupportedHookSet(hooks)),
     }
-    if !ksw_accepts(hooks) {
-        return Err(LoadError::UnsupportedHookSet(hooks));
-    }
-    Ok(hooks)
 }
 
 /// Each `(name, value)` must name an exported mutable `i32` global.

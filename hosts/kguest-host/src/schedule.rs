@@ -35,7 +35,11 @@ pub struct NodeDecision {
     pub node: String,
     /// Filter's status, or what stood in for it: PreFilter's failure, or
     /// [`EXCLUDED_BY_PREFILTER`] with `UnschedulableAndUnresolvable` for a
-    /// node outside PreFilter's node names.
+    /// node outside PreFilter's node names. Success without a call when
+    /// the guest exports no `filter` or PreFilter returned `Skip` (check
+    /// [`Plugin::hooks`]; `kguest run` shows `not run` then, and
+    /// [`Profile`](crate::Profile) reports it as
+    /// [`Outcome::NotExported`](crate::Outcome::NotExported)).
     pub filter: Status,
     /// Score's outcome.
     pub score: Score,

@@ -1,6 +1,10 @@
 //! Plain values that cross the host API: status codes, hooks, cluster events.
+//! The numbers, names and the hook-set rule come from `kguest_abi`, the one
+//! copy of the ABI.
 
 use std::fmt;
+
+use kguest_abi as abi;
 use std::time::Duration;
 
 /// A scheduler status code as returned by the guest.
@@ -14,34 +18,27 @@ pub struct Code(pub i32);
 
 impl Code {
     /// The plugin accepts the pod / node.
-    pub const SUCCESS: Code = Code(0);
+    pub const SUCCESS: Code = Code(abi::code::SUCCESS as i32);
     /// An internal plugin error.
-    pub const ERROR: Code = Code(1);
+    pub const ERROR: Code = Code(abi::code::ERROR as i32);
     /// The pod does not fit, but preemption may help.
-    pub const UNSCHEDULABLE: Code = Code(2);
+    pub const UNSCHEDULABLE: Code = Code(abi::code::UNSCHEDULABLE as i32);
     /// The pod does not fit and preemption will not help.
-    pub const UNSCHEDULABLE_AND_UNRESOLVABLE: Code = Code(3);
+    pub const UNSCHEDULABLE_AND_UNRESOLVABLE: Code =
+        Code(abi::code::UNSCHEDULABLE_AND_UNRESOLVABLE as i32);
     /// Permit: wait for the returned timeout.
-    pub const WAIT: Code = Code(4);
+    pub const WAIT: Code = Code(abi::code::WAIT as i32);
     /// The plugin opts out of this extension point for this pod.
-    pub const SKIP: Code = Code(5);
+    pub const SKIP: Code = Code(abi::code::SKIP as i32);
 
     /// Whether the value is one of the six codes the scheduler framework defines.
     pub const fn is_known(self) -> bool {
-        matches!(self.0, 0..=5)
+        self.name().is_some()
     }
 
     /// The framework's name for a known code.
     pub const fn name(self) -> Option<&'static str> {
-        Some(match self.0 {
-            0 => "Success",
-            1 => "Error",
-            2 => "Unschedulable",
-            3 => "UnschedulableAndUnresolvable",
-            4 => "Wait",
-            5 => "Skip",
-            _ => return None,
-        })
+        abi::code::name(self.0 as i64)
     }
 }
 
@@ -164,27 +161,29 @@ pub struct EventResource(pub u32);
 
 impl EventResource {
     /// Pods.
-    pub const POD: EventResource = EventResource(0);
+    pub const POD: EventResource = EventResource(abi::event::POD);
     /// Nodes.
-    pub const NODE: EventResource = EventResource(1);
+    pub const NODE: EventResource = EventResource(abi::event::NODE);
     /// PersistentVolumes.
-    pub const PERSISTENT_VOLUME: EventResource = EventResource(2);
+    pub const PERSISTENT_VOLUME: EventResource = EventResource(abi::event::PERSISTENT_VOLUME);
     /// PersistentVolumeClaims.
-    pub const PERSISTENT_VOLUME_CLAIM: EventResource = EventResource(3);
+    pub const PERSISTENT_VOLUME_CLAIM: EventResource =
+        EventResource(abi::event::PERSISTENT_VOLUME_CLAIM);
     /// PodSchedulingContexts.
-    pub const POD_SCHEDULING_CONTEXT: EventResource = EventResource(4);
+    pub const POD_SCHEDULING_CONTEXT: EventResource =
+        EventResource(abi::event::POD_SCHEDULING_CONTEXT);
     /// ResourceClaims.
-    pub const RESOURCE_CLAIM: EventResource = EventResource(5);
+    pub const RESOURCE_CLAIM: EventResource = EventResource(abi::event::RESOURCE_CLAIM);
     /// StorageClasses.
-    pub const STORAGE_CLASS: EventResource = EventResource(6);
+    pub const STORAGE_CLASS: EventResource = EventResource(abi::event::STORAGE_CLASS);
     /// CSINodes.
-    pub const CSI_NODE: EventResource = EventResource(7);
+    pub const CSI_NODE: EventResource = EventResource(abi::event::CSI_NODE);
     /// CSIDrivers.
-    pub const CSI_DRIVER: EventResource = EventResource(8);
+    pub const CSI_DRIVER: EventResource = EventResource(abi::event::CSI_DRIVER);
     /// CSIStorageCapacities.
-    pub const CSI_STORAGE_CAPACITY: EventResource = EventResource(9);
+    pub const CSI_STORAGE_CAPACITY: EventResource = EventResource(abi::event::CSI_STORAGE_CAPACITY);
     /// Any resource.
-    pub const WILDCARD: EventResource = EventResource(10);
+    pub const WILDCARD: EventResource = EventResource(abi::event::WILDCARD);
 }
 
 /// Action bits of a cluster event.
@@ -194,19 +193,19 @@ pub struct ActionType(pub u32);
 
 impl ActionType {
     /// Object added.
-    pub const ADD: ActionType = ActionType(1);
+    pub const ADD: ActionType = ActionType(abi::event::ADD);
     /// Object deleted.
-    pub const DELETE: ActionType = ActionType(2);
+    pub const DELETE: ActionType = ActionType(abi::event::DELETE);
     /// Node allocatable changed.
-    pub const UPDATE_NODE_ALLOCATABLE: ActionType = ActionType(4);
+    pub const UPDATE_NODE_ALLOCATABLE: ActionType = ActionType(abi::event::UPDATE_NODE_ALLOCATABLE);
     /// Node labels changed.
-    pub const UPDATE_NODE_LABEL: ActionType = ActionType(8);
+    pub const UPDATE_NODE_LABEL: ActionType = ActionType(abi::event::UPDATE_NODE_LABEL);
     /// Node taints changed.
-    pub const UPDATE_NODE_TAINT: ActionType = ActionType(16);
+    pub const UPDATE_NODE_TAINT: ActionType = ActionType(abi::event::UPDATE_NODE_TAINT);
     /// Node conditions changed.
-    pub const UPDATE_NODE_CONDITION: ActionType = ActionType(32);
+    pub const UPDATE_NODE_CONDITION: ActionType = ActionType(abi::event::UPDATE_NODE_CONDITION);
     /// Every action.
-    pub const ALL: ActionType = ActionType(63);
+    pub const ALL: ActionType = ActionType(abi::event::ALL);
 }
 
 /// One event the plugin wants to be re-queued on.
@@ -222,20 +221,13 @@ impl ClusterEvent {
     /// The set KSW registers when the guest exports no `enqueue` or reports
     /// no events: Pod, Node, CSINode, PV, PVC and StorageClass, all actions.
     pub fn defaults() -> Vec<ClusterEvent> {
-        [
-            EventResource::POD,
-            EventResource::NODE,
-            EventResource::CSI_NODE,
-            EventResource::PERSISTENT_VOLUME,
-            EventResource::PERSISTENT_VOLUME_CLAIM,
-            EventResource::STORAGE_CLASS,
-        ]
-        .into_iter()
-        .map(|resource| ClusterEvent {
-            resource,
-            action: ActionType::ALL,
-        })
-        .collect()
+        abi::event::DEFAULT_RESOURCES
+            .into_iter()
+            .map(|resource| ClusterEvent {
+                resource: EventResource(resource),
+                action: ActionType::ALL,
+            })
+            .collect()
     }
 }
 
@@ -286,62 +278,103 @@ pub enum HookResult {
 }
 
 impl Hook {
-    /// Every hook, in scheduling-framework order.
-    pub const ALL: [Hook; 15] = [
-        Hook::Enqueue,
-        Hook::PreFilter,
-        Hook::Filter,
-        Hook::PostFilter,
-        Hook::PreScore,
-        Hook::Score,
-        Hook::NormalizeScore,
-        Hook::Reserve,
-        Hook::Unreserve,
-        Hook::Permit,
-        Hook::PreBind,
-        Hook::Bind,
-        Hook::PostBind,
-        Hook::AddPod,
-        Hook::RemovePod,
-    ];
+    /// Every hook, in the order `kguest_abi::HOOKS` lists them (the order
+    /// the scheduler calls them).
+    pub const ALL: [Hook; 15] = {
+        let mut all = [Hook::Enqueue; 15];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = match Hook::from_bit(abi::HOOKS[i].bit) {
+                Some(hook) => hook,
+                None => panic!("kguest_abi::HOOKS has a hook kguest-host does not know"),
+            };
+            i += 1;
+        }
+        all
+    };
+
+    /// This hook's bit in `kguest_abi::bits` (the one mapping between the
+    /// enum and the ABI table).
+    pub const fn bit(self) -> u32 {
+        use abi::bits;
+        match self {
+            Hook::Enqueue => bits::ENQUEUE,
+            Hook::PreFilter => bits::PREFILTER,
+            Hook::Filter => bits::FILTER,
+            Hook::PostFilter => bits::POSTFILTER,
+            Hook::PreScore => bits::PRESCORE,
+            Hook::Score => bits::SCORE,
+            Hook::NormalizeScore => bits::NORMALIZESCORE,
+            Hook::Reserve => bits::RESERVE,
+            Hook::Unreserve => bits::UNRESERVE,
+            Hook::Permit => bits::PERMIT,
+            Hook::PreBind => bits::PREBIND,
+            Hook::Bind => bits::BIND,
+            Hook::PostBind => bits::POSTBIND,
+            Hook::AddPod => bits::ADDPOD,
+            Hook::RemovePod => bits::REMOVEPOD,
+        }
+    }
+
+    const fn from_bit(bit: u32) -> Option<Hook> {
+        const VARIANTS: [Hook; 15] = [
+            Hook::Enqueue,
+            Hook::PreFilter,
+            Hook::Filter,
+            Hook::PostFilter,
+            Hook::PreScore,
+            Hook::Score,
+            Hook::NormalizeScore,
+            Hook::Reserve,
+            Hook::Unreserve,
+            Hook::Permit,
+            Hook::PreBind,
+            Hook::Bind,
+            Hook::PostBind,
+            Hook::AddPod,
+            Hook::RemovePod,
+        ];
+        let mut i = 0;
+        while i < VARIANTS.len() {
+            if VARIANTS[i].bit() == bit {
+                return Some(VARIANTS[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The ABI table's entry for this hook.
+    const fn spec(self) -> &'static abi::Hook {
+        let bit = self.bit();
+        let mut i = 0;
+        while i < abi::HOOKS.len() {
+            if abi::HOOKS[i].bit == bit {
+                return &abi::HOOKS[i];
+            }
+            i += 1;
+        }
+        // Every variant is in the table (`ALL` is built from it).
+        &abi::HOOKS[0]
+    }
 
     /// The export name.
     pub const fn export_name(self) -> &'static str {
-        match self {
-            Hook::Enqueue => "enqueue",
-            Hook::PreFilter => "prefilter",
-            Hook::Filter => "filter",
-            Hook::PostFilter => "postfilter",
-            Hook::PreScore => "prescore",
-            Hook::Score => "score",
-            Hook::NormalizeScore => "normalizescore",
-            Hook::Reserve => "reserve",
-            Hook::Unreserve => "unreserve",
-            Hook::Permit => "permit",
-            Hook::PreBind => "prebind",
-            Hook::Bind => "bind",
-            Hook::PostBind => "postbind",
-            Hook::AddPod => "addpod",
-            Hook::RemovePod => "removepod",
-        }
+        self.spec().name
     }
 
     /// The hook whose export has this name.
     pub fn from_export_name(name: &str) -> Option<Hook> {
-        Hook::ALL.into_iter().find(|h| h.export_name() == name)
+        abi::find_hook(name).and_then(|h| Hook::from_bit(h.bit))
     }
 
     /// The exact result type KSW requires.
     pub const fn result(self) -> HookResult {
-        match self {
-            Hook::Enqueue | Hook::Unreserve | Hook::PostBind => HookResult::Unit,
-            Hook::PostFilter | Hook::Score | Hook::Permit => HookResult::I64,
-            _ => HookResult::I32,
+        match self.spec().result {
+            None => HookResult::Unit,
+            Some(abi::ValType::I32) => HookResult::I32,
+            Some(abi::ValType::I64) => HookResult::I64,
         }
-    }
-
-    const fn bit(self) -> u16 {
-        1 << (self as u16)
     }
 }
 
@@ -351,9 +384,9 @@ impl fmt::Display for Hook {
     }
 }
 
-/// The set of hooks a guest exports.
+/// The set of hooks a guest exports (a `kguest_abi::bits` set).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct HookSet(u16);
+pub struct HookSet(u32);
 
 impl HookSet {
     /// The empty set.
@@ -372,6 +405,11 @@ impl HookSet {
     /// Whether the set is empty.
     pub const fn is_empty(self) -> bool {
         self.0 == 0
+    }
+
+    /// The set as `kguest_abi::bits`.
+    pub const fn bits(self) -> u32 {
+        self.0
     }
 
     /// Iterates in [`Hook::ALL`] order.
@@ -407,69 +445,4 @@ impl fmt::Display for HookSet {
         }
         Ok(())
     }
-}
-
-/// KSW's registration rule (`scheduler/plugin/mask.go`), re-derived.
-///
-/// Exports map onto framework interfaces (`unreserve` counts as Reserve,
-/// `addpod`/`removepod` as PreFilterExtensions). The "coupled" interfaces
-/// (enqueue, prefilter, prefilter extensions, postfilter, prescore,
-/// normalizescore, prebind, postbind) are masked away and the remaining
-/// {filter, score, reserve, permit, bind} combination must be one KSW
-/// enumerates. If nothing remains, only a guest whose *entire* export set
-/// is `prefilter`, or is only prefilter extensions, is accepted.
-pub(crate) fn ksw_accepts(hooks: HookSet) -> bool {
-    const F: u8 = 1;
-    const S: u8 = 2;
-    const R: u8 = 4;
-    const P: u8 = 8;
-    const B: u8 = 16;
-    let mut main = 0u8;
-    let mut filter_only = true; // exports are prefilter only
-    let mut ext_only = true; // exports are addpod/removepod only
-    for hook in hooks.iter() {
-        match hook {
-            Hook::Filter => main |= F,
-            Hook::Score => main |= S,
-            Hook::Reserve | Hook::Unreserve => main |= R,
-            Hook::Permit => main |= P,
-            Hook::Bind => main |= B,
-            _ => {}
-        }
-        if hook != Hook::PreFilter {
-            filter_only = false;
-        }
-        if !matches!(hook, Hook::AddPod | Hook::RemovePod) {
-            ext_only = false;
-        }
-    }
-    const ACCEPTED: [u8; 23] = [
-        F,
-        F | S,
-        F | S | B,
-        R,
-        P,
-        B,
-        F | R,
-        F | P,
-        F | B,
-        S,
-        S | R,
-        S | P,
-        S | B,
-        R | B,
-        P | B,
-        F | S | R,
-        F | S | P,
-        F | S | B | R,
-        F | S | B | P,
-        S | R | B,
-        S | P | B,
-        R | P | B,
-        F | S | R | P | B,
-    ];
-    if main != 0 {
-        return ACCEPTED.contains(&main);
-    }
-    !hooks.is_empty() && (filter_only || ext_only)
 }

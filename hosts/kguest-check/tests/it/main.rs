@@ -136,30 +136,55 @@ fn the_hook_set_follows_the_schedulers_rules() {
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
+    const MUST: &str = "`wasm: filter, score, reserve, permit or bind must be exported`";
     assert_eq!(
         refused(&[]),
-        ["hook set (none): no hook function is exported"]
+        [
+            "hook set (none): the scheduler refuses it with `wasm: guest does not export any plugin functions` (the module exports no hook function)"
+        ]
     );
     assert_eq!(
         refused(&[("prefilter", "i32"), ("prescore", "i32")]),
-        [
-            "hook set prefilter|prescore: at least one of filter, score, reserve, permit, bind is needed"
-        ]
+        [format!(
+            "hook set prefilter|prescore: the scheduler refuses it with {MUST} (no filter, score, reserve, permit or bind, and not exactly `prefilter` or exactly `addpod`/`removepod`)"
+        )]
     );
     assert_eq!(
         refused(&[("reserve", "i32"), ("unreserve", ""), ("permit", "i64")]),
-        [
-            "hook set reserve|unreserve|permit: kube-scheduler-wasm-extension rejects this combination of filter/score/reserve/permit/bind"
-        ]
-    );
-    assert_eq!(
-        refused(&[("filter", "i32"), ("reserve", "i32")]),
-        [
-            "hook set filter|reserve: reserve and unreserve must be exported together (the scheduler calls both)"
-        ]
+        [format!(
+            "hook set reserve|unreserve|permit: the scheduler refuses it with {MUST} (kube-scheduler-wasm-extension does not register this combination of filter/score/reserve/permit/bind)"
+        )]
     );
     assert!(refused(&[("prefilter", "i32")]).is_empty());
     assert!(refused(&[("score", "i64"), ("reserve", "i32"), ("unreserve", "")]).is_empty());
+}
+
+/// KSW loads one half of the Reserve interface (both exports set the same
+/// interface bit), so `kguest check` warns instead of refusing.
+#[test]
+fn reserve_without_unreserve_is_a_warning() {
+    for (hooks, word) in [
+        (
+            &[("filter", "i32"), ("reserve", "i32")][..],
+            "`reserve` without `unreserve`",
+        ),
+        (&[("unreserve", "")][..], "`unreserve` without `reserve`"),
+    ] {
+        let findings = hooks_module(hooks).abi_findings();
+        assert!(
+            messages(&findings, Severity::Violation).is_empty(),
+            "{findings:?}"
+        );
+        let warnings = messages(&findings, Severity::Warning);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains(word), "{warnings:?}");
+        assert!(
+            warnings[0].contains("kguest's host calls nothing"),
+            "{warnings:?}"
+        );
+    }
+    let paired = hooks_module(&[("reserve", "i32"), ("unreserve", "")]).abi_findings();
+    assert!(paired.is_empty(), "{paired:?}");
 }
 
 #[test]

@@ -119,7 +119,22 @@ fn abi_violations_fail_with_the_violation_named() {
     );
     let out = kguest(&["check", &path], b"");
     assert_fails(&out, 1, "1 ABI violation(s)");
-    assert!(stdout(&out).contains("hook set (none): no hook function is exported"));
+    assert!(stdout(&out).contains(
+        "hook set (none): the scheduler refuses it with `wasm: guest does not export any plugin functions`"
+    ));
+
+    // reserve without unreserve loads in KSW: a warning, not a violation.
+    let path = wasm_file(
+        "reserve-only.wasm",
+        r#"(module (memory (export "memory") 1) (func (export "reserve") (result i32) (i32.const 0)))"#,
+    );
+    let out = kguest(&["check", &path], b"");
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("warning:   exports `reserve` without `unreserve`"),
+        "{text}"
+    );
 }
 
 /// A plugin whose `filter` reaches panic code through a user function.

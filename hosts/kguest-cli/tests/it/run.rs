@@ -800,3 +800,270 @@ fn a_guest_url_names_the_plugin_as_ksw_guest_url_does() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+/// The pod of `pod.yaml` renamed `checkout-3` (nodenumber favours node-3).
+fn pod_ending_in_3() -> String {
+    let text = std::fs::read_to_string(data("pod.yaml"))
+        .expect("pod")
+        .replace(
+            "  name: checkout-7d9f8b6c5d-x2k4q\n",
+            "  name: checkout-3\n",
+        );
+    temp("pod-3.yaml", text.as_bytes())
+}
+
+fn file_url(name: &str) -> String {
+    format!("file://{}", plugin(name).display())
+}
+
+/// A plugin without `filter` shows `not run` in the FILTER column, never
+/// `Success` (JSON: `"filter": null`).
+#[test]
+fn a_plugin_without_filter_shows_not_run() {
+    let pod = pod_ending_in_3();
+    let nn = plugin("nodenumber");
+    let out = kguest(
+        &[
+            "run",
+            nn.to_str().expect("utf8"),
+            "--pod",
+            &pod,
+            "--nodes",
+            &data("nodes.yaml"),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    let rows: Vec<&str> = text.lines().skip(1).take(3).collect();
+    assert!(
+        rows.iter()
+            .all(|r| r.contains("not run") && !r.contains("Success")),
+        "{text}"
+    );
+    let rows = run_json(&[
+        nn.to_str().expect("utf8"),
+        "--pod",
+        &pod,
+        "--nodes",
+        &data("nodes.yaml"),
+    ]);
+    assert!(rows.iter().all(|r| r["filter"].is_null()), "{rows:?}");
+}
+
+/// docs/deploy.md's KubeSchedulerConfiguration, word for word but for the
+/// guestURL, which points at the nodenumber example (its guestConfig
+/// `{"reverse": false}` is nodenumber's).
+#[test]
+fn the_deploy_md_scheduler_configuration_runs_as_a_profile() {
+    let doc = std::fs::read_to_string(workspace().join("docs/deploy.md")).expect("deploy.md");
+    let block = doc
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains("kind: KubeSchedulerConfiguration"))
+        .expect("a KubeSchedulerConfiguration block");
+    let url = "file:///etc/kubernetes/wasm/zone_memory.wasm";
+    assert!(block.contains(url), "{block}");
+    let config = temp(
+        "sched-config.yaml",
+        block.replace(url, &file_url("nodenumber")).as_bytes(),
+    );
+    let pod = pod_ending_in_3();
+    let rows = run_json(&[
+        "--config",
+        &config,
+        "--pod",
+        &pod,
+        "--nodes",
+        &data("nodes.yaml"),
+    ]);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    let scores: Vec<Option<i64>> = rows[..3].iter().map(|r| r["total"].as_i64()).collect();
+    assert_eq!(scores, [Some(0), Some(0), Some(10)]);
+    for row in &rows[..3] {
+        assert_eq!(row["plugins"][0]["plugin"], "zone-memory");
+        assert!(row["plugins"][0]["filter"].is_null(), "{row}");
+    }
+    assert_eq!(rows[3]["chosen"], "node-3");
+    assert_eq!(rows[3]["outcome"]["bound"], "node-3");
+    // The table says the same, with the reason.
+    let out = kguest(
+        &[
+            "run",
+            "--config",
+            &config,
+            "--pod",
+            &pod,
+            "--nodes",
+            &data("nodes.yaml"),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        text.contains("profile `kguest-scheduler`: zone-memory (weight 1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("chosen: node-3: highest total 10 (next: node-1 with 0)"),
+        "{text}"
+    );
+}
+
+/// taints rejects node-2; nodenumber (no filter) and imagelocality score
+/// the others only; the weights decide between node-1 (images) and
+/// node-3 (nodenumber).
+#[test]
+fn a_profile_filters_with_every_plugin_before_scoring_and_weighs() {
+    let pod = pod_ending_in_3();
+    let config = |nn_weight: u32, il_weight: u32| {
+        let text = format!(
+            "apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: other
+- schedulerName: kguest
+  plugins:
+    multiPoint:
+      enabled:
+      - name: taints
+      - name: NodeResourcesFit
+      - name: nodenumber
+        weight: {nn_weight}
+      - name: imagelocality
+        weight: {il_weight}
+  pluginConfig:
+  - name: taints
+    args: {{guestURL: \"{}\"}}
+  - name: nodenumber
+    args: {{guestURL: \"{}\", guestConfig: '{{\"reverse\": false}}'}}
+  - name: imagelocality
+    args: {{guestURL: \"{}\"}}
+",
+            file_url("taints"),
+            file_url("nodenumber"),
+            file_url("imagelocality")
+        );
+        temp(
+            &format!("profile-{nn_weight}-{il_weight}.yaml"),
+            text.as_bytes(),
+        )
+    };
+    let run = |nn: u32, il: u32| {
+        run_json(&[
+            "--config",
+            &config(nn, il),
+            "--profile",
+            "kguest",
+            "--pod",
+            &pod,
+            "--nodes",
+            &data("nodes.yaml"),
+        ])
+    };
+    let rows = run(100, 1);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    // node-2: rejected by taints, so nodenumber's and imagelocality's
+    // Filter and Score never ran on it.
+    assert_eq!(rows[1]["status"], "UnschedulableAndUnresolvable");
+    for p in 0..3 {
+        assert!(rows[1]["plugins"][p]["score"].is_null(), "{}", rows[1]);
+    }
+    assert!(rows[1]["total"].is_null());
+    // nodenumber and imagelocality export no filter: not run, not Success.
+    for row in &rows[..3] {
+        assert!(row["plugins"][1]["filter"].is_null(), "{row}");
+        assert!(row["plugins"][2]["filter"].is_null(), "{row}");
+    }
+    // Totals are the weighted sums.
+    for row in [&rows[0], &rows[2]] {
+        let sum: i64 = (0..3)
+            .filter_map(|p| row["plugins"][p]["weighted"].as_i64())
+            .sum();
+        assert_eq!(row["total"].as_i64(), Some(sum), "{row}");
+    }
+    assert_eq!(rows[2]["plugins"][1]["weighted"], 1000);
+    assert_eq!(rows[3]["chosen"], "node-3");
+    // node-1 holds the pod's images (imagelocality > 0 there, 0 on node-3).
+    let rows = run(1, 100);
+    assert!(
+        rows[0]["plugins"][2]["score"].as_i64() > Some(0),
+        "{}",
+        rows[0]
+    );
+    assert_eq!(rows[3]["chosen"], "node-1");
+}
+
+#[test]
+fn a_scheduler_configuration_with_problems_is_one_clear_line() {
+    let pod = pod_ending_in_3();
+    let nodes = data("nodes.yaml");
+    let missing = temp(
+        "sched-missing.yaml",
+        b"kind: KubeSchedulerConfiguration\nprofiles:\n- plugins: {multiPoint: {enabled: [{name: w}]}}\n  pluginConfig: [{name: w, args: {guestURL: 'file:///nonexistent/w.wasm'}}]\n",
+    );
+    let out = kguest(
+        &[
+            "run", "--config", &missing, "--pod", &pod, "--nodes", &nodes,
+        ],
+        b"",
+    );
+    assert_fails(
+        &out,
+        1,
+        "plugin `w`: wasm: error reading guestURL file:///nonexistent/w.wasm",
+    );
+    let none = temp(
+        "sched-none.yaml",
+        b"kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: s\n",
+    );
+    let out = kguest(
+        &["run", "--config", &none, "--pod", &pod, "--nodes", &nodes],
+        b"",
+    );
+    assert_fails(
+        &out,
+        1,
+        "profile `s` enables no wasm plugin under multiPoint",
+    );
+    let out = kguest(
+        &[
+            "run",
+            "--config",
+            &none,
+            "--profile",
+            "x",
+            "--pod",
+            &pod,
+            "--nodes",
+            &nodes,
+        ],
+        b"",
+    );
+    assert_fails(&out, 1, "no profile with schedulerName `x` (profiles: s)");
+    let nn = plugin("nodenumber");
+    let out = kguest(
+        &[
+            "run",
+            nn.to_str().expect("utf8"),
+            "--config",
+            &none,
+            "--pod",
+            &pod,
+            "--nodes",
+            &nodes,
+        ],
+        b"",
+    );
+    assert_fails(&out, 2, "give no PLUGIN.wasm");
+}

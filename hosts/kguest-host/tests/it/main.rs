@@ -6,6 +6,7 @@ mod hostile;
 mod ksw;
 mod load;
 mod pool;
+mod profile;
 mod schedule;
 mod snapshot;
 mod util;

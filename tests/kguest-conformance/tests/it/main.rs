@@ -5,6 +5,7 @@
 mod differential;
 mod fixtures;
 mod fuzz_regressions;
+mod go_judge;
 mod json_conformance;
 mod json_encode;
 mod json_go_rules;

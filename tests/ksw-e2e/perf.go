@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// perfOptions are the flags of the `perf` subcommand; the defaults are the
+// cluster shape of KSW's scheduler_perf config (500 nodes, 500 initial pods,
+// 1,000 measured pods).
+type perfOptions struct {
+	nodes, initPods, measuredPods int
+	rounds                        int
+}
+
+// perfVariant is one scheduler configuration timed by `perf`.
+type perfVariant struct {
+	name    string
+	profile string // the profile's plugins section ("" = the default profile)
+	blocked string // why it cannot run, if it cannot
+}
+
+const perfSchedulerConfig = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: %s
+  qps: 5000
+  burst: 5000
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: default-scheduler
+%s`
+
+const blockedKSW = "blocked: the Go module proxy refuses sigs.k8s.io/kube-scheduler-wasm-extension/scheduler@9b2791f (403 Forbidden)"
+
+var perfVariants = []perfVariant{
+	{name: "default", profile: ""},
+	// As KSW's scheduler_perf "PluginOnly" case: the default plugins plus
+	// the native plugin under multiPoint.
+	{name: "native NodeNumber", profile: `  plugins:
+    multiPoint:
+      enabled:
+      - name: NodeNumber
+`},
+	{name: "kguest nodenumber (wasm)", blocked: blockedKSW},
+	{name: "TinyGo nodenumber (wasm)", blocked: blockedKSW},
+}
+
+// perfResult is one variant's measurement.
+type perfResult struct {
+	seconds float64
+	podsPer float64
+}
+
+// runPerf is the `perf` subcommand: per variant, a fresh kube-scheduler on
+// the same cluster; the initial pods are scheduled first (not timed), then
+// the measured pods are created and timed from the first create to the last
+// binding seen. All the variants run in one process, one after another.
+func runPerf(opts perfOptions) error {
+	dir, err := os.MkdirTemp("", "ksw-e2e-perf-")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if ok {
+			os.RemoveAll(dir)
+		} else {
+			fmt.Fprintf(os.Stderr, "ksw-e2e: logs kept in %s\n", dir)
+		}
+	}()
+	started := time.Now()
+	c, err := startCluster(dir)
+	if err != nil {
+		return err
+	}
+	defer c.stop()
+	fmt.Printf("cluster up in %.1f s\n", time.Since(started).Seconds())
+	ctx := context.Background()
+	var nodes []*v1.Node
+	for i := 0; i < opts.nodes; i++ {
+		nodes = append(nodes, testNode(fmt.Sprintf("node-%d", i)))
+	}
+	if err := createNodes(ctx, c.client, nodes); err != nil {
+		return err
+	}
+	fmt.Printf("throughput run: %d nodes, %d initial pods, %d measured pods, %d round(s)\n", opts.nodes, opts.initPods, opts.measuredPods, opts.rounds)
+
+	results := map[string][]perfResult{}
+	for round := 0; round < opts.rounds; round++ {
+		for vi, v := range perfVariants {
+			if v.blocked != "" {
+				continue
+			}
+			ns := fmt.Sprintf("perf-%d-%d", round, vi)
+			r, err := perfOnce(ctx, c, dir, ns, v, opts)
+			if err != nil {
+				return fmt.Errorf("%s: %w", v.name, err)
+			}
+			fmt.Printf("  round %d %-26s %8.1f pods/s (%d pods in %.2f s)\n", round+1, v.name, r.podsPer, opts.measuredPods, r.seconds)
+			results[v.name] = append(results[v.name], r)
+		}
+	}
+	base := mean(results["default"])
+	for _, v := range perfVariants {
+		if v.blocked != "" {
+			fmt.Printf("throughput %s: %s\n", v.name, v.blocked)
+			continue
+		}
+		m := mean(results[v.name])
+		fmt.Printf("throughput %s: %.1f pods/s (%.2fx default)\n", v.name, m, m/base)
+	}
+	ok = true
+	return nil
+}
+
+func mean(rs []perfResult) float64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, r := range rs {
+		s += r.podsPer
+	}
+	return s / float64(len(rs))
+}
+
+func perfOnce(ctx context.Context, c *cluster, dir, ns string, v perfVariant, opts perfOptions) (perfResult, error) {
+	if err := createNamespace(ctx, c.client, ns); err != nil {
+		return perfResult{}, err
+	}
+	w, err := watchBindings(c.client, ns)
+	if err != nil {
+		return perfResult{}, err
+	}
+	defer w.close()
+	sched, err := startScheduler(dir, strings.ReplaceAll(ns, " ", "-"), fmt.Sprintf(perfSchedulerConfig, c.kubeconfig, v.profile))
+	if err != nil {
+		return perfResult{}, err
+	}
+	defer sched.stop()
+
+	makePods := func(prefix string, n int) ([]*v1.Pod, []string) {
+		var pods []*v1.Pod
+		var names []string
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("%s-%d", prefix, i)
+			pods = append(pods, testPod(ns, name, "default-scheduler"))
+			names = append(names, name)
+		}
+		return pods, names
+	}
+	initial, initialNames := makePods("init", opts.initPods)
+	if _, err := createPods(ctx, c.client, initial); err != nil {
+		return perfResult{}, err
+	}
+	if _, err := w.waitFor(initialNames, 10*time.Minute, sched.exited); err != nil {
+		return perfResult{}, fmt.Errorf("initial pods: %w (scheduler log: %s)", err, sched.logPath)
+	}
+	measured, measuredNames := makePods("pod", opts.measuredPods)
+	start := time.Now()
+	if _, err := createPods(ctx, c.client, measured); err != nil {
+		return perfResult{}, err
+	}
+	end, err := w.waitFor(measuredNames, 20*time.Minute, sched.exited)
+	if err != nil {
+		return perfResult{}, fmt.Errorf("measured pods: %w (scheduler log: %s)", err, sched.logPath)
+	}
+	sched.stop()
+	// Leave the nodes empty for the next variant.
+	zero := int64(0)
+	if err := c.client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+		return perfResult{}, fmt.Errorf("deleting the pods of %s: %w", ns, err)
+	}
+	secs := end.Sub(start).Seconds()
+	return perfResult{seconds: secs, podsPer: float64(opts.measuredPods) / secs}, nil
+}
