@@ -96,6 +96,16 @@ fn is_integer_text(t: &str) -> bool {
 pub trait Source<'s> {
     /// The next event of the document.
     fn next_event(&mut self) -> Result<SourceEvent<'s>, JsonError>;
+
+    /// For a source that reads JSON text: the text of the value whose first
+    /// event `first` was just read, consuming the rest of it. Embedded JSON
+    /// (`RawExtension`, `FieldsV1`) is kept as written, as Go keeps the
+    /// bytes its decoder hands to `UnmarshalJSON`. Other sources (YAML, a
+    /// `serde_json::Value`) return `None` and the value is re-written.
+    fn raw_text(&mut self, first: &SourceEvent<'s>) -> Option<Result<&'s str, JsonError>> {
+        let _ = first;
+        None
+    }
 }
 
 /// The events a [`Source`] yields: JSON's, with numbers as [`Number`]s.
@@ -139,6 +149,15 @@ impl<'a> Source<'a> for Reader<'a> {
             Event::Number(n) => SourceEvent::Number(Number::Text(n)),
             Event::String(t) => SourceEvent::String(t),
         })
+    }
+
+    fn raw_text(&mut self, first: &SourceEvent<'a>) -> Option<Result<&'a str, JsonError>> {
+        let first = match first {
+            SourceEvent::ObjectStart => Event::ObjectStart,
+            SourceEvent::ArrayStart => Event::ArrayStart,
+            _ => Event::Null,
+        };
+        Some(self.value_text(first))
     }
 }
 
@@ -1206,6 +1225,13 @@ impl Encoder {
             }
             JsonForm::RawJson => {
                 if first == SourceEvent::Null {
+                    return Ok(());
+                }
+                if let Some(text) = src.raw_text(&first) {
+                    let text = text?;
+                    put_key(&mut self.raw, 1, LEN);
+                    put_varint(&mut self.raw, text.len() as u64);
+                    self.raw.extend_from_slice(text.as_bytes());
                     return Ok(());
                 }
                 let mut tree = core::mem::take(&mut self.tree);

@@ -167,6 +167,8 @@ pub struct Reader<'a> {
     expect: Expect,
     /// Open containers: `true` for objects.
     stack: Vec<bool>,
+    /// Where the last value event's token starts.
+    value_start: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -176,7 +178,27 @@ impl<'a> Reader<'a> {
             pos: 0,
             expect: Expect::Value,
             stack: Vec::new(),
+            value_start: 0,
         }
+    }
+
+    /// The text of the value whose first event was the last one read (a
+    /// scalar, or the `{` / `[` opening a container), read to its end: the
+    /// value exactly as written, inner whitespace included.
+    pub fn value_text(&mut self, first: Event<'a>) -> Result<&'a str, JsonError> {
+        let start = self.value_start;
+        let mut depth = match first {
+            Event::ObjectStart | Event::ArrayStart => 1usize,
+            _ => 0,
+        };
+        while depth > 0 {
+            match self.next_event()? {
+                Event::ObjectStart | Event::ArrayStart => depth += 1,
+                Event::ObjectEnd | Event::ArrayEnd => depth -= 1,
+                _ => {}
+            }
+        }
+        Ok(self.src.get(start..self.pos).unwrap_or(""))
     }
 
     /// The byte offset of the next unread character.
@@ -343,6 +365,7 @@ impl<'a> Reader<'a> {
     }
 
     fn value(&mut self) -> Result<Event<'a>, JsonError> {
+        self.value_start = self.pos;
         let Some(b) = self.peek() else {
             return Err(self.error("unexpected end of input"));
         };

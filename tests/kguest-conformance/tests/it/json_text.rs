@@ -18,6 +18,33 @@ fn fixture_text(name: &str, ext: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// JSON text without the whitespace between tokens, as the API server
+/// receives and writes it. Go keeps embedded JSON (`RawExtension`,
+/// `FieldsV1`) as written, so the indented fixture file would give indented
+/// embedded bytes; the fixture's `.pb`, written from the object, holds them
+/// compact.
+fn compact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_ascii_whitespace() {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn first_difference(a: &[u8], b: &[u8]) -> String {
     let at = a
         .iter()
@@ -37,7 +64,7 @@ fn every_fixture_json_text_encodes_to_its_pb() {
         "JSON text -> protobuf",
         "byte-identical to upstream .pb (raw and enveloped)",
         |fixture| {
-            let text = fixture_text(&fixture.name, "json");
+            let text = compact(&fixture_text(&fixture.name, "json"));
             let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
             let (raw, enveloped) = if fixture.json.get("apiVersion").is_some() {
                 let object = object_from_json_text(&text).map_err(|e| e.to_string())?;
@@ -141,28 +168,69 @@ fn yaml_loader_agrees_with_serde_values() {
 /// JSON members may come in any order: the bytes are Go's field order.
 #[test]
 fn member_order_does_not_matter() {
-    fn reversed(value: &Value) -> String {
-        match value {
-            Value::Object(map) => {
-                let members: Vec<String> = map
-                    .iter()
-                    .rev()
-                    .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), reversed(v)))
-                    .collect();
-                format!("{{{}}}", members.join(","))
-            }
-            Value::Array(items) => {
-                let items: Vec<String> = items.iter().map(reversed).collect();
-                format!("[{}]", items.join(","))
-            }
-            other => other.to_string(),
+    use kguest_wire::schema::{FieldSchema, JsonForm, Kind, Label, MessageSchema};
+    /// The field a member names: one of `schema`'s, or of a message inlined
+    /// into it.
+    fn field_of(schema: &MessageSchema, name: &str) -> Option<&'static FieldSchema> {
+        schema.fields.iter().find_map(|f| match f.kind {
+            Kind::Message(inner) if f.inline => field_of(inner, name),
+            _ if f.json_name() == name => Some(f),
+            _ => None,
+        })
+    }
+    fn message_of(field: &FieldSchema) -> Option<&'static MessageSchema> {
+        match field.kind {
+            Kind::Message(m) => Some(m),
+            _ => None,
         }
+    }
+    /// The value with the members of every message reversed; embedded JSON
+    /// is kept in its order (Go stores it as written, so its order is data).
+    fn reversed(value: &Value, schema: Option<&MessageSchema>) -> String {
+        let Some(schema) = schema.filter(|s| s.json == JsonForm::Object) else {
+            return value.to_string();
+        };
+        let Value::Object(map) = value else {
+            return value.to_string();
+        };
+        let members: Vec<String> = map
+            .iter()
+            .rev()
+            .map(|(k, v)| {
+                let field = field_of(schema, k);
+                let inner = field.and_then(message_of);
+                let text = match (field.map(|f| f.label), v) {
+                    (Some(Label::Repeated), Value::Array(items)) => {
+                        let items: Vec<String> = items.iter().map(|i| reversed(i, inner)).collect();
+                        format!("[{}]", items.join(","))
+                    }
+                    (Some(Label::Map), Value::Object(entries)) => {
+                        let value_schema = inner.and_then(|e| e.fields.get(1)).and_then(message_of);
+                        let entries: Vec<String> = entries
+                            .iter()
+                            .rev()
+                            .map(|(k, v)| {
+                                format!(
+                                    "{}:{}",
+                                    Value::String(k.clone()),
+                                    reversed(v, value_schema)
+                                )
+                            })
+                            .collect();
+                        format!("{{{}}}", entries.join(","))
+                    }
+                    _ => reversed(v, inner),
+                };
+                format!("{}:{text}", Value::String(k.clone()))
+            })
+            .collect();
+        format!("{{{}}}", members.join(","))
     }
     fixtures::check_every(
         "reversed members -> protobuf",
         "byte-identical to upstream .pb",
         |fixture| {
-            let text = reversed(&fixture.json);
+            let text = reversed(&fixture.json, Some(fixture.schema()));
             let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
             let raw = if fixture.json.get("apiVersion").is_some() {
                 object_from_json_text(&text).map_err(|e| e.to_string())?.raw
@@ -392,4 +460,30 @@ fn an_encoder_is_reusable() {
         kguest_k8s::json::encode_object_text(&mut encoder, text, &mut out).expect("encodes");
         assert_eq!(out, object_from_json_text(text).expect("encodes").raw);
     }
+}
+
+/// Go hands embedded JSON to `RawExtension.UnmarshalJSON` as written and
+/// stores those bytes (the Go judge's smallest case): member order, number
+/// spelling, escapes and inner whitespace are kept.
+#[test]
+fn embedded_json_text_is_kept_as_written() {
+    let data = r#"{"kind":"A", "apiVersion":"b","x":1.50,"s":"\u003e"}"#;
+    let text = format!(r#"{{"apiVersion":"apps/v1","kind":"ControllerRevision","data":{data}}}"#);
+    let raw = object_from_json_text(&text).expect("encodes").raw;
+    let needle = data.as_bytes();
+    assert!(
+        raw.windows(needle.len()).any(|w| w == needle),
+        "the embedded value is not stored as written: {:?}",
+        String::from_utf8_lossy(&raw)
+    );
+    // A serde_json::Value has no text: its embedded JSON is written in the
+    // canonical form (sorted members).
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let raw = object_from_json(&value).expect("encodes").raw;
+    let canonical = br#"{"apiVersion":"b","kind":"A","s":">","x":1.5}"#;
+    assert!(
+        raw.windows(canonical.len()).any(|w| w == canonical),
+        "{:?}",
+        String::from_utf8_lossy(&raw)
+    );
 }
