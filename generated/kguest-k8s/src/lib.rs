@@ -19,7 +19,8 @@
 //! Beside the generated views: [`quantity`] (exact `resource.Quantity`
 //! arithmetic), helpers on `IntOrString`, `Time` and `MicroTime`
 //! ([`helpers`]), and [`envelope`] for the API server's `k8s\0` framing.
-//! With the `json` feature: Kubernetes JSON output ([`json`]) and the type
+//! With the `json` feature: Kubernetes JSON output ([`json`]), YAML as
+//! `kubectl get -o yaml` prints it ([`kubectl_yaml`]) and the type
 //! [`registry`].
 
 #![no_std]
@@ -42,6 +43,8 @@ pub mod groups;
 pub mod helpers;
 #[cfg(feature = "json")]
 pub mod json;
+#[cfg(feature = "json")]
+pub mod kubectl_yaml;
 #[cfg(feature = "json")]
 pub mod load;
 #[cfg(feature = "json")]

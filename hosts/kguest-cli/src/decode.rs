@@ -227,29 +227,13 @@ impl<'a> Tree<'a> {
     }
 }
 
-/// kubectl-style YAML: the same members, keys sorted, block style.
+/// YAML as `kubectl get -o yaml` prints it (go-yaml v2's key order,
+/// quoting, block scalars and line folding), byte for byte.
 fn to_yaml(json: &[u8]) -> Result<Vec<u8>, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(json).map_err(|err| format!("writing YAML: {err}"))?;
-    serde_norway::to_string(&sorted(value))
+    let text = std::str::from_utf8(json).map_err(|err| format!("writing YAML: {err}"))?;
+    kguest_k8s::kubectl_yaml::to_kubectl_yaml(text)
         .map(String::into_bytes)
         .map_err(|err| format!("writing YAML: {err}"))
-}
-
-/// The value with every object's keys in sorted order, as kubectl's YAML
-/// has them.
-fn sorted(value: serde_json::Value) -> serde_json::Value {
-    match value {
-        serde_json::Value::Object(map) => {
-            let mut members: Vec<_> = map.into_iter().collect();
-            members.sort_by(|a, b| a.0.cmp(&b.0));
-            serde_json::Value::Object(members.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        serde_json::Value::Array(items) => {
-            serde_json::Value::Array(items.into_iter().map(sorted).collect())
-        }
-        other => other,
-    }
 }
 
 fn decode(

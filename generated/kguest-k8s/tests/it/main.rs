@@ -1,0 +1,3 @@
+//! kguest-k8s integration tests (one binary; needs the `json` feature).
+
+mod kubectl_yaml;
