@@ -2,6 +2,7 @@
 //! with an independent protobuf decoder. One test binary, one module per
 //! concern.
 
+mod compatibility;
 mod differential;
 mod fixtures;
 mod fuzz_regressions;
