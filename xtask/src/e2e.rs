@@ -61,7 +61,17 @@ fn run_e2e(full: bool) -> Result<(), String> {
         ],
     )?;
     let shape: &[&str] = if full {
-        &["perf", "--nodes", "500", "--init", "500", "--measured", "1000", "--rounds", "3"]
+        &[
+            "perf",
+            "--nodes",
+            "500",
+            "--init",
+            "500",
+            "--measured",
+            "1000",
+            "--rounds",
+            "3",
+        ]
     } else {
         &["perf", "--nodes", "50", "--init", "50", "--measured", "100"]
     };
