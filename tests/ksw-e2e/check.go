@@ -110,14 +110,14 @@ func checkDeployConfig(dir, deploy string) error {
 // kguestRow is one line of `kguest run --json`.
 type kguestRow struct {
 	Node   string   `json:"node"`
-	Filter string   `json:"filter"`
+	Filter *string  `json:"filter"` // null: the plugin exports no Filter (not run)
 	Score  *float64 `json:"score"`
 }
 
 // kguestPicks runs `kguest run PLUGIN --pod POD --nodes NODES --config CFG
 // --json` and returns the nodes a scheduler may bind the pod to on kguest's
-// decision: those that pass Filter with the highest score (all that pass
-// when Score did not run).
+// decision: those that pass Filter (or whose Filter did not run: the plugin
+// exports none) with the highest score (all of them when Score did not run).
 func kguestPicks(kguest, wasm, podFile, nodesFile, configFile string) ([]string, error) {
 	args := []string{"run", wasm, "--pod", podFile, "--nodes", nodesFile, "--json"}
 	if configFile != "" {
@@ -142,7 +142,7 @@ func kguestPicks(kguest, wasm, podFile, nodesFile, configFile string) ([]string,
 	best := -1.0
 	var picks []string
 	for _, r := range rows {
-		if r.Filter != "Success" {
+		if r.Filter != nil && *r.Filter != "Success" {
 			continue
 		}
 		s := 0.0

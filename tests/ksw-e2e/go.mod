@@ -145,6 +145,12 @@ require (
 	sigs.k8s.io/yaml v1.4.0 // indirect
 )
 
+// sigs.k8s.io/kube-scheduler-wasm-extension/scheduler at 9b2791f belongs in
+// the first require block, with
+// sigs.k8s.io/kube-scheduler-wasm-extension/kubernetes/proto replaced by the
+// same commit's pseudo-version; the Go module proxy refuses both (403
+// Forbidden, see README.md), so they are not here.
+//
 // The replace block of kube-scheduler-wasm-extension's scheduler/go.mod at
 // 9b2791f (a dependency's replaces do not apply to its consumers): grpc and
 // the Kubernetes staging modules at the versions KSW builds with.

@@ -46,10 +46,10 @@ func main() {
 		o := perfOptions{}
 		fs.IntVar(&o.nodes, "nodes", 500, "nodes")
 		fs.IntVar(&o.initPods, "init", 500, "initial pods (scheduled before timing)")
-		fs.IntVar(&o.measuredPods, "measured", 1000, "measured pods")
+		fs.IntVar(&o.measuredPods, "measured", 1000, "measured pods (at least 2)")
 		fs.IntVar(&o.rounds, "rounds", 1, "rounds of all the variants")
 		_ = fs.Parse(os.Args[2:])
-		if o.nodes < 1 || o.initPods < 0 || o.measuredPods < 1 || o.rounds < 1 || fs.NArg() != 0 {
+		if o.nodes < 1 || o.initPods < 0 || o.measuredPods < 2 || o.rounds < 1 || fs.NArg() != 0 {
 			fmt.Fprint(os.Stderr, usage)
 			os.Exit(2)
 		}

@@ -10,7 +10,7 @@
 //! * `perf`: scheduler_perf-style throughput, one process, one variant after
 //!   another (default profile; native NodeNumber). The short case (50 nodes,
 //!   50 + 100 pods) runs in `cargo xtask test`, the full one (500 nodes,
-//!   500 + 1,000 pods, KSW's scheduler_perf shape) with `--full`.
+//!   500 + 1,000 pods, KSW's scheduler_perf shape, three rounds) with `--full`.
 //!
 //! KSW's wasm plugin (`sigs.k8s.io/kube-scheduler-wasm-extension/scheduler`
 //! at 9b2791f) is refused by the Go module proxy, so the wasm variants print
@@ -61,7 +61,17 @@ fn run_e2e(full: bool) -> Result<(), String> {
         ],
     )?;
     let shape: &[&str] = if full {
-        &["perf", "--nodes", "500", "--init", "500", "--measured", "1000"]
+        &[
+            "perf",
+            "--nodes",
+            "500",
+            "--init",
+            "500",
+            "--measured",
+            "1000",
+            "--rounds",
+            "3",
+        ]
     } else {
         &["perf", "--nodes", "50", "--init", "50", "--measured", "100"]
     };

@@ -21,6 +21,7 @@ use kguest_wire::json::FieldValidation;
 pub const USAGE: &str = "\
 usage: kguest run PLUGIN.wasm --pod FILE --nodes FILE [options]
        kguest run --config SCHED-CONFIG.yaml --pod FILE --nodes FILE [options]
+       kguest run --plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]... --pod FILE --nodes FILE
 
 PLUGIN.wasm is a path, or a guest URL as kube-scheduler-wasm-extension's
 guestURL names one: file://PATH or http://HOST/PATH (https is not supported).
@@ -44,7 +45,8 @@ on the nodes that passed (not when only one did), weights, the highest total
 (a tie goes to the first node in --nodes order; kube-scheduler picks one of
 the tied nodes at random), then Reserve, Permit, PreBind, Bind and PostBind
 on that node. Prints one row per node and plugin, then the chosen node and
-why. kube-scheduler's own plugins in the profile are not run.
+why. kube-scheduler's own plugins in the profile are not run. --plugin
+(repeated) gives such a profile on the command line, in that order.
 
 FILE holds YAML or JSON: one object, several YAML documents, or a List
 (`kubectl get pod,node -o yaml` output). The node list and the image states
@@ -57,6 +59,8 @@ options:
                     JSON), or a KubeSchedulerConfiguration (see above)
   --profile NAME    with a KubeSchedulerConfiguration: the profile whose
                     schedulerName is NAME (default: the first profile)
+  --plugin SPEC     NAME=PLUGIN.wasm[,weight=N][,config=FILE]: one plugin of a
+                    profile (repeatable; weight 0 or absent means 1)
   --arg VALUE       a guest argument (repeatable): the guest's argv is
                     PLUGIN.wasm followed by the values, as KSW's PluginConfig.Args
   --json            one JSON object per node instead of a table
@@ -76,6 +80,8 @@ struct Options<'a> {
     /// `None` with a KubeSchedulerConfiguration as `--config`.
     wasm: Option<&'a str>,
     profile: Option<&'a str>,
+    /// `--plugin` specs: a profile on the command line.
+    plugins: Vec<&'a str>,
     pod: &'a str,
     nodes: &'a str,
     config: Option<&'a str>,
@@ -100,6 +106,15 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     let runtime = Runtime::new(RuntimeConfig::default())
         .map_err(|err| Failure::Input(format!("starting wasmtime: {err}")))?;
     let handle = Arc::new(CliHandle::default());
+    if !opts.plugins.is_empty() {
+        if opts.wasm.is_some() || scheduler_config.is_some() || !opts.args.is_empty() {
+            return Err(Failure::Usage(
+                "run: --plugin goes without PLUGIN.wasm, a KubeSchedulerConfiguration or --arg"
+                    .into(),
+            ));
+        }
+        return run_plugins(&opts, &runtime, handle, &cycle);
+    }
     match (opts.wasm, scheduler_config) {
         (None, Some(sched)) => run_profile(&opts, &sched, &runtime, handle, &cycle),
         (Some(wasm), sched) => {
@@ -189,18 +204,7 @@ fn run_plugin(
     pod_bytes: &Arc<[u8]>,
     cycle: &Cycle,
 ) -> Result<(), Failure> {
-    // A guest URL as KSW's `guestURL` names one, or a path.
-    let wasm_bytes = if wasm.contains("://") {
-        kguest_host::guest_url::fetch(wasm)
-            .map_err(|err| Failure::Input(format!("{wasm}: {err}")))?
-    } else {
-        read_input(Some(wasm))?.1
-    };
-    if !wasm_bytes.starts_with(b"\0asm") {
-        return Err(Failure::Input(format!(
-            "{wasm}: not a WebAssembly module (no `\\0asm` header)"
-        )));
-    }
+    let wasm_bytes = read_wasm(wasm)?;
     let guest_args = if opts.args.is_empty() {
         Vec::new()
     } else {
@@ -246,6 +250,22 @@ fn run_plugin(
     crate::write_stdout(out.as_bytes())
 }
 
+/// A plugin's bytes: a guest URL as KSW's `guestURL` names one, or a path.
+fn read_wasm(wasm: &str) -> Result<Vec<u8>, Failure> {
+    let bytes = if wasm.contains("://") {
+        kguest_host::guest_url::fetch(wasm)
+            .map_err(|err| Failure::Input(format!("{wasm}: {err}")))?
+    } else {
+        read_input(Some(wasm))?.1
+    };
+    if !bytes.starts_with(b"\0asm") {
+        return Err(Failure::Input(format!(
+            "{wasm}: not a WebAssembly module (no `\\0asm` header)"
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Per node, whether Filter was not called though the node shows success:
 /// the guest exports no `filter`, or its PreFilter returned Skip.
 fn filter_not_run(plugin: &Plugin, report: &CycleReport) -> Vec<bool> {
@@ -262,6 +282,7 @@ fn filter_not_run(plugin: &Plugin, report: &CycleReport) -> Vec<bool> {
 fn parse(args: &[String]) -> Result<Option<Options<'_>>, Failure> {
     let mut wasm = None;
     let mut profile = None;
+    let mut plugins = Vec::new();
     let mut pod = None;
     let mut nodes = None;
     let mut config = None;
@@ -281,6 +302,7 @@ fn parse(args: &[String]) -> Result<Option<Options<'_>>, Failure> {
             "--nodes" => nodes = Some(value("--nodes", "a file")?),
             "--config" => config = Some(value("--config", "a file")?),
             "--profile" => profile = Some(value("--profile", "a schedulerName")?),
+            "--plugin" => plugins.push(value("--plugin", "NAME=PLUGIN.wasm")?),
             "--arg" => guest_args.push(value("--arg", "a value")?.to_string()),
             "--json" => as_json = true,
             "--timing" => timing = true,
@@ -302,6 +324,7 @@ fn parse(args: &[String]) -> Result<Option<Options<'_>>, Failure> {
     Ok(Some(Options {
         wasm,
         profile,
+        plugins,
         pod: pod.ok_or_else(|| Failure::Usage("run: missing --pod FILE".into()))?,
         nodes: nodes.ok_or_else(|| Failure::Usage("run: missing --nodes FILE".into()))?,
         config,
@@ -644,9 +667,74 @@ fn run_profile(
     let report = profile
         .schedule(cycle)
         .map_err(|err| Failure::Input(format!("{path}: {}", one_line(&err.to_string()))))?;
+    print_profile(opts, &chosen.scheduler_name, &report, &chosen.other_plugins)
+}
+
+/// `--plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]`, repeated: a
+/// profile given on the command line.
+fn run_plugins(
+    opts: &Options<'_>,
+    runtime: &Runtime,
+    handle: Arc<CliHandle>,
+    cycle: &Cycle,
+) -> Result<(), Failure> {
+    let mut plugins = Vec::new();
+    for spec in &opts.plugins {
+        let bad = |why: &str| Failure::Usage(format!("run: --plugin {spec}: {why}"));
+        let mut parts = spec.split(',');
+        let (name, wasm) = parts
+            .next()
+            .and_then(|p| p.split_once('='))
+            .filter(|(n, w)| !n.is_empty() && !w.is_empty())
+            .ok_or_else(|| bad("expected NAME=PLUGIN.wasm[,weight=N][,config=FILE]"))?;
+        let mut weight = 0;
+        let mut guest_config = Vec::new();
+        for part in parts {
+            match part.split_once('=') {
+                Some(("weight", n)) => {
+                    weight = n.parse().map_err(|_| bad("weight must be an integer"))?;
+                }
+                Some(("config", file)) => guest_config = read_input(Some(file))?.1,
+                _ => {
+                    return Err(bad(&format!(
+                        "unknown part `{part}` (weight=N or config=FILE)"
+                    )));
+                }
+            }
+        }
+        let bytes = read_wasm(wasm)?;
+        let config = PluginConfig {
+            guest_config: guest_config.into(),
+            handle: handle.clone(),
+            ..PluginConfig::default()
+        };
+        let plugin = Plugin::load(runtime, &bytes, config).map_err(|e| {
+            Failure::Input(format!(
+                "plugin `{name}` ({wasm}): {}",
+                one_line(&e.to_string())
+            ))
+        })?;
+        plugins.push(kguest_host::ProfilePlugin {
+            name: name.to_string(),
+            plugin,
+            weight,
+        });
+    }
+    let profile = Profile::new(plugins).map_err(|e| Failure::Usage(format!("run: {e}")))?;
+    let report = profile
+        .schedule(cycle)
+        .map_err(|err| Failure::Input(one_line(&err.to_string())))?;
+    print_profile(opts, "command line", &report, &[])
+}
+
+fn print_profile(
+    opts: &Options<'_>,
+    label: &str,
+    report: &ProfileReport,
+    other_plugins: &[String],
+) -> Result<(), Failure> {
     let mut notes = vec![format!(
-        "profile `{}`: {}",
-        chosen.scheduler_name,
+        "profile `{label}`: {}",
         report
             .plugins
             .iter()
@@ -654,20 +742,20 @@ fn run_profile(
             .collect::<Vec<_>>()
             .join(", ")
     )];
-    if !chosen.other_plugins.is_empty() {
+    if !other_plugins.is_empty() {
         notes.push(format!(
             "not run (kube-scheduler's own plugins): {}",
-            chosen.other_plugins.join(", ")
+            other_plugins.join(", ")
         ));
     }
-    notes.extend(profile_notes(&report));
+    notes.extend(profile_notes(report));
     let out = if opts.as_json {
         for note in &notes {
             eprintln!("{note}");
         }
-        profile_json(&report)
+        profile_json(report)
     } else {
-        let mut out = profile_table(&report);
+        let mut out = profile_table(report);
         for note in &notes {
             out.push_str(note);
             out.push('\n');

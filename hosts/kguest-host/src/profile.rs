@@ -190,7 +190,8 @@ pub struct Profile {
     plugins: Vec<ProfilePlugin>,
 }
 
-const PREFILTER_REJECTED: &str = "an earlier plugin's PreFilter rejected the pod";
+const PREFILTER_REJECTED: &str =
+    "an earlier plugin's PreFilter returned UnschedulableAndUnresolvable (or left no node)";
 const PREFILTER_SKIP: &str = "this plugin's PreFilter returned Skip";
 const FILTER_REJECTED: &str = "an earlier plugin's Filter rejected the node";
 const NOT_CANDIDATE: &str = "the node was not a candidate (PreFilter)";
@@ -200,7 +201,8 @@ const ONE_FEASIBLE: &str = "only one node passed Filter: kube-scheduler picks it
 const PRESCORE_SKIP: &str = "this plugin's PreScore returned Skip";
 const NOT_FEASIBLE: &str = "the node did not pass Filter";
 const CYCLE_ENDED: &str = "the cycle ended before this hook";
-const POSTFILTER_DONE: &str = "an earlier plugin's PostFilter succeeded";
+const POSTFILTER_DONE: &str =
+    "an earlier plugin's PostFilter succeeded or returned UnschedulableAndUnresolvable";
 const BOUND_EARLIER: &str = "an earlier plugin's Bind bound the pod";
 
 impl Profile {
@@ -277,12 +279,17 @@ impl Profile {
     /// Runs `cycle`'s pod through the profile as kube-scheduler runs a
     /// scheduling and binding cycle:
     ///
-    /// 1. Each PreFilter in order. The first rejection rejects every node
-    ///    (later PreFilters do not run); `Skip` skips that plugin's Filter;
-    ///    node names restrict the candidates (their intersection).
+    /// 1. Each PreFilter in order, as kube-scheduler 1.33 runs them: `Skip`
+    ///    skips that plugin's Filter; `UnschedulableAndUnresolvable` rejects
+    ///    every node and the later PreFilters do not run; `Unschedulable`
+    ///    rejects every node but the later PreFilters still run (for
+    ///    preemption; the last such status is the nodes'); node names
+    ///    restrict the candidates (their intersection; an empty one rejects
+    ///    every node and stops).
     /// 2. Filter on every candidate node, plugin by plugin, stopping at the
     ///    first rejection for that node.
-    /// 3. No node passed: PostFilter in order until one succeeds.
+    /// 3. No node passed: PostFilter in order until one succeeds or returns
+    ///    `UnschedulableAndUnresolvable`.
     /// 4. One node passed: it is chosen unscored (as kube-scheduler does).
     ///    Several: PreScore (`Skip` skips that plugin's Score), Score on
     ///    every node that passed, NormalizeScore, each score checked to be
@@ -392,33 +399,59 @@ impl<'a> Run<'a> {
     fn run(mut self) -> Result<ProfileReport, ProfileCallError> {
         let plugins = &self.profile.plugins;
         let n = plugins.len();
-        // 1. PreFilter.
+        // 1. PreFilter (kube-scheduler 1.33's RunPreFilterPlugins): Skip
+        // skips the plugin's Filter; UnschedulableAndUnresolvable stops
+        // here; Unschedulable is kept (the last one) and the other
+        // PreFilters still run, for preemption; node names are intersected,
+        // and an empty intersection stops here too.
         let mut rejected: Option<Status> = None;
+        let mut stopped = false;
         let mut skip_filter = vec![false; n];
         let mut names: Option<Vec<String>> = None;
         for (i, p) in plugins.iter().enumerate() {
             if !p.plugin.hooks().contains(Hook::PreFilter) {
                 continue;
             }
-            if rejected.is_some() {
+            if stopped {
                 self.report.plugins[i].prefilter = Outcome::NotRun(PREFILTER_REJECTED);
                 continue;
             }
             let result = self.call(i, p.plugin.prefilter(self.cycle))?;
             let status = result.status.clone();
-            if let Some(given) = &result.node_names {
-                names = Some(match names {
-                    None => given.clone(),
-                    Some(had) => had.into_iter().filter(|n| given.contains(n)).collect(),
-                });
-            }
+            let given = result.node_names.clone();
             self.report.plugins[i].prefilter = Outcome::Ran(result);
             if status.code == Code::SKIP {
                 skip_filter[i] = true;
-            } else if is_rejection(status.code) {
+                continue;
+            }
+            if status.code == Code::UNSCHEDULABLE_AND_UNRESOLVABLE {
                 rejected = Some(status);
-            } else if !status.is_success() {
+                stopped = true;
+                continue;
+            }
+            if status.code == Code::UNSCHEDULABLE {
+                rejected = Some(status);
+                continue;
+            }
+            if !status.is_success() {
                 return self.fail(i, Hook::PreFilter, status);
+            }
+            if let Some(given) = given {
+                let merged: Vec<String> = match names.take() {
+                    None => given,
+                    Some(had) => had.into_iter().filter(|n| given.contains(n)).collect(),
+                };
+                if merged.is_empty() {
+                    rejected = Some(Status {
+                        code: Code::UNSCHEDULABLE_AND_UNRESOLVABLE,
+                        reason: Some(format!(
+                            "node(s) didn't satisfy plugin(s) at PreFilter (last: {})",
+                            p.name
+                        )),
+                    });
+                    stopped = true;
+                }
+                names = Some(merged);
             }
         }
 
@@ -527,7 +560,9 @@ impl<'a> Run<'a> {
                 let code = result.status.code;
                 let status = result.status.clone();
                 self.report.plugins[i].postfilter = Outcome::Ran(result);
-                if code == Code::SUCCESS {
+                // RunPostFilterPlugins stops at a success or at
+                // UnschedulableAndUnresolvable.
+                if code == Code::SUCCESS || code == Code::UNSCHEDULABLE_AND_UNRESOLVABLE {
                     done = true;
                 } else if !is_rejection(code) {
                     return self.fail(i, Hook::PostFilter, status);

@@ -9,7 +9,8 @@ use std::time::Duration;
 pub enum RunError {
     /// Not a valid wasm module.
     Compile(String),
-    /// The module imports something other than WASI preview1 functions.
+    /// The module imports something other than WASI preview1 functions
+    /// (another module, a memory or table, or a name preview1 does not have).
     Import { module: String, name: String },
     /// No `_start: () -> ()` export (not a WASI command).
     NoStart,

@@ -96,17 +96,17 @@ pub fn execute(
     };
     let Summary {
         errors,
-        first,
         notes,
         value,
     } = summary;
-    let failure = match (exited, errors) {
+    // Every error result, on the one line: a validator's findings are the
+    // point of running it.
+    let all = errors.join("; ");
+    let failure = match (exited, errors.len()) {
         (Some(x), 0) => Some(x),
-        (Some(x), n) => Some(format!("{x}; {n} error result(s), the first: {first}")),
+        (Some(x), n) => Some(format!("{x}; {n} error result(s): {all}")),
         (None, 0) => None,
-        (None, n) => Some(format!(
-            "the function reported {n} error result(s), the first: {first}"
-        )),
+        (None, n) => Some(format!("the function reported {n} error result(s): {all}")),
     };
     let stdout = match mode {
         Mode::Function { .. } => yaml,
@@ -185,8 +185,8 @@ fn check_resource(item: &Value) -> Result<(), String> {
 
 /// What the host needs from a checked ResourceList.
 struct Summary {
-    errors: usize,
-    first: String,
+    /// The error results, as `Kind/name: message`.
+    errors: Vec<String>,
     notes: Vec<String>,
     /// The list as a value, when it was read with serde (JSON, or YAML the
     /// comment-keeping reader does not take).
@@ -209,11 +209,10 @@ fn read_list(bytes: &[u8]) -> Result<(Summary, Vec<u8>), String> {
     } else {
         bytes.to_vec()
     };
-    let (errors, first, notes) = results(&value);
+    let (errors, notes) = results(&value);
     Ok((
         Summary {
             errors,
-            first,
             notes,
             value: Some(value),
         },
@@ -235,8 +234,7 @@ fn fast_summary(bytes: &[u8]) -> Option<Summary> {
     let arena = arena_for(bytes.len());
     let list = kguest_krm::ResourceList::parse(&arena, bytes).ok()?;
     let mut summary = Summary {
-        errors: 0,
-        first: String::new(),
+        errors: Vec::new(),
         notes: Vec::new(),
         value: None,
     };
@@ -260,10 +258,7 @@ fn fast_summary(bytes: &[u8]) -> Option<Summary> {
 
 fn note(summary: &mut Summary, severity: &str, subject: String, message: &str) {
     if severity == "error" {
-        if summary.errors == 0 {
-            summary.first = format!("{subject}{message}");
-        }
-        summary.errors += 1;
+        summary.errors.push(format!("{subject}{message}"));
     } else {
         summary
             .notes
@@ -277,12 +272,11 @@ fn to_yaml(v: &Value) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("cannot write YAML: {e}"))
 }
 
-/// Count of error results (a result without severity is an error), the
-/// first error's message, and the other results as notes.
-fn results(v: &Value) -> (usize, String, Vec<String>) {
+/// The error results (a result without severity is an error) and the
+/// other results as notes.
+fn results(v: &Value) -> (Vec<String>, Vec<String>) {
     let mut summary = Summary {
-        errors: 0,
-        first: String::new(),
+        errors: Vec::new(),
         notes: Vec::new(),
         value: None,
     };
@@ -309,7 +303,7 @@ fn results(v: &Value) -> (usize, String, Vec<String>) {
             .unwrap_or_default();
         note(&mut summary, severity, subject, message);
     }
-    (summary.errors, summary.first, summary.notes)
+    (summary.errors, summary.notes)
 }
 
 /// The input for the function protocol: checked, JSON turned into YAML,

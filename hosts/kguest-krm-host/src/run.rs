@@ -68,7 +68,7 @@ pub fn run(
                 name: import.name().to_string(),
             });
         }
-        if !matches!(import.ty(), ExternType::Func(_)) {
+        if !matches!(import.ty(), ExternType::Func(_)) || !wasi::PREVIEW1.contains(&import.name()) {
             return Err(RunError::Import {
                 module: import.module().to_string(),
                 name: import.name().to_string(),

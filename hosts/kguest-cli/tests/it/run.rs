@@ -1067,3 +1067,39 @@ fn a_scheduler_configuration_with_problems_is_one_clear_line() {
     );
     assert_fails(&out, 2, "give no PLUGIN.wasm");
 }
+
+/// `--plugin` gives the same profile on the command line: the same rows as
+/// the KubeSchedulerConfiguration form.
+#[test]
+fn plugins_on_the_command_line_are_the_same_profile() {
+    let pod = pod_ending_in_3();
+    let nodes = data("nodes.yaml");
+    let config = temp("nn-reverse.json", br#"{"reverse": true}"#);
+    let sched = temp(
+        "sched-cli.yaml",
+        format!(
+            "kind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: taints\n      - {{name: nodenumber, weight: 3}}\n  pluginConfig:\n  - {{name: taints, args: {{guestURL: \"{}\"}}}}\n  - {{name: nodenumber, args: {{guestURL: \"{}\", guestConfig: '{{\"reverse\": true}}'}}}}\n",
+            file_url("taints"),
+            file_url("nodenumber")
+        )
+        .as_bytes(),
+    );
+    let from_config = run_json(&["--config", &sched, "--pod", &pod, "--nodes", &nodes]);
+    let taints = format!("taints={}", plugin("taints").display());
+    let nn = format!(
+        "nodenumber={},weight=3,config={config}",
+        plugin("nodenumber").display()
+    );
+    let from_flags = run_json(&[
+        "--plugin", &taints, "--plugin", &nn, "--pod", &pod, "--nodes", &nodes,
+    ]);
+    assert_eq!(from_config, from_flags);
+    // reversed nodenumber: node-1 scores 10 (weighted 30), node-2 is tainted.
+    assert_eq!(from_flags[0]["total"], 30);
+    assert_eq!(from_flags[3]["chosen"], "node-1");
+    let out = kguest(
+        &["run", "--plugin", "x", "--pod", &pod, "--nodes", &nodes],
+        b"",
+    );
+    assert_fails(&out, 2, "expected NAME=PLUGIN.wasm");
+}

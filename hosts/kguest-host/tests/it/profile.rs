@@ -211,7 +211,9 @@ fn prefilter_rejection_and_postfilter_order() {
     let report = profile.schedule(&cycle3()).unwrap();
     assert_eq!(report.outcome, CycleOutcome::Unschedulable);
     assert_eq!(report.chosen, None);
-    assert!(matches!(report.plugins[1].prefilter, Outcome::NotRun(_)));
+    // Unschedulable at PreFilter: kube-scheduler still runs the later
+    // PreFilters (for preemption).
+    assert!(matches!(report.plugins[1].prefilter, Outcome::Ran(_)));
     for node in &report.nodes {
         assert_eq!(node.status.code, Code::UNSCHEDULABLE);
         assert!(node.filter.iter().all(|f| matches!(f, Outcome::NotRun(_))));
@@ -223,6 +225,58 @@ fn prefilter_rejection_and_postfilter_order() {
         Some("node-c")
     );
     assert!(matches!(report.plugins[2].postfilter, Outcome::NotRun(_)));
+
+    // UnschedulableAndUnresolvable stops PreFilter there.
+    let unresolvable = load(&guest(
+        r#"(func (export "prefilter") (result i32) (i32.const 3))"#,
+    ));
+    let trapping = load(&guest(
+        r#"(func (export "prefilter") (result i32) unreachable)
+        (func (export "filter") (result i32) unreachable)"#,
+    ));
+    let profile = Profile::new(vec![entry("u", unresolvable, 1), entry("t", trapping, 1)]).unwrap();
+    let report = profile.schedule(&cycle3()).unwrap();
+    assert!(matches!(report.plugins[1].prefilter, Outcome::NotRun(_)));
+    assert!(
+        report
+            .nodes
+            .iter()
+            .all(|n| n.status.code == Code::UNSCHEDULABLE_AND_UNRESOLVABLE)
+    );
+
+    // Node names are intersected; nothing left rejects every node.
+    let only = |name: &str| {
+        load(&guest(&format!(
+            r#"(data (i32.const 512) "{name}\00")
+            (func (export "prefilter") (result i32)
+              (call $node_names (i32.const 512) (i32.const 7)) (i32.const 0))
+            (func (export "filter") (result i32) (i32.const 0))"#
+        )))
+    };
+    let profile = Profile::new(vec![
+        entry("a", only("node-a"), 1),
+        entry("b", only("node-b"), 1),
+    ])
+    .unwrap();
+    let report = profile.schedule(&cycle3()).unwrap();
+    assert_eq!(report.outcome, CycleOutcome::Unschedulable);
+    assert!(
+        report
+            .nodes
+            .iter()
+            .all(|n| n.status.code == Code::UNSCHEDULABLE_AND_UNRESOLVABLE)
+    );
+    let profile = Profile::new(vec![
+        entry("a", only("node-a"), 1),
+        entry("a2", only("node-a"), 1),
+    ])
+    .unwrap();
+    let report = profile.schedule(&cycle3()).unwrap();
+    assert_eq!(report.chosen.as_deref(), Some("node-a"));
+    assert_eq!(
+        report.nodes[1].status.reason.as_deref(),
+        Some(kguest_host::EXCLUDED_BY_PREFILTER)
+    );
 }
 
 #[test]

@@ -87,7 +87,7 @@ fn require_requests() {
     assert_eq!(
         r.failure.as_deref(),
         Some(
-            "the function exited with code 1; 1 error result(s), the first: Deployment/web: container web has no memory request"
+            "the function exited with code 1; 1 error result(s): Deployment/web: container web has no memory request"
         )
     );
     let out: Value = serde_norway::from_slice(&r.stdout).unwrap();

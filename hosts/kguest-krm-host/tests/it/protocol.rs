@@ -178,13 +178,13 @@ fn failures_keep_the_output() {
     assert_eq!(r.stdout, out.as_bytes());
     assert_eq!(
         r.failure.as_deref(),
-        Some("the function reported 1 error result(s), the first: Pod/p: no requests"),
+        Some("the function reported 1 error result(s): Pod/p: no requests"),
         "a result without severity is an error"
     );
     let r = exec(&writer(out, 1), LIST.as_bytes(), &FUNCTION).unwrap();
     assert_eq!(
         r.failure.as_deref(),
-        Some("the function exited with code 1; 1 error result(s), the first: Pod/p: no requests")
+        Some("the function exited with code 1; 1 error result(s): Pod/p: no requests")
     );
     let clean = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n";
     let r = exec(&writer(clean, 3), LIST.as_bytes(), &FUNCTION).unwrap();

@@ -183,6 +183,16 @@ fn foreign_imports_missing_start_and_garbage_are_refused() {
         run_wat(foreign, b"", &Limits::default()).0,
         Err(RunError::Import { .. })
     ));
+    // A name preview1 does not have is refused before the run, named.
+    let made_up = r#"(module (import "wasi_snapshot_preview1" "sock_listen" (func (param i32 i32) (result i32))) (func (export "_start")))"#;
+    match run_wat(made_up, b"", &Limits::default()).0 {
+        Err(e @ RunError::Import { .. }) => assert!(
+            e.to_string()
+                .contains("imports `wasi_snapshot_preview1`.`sock_listen`"),
+            "{e}"
+        ),
+        other => panic!("{other:?}"),
+    }
     let no_start = r#"(module (memory (export "memory") 1))"#;
     assert!(matches!(
         run_wat(no_start, b"", &Limits::default()).0,

@@ -155,7 +155,7 @@ func (r runner) compile(ctx context.Context, wasm []byte) (wazero.Runtime, wazer
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		return nil, nil, fmt.Errorf("instantiating wasi_snapshot_preview1: %w", err)
 	}
-	host := rt.Module(wasi_snapshot_preview1.ModuleName)
+	provided := rt.Module(wasi_snapshot_preview1.ModuleName).ExportedFunctionDefinitions()
 	compiled, err := rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, nil, fmt.Errorf("not a valid wasm module: %w", err)
@@ -165,7 +165,7 @@ func (r runner) compile(ctx context.Context, wasm []byte) (wazero.Runtime, wazer
 		if module != wasi_snapshot_preview1.ModuleName {
 			return nil, nil, fmt.Errorf("the module imports `%s`.`%s`; a KRM function may import only WASI preview1 functions", module, fn)
 		}
-		if host.ExportedFunction(fn) == nil {
+		if _, ok := provided[fn]; !ok {
 			return nil, nil, fmt.Errorf("the module imports `%s`.`%s`, which wazero's wasi_snapshot_preview1 does not provide", module, fn)
 		}
 	}
