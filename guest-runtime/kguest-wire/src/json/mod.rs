@@ -36,7 +36,9 @@ pub mod text;
 #[cfg(feature = "json")]
 mod value;
 
-pub use input::{Encoder, FieldValidation, Number, Source, SourceEvent, base64_decode, from_json_text, skip};
+pub use input::{
+    Encoder, FieldValidation, Number, Source, SourceEvent, base64_decode, from_json_text, skip,
+};
 pub use output::{Resolver, Style, WriteOptions, base64, is_zero, write_json, write_object_json};
 pub use text::{Event, Reader, Text};
 #[cfg(feature = "json")]
