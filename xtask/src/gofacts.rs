@@ -98,8 +98,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut stale = Vec::new();
     for table in TABLES {
         let path = paths::root().join(table.file);
-        let committed = std::fs::read_to_string(&path)
-            .map_err(|err| format!("{}: {err}", path.display()))?;
+        let committed =
+            std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
         let from_go = facts(table.which, &dirs)?;
         let text = render(table, &from_go, &parse(&committed))?;
         if text == committed {
@@ -108,14 +108,29 @@ pub fn run(args: &[String]) -> Result<(), String> {
             std::fs::write(&path, &text).map_err(|err| format!("{}: {err}", path.display()))?;
             eprintln!("go-facts: wrote {}", table.file);
         } else {
-            stale.push(format!("{}: {}", table.file, diff(&parse(&committed), &parse(&text))));
+            stale.push(format!(
+                "{}: {}",
+                table.file,
+                diff(&parse(&committed), &parse(&text))
+            ));
         }
     }
     for (which, table) in [
-        ("inline", pairs(crate::regen::JSON_INLINE.iter().map(|(m, f)| (*m, f.to_string())))),
+        (
+            "inline",
+            pairs(
+                crate::regen::JSON_INLINE
+                    .iter()
+                    .map(|(m, f)| (*m, f.to_string())),
+            ),
+        ),
         (
             "jsonnames",
-            pairs(crate::regen::JSON_NAMES.iter().map(|(m, f, j)| (*m, format!("{f}:{j}")))),
+            pairs(
+                crate::regen::JSON_NAMES
+                    .iter()
+                    .map(|(m, f, j)| (*m, format!("{f}:{j}"))),
+            ),
         ),
     ] {
         let proto_dir = paths::vendor_dir().join("proto");
@@ -126,12 +141,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
             })
             .collect();
         let norm = |t: &BTreeMap<String, Vec<String>>| -> BTreeMap<String, BTreeSet<String>> {
-            t.iter().map(|(m, f)| (m.clone(), f.iter().cloned().collect())).collect()
+            t.iter()
+                .map(|(m, f)| (m.clone(), f.iter().cloned().collect()))
+                .collect()
         };
         if norm(&from_go) == norm(&table) {
             eprintln!("go-facts: regen.rs's {which} table matches the Go types");
         } else {
-            stale.push(format!("xtask/src/regen.rs ({which}, edit by hand): {}", diff(&table, &from_go)));
+            stale.push(format!(
+                "xtask/src/regen.rs ({which}, edit by hand): {}",
+                diff(&table, &from_go)
+            ));
         }
     }
     if stale.is_empty() {
@@ -190,7 +210,10 @@ fn render(
 ) -> Result<String, String> {
     let proto_dir = paths::vendor_dir().join("proto");
     if !proto_dir.is_dir() {
-        return Err(format!("{} is missing: run `cargo xtask vendor`", proto_dir.display()));
+        return Err(format!(
+            "{} is missing: run `cargo xtask vendor`",
+            proto_dir.display()
+        ));
     }
     let mut lines = BTreeMap::new();
     for (message, fields) in from_go {
@@ -249,7 +272,9 @@ fn vendored(proto_dir: &Path, message: &str) -> bool {
 fn pairs<'a>(rows: impl Iterator<Item = (&'a str, String)>) -> BTreeMap<String, Vec<String>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (message, field) in rows {
-        out.entry(format!("k8s.io.{message}")).or_default().push(field);
+        out.entry(format!("k8s.io.{message}"))
+            .or_default()
+            .push(field);
     }
     out
 }
@@ -263,7 +288,11 @@ fn diff(old: &BTreeMap<String, Vec<String>>, new: &BTreeMap<String, Vec<String>>
         if a != b || old.contains_key(message) != new.contains_key(message) {
             let plus: Vec<_> = b.difference(&a).map(|s| s.as_str()).collect();
             let minus: Vec<_> = a.difference(&b).map(|s| s.as_str()).collect();
-            out.push(format!("{message} +[{}] -[{}]", plus.join(" "), minus.join(" ")));
+            out.push(format!(
+                "{message} +[{}] -[{}]",
+                plus.join(" "),
+                minus.join(" ")
+            ));
         }
     }
     let total = out.len();

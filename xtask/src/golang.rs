@@ -33,7 +33,11 @@ pub fn require() -> Result<(), String> {
         .and_then(|m| m.parse().ok())
         .unwrap_or(0);
     if (1, minor) < MIN_GO {
-        return Err(format!("found {}, need go1.{}: {hint}", text.trim(), MIN_GO.1));
+        return Err(format!(
+            "found {}, need go1.{}: {hint}",
+            text.trim(),
+            MIN_GO.1
+        ));
     }
     Ok(())
 }
@@ -48,7 +52,8 @@ pub fn bin_dir() -> PathBuf {
 pub fn build(module: &str, pkg: &str, name: &str) -> Result<PathBuf, String> {
     require()?;
     let out = bin_dir().join(name);
-    std::fs::create_dir_all(bin_dir()).map_err(|err| format!("creating {}: {err}", bin_dir().display()))?;
+    std::fs::create_dir_all(bin_dir())
+        .map_err(|err| format!("creating {}: {err}", bin_dir().display()))?;
     let started = std::time::Instant::now();
     run_go(module, &["build", "-o", &out.to_string_lossy(), pkg])?;
     eprintln!(
@@ -71,7 +76,10 @@ pub fn run_go(module: &str, args: &[&str]) -> Result<(), String> {
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`go {}` in {module} failed ({status})", args.join(" ")))
+        Err(format!(
+            "`go {}` in {module} failed ({status})",
+            args.join(" ")
+        ))
     }
 }
 
@@ -97,6 +105,14 @@ pub fn module_dir(module: &str, path_at_version: &str) -> Result<PathBuf, String
         .and_then(|d| d.as_str())
         .map(PathBuf::from)
         .ok_or_else(|| format!("go mod download -json {path_at_version}: no Dir in its answer"))
+}
+
+/// `cargo xtask go-lint`.
+pub fn lint_command(args: &[String]) -> Result<(), String> {
+    match args {
+        [] => lint(),
+        _ => Err("usage: cargo xtask go-lint".into()),
+    }
 }
 
 /// `gofmt -l` and `go vet ./...` over every harness module.

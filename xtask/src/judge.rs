@@ -12,11 +12,6 @@ use crate::{golang, test, vendor};
 
 const USAGE: &str = "usage: cargo xtask judge [--seeds N] [--seed-start N] [--kinds REGEX] (REGEX on fixture names, e.g. core.v1.Pod)";
 
-/// What `cargo xtask test` runs: the judge at the test's default seeds.
-pub fn in_test() -> Result<(), String> {
-    run_judge(&[])
-}
-
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut env = Vec::new();
     let mut args = args.iter();
@@ -49,6 +44,24 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// Builds both programs, exports where they are (and `env`) to the child
 /// cargo, and runs the test.
 fn run_judge(env: &[(&str, String)]) -> Result<(), String> {
+    prepare(env)?;
+    test::cargo(&[
+        "test",
+        "--quiet",
+        "-p",
+        "kguest-conformance",
+        "--test",
+        "it",
+        "--",
+        "--nocapture",
+        "go_judge",
+    ])
+}
+
+/// Builds the judge and the `kguest` command and points the test at them
+/// (and sets `env`); `cargo xtask test` then runs the test with the rest of
+/// the conformance suite, at its default seeds.
+pub fn prepare(env: &[(&str, String)]) -> Result<(), String> {
     let judge = golang::build("tests/go-judge", ".", "go-judge")?;
     test::cargo(&["build", "--quiet", "-p", "kguest-cli"])?;
     let cli = crate::paths::target_dir()
@@ -62,15 +75,5 @@ fn run_judge(env: &[(&str, String)]) -> Result<(), String> {
             std::env::set_var(var, value);
         }
     }
-    test::cargo(&[
-        "test",
-        "--quiet",
-        "-p",
-        "kguest-conformance",
-        "--test",
-        "it",
-        "--",
-        "--nocapture",
-        "go_judge",
-    ])
+    Ok(())
 }

@@ -5,10 +5,10 @@
 //! and standalone kustomize, built from `sigs.k8s.io/kustomize/kustomize/v5`
 //! (a `tool` of the module).
 //!
-//! - [`in_test`] (what `cargo xtask test` runs): builds them, points the
+//! - [`prepare`] (`cargo xtask test` calls it): builds them and points the
 //!   tests at them (`KGUEST_KRM_WAZERO`, `KGUEST_KRM_GO_FNS`,
-//!   `KGUEST_KUSTOMIZE`, `KGUEST_KRM_DIR`) and runs the kguest-cli tests
-//!   that print `krm under wazero: N/M runs identical` and the other counts.
+//!   `KGUEST_KUSTOMIZE`, `KGUEST_KRM_DIR`); the kguest-cli tests then print
+//!   `krm under wazero: N/M runs identical` and the other counts.
 //! - `cargo xtask krm-bench`: the Go functions beside kguest's on 1,000
 //!   items, under both runners; rewrites its section of docs/benchmarks.md.
 
@@ -86,10 +86,9 @@ fn export(tools: &Tools) {
     }
 }
 
-/// What `cargo xtask test` runs: build the tools and kguest's KRM
-/// functions, then the kguest-cli tests that use them, with their counts.
-/// The variables stay set for the rest of `cargo xtask test`.
-pub fn in_test() -> Result<(), String> {
+/// Builds the Go tools and kguest's KRM functions and points the tests at
+/// them (the variables stay set for the rest of `cargo xtask test`).
+pub fn prepare() -> Result<(), String> {
     let started = Instant::now();
     let tools = build()?;
     examples::build_krm()?;
@@ -98,17 +97,7 @@ pub fn in_test() -> Result<(), String> {
         "krm tools built in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    test::cargo(&[
-        "test",
-        "--quiet",
-        "-p",
-        "kguest-cli",
-        "--test",
-        "it",
-        "--",
-        "--nocapture",
-        "krm::",
-    ])
+    Ok(())
 }
 
 const BENCH_USAGE: &str = "usage: cargo xtask krm-bench [--runs N] (N runs per cell, default 5)";
@@ -296,7 +285,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -2,11 +2,14 @@
 
 mod bench;
 mod demo;
+mod e2e;
 mod examples;
 mod fuzz;
 mod gofacts;
 mod golang;
 mod guests;
+mod judge;
+mod krmgo;
 mod openapi;
 mod package;
 mod paths;
@@ -23,10 +26,18 @@ usage: cargo xtask <task> [options]
 
 tasks:
   demo                            run the example plugins on the sample objects in tests/data
+  e2e [--full]                    the real kube-scheduler on an in-process API server: pods bound
+                                  where kguest picks, and throughput (--full: 500 nodes)
   examples                        build the example plugins into target/plugins/
+  go-lint                         gofmt and go vet over the Go harnesses under tests/
   go-facts [--write]              check xtask/data/'s Go facts against the Go source of
                                   k8s.io/api and apimachinery (Go >= 1.26), or rewrite them
   fuzz [--seconds N] [TARGET]     run the cargo-fuzz targets in fuzz/ (nightly + cargo-fuzz)
+  judge [--seeds N] [--kinds REGEX]
+                                  kguest against Kubernetes' Go marshallers on random objects
+                                  of every type (Go >= 1.26; `test` runs it with 2 seeds)
+  krm-bench [--runs N]            KRM functions in Go (wasip1, kyaml) beside kguest's on 1,000 items,
+                                  under `kguest krm` and wazero; rewrites its docs/benchmarks.md section
   package [--no-verify]           cargo package + cargo doc for every publishable crate
   bench [--quick]                 latency and encoding benchmarks; rewrites docs/benchmarks.md
   perf [--quick]                  scheduling throughput: 500 nodes x 1,000 pods through the host,
@@ -50,9 +61,13 @@ fn main() -> ExitCode {
     let result = match task.as_str() {
         "bench" => bench::run(rest),
         "demo" => demo::run(rest),
+        "e2e" => e2e::run(rest),
         "examples" => examples::run(rest),
         "fuzz" => fuzz::run(rest),
         "go-facts" => gofacts::run(rest),
+        "go-lint" => golang::lint_command(rest),
+        "judge" => judge::run(rest),
+        "krm-bench" => krmgo::bench(rest),
         "package" => package::run(rest),
         "perf" => perf::run(rest),
         "size" => size::run(rest),

@@ -1,16 +1,22 @@
 //! `cargo xtask test`: everything CI checks, in the order that fails fastest.
 //!
 //! 1. vendor the pinned upstream files (from `KGUEST_K8S_DIR` and
-//!    `KGUEST_KSW_DIR`, or upstream),
-//! 2. `regen --check`: the committed generated code is what the generator writes,
-//! 3. build the example plugins (the end-to-end tests run them),
-//! 4. `cargo test --workspace`,
-//! 5. `size --check`: build every guest with the size profile, check its
+//!    `KGUEST_KSW_DIR`, or upstream), and check for Go >= 1.26,
+//! 2. `regen --check`: the committed generated code is what the generator
+//!    writes; `go-facts`: the Go facts it reads agree with the Go types,
+//! 3. build the example plugins and the Go judges (Kubernetes' marshallers,
+//!    KEP-4944's wazero runtime, Go wasip1 KRM functions, standalone
+//!    kustomize) the tests run against,
+//! 4. `cargo test --workspace` (conformance with its counts: fixtures, the
+//!    Go judge, upstream's compatibility test; KSW's host suite; the KRM
+//!    runtimes),
+//! 5. the real kube-scheduler on an in-process API server (`e2e`),
+//! 6. `size --check`: build every guest with the size profile, check its
 //!    budget, that it links no panic or `core::fmt` code, and its ABI surface.
 
 use std::process::Command;
 
-use crate::{examples, regen, size, vendor};
+use crate::{e2e, examples, gofacts, golang, judge, krmgo, regen, size, vendor};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
@@ -20,12 +26,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     vendor::ensure_vendored()?;
     let ksw = vendor::ensure_ksw_vendored()?;
+    golang::require()?;
     regen::run(&["--check".to_string()])?;
+    gofacts::run(&[])?;
     examples::build_all()?;
-    // SAFETY of the env change: xtask is single-threaded here.
-    unsafe { std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir()) };
-    // The tests read the copy just verified against proto-vendor/ksw.lock.
-    unsafe { std::env::set_var("KGUEST_KSW_DIR", ksw) };
+    // The older releases' fixtures of upstream's compatibility test ship in
+    // the k8s.io/api module the Go judge pins.
+    let api = golang::module_dir("tests/go-judge", "k8s.io/api@v0.36.3")?;
+    krmgo::prepare()?;
+    judge::prepare(&[])?;
+    // SAFETY of the env changes: xtask is single-threaded here.
+    unsafe {
+        std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir());
+        // The tests read the copy just verified against proto-vendor/ksw.lock.
+        std::env::set_var("KGUEST_KSW_DIR", ksw);
+        std::env::set_var("KGUEST_K8S_API_DIR", api);
+    }
     cargo(&[
         "test",
         "--workspace",
@@ -50,7 +66,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "--exact",
         "ksw::suite",
     ])?;
-    // The conformance suite prints its counts (`185/185 fixtures ...`).
+    // The KRM runtimes' counts (`krm under wazero: N/M runs identical`, ...).
+    cargo(&[
+        "test",
+        "--quiet",
+        "-p",
+        "kguest-cli",
+        "--test",
+        "it",
+        "--",
+        "--nocapture",
+        "krm::",
+    ])?;
+    // The conformance suite prints its counts (`185/185 fixtures ...`,
+    // `go judge: N/M objects identical ...`, `compatibility: N/M ...`).
     cargo(&[
         "test",
         "--quiet",
@@ -59,6 +88,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "--",
         "--nocapture",
     ])?;
+    e2e::in_test()?;
     // The size gate: budgets, no fmt/panic machinery, only host imports.
     size::run(&["--check".to_string()])?;
     Ok(())
