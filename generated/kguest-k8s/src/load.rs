@@ -26,7 +26,6 @@
 
 use std::format;
 use std::string::{String, ToString};
-use std::vec;
 use std::vec::Vec;
 
 use kguest_wire::json::{Encoder, FieldValidation, JsonError, Reader, Source, SourceEvent, skip};
