@@ -498,7 +498,7 @@ fn read_document<T: saphyr_parser::Input>(
                 reason: why,
             };
             return DocStep::Objects(
-                vec![Err(LoadError {
+                std::vec![Err(LoadError {
                     origin: origin(docs),
                     error,
                 })],
@@ -510,7 +510,7 @@ fn read_document<T: saphyr_parser::Input>(
             Ok(true) => {}
             Err(error) => {
                 return DocStep::Objects(
-                    vec![Err(LoadError {
+                    std::vec![Err(LoadError {
                         origin: origin(docs),
                         error,
                     })],
