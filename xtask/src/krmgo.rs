@@ -159,7 +159,8 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         "Command: `cargo xtask krm-bench --runs {runs}` (median of {runs} runs per cell; input: \
          1,000 Deployments with comments, {} B, made by `xtask/src/krmgo.rs`). `kguest krm` is the \
          release build (wasmtime, compiling on every call); wazero is `tests/krm-go/cmd/krm-wazero` \
-         (KEP-4944's runtime: wazero {}'s compiler, wasi_snapshot_preview1). Compile included = \
+         (KEP-4944's runtime: wazero {}'s compiler, wasi_snapshot_preview1); both with a 300 s \
+         deadline. Compile included = \
          compile + one run; excluded = the run alone (for `kguest krm`, instantiation, `_start` \
          and its list checks; for wazero, instantiation and `_start`). Peak memory: the process's \
          maximum resident set (`/usr/bin/time`), and the function's largest linear memory (wazero's \
@@ -222,7 +223,7 @@ fn kguest_runs(cli: &Path, wasm: &Path, list: &Path, runs: usize) -> Result<Cell
     let wasm = wasm.to_string_lossy();
     let (mut compile, mut run, mut rss) = (Vec::new(), Vec::new(), 0);
     for _ in 0..runs {
-        let (err, r) = timed(cli, &["krm", &wasm, "--timing"], list)?;
+        let (err, r) = timed(cli, &["krm", &wasm, "--timing", "--timeout", "300"], list)?;
         let line = err
             .lines()
             .find(|l| l.starts_with("kguest krm: compile "))
@@ -246,7 +247,7 @@ fn wazero_runs(harness: &Path, wasm: &Path, list: &Path, runs: usize) -> Result<
     let wasm = wasm.to_string_lossy();
     let (mut compile, mut run, mut rss, mut peak) = (Vec::new(), Vec::new(), 0, 0);
     for _ in 0..runs {
-        let (err, r) = timed(harness, &["-repeat", "1", &wasm], list)?;
+        let (err, r) = timed(harness, &["-repeat", "1", "-timeout", "300s", &wasm], list)?;
         let line = err
             .lines()
             .find(|l| l.starts_with("krm-wazero: compile "))
