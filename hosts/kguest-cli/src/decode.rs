@@ -142,6 +142,8 @@ fn kubectl_json(compact: &[u8]) -> Result<Vec<u8>, String> {
 enum Tree<'a> {
     /// A number, `true`, `false` or `null`.
     Token(&'a str),
+    /// A number kubectl prints differently from how it was stored.
+    Number(String),
     /// A string's text between its quotes, as written.
     String(&'a str),
     /// Members: decoded name (the sort key), name as written, value.
@@ -175,7 +177,10 @@ impl<'a> Tree<'a> {
                 Tree::Array(items)
             }
             Event::String(text) => Tree::String(text.raw()),
-            Event::Number(n) => Tree::Token(n),
+            Event::Number(n) => match kubectl_number(n) {
+                Some(text) => Tree::Number(text),
+                None => Tree::Token(n),
+            },
             Event::Bool(true) => Tree::Token("true"),
             Event::Bool(false) => Tree::Token("false"),
             Event::Null | Event::ObjectEnd | Event::ArrayEnd | Event::Key(_) => Tree::Token("null"),
@@ -189,6 +194,7 @@ impl<'a> Tree<'a> {
         };
         match self {
             Tree::Token(t) => out.extend_from_slice(t.as_bytes()),
+            Tree::Number(t) => out.extend_from_slice(t.as_bytes()),
             Tree::String(t) => {
                 out.push(b'"');
                 out.extend_from_slice(t.as_bytes());
@@ -223,6 +229,63 @@ impl<'a> Tree<'a> {
                 indent(out, depth);
                 out.push(b']');
             }
+        }
+    }
+}
+
+/// A number as kubectl prints it, where that differs from its text: kubectl
+/// reads objects into maps, where a number is an int64 if it is one and a
+/// float64 otherwise, and Go's `encoding/json` prints a float64 in its
+/// shortest form, with an exponent below 1e-6 and from 1e21 (`1.50` is
+/// printed `1.5`, `1E3` `1000`). Only embedded JSON (`RawExtension`) holds
+/// such numbers; every field of the API is an integer.
+fn kubectl_number(text: &str) -> Option<String> {
+    if let Ok(int) = text.parse::<i64>() {
+        let plain = int.to_string();
+        return (plain != text).then_some(plain);
+    }
+    let float: f64 = text.parse().ok().filter(|f: &f64| f.is_finite())?;
+    let abs = float.abs();
+    let go = if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        // Go's 'e' form: a signed exponent of at least two digits, then
+        // encoding/json turns `e-07` into `e-7`.
+        let rust = format!("{float:e}");
+        let (mantissa, exp) = rust.split_once('e')?;
+        let exp: i32 = exp.parse().ok()?;
+        if exp < 0 && exp > -10 {
+            format!("{mantissa}e-{}", -exp)
+        } else {
+            let sign = if exp < 0 { '-' } else { '+' };
+            format!("{mantissa}e{sign}{:02}", exp.abs())
+        }
+    } else {
+        format!("{float}")
+    };
+    (go != text).then_some(go)
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::kubectl_number;
+
+    /// Go's `json.Marshal(float64)` of each, as kubectl prints it.
+    #[test]
+    fn numbers_print_as_go_prints_a_float64() {
+        let cases = [
+            ("1.50", Some("1.5")),
+            ("1E3", Some("1000")),
+            ("1e21", Some("1e+21")),
+            ("1.5e-7", None),
+            ("15e-8", Some("1.5e-7")),
+            ("0.000001", None),
+            ("0.0000000001", Some("1e-10")),
+            ("12345678901234567890", Some("12345678901234567000")),
+            ("-0", Some("0")),
+            ("7", None),
+            ("-3", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(kubectl_number(text).as_deref(), want, "{text}");
         }
     }
 }
