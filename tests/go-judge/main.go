@@ -73,6 +73,11 @@ type record struct {
 	// for objects kubectl cannot print (no kind, as in a WatchEvent).
 	Kubectl *string `json:"kubectl,omitempty"`
 	YAML    *string `json:"yaml,omitempty"`
+	// YAMLRaw is the message Go's decoder makes of YAML: what the API server
+	// stores for that text (it turns YAML into JSON first, so embedded JSON
+	// comes out re-marshalled, not as the object held it).
+	// (A pointer, so that an empty message is still written.)
+	YAMLRaw *[]byte `json:"yamlRaw,omitempty"`
 	Error   string  `json:"error,omitempty"`
 }
 
@@ -301,6 +306,19 @@ func forms(obj runtime.Object, gvk schema.GroupVersionKind) (record, error) {
 		}
 		ks, ys := k.String(), y.String()
 		rec.Kubectl, rec.YAML = &ks, &ys
+		back, err := decode(scheme.Codecs.UniversalDeserializer(), y.Bytes(), gvk)
+		if err != nil {
+			return rec, fmt.Errorf("decoding kubectl's YAML: %v", err)
+		}
+		m, ok := back.(interface{ Marshal() ([]byte, error) })
+		if !ok {
+			return rec, fmt.Errorf("%T (from kubectl's YAML) has no protobuf Marshal", back)
+		}
+		raw, err := m.Marshal()
+		if err != nil {
+			return rec, fmt.Errorf("protobuf marshal of the YAML's object: %v", err)
+		}
+		rec.YAMLRaw = &raw
 	}
 	return rec, nil
 }

@@ -681,7 +681,10 @@ fn schema_module(ctx: &Ctx<'_>, package: &Package) -> Result<TokenStream, Error>
         let schema = if message.json_order.is_empty() {
             quote!(MessageSchema::new(#full_name, #form, &[#(#fields),*]))
         } else {
-            let order = message.json_order.iter().map(|i| Literal::u16_unsuffixed(*i));
+            let order = message
+                .json_order
+                .iter()
+                .map(|i| Literal::u16_unsuffixed(*i));
             quote!(MessageSchema::new(#full_name, #form, &[#(#fields),*]).with_json_order(&[#(#order),*]))
         };
         statics.push(quote! {

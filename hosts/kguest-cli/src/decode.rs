@@ -245,22 +245,9 @@ fn kubectl_number(text: &str) -> Option<String> {
         return (plain != text).then_some(plain);
     }
     let float: f64 = text.parse().ok().filter(|f: &f64| f.is_finite())?;
-    let abs = float.abs();
-    let go = if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        // Go's 'e' form: a signed exponent of at least two digits, then
-        // encoding/json turns `e-07` into `e-7`.
-        let rust = format!("{float:e}");
-        let (mantissa, exp) = rust.split_once('e')?;
-        let exp: i32 = exp.parse().ok()?;
-        if exp < 0 && exp > -10 {
-            format!("{mantissa}e-{}", -exp)
-        } else {
-            let sign = if exp < 0 { '-' } else { '+' };
-            format!("{mantissa}e{sign}{:02}", exp.abs())
-        }
-    } else {
-        format!("{float}")
-    };
+    let mut out = Vec::new();
+    kguest_wire::json::write_go_float(float, &mut out);
+    let go = String::from_utf8(out).ok()?;
     (go != text).then_some(go)
 }
 

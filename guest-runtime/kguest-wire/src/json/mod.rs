@@ -40,6 +40,7 @@ pub use input::{
     Encoder, FieldValidation, Number, Source, SourceEvent, base64_decode, from_json_text, skip,
 };
 pub use output::{Resolver, Style, WriteOptions, base64, is_zero, write_json, write_object_json};
+pub use raw::write_f64 as write_go_float;
 pub use text::{Event, Reader, Text};
 #[cfg(feature = "json")]
 pub use value::{ValueSource, from_json, to_json};

@@ -1,7 +1,10 @@
 //! Embedded JSON (`runtime.RawExtension`, `FieldsV1`): the value is stored
-//! as JSON text inside the protobuf, in a canonical form: compact, object
-//! members sorted by name (the last of duplicate names wins), numbers and
-//! strings written the way `serde_json` writes them.
+//! as JSON text inside the protobuf. JSON text keeps it as written (see
+//! `Source::raw_text`); from a source without text (YAML, a
+//! `serde_json::Value`) it is written in the form Go's `json.Marshal` gives a
+//! decoded value, which is what the API server stores for YAML (it turns
+//! YAML into JSON that way first): compact, object members sorted by name
+//! (the last of duplicate names wins), numbers and strings as Go writes them.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -225,23 +228,35 @@ fn number(n: Number<'_>) -> Node {
 }
 
 /// A JSON string as `serde_json` writes it: `"` and `\` escaped, control
-/// characters as `\b \f \n \r \t` or `\u00xx`, everything else as is.
+/// characters as `\b \f \n \r \t` or `\u00xx`, and, as Go's `json.Marshal`
+/// does, `<`, `>`, `&`, U+2028 and U+2029 as `\u003c`, `\u003e`, `\u0026`,
+/// `\u2028`, `\u2029`; everything else as is.
 pub(crate) fn write_str(text: &[u8], out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let mut start = 0;
     for (i, &b) in text.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
+        // The escape, and how many bytes of the text it stands for.
+        let (escape, len): (&[u8], usize) = match b {
+            b'"' => (b"\\\"", 1),
+            b'\\' => (b"\\\\", 1),
+            b'\n' => (b"\\n", 1),
+            b'\r' => (b"\\r", 1),
+            b'\t' => (b"\\t", 1),
+            0x08 => (b"\\b", 1),
+            0x0c => (b"\\f", 1),
+            0..=0x1f => (b"", 1),
+            b'<' => (b"\\u003c", 1),
+            b'>' => (b"\\u003e", 1),
+            b'&' => (b"\\u0026", 1),
+            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+            0xe2 if text.get(i + 1..i + 3) == Some(&[0x80, 0xa8]) => (b"\\u2028", 3),
+            0xe2 if text.get(i + 1..i + 3) == Some(&[0x80, 0xa9]) => (b"\\u2029", 3),
             _ => continue,
         };
+        if i < start {
+            continue;
+        }
         out.extend_from_slice(&text[start..i]);
         if escape.is_empty() {
             out.extend_from_slice(b"\\u00");
@@ -250,59 +265,41 @@ pub(crate) fn write_str(text: &[u8], out: &mut Vec<u8>) {
         } else {
             out.extend_from_slice(escape);
         }
-        start = i + 1;
+        start = i + len;
     }
     out.extend_from_slice(&text[start..]);
     out.push(b'"');
 }
 
-/// A float the way `serde_json` (ryu) writes it: the shortest digits that
-/// read back to the same value, as `1.0`, `0.001`, `1e21` or `1.5e-7`;
-/// `null` when not finite.
+/// A float as Go's `encoding/json` writes a float64: the shortest digits
+/// that read back to the same value, without an exponent from 1e-6 up to
+/// 1e21 (`1`, `1.5`, `0.001`, `100000000000000000000`), with one outside it
+/// (`1e+21`, `1.5e-7`, `1e-10`); `null` when not finite (Go refuses those).
 pub fn write_f64(v: f64, out: &mut Vec<u8>) {
     if !v.is_finite() {
         out.extend_from_slice(b"null");
         return;
     }
-    if v.is_sign_negative() {
-        out.push(b'-');
-    }
-    let v = v.abs();
-    if v == 0.0 {
-        out.extend_from_slice(b"0.0");
+    let abs = v.abs();
+    let mut text = String::new();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        // Rust's `{:e}` has the same shortest digits; Go writes the exponent
+        // signed with at least two digits, then encoding/json turns `e-07`
+        // into `e-7`.
+        let _ = write!(text, "{v:e}");
+        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        out.extend_from_slice(mantissa.as_bytes());
+        out.push(b'e');
+        out.push(if exp < 0 { b'-' } else { b'+' });
+        if exp.abs() < 10 && exp >= 0 {
+            out.push(b'0');
+        }
+        push_display(out, exp.abs());
         return;
     }
-    // `{:e}` gives the shortest round-trip digits: `d.ddde±x`.
-    let mut sci = String::new();
-    let _ = write!(sci, "{v:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-    let length = digits.len() as i32;
-    let kk = exp + 1;
-    let k = kk - length;
-    if (0..).contains(&k) && kk <= 16 {
-        out.extend_from_slice(&digits);
-        out.extend(core::iter::repeat_n(b'0', k as usize));
-        out.extend_from_slice(b".0");
-    } else if 0 < kk && kk <= 16 {
-        let (int, frac) = digits.split_at(kk as usize);
-        out.extend_from_slice(int);
-        out.push(b'.');
-        out.extend_from_slice(frac);
-    } else if -5 < kk && kk <= 0 {
-        out.extend_from_slice(b"0.");
-        out.extend(core::iter::repeat_n(b'0', (-kk) as usize));
-        out.extend_from_slice(&digits);
-    } else {
-        out.push(digits[0]);
-        if length > 1 {
-            out.push(b'.');
-            out.extend_from_slice(&digits[1..]);
-        }
-        out.push(b'e');
-        push_display(out, kk - 1);
-    }
+    let _ = write!(text, "{v}");
+    out.extend_from_slice(text.as_bytes());
 }
 
 #[cfg(test)]
@@ -310,21 +307,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn floats_are_written_like_serde_json() {
+    fn floats_are_written_like_go() {
+        // Each as Go's json.Marshal(float64) writes it.
         let cases = [
-            (1.0, "1.0"),
+            (1.0, "1"),
             (-1.5, "-1.5"),
-            (0.0, "0.0"),
-            (-0.0, "-0.0"),
-            (1e21, "1e21"),
-            (1e16, "1e16"),
-            (1234567890123456.0, "1234567890123456.0"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (1e16, "10000000000000000"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1234567890123456.0, "1234567890123456"),
             (123456.789, "123456.789"),
             (0.001, "0.001"),
+            (0.000001, "0.000001"),
             (0.0001234, "0.0001234"),
             (1e-7, "1e-7"),
             (1.5e-7, "1.5e-7"),
-            (2.5e300, "2.5e300"),
+            (1e-10, "1e-10"),
+            (2.5e300, "2.5e+300"),
             (f64::NAN, "null"),
         ];
         for (v, want) in cases {
@@ -335,9 +336,15 @@ mod tests {
     }
 
     #[test]
-    fn strings_are_escaped_like_serde_json() {
+    fn strings_are_escaped_like_go() {
         let mut out = Vec::new();
-        write_str("a\"b\\c\n\u{1}é/<".as_bytes(), &mut out);
-        assert_eq!(String::from_utf8(out).unwrap(), r#""a\"b\\c\n\u0001é/<""#);
+        write_str(
+            "a\"b\\c\n\u{1}é/<>&\u{2028}\u{2029}\u{8}".as_bytes(),
+            &mut out,
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#""a\"b\\c\n\u0001é/\u003c\u003e\u0026\u2028\u2029\b""#
+        );
     }
 }

@@ -111,8 +111,10 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
         .position(|(x, y)| x != y)
         .unwrap_or(a.len().min(b.len()));
     let around = |bytes: &[u8]| {
-        String::from_utf8_lossy(&bytes[at.saturating_sub(40).min(bytes.len())..(at + 40).min(bytes.len())])
-            .replace('\n', "\\n")
+        String::from_utf8_lossy(
+            &bytes[at.saturating_sub(40).min(bytes.len())..(at + 40).min(bytes.len())],
+        )
+        .replace('\n', "\\n")
     };
     format!(
         "first difference at byte {at} (ours {} B, Go {} B): ours `{}` Go `{}`",
@@ -237,7 +239,9 @@ fn older_releases_fixtures_round_trip_as_go() {
                 }
                 Outcome::Removed(err) => {
                     if err.contains('\n') {
-                        failures.push(format!("{release}/{file}: a removed kind's error spans lines: {err}"));
+                        failures.push(format!(
+                            "{release}/{file}: a removed kind's error spans lines: {err}"
+                        ));
                     }
                     removed.push(format!("{release}/{file}"));
                 }
