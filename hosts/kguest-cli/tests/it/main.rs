@@ -350,3 +350,41 @@ fn usage_errors_exit_2() {
     );
     assert_fails(&kguest(&["encode", "--bogus"], b""), 2, "unknown option");
 }
+
+/// A field this release does not have (a 1.35 Pod's `spec.workloadRef`),
+/// under each `--validate` mode, as kubectl's flag has them.
+#[test]
+fn encode_validate_modes() {
+    let newer = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  workloadRef: {name: w}\n  nodeName: a\n";
+    let strict = kguest(&["encode"], newer.as_bytes());
+    assert_eq!(strict.status.code(), Some(1), "{strict:?}");
+    let err = String::from_utf8_lossy(&strict.stderr);
+    assert!(err.contains("spec.workloadRef: unknown field"), "{err}");
+    assert!(strict.stdout.is_empty());
+
+    let plain = kguest(
+        &["encode"],
+        b"apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  nodeName: a\n",
+    );
+    assert!(plain.status.success());
+    for mode in ["warn", "ignore"] {
+        let out = kguest(&["encode", "--validate", mode], newer.as_bytes());
+        assert!(out.status.success(), "{mode}: {out:?}");
+        assert_eq!(
+            out.stdout, plain.stdout,
+            "{mode}: the unknown field is dropped"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        if mode == "warn" {
+            assert!(
+                err.contains(r#"warning: <stdin>: unknown field "spec.workloadRef""#),
+                "{err}"
+            );
+        } else {
+            assert!(err.is_empty(), "ignore is silent: {err}");
+        }
+    }
+    let bad = kguest(&["encode", "--validate=maybe"], newer.as_bytes());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("strict, warn or ignore"));
+}

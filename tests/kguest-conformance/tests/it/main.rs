@@ -4,6 +4,7 @@
 
 mod compatibility;
 mod differential;
+mod field_validation;
 mod fixtures;
 mod fuzz_regressions;
 mod go_judge;
