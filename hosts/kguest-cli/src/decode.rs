@@ -251,41 +251,6 @@ fn kubectl_number(text: &str) -> Option<String> {
     (go != text).then_some(go)
 }
 
-#[cfg(test)]
-mod number_tests {
-    use super::kubectl_number;
-
-    /// Go's `json.Marshal(float64)` of each, as kubectl prints it.
-    #[test]
-    fn numbers_print_as_go_prints_a_float64() {
-        let cases = [
-            ("1.50", Some("1.5")),
-            ("1E3", Some("1000")),
-            ("1e21", Some("1e+21")),
-            ("1.5e-7", None),
-            ("15e-8", Some("1.5e-7")),
-            ("0.000001", None),
-            ("0.0000000001", Some("1e-10")),
-            ("12345678901234567890", Some("12345678901234567000")),
-            ("-0", Some("0")),
-            ("7", None),
-            ("-3", None),
-        ];
-        for (text, want) in cases {
-            assert_eq!(kubectl_number(text).as_deref(), want, "{text}");
-        }
-    }
-}
-
-/// YAML as `kubectl get -o yaml` prints it (go-yaml v2's key order,
-/// quoting, block scalars and line folding), byte for byte.
-fn to_yaml(json: &[u8]) -> Result<Vec<u8>, String> {
-    let text = std::str::from_utf8(json).map_err(|err| format!("writing YAML: {err}"))?;
-    kguest_k8s::kubectl_yaml::to_kubectl_yaml(text)
-        .map(String::into_bytes)
-        .map_err(|err| format!("writing YAML: {err}"))
-}
-
 fn decode(
     name: &str,
     bytes: &[u8],
@@ -354,5 +319,40 @@ fn describe(err: JsonError, base: usize) -> String {
             )
         }
         other => other.to_string(),
+    }
+}
+
+/// YAML as `kubectl get -o yaml` prints it (go-yaml v2's key order,
+/// quoting, block scalars and line folding), byte for byte.
+fn to_yaml(json: &[u8]) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(json).map_err(|err| format!("writing YAML: {err}"))?;
+    kguest_k8s::kubectl_yaml::to_kubectl_yaml(text)
+        .map(String::into_bytes)
+        .map_err(|err| format!("writing YAML: {err}"))
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::kubectl_number;
+
+    /// Go's `json.Marshal(float64)` of each, as kubectl prints it.
+    #[test]
+    fn numbers_print_as_go_prints_a_float64() {
+        let cases = [
+            ("1.50", Some("1.5")),
+            ("1E3", Some("1000")),
+            ("1e21", Some("1e+21")),
+            ("1.5e-7", None),
+            ("15e-8", Some("1.5e-7")),
+            ("0.000001", None),
+            ("0.0000000001", Some("1e-10")),
+            ("12345678901234567890", Some("12345678901234567000")),
+            ("-0", Some("0")),
+            ("7", None),
+            ("-3", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(kubectl_number(text).as_deref(), want, "{text}");
+        }
     }
 }
