@@ -593,7 +593,11 @@ fn same_text(ours: &str, theirs: &str) -> Result<(), String> {
         }
         format!("{:?}", &text[start..end])
     };
-    let line = theirs[..at.min(theirs.len())].matches('\n').count() + 1;
+    let line = theirs.as_bytes()[..at.min(theirs.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1;
     Err(format!(
         "line {line}, byte {at}: ours {} Go {}",
         around(ours),
