@@ -332,14 +332,19 @@ fn check_key(name: &str) -> Result<(), String> {
 }
 
 /// go-yaml v2's order of string keys (`keyList.Less`): at the first
-/// differing character, letters compare as characters, a non-letter sorts
-/// before a letter, and otherwise the runs of digits starting there compare
-/// as numbers.
+/// differing character, letters compare as characters; a letter against a
+/// non-letter sorts before it when the common prefix ends in a digit, after
+/// it otherwise; and otherwise the runs of digits starting there compare as
+/// numbers.
 fn key_less(a: &str, b: &str) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    // Whether the common prefix ends in a digit: then a letter sorts before
+    // a digit or other character (`1Q` before `18`); otherwise after it.
+    let mut digits = false;
     for i in 0..ar.len().min(br.len()) {
         if ar[i] == br[i] {
+            digits = is_digit(ar[i]);
             continue;
         }
         let al = is_letter(ar[i]);
@@ -348,7 +353,7 @@ fn key_less(a: &str, b: &str) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return bl;
+            return if digits { al } else { bl };
         }
         let (mut an, mut bn) = (0i64, 0i64);
         if ar[i] == '0' || br[i] == '0' {
@@ -400,14 +405,24 @@ fn is_letter(c: char) -> bool {
     }
 }
 
-/// Go's `unicode.IsDigit` (exact for ASCII; Rust's numeric property beyond
-/// it).
+/// Go's `unicode.IsDigit`: the decimal digits (category Nd), not every
+/// numeric character (`½`, `³` and Roman numerals are not digits to Go).
 fn is_digit(c: char) -> bool {
     if c.is_ascii() {
-        c.is_ascii_digit()
-    } else {
-        c.is_numeric()
+        return c.is_ascii_digit();
     }
+    let c = u32::from(c);
+    // Unicode 15's Nd characters outside ASCII: the first of each run of
+    // ten (the mathematical digits run fifty).
+    const ZEROS: &[u32] = &[
+        0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
+        0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0,
+        0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0,
+        0xAA50, 0xABF0, 0xFF10, 0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0,
+        0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0,
+        0x11F50, 0x16A60, 0x16AC0, 0x16B50, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950, 0x1FBF0,
+    ];
+    (0x1D7CE..=0x1D7FF).contains(&c) || ZEROS.iter().any(|&zero| (zero..zero + 10).contains(&c))
 }
 
 /// A stable merge sort by `less` that cannot panic, whatever `less` does
@@ -1581,5 +1596,17 @@ mod tests {
         // Byte order would put "a10" before "a9" and "aB" before "a_b".
         let yaml = to_kubectl_yaml("{\"a10\":1,\"a9\":2,\"aB\":3,\"a_b\":4}").unwrap();
         assert_eq!(yaml, "a_b: 4\na9: 2\na10: 1\naB: 3\n");
+        // After a common digit a letter sorts first (the Go judge's 1,000-seed
+        // run: kubectl printed label keys 1Qd.., 05-.., 18-.. in this order).
+        let yaml = to_kubectl_yaml("{\"05-x\":1,\"18-y\":2,\"1Qd\":3}").unwrap();
+        assert_eq!(yaml, "1Qd: 3\n05-x: 1\n18-y: 2\n");
+        // `½` and `³` are numeric but not digits to Go: against a digit they
+        // count as the number 0, so `½x` sorts before `3x`.
+        assert!(super::key_less("\u{bd}x", "3x") && !super::key_less("3x", "\u{bd}x"));
+        assert!(
+            super::is_digit('\u{0967}')
+                && !super::is_digit('\u{b3}')
+                && !super::is_digit('\u{2160}')
+        );
     }
 }
