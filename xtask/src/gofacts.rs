@@ -188,7 +188,8 @@ fn facts(which: &str, dirs: &[String]) -> Result<BTreeMap<String, Vec<String>>, 
     Ok(parse(&String::from_utf8_lossy(&out.stdout)))
 }
 
-fn parse(text: &str) -> BTreeMap<String, Vec<String>> {
+/// A table's lines (`<message> <field> ...`, `#` comments) by message.
+pub(crate) fn parse(text: &str) -> BTreeMap<String, Vec<String>> {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))

@@ -291,16 +291,7 @@ fn go_json_order() -> Result<Vec<(String, Vec<String>)>, String> {
     let path = paths::root().join("xtask/data/go-json-order.txt");
     let text =
         std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| {
-            let mut words = l.split_whitespace();
-            let message = words.next()?.to_string();
-            Some((message, words.map(str::to_string).collect()))
-        })
-        .collect())
+    Ok(crate::gofacts::parse(&text).into_iter().collect())
 }
 
 /// A json tag option of a Go field, from `xtask/data/go-json-tags.txt`.
