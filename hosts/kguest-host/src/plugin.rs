@@ -642,14 +642,17 @@ impl Inner {
     /// alive, as KSW reuses its one scheduling instance for the next pod.
     /// Other hooks never take one: guests keep per-cycle state (PreScore's,
     /// say) in their instance.
-    fn checkout(&self, cycle: Option<u64>, starting: bool) -> Result<Worker, CallError> {
+    ///
+    /// Also says whether the instance came from the binding set (one lock
+    /// for both answers: this runs on every call).
+    fn checkout(&self, cycle: Option<u64>, starting: bool) -> Result<(Worker, bool), CallError> {
         let found = self.pool.lock().ok().and_then(|mut pool| {
             if let Some(id) = cycle {
                 if let Some(at) = pool.binding.iter().position(|(c, _)| *c == id) {
-                    return pool.binding.remove(at).map(|(_, w)| w);
+                    return pool.binding.remove(at).map(|(_, w)| (w, true));
                 }
                 if let Some(at) = pool.idle.iter().rposition(|w| w.cycle == Some(id)) {
-                    return Some(pool.idle.remove(at));
+                    return Some((pool.idle.remove(at), false));
                 }
             }
             match pool.idle.iter().rposition(|w| w.owner.strong_count() == 0) {
@@ -657,10 +660,11 @@ impl Inner {
                 None if starting || cycle.is_none() => pool.idle.pop(),
                 None => None,
             }
+            .map(|w| (w, false))
         });
         match found {
-            Some(w) => Ok(w),
-            None => self.instantiate(),
+            Some(found) => Ok(found),
+            None => Ok((self.instantiate()?, false)),
         }
     }
 
@@ -695,12 +699,7 @@ impl Inner {
             return Err(CallError::NotExported(hook));
         }
         let id = cycle.map(|c| c.0.id);
-        let held = id.is_some_and(|id| {
-            self.pool
-                .lock()
-                .is_ok_and(|p| p.binding.iter().any(|(c, _)| *c == id))
-        });
-        let mut worker = self.checkout(id, hook == Hook::PreFilter)?;
+        let (mut worker, held) = self.checkout(id, hook == Hook::PreFilter)?;
         // KSW guests reset per-cycle caches in `prefilter`; an instance that
         // has not seen this cycle's prefilter must run it first.
         if let Some(c) = cycle
