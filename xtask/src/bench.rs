@@ -277,6 +277,18 @@ pub fn summary(r: &Results) -> Vec<String> {
             "next node"
         };
         let id = |p: &str| format!("filter/{p}/{scenario}");
+        // The host's own cost per call: the empty guest through kguest-host
+        // against the same export called bare on wasmtime (goal <= 2x).
+        let (empty, raw) = (
+            get(r, &id("baseline-empty")),
+            get(r, "filter/raw-wasmtime/call"),
+        );
+        out.push(format!(
+            "empty call ({what}): kguest-host {}, raw wasmtime {}, ratio {}",
+            show(empty),
+            show(raw),
+            ratio(empty, raw)
+        ));
         let k = get(r, &id("nodename"));
         let floor = get(r, &id("baseline-copy"));
         let prost = get(r, &id("baseline-prost"));
@@ -655,19 +667,23 @@ mod tests {
     #[test]
     fn parses_tsv_and_summarises() {
         let r = parse_tsv(
-            "filter/nodename/cycle\t200.0\nfilter/baseline-prost/cycle\t14200\nfilter/baseline-copy/cycle\t180\njunk\n",
+            "filter/nodename/cycle\t200.0\nfilter/baseline-prost/cycle\t14200\nfilter/baseline-copy/cycle\t180\nfilter/baseline-empty/cycle\t90\nfilter/raw-wasmtime/call\t30\njunk\n",
         );
-        assert_eq!(r.len(), 3);
+        assert_eq!(r.len(), 5);
         let s = summary(&r);
         assert_eq!(
             s[0],
-            "nodename filter (new cycle): kguest 0.200 µs, copy floor 0.180 µs, ratio 1.11"
+            "empty call (new cycle): kguest-host 0.090 µs, raw wasmtime 0.030 µs, ratio 3.00"
         );
         assert_eq!(
             s[1],
+            "nodename filter (new cycle): kguest 0.200 µs, copy floor 0.180 µs, ratio 1.11"
+        );
+        assert_eq!(
+            s[2],
             "nodename filter (new cycle): kguest 0.200 µs, prost 14.2 µs, ratio 71.00"
         );
-        assert!(s[2].ends_with("ratio –"));
+        assert!(s[3].ends_with("ratio –"));
     }
 
     #[test]

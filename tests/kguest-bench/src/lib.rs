@@ -273,8 +273,35 @@ pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
         cases.push(case(format!("filter/{package}/node"), move || {
             call(&p, &cycle, &name2, score);
         }));
+        if package == "baseline-empty" {
+            cases.push(raw_wasmtime_case(&runtime, &wasm));
+        }
     }
     cases
+}
+
+/// The floor under every host call: the empty guest's `filter` export
+/// called as a bare `TypedFunc` on one kept instance, on the host's own
+/// engine (same compilation settings, epoch interruption on) but without
+/// kguest-host: no pool, no cycle, no inputs, no deadline per call.
+fn raw_wasmtime_case(runtime: &Runtime, wasm: &[u8]) -> Case {
+    let engine = runtime.engine();
+    let module = wasmtime::Module::new(engine, wasm).expect("the empty guest compiles");
+    let mut linker = wasmtime::Linker::new(engine);
+    linker
+        .define_unknown_imports_as_traps(&module)
+        .expect("trapping imports");
+    let mut store = wasmtime::Store::new(engine, ());
+    store.set_epoch_deadline(u64::MAX / 2);
+    let instance = linker
+        .instantiate(&mut store, &module)
+        .expect("the empty guest instantiates");
+    let filter = instance
+        .get_typed_func::<(), i32>(&mut store, "filter")
+        .expect("the empty guest exports filter");
+    case("filter/raw-wasmtime/call", move || {
+        black_box(filter.call(&mut store, ()).expect("filter"));
+    })
 }
 
 fn call(plugin: &Plugin, cycle: &Cycle, node: &str, score: bool) {
