@@ -17,6 +17,7 @@ mod perf;
 mod regen;
 mod size;
 mod test;
+mod tidy;
 mod vendor;
 
 use std::process::ExitCode;
@@ -44,7 +45,9 @@ tasks:
                                   natively and with upstream's TinyGo guests
   size [--check] [--bless] [--allow-growth]
                                   wasm sizes of examples and baselines vs size-budgets.toml
-  test                            everything CI checks (vendor, regen --check, tests, guest sizes)
+  test                            everything CI checks (tidy, vendor, regen --check, tests, guest sizes)
+  tidy                            checks of the tree: where `unsafe` may be, hand-written files
+                                  under generated/, crate READMEs, no reasonless #[ignore]
   vendor [kubernetes|ksw] [--from DIR] [--check]
                                   fetch the pinned Kubernetes protos and fixtures and
                                   kube-scheduler-wasm-extension's test material into proto-vendor/
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         "perf" => perf::run(rest),
         "size" => size::run(rest),
         "test" => test::run(rest),
+        "tidy" => tidy::run(rest),
         "vendor" => vendor::run(rest),
         "regen" => regen::run(rest),
         "-h" | "--help" | "help" => {

@@ -14,6 +14,8 @@
 //!
 //! The generated code depends on the `kguest-wire` crate.
 
+#![forbid(unsafe_code)]
+
 mod emit;
 pub mod model;
 pub mod naming;

@@ -29,6 +29,8 @@
 //! first computes every nested message's length bottom-up into a cache, the
 //! second writes.
 
+#![forbid(unsafe_code)]
+
 mod rt;
 
 #[rustfmt::skip]

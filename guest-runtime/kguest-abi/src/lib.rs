@@ -59,6 +59,7 @@
 //! [kube-scheduler-wasm-extension]: https://github.com/kubernetes-sigs/kube-scheduler-wasm-extension
 
 #![no_std]
+#![forbid(unsafe_code)]
 
 /// One bit per hook, for hook sets.
 pub mod bits {

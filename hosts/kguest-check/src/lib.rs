@@ -20,6 +20,8 @@
 //!
 //! [kube-scheduler-wasm-extension]: https://github.com/kubernetes-sigs/kube-scheduler-wasm-extension
 
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 

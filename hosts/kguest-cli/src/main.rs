@@ -1,5 +1,7 @@
 //! `kguest`: tools around Kubernetes protobuf for hosts and plugin authors.
 
+#![forbid(unsafe_code)]
+
 mod check;
 mod decode;
 mod encode;

@@ -41,6 +41,8 @@
 //! [`scheduler_profiles`] reads the wasm plugins of a
 //! `KubeSchedulerConfiguration`.
 
+#![forbid(unsafe_code)]
+
 mod abi;
 mod config;
 mod error;

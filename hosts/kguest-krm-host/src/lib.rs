@@ -14,6 +14,8 @@
 //! model and a filesystem and socket layer, which a KRM function must not
 //! have, and would double the host's build time on two cores.
 
+#![forbid(unsafe_code)]
+
 mod error;
 mod krm;
 mod run;

@@ -4,25 +4,20 @@
 
 use std::sync::Arc;
 
-use super::{Case, FakeHandle, ported, small_cycle_for_host};
+use super::{FakeHandle, small_cycle_for_host};
 use crate::util::{config, guest, rt};
 
 const F: &str = "host_test.go";
 
-pub fn cases() -> Vec<Case> {
-    vec![
-        ported(F, "Test_k8sKlogLogFn", "", klog_log),
-        ported(F, "Test_k8sKlogLogsFn", "", klog_logs),
-        ported(F, "Test_k8sHandleEventRecorderEventFn", "", eventf),
-        ported(F, "Test_k8sHandleGetWaitingPodFn", "", get_waiting_pod),
-        ported(
-            F,
-            "Test_k8sHandleRejectWaitingPodFn",
-            "",
-            reject_waiting_pod,
-        ),
-    ]
-}
+cases!(
+    F,
+    k8s_klog_log_fn = ported("Test_k8sKlogLogFn", "", klog_log),
+    k8s_klog_logs_fn = ported("Test_k8sKlogLogsFn", "", klog_logs),
+    k8s_handle_event_recorder_event_fn = ported("Test_k8sHandleEventRecorderEventFn", "", eventf),
+    k8s_handle_get_waiting_pod_fn = ported("Test_k8sHandleGetWaitingPodFn", "", get_waiting_pod),
+    k8s_handle_reject_waiting_pod_fn =
+        ported("Test_k8sHandleRejectWaitingPodFn", "", reject_waiting_pod),
+);
 
 /// Runs a filter that puts `data` at 1024 and runs `call` (which may use
 /// `$len`, the data's length), recording into a fresh [`FakeHandle`].

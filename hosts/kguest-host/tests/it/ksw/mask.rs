@@ -4,60 +4,59 @@
 
 use kguest_host::{Hook, LoadError, Plugin};
 
-use super::{Case, ported};
 use crate::util::{config, rt, wat};
 
 const F: &str = "mask_test.go";
 
-pub fn cases() -> Vec<Case> {
-    vec![
-        ported(F, "Test_maskInterfaces", "prescore", || {
-            rejected(&[Hook::PreScore])
-        }),
-        ported(F, "Test_maskInterfaces", "prefilter", || {
-            accepted(&[Hook::PreFilter], [false; 5])
-        }),
-        ported(F, "Test_maskInterfaces", "prefilter|filter", || {
-            accepted(
-                &[Hook::PreFilter, Hook::Filter],
-                [true, false, false, false, false],
-            )
-        }),
-        ported(F, "Test_maskInterfaces", "filter", || {
-            accepted(&[Hook::Filter], [true, false, false, false, false])
-        }),
-        ported(F, "Test_maskInterfaces", "prefilter|score", || {
-            accepted(
-                &[Hook::PreFilter, Hook::Score],
-                [false, true, false, false, false],
-            )
-        }),
-        ported(F, "Test_maskInterfaces", "prescore|score", || {
-            accepted(
-                &[Hook::PreScore, Hook::Score],
-                [false, true, false, false, false],
-            )
-        }),
-        ported(F, "Test_maskInterfaces", "score", || {
-            accepted(&[Hook::Score], [false, true, false, false, false])
-        }),
-        ported(F, "Test_maskInterfaces", "prefilter|filter|score", || {
+cases!(
+    F,
+    mask_interfaces_prescore = ported("Test_maskInterfaces", "prescore", || {
+        rejected(&[Hook::PreScore])
+    }),
+    mask_interfaces_prefilter = ported("Test_maskInterfaces", "prefilter", || {
+        accepted(&[Hook::PreFilter], [false; 5])
+    }),
+    mask_interfaces_prefilter_filter = ported("Test_maskInterfaces", "prefilter|filter", || {
+        accepted(
+            &[Hook::PreFilter, Hook::Filter],
+            [true, false, false, false, false],
+        )
+    }),
+    mask_interfaces_filter = ported("Test_maskInterfaces", "filter", || {
+        accepted(&[Hook::Filter], [true, false, false, false, false])
+    }),
+    mask_interfaces_prefilter_score = ported("Test_maskInterfaces", "prefilter|score", || {
+        accepted(
+            &[Hook::PreFilter, Hook::Score],
+            [false, true, false, false, false],
+        )
+    }),
+    mask_interfaces_prescore_score = ported("Test_maskInterfaces", "prescore|score", || {
+        accepted(
+            &[Hook::PreScore, Hook::Score],
+            [false, true, false, false, false],
+        )
+    }),
+    mask_interfaces_score = ported("Test_maskInterfaces", "score", || {
+        accepted(&[Hook::Score], [false, true, false, false, false])
+    }),
+    mask_interfaces_prefilter_filter_score =
+        ported("Test_maskInterfaces", "prefilter|filter|score", || {
             accepted(
                 &[Hook::PreFilter, Hook::Filter, Hook::Score],
                 [true, true, false, false, false],
             )
         }),
-        ported(F, "Test_maskInterfaces", "reserve", || {
-            accepted(&[Hook::Reserve], [false, false, true, false, false])
-        }),
-        ported(F, "Test_maskInterfaces", "reserve|filter", || {
-            accepted(
-                &[Hook::Reserve, Hook::Filter],
-                [true, false, true, false, false],
-            )
-        }),
-    ]
-}
+    mask_interfaces_reserve = ported("Test_maskInterfaces", "reserve", || {
+        accepted(&[Hook::Reserve], [false, false, true, false, false])
+    }),
+    mask_interfaces_reserve_filter = ported("Test_maskInterfaces", "reserve|filter", || {
+        accepted(
+            &[Hook::Reserve, Hook::Filter],
+            [true, false, true, false, false],
+        )
+    }),
+);
 
 /// A guest with a memory and one stub export per hook.
 fn exporting(hooks: &[Hook]) -> Vec<u8> {

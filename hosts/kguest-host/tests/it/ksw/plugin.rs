@@ -13,288 +13,267 @@ const F: &str = "plugin_test.go";
 const MIN: i32 = i32::MIN;
 const MAX: i32 = i32::MAX;
 
-pub fn cases() -> Vec<Case> {
-    vec![
-        ported(F, "Test_guestPool_bindingCycles", "", binding_cycles),
-        ported(
-            F,
-            "Test_guestPool_assignedToSchedulingPod",
+cases!(
+    F,
+    guest_pool_binding_cycles = ported("Test_guestPool_bindingCycles", "", binding_cycles),
+    guest_pool_assigned_to_scheduling_pod = ported(
+        "Test_guestPool_assignedToSchedulingPod",
+        "",
+        assigned_to_scheduling_pod
+    ),
+    // TestNew_maskInterfaces
+    new_mask_interfaces_not_plugin =
+        ported("TestNew_maskInterfaces", "not plugin", mask_not_plugin),
+    new_mask_interfaces_filter = ported("TestNew_maskInterfaces", "filter", mask_filter),
+    new_mask_interfaces_prescore_score = left_out(
+        "TestNew_maskInterfaces",
+        "prescore|score",
+        "uses examples/advanced/main.wasm, which the pinned material leaves out \
+             (upstream's committed binary is stale: it exits in _start)"
+    ),
+    new_mask_interfaces_score = ported("TestNew_maskInterfaces", "score", mask_score),
+    new_mask_interfaces_all = ported("TestNew_maskInterfaces", "all", mask_all),
+    // TestNewFromConfig
+    new_from_config_file_valid = ported("TestNewFromConfig", "file: valid", new_file_valid),
+    new_from_config_http_valid = ported("TestNewFromConfig", "http: valid", new_http_valid),
+    new_from_config_missing_guest_url =
+        ported("TestNewFromConfig", "missing guestURL", new_missing_url),
+    new_from_config_invalid_guest_url =
+        ported("TestNewFromConfig", "invalid guestURL", new_invalid_url),
+    new_from_config_not_plugin = ported("TestNewFromConfig", "not plugin", new_not_plugin),
+    new_from_config_panic_on_start =
+        ported("TestNewFromConfig", "panic on _start", new_panic_on_start),
+    // TestEnqueue
+    enqueue_success_0 = ported("TestEnqueue", "success: 0", enqueue_0),
+    enqueue_success_1 = ported("TestEnqueue", "success: 1", enqueue_1),
+    enqueue_success_2 = ported("TestEnqueue", "success: 2", enqueue_2),
+    enqueue_panic = ported("TestEnqueue", "panic", enqueue_panic),
+    // TestPreFilter
+    prefilter_success_pod_has_spec_node_name = ported(
+        "TestPreFilter",
+        "success: pod has spec.NodeName",
+        prefilter_node_name
+    ),
+    prefilter_success_pod_has_no_spec_node_name = ported(
+        "TestPreFilter",
+        "success: pod has no spec.NodeName",
+        prefilter_no_node_name
+    ),
+    prefilter_min_status_code = ported("TestPreFilter", "min statusCode", || {
+        prefilter_global(MIN)
+    }),
+    prefilter_max_status_code = ported("TestPreFilter", "max statusCode", || {
+        prefilter_global(MAX)
+    }),
+    prefilter_panic = ported("TestPreFilter", "panic", prefilter_panic),
+    prefilter_panic_no_guest_config =
+        ported("TestPreFilter", "panic no guestConfig", prefilter_no_config),
+    prefilter_panic_guest_config = ported("TestPreFilter", "panic guestConfig", prefilter_config),
+    // TestFilter
+    filter_success_node_matches_spec_node_name = ported(
+        "TestFilter",
+        "success: node matches spec.NodeName",
+        filter_match
+    ),
+    filter_unscheduled_bad_node = ported("TestFilter", "unscheduled: bad-node", filter_bad_node),
+    filter_min_status_code = ported("TestFilter", "min statusCode", || filter_global(MIN)),
+    filter_max_status_code = ported("TestFilter", "max statusCode", || filter_global(MAX)),
+    filter_panic = ported("TestFilter", "panic", filter_panic),
+    // TestPostFilter
+    postfilter_success = ported("TestPostFilter", "success", postfilter_success),
+    postfilter_unschedulable = ported("TestPostFilter", "unschedulable", postfilter_unschedulable),
+    postfilter_min_status_code = ported("TestPostFilter", "min statusCode", || {
+        postfilter_global("status_code", MIN)
+    }),
+    postfilter_max_status_code = ported("TestPostFilter", "max statusCode", || {
+        postfilter_global("status_code", MAX)
+    }),
+    postfilter_min_nominating_mode = ported("TestPostFilter", "min nominatingMode", || {
+        postfilter_global("nominating_mode", MIN)
+    }),
+    postfilter_max_nominating_mode = ported("TestPostFilter", "max nominatingMode", || {
+        postfilter_global("nominating_mode", MAX)
+    }),
+    postfilter_panic = ported("TestPostFilter", "panic", postfilter_panic),
+    // TestPreScore
+    prescore_success_no_nodes = ported("TestPreScore", "success: no nodes", || prescore_nodes(0)),
+    prescore_success_one_node = ported("TestPreScore", "success: one node", || prescore_nodes(1)),
+    prescore_success_two_nodes = ported("TestPreScore", "success: two nodes", || {
+        prescore_nodes(2)
+    }),
+    prescore_min_status_code = ported("TestPreScore", "min statusCode", || prescore_global(MIN)),
+    prescore_max_status_code = ported("TestPreScore", "max statusCode", || prescore_global(MAX)),
+    prescore_panic = ported("TestPreScore", "panic", prescore_panic),
+    prescore_missing_score = ported("TestPreScore", "missing score", || {
+        missing_score("prescore_without_score")
+    }),
+    // TestScore
+    score_scored_node_name_equals_spec_node_name =
+        ported("TestScore", "scored: nodeName equals spec.NodeName", || {
+            score_node(NODE_SMALL_NAME, 100)
+        }),
+    score_skipped_bad_node = ported("TestScore", "skipped: bad-node", || {
+        score_node("bad-node", 0)
+    }),
+    score_min_score = ported("TestScore", "min score", || score_global("score", MIN)),
+    score_max_score = ported("TestScore", "max score", || score_global("score", MAX)),
+    score_min_status_code = ported("TestScore", "min statusCode", || {
+        score_global("status_code", MIN)
+    }),
+    score_max_status_code = ported("TestScore", "max statusCode", || {
+        score_global("status_code", MAX)
+    }),
+    score_panic = ported("TestScore", "panic", score_panic),
+    // TestNormalizeScore
+    normalize_score_normalizescore_multiply_node_score_by_100 = ported(
+        "TestNormalizeScore",
+        "normalizescore: multiply nodeScore by 100",
+        normalize_multiply
+    ),
+    normalize_score_min_status_code = ported("TestNormalizeScore", "min statusCode", || {
+        normalize_global(MIN)
+    }),
+    normalize_score_max_status_code = ported("TestNormalizeScore", "max statusCode", || {
+        normalize_global(MAX)
+    }),
+    normalize_score_panic = ported("TestNormalizeScore", "panic", normalize_panic),
+    normalize_score_missing_score = ported("TestNormalizeScore", "missing score", || {
+        missing_score("scoreextensions_without_score")
+    }),
+    // TestReserve
+    reserve_success = ported("TestReserve", "Success", reserve_success),
+    reserve_error = ported("TestReserve", "Error", reserve_error),
+    reserve_reachable_flag_is_0 = ported("TestReserve", "reachable: flag is 0", reserve_flag_0),
+    reserve_unreachable_flag_is_1 = ported("TestReserve", "unreachable: flag is 1", reserve_flag_1),
+    reserve_panic = ported("TestReserve", "panic", reserve_panic),
+    // TestPermit
+    permit_success = ported("TestPermit", "Success", || {
+        permit("good", Code::SUCCESS, "", 0)
+    }),
+    permit_error = ported("TestPermit", "Error", || {
+        permit("bad", Code::ERROR, "name is bad", 0)
+    }),
+    permit_wait = ported("TestPermit", "Wait", || {
+        permit("wait", Code::WAIT, "name is wait", 10)
+    }),
+    permit_min_status_code = ported("TestPermit", "min statusCode", || permit_global(MIN)),
+    permit_max_status_code = ported("TestPermit", "max statusCode", || permit_global(MAX)),
+    permit_panic = ported("TestPermit", "panic", permit_panic),
+    // TestPreBind
+    prebind_success = ported("TestPreBind", "Success", || {
+        bind_like(Hook::PreBind, "preBind", "good", Code::SUCCESS, "")
+    }),
+    prebind_error = ported("TestPreBind", "Error", || {
+        bind_like(Hook::PreBind, "preBind", "bad", Code::ERROR, "name is bad")
+    }),
+    prebind_min_status_code = ported("TestPreBind", "min statusCode", || {
+        bind_global(Hook::PreBind, MIN)
+    }),
+    prebind_max_status_code = ported("TestPreBind", "max statusCode", || {
+        bind_global(Hook::PreBind, MAX)
+    }),
+    prebind_panic = ported("TestPreBind", "panic", || bind_panic(Hook::PreBind)),
+    // TestBind
+    bind_success = ported("TestBind", "Success", || {
+        bind_like(Hook::Bind, "bind", "good", Code::SUCCESS, "")
+    }),
+    bind_error = ported("TestBind", "Error", || {
+        bind_like(Hook::Bind, "bind", "bad", Code::ERROR, "name is bad")
+    }),
+    bind_min_status_code = ported("TestBind", "min statusCode", || {
+        bind_global(Hook::Bind, MIN)
+    }),
+    bind_max_status_code = ported("TestBind", "max statusCode", || {
+        bind_global(Hook::Bind, MAX)
+    }),
+    bind_panic = ported("TestBind", "panic", || bind_panic(Hook::Bind)),
+    // TestPostBind
+    postbind_success = ported("TestPostBind", "Success", postbind_success),
+    postbind_error = ported("TestPostBind", "Error", postbind_error),
+    postbind_reachable_flag_is_0 = ported("TestPostBind", "reachable: flag is 0", postbind_flag_0),
+    postbind_unreachable_flag_is_1 =
+        ported("TestPostBind", "unreachable: flag is 1", postbind_flag_1),
+    postbind_panic = ported("TestPostBind", "panic", postbind_panic),
+    // TestAddPod / TestRemovePod
+    add_pod_success = ported("TestAddPod", "Success", || {
+        extension_named(Hook::AddPod, "good-pod", NODE_SMALL_NAME, Code::SUCCESS, "")
+    }),
+    add_pod_error = ported("TestAddPod", "Error", || {
+        extension_named(
+            Hook::AddPod,
+            "bad-pod",
+            "bad",
+            Code::ERROR,
+            "Node name is bad and PodInfo name is bad-pod",
+        )
+    }),
+    add_pod_min_status_code = ported("TestAddPod", "min statusCode", || {
+        extension_global(Hook::AddPod, MIN)
+    }),
+    add_pod_max_status_code = ported("TestAddPod", "max statusCode", || {
+        extension_global(Hook::AddPod, MAX)
+    }),
+    add_pod_panic = ported("TestAddPod", "panic", || {
+        extension_panic(Hook::AddPod, "$1")
+    }),
+    remove_pod_success = ported("TestRemovePod", "Success", || {
+        extension_named(
+            Hook::RemovePod,
+            "good-pod",
+            NODE_SMALL_NAME,
+            Code::SUCCESS,
             "",
-            assigned_to_scheduling_pod,
-        ),
-        // TestNew_maskInterfaces
-        ported(F, "TestNew_maskInterfaces", "not plugin", mask_not_plugin),
-        ported(F, "TestNew_maskInterfaces", "filter", mask_filter),
-        left_out(
-            F,
-            "TestNew_maskInterfaces",
-            "prescore|score",
-            "uses examples/advanced/main.wasm, which the pinned material leaves out \
-             (upstream's committed binary is stale: it exits in _start)",
-        ),
-        ported(F, "TestNew_maskInterfaces", "score", mask_score),
-        ported(F, "TestNew_maskInterfaces", "all", mask_all),
-        // TestNewFromConfig
-        ported(F, "TestNewFromConfig", "file: valid", new_file_valid),
-        ported(F, "TestNewFromConfig", "http: valid", new_http_valid),
-        ported(F, "TestNewFromConfig", "missing guestURL", new_missing_url),
-        ported(F, "TestNewFromConfig", "invalid guestURL", new_invalid_url),
-        ported(F, "TestNewFromConfig", "not plugin", new_not_plugin),
-        ported(
-            F,
-            "TestNewFromConfig",
-            "panic on _start",
-            new_panic_on_start,
-        ),
-        // TestEnqueue
-        ported(F, "TestEnqueue", "success: 0", enqueue_0),
-        ported(F, "TestEnqueue", "success: 1", enqueue_1),
-        ported(F, "TestEnqueue", "success: 2", enqueue_2),
-        ported(F, "TestEnqueue", "panic", enqueue_panic),
-        // TestPreFilter
-        ported(
-            F,
-            "TestPreFilter",
-            "success: pod has spec.NodeName",
-            prefilter_node_name,
-        ),
-        ported(
-            F,
-            "TestPreFilter",
-            "success: pod has no spec.NodeName",
-            prefilter_no_node_name,
-        ),
-        ported(F, "TestPreFilter", "min statusCode", || {
-            prefilter_global(MIN)
-        }),
-        ported(F, "TestPreFilter", "max statusCode", || {
-            prefilter_global(MAX)
-        }),
-        ported(F, "TestPreFilter", "panic", prefilter_panic),
-        ported(
-            F,
-            "TestPreFilter",
-            "panic no guestConfig",
-            prefilter_no_config,
-        ),
-        ported(F, "TestPreFilter", "panic guestConfig", prefilter_config),
-        // TestFilter
-        ported(
-            F,
-            "TestFilter",
-            "success: node matches spec.NodeName",
-            filter_match,
-        ),
-        ported(F, "TestFilter", "unscheduled: bad-node", filter_bad_node),
-        ported(F, "TestFilter", "min statusCode", || filter_global(MIN)),
-        ported(F, "TestFilter", "max statusCode", || filter_global(MAX)),
-        ported(F, "TestFilter", "panic", filter_panic),
-        // TestPostFilter
-        ported(F, "TestPostFilter", "success", postfilter_success),
-        ported(
-            F,
-            "TestPostFilter",
-            "unschedulable",
-            postfilter_unschedulable,
-        ),
-        ported(F, "TestPostFilter", "min statusCode", || {
-            postfilter_global("status_code", MIN)
-        }),
-        ported(F, "TestPostFilter", "max statusCode", || {
-            postfilter_global("status_code", MAX)
-        }),
-        ported(F, "TestPostFilter", "min nominatingMode", || {
-            postfilter_global("nominating_mode", MIN)
-        }),
-        ported(F, "TestPostFilter", "max nominatingMode", || {
-            postfilter_global("nominating_mode", MAX)
-        }),
-        ported(F, "TestPostFilter", "panic", postfilter_panic),
-        // TestPreScore
-        ported(F, "TestPreScore", "success: no nodes", || prescore_nodes(0)),
-        ported(F, "TestPreScore", "success: one node", || prescore_nodes(1)),
-        ported(F, "TestPreScore", "success: two nodes", || {
-            prescore_nodes(2)
-        }),
-        ported(F, "TestPreScore", "min statusCode", || prescore_global(MIN)),
-        ported(F, "TestPreScore", "max statusCode", || prescore_global(MAX)),
-        ported(F, "TestPreScore", "panic", prescore_panic),
-        ported(F, "TestPreScore", "missing score", || {
-            missing_score("prescore_without_score")
-        }),
-        // TestScore
-        ported(
-            F,
-            "TestScore",
-            "scored: nodeName equals spec.NodeName",
-            || score_node(NODE_SMALL_NAME, 100),
-        ),
-        ported(F, "TestScore", "skipped: bad-node", || {
-            score_node("bad-node", 0)
-        }),
-        ported(F, "TestScore", "min score", || score_global("score", MIN)),
-        ported(F, "TestScore", "max score", || score_global("score", MAX)),
-        ported(F, "TestScore", "min statusCode", || {
-            score_global("status_code", MIN)
-        }),
-        ported(F, "TestScore", "max statusCode", || {
-            score_global("status_code", MAX)
-        }),
-        ported(F, "TestScore", "panic", score_panic),
-        // TestNormalizeScore
-        ported(
-            F,
-            "TestNormalizeScore",
-            "normalizescore: multiply nodeScore by 100",
-            normalize_multiply,
-        ),
-        ported(F, "TestNormalizeScore", "min statusCode", || {
-            normalize_global(MIN)
-        }),
-        ported(F, "TestNormalizeScore", "max statusCode", || {
-            normalize_global(MAX)
-        }),
-        ported(F, "TestNormalizeScore", "panic", normalize_panic),
-        ported(F, "TestNormalizeScore", "missing score", || {
-            missing_score("scoreextensions_without_score")
-        }),
-        // TestReserve
-        ported(F, "TestReserve", "Success", reserve_success),
-        ported(F, "TestReserve", "Error", reserve_error),
-        ported(F, "TestReserve", "reachable: flag is 0", reserve_flag_0),
-        ported(F, "TestReserve", "unreachable: flag is 1", reserve_flag_1),
-        ported(F, "TestReserve", "panic", reserve_panic),
-        // TestPermit
-        ported(F, "TestPermit", "Success", || {
-            permit("good", Code::SUCCESS, "", 0)
-        }),
-        ported(F, "TestPermit", "Error", || {
-            permit("bad", Code::ERROR, "name is bad", 0)
-        }),
-        ported(F, "TestPermit", "Wait", || {
-            permit("wait", Code::WAIT, "name is wait", 10)
-        }),
-        ported(F, "TestPermit", "min statusCode", || permit_global(MIN)),
-        ported(F, "TestPermit", "max statusCode", || permit_global(MAX)),
-        ported(F, "TestPermit", "panic", permit_panic),
-        // TestPreBind
-        ported(F, "TestPreBind", "Success", || {
-            bind_like(Hook::PreBind, "preBind", "good", Code::SUCCESS, "")
-        }),
-        ported(F, "TestPreBind", "Error", || {
-            bind_like(Hook::PreBind, "preBind", "bad", Code::ERROR, "name is bad")
-        }),
-        ported(F, "TestPreBind", "min statusCode", || {
-            bind_global(Hook::PreBind, MIN)
-        }),
-        ported(F, "TestPreBind", "max statusCode", || {
-            bind_global(Hook::PreBind, MAX)
-        }),
-        ported(F, "TestPreBind", "panic", || bind_panic(Hook::PreBind)),
-        // TestBind
-        ported(F, "TestBind", "Success", || {
-            bind_like(Hook::Bind, "bind", "good", Code::SUCCESS, "")
-        }),
-        ported(F, "TestBind", "Error", || {
-            bind_like(Hook::Bind, "bind", "bad", Code::ERROR, "name is bad")
-        }),
-        ported(F, "TestBind", "min statusCode", || {
-            bind_global(Hook::Bind, MIN)
-        }),
-        ported(F, "TestBind", "max statusCode", || {
-            bind_global(Hook::Bind, MAX)
-        }),
-        ported(F, "TestBind", "panic", || bind_panic(Hook::Bind)),
-        // TestPostBind
-        ported(F, "TestPostBind", "Success", postbind_success),
-        ported(F, "TestPostBind", "Error", postbind_error),
-        ported(F, "TestPostBind", "reachable: flag is 0", postbind_flag_0),
-        ported(F, "TestPostBind", "unreachable: flag is 1", postbind_flag_1),
-        ported(F, "TestPostBind", "panic", postbind_panic),
-        // TestAddPod / TestRemovePod
-        ported(F, "TestAddPod", "Success", || {
-            extension_named(Hook::AddPod, "good-pod", NODE_SMALL_NAME, Code::SUCCESS, "")
-        }),
-        ported(F, "TestAddPod", "Error", || {
-            extension_named(
-                Hook::AddPod,
-                "bad-pod",
-                "bad",
-                Code::ERROR,
-                "Node name is bad and PodInfo name is bad-pod",
-            )
-        }),
-        ported(F, "TestAddPod", "min statusCode", || {
-            extension_global(Hook::AddPod, MIN)
-        }),
-        ported(F, "TestAddPod", "max statusCode", || {
-            extension_global(Hook::AddPod, MAX)
-        }),
-        ported(F, "TestAddPod", "panic", || {
-            extension_panic(Hook::AddPod, "$1")
-        }),
-        ported(F, "TestRemovePod", "Success", || {
-            extension_named(
-                Hook::RemovePod,
-                "good-pod",
-                NODE_SMALL_NAME,
-                Code::SUCCESS,
-                "",
-            )
-        }),
-        ported(F, "TestRemovePod", "Error", || {
-            extension_named(
-                Hook::RemovePod,
-                "bad-pod",
-                "bad",
-                Code::ERROR,
-                "Node name is bad and PodInfo name is bad-pod",
-            )
-        }),
-        ported(F, "TestRemovePod", "min statusCode", || {
-            extension_global(Hook::RemovePod, MIN)
-        }),
-        ported(F, "TestRemovePod", "max statusCode", || {
-            extension_global(Hook::RemovePod, MAX)
-        }),
-        ported(F, "TestRemovePod", "panic", || {
-            extension_panic(Hook::RemovePod, "$2")
-        }),
-        // TestEventf
-        ported(
-            F,
-            "TestEventf",
-            "Test for skipping preScore using URLExampleNodeNumber with handle set via plugin.Set)",
-            eventf_node_number,
-        ),
-        left_out(
-            F,
-            "TestEventf",
-            "Test for skipping preScore using URLExampleAdvanced with handle set via prescore.SetPlugin)",
-            "uses examples/advanced/main.wasm, which the pinned material leaves out \
-             (upstream's committed binary is stale: it exits in _start)",
-        ),
-        // TestRejectWaitingPod
-        ported(F, "TestRejectWaitingPod", "Pod is not rejected", || {
+        )
+    }),
+    remove_pod_error = ported("TestRemovePod", "Error", || {
+        extension_named(
+            Hook::RemovePod,
+            "bad-pod",
+            "bad",
+            Code::ERROR,
+            "Node name is bad and PodInfo name is bad-pod",
+        )
+    }),
+    remove_pod_min_status_code = ported("TestRemovePod", "min statusCode", || {
+        extension_global(Hook::RemovePod, MIN)
+    }),
+    remove_pod_max_status_code = ported("TestRemovePod", "max statusCode", || {
+        extension_global(Hook::RemovePod, MAX)
+    }),
+    remove_pod_panic = ported("TestRemovePod", "panic", || {
+        extension_panic(Hook::RemovePod, "$2")
+    }),
+    // TestEventf
+    eventf_node_number = ported(
+        "TestEventf",
+        "Test for skipping preScore using URLExampleNodeNumber with handle set via plugin.Set)",
+        eventf_node_number
+    ),
+    eventf_advanced = left_out(
+        "TestEventf",
+        "Test for skipping preScore using URLExampleAdvanced with handle set via prescore.SetPlugin)",
+        "uses examples/advanced/main.wasm, which the pinned material leaves out \
+             (upstream's committed binary is stale: it exits in _start)"
+    ),
+    // TestRejectWaitingPod
+    reject_waiting_pod_pod_is_not_rejected =
+        ported("TestRejectWaitingPod", "Pod is not rejected", || {
             reject_waiting_pod(false)
         }),
-        ported(F, "TestRejectWaitingPod", "Pod is rejected", || {
-            reject_waiting_pod(true)
-        }),
-        left_out(
-            F,
-            "TestGetWaitingPod",
-            "Pod is not returned",
-            GET_WAITING_POD_STALE,
-        ),
-        left_out(
-            F,
-            "TestGetWaitingPod",
-            "Pod is returned",
-            GET_WAITING_POD_STALE,
-        ),
-    ]
-}
+    reject_waiting_pod_pod_is_rejected = ported("TestRejectWaitingPod", "Pod is rejected", || {
+        reject_waiting_pod(true)
+    }),
+    get_waiting_pod_pod_is_not_returned = left_out(
+        "TestGetWaitingPod",
+        "Pod is not returned",
+        GET_WAITING_POD_STALE
+    ),
+    get_waiting_pod_pod_is_returned = left_out(
+        "TestGetWaitingPod",
+        "Pod is returned",
+        GET_WAITING_POD_STALE
+    ),
+);
 
 /// Seen in the committed binary: `handle.GetWaitingPod$1` calls the import
 /// and returns the buffer limit as the size, whatever the host did, and

@@ -8,24 +8,21 @@ use std::sync::Arc;
 
 use kguest_host::{Cycle, Plugin, Snapshot};
 
-use super::{Case, ported};
 use crate::util::{bytes, config, guest, rt};
 
 const F: &str = "pool_test.go";
 
-pub fn cases() -> Vec<Case> {
-    vec![
-        ported(F, "Test_guestPool_doWithGuest", "", do_with_guest),
-        ported(
-            F,
-            "Test_guestPool_doWithSchedulingGuest",
-            "",
-            do_with_scheduling_guest,
-        ),
-        ported(F, "Test_guestPool_getForBinding", "", get_for_binding),
-        ported(F, "Test_guestPool_freeFromBinding", "", free_from_binding),
-    ]
-}
+cases!(
+    F,
+    guest_pool_do_with_guest = ported("Test_guestPool_doWithGuest", "", do_with_guest),
+    guest_pool_do_with_scheduling_guest = ported(
+        "Test_guestPool_doWithSchedulingGuest",
+        "",
+        do_with_scheduling_guest
+    ),
+    guest_pool_get_for_binding = ported("Test_guestPool_getForBinding", "", get_for_binding),
+    guest_pool_free_from_binding = ported("Test_guestPool_freeFromBinding", "", free_from_binding),
+);
 
 fn identity_plugin() -> Plugin {
     let wasm = guest(

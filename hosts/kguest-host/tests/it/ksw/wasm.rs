@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use kguest_host::guest_url::{FetchError, fetch};
 
-use super::{Case, ksw_dir, left_out, ported, wat_test};
+use super::{ksw_dir, wat_test};
 
 const F: &str = "wasm_test.go";
 
@@ -15,41 +15,30 @@ const F: &str = "wasm_test.go";
 const HTTPS: &str = "kguest-host links no TLS client: https guest URLs are parsed, then refused \
                      with an error saying so";
 
-pub fn cases() -> Vec<Case> {
-    let mut cases = vec![
-        ported(F, "Test_getURL", "relative file valid", relative_file_valid),
-        ported(F, "Test_getURL", "file valid", file_valid),
-        ported(F, "Test_getURL", "not url", not_url),
-        ported(F, "Test_getURL", "http invalid", http_invalid),
-        ported(F, "Test_getURL", "https invalid", https_invalid),
-        ported(F, "Test_getURL", "http", http),
-        ported(F, "Test_getURL", "unsupported scheme", unsupported_scheme),
-        ported(F, "Test_getURL", "file not found", file_not_found),
-        ported(
-            F,
-            "Test_getURL",
-            "relative dir not file",
-            relative_dir_not_file,
-        ),
-        ported(F, "Test_getURL", "dir not file", dir_not_file),
-        ported(F, "Test_httpGet", "http/plain wasm binary", http_plain),
-        ported(
-            F,
-            "Test_httpGet",
-            "http/compressed payload",
-            http_compressed,
-        ),
-        ported(F, "Test_httpGet", "http/http error", http_error),
-    ];
-    for name in [
-        "https/plain wasm binary",
-        "https/compressed payload",
-        "https/http error",
-    ] {
-        cases.push(left_out(F, "Test_httpGet", name, HTTPS));
-    }
-    cases
-}
+cases!(
+    F,
+    get_url_relative_file_valid = ported("Test_getURL", "relative file valid", relative_file_valid),
+    get_url_file_valid = ported("Test_getURL", "file valid", file_valid),
+    get_url_not_url = ported("Test_getURL", "not url", not_url),
+    get_url_http_invalid = ported("Test_getURL", "http invalid", http_invalid),
+    get_url_https_invalid = ported("Test_getURL", "https invalid", https_invalid),
+    get_url_http = ported("Test_getURL", "http", http),
+    get_url_unsupported_scheme = ported("Test_getURL", "unsupported scheme", unsupported_scheme),
+    get_url_file_not_found = ported("Test_getURL", "file not found", file_not_found),
+    get_url_relative_dir_not_file = ported(
+        "Test_getURL",
+        "relative dir not file",
+        relative_dir_not_file
+    ),
+    get_url_dir_not_file = ported("Test_getURL", "dir not file", dir_not_file),
+    http_get_http_plain_wasm_binary = ported("Test_httpGet", "http/plain wasm binary", http_plain),
+    http_get_http_compressed_payload =
+        ported("Test_httpGet", "http/compressed payload", http_compressed),
+    http_get_http_http_error = ported("Test_httpGet", "http/http error", http_error),
+    http_get_https_plain_wasm_binary = left_out("Test_httpGet", "https/plain wasm binary", HTTPS),
+    http_get_https_compressed_payload = left_out("Test_httpGet", "https/compressed payload", HTTPS),
+    http_get_https_http_error = left_out("Test_httpGet", "https/http error", HTTPS),
+);
 
 fn all_noop() -> PathBuf {
     ksw_dir().join(wat_test("all_noop"))
