@@ -7,8 +7,11 @@
 //! - Go durations (`metav1.Duration`): the text of Go's `time.Duration`, such
 //!   as `1h1m1.5s` or `1.5µs`.
 //!
-//! Times cover the years 0001 through 9999 of the proleptic Gregorian
-//! calendar, the range protobuf allows for a `Timestamp`. Nothing here
+//! RFC 3339 text covers the years 0001 through 9999 of the proleptic
+//! Gregorian calendar, the range protobuf allows for a `Timestamp`. Go's
+//! parser, which decides what Kubernetes accepts ([`parse_go_time`]), also
+//! reads the year 0000 and offsets that carry a time into the years -1 and
+//! 10000; [`format_rfc3339`] writes those as Go does. Nothing here
 //! allocates, panics or uses `core::fmt`.
 
 /// Seconds since the Unix epoch of 0001-01-01T00:00:00Z (Go's zero `time.Time`).
@@ -18,6 +21,16 @@ pub const MIN_SECONDS: i64 = -62_135_596_800;
 pub const MAX_SECONDS: i64 = 253_402_300_799;
 
 const SECONDS_PER_DAY: i64 = 86_400;
+
+/// The largest zone offset Go's parser accepts: `±24:60`.
+const GO_MAX_OFFSET: i64 = 24 * 3600 + 60 * 60;
+
+/// Seconds since the Unix epoch of the earliest time Go's parser reads from
+/// Kubernetes' layouts: `0000-01-01T00:00:00+24:60`.
+pub const GO_MIN_SECONDS: i64 = -62_167_219_200 - GO_MAX_OFFSET;
+
+/// ... and of the latest: `9999-12-31T23:59:59.999999999-24:60`.
+pub const GO_MAX_SECONDS: i64 = MAX_SECONDS + GO_MAX_OFFSET;
 
 /// Days from 0001-01-01 to 1970-01-01.
 const EPOCH_DAYS: i64 = 719_162;
@@ -61,13 +74,13 @@ fn days_in_month(year: i64, month: u8) -> u8 {
 }
 
 /// Days from 0001-01-01 to January 1st of `year`; callers keep `year` within
-/// 0..=10000, so nothing overflows.
+/// -1..=10001, so nothing overflows.
 fn days_before_year(year: i64) -> i64 {
     let y = year - 1;
     365 * y + y.div_euclid(4) - y.div_euclid(100) + y.div_euclid(400)
 }
 
-/// Days since 1970-01-01 of a valid date with `year` in 0..=9999.
+/// Days since 1970-01-01 of a valid date with `year` in -1..=10000.
 fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
     let before = DAYS_BEFORE_MONTH
         .get(usize::from(month.saturating_sub(1)))
@@ -77,7 +90,7 @@ fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
     days_before_year(year) + i64::from(before) + leap_day + i64::from(day) - 1 - EPOCH_DAYS
 }
 
-/// The date `days` after 1970-01-01; callers keep it within years 1..=9999.
+/// The date `days` after 1970-01-01; callers keep it within years -1..=10000.
 fn civil_from_days(days: i64) -> (i64, u8, u8) {
     let n = days + EPOCH_DAYS;
     // 146_097 days make 400 years: a close estimate, which the loops correct.
@@ -104,9 +117,11 @@ fn civil_from_days(days: i64) -> (i64, u8, u8) {
 
 impl DateTime {
     /// The UTC date and time `seconds` + `nanos` after the Unix epoch; `None`
-    /// outside years 0001..=9999 or when `nanos` is not in `0..1_000_000_000`.
+    /// outside [`GO_MIN_SECONDS`]`..=`[`GO_MAX_SECONDS`] (the years 0001 to
+    /// 9999, and what Go's parser reaches beyond them) or when `nanos` is not
+    /// in `0..1_000_000_000`.
     pub fn from_unix(seconds: i64, nanos: i32) -> Option<DateTime> {
-        if !(MIN_SECONDS..=MAX_SECONDS).contains(&seconds)
+        if !(GO_MIN_SECONDS..=GO_MAX_SECONDS).contains(&seconds)
             || !(0..NANOS_PER_SECOND).contains(&nanos)
         {
             return None;
@@ -183,6 +198,8 @@ impl<'b> Writer<'b> {
 /// with exactly `frac_digits` fraction digits (0 to 9), truncating the rest:
 /// 0 gives `metav1.Time`'s form, 6 gives `metav1.MicroTime`'s. `None` when
 /// `frac_digits` exceeds 9 or the time is out of [`DateTime::from_unix`]'s range.
+/// Years outside 0000..=9999 are written as Go's `Time.Format` writes them
+/// (`-0001`, `10000`).
 pub fn format_rfc3339(
     seconds: i64,
     nanos: i32,
@@ -194,7 +211,11 @@ pub fn format_rfc3339(
     }
     let t = DateTime::from_unix(seconds, nanos)?;
     let mut w = Writer { buf, len: 0 };
-    w.push_digits(u32::try_from(t.year).ok()?, 4);
+    if t.year < 0 {
+        w.push(b'-');
+    }
+    let year = t.year.unsigned_abs();
+    w.push_digits(year, if year > 9999 { 5 } else { 4 });
     w.push(b'-');
     w.push_digits(u32::from(t.month), 2);
     w.push(b'-');
@@ -288,6 +309,91 @@ pub fn parse_rfc3339(s: &[u8]) -> Option<(i64, i32)> {
     if !(MIN_SECONDS..=MAX_SECONDS).contains(&seconds) {
         return None;
     }
+    Some((seconds, i32::try_from(nanos).ok()?))
+}
+
+/// Parses a time as Go's `time.Parse` does with the layout Kubernetes
+/// decodes the field with: `time.RFC3339` for `metav1.Time` (`frac_digits`
+/// 0) and `RFC3339Micro` for `metav1.MicroTime` (6). Returns UTC seconds and
+/// nanoseconds since the Unix epoch.
+///
+/// Go's reading differs from [`parse_rfc3339`], and Kubernetes accepts what
+/// Go accepts: the separator is `T` and the zone `Z` or `±hh:mm` (upper case
+/// only); the hour may have one digit; the fraction may follow `.` or `,`.
+/// Under `time.RFC3339` the fraction is optional, of any length (digits past
+/// the ninth are dropped); under a layout with digits it must have exactly
+/// that many. Offsets go up to `±24:60`, and the year 0000 is read, so the
+/// result may fall in the years -1 or 10000.
+pub fn parse_go_time(s: &[u8], frac_digits: u8) -> Option<(i64, i32)> {
+    fn literal(s: &[u8], c: u8) -> Option<&[u8]> {
+        s.strip_prefix(&[c])
+    }
+    fn two(s: &[u8]) -> Option<(u32, &[u8])> {
+        Some((fixed_digits(s, 0, 2)?, s.get(2..)?))
+    }
+    let year = i64::from(fixed_digits(s, 0, 4)?);
+    let (month, rest) = two(literal(s.get(4..)?, b'-')?)?;
+    let (day, rest) = two(literal(rest, b'-')?)?;
+    let rest = literal(rest, b'T')?;
+    // Go reads the hour with one or two digits.
+    let (hour, rest) = match two(rest) {
+        Some(found) => found,
+        None => (fixed_digits(rest, 0, 1)?, rest.get(1..)?),
+    };
+    let (minute, rest) = two(literal(rest, b':')?)?;
+    let (second, mut rest) = two(literal(rest, b':')?)?;
+    let month = u8::try_from(month).ok()?;
+    let day = u8::try_from(day).ok()?;
+    if !(1..=12).contains(&month)
+        || day < 1
+        || day > days_in_month(year, month)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let fraction = |digits: &[u8]| {
+        let kept = digits.get(..digits.len().min(9)).unwrap_or(&[]);
+        let value = kept.iter().fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
+        // kept.len() <= 9, so both factors stay below 10^9.
+        value * 10u32.pow(9 - kept.len() as u32)
+    };
+    let mut nanos = 0;
+    let comma_or_period = |c: &u8| matches!(c, b'.' | b',');
+    if frac_digits == 0 {
+        if rest.first().is_some_and(comma_or_period)
+            && rest.get(1).is_some_and(u8::is_ascii_digit)
+        {
+            let n = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            nanos = fraction(&rest[1..=n]);
+            rest = &rest[1 + n..];
+        }
+    } else {
+        let n = usize::from(frac_digits);
+        let digits = rest.get(1..=n)?;
+        if !rest.first().is_some_and(comma_or_period) || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        nanos = fraction(digits);
+        rest = &rest[1 + n..];
+    }
+    let offset = match rest {
+        b"Z" => 0,
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let hh = i64::from(fixed_digits(rest, 1, 2)?);
+            let mm = i64::from(fixed_digits(rest, 4, 2)?);
+            if hh > 24 || mm > 60 {
+                return None;
+            }
+            let offset = hh * 3600 + mm * 60;
+            if *sign == b'-' { -offset } else { offset }
+        }
+        _ => return None,
+    };
+    let seconds = days_from_civil(year, month, day) * SECONDS_PER_DAY
+        + i64::from(hour * 3600 + minute * 60 + second)
+        - offset;
     Some((seconds, i32::try_from(nanos).ok()?))
 }
 
@@ -585,8 +691,8 @@ mod tests {
 
     #[test]
     fn calendar_rejects() {
-        assert_eq!(DateTime::from_unix(MIN_SECONDS - 1, 0), None);
-        assert_eq!(DateTime::from_unix(MAX_SECONDS + 1, 0), None);
+        assert_eq!(DateTime::from_unix(GO_MIN_SECONDS - 1, 0), None);
+        assert_eq!(DateTime::from_unix(GO_MAX_SECONDS + 1, 0), None);
         assert_eq!(DateTime::from_unix(i64::MIN, 0), None);
         assert_eq!(DateTime::from_unix(i64::MAX, 0), None);
         assert_eq!(DateTime::from_unix(0, -1), None);
@@ -661,8 +767,12 @@ mod tests {
             (-62_009_452_801, 0, 0, Some("0004-12-30T23:59:59Z")),
             (0, 0, 10, None),
             (0, 0, 255, None),
-            (MIN_SECONDS - 1, 0, 0, None),
-            (MAX_SECONDS + 1, 0, 0, None),
+            (MIN_SECONDS - 1, 0, 0, Some("0000-12-31T23:59:59Z")),
+            (MAX_SECONDS + 1, 0, 0, Some("10000-01-01T00:00:00Z")),
+            (GO_MIN_SECONDS, 0, 0, Some("-0001-12-30T23:00:00Z")),
+            (GO_MAX_SECONDS, 0, 0, Some("10000-01-02T00:59:59Z")),
+            (GO_MIN_SECONDS - 1, 0, 0, None),
+            (GO_MAX_SECONDS + 1, 0, 0, None),
             (0, -1, 0, None),
             (0, 1_000_000_000, 6, None),
         ];
@@ -757,6 +867,62 @@ mod tests {
         }
     }
 
+    /// What Go's `time.Parse` (through `metav1.Time` and `metav1.MicroTime`
+    /// in the Go judge) made of each text: `Some(UTC text)` or an error.
+    /// The first rows are the fuzz oracle's finding (`t` and `z` refused).
+    #[test]
+    fn parses_as_go_does() {
+        let time: &[(&str, Option<&str>)] = &[
+            ("2008-01-01t01:01:01Z", None),
+            ("2008-01-01T01:01:01z", None),
+            ("2008-01-01T01:01:01Z", Some("2008-01-01T01:01:01Z")),
+            ("2008-01-01T01:01:01,5Z", Some("2008-01-01T01:01:01Z")),
+            ("2008-01-01T01:01:01.Z", None),
+            ("2008-01-01T24:00:00Z", None),
+            ("2008-01-01T23:59:60Z", None),
+            (
+                "2008-01-01T01:01:01.1234567890Z",
+                Some("2008-01-01T01:01:01Z"),
+            ),
+            ("2008-01-01T01:01:01+24:00", Some("2007-12-31T01:01:01Z")),
+            ("2008-01-01T01:01:01+01:60", Some("2007-12-31T23:01:01Z")),
+            ("2008-01-01T01:01:01+24:60", Some("2007-12-31T00:01:01Z")),
+            ("2008-01-01T01:01:01+25:00", None),
+            ("2008-01-01T01:01:01+99:00", None),
+            ("0000-01-01T00:00:00Z", Some("0000-01-01T00:00:00Z")),
+            ("2008-01-01T01:01:01+23:59", Some("2007-12-31T01:02:01Z")),
+            ("10000-01-01T00:00:00Z", None),
+            ("2008-1-01T01:01:01Z", None),
+            ("2008-01-01T01:01:01-00:00", Some("2008-01-01T01:01:01Z")),
+            ("0001-01-01T00:00:00+00:01", Some("0000-12-31T23:59:00Z")),
+            ("0000-01-01T00:00:00+01:00", Some("-0001-12-31T23:00:00Z")),
+            ("2008-01-01T1:01:01Z", Some("2008-01-01T01:01:01Z")),
+            ("2008-01-01T01:01:01,123456789123Z", Some("2008-01-01T01:01:01Z")),
+            ("", None),
+        ];
+        let micro: &[(&str, Option<&str>)] = &[
+            ("2008-01-01T01:01:01Z", None),
+            ("2008-01-01T01:01:01.123456Z", Some("2008-01-01T01:01:01.123456Z")),
+            ("2008-01-01T01:01:01.1234567Z", None),
+            ("2008-01-01T01:01:01.12345Z", None),
+            ("2008-01-01T01:01:01,123456Z", Some("2008-01-01T01:01:01.123456Z")),
+            ("2008-01-01T1:01:01.123456Z", Some("2008-01-01T01:01:01.123456Z")),
+            (
+                "2008-01-01T01:01:01.123456+01:00",
+                Some("2008-01-01T00:01:01.123456Z"),
+            ),
+        ];
+        for (frac_digits, table) in [(0u8, time), (6, micro)] {
+            for &(input, want) in table {
+                let mut buf = [0u8; 40];
+                let got = parse_go_time(input.as_bytes(), frac_digits).map(|(s, n)| {
+                    format_rfc3339(s, n, frac_digits, &mut buf).unwrap_or("unformattable")
+                });
+                assert_eq!(got, want, "{input:?} with {frac_digits} fraction digits");
+            }
+        }
+    }
+
     /// A small deterministic generator, so the tests need no extra crates.
     struct Lcg(u64);
 
@@ -841,7 +1007,10 @@ mod tests {
             // Shifting into another zone names the same instant.
             let text = fmt(seconds, nanos, 9).unwrap();
             let offset = rng.range(-(23 * 60 + 59), 23 * 60 + 59);
-            if let Some(local) = fmt(seconds + offset * 60, nanos, 9) {
+            let local = Some(seconds + offset * 60)
+                .filter(|s| (MIN_SECONDS..=MAX_SECONDS).contains(s))
+                .and_then(|s| fmt(s, nanos, 9));
+            if let Some(local) = local {
                 let sign = if offset < 0 { '-' } else { '+' };
                 let zone = std::format!("{sign}{:02}:{:02}", offset.abs() / 60, offset.abs() % 60);
                 let shifted = std::format!("{}{zone}", local.trim_end_matches('Z'));

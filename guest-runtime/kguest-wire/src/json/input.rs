@@ -1148,13 +1148,18 @@ impl Encoder {
                     SourceEvent::String(text) => text,
                     other => return Err(self.expected("an RFC 3339 time", &other)),
                 };
+                // Go's parser decides what Kubernetes accepts.
                 let parsed = match text.as_plain() {
-                    Some(plain) => timefmt::parse_rfc3339(plain.as_bytes()),
-                    None => timefmt::parse_rfc3339(self.string_of(&text).as_bytes()),
+                    Some(plain) => timefmt::parse_go_time(plain.as_bytes(), frac_digits),
+                    None => timefmt::parse_go_time(self.string_of(&text).as_bytes(), frac_digits),
                 };
                 let (seconds, nanos) = parsed.ok_or_else(|| {
                     let text = self.string_of(&text);
-                    self.invalid(format!("`{text}` is not an RFC 3339 time"))
+                    let what = match frac_digits {
+                        0 => "an RFC 3339 time",
+                        _ => "an RFC 3339 time with six fraction digits",
+                    };
+                    self.invalid(format!("`{text}` is not {what}"))
                 })?;
                 // Kubernetes keeps seconds for Time and microseconds for MicroTime.
                 let nanos = match frac_digits {
