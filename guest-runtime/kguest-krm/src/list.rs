@@ -78,7 +78,9 @@ impl<'s> Report<'s> {
         self
     }
 
-    /// About the field at `path`.
+    /// About the field at `path`, dotted: `spec.containers[0].image`
+    /// ([`field_path`](crate::field_path) and [`Path::field`](crate::Path::field)
+    /// write it from segments).
     pub fn field(mut self, path: &'s str) -> Self {
         self.field = Some(path);
         self
@@ -218,6 +220,10 @@ impl<'a, T: Copy> Vector<'a, T> {
 }
 
 /// One resource of the list (a `Copy` handle).
+///
+/// A snapshot: it shows the item as it was when it was fetched. After an
+/// edit ([`ResourceList::set`] and friends) fetch it again with
+/// [`ResourceList::item`]; the old handle still reads the old text.
 #[derive(Clone, Copy, Debug)]
 pub struct Item<'a> {
     node: Node<'a>,

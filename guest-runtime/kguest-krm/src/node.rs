@@ -19,6 +19,10 @@ pub enum Kind {
 
 /// One node of a YAML text: a scalar, mapping or sequence, read in place.
 /// Cheap to copy; never outlives the arena that holds its text.
+///
+/// A node of an item is a snapshot of that item's text: after an edit of
+/// the item it still reads the text as it was; fetch the item again
+/// ([`ResourceList::item`](crate::ResourceList::item)) to read the edit.
 #[derive(Clone, Copy)]
 pub struct Node<'a> {
     pub(crate) doc: Doc<'a>,

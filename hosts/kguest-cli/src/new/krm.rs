@@ -131,7 +131,7 @@ const LIB_RS: &str = r#"//! {{NAME}}: a KRM function (kustomize, kpt) written wi
 // panic handler and the memory; native builds (tests) keep `std`.
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
-use kguest_krm::{Node, Report, ResourceList, Text, Value};
+use kguest_krm::{Node, Report, ResourceList, Value, field_path};
 
 /// The function: adds the configured labels to every item.
 pub fn run(list: &mut ResourceList) {
@@ -164,8 +164,8 @@ pub fn run(list: &mut ResourceList) {
                 continue;
             }
             if let Err(e) = list.set(i, &["metadata", "labels", key], Value::Str(value)) {
-                let mut field = Text::<256>::new();
-                field.push("metadata.labels.").push(key);
+                // `metadata.labels.KEY`, the result's `field.path`.
+                let field = field_path(&["metadata", "labels", key]);
                 let _ = list.report(Report::error(e.as_str()).on(i).field(field.as_str()));
             }
         }
