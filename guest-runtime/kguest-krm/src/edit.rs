@@ -28,11 +28,65 @@ pub enum EditError {
     EmptyPath,
     /// The list has no `items` key to add to.
     NoItems,
+    /// The edit would change (or remove) an anchored node (`&name`) that an
+    /// alias (`*name`) elsewhere reads, so it would change that place too.
+    /// The message names the anchor.
+    Aliased(Refusal),
+    /// An alias on the edit's path names no anchor before it.
+    UnknownAlias,
     OutOfMemory,
 }
 
+/// The message of [`EditError::Aliased`], naming the anchor (a long name
+/// is cut).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    buf: [u8; 100],
+    len: u8,
+}
+
+impl Refusal {
+    pub(crate) fn new(anchor: &str) -> Refusal {
+        let mut cut = anchor.len().min(40);
+        while !anchor.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let mut r = Refusal {
+            buf: [0; 100],
+            len: 0,
+        };
+        for part in [
+            "the edit would change `&",
+            anchor.get(..cut).unwrap_or(""),
+            "`, which an alias elsewhere reads",
+        ] {
+            for &c in part.as_bytes() {
+                if let Some(slot) = r.buf.get_mut(usize::from(r.len)) {
+                    *slot = c;
+                    r.len += 1;
+                }
+            }
+        }
+        r
+    }
+
+    fn as_str(&self) -> &str {
+        self.buf
+            .get(..usize::from(self.len))
+            .and_then(|b| core::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+}
+
+impl core::fmt::Debug for Refusal {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl EditError {
-    pub fn as_str(&self) -> &'static str {
+    /// A one-line message.
+    pub fn as_str(&self) -> &str {
         match self {
             EditError::NotAMapping => "a scalar is in the way of the path",
             EditError::NoSuchIndex => "no such sequence index",
@@ -43,6 +97,8 @@ impl EditError {
             EditError::NotAResource => "not a mapping with apiVersion and kind",
             EditError::EmptyPath => "empty path",
             EditError::NoItems => "the ResourceList has no `items` key",
+            EditError::Aliased(r) => r.as_str(),
+            EditError::UnknownAlias => "an alias on the path names no anchor before it",
             EditError::OutOfMemory => "out of memory",
         }
     }
@@ -90,6 +146,7 @@ pub(crate) struct Splice<'p> {
 }
 
 /// Where `set` must write `value` at `path` below `root`.
+#[inline(never)]
 pub(crate) fn set<'p>(
     root: Node<'_>,
     path: &'p [&'p str],

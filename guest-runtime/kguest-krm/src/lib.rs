@@ -40,7 +40,13 @@
 //!   default features, which functions trim for size).
 //! - [`scope`]: which Kubernetes kinds are namespaced; [`workload`]: where
 //!   a workload's pod template is.
-//! - [`Text`]: messages built without `core::fmt`.
+//! - [`Text`]: messages built without `core::fmt`; [`field_path`]: the
+//!   dotted `field.path` of a result; [`Path`]: a path joined from pieces
+//!   (a pod template's path and the fields below it).
+//!
+//! [`Item`] and [`Node`] are snapshots: after an edit of an item, handles
+//! taken before it still show the old text; fetch the item again
+//! ([`ResourceList::item`]).
 //!
 //! Edits splice the source text, so comments, key order, quoting, unknown
 //! fields and the `internal.config.kubernetes.io/*` annotations of
@@ -79,7 +85,7 @@ pub use emit::{Value, plain_ok};
 pub use list::{Item, LoadError, Report, ResourceList, Severity, Sink, set_in_text};
 pub use node::{Elements, Entries, Kind, Node};
 pub use sys::Arena;
-pub use text::Text;
+pub use text::{Path, Text, field_path};
 #[cfg(feature = "views")]
 pub use views::ViewError;
 pub use yaml::{ParseError, Style};

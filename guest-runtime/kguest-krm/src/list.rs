@@ -78,7 +78,9 @@ impl<'s> Report<'s> {
         self
     }
 
-    /// About the field at `path`.
+    /// About the field at `path`, dotted: `spec.containers[0].image`
+    /// ([`field_path`](crate::field_path) and [`Path::field`](crate::Path::field)
+    /// write it from segments).
     pub fn field(mut self, path: &'s str) -> Self {
         self.field = Some(path);
         self
@@ -218,6 +220,10 @@ impl<'a, T: Copy> Vector<'a, T> {
 }
 
 /// One resource of the list (a `Copy` handle).
+///
+/// A snapshot: it shows the item as it was when it was fetched. After an
+/// edit ([`ResourceList::set`] and friends) fetch it again with
+/// [`ResourceList::item`]; the old handle still reads the old text.
 #[derive(Clone, Copy, Debug)]
 pub struct Item<'a> {
     node: Node<'a>,
@@ -448,13 +454,27 @@ impl<'a> ResourceList<'a> {
 
     /// Sets the field at `path` of item `index` to `value`, creating the
     /// mappings on the way; every other byte of the item stays as it was.
+    ///
+    /// An edit changes only its target. An alias (`*name`) on the way to
+    /// it is first replaced by the content of the node its anchor marks
+    /// (the anchored node and what else reads it stay as they were); an
+    /// edit of an anchored node (`&name`) that an alias elsewhere reads is
+    /// refused with [`EditError::Aliased`].
+    ///
+    /// [`Item`]s and [`Node`]s taken before the edit still show the item
+    /// as it was: read it again with [`ResourceList::item`].
     pub fn set(&mut self, index: usize, path: &[&str], value: Value<'_>) -> Result<(), EditError> {
-        self.edit(index, |node| edit::set(node, path, value))
+        self.prepare(index, path)?;
+        let node = self.target(index)?;
+        let splice = edit::set(node, path, value)?;
+        self.commit(index, node, &splice)
     }
 
     /// Removes the field (or sequence element) at `path` of item `index`;
-    /// false when there was nothing there.
+    /// false when there was nothing there. Aliases and anchors on the way
+    /// are treated as by [`ResourceList::set`].
     pub fn delete(&mut self, index: usize, path: &[&str]) -> Result<bool, EditError> {
+        self.prepare(index, path)?;
         let mut found = true;
         self.edit(index, |node| match edit::delete(node, path)? {
             Some(s) => Ok(s),
@@ -472,13 +492,30 @@ impl<'a> ResourceList<'a> {
         index: usize,
         f: impl FnOnce(Node<'a>) -> Result<Splice<'p>, EditError>,
     ) -> Result<(), EditError> {
-        let arena = self.arena;
+        let node = self.target(index)?;
+        let splice = f(node)?;
+        self.commit(index, node, &splice)
+    }
+
+    /// Item `index` to edit.
+    fn target(&self, index: usize) -> Result<Node<'a>, EditError> {
         let slot = *self.slots.get(index).ok_or(EditError::NoSuchItem)?;
         if slot.state == State::Removed {
             return Err(EditError::Removed);
         }
-        let node = Node::new(slot.doc, slot.root, arena);
-        let splice = f(node)?;
+        Ok(Node::new(slot.doc, slot.root, self.arena))
+    }
+
+    /// Applies `splice` to item `index`, whose node is `node`, and parses
+    /// the result back.
+    #[inline(never)]
+    fn commit(
+        &mut self,
+        index: usize,
+        node: Node<'a>,
+        splice: &Splice<'_>,
+    ) -> Result<(), EditError> {
+        let arena = self.arena;
         let (a, _) = node.span();
         let b = extent_end(node);
         if splice.start < a || splice.end > b || splice.start > splice.end {
@@ -486,7 +523,7 @@ impl<'a> ResourceList<'a> {
         }
         let first_col = node.column();
         let mut out = Bytes::new(arena).ok_or(EditError::OutOfMemory)?;
-        if !edit::apply(&mut out, slot.doc.text, a, b, &splice) {
+        if !edit::apply(&mut out, node.doc.text, a, b, splice) {
             return Err(EditError::OutOfMemory);
         }
         let text = out.finish();
@@ -510,14 +547,103 @@ impl<'a> ResourceList<'a> {
         Ok(())
     }
 
-    /// Removes item `index` from the output.
+    /// Removes item `index` from the output; refused with
+    /// [`EditError::Aliased`] when an alias elsewhere reads an anchor the
+    /// item defines.
     pub fn remove(&mut self, index: usize) -> Result<(), EditError> {
-        let slot = self.slots.get_mut(index).ok_or(EditError::NoSuchItem)?;
+        let slot = *self.slots.get(index).ok_or(EditError::NoSuchItem)?;
         if slot.state == State::Removed {
             return Err(EditError::Removed);
         }
-        slot.state = State::Removed;
+        let root = Node::new(slot.doc, slot.root, self.arena);
+        self.guard_subtree(root, Some(index))?;
+        if let Some(s) = self.slots.get_mut(index) {
+            s.state = State::Removed;
+        }
         Ok(())
+    }
+
+    /// Readies item `index` for an edit at `path`: each alias on the way
+    /// to the last segment is replaced by a copy of the node its anchor
+    /// marks; refused when the edit would change an anchored node an alias
+    /// elsewhere reads (a node on the path, or any below the path's end
+    /// when it exists: that one is replaced or removed).
+    fn prepare(&mut self, index: usize, path: &[&str]) -> Result<(), EditError> {
+        let parents = path.len().saturating_sub(1);
+        // Each round but the last replaces one alias.
+        'round: for _ in 0..=parents {
+            let root = self.target(index)?;
+            let mut node = root;
+            for (i, seg) in path.iter().enumerate() {
+                self.guard_node(node, None)?;
+                let Some(child) = node.child(seg) else {
+                    return Ok(());
+                };
+                if i < parents && child.kind() == Kind::Alias {
+                    let anchored = self.resolve(index, child).ok_or(EditError::UnknownAlias)?;
+                    let copy = dedent(self.arena, anchored).ok_or(EditError::OutOfMemory)?;
+                    let to = path.get(..=i).unwrap_or(&[]);
+                    let splice = edit::set(root, to, Value::Yaml(copy))?;
+                    self.commit(index, root, &splice)?;
+                    continue 'round;
+                }
+                node = child;
+            }
+            return self.guard_subtree(node, None);
+        }
+        Err(EditError::UnknownAlias)
+    }
+
+    /// The node the alias `alias` of item `index` reads: the last node
+    /// before it with its anchor, in the item, then in the list before it.
+    fn resolve(&self, index: usize, alias: Node<'a>) -> Option<Node<'a>> {
+        let slot = *self.slots.get(index)?;
+        let name = alias.alias()?;
+        // An original item is in the list's text; an edited one is its own.
+        last_anchor(slot.doc, alias.idx, name, self.arena)
+            .or_else(|| last_anchor(self.doc, slot.entry, name, self.arena))
+    }
+
+    fn guard_subtree(&self, node: Node<'a>, skip: Option<usize>) -> Result<(), EditError> {
+        let (from, to) = (node.idx, node.raw().next);
+        for idx in from..to {
+            self.guard_node(Node::new(node.doc, idx, self.arena), skip)?;
+        }
+        Ok(())
+    }
+
+    fn guard_node(&self, node: Node<'a>, skip: Option<usize>) -> Result<(), EditError> {
+        match node.anchor() {
+            Some(name) if self.aliased(name, skip) => {
+                Err(EditError::Aliased(edit::Refusal::new(name)))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// True when an alias of `name` is in the output (outside item `skip`).
+    fn aliased(&self, name: &str, skip: Option<usize>) -> bool {
+        let (items_from, items_to) = match self.items {
+            Some((_, v)) => (v.idx, v.raw().next),
+            None => (0, 0),
+        };
+        if has_alias(self.doc, 0, items_from, name) || has_alias(self.doc, items_to, u32::MAX, name)
+        {
+            return true;
+        }
+        self.slots.as_slice().iter().enumerate().any(|(i, slot)| {
+            if Some(i) == skip {
+                return false;
+            }
+            match slot.state {
+                State::Removed => false,
+                State::Original => {
+                    let end = self.doc.tape.get(slot.entry as usize).map_or(0, |r| r.next);
+                    has_alias(self.doc, slot.entry, end, name)
+                }
+                State::Edited | State::Added => has_alias(slot.doc, 0, u32::MAX, name),
+            }
+        })
     }
 
     /// Appends a resource given as YAML (a block mapping at column 0, or a
@@ -947,6 +1073,53 @@ fn check_item(node: Node<'_>, i: usize) -> Result<(), LoadError> {
         return Err(LoadError::item("item has no kind", at, i));
     }
     Ok(())
+}
+
+/// The last node of `doc` before record `to` that has the anchor `name`.
+fn last_anchor<'a>(doc: Doc<'a>, to: u32, name: &str, arena: &'a Arena) -> Option<Node<'a>> {
+    let mut idx = to.min(doc.tape.len() as u32);
+    while idx > 0 {
+        idx -= 1;
+        let node = Node::new(doc, idx, arena);
+        if node.style() != Style::Entry && node.anchor() == Some(name) {
+            return Some(node);
+        }
+    }
+    None
+}
+
+/// True when records `from..to` of `doc` hold an alias of `name`.
+fn has_alias(doc: Doc<'_>, from: u32, to: u32, name: &str) -> bool {
+    let text = doc.text;
+    let to = (to as usize).min(doc.tape.len());
+    doc.tape.get(from as usize..to).is_some_and(|records| {
+        records.iter().any(|r| {
+            r.style == Style::Alias
+                && text.get(r.start as usize + 1..r.end as usize) == Some(name.as_bytes())
+        })
+    })
+}
+
+/// A copy of `node`'s text as a block at column 0 (its first line as it
+/// is, later lines less the node's column), to write where an alias was.
+fn dedent<'a>(arena: &'a Arena, node: Node<'_>) -> Option<&'a str> {
+    let (start, end) = node.span();
+    let text = node.doc.text.get(start as usize..end as usize)?;
+    let col = node.column();
+    let mut out = Bytes::new(arena)?;
+    // Spaces still to drop at the start of the current line.
+    let mut drop = 0;
+    for &c in text {
+        if c == b' ' && drop > 0 {
+            drop -= 1;
+            continue;
+        }
+        drop = if c == b'\n' { col } else { 0 };
+        if !out.push(c) {
+            return None;
+        }
+    }
+    core::str::from_utf8(out.finish()).ok()
 }
 
 /// Where an item's text ends for editing: the end of its last line

@@ -11,12 +11,18 @@ pub enum Kind {
     Scalar,
     Map,
     Seq,
-    /// `*name`: kept in the text, not resolved.
+    /// `*name`: kept in the text, not resolved when read ([`Node::alias`]
+    /// names its anchor). An edit whose path goes through an alias writes
+    /// the anchored node's content in its place first.
     Alias,
 }
 
 /// One node of a YAML text: a scalar, mapping or sequence, read in place.
 /// Cheap to copy; never outlives the arena that holds its text.
+///
+/// A node of an item is a snapshot of that item's text: after an edit of
+/// the item it still reads the text as it was; fetch the item again
+/// ([`ResourceList::item`](crate::ResourceList::item)) to read the edit.
 #[derive(Clone, Copy)]
 pub struct Node<'a> {
     pub(crate) doc: Doc<'a>,
@@ -44,6 +50,7 @@ impl<'a> Node<'a> {
             None => Raw {
                 style: Style::Empty,
                 flags: 0,
+                anchor: 0,
                 start: 0,
                 end: 0,
                 next: self.idx + 1,
@@ -237,6 +244,24 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// The name of the node's anchor (`&name` written before it).
+    pub fn anchor(&self) -> Option<&'a str> {
+        let r = self.inner().raw();
+        if r.anchor == 0 {
+            return None;
+        }
+        name_at(self.doc.text, r.start.checked_sub(u32::from(r.anchor))? + 1)
+    }
+
+    /// The anchor an alias (`*name`) names.
+    pub fn alias(&self) -> Option<&'a str> {
+        let node = self.inner();
+        if node.style() != Style::Alias {
+            return None;
+        }
+        node.source().get(1..)
+    }
+
     /// Column of the node's first byte (0-based).
     pub fn column(&self) -> u32 {
         crate::yaml::column(self.doc.text, self.doc.first_col, self.raw().start)
@@ -298,6 +323,23 @@ impl<'a> Iterator for Elements<'a> {
     fn next(&mut self) -> Option<Node<'a>> {
         self.next_entry().map(|e| e.at(e.idx + 1))
     }
+}
+
+/// An anchor name starting at `at`.
+fn name_at(text: &[u8], at: u32) -> Option<&str> {
+    let rest = text.get(at as usize..)?;
+    let len = rest
+        .iter()
+        .position(|&c| {
+            matches!(
+                c,
+                b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b']' | b'{' | b'}'
+            )
+        })
+        .unwrap_or(rest.len());
+    core::str::from_utf8(rest.get(..len)?)
+        .ok()
+        .filter(|n| !n.is_empty())
 }
 
 fn parse_index(s: &[u8]) -> Option<usize> {

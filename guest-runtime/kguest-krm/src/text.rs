@@ -98,3 +98,95 @@ impl<const N: usize> Text<N> {
         self.cut = false;
     }
 }
+
+/// The dotted form of `path` for [`Report::field`](crate::Report::field)
+/// (`field.path` of a result): keys joined with `.`, sequence indices as
+/// `[i]`.
+///
+/// ```
+/// let at = kguest_krm::field_path(&["spec", "template", "spec", "containers", "0", "image"]);
+/// assert_eq!(at.as_str(), "spec.template.spec.containers[0].image");
+/// ```
+pub fn field_path(path: &[&str]) -> Text<256> {
+    let mut out = Text::new();
+    for (i, seg) in path.iter().enumerate() {
+        let index = !seg.is_empty() && seg.bytes().all(|c| c.is_ascii_digit());
+        if index {
+            out.push("[").push(seg).push("]");
+        } else {
+            if i > 0 {
+                out.push(".");
+            }
+            out.push(seg);
+        }
+    }
+    out
+}
+
+/// A path of up to `N` segments built from pieces, for
+/// [`ResourceList::set`](crate::ResourceList::set) and friends: a pod
+/// template's path joined with the fields below it. A segment past `N`
+/// makes the path [`Path::overflowed`], and its slice empty (which every
+/// edit refuses).
+///
+/// ```
+/// use kguest_krm::{Path, workload};
+///
+/// let template = workload::pod_template_path("apps", "Deployment").unwrap();
+/// let image = Path::<12>::new(template).push("spec").push("containers").push("0").push("image");
+/// assert_eq!(image.as_slice(), ["spec", "template", "spec", "containers", "0", "image"]);
+/// assert_eq!(image.field().as_str(), "spec.template.spec.containers[0].image");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Path<'s, const N: usize = 16> {
+    segs: [&'s str; N],
+    len: usize,
+    overflowed: bool,
+}
+
+impl<'s, const N: usize> Path<'s, N> {
+    /// A path starting with `segments`.
+    pub fn new(segments: &[&'s str]) -> Self {
+        Path {
+            segs: [""; N],
+            len: 0,
+            overflowed: false,
+        }
+        .extend(segments)
+    }
+
+    /// Appends one segment (chainable).
+    pub fn push(mut self, seg: &'s str) -> Self {
+        match self.segs.get_mut(self.len) {
+            Some(slot) => {
+                *slot = seg;
+                self.len += 1;
+            }
+            None => self.overflowed = true,
+        }
+        self
+    }
+
+    /// Appends `segments`.
+    pub fn extend(self, segments: &[&'s str]) -> Self {
+        segments.iter().fold(self, |p, s| p.push(s))
+    }
+
+    /// True when a segment did not fit.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    /// The segments (empty when the path overflowed).
+    pub fn as_slice(&self) -> &[&'s str] {
+        if self.overflowed {
+            return &[];
+        }
+        self.segs.get(..self.len).unwrap_or(&[])
+    }
+
+    /// The dotted form, see [`field_path`].
+    pub fn field(&self) -> Text<256> {
+        field_path(self.as_slice())
+    }
+}

@@ -8,8 +8,9 @@
 //! block mappings and sequences (including a sequence at the same
 //! indentation as its key), flow mappings and sequences (JSON), plain,
 //! single- and double-quoted scalars (multi-line too), literal and folded
-//! block scalars, comments anywhere, anchors and tags (skipped), aliases
-//! (kept as opaque nodes). Rejected with a position: tabs in indentation,
+//! block scalars, comments anywhere, anchors (remembered on their node, so
+//! edits can see what an alias reads) and tags (skipped), aliases (kept as
+//! opaque nodes). Rejected with a position: tabs in indentation,
 //! inconsistent indentation, `?` complex keys, flow collections as keys,
 //! more than one document, nesting deeper than [`MAX_DEPTH`].
 
@@ -50,6 +51,8 @@ pub(crate) const QUOTED_KEYS: u8 = 2;
 pub(crate) struct Raw {
     pub style: Style,
     pub flags: u8,
+    /// Distance back from `start` to the node's anchor's `&`; 0: none.
+    pub anchor: u16,
     pub start: u32,
     pub end: u32,
     /// Index of the first record after this node's subtree.
@@ -238,6 +241,7 @@ impl<'a> Parser<'a> {
         let ok = self.tape.push(Raw {
             style,
             flags: 0,
+            anchor: 0,
             start,
             end,
             next: idx + 1,
@@ -432,8 +436,13 @@ impl<'a> Parser<'a> {
     fn block_value(&mut self, pos: u32, n: i32, ctx: Ctx) -> R<u32> {
         let mut p = self.skip_ws(pos);
         let props = p;
+        let node = self.tape.len() as u32;
+        let mut amp = None;
         // Anchors and tags: skipped, remembered as the node's properties.
         while matches!(self.b(p), b'&' | b'!') {
+            if self.b(p) == b'&' {
+                amp = Some(p);
+            }
             while !is_blank_or_brk(self.b(p)) {
                 p += 1;
             }
@@ -441,22 +450,43 @@ impl<'a> Parser<'a> {
         }
         let c = self.b(p);
         let comment = c == b'#' && (p == pos || is_ws(self.b(p - 1)));
-        if comment || is_brk(c) {
-            let eol = line_end(self.s, p);
-            let next = self.next_line(eol)?;
-            if let Some(l) = next {
-                let same_indent_seq =
-                    ctx == Ctx::MapValue && l.indent == n && self.is_dash(l.first);
-                if l.indent > n || same_indent_seq {
-                    return self.block_node_at(l, n);
+        let end = 'value: {
+            if comment || is_brk(c) {
+                let eol = line_end(self.s, p);
+                let next = self.next_line(eol)?;
+                if let Some(l) = next {
+                    let same_indent_seq =
+                        ctx == Ctx::MapValue && l.indent == n && self.is_dash(l.first);
+                    if l.indent > n || same_indent_seq {
+                        break 'value self.block_node_at(l, n)?;
+                    }
                 }
+                let at = if props == p { pos } else { p };
+                self.push(Style::Empty, at, at, at)?;
+                break 'value at;
             }
-            let at = if props == p { pos } else { p };
-            self.push(Style::Empty, at, at, at)?;
-            return Ok(at);
+            let compact = ctx != Ctx::MapValue && props == p;
+            self.inline_node(p, n, compact, props)?
+        };
+        self.anchor(node, amp)?;
+        Ok(end)
+    }
+
+    /// Records that node `idx` has the anchor whose `&` is at `amp`.
+    fn anchor(&mut self, idx: u32, amp: Option<u32>) -> R<()> {
+        let Some(amp) = amp else {
+            return Ok(());
+        };
+        let Some(r) = self.raw(idx) else {
+            return Ok(());
+        };
+        match u16::try_from(r.start.saturating_sub(amp)) {
+            Ok(d) if d > 0 => {
+                r.anchor = d;
+                Ok(())
+            }
+            _ => self.err("an anchor more than 64 KiB before its node", amp),
         }
-        let compact = ctx != Ctx::MapValue && props == p;
-        self.inline_node(p, n, compact, props)
     }
 
     /// A node whose first byte is `p` on the current line. `compact`: a
@@ -718,6 +748,7 @@ impl<'a> Parser<'a> {
                     *r = Raw {
                         style: Style::BlockMap,
                         flags: 0,
+                        anchor: 0,
                         start: p,
                         end: p,
                         next: idx + 1,
@@ -953,12 +984,24 @@ impl<'a> Parser<'a> {
 
     fn flow_item(&mut self, q: u32) -> R<u32> {
         let mut p = q;
+        let node = self.tape.len() as u32;
+        let mut amp = None;
         while matches!(self.b(p), b'&' | b'!') {
+            if self.b(p) == b'&' {
+                amp = Some(p);
+            }
             while !is_blank_or_brk(self.b(p)) && !is_flow_indicator(self.b(p)) {
                 p += 1;
             }
             p = self.skip_flow_ws(p);
         }
+        let end = self.flow_item_at(p, q)?;
+        self.anchor(node, amp)?;
+        Ok(end)
+    }
+
+    /// A flow item whose properties (from `q`) are skipped: it starts at `p`.
+    fn flow_item_at(&mut self, p: u32, q: u32) -> R<u32> {
         match self.b(p) {
             b'[' | b'{' => self.flow(p),
             b'"' | b'\'' => self.quoted(p, q),

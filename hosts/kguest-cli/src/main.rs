@@ -29,6 +29,9 @@ commands:
                                   set, size, panic/fmt code and what pulls it in
   new PATH [--hooks filter,score,...] [--kguest-path DIR]
                                   a new plugin crate: hooks, tests, sample objects, README
+  new --krm PATH [--kguest-path DIR]
+                                  a new KRM function crate: function, tests, sample list,
+                                  kustomization, README
   krm FUNCTION.wasm [--config FILE | --legacy CONFIG] [--timeout SECS] [--memory MIB] [--timing]
                                   run a KRM function (wasm32-wasip1) on the ResourceList on
                                   standard input; --legacy: kustomize's exec plugin protocol

@@ -4,6 +4,9 @@
 //!
 //! Hook lists follow the rule `kguest::export!` enforces at compile time
 //! (`kguest_abi::hook_set_error`), so a crate `new` writes always builds.
+//! `--krm` writes a KRM function crate instead (`new/krm.rs`).
+
+mod krm;
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +14,7 @@ use crate::Failure;
 
 pub const USAGE: &str = "\
 usage: kguest new PATH [--hooks filter,score,...] [--kguest-path DIR]
+       kguest new --krm PATH [--kguest-path DIR]
 
 Writes a new kube-scheduler-wasm-extension plugin crate in PATH (which must
 not exist or be empty); its name is PATH's last component. The crate has
@@ -29,6 +33,12 @@ options:
                       bind, postbind, enqueue. The set must be one
                       kube-scheduler-wasm-extension accepts, the rule
                       `kguest::export!` checks.
+  --krm               a KRM function (kustomize, kpt) instead: a wasm32-wasip1
+                      crate built on kguest-krm that adds the labels its
+                      functionConfig names, with native tests, a sample
+                      list.yaml, a kustomization running it through
+                      `kubectl kustomize` and a README (`cargo wasm`, then
+                      `kguest krm target/wasm32-wasip1/guest/NAME.wasm < list.yaml`)
   --kguest-path DIR   depend on the kguest checkout in DIR (a path dependency)
                       instead of the published crate
 ";
@@ -49,6 +59,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     let mut path = None;
     let mut hooks = None;
     let mut kguest_path = None;
+    let mut krm = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| {
@@ -59,6 +70,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         match arg.as_str() {
             "--hooks" => hooks = Some(value("--hooks")?),
             "--kguest-path" => kguest_path = Some(value("--kguest-path")?),
+            "--krm" => krm = true,
             flag if flag.starts_with("--hooks=") => hooks = Some(&flag["--hooks=".len()..]),
             flag if flag.starts_with("--kguest-path=") => {
                 kguest_path = Some(&flag["--kguest-path=".len()..]);
@@ -74,6 +86,11 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         }
     }
     let path = path.ok_or_else(|| Failure::Usage("new: missing PATH".into()))?;
+    if krm && hooks.is_some() {
+        return Err(Failure::Usage(
+            "new: --hooks is for scheduler plugins; a KRM function (--krm) has none".into(),
+        ));
+    }
     let hooks = parse_hooks(hooks.unwrap_or("filter,score")).map_err(Failure::Usage)?;
     let dependency = match kguest_path {
         Some(dir) => Dependency::Path(checkout(dir).map_err(Failure::Input)?),
@@ -83,12 +100,41 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     let name = crate_name(dir).map_err(Failure::Input)?;
     ensure_empty(dir).map_err(Failure::Input)?;
 
+    if krm {
+        let function = krm::Template { name: &name };
+        write_files(
+            dir,
+            &function.files(&dependency),
+            &[function.plugin_path().as_str()],
+        )?;
+        let lib = name.replace('-', "_");
+        let out = format!(
+            "created KRM function `{name}` in {path}\n\n  cd {path}\n  cargo test\n  cargo wasm\n  kguest krm target/wasm32-wasip1/guest/{lib}.wasm < list.yaml\n"
+        );
+        return crate::write_stdout(out.as_bytes());
+    }
     let plugin = Template {
         name: &name,
         hooks: &hooks,
     };
-    let files = plugin.files(&dependency);
-    for (file, contents) in &files {
+    write_files(dir, &plugin.files(&dependency), &[])?;
+    let out = format!(
+        "created plugin `{name}` ({}) in {path}\n\n  cd {path}\n  cargo test\n  cargo wasm\n  kguest run target/wasm32-unknown-unknown/guest/{}.wasm --pod pod.yaml --nodes nodes.yaml\n",
+        hooks.join(", "),
+        name.replace('-', "_")
+    );
+    crate::write_stdout(out.as_bytes())
+}
+
+/// Writes the crate's files below `dir`; those named in `executable` get
+/// mode 0755 (scripts).
+fn write_files<P: AsRef<str>>(
+    dir: &Path,
+    files: &[(P, String)],
+    executable: &[&str],
+) -> Result<(), Failure> {
+    for (file, contents) in files {
+        let file = file.as_ref();
         let target = dir.join(file);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
@@ -96,13 +142,14 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         }
         std::fs::write(&target, contents)
             .map_err(|err| Failure::Input(format!("{}: {err}", target.display())))?;
+        #[cfg(unix)]
+        if executable.contains(&file) {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))
+                .map_err(|err| Failure::Input(format!("{}: {err}", target.display())))?;
+        }
     }
-    let out = format!(
-        "created plugin `{name}` ({}) in {path}\n\n  cd {path}\n  cargo test\n  cargo wasm\n  kguest run target/wasm32-unknown-unknown/guest/{}.wasm --pod pod.yaml --nodes nodes.yaml\n",
-        hooks.join(", "),
-        name.replace('-', "_")
-    );
-    crate::write_stdout(out.as_bytes())
+    Ok(())
 }
 
 /// Parses `--hooks` and checks the set with the rule `export!` applies.
@@ -263,6 +310,23 @@ impl Dependency {
                 )
             }
             Dependency::Version(v) => format!("kguest = \"{v}\""),
+        }
+    }
+
+    /// The `kguest-krm` line of a KRM function: the SDK without its
+    /// default views (which bring the Kubernetes types), with the panic
+    /// handler a `no_std` wasm binary needs.
+    fn krm_line(&self) -> String {
+        let features = "default-features = false, features = [\"panic-handler\"]";
+        match self {
+            Dependency::Path(root) => {
+                let sdk = root.join("guest-runtime/kguest-krm");
+                format!(
+                    "kguest-krm = {{ path = {}, {features} }}",
+                    toml_string(&sdk.to_string_lossy())
+                )
+            }
+            Dependency::Version(v) => format!("kguest-krm = {{ version = \"{v}\", {features} }}"),
         }
     }
 }

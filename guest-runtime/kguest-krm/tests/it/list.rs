@@ -536,3 +536,61 @@ fn edits_of_mutated_lists_mean_what_they_say() {
     }
     assert!(checked > 300, "only {checked} mutants checked");
 }
+
+#[test]
+fn paths_join_and_print_dotted() {
+    use kguest_krm::{Path, field_path, workload};
+    assert_eq!(field_path(&[]).as_str(), "");
+    assert_eq!(
+        field_path(&["metadata", "labels", "app"]).as_str(),
+        "metadata.labels.app"
+    );
+    assert_eq!(
+        field_path(&["items", "0", "1", "x"]).as_str(),
+        "items[0][1].x"
+    );
+    let template = workload::pod_template_path("batch", "CronJob").unwrap();
+    let p = Path::<8>::new(template)
+        .extend(&["spec", "containers"])
+        .push("2");
+    assert_eq!(
+        p.field().as_str(),
+        "spec.jobTemplate.spec.template.spec.containers[2]"
+    );
+    let full = Path::<2>::new(&["a", "b"]).push("c");
+    assert!(full.overflowed());
+    assert!(full.as_slice().is_empty());
+
+    // A path from a Path edits like the array it holds; an overflowed one
+    // is refused.
+    let mut got = (None, None);
+    let out = run(LIST, |list| {
+        let p = Path::<4>::new(&["metadata"]).push("labels").push("team");
+        got.0 = Some(list.set(1, p.as_slice(), Value::Str("x")));
+        got.1 = Some(list.set(1, full.as_slice(), Value::Str("x")));
+    });
+    assert_eq!(got.0, Some(Ok(())));
+    assert_eq!(got.1, Some(Err(EditError::EmptyPath)));
+    assert!(
+        out.stdout
+            .contains("metadata: {name: gadget, namespace: tools, labels: {team: x}}"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// An `Item` taken before an edit still reads the old text.
+#[test]
+fn items_are_snapshots() {
+    let mut seen = (None, None);
+    run(LIST, |list| {
+        let before = list.item(0).unwrap();
+        list.set(0, &["metadata", "name"], Value::Str("api"))
+            .unwrap();
+        seen = (
+            before.name().map(str::to_string),
+            list.item(0).unwrap().name().map(str::to_string),
+        );
+    });
+    assert_eq!(seen, (Some("web".to_string()), Some("api".to_string())));
+}

@@ -2,6 +2,7 @@
 //! for byte, ResourceLists end to end through `testing::run`, and the
 //! scope table against k8s-openapi.
 
+mod anchors;
 mod edit;
 mod list;
 mod scope;

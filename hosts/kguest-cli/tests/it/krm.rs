@@ -265,7 +265,7 @@ fn plugin(config_home: &Path, kind: &str, function_path: &str) {
 /// with one line naming the tool, unless `KGUEST_SKIP_TOOLS=1` (for local
 /// runs; CI never sets it): then the test prints why it did not run and
 /// returns `None`.
-fn need(what: &str, var: &str, default: Option<&str>, probe: &[&str]) -> Option<PathBuf> {
+pub fn need(what: &str, var: &str, default: Option<&str>, probe: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os(var)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)

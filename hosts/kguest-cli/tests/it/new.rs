@@ -1,6 +1,8 @@
 //! `kguest new`: bad requests get one line; a generated crate passes its
 //! own tests, builds for wasm with `cargo wasm`, passes `kguest check
-//! --strict` and decides on its sample objects through `kguest run`.
+//! --strict` and decides on its sample objects through `kguest run`; a
+//! generated KRM function (`--krm`) builds in its own target directory as a
+//! user's would, runs under `kguest krm` and under `kubectl kustomize`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -77,6 +79,11 @@ fn new_refuses_bad_requests() {
         "not a kguest checkout",
     );
     assert_fails(&kguest(&["new"], b""), 2, "new: missing PATH");
+    assert_fails(
+        &kguest(&["new", "--krm", s(&fresh), "--hooks", "filter"], b""),
+        2,
+        "new: --hooks is for scheduler plugins; a KRM function (--krm) has none",
+    );
     assert!(!fresh.exists(), "nothing is written for a refused request");
 
     // An empty directory is fine.
@@ -113,6 +120,22 @@ fn the_published_dependency_names_this_version() {
         "{lib}"
     );
     assert!(!lib.contains("impl Filter"), "{lib}");
+
+    let function = dir.join("my-function");
+    let out = kguest(&["new", "--krm", s(&function)], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = std::fs::read_to_string(function.join("Cargo.toml")).expect("manifest");
+    assert!(
+        manifest.contains(&format!(
+            "\nkguest-krm = {{ version = \"{}\", default-features = false, features = [\"panic-handler\"] }}\n",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{manifest}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -214,5 +237,157 @@ fn a_new_plugin_tests_builds_checks_and_runs() {
         .map(|(n, f, sc)| (n.as_str(), f.as_str(), *sc))
         .collect();
     assert_eq!(rows, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs cargo in `dir` as a user of the generated crate would: with the
+/// crate's own target directory (`target/`), not the workspace's.
+fn cargo_as_user(dir: &Path, args: &[&str]) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "cargo {args:?} in {}:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// What the generated `add-labels` function writes for its `list.yaml`.
+const ADD_LABELS_OUTPUT: &str = "\
+# A sample ResourceList, as kustomize and kpt hand it to the function:
+#   kguest krm target/wasm32-wasip1/guest/add_labels.wasm < list.yaml
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web # comments, key order and quoting are kept
+    labels:
+      app: web
+      team: platform
+      tier: web
+  spec:
+    replicas: 2
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: settings, labels: {team: platform, tier: web}}
+  data: {mode: \"fast\"}
+functionConfig:
+  apiVersion: example.kguest.dev/v1
+  kind: AddLabels
+  metadata:
+    name: add-labels
+  labels:
+    team: platform
+    tier: web
+";
+
+#[test]
+fn a_new_krm_function_tests_builds_checks_and_runs() {
+    let dir = scratch("krm");
+    let function = dir.join("add-labels");
+    let root = workspace();
+    let out = kguest(
+        &["new", "--krm", s(&function), "--kguest-path", s(&root)],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plugin = "kustomize/plugin/example.kguest.dev/v1/addlabels/AddLabels";
+    for file in [
+        "Cargo.toml",
+        ".cargo/config.toml",
+        "rust-toolchain.toml",
+        "src/lib.rs",
+        "list.yaml",
+        "README.md",
+        "kustomize/kustomization.yaml",
+        "kustomize/resources.yaml",
+        "kustomize/config.yaml",
+        plugin,
+    ] {
+        assert!(function.join(file).is_file(), "{file} missing");
+    }
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(function.join(plugin))
+            .expect("plugin")
+            .permissions();
+        assert_eq!(
+            mode.mode() & 0o111,
+            0o111,
+            "the plugin wrapper is executable"
+        );
+    }
+
+    // Its native tests pass and the documented build works, in the crate's
+    // own target directory, outside any workspace.
+    cargo_as_user(&function, &["test", "--quiet"]);
+    cargo_as_user(&function, &["wasm", "--quiet"]);
+    let wasm = function.join("target/wasm32-wasip1/guest/add_labels.wasm");
+    assert!(wasm.is_file(), "{} missing", wasm.display());
+
+    let out = kguest(&["check", s(&wasm)], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("kind:      KRM function"), "{text}");
+
+    let list = std::fs::read(function.join("list.yaml")).expect("list.yaml");
+    let out = kguest(&["krm", s(&wasm)], &list);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), ADD_LABELS_OUTPUT);
+
+    // The kustomization runs it through `kubectl kustomize`, as the README
+    // says.
+    let Some(kubectl) = super::krm::need(
+        "kubectl",
+        "KGUEST_KUBECTL",
+        Some("kubectl"),
+        &["version", "--client"],
+    ) else {
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    };
+    let out = Command::new(kubectl)
+        .args(["kustomize", "--enable-alpha-plugins", "kustomize"])
+        .current_dir(&function)
+        .env("KUSTOMIZE_PLUGIN_HOME", function.join("kustomize/plugin"))
+        .env("KGUEST", env!("CARGO_BIN_EXE_kguest"))
+        .output()
+        .expect("kubectl");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs: Vec<Value> = stdout
+        .split("---\n")
+        .map(|d| serde_norway::from_str(d).expect("a YAML document"))
+        .collect();
+    assert_eq!(docs.len(), 2, "{stdout}");
+    for doc in &docs {
+        assert_eq!(doc["metadata"]["labels"]["team"], "platform", "{stdout}");
+    }
+    let deployment = docs
+        .iter()
+        .find(|d| d["kind"] == "Deployment")
+        .expect("Deployment");
+    assert_eq!(deployment["metadata"]["labels"]["app"], "web");
     let _ = std::fs::remove_dir_all(&dir);
 }
