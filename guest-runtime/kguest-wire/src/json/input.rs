@@ -1189,11 +1189,20 @@ impl Encoder {
                 let decoded;
                 let text: &str = match first {
                     SourceEvent::Null => "0",
+                    // Go's `Quantity.UnmarshalJSON` reads the JSON text
+                    // between the quotes as it is, without unescaping, and
+                    // trims Unicode spaces around it: an escape (or a
+                    // character Go's encoder escapes, from YAML) is never
+                    // part of a quantity, and ` 1 ` is `1`.
                     SourceEvent::String(text) => match text.as_plain() {
-                        Some(plain) => plain,
-                        None => {
+                        Some(plain) if !plain.chars().any(go_escapes) => {
+                            plain.trim_matches(char::is_whitespace)
+                        }
+                        _ => {
                             decoded = self.string_of(&text);
-                            &decoded
+                            return Err(self.invalid(format!(
+                                "`{decoded}` is not a quantity (an escaped character)"
+                            )));
                         }
                     },
                     // Go accepts a bare JSON number for a quantity.
@@ -1303,6 +1312,14 @@ impl Encoder {
         quantity::reserialize(text.as_bytes(), buf)
             .map_err(|err| self.invalid(format!("`{text}` is not a quantity ({})", err.as_str())))
     }
+}
+
+/// The characters Go's `encoding/json` writes as an escape in a string.
+fn go_escapes(c: char) -> bool {
+    matches!(
+        c,
+        '\0'..='\u{1f}' | '"' | '\\' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}'
+    )
 }
 
 fn key_len(number: u32) -> u64 {

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{object_from_json, object_from_json_text, object_to_json};
+use kguest_k8s::json::{
+    object_from_json, object_from_json_text, object_to_json, schema_for_api_version,
+};
 use kguest_k8s::load::Loader;
 use kguest_wire::json::{Encoder, JsonError, from_json_text};
 use serde::Deserialize;
@@ -486,4 +488,32 @@ fn embedded_json_text_is_kept_as_written() {
         "{:?}",
         String::from_utf8_lossy(&raw)
     );
+}
+
+/// Quantities are read from the JSON text as Go's `Quantity.UnmarshalJSON`
+/// reads them: the text between the quotes, spaces around it trimmed, never
+/// unescaped (the Go fuzz oracle's Pod with the request `"1 "`).
+#[test]
+fn quantities_are_read_as_go_reads_them() {
+    let pod = |q: &str| {
+        format!(r#"{{"apiVersion":"v1","kind":"Pod","spec":{{"overhead":{{"cpu":"{q}"}}}}}}"#)
+    };
+    let read_back = |q: &str| {
+        let encoded = object_from_json_text(&pod(q)).map_err(|err| err.to_string())?;
+        let schema = schema_for_api_version("v1", "Pod").expect("the Pod schema");
+        let json = object_to_json(&encoded.api_version, &encoded.kind, schema, &encoded.raw)
+            .map_err(|err| err.to_string())?;
+        Ok::<_, String>(
+            json["spec"]["overhead"]["cpu"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+        )
+    };
+    assert_eq!(read_back("1 "), Ok("1".to_string()));
+    assert_eq!(read_back(" 500m\u{a0}"), Ok("500m".to_string()));
+    let err = read_back("\\u0031").expect_err("an escaped quantity");
+    assert!(err.contains("is not a quantity"), "{err}");
+    let err = read_back("1 k").expect_err("a space inside");
+    assert!(err.contains("is not a quantity"), "{err}");
 }
