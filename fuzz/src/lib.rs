@@ -6,6 +6,9 @@
 //! no_panic}.rs`; this crate cannot depend on that test crate, so the fuzz
 //! targets carry their own (small) copy.
 
+pub mod generate;
+pub mod go_judge;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -79,6 +79,10 @@ type record struct {
 	// (A pointer, so that an empty message is still written.)
 	YAMLRaw *[]byte `json:"yamlRaw,omitempty"`
 	Error   string  `json:"error,omitempty"`
+	// Stage says where Error came from: "decode" (Go's decoder refused
+	// the input) or "forms" (Go decoded it but cannot write or read back
+	// one of the forms above, so Go has no answer to compare with).
+	Stage string `json:"stage,omitempty"`
 }
 
 var (
@@ -332,8 +336,10 @@ type request struct {
 }
 
 // judge decodes each request as the API server's universal deserializer
-// does and answers with the object's forms or Go's error.
-func judge(in io.Reader, out io.Writer) {
+// does and answers with the object's forms or Go's error. Each answer is
+// flushed as soon as it is written, so that a client may ask one question
+// at a time (the fuzz oracle does).
+func judge(in io.Reader, out *bufio.Writer) {
 	enc := json.NewEncoder(out)
 	lines := bufio.NewScanner(in)
 	lines.Buffer(make([]byte, 1<<20), 1<<30)
@@ -350,6 +356,9 @@ func judge(in io.Reader, out io.Writer) {
 			rec.ID = req.ID
 		}
 		if err := enc.Encode(rec); err != nil {
+			fatalf("writing: %v", err)
+		}
+		if err := out.Flush(); err != nil {
 			fatalf("writing: %v", err)
 		}
 	}
@@ -370,12 +379,12 @@ func answer(req request) record {
 	}
 	obj, gvk, err := codecs.UniversalDeserializer().Decode(req.Data, nil, nil)
 	if err != nil {
-		return record{Error: err.Error()}
+		return record{Error: err.Error(), Stage: "decode"}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(*gvk)
 	rec, err := forms(obj, *gvk)
 	if err != nil {
-		return record{Error: err.Error()}
+		return record{Error: err.Error(), Stage: "forms"}
 	}
 	return rec
 }

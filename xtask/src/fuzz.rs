@@ -19,13 +19,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::paths;
+use crate::{golang, paths};
 
 /// Every target in `fuzz/fuzz_targets/`, in the order they run.
-const TARGETS: &[&str] = &["views", "differential", "json_encode", "quantity"];
+const TARGETS: &[&str] = &[
+    "views",
+    "differential",
+    "json_encode",
+    "quantity",
+    "go_oracle",
+];
 
 const USAGE: &str = "usage: cargo xtask fuzz [--seconds N] [TARGET]\n\
-                     targets: views, differential, json_encode, quantity (default: all, in turn)";
+                     targets: views, differential, json_encode, quantity, go_oracle (default: all, in turn)";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut seconds: u64 = 60;
@@ -79,13 +85,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Some(t) => vec![t],
         None => TARGETS.to_vec(),
     };
+    // `go_oracle` asks Kubernetes' Go marshallers: build the judge first
+    // (it needs Go, like `cargo xtask test`).
+    let go_judge = if targets.contains(&"go_oracle") {
+        golang::require()?;
+        Some(golang::build("tests/go-judge", ".", "go-judge")?)
+    } else {
+        None
+    };
     let mut crashed = Vec::new();
     for target in targets {
         let corpus = fuzz_dir.join("corpus").join(target);
         let artifacts = fuzz_dir.join("artifacts").join(target);
         std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
         std::fs::create_dir_all(&artifacts).map_err(|e| format!("{}: {e}", artifacts.display()))?;
-        let seeds = seed(target, &testdata, &corpus)?;
+        let seeds = seed(target, &testdata, &corpus, go_judge.as_deref())?;
         let before = findings(&artifacts);
         println!(
             "==> fuzz {target}: {seconds}s, {seeds} seed(s) in {}",
@@ -113,6 +127,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             ])
             .current_dir(&artifacts)
             .env("KGUEST_VENDOR_DIR", &vendor)
+            .envs(go_judge.iter().map(|judge| ("KGUEST_GO_JUDGE", judge)))
             .status()
             .map_err(|e| format!("cannot run cargo fuzz: {e}"))?;
         let elapsed = start.elapsed();
@@ -203,7 +218,12 @@ fn summarize(log: &str) {
 }
 
 /// Writes the seeds of `target` into `corpus`; returns how many.
-fn seed(target: &str, testdata: &Path, corpus: &Path) -> Result<usize, String> {
+fn seed(
+    target: &str,
+    testdata: &Path,
+    corpus: &Path,
+    go_judge: Option<&Path>,
+) -> Result<usize, String> {
     let mut seeds: Vec<(String, Vec<u8>)> = Vec::new();
     match target {
         "views" | "differential" => {
@@ -243,6 +263,40 @@ fn seed(target: &str, testdata: &Path, corpus: &Path) -> Result<usize, String> {
             ];
             for (i, input) in generator_inputs.iter().enumerate() {
                 seeds.push((format!("generator-{i}"), input.to_vec()));
+            }
+        }
+        "go_oracle" => {
+            // Mode byte 0x40: the rest is JSON text (the JSON fixture of
+            // every kind in client-go's scheme, as the judge lists them);
+            // others: the kind to generate.
+            let judge = go_judge.ok_or("go_oracle needs the Go judge")?;
+            let listed = Command::new(judge)
+                .args(["kinds", "--fixtures"])
+                .arg(testdata)
+                .output()
+                .map_err(|e| format!("{}: {e}", judge.display()))?;
+            if !listed.status.success() {
+                return Err(format!(
+                    "`go-judge kinds` failed: {}",
+                    String::from_utf8_lossy(&listed.stderr).trim()
+                ));
+            }
+            let known: BTreeSet<String> = String::from_utf8_lossy(&listed.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect();
+            for (name, json) in fixtures(testdata, "json")? {
+                if !known.contains(&name) {
+                    continue;
+                }
+                let mut bytes = vec![0x40u8];
+                bytes.extend(json);
+                seeds.push((name, bytes));
+            }
+            for kind in 0..12u8 {
+                let mut bytes = vec![kind];
+                bytes.extend(b"abcdefghijklmnopqrstuvwxyz0123456789".repeat(4));
+                seeds.push((format!("generator-{kind}"), bytes));
             }
         }
         "quantity" => {
