@@ -66,6 +66,13 @@ fn check(text: &str, strict: bool) {
             hex_prefix(&raw),
             shown()
         ),
+        // Documented: two objects for one message, which Go merges and
+        // kguest refuses (`duplicate_members_follow_go` in json_text.rs).
+        (Err(err), GoAnswer::Decoded { .. })
+            if err.to_string().contains("appears twice: Go merges") =>
+        {
+            return;
+        }
         (Err(err), GoAnswer::Decoded { .. }) => {
             panic!("kguest refuses what Go decodes: {err}\n{}", shown())
         }

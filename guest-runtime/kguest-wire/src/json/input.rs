@@ -912,29 +912,47 @@ impl Encoder {
                 self.asm.push(chunk);
                 continue;
             }
-            let last_seq = self.stack[run_start..i].iter().map(|c| c.seq).max();
+            let run = &self.stack[run_start..i];
+            let first_seq = run.iter().map(|c| c.seq).min().unwrap_or(0);
+            let last_seq = run.iter().map(|c| c.seq).max().unwrap_or(0);
+            if first_seq != last_seq {
+                self.duplicate_member(field, run_start..i)?;
+            }
+            let run = &self.stack[run_start..i];
+            // A map takes the entries of every member after the last `null`
+            // (Go merges a repeated map member into the map it has); any
+            // other field keeps its last member.
+            let from_seq = match field.label {
+                Label::Map => run
+                    .iter()
+                    .filter(|c| matches!(c.body, Body::Null))
+                    .map(|c| c.seq)
+                    .max()
+                    .unwrap_or(0),
+                _ => last_seq,
+            };
             let mut wrote = false;
-            if let Some(last_seq) = last_seq {
-                let mut j = run_start;
-                while j < i {
-                    let chunk = self.stack[j];
-                    j += 1;
-                    if chunk.seq != last_seq || matches!(chunk.body, Body::Null) {
-                        continue;
-                    }
-                    // Of map entries with equal keys, the last one wins.
-                    if field.label == Label::Map
-                        && j < i
-                        && self.stack[j].seq == last_seq
-                        && compare_keys(&self.raw, &chunk.key, &self.stack[j].key)
-                            == Ordering::Equal
-                    {
-                        continue;
-                    }
-                    len += self.chunk_len(&chunk);
-                    self.asm.push(chunk);
-                    wrote = true;
+            let mut j = run_start;
+            while j < i {
+                let chunk = self.stack[j];
+                j += 1;
+                if chunk.seq < from_seq || matches!(chunk.body, Body::Null) {
+                    continue;
                 }
+                // Of map entries with equal keys, the last one wins (the
+                // chunks are sorted by key, then by member).
+                if field.label == Label::Map
+                    && j < i
+                    && compare_keys(&self.raw, &chunk.key, &self.stack[j].key) == Ordering::Equal
+                {
+                    if self.validation == FieldValidation::Strict {
+                        return Err(self.duplicate_key(field, &chunk.key));
+                    }
+                    continue;
+                }
+                len += self.chunk_len(&chunk);
+                self.asm.push(chunk);
+                wrote = true;
             }
             if !wrote && field.always && field.label == Label::Singular {
                 let body = self.value(field, SourceEvent::Null, &mut Nothing)?;
@@ -953,6 +971,64 @@ impl Encoder {
         self.done.extend_from_slice(&self.asm[asm_base..]);
         self.asm.truncate(asm_base);
         Ok(self.new_node(start, len))
+    }
+
+    /// A field named by more than one member of the same object. Strict
+    /// decoding refuses it, as Go's does; otherwise a later member replaces
+    /// an earlier one (maps merge, above), except where Go would merge two
+    /// objects into one message, which kguest refuses rather than write
+    /// bytes Go would not.
+    fn duplicate_member(
+        &mut self,
+        field: &'static FieldSchema,
+        run: core::ops::Range<usize>,
+    ) -> Result<()> {
+        let name = field.json_name();
+        let run = &self.stack[run];
+        let objects = run.iter().filter(|c| !matches!(c.body, Body::Null)).count();
+        // A later `null` clears a pointer field but leaves a value field (Go
+        // writes those always) as it was: merged state again.
+        let last_is_null = run.last().is_some_and(|c| matches!(c.body, Body::Null));
+        match self.validation {
+            FieldValidation::Strict => {
+                return Err(self.invalid(format!("duplicate field \"{name}\"")));
+            }
+            FieldValidation::Warn => {
+                let mut path = self.render_path();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(name);
+                self.warnings.push(format!("duplicate field \"{path}\""));
+            }
+            FieldValidation::Ignore => {}
+        }
+        let object = matches!(field.kind, Kind::Message(m) if matches!(m.json, JsonForm::Object));
+        if field.label != Label::Singular || !object {
+            return Ok(());
+        }
+        if objects > 1 || (field.always && last_is_null && objects > 0) {
+            return Err(self.invalid(format!(
+                "`{name}` appears twice: Go merges the two objects into one, which kguest does not do; \
+                 write the field once"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Strict decoding's error for a map key given twice.
+    fn duplicate_key(&self, field: &'static FieldSchema, key: &MapKey) -> JsonError {
+        let key = match *key {
+            MapKey::Bytes(start, end) => self
+                .raw
+                .get(start as usize..end as usize)
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default(),
+            MapKey::Int(v) => v.to_string(),
+            MapKey::Uint(v) => v.to_string(),
+            MapKey::None => String::new(),
+        };
+        self.invalid(format!("duplicate field \"{}.{key}\"", field.json_name()))
     }
 
     // ---- values -----------------------------------------------------------

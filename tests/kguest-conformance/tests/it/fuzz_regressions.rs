@@ -378,11 +378,12 @@ fn validate_accepts_values_without_a_json_form() {
             "fieldsV1",
             &[0x0a, 0x08, 0x8a, 0x01, 0x05, 0x3a, 0x03, 0x0a, 0x01, 0x7b],
         ),
-        // metadata.creationTimestamp.seconds = 253402300800 (year 10000).
+        // metadata.creationTimestamp.seconds = 300000000000 (the year 11476:
+        // past even what Go's parser can reach from text, year 10000).
         (
             "creationTimestamp",
             &[
-                0x0a, 0x09, 0x42, 0x07, 0x08, 0x80, 0x83, 0xd1, 0xff, 0xaf, 0x07,
+                0x0a, 0x09, 0x42, 0x07, 0x08, 0x80, 0xf0, 0x92, 0xcb, 0xdd, 0x08,
             ],
         ),
     ];
