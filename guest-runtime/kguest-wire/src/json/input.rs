@@ -710,7 +710,8 @@ impl Encoder {
     }
 
     /// A map: one entry message per member, with key and value always
-    /// written, as Go does; sorted by key when the parent closes.
+    /// written, as Go does (but a nil `[]byte`); sorted by key when the
+    /// parent closes.
     fn map<'s, S: Source<'s>>(
         &mut self,
         field: &'static FieldSchema,
@@ -736,18 +737,27 @@ impl Encoder {
             let sort_key = self.map_key(key_field, &key)?;
             let key_chunk = self.last_raw();
             let value = src.next_event()?;
-            let body = self.value(value_field, value, src)?;
-            let value_chunk = Chunk {
-                owner: 0,
-                number: 2,
-                seq: 0,
-                key: MapKey::None,
-                body,
+            // Go writes a `[]byte` value only when it is not nil, and JSON
+            // `null` makes it nil: the entry is its key alone.
+            let nil_bytes = matches!(value_field.kind, Kind::Bytes) && value == SourceEvent::Null;
+            // The value first: a message value adds its own nodes to `done`.
+            let value_chunk = match nil_bytes {
+                true => None,
+                false => Some(Chunk {
+                    owner: 0,
+                    number: 2,
+                    seq: 0,
+                    key: MapKey::None,
+                    body: self.value(value_field, value, src)?,
+                }),
             };
-            let len = self.chunk_len(&key_chunk) + self.chunk_len(&value_chunk);
             let start = self.done.len() as u32;
+            let mut len = self.chunk_len(&key_chunk);
             self.done.push(key_chunk);
-            self.done.push(value_chunk);
+            if let Some(value_chunk) = value_chunk {
+                len += self.chunk_len(&value_chunk);
+                self.done.push(value_chunk);
+            }
             let node = self.new_node(start, len);
             self.push(owner, field.number, seq, sort_key, Body::Node(node));
             self.pop_name();

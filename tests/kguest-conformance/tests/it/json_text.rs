@@ -555,3 +555,23 @@ fn duplicate_members_follow_go() {
             .expect_err("null after an object for a value field");
     assert!(refused.contains("`metadata` appears twice"), "{refused}");
 }
+
+/// A `null` value in a map of bytes is Go's nil `[]byte`, which Go's
+/// protobuf writes as an entry with its key alone (the Go fuzz oracle's
+/// ConfigMap); in a map of strings it is `""`, written.
+#[test]
+fn a_null_bytes_map_value_is_nil() {
+    let raw = |text: &str| object_from_json_text(text).expect(text).raw;
+    let nil = raw(r#"{"apiVersion":"v1","kind":"ConfigMap","binaryData":{"k":null}}"#);
+    assert!(nil.ends_with(&[0x1a, 0x03, 0x0a, 0x01, b'k']), "{nil:02x?}");
+    let empty = raw(r#"{"apiVersion":"v1","kind":"ConfigMap","binaryData":{"k":""}}"#);
+    assert!(
+        empty.ends_with(&[0x1a, 0x05, 0x0a, 0x01, b'k', 0x12, 0x00]),
+        "{empty:02x?}"
+    );
+    let string = raw(r#"{"apiVersion":"v1","kind":"ConfigMap","data":{"k":null}}"#);
+    assert!(
+        string.ends_with(&[0x12, 0x05, 0x0a, 0x01, b'k', 0x12, 0x00]),
+        "{string:02x?}"
+    );
+}
