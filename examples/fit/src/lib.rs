@@ -25,11 +25,8 @@
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
 use kguest::fields::{self, Each};
-use kguest::k8s::Map;
 use kguest::k8s::api::core::v1::{Container, Node, Pod, PodSpec};
-use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
 use kguest::{Cycle, CycleState, Filter, PerCycle, Plugin, ReasonBuf, Status};
-use kguest_wire::codec;
 
 /// How many distinct resource names one pod may request.
 pub const MAX_RESOURCES: usize = 16;
@@ -221,16 +218,13 @@ pub fn node_has<'n>(node: &Node<'n>, needs: &Totals<'_>) -> Have<'n> {
 /// One quantity string per slot of a [`Totals`].
 pub type Have<'n> = [Option<&'n [u8]>; MAX_RESOURCES];
 
-/// A `map<string, Quantity>` field (`ResourceList`) as the views read it.
-type ResourceMap<'a> = Map<'a, codec::Str, codec::Msg<Quantity<'a>>>;
-
 /// The entries of the `ResourceList` field `number` of a message, as
 /// (name, quantity string): exactly what the view's map iterator
 /// (a `Map<Str, Msg<Quantity>>`) yields, read faster: one pass over the
 /// message's fields with [`kguest::fields::next`], and an entry written
 /// the usual way, `0a kl name 12 vl 0a sl quantity` with
-/// one-byte lengths that add up and an ASCII name, is read in place. Any
-/// other entry is read by the map iterator itself, over just that field.
+/// one-byte lengths that add up and an ASCII name, is read in place; any
+/// other by [`any_entry`], with the map iterator's rules.
 pub struct Resources<'a> {
     rest: &'a [u8],
     number: u32,
@@ -251,7 +245,6 @@ impl<'a> Iterator for Resources<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let whole = self.rest;
             // A field with a one-byte tag and a one- or two-byte length,
             // stepped over here (most of a status); any other through
             // `fields::next`.
@@ -289,11 +282,8 @@ impl<'a> Iterator for Resources<'a> {
             {
                 return Some((name, Some(q)));
             }
-            let field = whole
-                .get(..whole.len() - self.rest.len())
-                .unwrap_or_default();
-            if let Some((name, q)) = ResourceMap::new(field, self.number).next() {
-                return Some((name, q.string_bytes()));
+            if let Some(item) = any_entry(entry) {
+                return Some(item);
             }
             // A malformed entry ends the iteration, as in the map.
             break;
@@ -301,6 +291,35 @@ impl<'a> Iterator for Resources<'a> {
         self.rest = &[];
         None
     }
+}
+
+/// A `ResourceList` entry of any shape, read as the views' map iterator
+/// reads it: key (1) and value (2) are each the last occurrence, a missing
+/// one is the default (`""`, an empty `Quantity`), and a malformed entry, a
+/// key or value that is not length-delimited or a key that is not UTF-8 is
+/// `None` (the map ends there). The quantity string is what
+/// `Quantity::string_bytes` reads.
+fn any_entry(entry: &[u8]) -> Option<(&str, Option<&[u8]>)> {
+    let (mut key, mut value) = (None, None);
+    let mut rest = entry;
+    while !rest.is_empty() {
+        match fields::next(&mut rest)? {
+            (1, wire, body) => key = Some((wire, body)),
+            (2, wire, body) => value = Some((wire, body)),
+            _ => {}
+        }
+    }
+    let name = match key {
+        None => "",
+        Some((2, name)) => kguest_wire::utf8::to_str(name)?,
+        Some(_) => return None,
+    };
+    let q = match value {
+        None => None,
+        Some((2, q)) => fields::last_len(q, 1),
+        Some(_) => return None,
+    };
+    Some((name, q))
 }
 
 /// The name and quantity string of a `ResourceList` entry written
@@ -381,7 +400,9 @@ kguest::export!(Fit => [filter]);
 mod tests {
     use super::*;
     use kguest::Code;
+    use kguest::k8s::Map;
     use kguest::k8s::api::core::v1::Pod;
+    use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
     use kguest::testing::TestHost;
     use kguest::testing::proto::{ContainerBuilder as C, NodeBuilder, PodBuilder};
 
