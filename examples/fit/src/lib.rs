@@ -40,6 +40,13 @@ pub enum TotalError {
     TooMany,
 }
 
+/// Whether two names are equal: one function for every comparison (fewer
+/// copies of the same code).
+#[inline(never)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a == b
+}
+
 /// Per-resource amounts in scheduler units, keyed by resource name.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Totals<'a> {
@@ -55,22 +62,30 @@ pub struct Totals<'a> {
 /// carries and keeps this plugin a third of the size; anything it declines
 /// (huge or degenerate values) is reported as a bad quantity.
 fn amount(resource: &str, q: &[u8]) -> Result<i64, TotalError> {
-    let scale = if resource == "cpu" { -3 } else { 0 };
+    let scale = if same(resource.as_bytes(), b"cpu") {
+        -3
+    } else {
+        0
+    };
     kguest::k8s::quantity::scaled(q, scale).ok_or(TotalError::Quantity)
 }
 
 impl<'a> Totals<'a> {
     /// The entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&'a str, i64)> + '_ {
-        self.names
-            .iter()
-            .map_while(|n| *n)
-            .zip(self.values.iter().copied())
+        // By index rather than a `Zip` of the two arrays: less code.
+        let mut i = 0;
+        core::iter::from_fn(move || {
+            let name = (*self.names.get(i)?)?;
+            let value = *self.values.get(i)?;
+            i += 1;
+            Some((name, value))
+        })
     }
 
     pub fn get(&self, resource: &str) -> i64 {
         self.iter()
-            .find(|(n, _)| *n == resource)
+            .find(|(n, _)| same(n.as_bytes(), resource.as_bytes()))
             .map_or(0, |(_, v)| v)
     }
 
@@ -87,7 +102,7 @@ impl<'a> Totals<'a> {
         let i = self
             .names
             .iter()
-            .position(|n| *n == Some(resource) || n.is_none())
+            .position(|n| n.is_none_or(|n| same(n.as_bytes(), resource.as_bytes())))
             .ok_or(TotalError::TooMany)?;
         if let Some(n) = self.names.get_mut(i)
             && n.is_none()
@@ -176,7 +191,7 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
         // What the pod needs while this init container runs: it and the
         // sidecars started before it (a sidecar also keeps running).
         // `c.restart_policy_bytes()` (field 24).
-        if fields::last_len(c.as_bytes(), 24) == Some(b"Always") {
+        if fields::last_len(c.as_bytes(), 24).is_some_and(|p| same(p, b"Always")) {
             add(&mut t.values, &cur);
             add(&mut sidecars, &cur);
             cur = sidecars;
@@ -196,7 +211,10 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
 /// a spec needs nothing), or why they could not be computed.
 pub fn pod_needs(pod: Pod<'_>) -> Result<Totals<'_>, TotalError> {
     // No spec reads as an empty one: no containers, nothing needed.
-    pod_requests(&pod.spec().unwrap_or(PodSpec::from_bytes(&[])))
+    // `pod.spec()` (field 2).
+    pod_requests(&PodSpec::from_bytes(
+        fields::last_len(pod.as_bytes(), 2).unwrap_or_default(),
+    ))
 }
 
 /// The node's allocatable quantity string of each of `needs`' resources
@@ -205,9 +223,13 @@ pub fn pod_needs(pod: Pod<'_>) -> Result<Totals<'_>, TotalError> {
 /// wins.
 pub fn node_has<'n>(node: &Node<'n>, needs: &Totals<'_>) -> Have<'n> {
     let mut have = [None; MAX_RESOURCES];
-    let status = node.status().map_or(&[][..], |s| s.as_bytes());
+    // `node.status()` (field 3).
+    let status = fields::last_len(node.as_bytes(), 3).unwrap_or_default();
     for (name, q) in Resources::new(status, 2) {
-        let slot = needs.names.iter().position(|n| *n == Some(name));
+        let slot = needs
+            .names
+            .iter()
+            .position(|n| n.is_some_and(|n| same(n.as_bytes(), name.as_bytes())));
         if let Some(h) = slot.and_then(|i| have.get_mut(i)) {
             *h = q;
         }
@@ -378,7 +400,7 @@ impl Filter for Fit {
             return Status::error("node not found");
         };
         let have = node_has(&node, needs);
-        for ((name, v), q) in needs.iter().zip(have) {
+        for ((name, v), q) in needs.iter().zip(&have) {
             if v <= 0 {
                 continue;
             }
