@@ -25,11 +25,8 @@
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
 use kguest::fields::{self, Each};
-use kguest::k8s::Map;
 use kguest::k8s::api::core::v1::{Container, Node, Pod, PodSpec};
-use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
 use kguest::{Cycle, CycleState, Filter, PerCycle, Plugin, ReasonBuf, Status};
-use kguest_wire::codec;
 
 /// How many distinct resource names one pod may request.
 pub const MAX_RESOURCES: usize = 16;
@@ -41,6 +38,13 @@ pub enum TotalError {
     Quantity,
     /// More than [`MAX_RESOURCES`] distinct resources.
     TooMany,
+}
+
+/// Whether two names are equal: one function for every comparison (fewer
+/// copies of the same code).
+#[inline(never)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a == b
 }
 
 /// Per-resource amounts in scheduler units, keyed by resource name.
@@ -58,22 +62,30 @@ pub struct Totals<'a> {
 /// carries and keeps this plugin a third of the size; anything it declines
 /// (huge or degenerate values) is reported as a bad quantity.
 fn amount(resource: &str, q: &[u8]) -> Result<i64, TotalError> {
-    let scale = if resource == "cpu" { -3 } else { 0 };
+    let scale = if same(resource.as_bytes(), b"cpu") {
+        -3
+    } else {
+        0
+    };
     kguest::k8s::quantity::scaled(q, scale).ok_or(TotalError::Quantity)
 }
 
 impl<'a> Totals<'a> {
     /// The entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&'a str, i64)> + '_ {
-        self.names
-            .iter()
-            .map_while(|n| *n)
-            .zip(self.values.iter().copied())
+        // By index rather than a `Zip` of the two arrays: less code.
+        let mut i = 0;
+        core::iter::from_fn(move || {
+            let name = (*self.names.get(i)?)?;
+            let value = *self.values.get(i)?;
+            i += 1;
+            Some((name, value))
+        })
     }
 
     pub fn get(&self, resource: &str) -> i64 {
         self.iter()
-            .find(|(n, _)| *n == resource)
+            .find(|(n, _)| same(n.as_bytes(), resource.as_bytes()))
             .map_or(0, |(_, v)| v)
     }
 
@@ -90,7 +102,7 @@ impl<'a> Totals<'a> {
         let i = self
             .names
             .iter()
-            .position(|n| *n == Some(resource) || n.is_none())
+            .position(|n| n.is_none_or(|n| same(n.as_bytes(), resource.as_bytes())))
             .ok_or(TotalError::TooMany)?;
         if let Some(n) = self.names.get_mut(i)
             && n.is_none()
@@ -179,7 +191,7 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
         // What the pod needs while this init container runs: it and the
         // sidecars started before it (a sidecar also keeps running).
         // `c.restart_policy_bytes()` (field 24).
-        if fields::last_len(c.as_bytes(), 24) == Some(b"Always") {
+        if fields::last_len(c.as_bytes(), 24).is_some_and(|p| same(p, b"Always")) {
             add(&mut t.values, &cur);
             add(&mut sidecars, &cur);
             cur = sidecars;
@@ -199,7 +211,10 @@ pub fn pod_requests<'a>(spec: &PodSpec<'a>) -> Result<Totals<'a>, TotalError> {
 /// a spec needs nothing), or why they could not be computed.
 pub fn pod_needs(pod: Pod<'_>) -> Result<Totals<'_>, TotalError> {
     // No spec reads as an empty one: no containers, nothing needed.
-    pod_requests(&pod.spec().unwrap_or(PodSpec::from_bytes(&[])))
+    // `pod.spec()` (field 2).
+    pod_requests(&PodSpec::from_bytes(
+        fields::last_len(pod.as_bytes(), 2).unwrap_or_default(),
+    ))
 }
 
 /// The node's allocatable quantity string of each of `needs`' resources
@@ -208,9 +223,13 @@ pub fn pod_needs(pod: Pod<'_>) -> Result<Totals<'_>, TotalError> {
 /// wins.
 pub fn node_has<'n>(node: &Node<'n>, needs: &Totals<'_>) -> Have<'n> {
     let mut have = [None; MAX_RESOURCES];
-    let status = node.status().map_or(&[][..], |s| s.as_bytes());
+    // `node.status()` (field 3).
+    let status = fields::last_len(node.as_bytes(), 3).unwrap_or_default();
     for (name, q) in Resources::new(status, 2) {
-        let slot = needs.names.iter().position(|n| *n == Some(name));
+        let slot = needs
+            .names
+            .iter()
+            .position(|n| n.is_some_and(|n| same(n.as_bytes(), name.as_bytes())));
         if let Some(h) = slot.and_then(|i| have.get_mut(i)) {
             *h = q;
         }
@@ -221,16 +240,13 @@ pub fn node_has<'n>(node: &Node<'n>, needs: &Totals<'_>) -> Have<'n> {
 /// One quantity string per slot of a [`Totals`].
 pub type Have<'n> = [Option<&'n [u8]>; MAX_RESOURCES];
 
-/// A `map<string, Quantity>` field (`ResourceList`) as the views read it.
-type ResourceMap<'a> = Map<'a, codec::Str, codec::Msg<Quantity<'a>>>;
-
 /// The entries of the `ResourceList` field `number` of a message, as
 /// (name, quantity string): exactly what the view's map iterator
 /// (a `Map<Str, Msg<Quantity>>`) yields, read faster: one pass over the
 /// message's fields with [`kguest::fields::next`], and an entry written
 /// the usual way, `0a kl name 12 vl 0a sl quantity` with
-/// one-byte lengths that add up and an ASCII name, is read in place. Any
-/// other entry is read by the map iterator itself, over just that field.
+/// one-byte lengths that add up and an ASCII name, is read in place; any
+/// other by [`any_entry`], with the map iterator's rules.
 pub struct Resources<'a> {
     rest: &'a [u8],
     number: u32,
@@ -251,7 +267,6 @@ impl<'a> Iterator for Resources<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let whole = self.rest;
             // A field with a one-byte tag and a one- or two-byte length,
             // stepped over here (most of a status); any other through
             // `fields::next`.
@@ -289,11 +304,8 @@ impl<'a> Iterator for Resources<'a> {
             {
                 return Some((name, Some(q)));
             }
-            let field = whole
-                .get(..whole.len() - self.rest.len())
-                .unwrap_or_default();
-            if let Some((name, q)) = ResourceMap::new(field, self.number).next() {
-                return Some((name, q.string_bytes()));
+            if let Some(item) = any_entry(entry) {
+                return Some(item);
             }
             // A malformed entry ends the iteration, as in the map.
             break;
@@ -301,6 +313,35 @@ impl<'a> Iterator for Resources<'a> {
         self.rest = &[];
         None
     }
+}
+
+/// A `ResourceList` entry of any shape, read as the views' map iterator
+/// reads it: key (1) and value (2) are each the last occurrence, a missing
+/// one is the default (`""`, an empty `Quantity`), and a malformed entry, a
+/// key or value that is not length-delimited or a key that is not UTF-8 is
+/// `None` (the map ends there). The quantity string is what
+/// `Quantity::string_bytes` reads.
+fn any_entry(entry: &[u8]) -> Option<(&str, Option<&[u8]>)> {
+    let (mut key, mut value) = (None, None);
+    let mut rest = entry;
+    while !rest.is_empty() {
+        match fields::next(&mut rest)? {
+            (1, wire, body) => key = Some((wire, body)),
+            (2, wire, body) => value = Some((wire, body)),
+            _ => {}
+        }
+    }
+    let name = match key {
+        None => "",
+        Some((2, name)) => kguest_wire::utf8::to_str(name)?,
+        Some(_) => return None,
+    };
+    let q = match value {
+        None => None,
+        Some((2, q)) => fields::last_len(q, 1),
+        Some(_) => return None,
+    };
+    Some((name, q))
 }
 
 /// The name and quantity string of a `ResourceList` entry written
@@ -359,7 +400,7 @@ impl Filter for Fit {
             return Status::error("node not found");
         };
         let have = node_has(&node, needs);
-        for ((name, v), q) in needs.iter().zip(have) {
+        for ((name, v), q) in needs.iter().zip(&have) {
             if v <= 0 {
                 continue;
             }
@@ -381,7 +422,9 @@ kguest::export!(Fit => [filter]);
 mod tests {
     use super::*;
     use kguest::Code;
+    use kguest::k8s::Map;
     use kguest::k8s::api::core::v1::Pod;
+    use kguest::k8s::apimachinery::pkg::api::resource::Quantity;
     use kguest::testing::TestHost;
     use kguest::testing::proto::{ContainerBuilder as C, NodeBuilder, PodBuilder};
 

@@ -1,13 +1,9 @@
 //! Building short messages without `core::fmt` or an allocator.
 
-/// Copies `min(dst.len(), src.len())` bytes. Unlike `copy_from_slice` it
-/// has no length-mismatch panic (which would pull in `core::fmt`).
-#[inline]
-pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d = *s;
-    }
-}
+/// Copies `min(dst.len(), src.len())` bytes (one `memory.copy` in wasm).
+/// Unlike `copy_from_slice` it has no length-mismatch panic (which would
+/// pull in `core::fmt`).
+pub(crate) use crate::sys::copy;
 
 /// A fixed-capacity UTF-8 buffer for status reasons and log lines.
 ///

@@ -25,8 +25,6 @@
 
 #![allow(unsafe_code)]
 
-use core::ptr::NonNull;
-
 /// The smallest region a slot grows to (wasm32; native tests grow to the
 /// exact size to exercise growth).
 #[cfg(target_arch = "wasm32")]
@@ -81,11 +79,26 @@ impl Slot {
         unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
     }
 
+    /// [`Slot::bytes`] packed: on wasm32 the pointer and length as they
+    /// are ([`unpack`] makes the empty slice).
+    #[inline(always)]
+    fn packed(&self) -> Packed {
+        #[cfg(target_arch = "wasm32")]
+        {
+            (self.ptr as usize as u64) | ((self.len as u64) << 32)
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.bytes()
+        }
+    }
+
     /// Makes room for `needed` bytes.
+    #[inline(always)]
     fn grow(&mut self, needed: usize) -> bool {
         match fresh_region(needed.max(MIN_REGION)) {
             Some((ptr, cap)) => {
-                self.ptr = ptr.as_ptr();
+                self.ptr = ptr;
                 self.cap = cap;
                 true
             }
@@ -103,11 +116,14 @@ impl Slot {
     unsafe fn fill(&mut self, get: GetFn, key: *const u8, key_len: u32) {
         self.len = 0;
         // A slot without a buffer takes one before the first call, so an
-        // object that fits costs one host call, not a size probe and a copy.
-        if self.cap == 0 && !self.grow(0) {
-            return;
-        }
+        // object that fits costs one host call, not a size probe and a copy;
+        // one that does not fit takes a region of its size and a second call.
+        // (One call site of `grow`: it is inlined.)
+        let mut needed = 0;
         for _ in 0..2 {
+            if (self.cap == 0 || needed > self.cap) && !self.grow(needed) {
+                return;
+            }
             // SAFETY: the buffer is ours with `cap` writable bytes (`cap`
             // fits u32: wasm32, or a test-sized native buffer); the key is
             // readable per the caller.
@@ -116,9 +132,7 @@ impl Slot {
                 self.len = n;
                 return;
             }
-            if !self.grow(n) {
-                return;
-            }
+            needed = n;
         }
     }
 }
@@ -166,6 +180,8 @@ fn unpack(p: Packed) -> &'static [u8] {
 /// 48 bits never wrap in practice).
 const AUX: usize = 8;
 const SCRATCH: usize = 9;
+/// Slots in `State` (those past `SCRATCH` are never used): a power of two.
+const SLOTS: usize = 16;
 const IN_CALL: u64 = 1;
 const EPOCH_SHIFT: u32 = 16;
 const PER_CALL: u64 =
@@ -175,7 +191,8 @@ const PER_CYCLE: u64 = (1 << getter::CURRENT_POD) | (1 << getter::NODE) | (1 << 
 /// All mutable SDK state. Everything starts zeroed, so it lives in `.bss`.
 struct State {
     flags: u64,
-    slots: [Slot; SCRATCH + 1],
+    /// Indexed by slot index masked with `SLOTS - 1` (no bounds check).
+    slots: [Slot; SLOTS],
     /// The input whose list `AUX` holds (meaningful while `AUX` is filled).
     aux_getter: u8,
     /// Name of the node held in slot `NODE` (valid while it is filled);
@@ -189,7 +206,7 @@ impl State {
     const fn new() -> State {
         State {
             flags: 0,
-            slots: [const { Slot::empty() }; SCRATCH + 1],
+            slots: [const { Slot::empty() }; SLOTS],
             aux_getter: 0,
             node_key: [0; 256],
             node_key_len: 0,
@@ -256,9 +273,11 @@ const ARENA: usize = 64 * 1024;
 
 /// A new region of at least `needed` bytes that nothing else uses: carved
 /// from the static arena while it lasts, then whole pages from
-/// `memory.grow`.
+/// `memory.grow`. Never null: the arena is a static, and `memory.grow`
+/// returns pages past the statics (page 0 holds the stack).
 #[cfg(target_arch = "wasm32")]
-fn fresh_region(needed: usize) -> Option<(NonNull<u8>, usize)> {
+#[inline(always)]
+fn fresh_region(needed: usize) -> Option<(*mut u8, usize)> {
     static mut SCRATCH: [u8; ARENA] = [0; ARENA];
     static mut USED: usize = 0;
     const PAGE: usize = 64 * 1024;
@@ -268,8 +287,7 @@ fn fresh_region(needed: usize) -> Option<(NonNull<u8>, usize)> {
         let used = USED;
         if needed <= ARENA - used {
             USED = used + needed;
-            let base = (&raw mut SCRATCH as *mut u8).add(used);
-            return Some((NonNull::new(base)?, needed));
+            return Some(((&raw mut SCRATCH as *mut u8).add(used), needed));
         }
     }
     let pages = needed.div_ceil(PAGE);
@@ -279,13 +297,13 @@ fn fresh_region(needed: usize) -> Option<(NonNull<u8>, usize)> {
     }
     // The pages past the old end belong to nobody else: this crate has no
     // allocator and is the only caller of memory.grow.
-    Some((NonNull::new((old * PAGE) as *mut u8)?, pages * PAGE))
+    Some(((old * PAGE) as *mut u8, pages * PAGE))
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn fresh_region(needed: usize) -> Option<(NonNull<u8>, usize)> {
+fn fresh_region(needed: usize) -> Option<(*mut u8, usize)> {
     let region: &'static mut [u8] = std::vec![0u8; needed.max(1)].leak();
-    Some((NonNull::from(&mut region[0]), region.len()))
+    Some((region.as_mut_ptr(), region.len()))
 }
 
 // ---------------------------------------------------------------------------
@@ -561,18 +579,19 @@ pub(crate) fn input(id: u8) -> &'static [u8] {
 
 #[inline(never)]
 fn fetch(idx: usize, get: GetFn) -> Packed {
-    pack(storage::with(|s| -> &'static [u8] {
+    storage::with(|s| {
+        let idx = idx & (SLOTS - 1);
         let bit = 1u64 << idx;
         let Some(slot) = s.slots.get_mut(idx) else {
-            return &[];
+            return pack(&[]);
         };
         if s.flags & bit == 0 {
             s.flags |= bit;
             // SAFETY: no key.
             unsafe { slot.fill(get, core::ptr::null(), 0) };
         }
-        slot.bytes()
-    }))
+        slot.packed()
+    })
 }
 
 /// The JSON lists share the `AUX` slot: the first one asked for in a call
@@ -591,15 +610,25 @@ fn fetch_list(id: u8, get: GetFn) -> Packed {
 
 /// The current node's protobuf, fetched with `k8s.io/api.node` on first use
 /// and reused while the node name stays the same within a cycle.
+#[inline(always)]
 pub(crate) fn current_node() -> &'static [u8] {
+    unpack(fetch_node())
+}
+
+/// [`current_node`], returned in a register.
+#[inline(never)]
+fn fetch_node() -> Packed {
     let name = input(getter::NODE_NAME);
-    storage::with(|s| -> &'static [u8] {
+    pack(storage::with(|s| -> &'static [u8] {
         const BIT: u64 = 1 << getter::NODE;
         let Some(slot) = s.slots.get_mut(usize::from(getter::NODE)) else {
             return &[];
         };
         let cached = s.flags & BIT != 0;
-        if cached && s.node_key_len != 0 && s.node_key.get(..s.node_key_len) == Some(name) {
+        if cached
+            && s.node_key_len != 0
+            && s.node_key.get(..s.node_key_len).is_some_and(|k| k == name)
+        {
             return slot.bytes();
         }
         // A different node: no view into the old one is alive, because the
@@ -615,14 +644,14 @@ pub(crate) fn current_node() -> &'static [u8] {
         let bytes = slot.bytes();
         s.node_key_len = match s.node_key.get_mut(..name.len()) {
             Some(key) => {
-                crate::reason::copy(key, name);
+                copy(key, name);
                 name.len()
             }
             // Names over 256 bytes (invalid in Kubernetes) are not cached.
             None => 0,
         };
         bytes
-    })
+    }))
 }
 
 /// `nodeImageStates` of the current node (JSON), fetched once per call.
@@ -717,6 +746,17 @@ pub(crate) fn trap() -> ! {
     {
         panic!("kguest: guest trapped (nested host call)")
     }
+}
+
+/// Copies `min(dst.len(), src.len())` bytes: one `memory.copy` in wasm,
+/// where a byte loop or `copy_from_slice` (whose length-mismatch panic
+/// would pull in `core::fmt`) costs more code.
+#[inline]
+pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
+    let n = dst.len().min(src.len());
+    // SAFETY: both ranges have at least `n` bytes, and a `&mut` never
+    // overlaps a `&`.
+    unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr(), n) }
 }
 
 /// A slice length for the ABI. Slices handed to the host live in wasm32
