@@ -7,7 +7,7 @@ use kguest_codegen::{Config, JsonForm};
 
 use crate::{openapi, paths, vendor};
 
-#[path = "../../generated/kguest-k8s/src/groups.rs"]
+#[path = "../../hosts/kguest-k8s-io/src/groups.rs"]
 #[allow(dead_code)]
 mod groups;
 

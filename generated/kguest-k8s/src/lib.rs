@@ -19,9 +19,9 @@
 //! Beside the generated views: [`quantity`] (exact `resource.Quantity`
 //! arithmetic), helpers on `IntOrString`, `Time` and `MicroTime`
 //! ([`helpers`]), and [`envelope`] for the API server's `k8s\0` framing.
-//! With the `json` feature: Kubernetes JSON output ([`json`]), YAML as
-//! `kubectl get -o yaml` prints it ([`kubectl_yaml`]) and the type
-//! [`registry`].
+//! With the `json` feature: the type [`registry`] and `envelope::wrap`.
+//! Objects in and out as JSON and YAML text are the host crate
+//! `kguest-k8s-io`'s.
 
 #![no_std]
 #![forbid(unsafe_code)]
@@ -39,18 +39,7 @@ pub mod apimachinery;
 pub mod registry;
 
 pub mod envelope;
-pub mod groups;
 pub mod helpers;
-#[cfg(feature = "json")]
-pub mod json;
-#[cfg(feature = "json")]
-pub mod kubectl_yaml;
-#[cfg(feature = "json")]
-pub mod load;
-#[cfg(feature = "json")]
-pub mod stream;
-#[cfg(feature = "yaml")]
-pub mod yaml;
 pub use kguest_wire::{DecodeError, ErrorKind, Field, FieldSet, Map, Repeated, View, quantity};
 
 // The README's examples run as doctests.

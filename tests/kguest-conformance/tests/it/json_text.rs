@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{object_from_json, object_from_json_text, object_to_json};
-use kguest_k8s::load::Loader;
+use kguest_k8s_io::json::{object_from_json, object_from_json_text, object_to_json};
+use kguest_k8s_io::load::Loader;
 use kguest_wire::json::{Encoder, JsonError, from_json_text};
 use serde::Deserialize;
 use serde_json::Value;
@@ -457,7 +457,7 @@ fn an_encoder_is_reusable() {
     let mut encoder = Encoder::new();
     for text in texts {
         let mut out = Vec::new();
-        kguest_k8s::json::encode_object_text(&mut encoder, text, &mut out).expect("encodes");
+        kguest_k8s_io::json::encode_object_text(&mut encoder, text, &mut out).expect("encodes");
         assert_eq!(out, object_from_json_text(text).expect("encodes").raw);
     }
 }

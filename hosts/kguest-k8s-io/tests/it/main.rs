@@ -1,0 +1,3 @@
+//! kguest-k8s-io integration tests (one binary).
+
+mod kubectl_yaml;
