@@ -26,7 +26,7 @@ use kguest_fuzz::{
     first_difference, has_split_message, hex_prefix, reference_decode, reference_tree, view_tree,
 };
 use kguest_k8s::api::core::v1::Pod;
-use kguest_k8s::json::{from_json, object_from_json, to_json};
+use kguest_k8s_io::json::{from_json, object_from_json, to_json};
 use kguest_wire::View;
 use kguest_wire::quantity;
 use kguest_wire::schema::{JsonForm, Kind, Label, MessageSchema};

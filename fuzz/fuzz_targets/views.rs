@@ -31,7 +31,7 @@ fn check<'a, V: View<'a> + Reflect<'a>>(bytes: &'a [u8]) {
     }
 
     let valid = view.validate();
-    let json = kguest_k8s::json::to_json(V::SCHEMA, bytes);
+    let json = kguest_k8s_io::json::to_json(V::SCHEMA, bytes);
     match (&valid, &json) {
         // Documented (`JsonError::Unrepresentable`): well-formed protobuf
         // whose value has no Kubernetes JSON form (a quantity string that

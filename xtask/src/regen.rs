@@ -7,9 +7,47 @@ use kguest_codegen::{Config, JsonForm};
 
 use crate::{openapi, paths, vendor};
 
-#[path = "../../generated/kguest-k8s/src/groups.rs"]
+#[path = "../../hosts/kguest-k8s-io/src/groups.rs"]
 #[allow(dead_code)]
 mod groups;
+
+/// The command named in every generated file's header.
+const REGEN_COMMAND: &str = "cargo xtask regen";
+
+/// The hand-written files of the generated crates, kept as templates in
+/// `codegen/templates/` and emitted with the `@generated` header:
+/// (path below the crate's `src/`, template, its text). `kguest-k8s`: the
+/// crate root and `helpers.rs`, inherent methods on views, which must live in
+/// the crate that defines the views.
+const VIEW_TEMPLATES: &[(&str, &str, &str)] = &[
+    (
+        "lib.rs",
+        "codegen/templates/kguest-k8s/lib.rs",
+        include_str!("../../codegen/templates/kguest-k8s/lib.rs"),
+    ),
+    (
+        "helpers.rs",
+        "codegen/templates/kguest-k8s/helpers.rs",
+        include_str!("../../codegen/templates/kguest-k8s/helpers.rs"),
+    ),
+];
+
+/// `kguest-k8s-encode`: the crate root and `rt.rs`, the traits the generated
+/// impls implement and their impls for k8s-openapi's leaf types. The orphan
+/// rule keeps them in the crate of the generated impls (both the traits'
+/// impls and k8s-openapi's types are foreign anywhere else).
+const ENCODE_TEMPLATES: &[(&str, &str, &str)] = &[
+    (
+        "lib.rs",
+        "codegen/templates/kguest-k8s-encode/lib.rs",
+        include_str!("../../codegen/templates/kguest-k8s-encode/lib.rs"),
+    ),
+    (
+        "rt.rs",
+        "codegen/templates/kguest-k8s-encode/rt.rs",
+        include_str!("../../codegen/templates/kguest-k8s-encode/rt.rs"),
+    ),
+];
 
 /// Kubernetes messages whose JSON form is not an object of their fields.
 /// Each carries a marker in its `.proto` comment (`+protobuf.as=Timestamp`,
@@ -206,7 +244,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .model()
         .map_err(|err| format!("lowering protos: {err}"))?;
     check_json_tags_cover(&model, &go_json_tags()?)?;
-    let encoders = BTreeMap::from([(PathBuf::from("openapi.rs"), openapi::generate(&model)?)]);
+    let mut encoders = BTreeMap::from([(PathBuf::from("openapi.rs"), openapi::generate(&model)?)]);
+    for (path, source, text) in ENCODE_TEMPLATES {
+        let file = kguest_codegen::from_template(REGEN_COMMAND, source, text);
+        encoders.insert(PathBuf::from(path), file);
+    }
     let trees = [
         ("generated/kguest-k8s/src", views),
         ("generated/kguest-k8s-encode/src", encoders),
@@ -249,12 +291,15 @@ pub fn kubernetes_config(proto_dir: &Path) -> Result<Config, String> {
     config
         .include(proto_dir)
         .strip_package_prefix("k8s.io")
-        .regen_command("cargo xtask regen")
+        .regen_command(REGEN_COMMAND)
         .registry(true)
         .reflect_feature("reflect")
         .doc_link(api_reference_link);
     for file in proto_files(proto_dir)? {
         config.file(file);
+    }
+    for (path, source, text) in VIEW_TEMPLATES {
+        config.template(*path, *source, *text);
     }
     for (name, form) in JSON_FORMS {
         config.json_form(format!("k8s.io.{name}"), *form);

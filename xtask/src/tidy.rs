@@ -7,7 +7,7 @@
 //!   there still has some;
 //! - every Rust file under `generated/` starts with the generator's
 //!   `@generated` header or is one of the hand-written files listed in
-//!   [`HAND_WRITTEN`] or [`TO_MOVE`];
+//!   [`HAND_WRITTEN`] (none: the hand-written parts are templates);
 //! - every workspace member has a `README.md`;
 //! - no `#[ignore]` without a reason (`#[ignore = "why"]`), and no test
 //!   (a file under a member's `tests/`) prints that it skipped something: a
@@ -88,31 +88,11 @@ const UNSAFE_FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Hand-written Rust under `generated/` that belongs there: the crate roots
-/// and what the generated code and xtask share.
-const HAND_WRITTEN: &[&str] = &[
-    "generated/kguest-k8s/src/lib.rs",
-    // API group <-> `k8s.io/api` folder; xtask includes it by `#[path]`.
-    "generated/kguest-k8s/src/groups.rs",
-    "generated/kguest-k8s-encode/src/lib.rs",
-    // The tests of `kubectl_yaml.rs`: they go where it goes.
-    "generated/kguest-k8s/tests/it/main.rs",
-    "generated/kguest-k8s/tests/it/kubectl_yaml.rs",
-];
-
-/// Hand-written loaders and encoders that are to move out of `generated/`
-/// into a crate of their own (issue 20). Listed, not failed, so that every
-/// tidy run shows them until they move; any other hand-written file fails.
-const TO_MOVE: &[&str] = &[
-    "generated/kguest-k8s/src/load.rs",
-    "generated/kguest-k8s/src/yaml.rs",
-    "generated/kguest-k8s/src/json.rs",
-    "generated/kguest-k8s/src/stream.rs",
-    "generated/kguest-k8s/src/envelope.rs",
-    "generated/kguest-k8s/src/helpers.rs",
-    "generated/kguest-k8s/src/kubectl_yaml.rs",
-    "generated/kguest-k8s-encode/src/rt.rs",
-];
+/// Hand-written Rust under `generated/` that belongs there, with the reason.
+/// None: the crate roots and the hand-written parts of the generated crates
+/// (inherent methods on views, the encoders' traits) are templates in
+/// `codegen/templates/`, which `cargo xtask regen` emits with the header.
+const HAND_WRITTEN: &[&str] = &[];
 
 /// Words a test must not print: a test that cannot run fails instead.
 const SKIP_WORDS: &[&str] = &["skipped", "skipping"];
@@ -153,9 +133,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
         sources.push((path, text));
     }
     let findings = check_all(&sources, &members, |p| root.join(p).is_file());
-    for path in TO_MOVE {
-        println!("tidy: {path}: hand-written, to move out of generated/ (TO_MOVE)");
-    }
     if findings.is_empty() {
         println!(
             "tidy: {} Rust files, {} crates: ok",
@@ -228,7 +205,7 @@ pub fn check_all(
         .filter(|(p, _)| p.starts_with("generated/"))
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
-    out.extend(check_generated(&generated));
+    out.extend(check_generated(&generated, HAND_WRITTEN));
     out.extend(check_readmes(members, exists));
     out
 }
@@ -533,35 +510,37 @@ fn is_test_file(path: &str, members: &[String]) -> bool {
 }
 
 /// Every Rust file under `generated/` (path, contents) is generated or
-/// listed; every listed file is there and not generated.
-pub fn check_generated(files: &[(&str, &str)]) -> Vec<Finding> {
+/// `listed` (in [`HAND_WRITTEN`]); every listed file is there
+/// and not generated.
+pub fn check_generated(files: &[(&str, &str)], listed: &[&str]) -> Vec<Finding> {
     let mut out = Vec::new();
-    let listed = |p: &str| HAND_WRITTEN.contains(&p) || TO_MOVE.contains(&p);
+    let is_listed = |p: &str| listed.contains(&p);
     for (path, text) in files {
         let generated = text.starts_with(GENERATED_MARKER);
-        if generated && listed(path) {
+        if generated && is_listed(path) {
             out.push(finding(
                 path,
                 1,
-                "listed as hand-written (HAND_WRITTEN/TO_MOVE in xtask/src/tidy.rs) but \
+                "listed as hand-written (HAND_WRITTEN in xtask/src/tidy.rs) but \
                  carries the @generated header: remove the entry",
             ));
-        } else if !generated && !listed(path) {
+        } else if !generated && !is_listed(path) {
             out.push(finding(
                 path,
                 1,
                 "hand-written Rust under generated/ (line 1 is not the `// @generated` \
-                 header): put it in a hand-written crate, or list it in HAND_WRITTEN \
+                 header): put it in a hand-written crate, or make it a template in \
+                 codegen/templates/ (xtask/src/regen.rs), or list it in HAND_WRITTEN \
                  (xtask/src/tidy.rs) with the reason",
             ));
         }
     }
-    for path in HAND_WRITTEN.iter().chain(TO_MOVE) {
+    for path in listed {
         if !files.iter().any(|(p, _)| p == path) {
             out.push(finding(
                 path,
                 0,
-                "listed in HAND_WRITTEN/TO_MOVE (xtask/src/tidy.rs) but not in the tree: \
+                "listed in HAND_WRITTEN (xtask/src/tidy.rs) but not in the tree: \
                  remove the entry",
             ));
         }
@@ -693,27 +672,25 @@ mod tests {
     #[test]
     fn generated_files_are_generated_or_listed() {
         let header = format!("{GENERATED_MARKER} by `cargo xtask regen`. Do not edit.\n");
-        let mut files: Vec<(&str, &str)> = HAND_WRITTEN
-            .iter()
-            .chain(TO_MOVE)
-            .map(|p| (*p, "//! hand-written\n"))
-            .collect();
-        files.push(("generated/kguest-k8s/src/api/core/v1.rs", &header));
-        assert!(check_generated(&files).is_empty());
+        let listed = ["generated/a/src/lib.rs", "generated/a/src/extra.rs"];
+        let mut files: Vec<(&str, &str)> =
+            listed.iter().map(|p| (*p, "//! hand-written\n")).collect();
+        files.push(("generated/a/src/api/core/v1.rs", &header));
+        assert!(check_generated(&files, &listed).is_empty());
 
-        files.retain(|(p, _)| *p != "generated/kguest-k8s/src/yaml.rs");
-        files.push(("generated/kguest-k8s/src/yaml.rs", &header));
-        files.push(("generated/kguest-k8s/src/new.rs", "//! hand-written\n"));
-        let found = lines(&check_generated(&files));
+        files.retain(|(p, _)| *p != "generated/a/src/extra.rs");
+        files.push(("generated/a/src/extra.rs", &header));
+        files.push(("generated/a/src/new.rs", "//! hand-written\n"));
+        let found = lines(&check_generated(&files, &listed));
         assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found[0].starts_with("generated/kguest-k8s/src/yaml.rs:1: listed"));
-        assert!(found[1].starts_with("generated/kguest-k8s/src/new.rs:1: hand-written Rust"));
+        assert!(found[0].starts_with("generated/a/src/extra.rs:1: listed"));
+        assert!(found[1].starts_with("generated/a/src/new.rs:1: hand-written Rust"));
 
-        files.retain(|(p, _)| *p != "generated/kguest-k8s/src/helpers.rs");
-        let found = lines(&check_generated(&files));
+        files.retain(|(p, _)| *p != "generated/a/src/extra.rs");
+        let found = lines(&check_generated(&files, &listed));
         assert!(
             found.contains(
-                &"generated/kguest-k8s/src/helpers.rs: listed in HAND_WRITTEN/TO_MOVE \
+                &"generated/a/src/extra.rs: listed in HAND_WRITTEN \
                   (xtask/src/tidy.rs) but not in the tree: remove the entry"
                     .to_string()
             ),

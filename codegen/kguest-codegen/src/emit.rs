@@ -63,7 +63,8 @@ impl Ctx<'_> {
     }
 }
 
-/// Emits every file: one per module of the package tree, plus the registry.
+/// Emits every file: one per module of the package tree, plus the registry
+/// and the templates.
 pub fn files(config: &Config, model: &Model) -> Result<BTreeMap<PathBuf, String>, Error> {
     let ctx = Ctx {
         paths: model.paths(),
@@ -89,7 +90,7 @@ pub fn files(config: &Config, model: &Model) -> Result<BTreeMap<PathBuf, String>
     let mut out = BTreeMap::new();
     for (module, kids) in &children {
         if module.is_empty() {
-            continue; // the crate root is hand-written
+            continue; // the crate root is the user's (or a template)
         }
         let body = module_file(&ctx, kids, packages.get(module).copied())?;
         let mut path: PathBuf = module.iter().collect();
@@ -105,6 +106,16 @@ pub fn files(config: &Config, model: &Model) -> Result<BTreeMap<PathBuf, String>
             PathBuf::from("registry.rs"),
             render(config, registry(&ctx, model)?)?,
         );
+    }
+    for (path, template) in &config.templates {
+        if out.contains_key(path) {
+            return Err(Error::NameClash(format!(
+                "the template {} would replace a generated file",
+                path.display()
+            )));
+        }
+        let text = crate::from_template(&config.regen_command, &template.source, &template.text);
+        out.insert(path.clone(), text);
     }
     Ok(out)
 }

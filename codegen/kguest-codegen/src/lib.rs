@@ -61,6 +61,13 @@ pub struct Config {
     json_emit_empty: BTreeMap<String, Vec<String>>,
     json_omit_zero: BTreeMap<String, Vec<String>>,
     json_order: BTreeMap<String, Vec<String>>,
+    templates: BTreeMap<PathBuf, Template>,
+}
+
+/// A hand-written file emitted as is: where its source lives, and its text.
+struct Template {
+    source: String,
+    text: String,
 }
 
 type DocLink = Box<dyn Fn(&str, &str) -> Option<String>>;
@@ -89,6 +96,7 @@ impl Config {
             json_emit_empty: BTreeMap::new(),
             json_omit_zero: BTreeMap::new(),
             json_order: BTreeMap::new(),
+            templates: BTreeMap::new(),
         }
     }
 
@@ -134,6 +142,25 @@ impl Config {
     /// sorted by full name, for tools that pick a type at run time.
     pub fn registry(&mut self, on: bool) -> &mut Self {
         self.registry = on;
+        self
+    }
+
+    /// Also emits `path` (relative to the output `src/`): `text` unchanged
+    /// under the `@generated` header and a line naming `source`, where the
+    /// text is edited (see [`from_template`]). For the hand-written parts of
+    /// the generated crate, such as its root (`lib.rs`) or inherent methods
+    /// on views, which must live in the crate that defines the views.
+    pub fn template(
+        &mut self,
+        path: impl Into<PathBuf>,
+        source: impl Into<String>,
+        text: impl Into<String>,
+    ) -> &mut Self {
+        let template = Template {
+            source: source.into(),
+            text: text.into(),
+        };
+        self.templates.insert(path.into(), template);
         self
     }
 
@@ -275,6 +302,16 @@ impl Config {
             .map(naming::module)
             .collect()
     }
+}
+
+/// A hand-written template as a generated file: the `@generated` header
+/// naming `regen_command`, a line naming `source` (the file to edit
+/// instead), then `text` unchanged.
+pub fn from_template(regen_command: &str, source: &str, text: &str) -> String {
+    format!(
+        "{GENERATED_MARKER} by `{regen_command}` from `{source}`. Do not edit; edit the \
+         template.\n\n{text}"
+    )
 }
 
 /// What can go wrong while generating.

@@ -39,7 +39,7 @@ pub fn object_bytes(file: &[u8]) -> Result<Vec<u8>, Box<dyn Error>> {
         return Ok(file.to_vec());
     }
     let json: serde_json::Value = serde_json::from_slice(file)?;
-    Ok(kguest_k8s::json::object_from_json(&json)?.raw)
+    Ok(kguest_k8s_io::json::object_from_json(&json)?.raw)
 }
 
 /// Schedules `pod` over `nodes` with the plugin `wasm`; returns one line

@@ -15,6 +15,8 @@
 //!   `unsafe` block), used by `&str` fields and the text helpers.
 //! - [`schema`]: static message descriptions, used by [`View::validate`] and,
 //!   behind the `json` feature, by the JSON serializer.
+//! - [`envelope`]: the API server's `k8s\0` + `runtime.Unknown` framing,
+//!   unwrapped without a copy (wrapping needs the `encode` feature).
 //!
 //! Reading follows protobuf's rules: the last occurrence of a singular field
 //! wins, unknown fields are skipped, fields may come in any order, repeated
@@ -37,6 +39,7 @@ extern crate std;
 pub mod codec;
 #[cfg(feature = "encode")]
 pub mod encode;
+pub mod envelope;
 mod error;
 pub mod fields;
 #[cfg(feature = "encode")]

@@ -2,8 +2,8 @@
 //! as `kubectl get -o json|yaml` prints objects.
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{schema_by_type_name, schema_for_api_version, write_object};
-use kguest_k8s::stream::unframe;
+use kguest_k8s_io::json::{schema_by_type_name, schema_for_api_version, write_object};
+use kguest_k8s_io::stream::unframe;
 use kguest_wire::json::{Event, JsonError, Reader, Style};
 
 use crate::{Failure, read_input};
@@ -326,7 +326,7 @@ fn describe(err: JsonError, base: usize) -> String {
 /// quoting, block scalars and line folding), byte for byte.
 fn to_yaml(json: &[u8]) -> Result<Vec<u8>, String> {
     let text = std::str::from_utf8(json).map_err(|err| format!("writing YAML: {err}"))?;
-    kguest_k8s::kubectl_yaml::to_kubectl_yaml(text)
+    kguest_k8s_io::kubectl_yaml::to_kubectl_yaml(text)
         .map(String::into_bytes)
         .map_err(|err| format!("writing YAML: {err}"))
 }

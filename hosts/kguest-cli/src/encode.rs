@@ -6,9 +6,9 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 
-use kguest_k8s::json::schema_by_type_name;
-use kguest_k8s::load::{LoadedObject, Loader};
-use kguest_k8s::stream::push_frame;
+use kguest_k8s_io::json::schema_by_type_name;
+use kguest_k8s_io::load::{LoadedObject, Loader};
+use kguest_k8s_io::stream::push_frame;
 use kguest_wire::json::FieldValidation;
 
 use crate::Failure;

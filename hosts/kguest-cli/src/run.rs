@@ -14,7 +14,7 @@ use kguest_host::{
 use serde_json::{Value, json};
 
 use crate::{Failure, read_input};
-use kguest_k8s::load::Loader;
+use kguest_k8s_io::load::Loader;
 use kguest_wire::json::FieldValidation;
 
 /// `kguest run --help`.

@@ -151,7 +151,7 @@ pub struct Object {
 
 impl Object {
     fn new(label: &'static str, json: Value) -> Object {
-        let protobuf = kguest_k8s::json::object_from_json(&json)
+        let protobuf = kguest_k8s_io::json::object_from_json(&json)
             .unwrap_or_else(|err| panic!("{label}: {err:?}"))
             .raw;
         let json_bytes = serde_json::to_vec(&json).expect("JSON");
@@ -320,7 +320,7 @@ pub fn encode_cases(inputs: &Inputs) -> Vec<Case> {
         let label = object.label;
         let json = object.json.clone();
         cases.push(case(format!("encode/{label}/kguest-json"), move || {
-            black_box(kguest_k8s::json::object_from_json(black_box(&json)).expect("encode"));
+            black_box(kguest_k8s_io::json::object_from_json(black_box(&json)).expect("encode"));
         }));
         if label == "node" {
             let typed: openapi::Node =
@@ -346,7 +346,7 @@ pub fn encode_cases(inputs: &Inputs) -> Vec<Case> {
         .unwrap_or("1")
         .to_string();
     let encode = move || {
-        kguest_k8s::json::object_from_json(&node)
+        kguest_k8s_io::json::object_from_json(&node)
             .expect("encode")
             .raw
     };
@@ -487,14 +487,14 @@ pub fn json_cases(inputs: &Inputs) -> Vec<Case> {
         let text = String::from_utf8(object.json_bytes.clone()).expect("UTF-8");
         let mut encoder = kguest_wire::json::Encoder::new();
         let mut out = Vec::new();
-        kguest_k8s::json::encode_object_text(&mut encoder, &text, &mut out).expect("encode");
+        kguest_k8s_io::json::encode_object_text(&mut encoder, &text, &mut out).expect("encode");
         assert_eq!(out, object.protobuf, "{label}: one-pass encoder");
         let t1 = text.clone();
         cases.push(case(
             format!("json/{label}/to-protobuf/kguest"),
             move || {
                 out.clear();
-                kguest_k8s::json::encode_object_text(&mut encoder, black_box(&t1), &mut out)
+                kguest_k8s_io::json::encode_object_text(&mut encoder, black_box(&t1), &mut out)
                     .expect("encode");
                 black_box(&out);
             },
@@ -525,7 +525,7 @@ pub fn json_cases(inputs: &Inputs) -> Vec<Case> {
     let mut out = Vec::new();
     cases.push(case("json/pod/to-json/kguest", move || {
         out.clear();
-        kguest_k8s::json::write_object(
+        kguest_k8s_io::json::write_object(
             "v1",
             "Pod",
             schema,

@@ -39,8 +39,8 @@ fn every_upstream_fixture_transcodes_like_the_upstream_protobuf() {
             continue;
         };
         let env = kguest_k8s::envelope::unwrap(&pb).expect("envelope");
-        let Some(schema) = kguest_k8s::json::schema_for_api_version(env.api_version, env.kind)
-            .or_else(|| kguest_k8s::json::schema_by_type_name(name))
+        let Some(schema) = kguest_k8s_io::json::schema_for_api_version(env.api_version, env.kind)
+            .or_else(|| kguest_k8s_io::json::schema_by_type_name(name))
         else {
             continue;
         };
@@ -50,8 +50,8 @@ fn every_upstream_fixture_transcodes_like_the_upstream_protobuf() {
             .to_protobuf(schema)
             .unwrap_or_else(|e| panic!("{name}: {} at {}", e.what, e.at));
         let ours =
-            kguest_k8s::json::to_json(schema, ours).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let theirs = kguest_k8s::json::to_json(schema, env.raw).expect("fixture decodes");
+            kguest_k8s_io::json::to_json(schema, ours).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let theirs = kguest_k8s_io::json::to_json(schema, env.raw).expect("fixture decodes");
         assert_eq!(ours, theirs, "{name}");
         checked += 1;
     }

@@ -468,7 +468,7 @@ fn pods_in_sequence_through_one_instance_do_not_share_state() {
 
     let encode = |yaml: String| {
         let json: Value = serde_norway::from_str(&yaml).expect("yaml");
-        kguest_k8s::json::object_from_json(&json)
+        kguest_k8s_io::json::object_from_json(&json)
             .expect("encode")
             .raw
     };

@@ -15,7 +15,7 @@ fn real_pod(name: &str) -> Vec<u8> {
         "metadata": {"name": name, "namespace": "ns"},
         "spec": {"containers": [{"name": "c", "image": "nginx"}]},
     });
-    kguest_k8s::json::object_from_json(&json).unwrap().raw
+    kguest_k8s_io::json::object_from_json(&json).unwrap().raw
 }
 
 #[test]

@@ -93,7 +93,7 @@ pub fn real_node(name: &str, images: &[(&[&str], i64)]) -> Vec<u8> {
         "metadata": {"name": name, "resourceVersion": "7"},
         "status": {"images": images},
     });
-    kguest_k8s::json::object_from_json(&json).unwrap().raw
+    kguest_k8s_io::json::object_from_json(&json).unwrap().raw
 }
 
 /// A cycle with `pod` (served as it is) and protobuf nodes `node-a` (with

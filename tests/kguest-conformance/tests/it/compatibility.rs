@@ -21,10 +21,10 @@
 use std::path::PathBuf;
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{
+use kguest_k8s_io::json::{
     object_from_json_text, schema_by_type_name, schema_for_api_version, write_object,
 };
-use kguest_k8s::load::Loader;
+use kguest_k8s_io::load::Loader;
 use kguest_wire::json::{FieldValidation, Style};
 
 const RELEASES: &[&str] = &["v1.33.0", "v1.34.0", "v1.35.0"];
@@ -134,7 +134,7 @@ fn untyped(name: &str) -> bool {
 /// The objects of JSON or YAML text, read as a 1.36 API server reads them.
 /// An object without `apiVersion` (a `WatchEvent`) is read as the type its
 /// file is named for.
-fn load(name: &str, text: &str) -> Result<kguest_k8s::load::LoadedObject, String> {
+fn load(name: &str, text: &str) -> Result<kguest_k8s_io::load::LoadedObject, String> {
     let mut objects = Loader::new(name, text).field_validation(FieldValidation::Ignore);
     if untyped(name) {
         let schema = schema_by_type_name(name).ok_or_else(|| format!("{name}: no such type"))?;
@@ -184,7 +184,7 @@ fn round_trip(name: &str, ext: &str, input: &[u8]) -> Result<Vec<u8>, String> {
                 return Ok(indent(&json));
             }
             let text = std::str::from_utf8(&json).map_err(|err| err.to_string())?;
-            kguest_k8s::kubectl_yaml::to_kubectl_yaml(text)
+            kguest_k8s_io::kubectl_yaml::to_kubectl_yaml(text)
                 .map(String::into_bytes)
                 .map_err(|err| format!("JSON -> YAML: {err}"))
         }

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{schema_by_type_name, schema_for_api_version};
+use kguest_k8s_io::json::{schema_by_type_name, schema_for_api_version};
 use kguest_wire::View;
 use kguest_wire::reflect::{Item, Reflect, Visitor};
 use kguest_wire::schema::{self, Kind, Label, MessageSchema};
@@ -68,7 +68,7 @@ macro_rules! roots {
 
 // Every type of the upstream fixtures (`proto-vendor/testdata/*.pb`), derived
 // from the fixture names `<group>.<version>.<Kind>` with the folder of the
-// group from `kguest_k8s::groups`; kinds that apimachinery defines for every
+// group from `kguest_k8s_io::groups`; kinds that apimachinery defines for every
 // group live in `meta/v1`. `every_fixture_matches_prost_reflect` fails when a
 // fixture has no entry here.
 roots![
@@ -611,7 +611,7 @@ pub fn raw_fixtures() -> Vec<(String, &'static str, Vec<u8>)> {
 /// Compares the views and the reference on `bytes`: `Ok(reference tree)` when
 /// they agree, else the first difference.
 fn compare(full_name: &str, bytes: &[u8]) -> Result<Node, String> {
-    let schema = kguest_k8s::json::schema_by_full_name(full_name);
+    let schema = kguest_k8s_io::json::schema_by_full_name(full_name);
     let theirs = reference_tree(&reference_decode(full_name, bytes)?);
     let ours = root_view_tree(full_name, bytes)
         .ok_or_else(|| format!("no view for {full_name} in reflect_root's list"))?;
@@ -1062,7 +1062,7 @@ fn reencoded_fixtures_match_prost_reflect() {
     let mut failures = Vec::new();
     let (mut checked, mut changed) = (0, 0);
     for (name, full_name, raw) in &fixtures {
-        let schema = kguest_k8s::json::schema_by_full_name(full_name).expect("schema");
+        let schema = kguest_k8s_io::json::schema_by_full_name(full_name).expect("schema");
         let Ok(original) = reference_decode(full_name, raw).map(|m| reference_tree(&m)) else {
             failures.push(format!("{name}: prost-reflect rejects the original"));
             continue;

@@ -41,8 +41,8 @@ impl Fixture {
     /// envelope leaves the type empty (`WatchEvent`), from the file name.
     pub fn schema(&self) -> &'static kguest_wire::schema::MessageSchema {
         let env = kguest_k8s::envelope::unwrap(&self.pb).expect("fixture envelope");
-        kguest_k8s::json::schema_for_api_version(env.api_version, env.kind)
-            .or_else(|| kguest_k8s::json::schema_by_type_name(&self.name))
+        kguest_k8s_io::json::schema_for_api_version(env.api_version, env.kind)
+            .or_else(|| kguest_k8s_io::json::schema_by_type_name(&self.name))
             .unwrap_or_else(|| panic!("{}: no schema", self.name))
     }
 }

@@ -10,7 +10,7 @@
 
 use kguest_k8s::api::core::v1::Pod;
 use kguest_k8s::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kguest_k8s::json::schema_by_full_name;
+use kguest_k8s_io::json::schema_by_full_name;
 use kguest_wire::quantity::{self, Quantity};
 use kguest_wire::schema;
 use kguest_wire::{ErrorKind, View};
@@ -258,7 +258,7 @@ fn huge_lengths_are_truncation() {
             "{bad:02x?}"
         );
         assert!(pod.metadata().is_none());
-        assert!(kguest_k8s::json::to_json(Pod::SCHEMA, bad).is_err());
+        assert!(kguest_k8s_io::json::to_json(Pod::SCHEMA, bad).is_err());
     }
 }
 
@@ -295,7 +295,7 @@ fn invalid_utf8_in_a_string() {
 /// the json_encode target as "encode(decode(encode(x))) != encode(x)".
 #[test]
 fn json_zero_time_encodes_like_go() {
-    use kguest_k8s::json::{from_json, to_json};
+    use kguest_k8s_io::json::{from_json, to_json};
     use serde_json::json;
 
     let encode = |v: serde_json::Value| from_json(Pod::SCHEMA, &v).expect("encodes");
@@ -338,7 +338,7 @@ fn json_zero_time_encodes_like_go() {
 /// `3.8123494487794423e-292`.
 #[test]
 fn json_raw_json_floats_survive_decode() {
-    use kguest_k8s::json::{from_json, to_json};
+    use kguest_k8s_io::json::{from_json, to_json};
 
     let text = "3.812349448779442e-292";
     let exact: f64 = text.parse().expect("Rust's parser is correctly rounded");
@@ -370,7 +370,7 @@ fn json_raw_json_floats_survive_decode() {
 /// target allows exactly this error after a successful `validate()`.
 #[test]
 fn validate_accepts_values_without_a_json_form() {
-    use kguest_k8s::json::{Error, to_json};
+    use kguest_k8s_io::json::{Error, to_json};
 
     let cases: [(&str, &[u8]); 2] = [
         // metadata.managedFields[0].fieldsV1.raw = "{" (embedded JSON that does not parse).
@@ -417,7 +417,7 @@ fn map_record_with_wrong_wire_type_and_no_value() {
         (err.kind, err.offset, err.field),
         (ErrorKind::Truncated, 2, 1)
     );
-    assert!(kguest_k8s::json::to_json(Node::SCHEMA, bytes).is_err());
+    assert!(kguest_k8s_io::json::to_json(Node::SCHEMA, bytes).is_err());
     let status = node.status().expect("status is a message");
     assert!(status.capacity().is_empty(), "the views read no entry");
 

@@ -46,10 +46,10 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{
+use kguest_k8s_io::json::{
     EncodedObject, object_from_json_text, object_to_json, schema_for_api_version,
 };
-use kguest_k8s::load::Loader;
+use kguest_k8s_io::load::Loader;
 use kguest_wire::json::from_json_text;
 use kguest_wire::schema::MessageSchema;
 use serde_json::Value;
@@ -485,7 +485,7 @@ fn views_json(go: &GoObject) -> Result<(String, Value), String> {
     let env = envelope::unwrap(&go.pb).map_err(|err| err.as_str().to_string())?;
     let schema = schema_of(go)?;
     let mut out = Vec::new();
-    kguest_k8s::json::write_object(
+    kguest_k8s_io::json::write_object(
         env.api_version,
         env.kind,
         schema,
@@ -680,7 +680,7 @@ fn decode_many(cli: &PathBuf, objects: &[GoObject]) -> Vec<Decoded> {
     let all = |format: &str| -> Vec<Result<String, String>> {
         let pbs: Vec<Vec<u8>> = wanted.iter().map(|go| go.pb.clone()).collect();
         if pbs.len() > 1
-            && let Ok(text) = kguest_decode(cli, format, &kguest_k8s::stream::frame(&pbs))
+            && let Ok(text) = kguest_decode(cli, format, &kguest_k8s_io::stream::frame(&pbs))
             && let Some(items) = split_list(format, &text)
             && items.len() == pbs.len()
         {

@@ -7,7 +7,7 @@
 //! non-pointer zero values while JSON's `omitempty` drops them.
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::object_to_json;
+use kguest_k8s_io::json::object_to_json;
 use serde_json::Value;
 
 use crate::fixtures;

@@ -3,7 +3,7 @@
 //! the object's raw message and the whole enveloped file.
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{EncodedObject, from_json, object_from_json};
+use kguest_k8s_io::json::{EncodedObject, from_json, object_from_json};
 
 use crate::fixtures;
 

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kguest_k8s::json::{object_from_json_text, object_to_json, schema_for_api_version};
+use kguest_k8s_io::json::{object_from_json_text, object_to_json, schema_for_api_version};
 use serde_json::Value;
 
 fn data(dir: &str) -> Vec<(PathBuf, String)> {
@@ -107,7 +107,7 @@ fn objects_printed_by_go_round_trip_exactly() {
 /// a fixed point.
 #[test]
 fn decoded_json_is_a_fixed_point() {
-    use kguest_k8s::load::Loader;
+    use kguest_k8s_io::load::Loader;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
     for name in ["pod.yaml", "node.yaml", "nodes.yaml"] {
         let text = std::fs::read_to_string(dir.join(name)).expect("read");

@@ -5,10 +5,10 @@
 use std::path::Path;
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{
+use kguest_k8s_io::json::{
     object_from_json, object_from_json_text, object_to_json, schema_for_api_version,
 };
-use kguest_k8s::load::Loader;
+use kguest_k8s_io::load::Loader;
 use kguest_wire::json::{Encoder, FieldValidation, JsonError, from_json_text};
 use serde::Deserialize;
 use serde_json::Value;
@@ -438,7 +438,7 @@ fn an_encoder_is_reusable() {
     let mut encoder = Encoder::new();
     for text in texts {
         let mut out = Vec::new();
-        kguest_k8s::json::encode_object_text(&mut encoder, text, &mut out).expect("encodes");
+        kguest_k8s_io::json::encode_object_text(&mut encoder, text, &mut out).expect("encodes");
         assert_eq!(out, object_from_json_text(text).expect("encodes").raw);
     }
 }
@@ -520,7 +520,7 @@ fn duplicate_members_follow_go() {
     let lenient = |text: &str| {
         let mut raw = Vec::new();
         let mut encoder = Encoder::with_field_validation(FieldValidation::Ignore);
-        kguest_k8s::json::encode_object_text(&mut encoder, text, &mut raw)
+        kguest_k8s_io::json::encode_object_text(&mut encoder, text, &mut raw)
             .map_err(|err| err.to_string())?;
         let schema = schema_for_api_version("v1", "Pod").expect("the Pod schema");
         let json = object_to_json("v1", "Pod", schema, &raw).map_err(|err| err.to_string())?;

@@ -17,8 +17,8 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 
 use kguest_k8s::envelope;
-use kguest_k8s::json::{schema_by_full_name, to_json};
 use kguest_k8s::registry::MESSAGES;
+use kguest_k8s_io::json::{schema_by_full_name, to_json};
 use kguest_wire::ErrorKind;
 use kguest_wire::reflect::{Item, Visitor};
 use kguest_wire::schema::{self, FieldSchema, JsonForm, Kind, Label, MAX_DEPTH, MessageSchema};

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use kguest_k8s::api::core::v1::{Container, Node, NodeStatus, Pod, PodSpec, Toleration};
-use kguest_k8s::json::schema_by_full_name;
+use kguest_k8s_io::json::schema_by_full_name;
 use kguest_wire::reflect::{Item, Reflect, Visitor};
 
 use crate::differential::{Lcg, Plan, Stats, raw_fixtures, reencode, reflect_root, root_schemas};

@@ -109,7 +109,7 @@ fn encode_to_slice_and_envelope() {
     let json =
         serde_json::json!({"apiVersion": "v1", "kind": "Pod", "spec": {"nodeName": "node-a"}});
     assert_eq!(
-        kguest_k8s::json::object_from_json(&json)
+        kguest_k8s_io::json::object_from_json(&json)
             .expect("encode")
             .raw,
         bytes

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use kguest_k8s::api::core::v1::{Node, Pod};
-use kguest_k8s::json::{object_from_json, object_to_json, schema_for_api_version};
+use kguest_k8s_io::json::{object_from_json, object_to_json, schema_for_api_version};
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -111,7 +111,7 @@ pub fn load(
 
 /// Kubernetes JSON -> the protobuf the API server sends.
 pub fn protobuf(object: &Value) -> Vec<u8> {
-    kguest_k8s::json::object_from_json(object)
+    kguest_k8s_io::json::object_from_json(object)
         .unwrap_or_else(|err| panic!("{object}: {err}"))
         .raw
 }

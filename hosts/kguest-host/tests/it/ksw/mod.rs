@@ -209,7 +209,7 @@ pub const NODE_SMALL_NAME: &str = "good-node";
 pub const POD_SMALL_UID: &str = "384900cd-dc7b-41ec-837e-9c4c1762363e";
 
 pub fn encode(json: Value) -> Vec<u8> {
-    kguest_k8s::json::object_from_json(&json)
+    kguest_k8s_io::json::object_from_json(&json)
         .unwrap_or_else(|e| panic!("{json}: {e}"))
         .raw
 }

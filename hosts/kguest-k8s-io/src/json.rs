@@ -1,9 +1,7 @@
-//! Kubernetes JSON for any view, and finding a message type by name
-//! (feature `json`; hosts and tools only).
+//! Kubernetes JSON for any view, and finding a message type by name or by
+//! `apiVersion` and `kind`.
 
-use std::string::{String, ToString};
-use std::vec::Vec;
-
+use kguest_k8s::registry::MESSAGES;
 use kguest_wire::json::{
     self as wire_json, Encoder, JsonError, Reader, Source, SourceEvent, Style, ValueSource,
     WriteOptions, skip,
@@ -12,7 +10,6 @@ use kguest_wire::schema::MessageSchema;
 use serde_json::Value;
 
 use crate::groups::{folder_of_group, group_of_folder};
-use crate::registry::MESSAGES;
 
 pub use kguest_wire::json::JsonError as Error;
 
@@ -36,7 +33,7 @@ pub fn schema_by_type_name(name: &str) -> Option<&'static MessageSchema> {
     let (rest, kind) = name.rsplit_once('.')?;
     let (prefix, version) = rest.rsplit_once('.')?;
     if prefix == "meta" {
-        return schema_by_full_name(&std::format!(
+        return schema_by_full_name(&format!(
             "k8s.io.apimachinery.pkg.apis.meta.{version}.{kind}"
         ));
     }
@@ -57,8 +54,8 @@ pub fn schema_for_api_version(api_version: &str, kind: &str) -> Option<&'static 
 }
 
 fn schema_for_folder(folder: &str, version: &str, kind: &str) -> Option<&'static MessageSchema> {
-    schema_by_full_name(&std::format!("k8s.io.api.{folder}.{version}.{kind}")).or_else(|| {
-        schema_by_full_name(&std::format!(
+    schema_by_full_name(&format!("k8s.io.api.{folder}.{version}.{kind}")).or_else(|| {
+        schema_by_full_name(&format!(
             "k8s.io.apimachinery.pkg.apis.meta.{version}.{kind}"
         ))
     })
@@ -75,7 +72,7 @@ pub fn api_version_of(full_name: &str) -> Option<String> {
     Some(if group.is_empty() {
         version.to_string()
     } else {
-        std::format!("{group}/{version}")
+        format!("{group}/{version}")
     })
 }
 
@@ -144,7 +141,7 @@ pub struct EncodedObject {
 impl EncodedObject {
     /// The object as the API server sends it (`k8s\0` + `runtime.Unknown`).
     pub fn enveloped(&self) -> Vec<u8> {
-        crate::envelope::wrap(&self.api_version, &self.kind, &self.raw)
+        kguest_k8s::envelope::wrap(&self.api_version, &self.kind, &self.raw)
     }
 }
 
@@ -167,14 +164,14 @@ pub(crate) fn schema_of(
 ) -> Result<&'static MessageSchema, JsonError> {
     let text = |key: &str, value: Option<&str>| match value {
         Some(v) if !v.is_empty() => Ok(()),
-        Some(_) => Err(invalid(std::format!("`{key}` must be a non-empty string"))),
-        None => Err(invalid(std::format!("missing `{key}`"))),
+        Some(_) => Err(invalid(format!("`{key}` must be a non-empty string"))),
+        None => Err(invalid(format!("missing `{key}`"))),
     };
     text("apiVersion", api_version)?;
     text("kind", kind)?;
     let (api_version, kind) = (api_version.unwrap_or(""), kind.unwrap_or(""));
     schema_for_api_version(api_version, kind).ok_or_else(|| {
-        invalid(std::format!(
+        invalid(format!(
             "unknown apiVersion `{api_version}` / kind `{kind}`"
         ))
     })
@@ -188,7 +185,7 @@ pub fn object_from_json(json: &Value) -> Result<EncodedObject, JsonError> {
     };
     let text = |key: &str| match members.get(key) {
         Some(Value::String(s)) => Ok(Some(s.as_str())),
-        Some(_) => Err(invalid(std::format!("`{key}` must be a non-empty string"))),
+        Some(_) => Err(invalid(format!("`{key}` must be a non-empty string"))),
         None => Ok(None),
     };
     let (api_version, kind) = (text("apiVersion")?, text("kind")?);
@@ -236,7 +233,7 @@ pub(crate) fn type_meta<'s, S: Source<'s>>(
     match src.next_event()? {
         SourceEvent::ObjectStart => {}
         other => {
-            return Err(invalid(std::format!(
+            return Err(invalid(format!(
                 "expected an object, found {}",
                 describe(&other)
             )));
@@ -270,7 +267,7 @@ pub(crate) fn type_meta<'s, S: Source<'s>>(
                 } else {
                     "apiVersion"
                 };
-                return Err(invalid(std::format!("`{key}` must be a non-empty string")));
+                return Err(invalid(format!("`{key}` must be a non-empty string")));
             }
         }
     }

@@ -1,8 +1,6 @@
-//! Kubernetes' protobuf stream framing (feature `json`): each object
+//! Kubernetes' protobuf stream framing: each object
 //! preceded by its length as 4 big-endian bytes, as watch streams carry
 //! objects and as `kguest encode` writes several objects.
-
-use std::vec::Vec;
 
 /// Appends `object` to `out` as one frame.
 pub fn push_frame(out: &mut Vec<u8>, object: &[u8]) {
@@ -28,7 +26,7 @@ pub fn unframe(bytes: &[u8]) -> Option<Vec<&[u8]>> {
         let (len, tail) = rest.split_first_chunk::<4>()?;
         let len = u32::from_be_bytes(*len) as usize;
         let (object, tail) = tail.split_at_checked(len)?;
-        if !object.starts_with(&crate::envelope::MAGIC) {
+        if !object.starts_with(&kguest_k8s::envelope::MAGIC) {
             return None;
         }
         out.push(object);
@@ -46,7 +44,7 @@ mod tests {
         let a = b"k8s\0abc".to_vec();
         let b = b"k8s\0".to_vec();
         let framed = frame(&[a.clone(), b.clone()]);
-        assert_eq!(unframe(&framed), Some(std::vec![&a[..], &b[..]]));
+        assert_eq!(unframe(&framed), Some(vec![&a[..], &b[..]]));
         assert_eq!(unframe(&framed[..framed.len() - 1]), None);
         assert_eq!(unframe(b"k8s\0abc"), None);
         assert_eq!(unframe(b""), None);

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use kguest_k8s::kubectl_yaml::to_kubectl_yaml;
+use kguest_k8s_io::kubectl_yaml::to_kubectl_yaml;
 
 fn testdata() -> PathBuf {
     let Some(dir) = std::env::var_os("KGUEST_K8S_DIR") else {

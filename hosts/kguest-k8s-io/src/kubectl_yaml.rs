@@ -35,8 +35,6 @@
 //! `unicode.IsLetter` and `unicode.IsDigit`.
 
 use std::collections::BTreeMap;
-use std::string::{String, ToString};
-use std::vec::Vec;
 
 use kguest_wire::json::{Event, JsonError, Reader, Text};
 
@@ -51,7 +49,7 @@ const MAX_SIMPLE_KEY: usize = 128;
 /// an object whose JSON is `json`).
 ///
 /// ```
-/// let yaml = kguest_k8s::kubectl_yaml::to_kubectl_yaml(
+/// let yaml = kguest_k8s_io::kubectl_yaml::to_kubectl_yaml(
 ///     r#"{"kind":"Pod","metadata":{"labels":{"on":"yes"}},"spec":{"containers":[{"args":["a: b"]}]}}"#,
 /// )
 /// .unwrap();
@@ -127,7 +125,7 @@ impl Value {
                         break;
                     }
                     let len = path.len();
-                    path.push_str(&std::format!("[{}]", items.len()));
+                    path.push_str(&format!("[{}]", items.len()));
                     items.push(Value::read(reader, item, path)?);
                     path.truncate(len);
                 }
@@ -166,7 +164,7 @@ fn format_float(f: f64) -> String {
     }
     // Rust's `{:e}` gives the shortest digits that read back as `f`, as
     // Go's shortest formatting does: `-1.2345e-7`.
-    let sci = std::format!("{f:e}");
+    let sci = format!("{f:e}");
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exponent: i64 = exponent.parse().unwrap_or(0);
     let (negative, mantissa) = match mantissa.strip_prefix('-') {
@@ -239,7 +237,7 @@ fn read_string(text: Text<'_>, key: bool) -> Result<String, String> {
         let c = c as u32;
         c == 0x7f || (0x80..=0x9f).contains(&c) && c != 0x85 || c == 0xfffe || c == 0xffff
     }) {
-        return Err(std::format!(
+        return Err(format!(
             "U+{:04X} has no YAML form (kubectl: \"control characters are not allowed\")",
             c as u32
         ));
@@ -285,7 +283,7 @@ fn read_string(text: Text<'_>, key: bool) -> Result<String, String> {
                             .strip_prefix(marker)
                             .is_some_and(|after| after.starts_with([' ', '\u{85}']))
                         {
-                            return Err(std::format!(
+                            return Err(format!(
                                 "`{marker}` after U+0085 has no YAML form \
                                  (kubectl: \"found unexpected document indicator\")"
                             ));
@@ -324,7 +322,7 @@ fn check_key(name: &str) -> Result<(), String> {
         })
         .sum();
     if written > 1022 {
-        return Err(std::format!(
+        return Err(format!(
             "a key of {written} characters (as JSON) has no YAML form (kubectl: \"did not find expected ',' or '}}'\")"
         ));
     }
@@ -648,7 +646,7 @@ fn resolves_to_string(s: &str) -> bool {
             // `0b` then a binary number, which may carry its own sign.
             match (plain.strip_prefix("0b"), plain.strip_prefix("-0b")) {
                 (Some(rest), _) => !(go_parse_int(rest, 2) || go_parse_uint(rest, 2)),
-                (None, Some(rest)) => !go_parse_int(&std::format!("-{rest}"), 2),
+                (None, Some(rest)) => !go_parse_int(&format!("-{rest}"), 2),
                 (None, None) => true,
             }
         }
@@ -1340,7 +1338,6 @@ impl Emitter {
 
 #[cfg(test)]
 mod tests {
-    use std::string::ToString;
 
     use super::to_kubectl_yaml;
 
@@ -1523,13 +1520,11 @@ mod tests {
 
     #[test]
     fn prints_what_go_yaml_prints() {
-        let mut failures = std::vec::Vec::new();
+        let mut failures = Vec::new();
         for &(json, expected) in CASES {
             match to_kubectl_yaml(json) {
                 Ok(yaml) if yaml == expected => {}
-                other => failures.push(std::format!(
-                    "{json}\n  want {expected:?}\n  got  {other:?}"
-                )),
+                other => failures.push(format!("{json}\n  want {expected:?}\n  got  {other:?}")),
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -1537,8 +1532,8 @@ mod tests {
 
     #[test]
     fn refuses_what_go_yaml_cannot_read() {
-        let long_key = std::format!("{{\"{}\":1}}", "x".repeat(1023));
-        let escaped_key = std::format!("{{\"{}\\u003c\":1}}", "x".repeat(1017));
+        let long_key = format!("{{\"{}\":1}}", "x".repeat(1023));
+        let escaped_key = format!("{{\"{}\\u003c\":1}}", "x".repeat(1017));
         for json in [
             // go-yaml's reader refuses DEL and C1 controls (but U+0085).
             "{\"k\":\"a\u{7f}b\"}",
@@ -1558,7 +1553,7 @@ mod tests {
                 "{json}: {err}"
             );
         }
-        let ok = std::format!("{{\"{}\":1}}", "x".repeat(1022));
+        let ok = format!("{{\"{}\":1}}", "x".repeat(1022));
         assert!(to_kubectl_yaml(&ok).is_ok());
     }
 

@@ -1,5 +1,5 @@
-//! Loading Kubernetes objects from JSON or YAML text into protobuf (feature
-//! `json`; YAML input needs feature `yaml`).
+//! Loading Kubernetes objects from JSON or YAML text into protobuf (YAML
+//! input needs feature `yaml`).
 //!
 //! The input is one object, a multi-document YAML stream, or a `List` (any
 //! object whose `kind` is `List`) whose `items` are objects; Lists nest.
@@ -8,7 +8,8 @@
 //! label for messages: `FILE`, `FILE, document 2`, `FILE, item 3`.
 //!
 //! ```
-//! use kguest_k8s::load::Loader;
+//! # #[cfg(feature = "yaml")] {
+//! use kguest_k8s_io::load::Loader;
 //!
 //! let yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n";
 //! for object in Loader::new("pod.yaml", yaml) {
@@ -17,6 +18,7 @@
 //!     let bytes = object.enveloped(); // what the API server would send
 //!     assert!(bytes.starts_with(b"k8s\0"));
 //! }
+//! # }
 //! ```
 //!
 //! Memory: JSON text is read in place; a YAML stream is read one document at
@@ -24,14 +26,10 @@
 //! document only. The encoder's scratch space is reused from object to
 //! object.
 
-use std::format;
-use std::string::{String, ToString};
-use std::vec::Vec;
-
+use kguest_k8s::envelope;
 use kguest_wire::json::{Encoder, FieldValidation, JsonError, Reader, Source, SourceEvent, skip};
 use kguest_wire::schema::MessageSchema;
 
-use crate::envelope;
 use crate::json::{TYPE_META, schema_of, type_meta};
 
 /// One object read from the input.
@@ -94,8 +92,7 @@ enum Input<'a> {
 }
 
 #[cfg(feature = "yaml")]
-type ReaderInput =
-    saphyr_parser::BufferedInput<crate::yaml::Utf8Chars<std::boxed::Box<dyn std::io::BufRead>>>;
+type ReaderInput = saphyr_parser::BufferedInput<crate::yaml::Utf8Chars<Box<dyn std::io::BufRead>>>;
 
 /// An open `List`'s `items`: how many have been read.
 struct ListFrame {
@@ -160,10 +157,7 @@ impl<'a> Loader<'a> {
     /// comes: one document is held at a time, so a long stream of objects
     /// needs memory for its largest document only.
     #[cfg(feature = "yaml")]
-    pub fn from_reader(
-        name: &str,
-        reader: std::boxed::Box<dyn std::io::BufRead>,
-    ) -> Loader<'static> {
+    pub fn from_reader(name: &str, reader: Box<dyn std::io::BufRead>) -> Loader<'static> {
         let chars = crate::yaml::Utf8Chars::new(reader);
         let error = chars.error();
         Loader {
@@ -498,7 +492,7 @@ fn read_document<T: saphyr_parser::Input>(
                 reason: why,
             };
             return DocStep::Objects(
-                std::vec![Err(LoadError {
+                vec![Err(LoadError {
                     origin: origin(docs),
                     error,
                 })],
@@ -510,7 +504,7 @@ fn read_document<T: saphyr_parser::Input>(
             Ok(true) => {}
             Err(error) => {
                 return DocStep::Objects(
-                    std::vec![Err(LoadError {
+                    vec![Err(LoadError {
                         origin: origin(docs),
                         error,
                     })],

@@ -9,9 +9,6 @@
 //! `serde_yaml` does; quoted and block scalars are strings. Anchors and
 //! aliases are expanded, up to [`MAX_EVENTS`] events per document.
 
-use std::string::{String, ToString};
-use std::vec::Vec;
-
 use kguest_wire::json::{JsonError, Number, Source, SourceEvent, Text};
 use saphyr_parser::{BufferedInput, Event, Input, Parser, ScalarStyle, ScanError, StrInput};
 
@@ -545,7 +542,7 @@ mod tests {
             let mut depth = 0usize;
             loop {
                 let event = src.next_event().expect("event");
-                out.push(std::format!("{event:?}"));
+                out.push(format!("{event:?}"));
                 match event {
                     SourceEvent::ObjectStart | SourceEvent::ArrayStart => depth += 1,
                     SourceEvent::ObjectEnd | SourceEvent::ArrayEnd => depth -= 1,

@@ -1,3 +1,0 @@
-//! kguest-k8s integration tests (one binary; needs the `json` feature).
-
-mod kubectl_yaml;
