@@ -3,7 +3,7 @@
 
 use kguest_k8s::registry::MESSAGES;
 use kguest_wire::json::{
-    self as wire_json, Encoder, JsonError, Reader, Source, SourceEvent, Style, ValueSource,
+    self as wire_json, Encoder, JsonError, Reader, Source, SourceEvent, Style, Text, ValueSource,
     WriteOptions, skip,
 };
 use kguest_wire::schema::MessageSchema;
@@ -246,9 +246,9 @@ pub(crate) fn type_meta<'s, S: Source<'s>>(
             _ => break,
         };
         let value = src.next_event()?;
-        let slot = if key.eq_str("apiVersion") {
+        let slot = if names(&key, "apiVersion") {
             &mut api_version
-        } else if key.eq_str("kind") {
+        } else if names(&key, "kind") {
             &mut kind
         } else {
             skip(value, src)?;
@@ -262,7 +262,7 @@ pub(crate) fn type_meta<'s, S: Source<'s>>(
             }
             SourceEvent::Null => {}
             _ => {
-                let key = if key.eq_str("kind") {
+                let key = if names(&key, "kind") {
                     "kind"
                 } else {
                     "apiVersion"
@@ -272,6 +272,22 @@ pub(crate) fn type_meta<'s, S: Source<'s>>(
         }
     }
     Ok((api_version, kind))
+}
+
+/// Whether a top-level member names `name` as the API server's type
+/// detection reads it: Go's `encoding/json`, which matches member names
+/// without regard to ASCII case (`apiversion` is `apiVersion`; the object
+/// itself is then decoded case-sensitively, so that member is unknown there).
+/// Go also folds `K` (U+212A) and `ſ` (U+017F); kguest does not.
+fn names(key: &Text<'_>, name: &str) -> bool {
+    match key.as_plain() {
+        Some(plain) => plain.eq_ignore_ascii_case(name),
+        None => {
+            let mut buf = Vec::new();
+            key.decode_into(&mut buf);
+            buf.eq_ignore_ascii_case(name.as_bytes())
+        }
+    }
 }
 
 fn describe(event: &SourceEvent<'_>) -> &'static str {

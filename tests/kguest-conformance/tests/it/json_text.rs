@@ -575,3 +575,23 @@ fn a_null_bytes_map_value_is_nil() {
         "{string:02x?}"
     );
 }
+
+/// The API server finds `apiVersion` and `kind` with Go's `encoding/json`,
+/// which ignores ASCII case in member names, then decodes the object
+/// case-sensitively (the Go fuzz oracle's Lease with `apiVersiOn`): the
+/// type is found, and the member itself is unknown to the object.
+#[test]
+fn type_meta_is_found_without_regard_to_case() {
+    let text =
+        r#"{"kind":"Lease","apiVersiOn":"coordination.k8s.io/v1","spec":{"holderIdentity":"a"}}"#;
+    let err = object_from_json_text(text).expect_err("strict: apiVersiOn is unknown");
+    assert_eq!(err.to_string(), "apiVersiOn: unknown field");
+    let mut raw = Vec::new();
+    let mut encoder = Encoder::with_field_validation(FieldValidation::Ignore);
+    let (api_version, kind) =
+        kguest_k8s_io::json::encode_object_text(&mut encoder, text, &mut raw).expect("encodes");
+    assert_eq!(
+        (api_version.as_str(), kind.as_str()),
+        ("coordination.k8s.io/v1", "Lease")
+    );
+}
