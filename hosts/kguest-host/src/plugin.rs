@@ -79,7 +79,9 @@ struct Funcs {
 /// One instance with its store.
 struct Worker {
     store: Store<HostState>,
-    funcs: Funcs,
+    /// Boxed: a worker moves in and out of the pool on every call, and the
+    /// fifteen typed exports would be copied with it.
+    funcs: Box<Funcs>,
     /// Id of the last cycle this instance ran `prefilter` for.
     cycle: Option<u64>,
     /// That cycle, while its caller still holds it: an instance whose
@@ -606,7 +608,7 @@ impl Inner {
                 }
             };
         }
-        let funcs = Funcs {
+        let funcs = Box::new(Funcs {
             enqueue: get!(Hook::Enqueue),
             prefilter: get!(Hook::PreFilter),
             filter: get!(Hook::Filter),
@@ -622,7 +624,7 @@ impl Inner {
             postbind: get!(Hook::PostBind),
             addpod: get!(Hook::AddPod),
             removepod: get!(Hook::RemovePod),
-        };
+        });
         Ok(Worker {
             store,
             funcs,
