@@ -42,13 +42,15 @@ fn check_quantity(s: &[u8], extra_scale: i32) {
     let canonical = q.canonical(&mut buf).to_string();
     let again = quantity::parse(canonical.as_bytes())
         .unwrap_or_else(|err| panic!("canonical {canonical:?} of {s:?} does not parse: {err:?}"));
-    assert_eq!(
-        again, q,
+    // Go's canonical form of a DecimalSI value past `E` drops the exponent
+    // (`5000E` is `5`), and kguest writes what Go writes.
+    let past_e = q.format() == quantity::Format::DecimalSI && q.exponent().div_euclid(3) * 3 > 18;
+    assert!(
+        again == q || past_e,
         "canonical {canonical:?} of {s:?} changes the value"
     );
-    assert_eq!(
-        again.cmp_exact(&q),
-        std::cmp::Ordering::Equal,
+    assert!(
+        again.cmp_exact(&q) == std::cmp::Ordering::Equal || past_e,
         "canonical {canonical:?} of {s:?}: cmp_exact disagrees with =="
     );
     // A binary value that is not a multiple of 1024 prints with no suffix

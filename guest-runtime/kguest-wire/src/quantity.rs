@@ -667,6 +667,11 @@ impl Quantity {
         };
         match si {
             Some(suffix) => out.push_all(suffix),
+            // Past `E` there is no SI suffix, and Go's canonical form then
+            // writes none at all (its suffix lookup fails and the failure is
+            // ignored): `5000E` is written `5`. The value changes; the API
+            // server stores that text, so kguest writes it too.
+            None if format == Format::DecimalSI && exp3 > 18 => {}
             None if exp3 != 0 => {
                 out.push(b'e');
                 out.push_i64(i64::from(exp3));
@@ -1311,9 +1316,13 @@ mod tests {
             ("1T", "1T"),
             ("1E", "1E"),
             ("12E", "12E"),
-            ("1000E", "1e21"),
-            ("5000E", "5e21"),
-            ("1000000E", "1e24"),
+            // Go drops the exponent past E (the Go judge's answers).
+            ("1000E", "1"),
+            ("5000E", "5"),
+            ("1000000E", "1"),
+            ("1200E", "1200E"),
+            ("-5000E", "-5"),
+            ("5000000000000000000000.", "5"),
             ("1234567M", "1234567M"),
             ("3k", "3k"),
             ("1e9", "1e9"),
@@ -1479,7 +1488,8 @@ mod tests {
             format: DecimalSI,
         };
         let s = widest.canonical(&mut buf);
-        assert_eq!(s, "-1701411834604692317316873037158841057270e2147483646");
+        // DecimalSI past E: Go writes no suffix (see write_canonical).
+        assert_eq!(s, "-1701411834604692317316873037158841057270");
     }
 
     #[test]
@@ -1745,7 +1755,10 @@ mod tests {
                 Ok(b) => b,
                 Err(e) => panic!("{input:?} -> {text:?} does not parse: {e:?}"),
             };
-            assert_eq!(back, v, "{input:?} -> {text:?}");
+            // Equal, except DecimalSI past E, where Go's form drops the
+            // exponent (see write_canonical).
+            let past_e = v.format() == Format::DecimalSI && v.exponent().div_euclid(3) * 3 > 18;
+            assert!(back == v || past_e, "{input:?} -> {text:?}");
             // Canonical text is a fixed point.
             let mut buf2 = [0u8; 64];
             assert_eq!(back.canonical(&mut buf2), text, "{input:?}");
