@@ -1070,6 +1070,25 @@ impl Encoder {
                 let text = match first {
                     SourceEvent::Null => Text::plain(""),
                     SourceEvent::String(text) => text,
+                    // Go's `encoding/json` also reads a `[]byte` from an array
+                    // of numbers, one byte each (`null` leaves a zero).
+                    SourceEvent::ArrayStart => {
+                        let mut bytes = Vec::new();
+                        loop {
+                            let element = src.next_event()?;
+                            match element {
+                                SourceEvent::ArrayEnd => break,
+                                SourceEvent::Null | SourceEvent::Number(_) => {
+                                    bytes.push(self.int(&element, 0, 255)? as u8);
+                                }
+                                other => return Err(self.expected("a number in 0..=255", &other)),
+                            }
+                        }
+                        put_key(&mut self.raw, number, LEN);
+                        put_varint(&mut self.raw, bytes.len() as u64);
+                        self.raw.extend_from_slice(&bytes);
+                        return Ok(Body::Raw(start, self.pos()?));
+                    }
                     other => return Err(self.expected("a base64 string", &other)),
                 };
                 let mut buf = core::mem::take(&mut self.text);
