@@ -291,17 +291,8 @@ pub fn parse_rfc3339(s: &[u8]) -> Option<(i64, i32)> {
         rest = tail;
     }
     let offset = match rest {
-        b"Z" | b"z" => 0,
-        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
-            let hh = i64::from(fixed_digits(rest, 1, 2)?);
-            let mm = i64::from(fixed_digits(rest, 4, 2)?);
-            if hh > 23 || mm > 59 {
-                return None;
-            }
-            let offset = hh * 3600 + mm * 60;
-            if *sign == b'-' { -offset } else { offset }
-        }
-        _ => return None,
+        b"z" => 0,
+        _ => zone_offset(rest, 23, 59)?,
     };
     let seconds = days_from_civil(year, month, day) * SECONDS_PER_DAY
         + i64::from(hour * 3600 + minute * 60 + second)
@@ -377,23 +368,30 @@ pub fn parse_go_time(s: &[u8], frac_digits: u8) -> Option<(i64, i32)> {
         nanos = fraction(digits);
         rest = &rest[1 + n..];
     }
-    let offset = match rest {
-        b"Z" => 0,
-        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
-            let hh = i64::from(fixed_digits(rest, 1, 2)?);
-            let mm = i64::from(fixed_digits(rest, 4, 2)?);
-            if hh > 24 || mm > 60 {
-                return None;
-            }
-            let offset = hh * 3600 + mm * 60;
-            if *sign == b'-' { -offset } else { offset }
-        }
-        _ => return None,
-    };
+    // Go's range test allows an offset of 24 hours or 60 minutes.
+    let offset = zone_offset(rest, 24, 60)?;
     let seconds = days_from_civil(year, month, day) * SECONDS_PER_DAY
         + i64::from(hour * 3600 + minute * 60 + second)
         - offset;
     Some((seconds, i32::try_from(nanos).ok()?))
+}
+
+/// The zone at the end of a time, in seconds east of UTC: `Z`, or `±hh:mm`
+/// with `hh <= max_hh` and `mm <= max_mm`; `None` for anything else.
+fn zone_offset(zone: &[u8], max_hh: i64, max_mm: i64) -> Option<i64> {
+    match zone {
+        b"Z" => Some(0),
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let hh = i64::from(fixed_digits(zone, 1, 2)?);
+            let mm = i64::from(fixed_digits(zone, 4, 2)?);
+            if hh > max_hh || mm > max_mm {
+                return None;
+            }
+            let offset = hh * 3600 + mm * 60;
+            Some(if *sign == b'-' { -offset } else { offset })
+        }
+        _ => None,
+    }
 }
 
 /// Builds text right to left at the end of a fixed buffer.
