@@ -23,7 +23,7 @@ use kguest_fuzz::generate::gen_message;
 use kguest_fuzz::go_judge::{GoAnswer, ask};
 use kguest_fuzz::hex_prefix;
 use kguest_k8s_io::json::{encode_object_text, schema_for_api_version, write_object};
-use kguest_wire::json::{Encoder, FieldValidation, Style};
+use kguest_json::{Encoder, FieldValidation, Style};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

@@ -192,7 +192,7 @@ fn norm_scalar(kind: Kind, value: &Value) -> Value {
         Kind::Bytes => match value {
             Value::String(s) => {
                 let bytes = base64_decode(s).unwrap_or_default();
-                Value::String(kguest_wire::json::base64(&bytes))
+                Value::String(kguest_json::base64(&bytes))
             }
             _ => Value::String(String::new()),
         },

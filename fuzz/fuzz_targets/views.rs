@@ -13,7 +13,7 @@ use kguest_k8s::api::apidiscovery::v2::APIGroupDiscovery;
 use kguest_k8s::api::apps::v1::Deployment;
 use kguest_k8s::api::core::v1::{Node, PersistentVolume, Pod};
 use kguest_wire::View;
-use kguest_wire::json::JsonError;
+use kguest_json::JsonError;
 use kguest_wire::reflect::Reflect;
 use libfuzzer_sys::fuzz_target;
 

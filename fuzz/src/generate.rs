@@ -291,7 +291,7 @@ fn gen_scalar(field: &FieldSchema, u: &mut Unstructured, depth: u32) -> Result<V
         Kind::String => Value::String(word(u)?),
         Kind::Bytes => {
             let bytes: Vec<u8> = u.arbitrary()?;
-            Value::String(kguest_wire::json::base64(&bytes))
+            Value::String(kguest_json::base64(&bytes))
         }
         Kind::Bool => Value::Bool(u.arbitrary()?),
         Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Enum => {

@@ -70,7 +70,7 @@ pub fn ask(format: &str, data: &[u8], strict: bool) -> GoAnswer {
     let request = serde_json::json!({
         "id": "fuzz",
         "format": format,
-        "data": kguest_wire::json::base64(data),
+        "data": kguest_json::base64(data),
         "strict": strict,
     });
     let mut judge = judge().lock().unwrap_or_else(|poison| poison.into_inner());
@@ -99,7 +99,7 @@ pub fn ask(format: &str, data: &[u8], strict: bool) -> GoAnswer {
         answer
             .get(name)
             .and_then(Value::as_str)
-            .map_or(Some(Vec::new()), kguest_wire::json::base64_decode)
+            .map_or(Some(Vec::new()), kguest_json::base64_decode)
             .unwrap_or_else(|| panic!("the Go judge's `{name}` is not base64: {answer}"))
     };
     let (raw, pb) = (bytes("raw"), bytes("pb"));

@@ -21,7 +21,7 @@
 //! Beside the generated views: [`quantity`] (exact `resource.Quantity`
 //! arithmetic), helpers on `IntOrString`, `Time` and `MicroTime`
 //! ([`helpers`]), and [`envelope`] for the API server's `k8s\0` framing
-//! (both from `kguest-wire`). With the `json` feature: the type
+//! (both from `kguest-wire`). With the `registry` feature: the type
 //! [`registry`] and `envelope::wrap`. Objects in and out as JSON and YAML
 //! text are the host crate `kguest-k8s-io`'s.
 //!
@@ -36,7 +36,7 @@
 pub mod api;
 #[rustfmt::skip]
 pub mod apimachinery;
-#[cfg(feature = "json")]
+#[cfg(feature = "registry")]
 #[rustfmt::skip]
 pub mod registry;
 

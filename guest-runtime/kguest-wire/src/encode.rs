@@ -1,4 +1,4 @@
-//! Writing the protobuf wire format (hosts only: feature `json`).
+//! Writing the protobuf wire format (hosts only: feature `encode`).
 //!
 //! Plain functions over `Vec<u8>`. Lengths are always the minimal varint,
 //! as every conforming encoder (and Go's) writes them.

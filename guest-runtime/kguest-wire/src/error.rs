@@ -57,5 +57,5 @@ impl core::fmt::Display for DecodeError {
     }
 }
 
-#[cfg(feature = "json")]
-impl std::error::Error for DecodeError {}
+#[cfg(feature = "encode")]
+impl core::error::Error for DecodeError {}

@@ -14,7 +14,7 @@
 //! - [`utf8::to_str`]: UTF-8 validation in little code (the crate's one
 //!   `unsafe` block), used by `&str` fields and the text helpers.
 //! - [`schema`]: static message descriptions, used by [`View::validate`] and,
-//!   behind the `json` feature, by the JSON serializer.
+//!   with the `names` feature, by the JSON transcoder (the `kguest-json` crate).
 //! - [`envelope`]: the API server's `k8s\0` + `runtime.Unknown` framing,
 //!   unwrapped without a copy (wrapping needs the `encode` feature).
 //!
@@ -33,8 +33,6 @@
 
 #[cfg(feature = "encode")]
 extern crate alloc;
-#[cfg(feature = "json")]
-extern crate std;
 
 pub mod codec;
 #[cfg(feature = "encode")]
@@ -42,8 +40,6 @@ pub mod encode;
 pub mod envelope;
 mod error;
 pub mod fields;
-#[cfg(feature = "encode")]
-pub mod json;
 mod map;
 pub mod quantity;
 pub mod reflect;

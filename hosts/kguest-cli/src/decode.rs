@@ -1,10 +1,10 @@
 //! `kguest decode`: protobuf → Kubernetes JSON (or YAML) through the views,
 //! as `kubectl get -o json|yaml` prints objects.
 
+use kguest_json::{Event, JsonError, Reader, Style};
 use kguest_k8s::envelope;
 use kguest_k8s_io::json::{schema_by_type_name, schema_for_api_version, write_object};
 use kguest_k8s_io::stream::unframe;
-use kguest_wire::json::{Event, JsonError, Reader, Style};
 
 use crate::{Failure, read_input};
 
@@ -246,7 +246,7 @@ fn kubectl_number(text: &str) -> Option<String> {
     }
     let float: f64 = text.parse().ok().filter(|f: &f64| f.is_finite())?;
     let mut out = Vec::new();
-    kguest_wire::json::write_go_float(float, &mut out);
+    kguest_json::write_go_float(float, &mut out);
     let go = String::from_utf8(out).ok()?;
     (go != text).then_some(go)
 }

@@ -6,10 +6,10 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 
+use kguest_json::FieldValidation;
 use kguest_k8s_io::json::schema_by_type_name;
 use kguest_k8s_io::load::{LoadedObject, Loader};
 use kguest_k8s_io::stream::push_frame;
-use kguest_wire::json::FieldValidation;
 
 use crate::Failure;
 

@@ -14,8 +14,8 @@ use kguest_host::{
 use serde_json::{Value, json};
 
 use crate::{Failure, read_input};
+use kguest_json::FieldValidation;
 use kguest_k8s_io::load::Loader;
-use kguest_wire::json::FieldValidation;
 
 /// `kguest run --help`.
 pub const USAGE: &str = "\

@@ -1,17 +1,16 @@
 //! Kubernetes JSON for any view, and finding a message type by name or by
 //! `apiVersion` and `kind`.
 
-use kguest_k8s::registry::MESSAGES;
-use kguest_wire::json::{
-    self as wire_json, Encoder, JsonError, Reader, Source, SourceEvent, Style, Text, ValueSource,
-    WriteOptions, skip,
+use kguest_json::{
+    Encoder, JsonError, Reader, Source, SourceEvent, Style, Text, ValueSource, WriteOptions, skip,
 };
+use kguest_k8s::registry::MESSAGES;
 use kguest_wire::schema::MessageSchema;
 use serde_json::Value;
 
 use crate::groups::{folder_of_group, group_of_folder};
 
-pub use kguest_wire::json::JsonError as Error;
+pub use kguest_json::JsonError as Error;
 
 /// The schema of the message with this fully qualified protobuf name.
 pub fn schema_by_full_name(full_name: &str) -> Option<&'static MessageSchema> {
@@ -78,7 +77,7 @@ pub fn api_version_of(full_name: &str) -> Option<String> {
 
 /// The message `bytes` of type `schema` as Kubernetes JSON.
 pub fn to_json(schema: &MessageSchema, bytes: &[u8]) -> Result<Value, JsonError> {
-    wire_json::to_json(schema, bytes)
+    kguest_json::to_json(schema, bytes)
 }
 
 /// The schema of an object embedded in a `RawExtension` as protobuf, for
@@ -104,7 +103,7 @@ pub fn write_object(
         style,
         resolver: Some(resolve),
     };
-    wire_json::write_object_json(api_version, kind, schema, bytes, options, out)
+    kguest_json::write_object_json(api_version, kind, schema, bytes, options, out)
 }
 
 /// A top-level object as a Kubernetes JSON value, with `apiVersion` and
@@ -126,7 +125,7 @@ pub fn object_to_json(
 /// Encodes the JSON of one message of type `schema` as Kubernetes' Go
 /// marshaller would.
 pub fn from_json(schema: &'static MessageSchema, json: &Value) -> Result<Vec<u8>, JsonError> {
-    wire_json::from_json(schema, json)
+    kguest_json::from_json(schema, json)
 }
 
 /// A top-level object encoded from its JSON.

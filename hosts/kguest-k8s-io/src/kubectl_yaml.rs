@@ -36,7 +36,7 @@
 
 use std::collections::BTreeMap;
 
-use kguest_wire::json::{Event, JsonError, Reader, Text};
+use kguest_json::{Event, JsonError, Reader, Text};
 
 /// go-yaml v2's preferred line width.
 const BEST_WIDTH: usize = 80;
@@ -1549,7 +1549,7 @@ mod tests {
         ] {
             let err = to_kubectl_yaml(json).expect_err(json);
             assert!(
-                matches!(err, kguest_wire::json::JsonError::Unrepresentable { .. }),
+                matches!(err, kguest_json::JsonError::Unrepresentable { .. }),
                 "{json}: {err}"
             );
         }
@@ -1575,7 +1575,7 @@ mod tests {
         for json in ["", "{", "{\"a\":}", "[1,]", "{} {}", "nul"] {
             let err = to_kubectl_yaml(json).expect_err(json);
             assert!(
-                matches!(err, kguest_wire::json::JsonError::Syntax { .. }),
+                matches!(err, kguest_json::JsonError::Syntax { .. }),
                 "{json}: {err}"
             );
         }

@@ -26,8 +26,8 @@
 //! document only. The encoder's scratch space is reused from object to
 //! object.
 
+use kguest_json::{Encoder, FieldValidation, JsonError, Reader, Source, SourceEvent, skip};
 use kguest_k8s::envelope;
-use kguest_wire::json::{Encoder, FieldValidation, JsonError, Reader, Source, SourceEvent, skip};
 use kguest_wire::schema::MessageSchema;
 
 use crate::json::{TYPE_META, schema_of, type_meta};

@@ -9,7 +9,7 @@
 //! `serde_yaml` does; quoted and block scalars are strings. Anchors and
 //! aliases are expanded, up to [`MAX_EVENTS`] events per document.
 
-use kguest_wire::json::{JsonError, Number, Source, SourceEvent, Text};
+use kguest_json::{JsonError, Number, Source, SourceEvent, Text};
 use saphyr_parser::{BufferedInput, Event, Input, Parser, ScalarStyle, ScanError, StrInput};
 
 /// How many events one document may expand to (aliases included).

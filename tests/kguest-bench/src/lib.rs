@@ -485,7 +485,7 @@ pub fn json_cases(inputs: &Inputs) -> Vec<Case> {
     for object in [&inputs.upstream_pod, &inputs.pod, &inputs.node] {
         let label = object.label;
         let text = String::from_utf8(object.json_bytes.clone()).expect("UTF-8");
-        let mut encoder = kguest_wire::json::Encoder::new();
+        let mut encoder = kguest_json::Encoder::new();
         let mut out = Vec::new();
         kguest_k8s_io::json::encode_object_text(&mut encoder, &text, &mut out).expect("encode");
         assert_eq!(out, object.protobuf, "{label}: one-pass encoder");
@@ -530,7 +530,7 @@ pub fn json_cases(inputs: &Inputs) -> Vec<Case> {
             "Pod",
             schema,
             black_box(&pb),
-            kguest_wire::json::Style::Compact,
+            kguest_json::Style::Compact,
             &mut out,
         )
         .expect("to JSON");

@@ -20,12 +20,12 @@
 
 use std::path::PathBuf;
 
+use kguest_json::{FieldValidation, Style};
 use kguest_k8s::envelope;
 use kguest_k8s_io::json::{
     object_from_json_text, schema_by_type_name, schema_for_api_version, write_object,
 };
 use kguest_k8s_io::load::Loader;
-use kguest_wire::json::{FieldValidation, Style};
 
 const RELEASES: &[&str] = &["v1.33.0", "v1.34.0", "v1.35.0"];
 

@@ -3,9 +3,9 @@
 //! them as Go's decoder does), and a dump that goes on past an item it
 //! cannot load under the lenient modes.
 
+use kguest_json::FieldValidation;
 use kguest_k8s_io::json::object_from_json_text;
 use kguest_k8s_io::load::Loader;
-use kguest_wire::json::FieldValidation;
 
 const NEWER: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","shard":{"x":1}},"spec":{"workloadRef":{"name":"w"},"nodeName":"n","containers":[{"name":"c","futureField":true}]}}"#;
 const KNOWN: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"nodeName":"n","containers":[{"name":"c"}]}}"#;

@@ -45,12 +45,12 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use kguest_json::from_json_text;
 use kguest_k8s::envelope;
 use kguest_k8s_io::json::{
     EncodedObject, object_from_json_text, object_to_json, schema_for_api_version,
 };
 use kguest_k8s_io::load::Loader;
-use kguest_wire::json::from_json_text;
 use kguest_wire::schema::MessageSchema;
 use serde_json::Value;
 
@@ -490,7 +490,7 @@ fn views_json(go: &GoObject) -> Result<(String, Value), String> {
         env.kind,
         schema,
         env.raw,
-        kguest_wire::json::Style::Compact,
+        kguest_json::Style::Compact,
         &mut out,
     )
     .map_err(|err| format!("views error: {err}"))?;

@@ -2,7 +2,7 @@
 //! as `kubectl get -o json` shows them round-trip (JSON → protobuf → JSON) to
 //! exactly the same members and values, and so do objects printed by Go
 //! itself (`kubectl create --dry-run=client -o json`). The rules one by one
-//! are tested in `kguest_wire::json` on a schema built for each.
+//! are tested in `kguest_json` on a schema built for each.
 
 use std::path::{Path, PathBuf};
 

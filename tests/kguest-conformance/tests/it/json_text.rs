@@ -4,12 +4,12 @@
 
 use std::path::Path;
 
+use kguest_json::{Encoder, FieldValidation, JsonError, from_json_text};
 use kguest_k8s::envelope;
 use kguest_k8s_io::json::{
     object_from_json, object_from_json_text, object_to_json, schema_for_api_version,
 };
 use kguest_k8s_io::load::Loader;
-use kguest_wire::json::{Encoder, FieldValidation, JsonError, from_json_text};
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -10,10 +10,10 @@ use alloc::vec::Vec;
 
 use super::JsonError;
 use super::text::{Event, Reader};
-use crate::rt;
-use crate::schema::{self, FieldSchema, JsonForm, Kind, Label, MessageSchema};
-use crate::timefmt;
-use crate::wire::{
+use kguest_wire::rt;
+use kguest_wire::schema::{self, FieldSchema, JsonForm, Kind, Label, MessageSchema};
+use kguest_wire::timefmt;
+use kguest_wire::wire::{
     MAX_FIELD_NUMBER, Value, read_fixed32, read_fixed64, read_varint, zigzag32, zigzag64,
 };
 
@@ -948,7 +948,7 @@ impl<'o, 'a> Writer<'o, 'a> {
                     self.string(b"0");
                 } else {
                     let mut buf = [0u8; 64];
-                    let canonical = match crate::quantity::reserialize(text, &mut buf) {
+                    let canonical = match kguest_wire::quantity::reserialize(text, &mut buf) {
                         Ok(canonical) => canonical,
                         Err(err) => {
                             let err = self.unrepresentable(alloc::format!(
@@ -1071,9 +1071,9 @@ impl<'o, 'a> Writer<'o, 'a> {
             Some(Value::Len(t)) => t,
             _ => &[],
         };
-        let text = |bytes: &'a [u8], n| rt::get::<crate::codec::Str>(bytes, n).unwrap_or("");
+        let text = |bytes: &'a [u8], n| rt::get::<kguest_wire::codec::Str>(bytes, n).unwrap_or("");
         let (api_version, kind) = (text(type_meta, 1), text(type_meta, 2));
-        let body = rt::get::<crate::codec::Bytes>(unknown, 2).unwrap_or(b"");
+        let body = rt::get::<kguest_wire::codec::Bytes>(unknown, 2).unwrap_or(b"");
         let schema = self.resolver.and_then(|resolve| resolve(api_version, kind));
         let Some(schema) = schema else {
             let err = self.unrepresentable(alloc::format!(
@@ -1253,21 +1253,24 @@ pub fn is_zero(schema: &MessageSchema, bytes: &[u8]) -> bool {
             bytes.is_empty() || (seconds == timefmt::MIN_SECONDS && nanos == 0)
         }
         JsonForm::Quantity => {
-            let text = rt::get::<crate::codec::Bytes>(bytes, 1).unwrap_or(b"");
+            let text = rt::get::<kguest_wire::codec::Bytes>(bytes, 1).unwrap_or(b"");
             let mut buf = [0u8; 64];
-            text.is_empty() || crate::quantity::reserialize(text, &mut buf).is_ok_and(|c| c == "0")
+            text.is_empty()
+                || kguest_wire::quantity::reserialize(text, &mut buf).is_ok_and(|c| c == "0")
         }
         JsonForm::IntOrString => {
             varint_field(1) == 0
                 && varint_field(2) == 0
-                && rt::get::<crate::codec::Bytes>(bytes, 3)
+                && rt::get::<kguest_wire::codec::Bytes>(bytes, 3)
                     .unwrap_or(b"")
                     .is_empty()
         }
         JsonForm::Duration => varint_field(1) == 0,
-        JsonForm::EmbeddedString | JsonForm::RawJson => rt::get::<crate::codec::Bytes>(bytes, 1)
-            .unwrap_or(b"")
-            .is_empty(),
+        JsonForm::EmbeddedString | JsonForm::RawJson => {
+            rt::get::<kguest_wire::codec::Bytes>(bytes, 1)
+                .unwrap_or(b"")
+                .is_empty()
+        }
         JsonForm::BareArray => bare_array_is_empty(schema, bytes),
         JsonForm::Object => schema.fields.iter().all(|field| match field.label {
             Label::Repeated | Label::Map => last_value(bytes, field.number).is_none(),
@@ -1555,8 +1558,8 @@ mod tests {
 #[cfg(test)]
 mod go_rules {
     use super::*;
-    use crate::json::from_json_text;
-    use crate::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
+    use crate::from_json_text;
+    use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
 
     static INNER: MessageSchema = MessageSchema::new(
         "t.Inner",
@@ -1745,7 +1748,7 @@ mod go_rules {
         let mut bytes = Vec::new();
         for _ in 0..levels {
             let mut outer = alloc::vec![0x0a];
-            crate::encode::put_varint(&mut outer, bytes.len() as u64);
+            kguest_wire::encode::put_varint(&mut outer, bytes.len() as u64);
             outer.extend_from_slice(&bytes);
             bytes = outer;
         }
@@ -1806,7 +1809,7 @@ mod go_rules {
     fn nesting_deeper_than_validate_follows_is_its_error() {
         let bytes = nested(150);
         let want = schema::validate(&DEEP, &bytes).expect_err("too deep");
-        assert_eq!(want.kind, crate::ErrorKind::TooDeep);
+        assert_eq!(want.kind, kguest_wire::ErrorKind::TooDeep);
         let mut out = Vec::new();
         let got = write_json(&DEEP, &bytes, WriteOptions::default(), &mut out);
         assert_eq!(got, Err(JsonError::Decode(want)));

@@ -20,11 +20,11 @@ use core::cmp::Ordering;
 
 use super::JsonError;
 use super::text::{Event, MAX_DEPTH, Reader, Text};
-use crate::encode::{
+use kguest_wire::encode::{
     FIXED32, FIXED64, LEN, VARINT, put_key, put_varint, varint_len, zigzag32, zigzag64,
 };
-use crate::schema::{FieldSchema, JsonForm, Kind, Label, MessageSchema};
-use crate::{quantity, timefmt};
+use kguest_wire::schema::{FieldSchema, JsonForm, Kind, Label, MessageSchema};
+use kguest_wire::{quantity, timefmt};
 
 /// A number as a source hands it over: JSON text, or a value a YAML or
 /// `serde_json` source already has.
@@ -1559,7 +1559,7 @@ mod tests {
     /// recursion, with an error instead of a stack overflow.
     #[test]
     fn recursion_is_bounded_for_any_schema() {
-        use crate::schema::FieldSchema as F;
+        use kguest_wire::schema::FieldSchema as F;
         static NODE: MessageSchema = MessageSchema::new(
             "t.Node",
             JsonForm::Object,

@@ -8,7 +8,7 @@ use super::JsonError;
 use super::input::{Encoder, Number, Source, SourceEvent};
 use super::output::{WriteOptions, write_json};
 use super::text::Text;
-use crate::schema::MessageSchema;
+use kguest_wire::schema::MessageSchema;
 
 /// Writes the message `bytes` of type `schema` as a JSON value.
 pub fn to_json(schema: &MessageSchema, bytes: &[u8]) -> Result<Json, JsonError> {
