@@ -9,45 +9,31 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use wasmtime::{Caller, ExternType, Linker, Memory, ResourceLimiter, ValType};
+use kguest_wasi::memory::{guest_memory, range as checked_range, write, write_u64};
+use kguest_wasi::preview1::{self, Args};
+use kguest_wasi::{Fault, Limiter, Overflow, Sink, Wasi, WasiView};
+use wasmtime::{Caller, ExternType, Linker, ValType};
 
 use crate::config::{LogRecord, SchedulerHandle};
-use crate::error::{HostFault, MemoryLimitExceeded};
+use crate::error::HostFault;
 use crate::gojson;
 use crate::snapshot::{Cycle, Snapshot};
 use crate::types::{ActionType, ClusterEvent, EventResource};
 
 type Res<T> = wasmtime::Result<T>;
 
-/// Captured WASI stdout/stderr per call is truncated to this many bytes.
-const STDIO_CAP: usize = 64 << 10;
+/// Captured WASI stdout and stderr (one buffer, interleaved) per call is
+/// truncated to this many bytes.
+pub(crate) const STDIO_CAP: usize = 64 << 10;
 
 /// Plugin-wide data shared by all of its stores.
 pub(crate) struct PluginShared {
     pub guest_config: Arc<[u8]>,
     pub log_severity: i32,
     pub handle: Arc<dyn SchedulerHandle>,
-    /// The guest's argv, each entry NUL-terminated, back to back.
-    pub argv: Box<[u8]>,
-    /// Number of argv entries.
-    pub argc: u32,
-}
-
-impl PluginShared {
-    /// Packs `args` as WASI serves them; `None` if one contains a NUL.
-    pub fn pack_args(args: &[String]) -> Option<(Box<[u8]>, u32)> {
-        let mut argv = Vec::new();
-        for arg in args {
-            if arg.as_bytes().contains(&0) {
-                return None;
-            }
-            argv.extend_from_slice(arg.as_bytes());
-            argv.push(0);
-        }
-        Some((argv.into(), u32::try_from(args.len()).ok()?))
-    }
+    /// The guest's argv (WASI `args_get`).
+    pub args: Args,
 }
 
 /// Inputs of the call in progress. Cleared after every call.
@@ -87,140 +73,54 @@ pub(crate) struct CallOutput {
     pub nominated_node_name: Option<String>,
 }
 
-/// Memory limiter that traps (with a typed payload) instead of letting
-/// `memory.grow` return -1, so a runaway guest is reported precisely.
-pub(crate) struct Limiter {
-    pub memory_limit: usize,
-}
-
-impl ResourceLimiter for Limiter {
-    fn memory_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _max: Option<usize>,
-    ) -> Res<bool> {
-        if desired > self.memory_limit {
-            return Err(MemoryLimitExceeded {
-                requested: desired,
-                limit: self.memory_limit,
-            }
-            .into());
-        }
-        Ok(true)
-    }
-
-    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> Res<bool> {
-        Ok(desired <= 1 << 20)
-    }
-
-    fn instances(&self) -> usize {
-        1
-    }
-
-    fn memories(&self) -> usize {
-        1
-    }
-
-    fn tables(&self) -> usize {
-        4
-    }
-}
-
 /// Data of one wasmtime `Store` (one instance).
 pub(crate) struct HostState {
-    pub memory: Option<Memory>,
+    /// Guest memory, arguments, captured stdout and stderr.
+    pub wasi: Wasi,
     pub limiter: Limiter,
     pub shared: Arc<PluginShared>,
     pub input: CallInput,
     pub output: CallOutput,
-    pub stdio: Vec<u8>,
-    rng: u64,
 }
 
 impl HostState {
     pub fn new(shared: Arc<PluginShared>, memory_limit: usize) -> HostState {
-        use std::hash::{BuildHasher, RandomState};
+        let wasi = Wasi::new()
+            .args(shared.args.clone())
+            .stdout(Sink::capture(STDIO_CAP, Overflow::Truncate))
+            .stderr(Sink::Stdout);
         HostState {
-            memory: None,
+            wasi,
             limiter: Limiter { memory_limit },
             shared,
             input: CallInput::default(),
             output: CallOutput::default(),
-            stdio: Vec::new(),
-            rng: RandomState::new().hash_one(0x6b67_7565_7374u64) | 1,
         }
     }
+}
 
-    fn next_random(&mut self) -> u64 {
-        // splitmix64: not cryptographic; guests use random_get for map seeds.
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+impl WasiView for HostState {
+    fn wasi(&self) -> &Wasi {
+        &self.wasi
+    }
+    fn wasi_mut(&mut self) -> &mut Wasi {
+        &mut self.wasi
     }
 }
 
 // ---------------------------------------------------------------------------
-// Bounds-checked guest memory access.
+// Guest memory: `kguest_wasi::memory` checks every pointer; its faults
+// (`Fault`, `OutOfBounds`) travel as the trap's error.
 
 fn memory<'a>(
     caller: &'a mut Caller<'_, HostState>,
     import: &'static str,
-) -> Result<(&'a mut [u8], &'a mut HostState), HostFault> {
-    match caller.data().memory {
-        Some(m) => Ok(m.data_and_store_mut(caller)),
-        None => Err(HostFault::Abi {
-            import,
-            detail: "guest memory is not available yet (called from a start function)".into(),
-        }),
-    }
+) -> Result<(&'a mut [u8], &'a mut HostState), Fault> {
+    guest_memory(caller, import)
 }
 
-fn checked_range(
-    data_len: usize,
-    import: &'static str,
-    ptr: i32,
-    len: u64,
-) -> Result<std::ops::Range<usize>, HostFault> {
-    let start = ptr as u32;
-    let end = u64::from(start).checked_add(len);
-    match end {
-        Some(end) if end <= data_len as u64 && end <= u64::from(u32::MAX) + 1 => {
-            Ok(start as usize..end as usize)
-        }
-        _ => Err(HostFault::OutOfBounds {
-            import,
-            ptr: start,
-            len,
-            memory_size: data_len,
-        }),
-    }
-}
-
-fn read<'m>(
-    data: &'m [u8],
-    import: &'static str,
-    ptr: i32,
-    len: i32,
-) -> Result<&'m [u8], HostFault> {
-    let range = checked_range(data.len(), import, ptr, u64::from(len as u32))?;
-    Ok(&data[range])
-}
-
-fn write(data: &mut [u8], import: &'static str, ptr: i32, bytes: &[u8]) -> Result<(), HostFault> {
-    let range = checked_range(data.len(), import, ptr, bytes.len() as u64)?;
-    data[range].copy_from_slice(bytes);
-    Ok(())
-}
-
-fn write_u32(data: &mut [u8], import: &'static str, ptr: i32, v: u32) -> Result<(), HostFault> {
-    write(data, import, ptr, &v.to_le_bytes())
-}
-
-fn write_u64(data: &mut [u8], import: &'static str, ptr: i32, v: u64) -> Result<(), HostFault> {
-    write(data, import, ptr, &v.to_le_bytes())
+fn read<'m>(data: &'m [u8], import: &'static str, ptr: i32, len: i32) -> Res<&'m [u8]> {
+    Ok(kguest_wasi::memory::read(data, import, ptr, len as u32)?)
 }
 
 /// The getter rule; see the module docs.
@@ -230,7 +130,7 @@ fn serve(
     value: &[u8],
     buf: i32,
     limit: i32,
-) -> Result<i32, HostFault> {
+) -> Res<i32> {
     if value.is_empty() {
         return Ok(0);
     }
@@ -238,7 +138,8 @@ fn serve(
         return Err(HostFault::Abi {
             import,
             detail: format!("value of {} bytes does not fit the 32-bit ABI", value.len()),
-        });
+        }
+        .into());
     };
     if len > limit as u32 {
         return Ok(len as i32);
@@ -316,7 +217,7 @@ fn getter(
         name,
         move |mut caller: Caller<'_, HostState>, buf: i32, limit: i32| -> Res<i32> {
             let (data, state) = memory(&mut caller, name)?;
-            Ok(serve(data, name, select(state), buf, limit)?)
+            serve(data, name, select(state), buf, limit)
         },
     )?;
     Ok(())
@@ -362,7 +263,7 @@ fn node_getter(
                 Some(snapshot) => select(snapshot, node_name),
                 None => &[],
             };
-            Ok(serve(data, name, value, buf, limit)?)
+            serve(data, name, value, buf, limit)
         },
     )?;
     Ok(())
@@ -559,165 +460,20 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
 }
 
 // ---------------------------------------------------------------------------
-// Minimal WASI preview1, enough for TinyGo guests: stdout/stderr are
-// captured per call, args are the plugin's, there is no environment and
-// there are no files, proc_exit traps.
-
-const ERRNO_SUCCESS: i32 = 0;
-const ERRNO_BADF: i32 = 8;
-const ERRNO_INVAL: i32 = 28;
+// WASI preview1: the functions KSW's ABI lists, from `kguest-wasi` (stdout
+// and stderr captured per call, the plugin's args, no environment, no
+// files; proc_exit traps).
 
 fn define_wasi(linker: &mut Linker<HostState>) -> Res<()> {
-    linker.func_wrap(
-        MOD_WASI,
-        "fd_write",
-        |mut caller: Caller<'_, HostState>,
-         fd: i32,
-         iovs: i32,
-         iovs_len: i32,
-         nwritten: i32|
-         -> Res<i32> {
-            const NAME: &str = "fd_write";
-            let (data, state) = memory(&mut caller, NAME)?;
-            if fd != 1 && fd != 2 {
-                return Ok(ERRNO_BADF);
-            }
-            let table_len = u64::from(iovs_len as u32) * 8;
-            let table = checked_range(data.len(), NAME, iovs, table_len)?;
-            let mut total: u32 = 0;
-            for i in (table.start..table.end).step_by(8) {
-                let ptr = u32::from_le_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]]);
-                let len = u32::from_le_bytes([data[i + 4], data[i + 5], data[i + 6], data[i + 7]]);
-                let bytes = read(data, NAME, ptr as i32, len as i32)?;
-                let room = STDIO_CAP.saturating_sub(state.stdio.len());
-                state
-                    .stdio
-                    .extend_from_slice(&bytes[..bytes.len().min(room)]);
-                total = total.saturating_add(len);
-            }
-            write_u32(data, NAME, nwritten, total)?;
-            Ok(ERRNO_SUCCESS)
-        },
-    )?;
-    linker.func_wrap(
-        MOD_WASI,
-        "clock_time_get",
-        |mut caller: Caller<'_, HostState>, id: i32, _precision: i64, out: i32| -> Res<i32> {
-            const NAME: &str = "clock_time_get";
-            let (data, _) = memory(&mut caller, NAME)?;
-            let nanos = match id {
-                0 => SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos() as u64),
-                1 => monotonic_base().elapsed().as_nanos() as u64,
-                _ => return Ok(ERRNO_INVAL),
-            };
-            write_u64(data, NAME, out, nanos)?;
-            Ok(ERRNO_SUCCESS)
-        },
-    )?;
-    linker.func_wrap(
-        MOD_WASI,
-        "random_get",
-        |mut caller: Caller<'_, HostState>, buf: i32, len: i32| -> Res<i32> {
-            const NAME: &str = "random_get";
-            let (data, state) = memory(&mut caller, NAME)?;
-            let range = checked_range(data.len(), NAME, buf, u64::from(len as u32))?;
-            for chunk in data[range].chunks_mut(8) {
-                let r = state.next_random().to_le_bytes();
-                chunk.copy_from_slice(&r[..chunk.len()]);
-            }
-            Ok(ERRNO_SUCCESS)
-        },
-    )?;
-    linker.func_wrap(
-        MOD_WASI,
-        "args_sizes_get",
-        |mut caller: Caller<'_, HostState>, count: i32, size: i32| -> Res<i32> {
-            const NAME: &str = "args_sizes_get";
-            let (data, state) = memory(&mut caller, NAME)?;
-            let (argc, len) = (state.shared.argc, state.shared.argv.len() as u32);
-            sizes(data, NAME, count, size, argc, len)
-        },
-    )?;
-    linker.func_wrap(
-        MOD_WASI,
-        "args_get",
-        |mut caller: Caller<'_, HostState>, ptrs: i32, buf: i32| -> Res<i32> {
-            const NAME: &str = "args_get";
-            let (data, state) = memory(&mut caller, NAME)?;
-            let shared = state.shared.clone();
-            // Check both ranges first so a bad pointer writes nothing.
-            checked_range(data.len(), NAME, ptrs, u64::from(shared.argc) * 4)?;
-            checked_range(data.len(), NAME, buf, shared.argv.len() as u64)?;
-            write(data, NAME, buf, &shared.argv)?;
-            let mut at = buf as u32;
-            let starts = shared.argv.split_inclusive(|b| *b == 0);
-            for (i, arg) in starts.enumerate() {
-                write_u32(data, NAME, ptrs.wrapping_add(4 * i as i32), at)?;
-                at = at.wrapping_add(arg.len() as u32);
-            }
-            Ok(ERRNO_SUCCESS)
-        },
-    )?;
-    linker.func_wrap(
-        MOD_WASI,
-        "environ_sizes_get",
-        |mut caller: Caller<'_, HostState>, count: i32, size: i32| -> Res<i32> {
-            let (data, _) = memory(&mut caller, "environ_sizes_get")?;
-            sizes(data, "environ_sizes_get", count, size, 0, 0)
-        },
-    )?;
-    // With no environment there is nothing to write.
-    linker.func_wrap(
-        MOD_WASI,
-        "environ_get",
-        |_caller: Caller<'_, HostState>, _ptrs: i32, _buf: i32| -> i32 { ERRNO_SUCCESS },
-    )?;
-    linker.func_wrap(
-        MOD_WASI,
-        "proc_exit",
-        |_caller: Caller<'_, HostState>, code: i32| -> Res<()> {
-            Err(HostFault::Exit(code).into())
-        },
-    )?;
+    for import in kguest_abi::IMPORTS.iter().filter(|i| i.module == MOD_WASI) {
+        preview1::define(linker, import.name, None, "kguest-host")?;
+    }
     Ok(())
-}
-
-/// `*_sizes_get`: the entry count and the total size of the strings.
-fn sizes(
-    data: &mut [u8],
-    name: &'static str,
-    count_ptr: i32,
-    size_ptr: i32,
-    count: u32,
-    size: u32,
-) -> Res<i32> {
-    checked_range(data.len(), name, count_ptr, 4)?;
-    checked_range(data.len(), name, size_ptr, 4)?;
-    write_u32(data, name, count_ptr, count)?;
-    write_u32(data, name, size_ptr, size)?;
-    Ok(ERRNO_SUCCESS)
-}
-
-fn monotonic_base() -> Instant {
-    static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    *BASE.get_or_init(Instant::now)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn range_rejects_overflow_and_out_of_bounds() {
-        assert!(checked_range(100, "t", 90, 10).is_ok());
-        assert!(checked_range(100, "t", 90, 11).is_err());
-        assert!(checked_range(100, "t", -1, 2).is_err());
-        assert!(checked_range(100, "t", 0, u64::from(u32::MAX)).is_err());
-        assert!(checked_range(100, "t", 100, 0).is_ok());
-        assert!(checked_range(100, "t", 101, 0).is_err());
-    }
 
     #[test]
     fn serve_follows_getter_rule() {
@@ -743,8 +499,7 @@ mod tests {
             guest_config: Arc::from(&b""[..]),
             log_severity: 0,
             handle: Arc::new(crate::StderrHandle),
-            argv: Box::default(),
-            argc: 0,
+            args: Args::default(),
         });
         let mut store = wasmtime::Store::new(&engine, HostState::new(shared, 1 << 16));
         let mut defined: Vec<(String, String, Vec<String>, Vec<String>)> = Vec::new();

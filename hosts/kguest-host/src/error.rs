@@ -289,48 +289,20 @@ impl std::error::Error for CallError {}
 /// and is turned back into a [`CallError`] by the caller.
 #[derive(Debug)]
 pub(crate) enum HostFault {
-    OutOfBounds {
-        import: &'static str,
-        ptr: u32,
-        len: u64,
-        memory_size: usize,
-    },
+    /// A call that breaks the ABI's rules (guest memory faults are
+    /// `kguest_wasi`'s).
     Abi {
         import: &'static str,
         detail: String,
     },
-    Exit(i32),
 }
 
 impl fmt::Display for HostFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HostFault::OutOfBounds {
-                import, ptr, len, ..
-            } => write!(f, "{import}: {len} bytes at {ptr:#x} out of bounds"),
             HostFault::Abi { import, detail } => write!(f, "{import}: {detail}"),
-            HostFault::Exit(code) => write!(f, "proc_exit({code})"),
         }
     }
 }
 
 impl std::error::Error for HostFault {}
-
-/// Raised by the store's resource limiter when memory would exceed the limit.
-#[derive(Debug)]
-pub(crate) struct MemoryLimitExceeded {
-    pub requested: usize,
-    pub limit: usize,
-}
-
-impl fmt::Display for MemoryLimitExceeded {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "memory growth to {} bytes exceeds the limit of {} bytes",
-            self.requested, self.limit
-        )
-    }
-}
-
-impl std::error::Error for MemoryLimitExceeded {}

@@ -9,7 +9,10 @@ use wasmtime::{ExternType, InstancePre, Module, Mutability, Store, Trap, TypedFu
 
 use crate::abi::{self, CallOutput, HostState, PluginShared};
 use crate::config::PluginConfig;
-use crate::error::{CallError, HostFault, LoadError, MemoryLimitExceeded};
+use kguest_wasi::preview1::Args as GuestArgs;
+use kguest_wasi::{Fault, MemoryLimitExceeded, OutOfBounds};
+
+use crate::error::{CallError, HostFault, LoadError};
 use crate::gojson;
 use crate::runtime::Runtime;
 use crate::snapshot::{Cycle, CycleData};
@@ -217,7 +220,7 @@ impl Plugin {
         if config.call_timeout.is_zero() || config.start_timeout.is_zero() {
             return Err(LoadError::InvalidConfig("timeouts must be > 0".into()));
         }
-        let (argv, argc) = PluginShared::pack_args(&config.args)
+        let args = GuestArgs::new(&config.args)
             .ok_or_else(|| LoadError::InvalidConfig("a guest arg contains a NUL byte".into()))?;
         let (module, hooks) = (&guest.module, guest.hooks);
         validate_globals(module, &config.globals)?;
@@ -229,8 +232,7 @@ impl Plugin {
             guest_config: config.guest_config.clone(),
             log_severity: config.log_severity,
             handle: config.handle.clone(),
-            argv,
-            argc,
+            args,
         });
         let tick = rt.config.epoch_tick;
         let inner = Inner {
@@ -283,7 +285,7 @@ impl Plugin {
         self.inner.pool.lock().map_or(0, |pool| {
             pool.idle
                 .iter()
-                .map(|w| w.store.data().memory.map_or(0, |m| m.data_size(&w.store)))
+                .map(|w| w.store.data().wasi.memory.map_or(0, |m| m.data_size(&w.store)))
                 .sum()
         })
     }
@@ -578,13 +580,13 @@ impl Inner {
         let memory = instance
             .get_memory(&mut store, "memory")
             .ok_or_else(|| CallError::Instantiate("memory export vanished".into()))?;
-        store.data_mut().memory = Some(memory);
+        store.data_mut().wasi.memory = Some(memory);
         if let Ok(start) = instance.get_typed_func::<(), ()>(&mut store, "_start") {
             start
                 .call(&mut store, ())
                 .map_err(|e| self.classify(None, e, &mut store, self.config.start_timeout))?;
         }
-        store.data_mut().stdio.clear();
+        store.data_mut().wasi.stdout.clear();
         store.data_mut().output = CallOutput::default();
         for (name, value) in &self.config.globals {
             // Checked at load time to be an exported mutable i32.
@@ -782,7 +784,7 @@ impl Inner {
         let out = std::mem::take(&mut state.output);
         match result {
             Ok(raw) => {
-                state.stdio.clear();
+                state.wasi.stdout.clear();
                 if hook == Hook::PreFilter {
                     worker.cycle = cycle.map(|c| c.0.id);
                     worker.owner = cycle.map_or_else(Weak::new, |c| Arc::downgrade(&c.0));
@@ -800,26 +802,41 @@ impl Inner {
         store: &mut Store<HostState>,
         timeout: Duration,
     ) -> CallError {
-        let stdio = std::mem::take(&mut store.data_mut().stdio);
-        if let Some(fault) = err.downcast_ref::<HostFault>() {
-            return match fault {
-                HostFault::OutOfBounds {
-                    import,
-                    ptr,
-                    len,
-                    memory_size,
-                } => CallError::OutOfBounds {
-                    import,
-                    ptr: *ptr,
-                    len: *len,
-                    memory_size: *memory_size,
-                },
-                HostFault::Abi { import, detail } => CallError::Abi {
-                    import,
-                    detail: detail.clone(),
-                },
-                HostFault::Exit(code) => CallError::Exit { hook, code: *code },
+        let stdio = store.data_mut().wasi.stdout.take();
+        let out_of_bounds = |e: &OutOfBounds| CallError::OutOfBounds {
+            import: e.function,
+            ptr: e.ptr,
+            len: e.len,
+            memory_size: e.memory_size,
+        };
+        if let Some(HostFault::Abi { import, detail }) = err.downcast_ref::<HostFault>() {
+            return CallError::Abi {
+                import,
+                detail: detail.clone(),
             };
+        }
+        if let Some(e) = err.downcast_ref::<OutOfBounds>() {
+            return out_of_bounds(e);
+        }
+        match err.downcast_ref::<Fault>() {
+            Some(Fault::OutOfBounds(e)) => return out_of_bounds(e),
+            Some(Fault::Exit(code)) => return CallError::Exit { hook, code: *code },
+            Some(Fault::NoMemory { function }) => {
+                return CallError::Abi {
+                    import: function,
+                    detail: "the guest exports no memory".into(),
+                };
+            }
+            // Not raised by kguest-host's WASI (no output limit, every
+            // function defined), but named if they ever are.
+            Some(other) => {
+                return CallError::Trap {
+                    hook,
+                    output: String::from_utf8_lossy(&stdio).into_owned(),
+                    message: other.to_string(),
+                };
+            }
+            None => {}
         }
         if let Some(m) = err.downcast_ref::<MemoryLimitExceeded>() {
             return CallError::MemoryLimit {

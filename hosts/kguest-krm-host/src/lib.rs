@@ -9,17 +9,14 @@
 //!   ([`Mode`]). `kguest krm` is a thin command line around it.
 //! - [`run`]: the bare WASI command runner underneath.
 //!
-//! WASI is this crate's own minimal preview1 (see `wasi.rs`), not
-//! wasmtime-wasi: wasmtime-wasi brings its async runtime, the component
-//! model and a filesystem and socket layer, which a KRM function must not
-//! have, and would double the host's build time on two cores.
+//! WASI is `kguest-wasi`'s small preview1 (the one kguest-host uses too),
+//! not wasmtime-wasi: see ARCHITECTURE.md for the measurements behind that.
 
 #![forbid(unsafe_code)]
 
 mod error;
 mod krm;
 mod run;
-mod wasi;
 
 pub use error::RunError;
 pub use krm::{KrmError, Mode, Response, check_list, execute, function_input, legacy_input};

@@ -7,8 +7,25 @@ use std::time::{Duration, Instant};
 
 use wasmtime::{Config, Engine, ExternType, Linker, Module, Store, Trap};
 
+use kguest_wasi::preview1::{self, Args, define_imports};
+use kguest_wasi::{Fault, Limiter, MemoryLimitExceeded, Overflow, Sink, Wasi, WasiView};
+
 use crate::error::RunError;
-use crate::wasi::{self, Fault, State};
+
+/// The store's data: WASI and the memory limit.
+struct State {
+    wasi: Wasi,
+    limiter: Limiter,
+}
+
+impl WasiView for State {
+    fn wasi(&self) -> &Wasi {
+        &self.wasi
+    }
+    fn wasi_mut(&mut self) -> &mut Wasi {
+        &mut self.wasi
+    }
+}
 
 /// What a run may use.
 #[derive(Clone, Debug)]
@@ -62,13 +79,13 @@ pub fn run(
         Module::new(&engine, wasm).map_err(|e| RunError::Compile(one_line(&format!("{e:#}"))))?;
     let compile = start.elapsed();
     for import in module.imports() {
-        if import.module() != wasi::MODULE {
+        if import.module() != preview1::MODULE {
             return Err(RunError::Import {
                 module: import.module().to_string(),
                 name: import.name().to_string(),
             });
         }
-        if !matches!(import.ty(), ExternType::Func(_)) || !wasi::PREVIEW1.contains(&import.name()) {
+        if !matches!(import.ty(), ExternType::Func(_)) || !preview1::FUNCTIONS.contains(&import.name()) {
             return Err(RunError::Import {
                 module: import.module().to_string(),
                 name: import.name().to_string(),
@@ -82,20 +99,29 @@ pub fn run(
         return Err(RunError::NoStart);
     }
     let mut linker = Linker::new(&engine);
-    wasi::define(&mut linker, &module).map_err(|e| RunError::Internal(format!("{e:#}")))?;
+    define_imports(&mut linker, &module, "kguest krm")
+        .map_err(|e| RunError::Internal(format!("{e:#}")))?;
 
     let begin = Instant::now();
     let deadline = begin + limits.timeout;
-    let state = State::new(
-        stdin,
-        limits.stdout,
-        stderr,
-        limits.stderr,
-        limits.memory,
-        deadline,
-    );
+    let args = Args::new(&["krm"]).ok_or_else(|| RunError::Internal("argv".into()))?;
+    let wasi = Wasi::new()
+        .args(args)
+        .stdin(stdin)
+        .stdout(Sink::capture(limits.stdout, Overflow::Trap))
+        .stderr(Sink::Stream {
+            writer: stderr,
+            left: limits.stderr,
+        })
+        .deadline(deadline);
+    let state = State {
+        wasi,
+        limiter: Limiter {
+            memory_limit: limits.memory,
+        },
+    };
     let mut store = Store::new(&engine, state);
-    store.limiter(|s| s);
+    store.limiter(|s| &mut s.limiter);
     store.set_epoch_deadline(1);
     store.epoch_deadline_trap();
     let (stop, stopped) = mpsc::channel::<()>();
@@ -120,13 +146,13 @@ pub fn run(
         Err(e) => match e.downcast_ref::<Fault>() {
             Some(Fault::Exit(code)) => *code,
             Some(Fault::OutputLimit(limit)) => return Err(RunError::OutputLimit(*limit)),
-            Some(Fault::MemoryLimit { requested, limit }) => {
+            Some(other) => return Err(RunError::Trap(other.to_string())),
+            None if let Some(m) = e.downcast_ref::<MemoryLimitExceeded>() => {
                 return Err(RunError::MemoryLimit {
-                    requested: *requested,
-                    limit: *limit,
+                    requested: m.requested,
+                    limit: m.limit,
                 });
             }
-            Some(other) => return Err(RunError::Trap(other.to_string())),
             None => {
                 return Err(match e.downcast_ref::<Trap>() {
                     Some(Trap::Interrupt) => RunError::Deadline(limits.timeout),
@@ -137,7 +163,7 @@ pub fn run(
             }
         },
     };
-    let stdout = std::mem::take(&mut store.data_mut().stdout);
+    let stdout = store.data_mut().wasi.stdout.take();
     Ok(Outcome {
         exit_code,
         stdout,
