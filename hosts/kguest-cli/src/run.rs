@@ -24,7 +24,7 @@ usage: kguest run PLUGIN.wasm --pod FILE --nodes FILE [options]
        kguest run --plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]... --pod FILE --nodes FILE
 
 PLUGIN.wasm is a path, or a guest URL as kube-scheduler-wasm-extension's
-guestURL names one: file://PATH or http://HOST/PATH (https is not supported).
+guestURL names one: file://PATH, http://HOST/PATH or https://HOST/PATH.
 
 Runs one scheduling cycle of a kube-scheduler-wasm-extension plugin, calling
 its hooks as kube-scheduler does: PreFilter (its node names restrict the
@@ -37,8 +37,8 @@ With a KubeSchedulerConfiguration as --config (and no PLUGIN.wasm), runs the
 wasm plugins of one of its profiles together, as kube-scheduler runs a
 profile: a plugin counts when it is enabled under plugins.multiPoint and its
 pluginConfig args have a guestURL (read as KSW reads it: file://PATH relative
-to the current directory, or http://); its guestConfig, logSeverity, args and
-weight come from the configuration. Every PreFilter, then Filter over the
+to the current directory, http:// or https://); its guestConfig, logSeverity,
+args and weight come from the configuration. Every PreFilter, then Filter over the
 nodes (a node passes only if every Filter passes; kube-scheduler stops at the
 first rejection), PostFilter if none passed, PreScore/Score/NormalizeScore
 on the nodes that passed (not when only one did), weights, the highest total

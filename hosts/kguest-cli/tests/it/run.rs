@@ -786,7 +786,10 @@ fn a_guest_url_names_the_plugin_as_ksw_guest_url_does() {
     // Unreadable URLs: one clear line, exit code 1, no panic.
     for (url, says) in [
         ("file:///no/such/plugin.wasm", "open /no/such/plugin.wasm: "),
-        ("https://example.com/p.wasm", "use a file:// URL"),
+        (
+            "https://127.0.0.1:1/p.wasm",
+            "get \"https://127.0.0.1:1/p.wasm\": ",
+        ),
         ("ldap://foo/bar.wasm", "unsupported URL scheme: ldap"),
         (
             "http://127.0.0.1:1/p.wasm",
