@@ -270,6 +270,17 @@ fn show(v: Option<f64>) -> String {
 /// One line per comparison, the ratio last.
 pub fn summary(r: &Results) -> Vec<String> {
     let mut out = Vec::new();
+    // The node loop of `Plugin::schedule` and `Profile` (`cycle_calls`).
+    let (bound, raw) = (
+        get(r, "filter/baseline-empty/bound"),
+        get(r, "filter/raw-wasmtime/call"),
+    );
+    out.push(format!(
+        "empty call (next node, cycle_calls): kguest-host {}, raw wasmtime {}, ratio {}",
+        show(bound),
+        show(raw),
+        ratio(bound, raw)
+    ));
     for scenario in ["cycle", "node"] {
         let what = if scenario == "cycle" {
             "new cycle"

@@ -73,6 +73,21 @@ pub(crate) struct CallOutput {
     pub nominated_node_name: Option<String>,
 }
 
+impl CallOutput {
+    /// Back to empty, without rewriting it when it already is (the usual
+    /// case once the reason is taken).
+    pub fn clear_if_set(&mut self) {
+        let empty = self.reason.is_none()
+            && self.node_names.is_none()
+            && self.cluster_events.is_none()
+            && self.normalized_scores.is_none()
+            && self.nominated_node_name.is_none();
+        if !empty {
+            *self = CallOutput::default();
+        }
+    }
+}
+
 /// Data of one wasmtime `Store` (one instance).
 pub(crate) struct HostState {
     /// Guest memory, arguments, captured stdout and stderr.
@@ -124,13 +139,7 @@ fn read<'m>(data: &'m [u8], import: &'static str, ptr: i32, len: i32) -> Res<&'m
 }
 
 /// The getter rule; see the module docs.
-fn serve(
-    data: &mut [u8],
-    import: &'static str,
-    value: &[u8],
-    buf: i32,
-    limit: i32,
-) -> Res<i32> {
+fn serve(data: &mut [u8], import: &'static str, value: &[u8], buf: i32, limit: i32) -> Res<i32> {
     if value.is_empty() {
         return Ok(0);
     }

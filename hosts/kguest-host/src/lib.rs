@@ -62,7 +62,7 @@ pub use config::{LogRecord, PluginConfig, SchedulerHandle, StderrHandle};
 pub use error::{CallError, LoadError};
 pub use event::{Event, ObjectReference};
 pub use input::InputError;
-pub use plugin::{Guest, Plugin};
+pub use plugin::{CycleCalls, Guest, Plugin};
 pub use profile::{
     CycleOutcome, MAX_NODE_SCORE, Outcome, PluginCycle, PluginScore, Profile, ProfileCallError,
     ProfileError, ProfileNode, ProfilePlugin, ProfileReport,

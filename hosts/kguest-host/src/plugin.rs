@@ -16,6 +16,9 @@ use crate::error::{CallError, HostFault, LoadError};
 use crate::gojson;
 use crate::runtime::Runtime;
 use crate::snapshot::{Cycle, CycleData};
+mod cycle_calls;
+pub use cycle_calls::CycleCalls;
+
 use crate::types::{
     ClusterEvent, Code, Hook, HookResult, HookSet, NominatingMode, NormalizeScoreResult,
     PermitResult, PostFilterResult, PreFilterResult, Status,
@@ -285,7 +288,13 @@ impl Plugin {
         self.inner.pool.lock().map_or(0, |pool| {
             pool.idle
                 .iter()
-                .map(|w| w.store.data().wasi.memory.map_or(0, |m| m.data_size(&w.store)))
+                .map(|w| {
+                    w.store
+                        .data()
+                        .wasi
+                        .memory
+                        .map_or(0, |m| m.data_size(&w.store))
+                })
                 .sum()
         })
     }
@@ -323,6 +332,17 @@ impl Plugin {
     /// `Filter` for `node_name`.
     pub fn filter(&self, cycle: &Cycle, node_name: &str) -> Result<Status, CallError> {
         self.status_hook(Hook::Filter, cycle, node(node_name))
+    }
+
+    /// Filter and Score for many nodes of `cycle` on one instance, without
+    /// the pool's bookkeeping per call: see [`CycleCalls`].
+    pub fn cycle_calls(&self, cycle: &Cycle) -> CycleCalls<'_> {
+        CycleCalls {
+            inner: &self.inner,
+            cycle: cycle.clone(),
+            worker: None,
+            held: false,
+        }
     }
 
     /// `PostFilter` with each filtered node's status code (served to the
@@ -463,14 +483,7 @@ impl Plugin {
     }
 
     fn status(&self, code: i32, out: &mut CallOutput) -> Result<Status, CallError> {
-        let code = Code(code);
-        if self.inner.config.strict_status && !code.is_known() {
-            return Err(CallError::UnknownStatus(code.0));
-        }
-        Ok(Status {
-            code,
-            reason: out.reason.take(),
-        })
+        self.inner.status_of(code, out.reason.take())
     }
 }
 
@@ -562,6 +575,26 @@ fn is_hook_sig(ty: &ExternType, result: HookResult) -> bool {
 }
 
 impl Inner {
+    fn status_of(&self, code: i32, reason: Option<String>) -> Result<Status, CallError> {
+        let code = Code(code);
+        if self.config.strict_status && !code.is_known() {
+            return Err(CallError::UnknownStatus(code.0));
+        }
+        Ok(Status { code, reason })
+    }
+
+    /// An instance for [`CycleCalls`]: taken as a pooled call takes one,
+    /// brought to this cycle (PreFilter first if it has not run it), with
+    /// the cycle set as its input until it goes back.
+    fn bind(&self, cycle: &Cycle) -> Result<(Worker, bool), CallError> {
+        let (mut worker, held) = self.checkout(Some(cycle.0.id), false)?;
+        if worker.cycle != Some(cycle.0.id) && self.hooks.contains(Hook::PreFilter) {
+            self.invoke(&mut worker, Hook::PreFilter, Some(cycle), Args::default())?;
+        }
+        worker.store.data_mut().input.cycle = Some(cycle.clone());
+        Ok((worker, held))
+    }
+
     fn instantiate(&self) -> Result<Worker, CallError> {
         self.created.fetch_add(1, Ordering::Relaxed);
         let rt = &self.runtime.inner;

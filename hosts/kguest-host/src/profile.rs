@@ -7,7 +7,7 @@
 
 use crate::config::PluginConfig;
 use crate::error::{CallError, LoadError};
-use crate::plugin::Plugin;
+use crate::plugin::{CycleCalls, Plugin};
 use crate::runtime::Runtime;
 use crate::schedconfig::SchedulerProfile;
 use crate::schedule::EXCLUDED_BY_PREFILTER;
@@ -458,6 +458,11 @@ impl<'a> Run<'a> {
         // 2. Filter.
         let why_not =
             |i: usize, why: &'static str| not_exported_or(&plugins[i].plugin, Hook::Filter, why);
+        // Each plugin's node loop on one instance; dropped before PostFilter.
+        let mut filters: Vec<CycleCalls<'_>> = plugins
+            .iter()
+            .map(|p| p.plugin.cycle_calls(self.cycle))
+            .collect();
         for node in self.cycle.snapshot().nodes() {
             let name = node.name();
             let mut filter: Vec<Outcome<Status>> = Vec::with_capacity(n);
@@ -483,7 +488,7 @@ impl<'a> Run<'a> {
                     } else if skip_filter[i] {
                         filter.push(Outcome::NotRun(PREFILTER_SKIP));
                     } else {
-                        let s = self.call(i, p.plugin.filter(self.cycle, name))?;
+                        let s = self.call(i, filters[i].filter(name))?;
                         if !s.is_success() && !is_rejection(s.code) {
                             self.report.nodes.push(ProfileNode {
                                 node: name.to_string(),
@@ -509,6 +514,7 @@ impl<'a> Run<'a> {
                 total: None,
             });
         }
+        drop(filters);
         let feasible: Vec<String> = self
             .report
             .nodes
@@ -647,14 +653,16 @@ impl<'a> Run<'a> {
                 continue;
             }
             let mut scores: Vec<(String, i64)> = Vec::with_capacity(feasible.len());
+            let mut calls = p.plugin.cycle_calls(self.cycle);
             for node in feasible {
-                let (score, status) = self.call(i, p.plugin.score(self.cycle, node))?;
+                let (score, status) = self.call(i, calls.score(node))?;
                 if !status.is_success() {
                     self.set_score(node, i, Outcome::Ran(Err(status.clone())));
                     return Ok(Err((i, Hook::Score, status)));
                 }
                 scores.push((node.clone(), i64::from(score)));
             }
+            drop(calls);
             let raw = scores.clone();
             if hooks.contains(Hook::NormalizeScore) {
                 let result = self.call(i, p.plugin.normalize_score(self.cycle, &scores))?;

@@ -91,6 +91,8 @@ impl Plugin {
             !prefilter.status.is_success() && prefilter.status.code != Code::SKIP;
         let skip_filter = prefilter.status.code == Code::SKIP || !hooks.contains(Hook::Filter);
         let mut nodes = Vec::new();
+        // The node loop on one instance; dropped before PostFilter.
+        let mut filters = self.cycle_calls(cycle);
         for node in cycle.snapshot().nodes() {
             let name = node.name();
             let filter = if prefilter_failed {
@@ -107,7 +109,7 @@ impl Plugin {
             } else if skip_filter {
                 Status::success()
             } else {
-                self.filter(cycle, name)?
+                filters.filter(name)?
             };
             nodes.push(NodeDecision {
                 node: name.to_string(),
@@ -115,6 +117,7 @@ impl Plugin {
                 score: Score::NotRun,
             });
         }
+        drop(filters);
         let feasible: Vec<String> = nodes
             .iter()
             .filter(|d| d.filter.is_success())
@@ -150,8 +153,9 @@ impl Plugin {
             }
         }
         let mut scores: Vec<(String, i64)> = Vec::new();
+        let mut calls = self.cycle_calls(cycle);
         for decision in report.nodes.iter_mut().filter(|d| d.filter.is_success()) {
-            let (score, status) = self.score(cycle, &decision.node)?;
+            let (score, status) = calls.score(&decision.node)?;
             if status.is_success() {
                 scores.push((decision.node.clone(), i64::from(score)));
                 decision.score = Score::Value(i64::from(score));
@@ -159,6 +163,7 @@ impl Plugin {
                 decision.score = Score::Failed(status);
             }
         }
+        drop(calls);
         if hooks.contains(Hook::NormalizeScore) && scores.len() == feasible.len() {
             let result = self.normalize_score(cycle, &scores)?;
             if result.status.is_success() {

@@ -85,7 +85,9 @@ pub fn run(
                 name: import.name().to_string(),
             });
         }
-        if !matches!(import.ty(), ExternType::Func(_)) || !preview1::FUNCTIONS.contains(&import.name()) {
+        if !matches!(import.ty(), ExternType::Func(_))
+            || !preview1::FUNCTIONS.contains(&import.name())
+        {
             return Err(RunError::Import {
                 module: import.module().to_string(),
                 name: import.name().to_string(),

@@ -10,6 +10,9 @@
 //!   `prescore` before `score` where exported).
 //! * `filter/<plugin>/node`: the next node in the same cycle (SDK plugins keep
 //!   the Pod; the baselines pull and decode it again).
+//! * `filter/<plugin>/bound`: the next node as `node`, through
+//!   `Plugin::cycle_calls` (one instance held for the cycle's node loop, as
+//!   `Plugin::schedule` and `Profile` call Filter and Score).
 //! * `encode/<object>/<encoder>` and `encode/node/cached`: host-side encoding.
 //! * `decode/<what>/<decoder>`: native views vs prost.
 //!
@@ -268,10 +271,23 @@ pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
             }
             call(&p, &cycle, &name1, score);
         }));
-        let (p, name2) = (plugin, node_name.clone());
-        let cycle = Cycle::new(pod, snapshot.clone()).expect("cycle");
+        let (p, name2) = (plugin.clone(), node_name.clone());
+        let cycle = Cycle::new(pod.clone(), snapshot.clone()).expect("cycle");
         cases.push(case(format!("filter/{package}/node"), move || {
             call(&p, &cycle, &name2, score);
+        }));
+        // The bound calls borrow the plugin: the case owns both, the plugin
+        // leaked for the process's lifetime (a benchmark's).
+        let plugin: &'static Plugin = Box::leak(Box::new(plugin));
+        let cycle = Cycle::new(pod, snapshot.clone()).expect("cycle");
+        let mut calls = plugin.cycle_calls(&cycle);
+        let name3 = node_name.clone();
+        cases.push(case(format!("filter/{package}/bound"), move || {
+            if score {
+                black_box(calls.score(&name3).expect("score"));
+            } else {
+                black_box(calls.filter(&name3).expect("filter"));
+            }
         }));
         if package == "baseline-empty" {
             cases.push(raw_wasmtime_case(&runtime, &wasm));
