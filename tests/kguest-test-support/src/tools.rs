@@ -41,6 +41,17 @@ pub fn need(what: &str, var: &str, default: Option<&str>, probe: &[&str]) -> Opt
     );
 }
 
+/// `kubectl` (`$KGUEST_KUBECTL`, else on `PATH`), which must print its
+/// client version.
+pub fn kubectl() -> Option<PathBuf> {
+    need(
+        "kubectl",
+        "KGUEST_KUBECTL",
+        Some("kubectl"),
+        &["version", "--client"],
+    )
+}
+
 /// A folder `$var` holding every one of `files` (see [`need`]).
 pub fn need_dir(what: &str, var: &str, files: &[&str]) -> Option<PathBuf> {
     let dir = env_path(var);

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kguest_test_support::built;
-use kguest_test_support::tools::{need, need_dir};
+use kguest_test_support::tools::{kubectl, need, need_dir};
 
 use super::{assert_fails, kguest, temp_file};
 
@@ -280,12 +280,7 @@ metadata:
 
 #[test]
 fn kubectl_kustomize_runs_the_functions_as_legacy_plugins() {
-    let Some(kubectl) = need(
-        "kubectl",
-        "KGUEST_KUBECTL",
-        Some("kubectl"),
-        &["version", "--client"],
-    ) else {
+    let Some(kubectl) = kubectl() else {
         return;
     };
     let dir = scratch("kustomize");

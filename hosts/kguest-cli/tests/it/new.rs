@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use kguest_test_support::built::target_dir;
-use kguest_test_support::tools::need;
+use kguest_test_support::tools::kubectl;
 
 use super::{assert_fails, kguest};
 
@@ -351,12 +351,7 @@ fn a_new_krm_function_tests_builds_checks_and_runs() {
 
     // The kustomization runs it through `kubectl kustomize`, as the README
     // says.
-    let Some(kubectl) = need(
-        "kubectl",
-        "KGUEST_KUBECTL",
-        Some("kubectl"),
-        &["version", "--client"],
-    ) else {
+    let Some(kubectl) = kubectl() else {
         let _ = std::fs::remove_dir_all(&dir);
         return;
     };
