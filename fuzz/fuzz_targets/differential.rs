@@ -10,11 +10,12 @@
 
 #![no_main]
 
-use kguest_fuzz::{
-    first_difference, group_key_at, has_split_message, hex_prefix, map_with_wrong_wire_type_at,
-    reference_decode, reference_tree, view_tree,
-};
 use kguest_k8s::api::core::v1::{Node, Pod};
+use kguest_test_support::deviations::{
+    group_key_at, has_split_message, map_with_wrong_wire_type_at,
+};
+use kguest_test_support::diff::hex_prefix;
+use kguest_test_support::oracle::{first_difference, reference_decode, reference_tree, view_tree};
 use kguest_wire::reflect::Reflect;
 use kguest_wire::{ErrorKind, View};
 use libfuzzer_sys::fuzz_target;
@@ -36,13 +37,13 @@ fn check<'a, V: View<'a> + Reflect<'a>>(bytes: &'a [u8]) {
                 documented,
                 "{name}: validate() fails ({err}, {:?}) but prost-reflect accepts\n{}",
                 err.kind,
-                hex_prefix(bytes)
+                hex_prefix(bytes, 256)
             );
             return;
         }
         (Ok(()), Err(theirs)) => panic!(
             "{name}: validate() accepts but prost-reflect fails: {theirs}\n{}",
-            hex_prefix(bytes)
+            hex_prefix(bytes, 256)
         ),
     };
     if has_split_message(schema, bytes) {
@@ -50,7 +51,10 @@ fn check<'a, V: View<'a> + Reflect<'a>>(bytes: &'a [u8]) {
     }
     let ours = view_tree(&view);
     if let Some(diff) = first_difference(Some(schema), "", &ours, &reference_tree(&reference)) {
-        panic!("{name}: both accept, but {diff}\n{}", hex_prefix(bytes));
+        panic!(
+            "{name}: both accept, but {diff}\n{}",
+            hex_prefix(bytes, 256)
+        );
     }
 }
 

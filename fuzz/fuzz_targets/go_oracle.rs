@@ -21,9 +21,9 @@
 use arbitrary::Unstructured;
 use kguest_fuzz::generate::gen_message;
 use kguest_fuzz::go_judge::{GoAnswer, ask};
-use kguest_fuzz::hex_prefix;
-use kguest_k8s_io::json::{encode_object_text, schema_for_api_version, write_object};
 use kguest_json::{Encoder, FieldValidation, Style};
+use kguest_k8s_io::json::{encode_object_text, schema_for_api_version, write_object};
+use kguest_test_support::diff::{first_mismatch, hex_prefix, text_around};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -63,7 +63,7 @@ fn check(text: &str, strict: bool) {
         (_, GoAnswer::Refused(go)) if go.contains(" is registered for version ") => return,
         (Ok(_), GoAnswer::Refused(go)) => panic!(
             "kguest encodes what Go refuses ({go})\nkguest wrote {}\n{}",
-            hex_prefix(&raw),
+            hex_prefix(&raw, 256),
             shown()
         ),
         // Documented: two objects for one message, which Go merges and
@@ -86,15 +86,11 @@ fn check(text: &str, strict: bool) {
         }
     };
     if raw != go_raw {
-        let at = raw
-            .iter()
-            .zip(&go_raw)
-            .position(|(a, b)| a != b)
-            .unwrap_or(raw.len().min(go_raw.len()));
+        let at = first_mismatch(&raw, &go_raw);
         panic!(
             "kguest's protobuf differs from Go's at byte {at}\nkguest {}\nGo     {}\nGo's JSON: {go_json}\n{}",
-            hex_prefix(&raw[at.saturating_sub(16)..]),
-            hex_prefix(&go_raw[at.saturating_sub(16)..]),
+            hex_prefix(&raw[at.saturating_sub(16)..], 256),
+            hex_prefix(&go_raw[at.saturating_sub(16)..], 256),
             shown()
         );
     }
@@ -120,16 +116,8 @@ fn check(text: &str, strict: bool) {
     }
     let json = String::from_utf8(json).expect("write_object writes UTF-8");
     if json.trim_end() != go_json.trim_end() {
-        let at = json
-            .bytes()
-            .zip(go_json.bytes())
-            .position(|(a, b)| a != b)
-            .unwrap_or(json.len().min(go_json.len()));
-        let near = |s: &str| {
-            let start = s.floor_char_boundary(at.saturating_sub(40));
-            let end = s.ceil_char_boundary((at + 40).min(s.len()));
-            s[start..end].to_string()
-        };
+        let at = first_mismatch(json.as_bytes(), go_json.as_bytes());
+        let near = |s: &str| text_around(s, at, 40, 40).to_string();
         panic!(
             "the views' JSON differs from Go's at byte {at}\nkguest …{}…\nGo     …{}…\n{}",
             near(&json),

@@ -12,7 +12,8 @@
 //! 2. `to_json` of the bytes succeeds, and encoding that JSON again gives the
 //!    same bytes (encode is a fixed point of decode ∘ encode);
 //! 3. the JSON read back equals the input after normalization: empty values
-//!    dropped (`without_empty`, as in `json_conformance.rs`), `null` elements
+//!    dropped (`kguest_test_support::json::without_empty`, as in
+//!    `json_conformance.rs`), `null` elements
 //!    read as zero values, quantities in the form Kubernetes serves
 //!    (`reserialize`), times truncated to their precision in UTC, durations
 //!    in Go's form, floats rounded to `f32` where the field is a `float`,
@@ -22,11 +23,12 @@
 
 use arbitrary::Unstructured;
 use kguest_fuzz::generate::gen_message;
-use kguest_fuzz::{
-    first_difference, has_split_message, hex_prefix, reference_decode, reference_tree, view_tree,
-};
 use kguest_k8s::api::core::v1::Pod;
 use kguest_k8s_io::json::{from_json, object_from_json, to_json};
+use kguest_test_support::deviations::has_split_message;
+use kguest_test_support::diff::hex_prefix;
+use kguest_test_support::json::without_empty;
+use kguest_test_support::oracle::{first_difference, reference_decode, reference_tree, view_tree};
 use kguest_wire::View;
 use kguest_wire::quantity;
 use kguest_wire::schema::{JsonForm, Kind, Label, MessageSchema};
@@ -236,51 +238,6 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Drops empty members recursively; keeps array positions (as
-/// `json_conformance.rs::without_empty`).
-fn without_empty(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), without_empty(v)))
-                .filter(|(_, v)| !is_empty(v))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_empty).collect()),
-        other => other.clone(),
-    }
-}
-
-fn is_empty(value: &Value) -> bool {
-    match value {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-    }
-}
-
-fn json_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => x.keys().chain(y.keys()).find_map(|key| {
-            json_difference(
-                &format!("{path}.{key}"),
-                x.get(key).unwrap_or(&Value::Null),
-                y.get(key).unwrap_or(&Value::Null),
-            )
-        }),
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .find_map(|(i, (a, b))| json_difference(&format!("{path}[{i}]"), a, b)),
-        _ if a == b => None,
-        _ => Some(format!("{path}: read back {a}, expected {b}")),
-    }
-}
-
 // ---------------------------------------------------------------------------
 // The checks.
 
@@ -293,7 +250,7 @@ fn check(input: &Value) {
         format!(
             "input JSON: {}\nencoded {}",
             serde_json::to_string(input).unwrap_or_default(),
-            hex_prefix(&bytes)
+            hex_prefix(&bytes, 256)
         )
     };
 
@@ -334,7 +291,7 @@ fn check(input: &Value) {
         Ok(again) => panic!(
             "encode(decode(encode(x))) != encode(x)\nread back: {}\nre-encoded {}\n{}",
             back,
-            hex_prefix(&again),
+            hex_prefix(&again, 256),
             shown()
         ),
         Err(err) => panic!(
@@ -345,7 +302,9 @@ fn check(input: &Value) {
 
     // 3. Semantically the input.
     let actual = without_empty(&back);
-    if let Some(diff) = json_difference("", &actual, &expected) {
+    if let Some((path, a, b)) = kguest_test_support::json::first_difference("", &actual, &expected)
+    {
+        let diff = format!("{path}: read back {a}, expected {b}");
         panic!(
             "round trip changes the value: {diff}\nread back: {back}\n{}",
             shown()

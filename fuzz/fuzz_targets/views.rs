@@ -8,12 +8,13 @@
 
 #![no_main]
 
-use kguest_fuzz::{Walk, hex_prefix, one_pass_difference};
+use kguest_json::JsonError;
 use kguest_k8s::api::apidiscovery::v2::APIGroupDiscovery;
 use kguest_k8s::api::apps::v1::Deployment;
 use kguest_k8s::api::core::v1::{Node, PersistentVolume, Pod};
+use kguest_test_support::diff::hex_prefix;
+use kguest_test_support::walk::{Walk, same_calls};
 use kguest_wire::View;
-use kguest_json::JsonError;
 use kguest_wire::reflect::Reflect;
 use libfuzzer_sys::fuzz_target;
 
@@ -22,11 +23,11 @@ fn check<'a, V: View<'a> + Reflect<'a>>(bytes: &'a [u8]) {
     let mut walk = Walk::default();
     view.reflect(&mut walk);
     std::hint::black_box(walk.items);
-    if let Some(diff) = one_pass_difference(&view) {
+    if let Err(diff) = same_calls(&view) {
         panic!(
             "{}: one-pass read differs from the accessors: {diff}\n{}",
             V::SCHEMA.name(),
-            hex_prefix(bytes)
+            hex_prefix(bytes, 256)
         );
     }
 
@@ -41,12 +42,12 @@ fn check<'a, V: View<'a> + Reflect<'a>>(bytes: &'a [u8]) {
         (Ok(()), Err(err)) => panic!(
             "{}: validate() accepts but to_json fails: {err}\n{}",
             V::SCHEMA.name(),
-            hex_prefix(bytes)
+            hex_prefix(bytes, 256)
         ),
         (Err(err), Ok(_)) => panic!(
             "{}: validate() fails ({err}) but to_json succeeds\n{}",
             V::SCHEMA.name(),
-            hex_prefix(bytes)
+            hex_prefix(bytes, 256)
         ),
         _ => {}
     }

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use kguest_k8s::api::core::v1::Node;
+use kguest_wire::encode::{put_bytes, varint_len};
 
 use crate::gojson;
 use crate::input::{Bytes, InputError};
@@ -188,6 +189,7 @@ impl Snapshot {
     /// on first use by framing the cached Node bytes; no re-encoding.
     pub fn node_list(&self) -> &[u8] {
         self.node_list.get_or_init(|| {
+            // Each item: the one-byte key of field 2, length-delimited.
             let total: usize = self
                 .nodes
                 .iter()
@@ -195,9 +197,7 @@ impl Snapshot {
                 .sum();
             let mut out = Vec::with_capacity(total);
             for n in &self.nodes {
-                out.push(0x12); // field 2, length-delimited
-                push_varint(&mut out, n.node.len() as u64);
-                out.extend_from_slice(&n.node);
+                put_bytes(&mut out, 2, &n.node);
             }
             out.into()
         })
@@ -271,23 +271,6 @@ impl Snapshot {
             .map(|i| &self.nodes[i].node[..])
             .unwrap_or_default()
     }
-}
-
-fn varint_len(mut v: u64) -> usize {
-    let mut n = 1;
-    while v >= 0x80 {
-        v >>= 7;
-        n += 1;
-    }
-    n
-}
-
-fn push_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// Caches nodes per `(name, resourceVersion)` so a node is encoded (and its

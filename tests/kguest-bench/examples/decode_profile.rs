@@ -27,8 +27,8 @@ fn main() {
     let mut total = 0;
     for _ in 0..iterations {
         total += match way.as_str() {
-            "views" => walk_pod(black_box(&bytes)).fields,
-            "accessors" => walk_pod_accessors(black_box(&bytes)).fields,
+            "views" => walk_pod(black_box(&bytes)).items,
+            "accessors" => walk_pod_accessors(black_box(&bytes)).items,
             "prost" => {
                 let pod =
                     k8s_pb::api::core::v1::Pod::decode(black_box(&bytes[..])).expect("decode");

@@ -18,7 +18,7 @@
 //!
 //! * `filter/tinygo-*/...`: kube-scheduler-wasm-extension's TinyGo guests
 //!   ([`TINYGO_PLUGINS`]) in the same host on the same inputs, when its
-//!   material is found ([`ksw_dir`]).
+//!   material is found (`$KGUEST_KSW_DIR`, else `proto-vendor/ksw`).
 //!
 //! Inputs: `tests/data/{pod,node}.yaml` and the upstream Pod fixture
 //! `core.v1.Pod.json` from `$KGUEST_VENDOR_DIR` (default `proto-vendor/`)
@@ -36,7 +36,10 @@ use kguest_host::{
     Cycle, NodeCache, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot, SnapshotNode,
 };
 use kguest_k8s_encode::Encode;
-use kguest_wire::reflect::{Item, Reflect, Visitor};
+use kguest_test_support::built::target_dir;
+use kguest_test_support::vendor;
+pub use kguest_test_support::walk::Walk;
+use kguest_wire::reflect::Reflect;
 use prost::Message;
 use serde_json::Value;
 
@@ -73,15 +76,6 @@ pub const TINYGO_PLUGINS: &[(&str, &str, &[&str])] = &[
     ("tinygo-nodenumber", "examples/nodenumber/main.wasm", &[]),
 ];
 
-/// kube-scheduler-wasm-extension's pinned material: `$KGUEST_KSW_DIR`, else
-/// `proto-vendor/ksw` (`cargo xtask vendor ksw`), if present.
-pub fn ksw_dir() -> Option<PathBuf> {
-    std::env::var_os("KGUEST_KSW_DIR")
-        .map(PathBuf::from)
-        .or_else(|| Some(root().join("proto-vendor/ksw")))
-        .filter(|dir| dir.is_dir())
-}
-
 /// How the Pod is handed to a guest through `currentPod`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PodForm {
@@ -109,28 +103,12 @@ fn case(id: impl Into<String>, run: impl FnMut() + 'static) -> Case {
     }
 }
 
-/// The workspace root.
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn vendor_dir() -> PathBuf {
-    std::env::var_os("KGUEST_VENDOR_DIR").map_or_else(|| root().join("proto-vendor"), PathBuf::from)
-}
-
 /// Where the built guests are.
 pub fn wasm_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("KGUEST_BENCH_WASM_DIR") {
         return PathBuf::from(dir);
     }
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
-    let target = if target.is_absolute() {
-        target
-    } else {
-        root().join(target)
-    };
-    target.join("wasm32-unknown-unknown").join("guest")
+    target_dir().join("wasm32-unknown-unknown").join("guest")
 }
 
 fn read(path: &Path) -> Vec<u8> {
@@ -176,8 +154,8 @@ pub struct Inputs {
 
 impl Inputs {
     pub fn load() -> Inputs {
-        let data = root().join("tests/data");
-        let upstream = vendor_dir().join("testdata/core.v1.Pod.json");
+        let data = kguest_test_support::workspace().join("tests/data");
+        let upstream = vendor::testdata_dir().join("core.v1.Pod.json");
         let upstream: Value =
             serde_json::from_slice(&read(&upstream)).expect("upstream Pod fixture");
         Inputs {
@@ -220,7 +198,7 @@ pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
             Err(_) => eprintln!("skipping {package}: {} not built", path.display()),
         }
     }
-    match ksw_dir() {
+    match vendor::ksw_dir_if_present() {
         Some(ksw) => {
             for &(name, file, args) in TINYGO_PLUGINS {
                 let path = ksw.join(file);
@@ -400,57 +378,16 @@ where
     }));
 }
 
-/// Counts every field a view holds, recursing into messages: each message
-/// read in one pass (`Reflect::reflect`), or with `accessors` through every
-/// accessor (`Reflect::reflect_accessors`).
-#[derive(Default)]
-pub struct Walk {
-    pub fields: usize,
-    pub bytes: usize,
-    pub accessors: bool,
-}
-
-impl Walk {
-    fn item(&mut self, item: Item<'_, '_>) {
-        self.fields += 1;
-        match item {
-            Item::Str(s) => self.bytes += s.len(),
-            Item::Bytes(b) => self.bytes += b.len(),
-            Item::Message(m) if self.accessors => m.reflect_accessors(self),
-            Item::Message(m) => m.reflect(self),
-            _ => {}
-        }
-    }
-}
-
-impl<'a> Visitor<'a> for Walk {
-    fn field(&mut self, _: u32, item: Option<Item<'a, '_>>) {
-        if let Some(item) = item {
-            self.item(item);
-        }
-    }
-    fn element(&mut self, _: u32, item: Item<'a, '_>) {
-        self.item(item);
-    }
-    fn entry(&mut self, _: u32, key: Item<'a, '_>, value: Item<'a, '_>) {
-        self.item(key);
-        self.item(value);
-    }
-}
-
 /// Walks every field of a Pod through the views, one pass per message.
 pub fn walk_pod(bytes: &[u8]) -> Walk {
-    let mut walk = Walk::default();
+    let mut walk = Walk::counting(false);
     kguest_k8s::api::core::v1::Pod::from_bytes(bytes).reflect(&mut walk);
     walk
 }
 
 /// Walks every field of a Pod through every accessor of the views.
 pub fn walk_pod_accessors(bytes: &[u8]) -> Walk {
-    let mut walk = Walk {
-        accessors: true,
-        ..Walk::default()
-    };
+    let mut walk = Walk::counting(true);
     kguest_k8s::api::core::v1::Pod::from_bytes(bytes).reflect_accessors(&mut walk);
     walk
 }
@@ -477,11 +414,11 @@ pub fn decode_cases(inputs: &Inputs) -> Vec<Case> {
         }));
         let b3 = object.protobuf.clone();
         cases.push(case(format!("decode/{label}/all/views"), move || {
-            black_box(walk_pod(black_box(&b3)).fields);
+            black_box(walk_pod(black_box(&b3)).items);
         }));
         let b6 = object.protobuf.clone();
         cases.push(case(format!("decode/{label}/all/accessors"), move || {
-            black_box(walk_pod_accessors(black_box(&b6)).fields);
+            black_box(walk_pod_accessors(black_box(&b6)).items);
         }));
         let b4 = object.protobuf.clone();
         cases.push(case(format!("decode/{label}/all/prost"), move || {
@@ -578,12 +515,9 @@ mod tests {
         let sizes = [inputs.pod.protobuf.len(), inputs.node.protobuf.len()];
         assert!(sizes[0] > 2000 && sizes[1] > 2000, "{sizes:?}");
         let walk = walk_pod(&inputs.pod.protobuf);
-        assert!(walk.fields > 100, "{}", walk.fields);
+        assert!(walk.items > 100, "{}", walk.items);
         let accessors = walk_pod_accessors(&inputs.pod.protobuf);
-        assert_eq!(
-            (accessors.fields, accessors.bytes),
-            (walk.fields, walk.bytes)
-        );
+        assert_eq!((accessors.items, accessors.bytes), (walk.items, walk.bytes));
         let decoded = pb::Pod::decode(&inputs.pod.protobuf[..]).unwrap();
         assert_eq!(
             decoded.metadata.and_then(|m| m.name).as_deref(),

@@ -1,24 +1,9 @@
 //! `kguest check`: the example plugins pass; small WAT modules with one
 //! defect each fail with the defect named; bad input gets one line.
 
-use std::path::PathBuf;
+use kguest_test_support::built;
 
 use super::{assert_fails, kguest, temp_file};
-
-/// The built example plugins (`cargo xtask examples`, or
-/// `$KGUEST_PLUGIN_DIR`).
-pub fn example_plugin(name: &str) -> PathBuf {
-    let dir = std::env::var_os("KGUEST_PLUGIN_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| super::new::target_dir().join("plugins"));
-    let path = dir.join(format!("{name}.wasm"));
-    assert!(
-        path.is_file(),
-        "{} is missing: run `cargo xtask examples` first",
-        path.display()
-    );
-    path
-}
 
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -37,7 +22,7 @@ fn every_example_plugin_passes() {
         ("fit", "prefilter|filter"),
         ("imagelocality", "prefilter|score"),
     ] {
-        let path = example_plugin(name);
+        let path = built::plugin(name);
         let out = kguest(&["check", path.to_str().expect("utf8")], b"");
         let text = stdout(&out);
         assert!(out.status.success(), "{name}: {text}");

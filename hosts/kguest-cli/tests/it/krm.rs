@@ -20,26 +20,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use kguest_test_support::built;
+use kguest_test_support::tools::{kubectl, need, need_dir};
+
 use super::{assert_fails, kguest, temp_file};
 
 fn function(name: &str) -> String {
-    let dir = std::env::var_os("KGUEST_KRM_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map_or_else(
-                    || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
-                    PathBuf::from,
-                )
-                .join("krm")
-        });
-    let path = dir.join(format!("{name}.wasm"));
-    assert!(
-        path.is_file(),
-        "{} is missing: run `cargo xtask examples` first",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
+    built::krm_function(name).to_string_lossy().into_owned()
 }
 
 const LIST: &str = "\
@@ -260,61 +247,6 @@ fn plugin(config_home: &Path, kind: &str, function_path: &str) {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// A tool a test needs: `$var` when set, else `default` looked up on PATH;
-/// it must answer `probe` successfully. When it does not, the test fails
-/// with one line naming the tool, unless `KGUEST_SKIP_TOOLS=1` (for local
-/// runs; CI never sets it): then the test prints why it did not run and
-/// returns `None`.
-pub fn need(what: &str, var: &str, default: Option<&str>, probe: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| default.map(PathBuf::from));
-    let problem = match &path {
-        None => format!("{var} is not set"),
-        Some(p) => match Command::new(p).args(probe).output() {
-            Ok(o) if o.status.success() => return path,
-            Ok(o) => format!(
-                "`{} {}` failed ({})",
-                p.display(),
-                probe.join(" "),
-                o.status
-            ),
-            Err(e) => format!("`{}` does not run: {e}", p.display()),
-        },
-    };
-    if std::env::var("KGUEST_SKIP_TOOLS").as_deref() == Ok("1") {
-        println!("not run: {what} is missing ({problem}; KGUEST_SKIP_TOOLS=1)");
-        return None;
-    }
-    panic!(
-        "{what} is missing: {problem}; `cargo xtask test` builds and sets it \
-         (KGUEST_SKIP_TOOLS=1 lets local runs go without)"
-    );
-}
-
-/// A directory of built functions a test needs (see [`need`]).
-fn need_dir(what: &str, var: &str, files: &[&str]) -> Option<PathBuf> {
-    let dir = std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from);
-    let problem = match &dir {
-        None => format!("{var} is not set"),
-        Some(d) => match files.iter().find(|f| !d.join(f).is_file()) {
-            None => return dir,
-            Some(f) => format!("{} is missing", d.join(f).display()),
-        },
-    };
-    if std::env::var("KGUEST_SKIP_TOOLS").as_deref() == Ok("1") {
-        println!("not run: {what} are missing ({problem}; KGUEST_SKIP_TOOLS=1)");
-        return None;
-    }
-    panic!(
-        "{what} are missing: {problem}; `cargo xtask test` builds them and sets {var} \
-         (KGUEST_SKIP_TOOLS=1 lets local runs go without)"
-    );
-}
-
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kguest-krm-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -348,12 +280,7 @@ metadata:
 
 #[test]
 fn kubectl_kustomize_runs_the_functions_as_legacy_plugins() {
-    let Some(kubectl) = need(
-        "kubectl",
-        "KGUEST_KUBECTL",
-        Some("kubectl"),
-        &["version", "--client"],
-    ) else {
+    let Some(kubectl) = kubectl() else {
         return;
     };
     let dir = scratch("kustomize");

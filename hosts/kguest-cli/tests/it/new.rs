@@ -9,18 +9,15 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use kguest_test_support::built::target_dir;
+use kguest_test_support::tools::kubectl;
+
 use super::{assert_fails, kguest};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
+    kguest_test_support::workspace()
         .canonicalize()
         .expect("workspace root")
-}
-
-/// The workspace's target directory.
-pub fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| workspace().join("target"), PathBuf::from)
 }
 
 /// A fresh directory for one test.
@@ -354,12 +351,7 @@ fn a_new_krm_function_tests_builds_checks_and_runs() {
 
     // The kustomization runs it through `kubectl kustomize`, as the README
     // says.
-    let Some(kubectl) = super::krm::need(
-        "kubectl",
-        "KGUEST_KUBECTL",
-        Some("kubectl"),
-        &["version", "--client"],
-    ) else {
+    let Some(kubectl) = kubectl() else {
         let _ = std::fs::remove_dir_all(&dir);
         return;
     };

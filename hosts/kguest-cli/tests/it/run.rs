@@ -4,32 +4,11 @@
 //! kube-scheduler would. Plus the ABI check: every import and export of every
 //! plugin is in kube-scheduler-wasm-extension's table.
 
-use std::path::{Path, PathBuf};
-
+use kguest_test_support::built::plugin;
+use kguest_test_support::{vendor, workspace};
 use serde_json::Value;
 
 use super::{assert_fails, kguest};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn plugin(name: &str) -> PathBuf {
-    let dir = std::env::var_os("KGUEST_PLUGIN_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map_or_else(|| workspace().join("target"), PathBuf::from)
-                .join("plugins")
-        });
-    let path = dir.join(format!("{name}.wasm"));
-    assert!(
-        path.is_file(),
-        "{} is missing: run `cargo xtask examples` first",
-        path.display()
-    );
-    path
-}
 
 fn data(name: &str) -> String {
     workspace()
@@ -526,16 +505,7 @@ fn pods_in_sequence_through_one_instance_do_not_share_state() {
 /// kube-scheduler-wasm-extension's material: `$KGUEST_KSW_DIR`, else
 /// `proto-vendor/ksw` (`cargo xtask vendor`).
 fn ksw(rel: &str) -> String {
-    let dir = std::env::var_os("KGUEST_KSW_DIR")
-        .filter(|d| !d.is_empty())
-        .map_or_else(|| workspace().join("proto-vendor/ksw"), PathBuf::from);
-    let path = dir.join(rel);
-    assert!(
-        path.is_file(),
-        "{} is missing: run `cargo xtask vendor` (or set KGUEST_KSW_DIR)",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
+    vendor::ksw_file(rel).to_string_lossy().into_owned()
 }
 
 /// A file in a fresh temp dir for this test process.

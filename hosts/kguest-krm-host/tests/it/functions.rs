@@ -2,27 +2,14 @@
 //! by `cargo xtask examples` (into `target/krm/`, or `$KGUEST_KRM_DIR`),
 //! run through the host.
 
-use std::path::{Path, PathBuf};
-
 use kguest_krm_host::{Limits, Mode, execute, run};
 use serde_json::Value;
 
 use super::Captured;
 
 pub fn function(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("KGUEST_KRM_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map_or_else(
-                    || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
-                    PathBuf::from,
-                )
-                .join("krm")
-        });
-    let path = dir.join(format!("{name}.wasm"));
-    std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}: run `cargo xtask examples` first", path.display()))
+    let path = kguest_test_support::built::krm_function(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 const LIST: &str = "\

@@ -18,27 +18,16 @@
 //! The fixtures come from the Go module cache: `cargo xtask test` sets
 //! `KGUEST_K8S_API_DIR` to the k8s.io/api v0.36.3 module directory.
 
-use std::path::PathBuf;
-
 use kguest_json::{FieldValidation, Style};
 use kguest_k8s::envelope;
 use kguest_k8s_io::json::{
     object_from_json_text, schema_by_type_name, schema_for_api_version, write_object,
 };
 use kguest_k8s_io::load::Loader;
+use kguest_test_support::diff::byte_difference_in_text;
+use kguest_test_support::vendor;
 
 const RELEASES: &[&str] = &["v1.33.0", "v1.34.0", "v1.35.0"];
-
-fn api_module_dir() -> PathBuf {
-    match std::env::var_os("KGUEST_K8S_API_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => panic!(
-            "KGUEST_K8S_API_DIR is not set: run `cargo xtask test` (it downloads k8s.io/api \
-             v0.36.3 with Go and sets it), or set it to that module's directory \
-             (`go mod download -json k8s.io/api@v0.36.3` prints it)"
-        ),
-    }
-}
 
 /// What reading and writing one fixture file gave.
 enum Outcome {
@@ -102,27 +91,6 @@ fn indent(compact: &[u8]) -> Vec<u8> {
         }
     }
     out
-}
-
-fn first_difference(a: &[u8], b: &[u8]) -> String {
-    let at = a
-        .iter()
-        .zip(b)
-        .position(|(x, y)| x != y)
-        .unwrap_or(a.len().min(b.len()));
-    let around = |bytes: &[u8]| {
-        String::from_utf8_lossy(
-            &bytes[at.saturating_sub(40).min(bytes.len())..(at + 40).min(bytes.len())],
-        )
-        .replace('\n', "\\n")
-    };
-    format!(
-        "first difference at byte {at} (ours {} B, Go {} B): ours `{}` Go `{}`",
-        a.len(),
-        b.len(),
-        around(a),
-        around(b)
-    )
 }
 
 /// Whether the fixture's JSON carries no `apiVersion`/`kind` of its own
@@ -198,7 +166,7 @@ fn check(dir: &std::path::Path, name: &str, ext: &str) -> Outcome {
     let expected = read(format!("{name}.after_roundtrip.{ext}")).unwrap_or_else(|| input.clone());
     match round_trip(name, ext, &input) {
         Ok(ours) if ours == expected => Outcome::Same,
-        Ok(ours) => Outcome::Differs(first_difference(&ours, &expected)),
+        Ok(ours) => Outcome::Differs(byte_difference_in_text(&ours, &expected, "Go")),
         Err(err) if err.contains("unknown apiVersion") => Outcome::Removed(err),
         Err(err) => Outcome::Differs(err),
     }
@@ -206,7 +174,7 @@ fn check(dir: &std::path::Path, name: &str, ext: &str) -> Outcome {
 
 #[test]
 fn older_releases_fixtures_round_trip_as_go() {
-    let root = api_module_dir().join("testdata");
+    let root = vendor::k8s_api_dir().join("testdata");
     let (mut same, mut total, mut removed) = (0usize, 0usize, Vec::new());
     let mut failures = Vec::new();
     let mut per_ext: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();

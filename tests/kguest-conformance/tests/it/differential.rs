@@ -18,21 +18,23 @@
 //!
 //! Whatever prost-reflect accepts must also pass `validate()`.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
-use kguest_k8s::envelope;
-use kguest_k8s_io::json::{schema_by_type_name, schema_for_api_version};
+use kguest_test_support::diff::{hex, hex_prefix};
+use kguest_test_support::fixtures;
+use kguest_test_support::oracle::{
+    Node, first_difference, reference_decode, reference_tree, view_tree,
+};
+use kguest_test_support::rng::Lcg;
+use kguest_test_support::wire::{
+    key, len_field, put_varint, put_varint_n, varint_field, varint_len,
+};
 use kguest_wire::View;
-use kguest_wire::reflect::{Item, Reflect, Visitor};
+use kguest_wire::reflect::Reflect;
 use kguest_wire::schema::{self, Kind, Label, MessageSchema};
 use kguest_wire::wire::{MAX_FIELD_NUMBER, Value, next_field, read_varint};
-use prost_reflect::{DescriptorPool, DynamicMessage, MapKey, Value as PValue};
-
-use crate::fixtures;
+use prost_reflect::Value as PValue;
 
 // ---------------------------------------------------------------------------
 // From a message name to a view.
@@ -260,352 +262,13 @@ roots![
 ];
 
 // ---------------------------------------------------------------------------
-// The reference decoder.
-
-fn proto_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("read proto dir")
-        .map(|e| e.expect("dir entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            proto_files(root, &path, out);
-        } else if path.extension().is_some_and(|e| e == "proto") {
-            out.push(path.strip_prefix(root).expect("below root").to_path_buf());
-        }
-    }
-}
-
-/// Every vendored `.proto` file compiled by protox, once per test binary.
-pub fn pool() -> &'static DescriptorPool {
-    static POOL: OnceLock<DescriptorPool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let dir = fixtures::proto_dir();
-        let mut files = Vec::new();
-        proto_files(&dir, &dir, &mut files);
-        assert!(!files.is_empty(), "no .proto files below {}", dir.display());
-        protox::Compiler::new([&dir])
-            .expect("protox include dir")
-            .include_imports(true)
-            .open_files(&files)
-            .unwrap_or_else(|e| panic!("protox cannot compile {}: {e}", dir.display()))
-            .descriptor_pool()
-    })
-}
-
-/// prost-reflect's decoding of `bytes` as the message `full_name`.
-pub fn reference_decode(full_name: &str, bytes: &[u8]) -> Result<DynamicMessage, String> {
-    let desc = pool()
-        .get_message_by_name(full_name)
-        .unwrap_or_else(|| panic!("prost-reflect does not know {full_name}"));
-    DynamicMessage::decode(desc, bytes).map_err(|e| e.to_string())
-}
-
-// ---------------------------------------------------------------------------
-// The comparable tree.
-
-/// One value: a scalar in a typed textual form (`i64:5`, `str:abc`,
-/// `bytes:00ff`) or a message with its present fields by number.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Node {
-    Scalar(String),
-    Msg(BTreeMap<u32, Field>),
-}
-
-/// A present field. Empty repeated and map fields are absent.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Field {
-    One(Node),
-    Many(Vec<Node>),
-    /// Keys in their typed textual form; a repeated key keeps its last value.
-    Map(BTreeMap<String, Node>),
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
-
-fn item_node(item: Item<'_, '_>) -> Node {
-    Node::Scalar(match item {
-        Item::I32(v) => format!("i32:{v}"),
-        Item::I64(v) => format!("i64:{v}"),
-        Item::U32(v) => format!("u32:{v}"),
-        Item::U64(v) => format!("u64:{v}"),
-        Item::Bool(v) => format!("bool:{v}"),
-        Item::F32(v) => format!("f32:{:08x}", v.to_bits()),
-        Item::F64(v) => format!("f64:{:016x}", v.to_bits()),
-        Item::Str(v) => format!("str:{v}"),
-        Item::Bytes(v) => format!("bytes:{}", hex(v)),
-        Item::Message(m) => return view_tree(m),
-    })
-}
-
-fn scalar_text(node: Node) -> String {
-    match node {
-        Node::Scalar(text) => text,
-        Node::Msg(_) => "!!message used as a map key".to_string(),
-    }
-}
-
-/// Collects what a view's `reflect` reports.
-#[derive(Default)]
-struct Collect {
-    fields: BTreeMap<u32, Field>,
-}
-
-/// Marks a field whose visitor calls do not fit one shape (a generator bug);
-/// it can never equal a reference value.
-fn inconsistent() -> Field {
-    Field::One(Node::Scalar("!!inconsistent visitor calls".to_string()))
-}
-
-impl<'a> Visitor<'a> for Collect {
-    fn field(&mut self, number: u32, item: Option<Item<'a, '_>>) {
-        if let Some(item) = item {
-            let node = item_node(item);
-            let field = if self.fields.contains_key(&number) {
-                inconsistent()
-            } else {
-                Field::One(node)
-            };
-            self.fields.insert(number, field);
-        }
-    }
-
-    fn element(&mut self, number: u32, item: Item<'a, '_>) {
-        let node = item_node(item);
-        match self
-            .fields
-            .entry(number)
-            .or_insert_with(|| Field::Many(Vec::new()))
-        {
-            Field::Many(items) => items.push(node),
-            other => *other = inconsistent(),
-        }
-    }
-
-    fn entry(&mut self, number: u32, key: Item<'a, '_>, value: Item<'a, '_>) {
-        let (key, value) = (scalar_text(item_node(key)), item_node(value));
-        match self
-            .fields
-            .entry(number)
-            .or_insert_with(|| Field::Map(BTreeMap::new()))
-        {
-            // Like a decoder building a map: the last value of a key wins.
-            Field::Map(entries) => {
-                entries.insert(key, value);
-            }
-            other => *other = inconsistent(),
-        }
-    }
-}
-
-/// The tree of a view, read through `Reflect::reflect` (one pass per message).
-pub fn view_tree(view: &dyn Reflect<'_>) -> Node {
-    let mut collect = Collect::default();
-    view.reflect(&mut collect);
-    Node::Msg(collect.fields)
-}
+// The views and the reference compared.
 
 /// The tree of the root view `full_name` over `bytes`.
 pub fn root_view_tree(full_name: &str, bytes: &[u8]) -> Option<Node> {
     let mut tree = None;
     reflect_root(full_name, bytes, &mut |view| tree = Some(view_tree(view)));
     tree
-}
-
-fn ref_node(value: &PValue) -> Node {
-    Node::Scalar(match value {
-        PValue::Bool(v) => format!("bool:{v}"),
-        PValue::I32(v) | PValue::EnumNumber(v) => format!("i32:{v}"),
-        PValue::I64(v) => format!("i64:{v}"),
-        PValue::U32(v) => format!("u32:{v}"),
-        PValue::U64(v) => format!("u64:{v}"),
-        PValue::F32(v) => format!("f32:{:08x}", v.to_bits()),
-        PValue::F64(v) => format!("f64:{:016x}", v.to_bits()),
-        PValue::String(v) => format!("str:{v}"),
-        PValue::Bytes(v) => format!("bytes:{}", hex(v)),
-        PValue::Message(m) => return reference_tree(m),
-        PValue::List(_) | PValue::Map(_) => "!!list or map as a value".to_string(),
-    })
-}
-
-fn key_text(key: &MapKey) -> String {
-    match key {
-        MapKey::Bool(v) => format!("bool:{v}"),
-        MapKey::I32(v) => format!("i32:{v}"),
-        MapKey::I64(v) => format!("i64:{v}"),
-        MapKey::U32(v) => format!("u32:{v}"),
-        MapKey::U64(v) => format!("u64:{v}"),
-        MapKey::String(v) => format!("str:{v}"),
-    }
-}
-
-/// The tree of a decoded reference message: its set fields (proto2 has
-/// presence), unknown fields left out.
-pub fn reference_tree(message: &DynamicMessage) -> Node {
-    let mut fields = BTreeMap::new();
-    for (desc, value) in message.fields() {
-        let field = match value {
-            PValue::List(items) if items.is_empty() => continue,
-            PValue::Map(entries) if entries.is_empty() => continue,
-            PValue::List(items) => Field::Many(items.iter().map(ref_node).collect()),
-            PValue::Map(entries) => Field::Map(
-                entries
-                    .iter()
-                    .map(|(k, v)| (key_text(k), ref_node(v)))
-                    .collect(),
-            ),
-            other => Field::One(ref_node(other)),
-        };
-        fields.insert(desc.number(), field);
-    }
-    Node::Msg(fields)
-}
-
-fn short(node: &Node) -> String {
-    match node {
-        Node::Scalar(text) if text.chars().count() > 80 => {
-            format!("{:?}...", text.chars().take(80).collect::<String>())
-        }
-        Node::Scalar(text) => format!("{text:?}"),
-        Node::Msg(fields) => format!("a message with {} field(s)", fields.len()),
-    }
-}
-
-fn field_short(field: &Field) -> String {
-    match field {
-        Field::One(node) => short(node),
-        Field::Many(items) => format!("{} element(s)", items.len()),
-        Field::Map(entries) => format!("{} entr(y/ies)", entries.len()),
-    }
-}
-
-fn message_of(kind: Kind) -> Option<&'static MessageSchema> {
-    match kind {
-        Kind::Message(inner) => Some(inner),
-        _ => None,
-    }
-}
-
-/// The first path (with field names from `schema`) where the views' tree
-/// `ours` differs from the reference tree `theirs`.
-pub fn first_difference(
-    schema: Option<&MessageSchema>,
-    path: &str,
-    ours: &Node,
-    theirs: &Node,
-) -> Option<String> {
-    let (Node::Msg(a), Node::Msg(b)) = (ours, theirs) else {
-        return (ours != theirs).then(|| {
-            format!(
-                "{path}: views give {}, prost-reflect gives {}",
-                short(ours),
-                short(theirs)
-            )
-        });
-    };
-    let numbers: BTreeSet<u32> = a.keys().chain(b.keys()).copied().collect();
-    for number in numbers {
-        let field = schema.and_then(|s| s.field(number));
-        let path = match field {
-            Some(f) => format!("{path}.{}", f.name()),
-            None => format!("{path}.#{number}"),
-        };
-        let inner = field.and_then(|f| message_of(f.kind));
-        let diff = match (a.get(&number), b.get(&number)) {
-            (None, None) => None,
-            (Some(x), None) => Some(format!(
-                "{path}: views give {}, prost-reflect has nothing",
-                field_short(x)
-            )),
-            (None, Some(y)) => Some(format!(
-                "{path}: views have nothing, prost-reflect gives {}",
-                field_short(y)
-            )),
-            (Some(Field::One(x)), Some(Field::One(y))) => first_difference(inner, &path, x, y),
-            (Some(Field::Many(x)), Some(Field::Many(y))) => x
-                .iter()
-                .zip(y)
-                .enumerate()
-                .find_map(|(i, (x, y))| first_difference(inner, &format!("{path}[{i}]"), x, y))
-                .or_else(|| {
-                    (x.len() != y.len()).then(|| {
-                        format!(
-                            "{path}: views give {} element(s), prost-reflect {}",
-                            x.len(),
-                            y.len()
-                        )
-                    })
-                }),
-            (Some(Field::Map(x)), Some(Field::Map(y))) => {
-                let value_schema = inner
-                    .and_then(|e| e.field(2))
-                    .and_then(|f| message_of(f.kind));
-                let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-                keys.into_iter().find_map(|key| {
-                    let path = format!("{path}[{key:?}]");
-                    match (x.get(key), y.get(key)) {
-                        (Some(x), Some(y)) => first_difference(value_schema, &path, x, y),
-                        (Some(_), None) => Some(format!("{path}: only the views have this key")),
-                        (None, Some(_)) => Some(format!("{path}: only prost-reflect has this key")),
-                        (None, None) => None,
-                    }
-                })
-            }
-            (Some(x), Some(y)) => Some(format!(
-                "{path}: different shapes: views give {}, prost-reflect gives {}",
-                field_short(x),
-                field_short(y)
-            )),
-        };
-        if diff.is_some() {
-            return diff;
-        }
-    }
-    None
-}
-
-/// The full protobuf name and raw message bytes of the enveloped fixture
-/// `name` (`<group>.<version>.<Kind>`). The type comes from the envelope's
-/// `apiVersion` and `kind`, or from the fixture name when the envelope has
-/// none (upstream's `WatchEvent`); when both exist they must agree.
-fn unwrap_fixture<'a>(name: &str, pb: &'a [u8]) -> Result<(&'static str, &'a [u8]), String> {
-    let env = envelope::unwrap(pb).map_err(|e| e.as_str().to_string())?;
-    let by_name =
-        schema_by_type_name(name).ok_or_else(|| format!("no schema for the name {name}"))?;
-    if env.kind.is_empty() && env.api_version.is_empty() {
-        return Ok((by_name.name(), env.raw));
-    }
-    let schema = schema_for_api_version(env.api_version, env.kind)
-        .ok_or_else(|| format!("no schema for {} {}", env.api_version, env.kind))?;
-    if !std::ptr::eq(schema, by_name) {
-        return Err(format!(
-            "the envelope says {}, the name {}",
-            schema.name(),
-            by_name.name()
-        ));
-    }
-    Ok((schema.name(), env.raw))
-}
-
-/// Every fixture as (fixture name, full type name, raw message bytes).
-pub fn raw_fixtures() -> Vec<(String, &'static str, Vec<u8>)> {
-    fixtures::all()
-        .into_iter()
-        .map(|f| {
-            let (full_name, raw) = unwrap_fixture(&f.name, &f.pb)
-                .unwrap_or_else(|e| panic!("fixture {} does not unwrap: {e}", f.name));
-            let raw = raw.to_vec();
-            (f.name, full_name, raw)
-        })
-        .collect()
 }
 
 /// Compares the views and the reference on `bytes`: `Ok(reference tree)` when
@@ -632,7 +295,7 @@ fn compare(full_name: &str, bytes: &[u8]) -> Result<Node, String> {
 #[test]
 fn every_fixture_matches_prost_reflect() {
     let start = Instant::now();
-    let fixtures = raw_fixtures();
+    let fixtures = fixtures::raw();
     let mut failures = Vec::new();
     for (name, full_name, raw) in &fixtures {
         if let Err(err) = compare(full_name, raw) {
@@ -655,44 +318,6 @@ fn every_fixture_matches_prost_reflect() {
 
 // ---------------------------------------------------------------------------
 // Test B: a wire-level re-encoder.
-
-/// A small deterministic generator (Knuth's MMIX LCG, high bits).
-pub struct Lcg(u64);
-
-impl Lcg {
-    pub fn new(seed: u64) -> Self {
-        let mut lcg = Lcg(seed ^ 0x9e37_79b9_7f4a_7c15);
-        lcg.next_u32();
-        lcg
-    }
-
-    pub fn next_u32(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 32) as u32
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        (u64::from(self.next_u32()) << 32) | u64::from(self.next_u32())
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// True with probability `percent`/100.
-    pub fn chance(&mut self, percent: u32) -> bool {
-        self.next_u32() % 100 < percent
-    }
-
-    pub fn bytes(&mut self, max_len: usize) -> Vec<u8> {
-        let len = self.below(max_len + 1);
-        (0..len).map(|_| self.next_u32() as u8).collect()
-    }
-}
 
 /// Which transformations the re-encoder applies (each per record, at random).
 #[derive(Clone, Copy, Default)]
@@ -766,18 +391,6 @@ fn is_varint_kind(kind: Kind) -> bool {
             | Kind::Bool
             | Kind::Enum
     )
-}
-
-fn varint_len(v: u64) -> usize {
-    (1..10).find(|&n| v >> (7 * n) == 0).unwrap_or(10)
-}
-
-/// Writes `v` in exactly `n` bytes (`varint_len(v) <= n <= 10`).
-fn put_varint_n(out: &mut Vec<u8>, v: u64, n: usize) {
-    for i in 0..n {
-        let byte = ((v >> (7 * i)) & 0x7f) as u8;
-        out.push(if i + 1 < n { byte | 0x80 } else { byte });
-    }
 }
 
 impl Encoder<'_> {
@@ -1057,7 +670,7 @@ pub fn reencode(
 fn reencoded_fixtures_match_prost_reflect() {
     const SEEDS: u64 = 4;
     let start = Instant::now();
-    let fixtures = raw_fixtures();
+    let fixtures = fixtures::raw();
     let mut stats = Stats::default();
     let mut failures = Vec::new();
     let (mut checked, mut changed) = (0, 0);
@@ -1095,16 +708,9 @@ fn reencoded_fixtures_match_prost_reflect() {
             });
             if let Err(err) = result {
                 // The seed reproduces the input; show its start.
-                let shown = &mutated[..mutated.len().min(256)];
-                let more = if shown.len() < mutated.len() {
-                    "..."
-                } else {
-                    ""
-                };
                 failures.push(format!(
-                    "{name} (round {round}, seed {seed}): {err}\n  input ({} bytes): {}{more}",
-                    mutated.len(),
-                    hex(shown)
+                    "{name} (round {round}, seed {seed}): {err}\n  input ({})",
+                    hex_prefix(&mutated, 256)
                 ));
             }
         }
@@ -1142,29 +748,6 @@ fn reencoded_fixtures_match_prost_reflect() {
     );
 }
 
-/// A canonical key.
-fn key(out: &mut Vec<u8>, number: u32, wire: u8) {
-    let v = (u64::from(number) << 3) | u64::from(wire);
-    put_varint_n(out, v, varint_len(v));
-}
-
-/// A canonical length-delimited record.
-fn len_field(number: u32, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    key(&mut out, number, 2);
-    put_varint_n(&mut out, body.len() as u64, varint_len(body.len() as u64));
-    out.extend_from_slice(body);
-    out
-}
-
-/// A varint record, the value in exactly `width` bytes (0: canonical).
-fn varint_field(number: u32, v: u64, width: usize) -> Vec<u8> {
-    let mut out = Vec::new();
-    key(&mut out, number, 0);
-    put_varint_n(&mut out, v, width.max(varint_len(v)));
-    out
-}
-
 /// Hand-written corner cases of the wire format, each a Pod.
 #[test]
 fn corner_cases_match_prost_reflect() {
@@ -1181,7 +764,7 @@ fn corner_cases_match_prost_reflect() {
     let groups_packed = |values: &[u64]| {
         let mut run = Vec::new();
         for &v in values {
-            put_varint_n(&mut run, v, varint_len(v));
+            put_varint(&mut run, v);
         }
         len_field(4, &run)
     };

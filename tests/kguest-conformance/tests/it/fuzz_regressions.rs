@@ -15,7 +15,9 @@ use kguest_wire::quantity::{self, Quantity};
 use kguest_wire::schema;
 use kguest_wire::{ErrorKind, View};
 
-use crate::differential::{first_difference, reference_decode, reference_tree, root_view_tree};
+use kguest_test_support::oracle::{first_difference, reference_decode, reference_tree};
+
+use crate::differential::root_view_tree;
 
 const POD: &str = "k8s.io.api.core.v1.Pod";
 

@@ -51,10 +51,10 @@ use kguest_k8s_io::json::{
     EncodedObject, object_from_json_text, object_to_json, schema_for_api_version,
 };
 use kguest_k8s_io::load::Loader;
+use kguest_test_support::diff::{byte_difference, first_mismatch, text_around};
+use kguest_test_support::vendor;
 use kguest_wire::schema::MessageSchema;
 use serde_json::Value;
-
-use crate::fixtures;
 
 // ---------------------------------------------------------------------------
 // The checks and their exceptions.
@@ -508,27 +508,17 @@ fn same_pb(go: &GoObject, raw: &[u8], enveloped: &[u8]) -> Result<(), String> {
         if enveloped == go.pb.as_slice() {
             return Ok(());
         }
-        return Err(format!("envelope {}", byte_difference(enveloped, &go.pb)));
+        return Err(format!(
+            "envelope {}",
+            byte_difference(enveloped, &go.pb, "Go")
+        ));
     }
-    let mut detail = format!("raw {}", byte_difference(raw, &go.raw));
+    let mut detail = format!("raw {}", byte_difference(raw, &go.raw, "Go"));
     if let Ok(schema) = schema_of(go) {
         detail.push_str("; ");
         detail.push_str(&wire_difference(schema, "", raw, &go.raw));
     }
     Err(detail)
-}
-
-fn byte_difference(ours: &[u8], theirs: &[u8]) -> String {
-    let at = ours
-        .iter()
-        .zip(theirs)
-        .position(|(a, b)| a != b)
-        .unwrap_or(ours.len().min(theirs.len()));
-    format!(
-        "differs at byte {at} (ours {} B, Go {} B)",
-        ours.len(),
-        theirs.len()
-    )
 }
 
 /// The first field, by path, where two encodings of a `schema` message
@@ -597,22 +587,8 @@ fn same_text(ours: &str, theirs: &str) -> Result<(), String> {
     if ours == theirs {
         return Ok(());
     }
-    let at = ours
-        .bytes()
-        .zip(theirs.bytes())
-        .position(|(a, b)| a != b)
-        .unwrap_or(ours.len().min(theirs.len()));
-    let around = |text: &str| {
-        let mut start = at.saturating_sub(50).min(text.len());
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        let mut end = (at + 40).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        format!("{:?}", &text[start..end])
-    };
+    let at = first_mismatch(ours.as_bytes(), theirs.as_bytes());
+    let around = |text: &str| format!("{:?}", text_around(text, at, 50, 40));
     let line = theirs.as_bytes()[..at.min(theirs.len())]
         .iter()
         .filter(|&&b| b == b'\n')
@@ -907,7 +883,7 @@ fn go_judge() {
     let mut args: Vec<String> = [
         "gen",
         "--fixtures",
-        &fixtures::testdata_dir().to_string_lossy(),
+        &vendor::testdata_dir().to_string_lossy(),
         "--seed-start",
         &seed_start.to_string(),
         "--seeds",

@@ -5,14 +5,8 @@
 use kguest_k8s::envelope;
 use kguest_k8s_io::json::{EncodedObject, from_json, object_from_json};
 
-use crate::fixtures;
-
-fn first_difference(a: &[u8], b: &[u8]) -> usize {
-    a.iter()
-        .zip(b)
-        .position(|(x, y)| x != y)
-        .unwrap_or(a.len().min(b.len()))
-}
+use kguest_test_support::diff::byte_difference_in_hex;
+use kguest_test_support::fixtures;
 
 #[test]
 fn every_fixture_json_encodes_to_its_pb() {
@@ -34,14 +28,9 @@ fn every_fixture_json_encodes_to_its_pb() {
             }
             .map_err(|err| format!("encode error: {err}"))?;
             if object.raw != expected.raw {
-                let at = first_difference(&object.raw, expected.raw);
-                let around = |b: &[u8]| b[at.saturating_sub(8)..(at + 8).min(b.len())].to_vec();
                 return Err(format!(
-                    "raw differs at byte {at} (ours {} B, Go {} B): ours {:02x?} Go {:02x?}",
-                    object.raw.len(),
-                    expected.raw.len(),
-                    around(&object.raw),
-                    around(expected.raw),
+                    "raw {}",
+                    byte_difference_in_hex(&object.raw, expected.raw, "Go")
                 ));
             }
             if object.enveloped() != fixture.pb {

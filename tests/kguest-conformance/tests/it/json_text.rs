@@ -10,15 +10,10 @@ use kguest_k8s_io::json::{
     object_from_json, object_from_json_text, object_to_json, schema_for_api_version,
 };
 use kguest_k8s_io::load::Loader;
+use kguest_test_support::diff::byte_difference;
+use kguest_test_support::fixtures;
 use serde::Deserialize;
 use serde_json::Value;
-
-use crate::fixtures;
-
-fn fixture_text(name: &str, ext: &str) -> String {
-    let path = fixtures::testdata_dir().join(format!("{name}.{ext}"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// JSON text without the whitespace between tokens, as the API server
 /// receives and writes it. Go keeps embedded JSON (`RawExtension`,
@@ -47,26 +42,13 @@ fn compact(text: &str) -> String {
     out
 }
 
-fn first_difference(a: &[u8], b: &[u8]) -> String {
-    let at = a
-        .iter()
-        .zip(b)
-        .position(|(x, y)| x != y)
-        .unwrap_or(a.len().min(b.len()));
-    format!(
-        "differs at byte {at} (ours {} B, Go {} B)",
-        a.len(),
-        b.len()
-    )
-}
-
 #[test]
 fn every_fixture_json_text_encodes_to_its_pb() {
     fixtures::check_every(
         "JSON text -> protobuf",
         "byte-identical to upstream .pb (raw and enveloped)",
         |fixture| {
-            let text = compact(&fixture_text(&fixture.name, "json"));
+            let text = compact(&fixtures::text(&fixture.name, "json"));
             let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
             let (raw, enveloped) = if fixture.json.get("apiVersion").is_some() {
                 let object = object_from_json_text(&text).map_err(|e| e.to_string())?;
@@ -78,7 +60,7 @@ fn every_fixture_json_text_encodes_to_its_pb() {
                 (raw, enveloped)
             };
             if raw != expected.raw {
-                return Err(format!("raw {}", first_difference(&raw, expected.raw)));
+                return Err(format!("raw {}", byte_difference(&raw, expected.raw, "Go")));
             }
             if enveloped != fixture.pb {
                 return Err("envelope differs".into());
@@ -94,7 +76,7 @@ fn every_fixture_yaml_encodes_to_its_pb() {
         "YAML text -> protobuf",
         "byte-identical to upstream .pb",
         |fixture| {
-            let text = fixture_text(&fixture.name, "yaml");
+            let text = fixtures::text(&fixture.name, "yaml");
             let expected = envelope::unwrap(&fixture.pb).expect("fixture envelope");
             let mut loader = Loader::new(&fixture.name, &text);
             if fixture.json.get("apiVersion").is_none() {
@@ -105,7 +87,7 @@ fn every_fixture_yaml_encodes_to_its_pb() {
                 return Err(format!("{} objects", objects.len()));
             };
             if object.raw != expected.raw {
-                return Err(first_difference(&object.raw, expected.raw));
+                return Err(byte_difference(&object.raw, expected.raw, "Go"));
             }
             Ok(())
         },
@@ -240,7 +222,7 @@ fn member_order_does_not_matter() {
                 from_json_text(fixture.schema(), &text).map_err(|e| e.to_string())?
             };
             if raw != expected.raw {
-                return Err(first_difference(&raw, expected.raw));
+                return Err(byte_difference(&raw, expected.raw, "Go"));
             }
             Ok(())
         },

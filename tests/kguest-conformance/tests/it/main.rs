@@ -5,7 +5,6 @@
 mod compatibility;
 mod differential;
 mod field_validation;
-mod fixtures;
 mod fuzz_regressions;
 mod go_judge;
 mod json_conformance;

@@ -19,66 +19,21 @@ use std::time::Instant;
 use kguest_k8s::envelope;
 use kguest_k8s::registry::MESSAGES;
 use kguest_k8s_io::json::{schema_by_full_name, to_json};
+use kguest_test_support::deviations::{
+    group_key_at, has_split_message, map_with_wrong_wire_type_at,
+};
+use kguest_test_support::diff::hex_prefix;
+use kguest_test_support::fixtures;
+use kguest_test_support::oracle::{first_difference, reference_decode, reference_tree};
+use kguest_test_support::rng::Lcg;
+use kguest_test_support::walk::Walk;
+use kguest_test_support::wire::{nest, put_varint};
 use kguest_wire::ErrorKind;
-use kguest_wire::reflect::{Item, Visitor};
 use kguest_wire::schema::{self, FieldSchema, JsonForm, Kind, Label, MAX_DEPTH, MessageSchema};
-use kguest_wire::wire::{MAX_FIELD_NUMBER, Value, next_field, read_varint};
+use kguest_wire::wire::MAX_FIELD_NUMBER;
 use prost_reflect::DynamicMessage;
 
-use crate::differential::{
-    Lcg, first_difference, raw_fixtures, reference_decode, reference_tree, reflect_root,
-    root_schemas, root_view_tree,
-};
-
-/// Reads every field, recursing into every message.
-#[derive(Default)]
-struct Walk {
-    depth: usize,
-    max_depth: usize,
-    items: usize,
-}
-
-impl Walk {
-    fn item(&mut self, item: Item<'_, '_>) {
-        self.items += 1;
-        match item {
-            Item::Str(s) => {
-                std::hint::black_box(s.chars().count());
-            }
-            Item::Bytes(b) => {
-                std::hint::black_box(b.iter().map(|&x| usize::from(x)).sum::<usize>());
-            }
-            Item::Message(message) => {
-                // The schemas of Kubernetes have no cycle, so views nest only
-                // as deep as the schema does.
-                assert!(self.depth < 64, "views nested deeper than any schema");
-                std::hint::black_box(message.schema());
-                self.depth += 1;
-                self.max_depth = self.max_depth.max(self.depth);
-                message.reflect(self);
-                self.depth -= 1;
-            }
-            _ => {}
-        }
-    }
-}
-
-impl<'a> Visitor<'a> for Walk {
-    fn field(&mut self, _number: u32, item: Option<Item<'a, '_>>) {
-        if let Some(item) = item {
-            self.item(item);
-        }
-    }
-
-    fn element(&mut self, _number: u32, item: Item<'a, '_>) {
-        self.item(item);
-    }
-
-    fn entry(&mut self, _number: u32, key: Item<'a, '_>, value: Item<'a, '_>) {
-        self.item(key);
-        self.item(value);
-    }
-}
+use crate::differential::{reflect_root, root_schemas, root_view_tree};
 
 /// How `validate()` and prost-reflect judged one input.
 #[derive(Debug, PartialEq)]
@@ -106,78 +61,6 @@ enum Verdict {
     Disagree(String),
 }
 
-/// True when the key at `offset` has wire type 3 (start group).
-fn group_key_at(bytes: &[u8], offset: usize) -> bool {
-    let mut rest = bytes.get(offset..).unwrap_or_default();
-    read_varint(&mut rest).is_ok_and(|key| key & 7 == 3)
-}
-
-/// The field whose record starts at `offset` of `bytes` (a message of type
-/// `schema`), looking into nested messages.
-fn field_at(
-    schema: &'static MessageSchema,
-    bytes: &[u8],
-    offset: usize,
-) -> Option<&'static FieldSchema> {
-    let mut rest = bytes;
-    loop {
-        let start = bytes.len() - rest.len();
-        let (number, value) = next_field(&mut rest).ok()??;
-        let field = schema.field(number);
-        if start == offset {
-            return field;
-        }
-        if let (
-            Some(FieldSchema {
-                kind: Kind::Message(inner),
-                ..
-            }),
-            Value::Len(body),
-        ) = (field, value)
-        {
-            let body_start = bytes.len() - rest.len() - body.len();
-            if (body_start..body_start + body.len()).contains(&offset) {
-                return field_at(inner, body, offset - body_start);
-            }
-        }
-    }
-}
-
-/// True when the record at `offset` is a map field with a wire type other
-/// than length-delimited.
-fn map_with_wrong_wire_type_at(
-    schema: &'static MessageSchema,
-    bytes: &[u8],
-    offset: usize,
-) -> bool {
-    let mut rest = bytes.get(offset..).unwrap_or_default();
-    let wire_ok = read_varint(&mut rest).is_ok_and(|key| key & 7 == 2);
-    !wire_ok && field_at(schema, bytes, offset).is_some_and(|f| f.label == Label::Map)
-}
-
-/// True when a singular message field occurs more than once, here or in a
-/// nested message: prost-reflect merges the occurrences, a view reads the
-/// last one (the documented deviation, see `differential.rs` test C).
-/// Call only on input that validates (it recurses as deep as the input).
-fn has_split_message(schema: &MessageSchema, bytes: &[u8]) -> bool {
-    let mut seen = BTreeSet::new();
-    let mut rest = bytes;
-    while let Ok(Some((number, value))) = next_field(&mut rest) {
-        let Some(field) = schema.field(number) else {
-            continue;
-        };
-        if let (Kind::Message(inner), Value::Len(body)) = (field.kind, value) {
-            if field.label == Label::Singular && !seen.insert(number) {
-                return true;
-            }
-            if has_split_message(inner, body) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
 #[derive(Default)]
 struct Report {
     cases: usize,
@@ -190,10 +73,6 @@ struct Report {
     items_read: usize,
     max_view_depth: usize,
     failures: Vec<String>,
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Report {
@@ -264,12 +143,9 @@ impl Report {
 
     fn fail(&mut self, label: &str, bytes: &[u8], why: String) {
         if self.failures.len() < 20 {
-            let shown = &bytes[..bytes.len().min(200)];
-            let more = if bytes.len() > shown.len() { "..." } else { "" };
             self.failures.push(format!(
-                "{label}: {why}\n  input ({} bytes): {}{more}",
-                bytes.len(),
-                hex(shown)
+                "{label}: {why}\n  input ({})",
+                hex_prefix(bytes, 200)
             ));
         } else if self.failures.len() == 20 {
             self.failures.push("(more failures not shown)".to_string());
@@ -284,14 +160,6 @@ fn random_varint(rng: &mut Lcg) -> u64 {
         2 => u64::MAX - rng.below(2) as u64,
         _ => rng.below(1 << 30) as u64,
     }
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// Random records for `schema`: mostly known fields with the right wire type
@@ -386,7 +254,7 @@ const LARGE: &[&str] = &[
 #[test]
 fn random_and_corrupted_input_never_panics() {
     let start = Instant::now();
-    let fixtures = raw_fixtures();
+    let fixtures = fixtures::raw();
     let roots: Vec<&'static str> = root_schemas().iter().map(|s| s.name()).collect();
     let mut report = Report::default();
     let mut rng = Lcg::new(0x6b67_7565_7374);
@@ -424,7 +292,7 @@ fn random_and_corrupted_input_never_panics() {
             );
         }
     }
-    for fixture in crate::fixtures::all() {
+    for fixture in fixtures::all() {
         for _ in 0..4 {
             let cut = rng.below(fixture.pb.len().max(1));
             let _ = envelope::unwrap(&fixture.pb[..cut]);
@@ -580,23 +448,6 @@ fn find_cycle() -> Option<Vec<(&'static MessageSchema, u32)>> {
     MESSAGES
         .iter()
         .find_map(|schema| visit(schema, &mut Vec::new(), &mut done))
-}
-
-/// `levels` length-delimited records of field numbers `numbers` (cycled),
-/// nested inside each other around `inner`.
-fn nest(numbers: &[u32], levels: usize, inner: &[u8]) -> Vec<u8> {
-    let mut bytes = inner.to_vec();
-    for level in (0..levels).rev() {
-        let mut outer = Vec::with_capacity(bytes.len() + 8);
-        put_varint(
-            &mut outer,
-            u64::from(numbers[level % numbers.len()]) << 3 | 2,
-        );
-        put_varint(&mut outer, bytes.len() as u64);
-        outer.extend(bytes);
-        bytes = outer;
-    }
-    bytes
 }
 
 const DEEP: usize = 10_000;

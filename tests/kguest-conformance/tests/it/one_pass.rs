@@ -12,113 +12,27 @@
 //! The typed API (`spec.read((PodSpec::CONTAINERS, ..))`) is checked on the
 //! fields the example plugins read.
 
-use std::fmt::Write as _;
 use std::time::Instant;
 
 use kguest_k8s::api::core::v1::{Container, Node, NodeStatus, Pod, PodSpec, Toleration};
 use kguest_k8s_io::json::schema_by_full_name;
-use kguest_wire::reflect::{Item, Reflect, Visitor};
+use kguest_test_support::diff::{hex, hex_prefix};
+use kguest_test_support::fixtures;
+use kguest_test_support::rng::Lcg;
+use kguest_test_support::walk;
 
-use crate::differential::{Lcg, Plan, Stats, raw_fixtures, reencode, reflect_root, root_schemas};
+use crate::differential::{Plan, Stats, reencode, reflect_root, root_schemas};
 use crate::no_panic::{corrupt, random_message};
-
-/// Records every visitor call as a line; nested messages are walked the same
-/// way (one pass or accessors) between `{` and `}`.
-struct Calls {
-    one_pass: bool,
-    lines: Vec<String>,
-}
-
-impl Calls {
-    fn item(&mut self, head: String, item: Item<'_, '_>) {
-        let text = match item {
-            Item::I32(v) => format!("i32 {v}"),
-            Item::I64(v) => format!("i64 {v}"),
-            Item::U32(v) => format!("u32 {v}"),
-            Item::U64(v) => format!("u64 {v}"),
-            Item::Bool(v) => format!("bool {v}"),
-            Item::F32(v) => format!("f32 {:08x}", v.to_bits()),
-            Item::F64(v) => format!("f64 {:016x}", v.to_bits()),
-            Item::Str(v) => format!("str {v:?}"),
-            Item::Bytes(v) => format!("bytes {v:02x?}"),
-            Item::Message(m) => {
-                self.lines.push(format!("{head} {{"));
-                if self.one_pass {
-                    m.reflect(self);
-                } else {
-                    m.reflect_accessors(self);
-                }
-                self.lines.push("}".into());
-                return;
-            }
-        };
-        self.lines.push(format!("{head} {text}"));
-    }
-}
-
-impl<'a> Visitor<'a> for Calls {
-    fn field(&mut self, number: u32, item: Option<Item<'a, '_>>) {
-        match item {
-            Some(item) => self.item(format!("field {number}"), item),
-            None => self.lines.push(format!("field {number} none")),
-        }
-    }
-
-    fn element(&mut self, number: u32, item: Item<'a, '_>) {
-        self.item(format!("element {number}"), item);
-    }
-
-    fn entry(&mut self, number: u32, key: Item<'a, '_>, value: Item<'a, '_>) {
-        self.item(format!("entry {number} key"), key);
-        self.item(format!("entry {number} value"), value);
-    }
-}
-
-fn calls(view: &dyn Reflect<'_>, one_pass: bool) -> Vec<String> {
-    let mut calls = Calls {
-        one_pass,
-        lines: Vec::new(),
-    };
-    if one_pass {
-        view.reflect(&mut calls);
-    } else {
-        view.reflect_accessors(&mut calls);
-    }
-    calls.lines
-}
 
 /// Both walks of `bytes` as the message `full_name`: `Err` with the first
 /// differing call, else the number of calls.
 fn same_calls(full_name: &str, bytes: &[u8]) -> Result<usize, String> {
     let mut result = None;
     let known = reflect_root(full_name, bytes, &mut |view| {
-        let (ours, theirs) = (calls(view, true), calls(view, false));
-        result = Some(if ours == theirs {
-            Ok(ours.len())
-        } else {
-            let at = ours
-                .iter()
-                .zip(&theirs)
-                .position(|(a, b)| a != b)
-                .unwrap_or(ours.len().min(theirs.len()));
-            Err(format!(
-                "call {at}: one pass {:?}, accessors {:?} ({} vs {} calls)",
-                ours.get(at),
-                theirs.get(at),
-                ours.len(),
-                theirs.len()
-            ))
-        });
+        result = Some(walk::same_calls(view));
     });
     assert!(known, "no view for {full_name}");
     result.expect("reflect_root calls back")
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 #[derive(Default)]
@@ -134,11 +48,9 @@ impl Tally {
         match same_calls(full_name, bytes) {
             Ok(n) => self.calls += n,
             Err(err) if self.failures.len() < 20 => {
-                let shown = &bytes[..bytes.len().min(200)];
                 self.failures.push(format!(
-                    "{label} ({full_name}): {err}\n  input ({} bytes): {}",
-                    bytes.len(),
-                    hex(shown)
+                    "{label} ({full_name}): {err}\n  input ({})",
+                    hex_prefix(bytes, 200)
                 ));
             }
             Err(_) => self.failures.push(String::new()),
@@ -168,7 +80,7 @@ fn one_pass_walk_equals_accessor_walk_on_fixtures_and_reencodings() {
     let start = Instant::now();
     let mut tally = Tally::default();
     let mut stats = Stats::default();
-    for (name, full_name, raw) in &raw_fixtures() {
+    for (name, full_name, raw) in &fixtures::raw() {
         tally.check(name, full_name, raw);
         let schema = schema_by_full_name(full_name).expect("schema");
         for round in 0..3u64 {
@@ -198,7 +110,7 @@ fn one_pass_walk_equals_accessor_walk_on_malformed_and_random_input() {
     let start = Instant::now();
     let mut tally = Tally::default();
     let mut rng = Lcg::new(0x006f_6e65_7061_7373);
-    let fixtures = raw_fixtures();
+    let fixtures = fixtures::raw();
     // Every fixture cut at random points: the malformed field moves through
     // every message, where singular fields give up and iterators stop.
     for (name, full_name, raw) in &fixtures {
@@ -298,7 +210,7 @@ fn plugin_fields(pod: &[u8], node: &[u8], one_pass: bool) -> Vec<String> {
 
 #[test]
 fn typed_one_pass_reads_equal_the_accessors() {
-    let fixtures = raw_fixtures();
+    let fixtures = fixtures::raw();
     let find = |wanted: &str| {
         fixtures
             .iter()

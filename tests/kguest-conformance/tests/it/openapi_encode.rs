@@ -17,7 +17,7 @@
 use kguest_k8s::envelope;
 use kguest_k8s_encode::encode_json_as_openapi;
 
-use crate::fixtures;
+use kguest_test_support::fixtures;
 
 #[test]
 fn k8s_openapi_values_encode_like_go() {

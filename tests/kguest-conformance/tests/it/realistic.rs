@@ -10,7 +10,7 @@ use kguest_k8s_io::json::{object_from_json, object_to_json, schema_for_api_versi
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::json_conformance::without_empty;
+use kguest_test_support::json::without_empty;
 
 fn load(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -2,7 +2,7 @@
 //! guests send back.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use kguest_host::{
@@ -10,40 +10,18 @@ use kguest_host::{
 };
 use serde_json::{Value, json};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
 /// A built example plugin (`cargo xtask examples`).
 pub fn example(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("KGUEST_PLUGIN_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map_or_else(|| workspace().join("target"), PathBuf::from)
-                .join("plugins")
-        });
-    let path = dir.join(format!("{name}.wasm"));
-    std::fs::read(&path).unwrap_or_else(|err| {
-        panic!(
-            "{}: {err}: build the examples first (`cargo xtask examples`, or set KGUEST_PLUGIN_DIR)",
-            path.display()
-        )
-    })
+    read(&kguest_test_support::built::plugin(name))
 }
 
 /// A file of kube-scheduler-wasm-extension's test material.
 pub fn ksw(relative: &str) -> Vec<u8> {
-    let dir = std::env::var_os("KGUEST_KSW_DIR")
-        .map_or_else(|| workspace().join("proto-vendor/ksw"), PathBuf::from);
-    let path = dir.join(relative);
-    std::fs::read(&path).unwrap_or_else(|err| {
-        panic!(
-            "{}: {err}: kube-scheduler-wasm-extension's material is missing; set KGUEST_KSW_DIR \
-             to a copy (e.g. ../shared/ksw/9b2791f) or vendor it into proto-vendor/ksw",
-            path.display()
-        )
-    })
+    read(&kguest_test_support::vendor::ksw_file(relative))
 }
 
 /// A log line: severity, message, key/value pairs.

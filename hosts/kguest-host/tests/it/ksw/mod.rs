@@ -50,7 +50,7 @@ mod pool;
 mod wasm;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use kguest_host::{
@@ -113,17 +113,7 @@ fn all_cases() -> Vec<Case> {
 
 /// The upstream material: `$KGUEST_KSW_DIR`, else `proto-vendor/ksw`.
 pub fn ksw_dir() -> PathBuf {
-    let dir = match std::env::var_os("KGUEST_KSW_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto-vendor/ksw"),
-    };
-    assert!(
-        dir.join("scheduler/plugin").is_dir(),
-        "kube-scheduler-wasm-extension's test material is missing at {}: run `cargo xtask vendor` \
-         (or set KGUEST_KSW_DIR to a copy, e.g. ../shared/ksw/9b2791f)",
-        dir.display()
-    );
-    dir
+    kguest_test_support::vendor::ksw_dir()
 }
 
 fn read(rel: &str) -> Vec<u8> {
