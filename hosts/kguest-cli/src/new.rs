@@ -12,36 +12,71 @@ use std::path::{Path, PathBuf};
 
 use crate::Failure;
 
-pub const USAGE: &str = "\
-usage: kguest new PATH [--hooks filter,score,...] [--kguest-path DIR]
-       kguest new --krm PATH [--kguest-path DIR]
+/// Create a scheduler plugin crate or, with --krm, a KRM function crate
+///
+/// Writes a new kube-scheduler-wasm-extension plugin crate in PATH (which must
+/// not exist or be empty); its name is PATH's last component. The crate has
+/// the chosen hooks, each with a small working example and native tests, sample
+/// pod.yaml/nodes.yaml, and a README with the build, test, run, check and
+/// deploy steps:
+///
+///   cargo test                  the native tests (kguest::testing::TestHost)
+///   cargo wasm                  the plugin: target/wasm32-unknown-unknown/guest/NAME.wasm
+///   kguest run target/wasm32-unknown-unknown/guest/NAME.wasm --pod pod.yaml --nodes nodes.yaml
+///
+/// With --krm, a KRM function crate instead, with its tests, a sample list,
+/// a kustomization and a README.
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The new crate's directory; its last component names the crate.
+    #[arg(value_name = "PATH", value_hint = clap::ValueHint::DirPath)]
+    path: String,
+    #[arg(long, value_name = "LIST", help = hooks_help())]
+    hooks: Option<String>,
+    /// A KRM function (kustomize, kpt) instead: a wasm32-wasip1 crate built on
+    /// kguest-krm that adds the labels its functionConfig names, with native
+    /// tests, a sample list.yaml, a kustomization running it through
+    /// `kubectl kustomize` and a README (`cargo wasm`, then
+    /// `kguest krm target/wasm32-wasip1/guest/NAME.wasm < list.yaml`)
+    #[arg(long, verbatim_doc_comment)]
+    krm: bool,
+    /// Depend on the kguest checkout in DIR (a path dependency) instead of
+    /// the published crate
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath, verbatim_doc_comment)]
+    kguest_path: Option<String>,
+}
 
-Writes a new kube-scheduler-wasm-extension plugin crate in PATH (which must
-not exist or be empty); its name is PATH's last component. The crate has
-the chosen hooks, each with a small working example and native tests, sample
-pod.yaml/nodes.yaml, and a README with the build, test, run, check and
-deploy steps:
-
-  cargo test                  the native tests (kguest::testing::TestHost)
-  cargo wasm                  the plugin: target/wasm32-unknown-unknown/guest/NAME.wasm
-  kguest run target/wasm32-unknown-unknown/guest/NAME.wasm --pod pod.yaml --nodes nodes.yaml
-
-options:
-  --hooks LIST        comma-separated hooks (default: filter,score): prefilter,
-                      filter, postfilter, addpod, removepod, prescore, score,
-                      normalizescore, reserve (with unreserve), permit, prebind,
-                      bind, postbind, enqueue. The set must be one
-                      kube-scheduler-wasm-extension accepts, the rule
-                      `kguest::export!` checks.
-  --krm               a KRM function (kustomize, kpt) instead: a wasm32-wasip1
-                      crate built on kguest-krm that adds the labels its
-                      functionConfig names, with native tests, a sample
-                      list.yaml, a kustomization running it through
-                      `kubectl kustomize` and a README (`cargo wasm`, then
-                      `kguest krm target/wasm32-wasip1/guest/NAME.wasm < list.yaml`)
-  --kguest-path DIR   depend on the kguest checkout in DIR (a path dependency)
-                      instead of the published crate
-";
+/// The help of `--hooks`, listing kguest_abi's hooks.
+fn hooks_help() -> String {
+    let names: Vec<&str> = hook_names().collect();
+    let mut lines = vec![String::from(
+        "Comma-separated hooks (default: filter,score), of:",
+    )];
+    let mut line = String::new();
+    for (i, name) in names.iter().enumerate() {
+        let item = match *name {
+            "reserve" => "reserve (with unreserve)".to_string(),
+            name => name.to_string(),
+        };
+        let item = if i + 1 < names.len() {
+            format!("{item},")
+        } else {
+            format!("{item}.")
+        };
+        if !line.is_empty() && line.len() + 1 + item.len() > 66 {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&item);
+    }
+    lines.push(line);
+    lines.push("The set must be one kube-scheduler-wasm-extension accepts, the".into());
+    lines.push("rule `kguest::export!` checks.".into());
+    lines.join("\n")
+}
 
 /// The hooks `--hooks` accepts, in the order the scheduler calls them:
 /// `kguest_abi::HOOKS` but `unreserve`, which `reserve` brings.
@@ -55,40 +90,17 @@ fn hook_names() -> impl Iterator<Item = &'static str> {
 /// Where the generated README points for deployment.
 const DEPLOY_DOC: &str = "https://github.com/kguest/kguest/blob/main/docs/deploy.md";
 
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let mut path = None;
-    let mut hooks = None;
-    let mut kguest_path = None;
-    let mut krm = false;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = |flag: &str| {
-            args.next()
-                .map(String::as_str)
-                .ok_or_else(|| Failure::Usage(format!("{flag} needs a value")))
-        };
-        match arg.as_str() {
-            "--hooks" => hooks = Some(value("--hooks")?),
-            "--kguest-path" => kguest_path = Some(value("--kguest-path")?),
-            "--krm" => krm = true,
-            flag if flag.starts_with("--hooks=") => hooks = Some(&flag["--hooks=".len()..]),
-            flag if flag.starts_with("--kguest-path=") => {
-                kguest_path = Some(&flag["--kguest-path=".len()..]);
-            }
-            flag if flag.starts_with('-') => {
-                return Err(Failure::Usage(format!("new: unknown option `{flag}`")));
-            }
-            other => {
-                if path.replace(other).is_some() {
-                    return Err(Failure::Usage("new takes one PATH".into()));
-                }
-            }
-        }
-    }
-    let path = path.ok_or_else(|| Failure::Usage("new: missing PATH".into()))?;
+pub fn run(args: Args) -> Result<(), Failure> {
+    let Args {
+        path,
+        hooks,
+        krm,
+        kguest_path,
+    } = args;
+    let (path, hooks, kguest_path) = (path.as_str(), hooks.as_deref(), kguest_path.as_deref());
     if krm && hooks.is_some() {
         return Err(Failure::Usage(
-            "new: --hooks is for scheduler plugins; a KRM function (--krm) has none".into(),
+            "--hooks is for scheduler plugins; a KRM function (--krm) has none".into(),
         ));
     }
     let hooks = parse_hooks(hooks.unwrap_or("filter,score")).map_err(Failure::Usage)?;
@@ -1177,20 +1189,18 @@ mod tests {
         assert!(wrapped.ends_with("postbind,\n};\n"));
     }
 
-    /// The hook list of `--help` is kguest_abi's, written out.
+    /// The help of `--hooks` lists every hook of the ABI.
     #[test]
-    fn usage_lists_every_hook_of_the_abi() {
-        let (_, list) = USAGE.split_once("--hooks LIST").expect("--hooks in USAGE");
-        let (list, _) = list.split_once("The set").expect("end of the list");
-        let words: Vec<String> = list
+    fn hooks_help_lists_every_hook_of_the_abi() {
+        let help = hooks_help();
+        let words: Vec<&str> = help
             .split(|c: char| !c.is_ascii_alphanumeric())
             .filter(|w| !w.is_empty())
-            .map(str::to_string)
             .collect();
-        for hook in hook_names() {
-            assert!(words.iter().any(|w| w == hook), "{hook} missing from USAGE");
+        for hook in kguest_abi::HOOKS {
+            assert!(words.contains(&hook.name), "{} missing: {help}", hook.name);
         }
-        assert_eq!(hook_names().count(), kguest_abi::HOOKS.len() - 1);
+        assert!(help.lines().all(|l| l.len() <= 70), "{help}");
     }
 
     #[test]
