@@ -6,61 +6,56 @@ use kguest_check::{Finding, Module, Severity, group_digits, hook_list};
 
 use crate::{Failure, read_input};
 
-pub const USAGE: &str = "\
-usage: kguest check [--strict] [--max-bytes N] PLUGIN.wasm...
+/// Check a built plugin against the ABI: imports, exports, hooks, size, panic/fmt code
+///
+/// Checks a built kube-scheduler-wasm-extension plugin, whatever built it:
+///   - its imports and exports against the ABI (names and signatures; the
+///     `memory` export; KSW at commit 9b2791f),
+///   - its hook set against the scheduler's rules,
+///   - its size, by section,
+///   - the panic and core::fmt functions it contains, by name (from the `name`
+///     section: build with `strip = false` to keep it), and the functions
+///     outside the standard library that pull them in.
+///
+/// A module with `_start` and no hooks is taken for a KRM function (`kguest krm`)
+/// and checked against that interface: WASI preview1 imports only, `_start` and
+/// `memory` exported.
+///
+/// Exits 1 when the scheduler would refuse or misuse a plugin (a violation).
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Also fail on warnings (WASI imports, exports the scheduler ignores,
+    /// hooks it never calls), on panic/fmt code and on a module without a
+    /// name section: the rules kguest's own examples pass
+    #[arg(long, verbatim_doc_comment)]
+    strict: bool,
+    /// Also fail when a plugin is larger than N bytes (`_` may group digits).
+    #[arg(long, value_name = "N", value_parser = parse_bytes)]
+    max_bytes: Option<usize>,
+    /// The modules to check.
+    #[arg(value_name = "PLUGIN.wasm", required = true, value_hint = clap::ValueHint::FilePath)]
+    files: Vec<String>,
+}
 
-Checks a built kube-scheduler-wasm-extension plugin, whatever built it:
-  - its imports and exports against the ABI (names and signatures; the
-    `memory` export; KSW at commit 9b2791f),
-  - its hook set against the scheduler's rules,
-  - its size, by section,
-  - the panic and core::fmt functions it contains, by name (from the `name`
-    section: build with `strip = false` to keep it), and the functions
-    outside the standard library that pull them in.
+/// `--max-bytes`: a number of bytes, `_` allowed between digits.
+fn parse_bytes(value: &str) -> Result<usize, String> {
+    value
+        .replace('_', "")
+        .parse()
+        .map_err(|_| format!("`{value}` is not a number of bytes"))
+}
 
-A module with `_start` and no hooks is taken for a KRM function (`kguest krm`)
-and checked against that interface: WASI preview1 imports only, `_start` and
-`memory` exported.
-
-Exits 1 when the scheduler would refuse or misuse a plugin (a violation).
-
-options:
-  --strict        also fail on warnings (WASI imports, exports the scheduler
-                  ignores, hooks it never calls), on panic/fmt code and on a
-                  module without a name section: the rules kguest's own
-                  examples pass
-  --max-bytes N   also fail when a plugin is larger than N bytes
-";
-
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let mut strict = false;
-    let mut max_bytes = None;
-    let mut files = Vec::new();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--strict" => strict = true,
-            "--max-bytes" => {
-                let value = args
-                    .next()
-                    .ok_or_else(|| Failure::Usage("--max-bytes needs a number".into()))?;
-                let n = value.replace('_', "").parse::<usize>().map_err(|_| {
-                    Failure::Usage(format!("--max-bytes: `{value}` is not a number of bytes"))
-                })?;
-                max_bytes = Some(n);
-            }
-            flag if flag.starts_with('-') => {
-                return Err(Failure::Usage(format!("check: unknown option `{flag}`")));
-            }
-            path => files.push(path),
-        }
-    }
-    if files.is_empty() {
-        return Err(Failure::Usage("check: missing PLUGIN.wasm".into()));
-    }
+pub fn run(args: Args) -> Result<(), Failure> {
+    let Args {
+        strict,
+        max_bytes,
+        files,
+    } = args;
     let mut failed = Vec::new();
     let mut out = String::new();
-    for path in files {
+    for path in &files {
+        let path = path.as_str();
         let (_, bytes) = read_input(Some(path))?;
         let module =
             Module::parse(&bytes).map_err(|err| Failure::Input(format!("{path}: {err}")))?;

@@ -8,45 +8,43 @@ use kguest_k8s_io::stream::unframe;
 
 use crate::{Failure, read_input};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// Kubernetes protobuf -> JSON or YAML, as `kubectl get -o json|yaml` prints it
+///
+/// Kubernetes protobuf -> JSON (or YAML), through the views, as `kubectl get -o
+/// json` prints objects: members sorted, Go's zero values left out where Go's
+/// json tags say omitempty. The input is what the API server sends (`k8s\0` +
+/// runtime.Unknown; the type is read from it; a List decodes with its items), a
+/// length-framed stream written by `kguest encode` (read back as a List) or,
+/// with --type, one raw message. Reads standard input without FILE or with `-`.
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The message type of a raw message (or to read an envelope's object as):
+    /// core.v1.Pod, apps.v1.Deployment, rbac.authorization.k8s.io.v1.Role,
+    /// meta.v1.Status or a full protobuf name (k8s.io.api.core.v1.Pod)
+    #[arg(short, long = "type", value_name = "TYPE", verbatim_doc_comment)]
+    type_name: Option<String>,
+    /// The output format.
+    #[arg(short, long, value_enum, value_name = "FORMAT", default_value_t = Format::Json)]
+    output: Format,
+    /// The input file; `-` or none: standard input.
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    file: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Format {
     Json,
     Yaml,
 }
 
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let mut type_name = None;
-    let mut file = None;
-    let mut format = Format::Json;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--type" | "-t" => {
-                let value = args
-                    .next()
-                    .ok_or_else(|| Failure::Usage("--type needs a value".into()))?;
-                type_name = Some(value.as_str());
-            }
-            flag if flag.starts_with("--type=") => type_name = Some(&flag["--type=".len()..]),
-            "-o" | "--output" => {
-                let value = args
-                    .next()
-                    .ok_or_else(|| Failure::Usage("-o needs json or yaml".into()))?;
-                format = parse_format(value)?;
-            }
-            flag if flag.starts_with("--output=") => {
-                format = parse_format(&flag["--output=".len()..])?;
-            }
-            flag if flag.starts_with('-') && flag != "-" => {
-                return Err(Failure::Usage(format!("decode: unknown option `{flag}`")));
-            }
-            path => {
-                if file.replace(path).is_some() {
-                    return Err(Failure::Usage("decode takes one input file".into()));
-                }
-            }
-        }
-    }
+pub fn run(args: Args) -> Result<(), Failure> {
+    let Args {
+        type_name,
+        output: format,
+        file,
+    } = args;
+    let (type_name, file) = (type_name.as_deref(), file.as_deref());
     let explicit = match type_name {
         Some(t) => Some(schema_by_type_name(t).ok_or_else(|| {
             Failure::Usage(format!(
@@ -80,16 +78,6 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         Format::Yaml => to_yaml(&out).map_err(|err| Failure::Input(format!("{name}: {err}")))?,
     };
     crate::write_stdout(&text)
-}
-
-fn parse_format(value: &str) -> Result<Format, Failure> {
-    match value {
-        "json" => Ok(Format::Json),
-        "yaml" => Ok(Format::Yaml),
-        other => Err(Failure::Usage(format!(
-            "decode: unknown output format `{other}` (json or yaml)"
-        ))),
-    }
 }
 
 /// `{"apiVersion": "v1", "items": [...], "kind": "List"}`, as kubectl prints

@@ -13,52 +13,60 @@ use kguest_k8s_io::stream::push_frame;
 
 use crate::Failure;
 
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let mut raw = false;
-    let mut output = None;
-    let mut type_name = None;
-    let mut file = None;
-    // kubectl's flag and default: unknown fields are an error.
-    let mut validation = FieldValidation::Strict;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--raw" => raw = true,
-            flag if flag == "--validate" || flag.starts_with("--validate=") => {
-                let value = match flag.strip_prefix("--validate=") {
-                    Some(v) => v,
-                    None => args.next().map(String::as_str).ok_or_else(|| {
-                        Failure::Usage("--validate needs strict, warn or ignore".into())
-                    })?,
-                };
-                validation = FieldValidation::parse(value).ok_or_else(|| {
-                    Failure::Usage(format!(
-                        "encode: --validate takes strict, warn or ignore, not `{value}`"
-                    ))
-                })?;
-            }
-            "-o" | "--output" => {
-                output = Some(
-                    args.next()
-                        .ok_or_else(|| Failure::Usage("-o needs a file".into()))?,
-                );
-            }
-            "--type" | "-t" => {
-                type_name = Some(
-                    args.next()
-                        .ok_or_else(|| Failure::Usage("--type needs a value".into()))?,
-                );
-            }
-            flag if flag.starts_with('-') && flag != "-" => {
-                return Err(Failure::Usage(format!("encode: unknown option `{flag}`")));
-            }
-            path => {
-                if file.replace(path).is_some() {
-                    return Err(Failure::Usage("encode takes one input file".into()));
-                }
-            }
-        }
-    }
+/// Kubernetes JSON or YAML -> protobuf, byte for byte what the API server writes
+///
+/// The input is one object, a multi-document YAML stream or a List. One
+/// object is written as `k8s\0` + runtime.Unknown (--raw: the bare message);
+/// several are written as a stream, each prefixed by its 4-byte big-endian
+/// length, which decode reads back as a List. YAML is read one document at a
+/// time, so a long stream needs memory for one object only. Reads standard
+/// input without FILE or with `-`; writes to standard output unless -o OUT.
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Write the bare message, without the `k8s\0` + runtime.Unknown envelope.
+    #[arg(long)]
+    raw: bool,
+    /// The message type, when the input has no apiVersion/kind (core.v1.Pod).
+    #[arg(short, long = "type", value_name = "TYPE")]
+    type_name: Option<String>,
+    /// What to do with fields the 1.36 API does not have (an object from a
+    /// newer release), as kubectl's flag does: strict fails naming the first,
+    /// warn drops each and prints a warning on stderr, ignore drops them
+    /// silently
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = Validate::Strict, ignore_case = true, verbatim_doc_comment)]
+    validate: Validate,
+    /// The output file (standard output without it).
+    #[arg(short, long, value_name = "OUT", value_hint = clap::ValueHint::FilePath)]
+    output: Option<String>,
+    /// The input file; `-` or none: standard input.
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    file: Option<String>,
+}
+
+/// `--validate`: kubectl's modes; its default too (unknown fields are an
+/// error).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Validate {
+    Strict,
+    Warn,
+    Ignore,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let Args {
+        raw,
+        type_name,
+        validate,
+        output,
+        file,
+    } = args;
+    let validation = match validate {
+        Validate::Strict => FieldValidation::Strict,
+        Validate::Warn => FieldValidation::Warn,
+        Validate::Ignore => FieldValidation::Ignore,
+    };
+    let (type_name, file) = (type_name.as_deref(), file.as_deref());
     let explicit = match type_name {
         Some(t) => Some(
             schema_by_type_name(t)
@@ -88,7 +96,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     }
     .field_validation(validation);
 
-    let mut sink = Sink::open(output.map(String::as_str))?;
+    let mut sink = Sink::open(output.as_deref())?;
     match write_objects(loader, raw, &name, &mut sink) {
         Ok(()) => sink.finish(),
         Err(err) => {

@@ -1,4 +1,4 @@
-//! `kguest krm FN.wasm [--config FILE] [--legacy CONFIG]`: runs a KRM
+//! `kguest krm FN.wasm [--config FILE | --legacy CONFIG]`: runs a KRM
 //! function built for WASI preview1 on the ResourceList from standard
 //! input (see `kguest_krm_host`).
 
@@ -8,75 +8,76 @@ use kguest_krm_host::{Limits, Mode, execute};
 
 use crate::{Failure, read_input, write_stdout};
 
-pub const USAGE: &str = "\
-usage: kguest krm FUNCTION.wasm [--config FILE | --legacy CONFIG] [--timeout SECS] [--memory MIB] [--timing]
+/// Run a KRM function (wasm32-wasip1) on the ResourceList on standard input
+///
+/// Runs a KRM function built for WASI preview1 (wasm32-wasip1) as KEP-4944 runs
+/// it: `_start`, argv ["krm"], the ResourceList (YAML or JSON) on standard input,
+/// no environment, files or sockets. The function's ResourceList is written to
+/// standard output once it parses (JSON output becomes YAML); its standard error
+/// passes through. Exits 1 when the function fails or reports an error result.
+/// --legacy: kustomize's exec plugin protocol instead.
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The function.
+    #[arg(value_name = "FUNCTION.wasm", value_hint = clap::ValueHint::FilePath)]
+    wasm: String,
+    /// Replace the ResourceList's functionConfig with FILE's object.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    config: Option<String>,
+    /// Kustomize's legacy exec plugin protocol: standard input is a stream of
+    /// resources, CONFIG the plugin's config file; what
+    /// `kubectl kustomize --enable-alpha-plugins` runs
+    #[arg(long, value_name = "CONFIG", value_hint = clap::ValueHint::FilePath, verbatim_doc_comment)]
+    legacy: Option<String>,
+    /// Deadline for the run, in seconds [default: 10].
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Linear memory limit, in MiB (1-4096) [default: 512].
+    #[arg(long, value_name = "MIB", value_parser = parse_mib)]
+    memory: Option<usize>,
+    /// Print the run's phases to standard error.
+    #[arg(long)]
+    timing: bool,
+}
 
-Runs a KRM function built for WASI preview1 (wasm32-wasip1) as KEP-4944 runs
-it: `_start`, argv [\"krm\"], the ResourceList (YAML or JSON) on standard input,
-no environment, files or sockets. The function's ResourceList is written to
-standard output once it parses (JSON output becomes YAML); its standard error
-passes through. Exits 1 when the function fails or reports an error result.
+/// `--timeout`: a positive number of seconds.
+fn parse_seconds(v: &str) -> Result<Duration, String> {
+    v.parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s > 0.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| format!("`{v}` is not a number of seconds"))
+}
 
-options:
-  --config FILE     replace the ResourceList's functionConfig with FILE's object
-  --legacy CONFIG   kustomize's legacy exec plugin protocol: standard input is a
-                    stream of resources, CONFIG the plugin's config file; what
-                    `kubectl kustomize --enable-alpha-plugins` runs
-  --timeout SECS    deadline for the run (default 10)
-  --memory MIB      linear memory limit (default 512)
-  --timing          print the run's phases to standard error
-";
+/// `--memory`: MiB, as bytes.
+fn parse_mib(v: &str) -> Result<usize, String> {
+    v.parse()
+        .ok()
+        .filter(|m| (1..=4096).contains(m))
+        .map(|mib: usize| mib << 20)
+        .ok_or_else(|| format!("`{v}` is not a number of MiB (1-4096)"))
+}
 
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let mut wasm_path = None;
-    let mut config = None;
-    let mut legacy = None;
-    let mut timing = false;
+pub fn run(args: Args) -> Result<(), Failure> {
+    let Args {
+        wasm: wasm_path,
+        config,
+        legacy,
+        timeout,
+        memory,
+        timing,
+    } = args;
     let mut limits = Limits::default();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Failure::Usage(format!("{name} needs a value")))
-        };
-        match arg.as_str() {
-            "--config" => config = Some(value("--config")?),
-            "--legacy" => legacy = Some(value("--legacy")?),
-            "--timeout" => {
-                let v = value("--timeout")?;
-                let secs: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
-                    .ok_or_else(|| {
-                        Failure::Usage(format!("--timeout: `{v}` is not a number of seconds"))
-                    })?;
-                limits.timeout = Duration::from_secs_f64(secs);
-            }
-            "--memory" => {
-                let v = value("--memory")?;
-                let mib: usize = v
-                    .parse()
-                    .ok()
-                    .filter(|m| (1..=4096).contains(m))
-                    .ok_or_else(|| {
-                        Failure::Usage(format!("--memory: `{v}` is not a number of MiB (1-4096)"))
-                    })?;
-                limits.memory = mib << 20;
-            }
-            "--timing" => timing = true,
-            s if s.starts_with('-') => {
-                return Err(Failure::Usage(format!("krm: unknown option `{s}`")));
-            }
-            s if wasm_path.is_none() => wasm_path = Some(s.to_string()),
-            s => return Err(Failure::Usage(format!("krm: unexpected argument `{s}`"))),
-        }
+    if let Some(timeout) = timeout {
+        limits.timeout = timeout;
     }
-    let wasm_path = wasm_path.ok_or_else(|| Failure::Usage("krm: missing FUNCTION.wasm".into()))?;
+    if let Some(memory) = memory {
+        limits.memory = memory;
+    }
     if config.is_some() && legacy.is_some() {
         return Err(Failure::Usage(
-            "krm: --config and --legacy exclude each other".into(),
+            "--config and --legacy exclude each other".into(),
         ));
     }
     // Standard input first: a producer writing to us never sees a closed pipe.

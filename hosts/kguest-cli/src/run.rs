@@ -17,59 +17,84 @@ use crate::{Failure, read_input};
 use kguest_json::FieldValidation;
 use kguest_k8s_io::load::Loader;
 
-/// `kguest run --help`.
-pub const USAGE: &str = "\
-usage: kguest run PLUGIN.wasm --pod FILE --nodes FILE [options]
-       kguest run --config SCHED-CONFIG.yaml --pod FILE --nodes FILE [options]
-       kguest run --plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]... --pod FILE --nodes FILE
-
-PLUGIN.wasm is a path, or a guest URL as kube-scheduler-wasm-extension's
-guestURL names one: file://PATH, http://HOST/PATH or https://HOST/PATH.
-
-Runs one scheduling cycle of a kube-scheduler-wasm-extension plugin, calling
-its hooks as kube-scheduler does: PreFilter (its node names restrict the
-candidate nodes), Filter on each candidate, PostFilter if none fits, then
-PreScore, Score and NormalizeScore on the feasible nodes. Prints one row per
-node: the Filter status and reason, and the score (or Score's failure).
-A hook the plugin does not export shows as `not run`.
-
-With a KubeSchedulerConfiguration as --config (and no PLUGIN.wasm), runs the
-wasm plugins of one of its profiles together, as kube-scheduler runs a
-profile: a plugin counts when it is enabled under plugins.multiPoint and its
-pluginConfig args have a guestURL (read as KSW reads it: file://PATH relative
-to the current directory, http:// or https://); its guestConfig, logSeverity,
-args and weight come from the configuration. Every PreFilter, then Filter over the
-nodes (a node passes only if every Filter passes; kube-scheduler stops at the
-first rejection), PostFilter if none passed, PreScore/Score/NormalizeScore
-on the nodes that passed (not when only one did), weights, the highest total
-(a tie goes to the first node in --nodes order; kube-scheduler picks one of
-the tied nodes at random), then Reserve, Permit, PreBind, Bind and PostBind
-on that node. Prints one row per node and plugin, then the chosen node and
-why. kube-scheduler's own plugins in the profile are not run. --plugin
-(repeated) gives such a profile on the command line, in that order.
-
-FILE holds YAML or JSON: one object, several YAML documents, or a List
-(`kubectl get pod,node -o yaml` output). The node list and the image states
-the plugin sees are computed over all the nodes given, as the scheduler does.
-
-options:
-  --pod FILE        the Pod to schedule
-  --nodes FILE      the Nodes
-  --config FILE     guest configuration (served by get_config; by convention
-                    JSON), or a KubeSchedulerConfiguration (see above)
-  --profile NAME    with a KubeSchedulerConfiguration: the profile whose
-                    schedulerName is NAME (default: the first profile)
-  --plugin SPEC     NAME=PLUGIN.wasm[,weight=N][,config=FILE]: one plugin of a
-                    profile (repeatable; weight 0 or absent means 1)
-  --arg VALUE       a guest argument (repeatable): the guest's argv is
-                    PLUGIN.wasm followed by the values, as KSW's PluginConfig.Args
-  --json            one JSON object per node instead of a table
-  --timing          also time the filter hook (else score): per call in a fresh
-                    cycle and per call on the next node of the same cycle
-  -h, --help        this text
-
-Guest klog lines and recorded events go to standard error.
-";
+/// Run one scheduling cycle of a kube-scheduler-wasm-extension plugin (or profile)
+///
+///   kguest run PLUGIN.wasm --pod FILE --nodes FILE [options]
+///   kguest run --config SCHED-CONFIG.yaml --pod FILE --nodes FILE [options]
+///   kguest run --plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]... --pod FILE --nodes FILE
+///
+/// PLUGIN.wasm is a path, or a guest URL as kube-scheduler-wasm-extension's
+/// guestURL names one: file://PATH, http://HOST/PATH or https://HOST/PATH.
+///
+/// Runs one scheduling cycle of a kube-scheduler-wasm-extension plugin, calling
+/// its hooks as kube-scheduler does: PreFilter (its node names restrict the
+/// candidate nodes), Filter on each candidate, PostFilter if none fits, then
+/// PreScore, Score and NormalizeScore on the feasible nodes. Prints one row per
+/// node: the Filter status and reason, and the score (or Score's failure).
+/// A hook the plugin does not export shows as `not run`.
+///
+/// With a KubeSchedulerConfiguration as --config (and no PLUGIN.wasm), runs the
+/// wasm plugins of one of its profiles together, as kube-scheduler runs a
+/// profile: a plugin counts when it is enabled under plugins.multiPoint and its
+/// pluginConfig args have a guestURL (read as KSW reads it: file://PATH relative
+/// to the current directory, http:// or https://); its guestConfig, logSeverity,
+/// args and weight come from the configuration. Every PreFilter, then Filter over the
+/// nodes (a node passes only if every Filter passes; kube-scheduler stops at the
+/// first rejection), PostFilter if none passed, PreScore/Score/NormalizeScore
+/// on the nodes that passed (not when only one did), weights, the highest total
+/// (a tie goes to the first node in --nodes order; kube-scheduler picks one of
+/// the tied nodes at random), then Reserve, Permit, PreBind, Bind and PostBind
+/// on that node. Prints one row per node and plugin, then the chosen node and
+/// why. kube-scheduler's own plugins in the profile are not run. --plugin
+/// (repeated) gives such a profile on the command line, in that order.
+///
+/// FILE holds YAML or JSON: one object, several YAML documents, or a List
+/// (`kubectl get pod,node -o yaml` output). The node list and the image states
+/// the plugin sees are computed over all the nodes given, as the scheduler does.
+///
+/// Guest klog lines and recorded events go to standard error.
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The plugin: a path or a guest URL (none with a
+    /// KubeSchedulerConfiguration as --config, or with --plugin)
+    #[arg(value_name = "PLUGIN.wasm", value_hint = clap::ValueHint::FilePath, verbatim_doc_comment)]
+    wasm: Option<String>,
+    /// The Pod to schedule.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pod: String,
+    /// The Nodes.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    nodes: String,
+    /// Guest configuration (served by get_config; by convention JSON), or a
+    /// KubeSchedulerConfiguration (see above)
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, verbatim_doc_comment)]
+    config: Option<String>,
+    /// With a KubeSchedulerConfiguration: the profile whose schedulerName is
+    /// NAME (default: the first profile)
+    #[arg(long, value_name = "NAME", verbatim_doc_comment)]
+    profile: Option<String>,
+    /// NAME=PLUGIN.wasm[,weight=N][,config=FILE]: one plugin of a profile
+    /// (repeatable; weight 0 or absent means 1)
+    #[arg(long = "plugin", value_name = "SPEC", verbatim_doc_comment)]
+    plugins: Vec<String>,
+    /// A guest argument (repeatable): the guest's argv is PLUGIN.wasm followed
+    /// by the values, as KSW's PluginConfig.Args
+    #[arg(
+        long = "arg",
+        value_name = "VALUE",
+        allow_hyphen_values = true,
+        verbatim_doc_comment
+    )]
+    args: Vec<String>,
+    /// One JSON object per node instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Also time the filter hook (else score): per call in a fresh cycle and
+    /// per call on the next node of the same cycle
+    #[arg(long, verbatim_doc_comment)]
+    timing: bool,
+}
 
 /// Calls timed per scenario by `--timing` (after a warm-up).
 const FRESH_CYCLE_CALLS: usize = 2_000;
@@ -90,10 +115,8 @@ struct Options<'a> {
     timing: bool,
 }
 
-pub fn run(args: &[String]) -> Result<(), Failure> {
-    let Some(opts) = parse(args)? else {
-        return crate::write_stdout(USAGE.as_bytes());
-    };
+pub fn run(args: Args) -> Result<(), Failure> {
+    let opts = options(&args)?;
     let config = match opts.config {
         Some(path) => Some(read_input(Some(path))?),
         None => None,
@@ -109,8 +132,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     if !opts.plugins.is_empty() {
         if opts.wasm.is_some() || scheduler_config.is_some() || !opts.args.is_empty() {
             return Err(Failure::Usage(
-                "run: --plugin goes without PLUGIN.wasm, a KubeSchedulerConfiguration or --arg"
-                    .into(),
+                "--plugin goes without PLUGIN.wasm, a KubeSchedulerConfiguration or --arg".into(),
             ));
         }
         return run_plugins(&opts, &runtime, handle, &cycle);
@@ -120,7 +142,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         (Some(wasm), sched) => {
             if sched.is_some() {
                 return Err(Failure::Usage(
-                    "run: --config is a KubeSchedulerConfiguration, which names its plugins: \
+                    "--config is a KubeSchedulerConfiguration, which names its plugins: \
                      give no PLUGIN.wasm"
                         .into(),
                 ));
@@ -137,7 +159,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             )
         }
         (None, None) => Err(Failure::Usage(
-            "run: missing PLUGIN.wasm (or --config with a KubeSchedulerConfiguration)".into(),
+            "missing PLUGIN.wasm (or --config with a KubeSchedulerConfiguration)".into(),
         )),
     }
 }
@@ -278,60 +300,22 @@ fn filter_not_run(plugin: &Plugin, report: &CycleReport) -> Vec<bool> {
         .collect()
 }
 
-/// `None` for `--help`.
-fn parse(args: &[String]) -> Result<Option<Options<'_>>, Failure> {
-    let mut wasm = None;
-    let mut profile = None;
-    let mut plugins = Vec::new();
-    let mut pod = None;
-    let mut nodes = None;
-    let mut config = None;
-    let mut guest_args = Vec::new();
-    let mut as_json = false;
-    let mut timing = false;
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let mut value = |flag: &str, what: &str| {
-            iter.next()
-                .map(String::as_str)
-                .ok_or_else(|| Failure::Usage(format!("run: {flag} needs {what}")))
-        };
-        match arg.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--pod" => pod = Some(value("--pod", "a file")?),
-            "--nodes" => nodes = Some(value("--nodes", "a file")?),
-            "--config" => config = Some(value("--config", "a file")?),
-            "--profile" => profile = Some(value("--profile", "a schedulerName")?),
-            "--plugin" => plugins.push(value("--plugin", "NAME=PLUGIN.wasm")?),
-            "--arg" => guest_args.push(value("--arg", "a value")?.to_string()),
-            "--json" => as_json = true,
-            "--timing" => timing = true,
-            flag if flag.starts_with('-') => {
-                return Err(Failure::Usage(format!("run: unknown option `{flag}`")));
-            }
-            path => {
-                if wasm.replace(path).is_some() {
-                    return Err(Failure::Usage("run takes one plugin file".into()));
-                }
-            }
-        }
+/// The command line, borrowed.
+fn options(args: &Args) -> Result<Options<'_>, Failure> {
+    if args.args.iter().any(|a| a.contains('\0')) {
+        return Err(Failure::Usage("--arg values cannot contain NUL".into()));
     }
-    if guest_args.iter().any(|a| a.contains('\0')) {
-        return Err(Failure::Usage(
-            "run: --arg values cannot contain NUL".into(),
-        ));
-    }
-    Ok(Some(Options {
-        wasm,
-        profile,
-        plugins,
-        pod: pod.ok_or_else(|| Failure::Usage("run: missing --pod FILE".into()))?,
-        nodes: nodes.ok_or_else(|| Failure::Usage("run: missing --nodes FILE".into()))?,
-        config,
-        args: guest_args,
-        as_json,
-        timing,
-    }))
+    Ok(Options {
+        wasm: args.wasm.as_deref(),
+        profile: args.profile.as_deref(),
+        plugins: args.plugins.iter().map(String::as_str).collect(),
+        pod: &args.pod,
+        nodes: &args.nodes,
+        config: args.config.as_deref(),
+        args: args.args.clone(),
+        as_json: args.json,
+        timing: args.timing,
+    })
 }
 
 /// Error text from wasmtime can span lines; the CLI reports one.
@@ -628,7 +612,7 @@ fn run_profile(
     let path = opts.config.unwrap_or_default();
     if !opts.args.is_empty() {
         return Err(Failure::Usage(
-            "run: --arg does not go with a KubeSchedulerConfiguration (its pluginConfig has args)"
+            "--arg does not go with a KubeSchedulerConfiguration (its pluginConfig has args)"
                 .into(),
         ));
     }
@@ -680,7 +664,7 @@ fn run_plugins(
 ) -> Result<(), Failure> {
     let mut plugins = Vec::new();
     for spec in &opts.plugins {
-        let bad = |why: &str| Failure::Usage(format!("run: --plugin {spec}: {why}"));
+        let bad = |why: &str| Failure::Usage(format!("--plugin {spec}: {why}"));
         let mut parts = spec.split(',');
         let (name, wasm) = parts
             .next()
@@ -720,7 +704,7 @@ fn run_plugins(
             weight,
         });
     }
-    let profile = Profile::new(plugins).map_err(|e| Failure::Usage(format!("run: {e}")))?;
+    let profile = Profile::new(plugins).map_err(|e| Failure::Usage(e.to_string()))?;
     let report = profile
         .schedule(cycle)
         .map_err(|err| Failure::Input(one_line(&err.to_string())))?;
@@ -1030,4 +1014,31 @@ fn profile_json(report: &ProfileReport) -> String {
     );
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Command, parse};
+
+    fn run_args(line: &[&str]) -> super::Args {
+        let args: Vec<std::ffi::OsString> = line.iter().map(Into::into).collect();
+        match parse(&args) {
+            Ok(Command::Run(args)) => args,
+            _ => panic!("{line:?} is not a run command line"),
+        }
+    }
+
+    /// `--arg` repeats, and takes values that look like options (the
+    /// guest's own flags); a repeated single-value option keeps the last.
+    #[test]
+    fn guest_args_repeat_and_may_look_like_options() {
+        let args = run_args(&[
+            "kguest", "run", "p.wasm", "--pod", "a", "--arg", "-v", "--nodes", "n", "--arg",
+            "--json", "--pod", "b",
+        ]);
+        assert_eq!(args.args, ["-v", "--json"]);
+        assert!(!args.json);
+        assert_eq!(args.pod, "b");
+        assert_eq!(args.wasm.as_deref(), Some("p.wasm"));
+    }
 }

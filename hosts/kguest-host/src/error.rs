@@ -12,7 +12,8 @@ pub enum LoadError {
     /// The configuration is inconsistent with the runtime (e.g. a memory
     /// limit above the runtime's pool slot size).
     InvalidConfig(String),
-    /// The bytes are not a valid wasm module (or use disabled features).
+    /// The bytes are not a valid wasm module (or use disabled features):
+    /// wasmtime's reason, on one line.
     Compile(String),
     /// The guest does not export a 32-bit, unshared linear memory named `memory`.
     MissingMemory,
@@ -43,7 +44,8 @@ pub enum LoadError {
     NoHooks,
     /// The exported hooks form a set that KSW's host rejects (mask.go).
     UnsupportedHookSet(HookSet),
-    /// Linking failed (a host bug if imports validated).
+    /// Linking failed (a host bug if imports validated): wasmtime's reason,
+    /// on one line.
     Link(String),
     /// Creating the first instance, or running `_start`, failed.
     Instantiate(CallError),
@@ -306,3 +308,31 @@ impl fmt::Display for HostFault {
 }
 
 impl std::error::Error for HostFault {}
+
+/// A wasmtime error on one line: its causes joined by `: `, up to the first
+/// that spans lines, which is cut at its first line break. wasmparser
+/// follows some reasons with a multi-line dump (a bad magic header prints
+/// the expected and actual bytes, one per line, after ` - `); the dump's
+/// start is dropped with it.
+pub(crate) fn one_line(err: &wasmtime::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        let (line, cut) = match text.split_once('\n') {
+            Some((first, _)) => (first.trim_end(), true),
+            None => (text.as_str(), false),
+        };
+        let line = match line.rsplit_once(" - ") {
+            Some((reason, _)) if cut => reason,
+            _ => line,
+        };
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(line);
+        if cut {
+            break;
+        }
+    }
+    out
+}

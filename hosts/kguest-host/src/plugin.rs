@@ -12,7 +12,7 @@ use crate::config::PluginConfig;
 use kguest_wasi::preview1::Args as GuestArgs;
 use kguest_wasi::{Fault, MemoryLimitExceeded, OutOfBounds};
 
-use crate::error::{CallError, HostFault, LoadError};
+use crate::error::{CallError, HostFault, LoadError, one_line};
 use crate::gojson;
 use crate::runtime::Runtime;
 use crate::snapshot::{Cycle, CycleData};
@@ -165,7 +165,7 @@ impl Guest {
     /// KSW ABI and registration rules.
     pub fn compile(runtime: &Runtime, wasm: &[u8]) -> Result<Guest, LoadError> {
         let module = Module::new(&runtime.inner.engine, wasm)
-            .map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+            .map_err(|e| LoadError::Compile(one_line(&e)))?;
         let hooks = validate_exports(&module)?;
         for import in module.imports() {
             abi::check_import(import.module(), import.name(), &import.ty())?;
@@ -230,7 +230,7 @@ impl Plugin {
         let pre = rt
             .linker
             .instantiate_pre(module)
-            .map_err(|e| LoadError::Link(format!("{e:#}")))?;
+            .map_err(|e| LoadError::Link(one_line(&e)))?;
         let shared = Arc::new(PluginShared {
             guest_config: config.guest_config.clone(),
             log_severity: config.log_severity,

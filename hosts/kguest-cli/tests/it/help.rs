@@ -2,7 +2,15 @@
 
 use super::{assert_fails, kguest};
 
-const COMMANDS: &[&str] = &["decode", "encode", "run", "check", "new", "krm"];
+const COMMANDS: &[&str] = &[
+    "decode",
+    "encode",
+    "run",
+    "check",
+    "new",
+    "krm",
+    "completions",
+];
 
 #[test]
 fn every_command_has_help() {
@@ -22,9 +30,11 @@ fn every_command_has_help() {
                 String::from_utf8_lossy(&out.stderr)
             );
             assert!(
-                text.starts_with(&format!("usage: kguest {command} ")),
+                text.contains(&format!("\nUsage: kguest {command} ")),
                 "{args:?}: {text}"
             );
+            // The full description, not only the summary line.
+            assert!(text.lines().count() > 12, "{args:?}: {text}");
         }
     }
 }

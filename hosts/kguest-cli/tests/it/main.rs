@@ -3,6 +3,7 @@
 //! a panic).
 
 mod check;
+mod completions;
 mod help;
 mod krm;
 mod new;

@@ -237,6 +237,83 @@ fn a_new_plugin_tests_builds_checks_and_runs() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The snippets of every hook (`src/new/snippets/`) in one crate: it
+/// compiles natively and for wasm, its tests pass, `kguest check --strict`
+/// accepts it and `kguest run` runs its whole cycle.
+#[test]
+fn a_plugin_with_every_hook_tests_builds_checks_and_runs() {
+    let dir = scratch("every-hook");
+    let plugin = dir.join("every-hook");
+    let root = workspace();
+    let every: Vec<&str> = kguest_abi::HOOKS
+        .iter()
+        .map(|h| h.name)
+        .filter(|h| *h != "unreserve")
+        .collect();
+    let list = every.join(",");
+    let out = kguest(
+        &[
+            "new",
+            s(&plugin),
+            "--hooks",
+            &list,
+            "--kguest-path",
+            s(&root),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lib = std::fs::read_to_string(plugin.join("src/lib.rs")).expect("lib.rs");
+    assert!(
+        lib.contains(&format!(
+            "kguest::export!(EveryHook => [{}]);",
+            every.join(", ")
+        )),
+        "{lib}"
+    );
+    cargo(&plugin, &["test", "--quiet"]);
+    cargo(&plugin, &["wasm", "--quiet"]);
+    let wasm = target_dir().join("size-unstripped/wasm32-unknown-unknown/guest/every_hook.wasm");
+    let out = kguest(&["check", "--strict", s(&wasm)], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every hook is exported (`reserve` brings `unreserve`).
+    let hooks = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("hooks:"))
+        .expect("hooks line")
+        .trim();
+    let exported: Vec<&str> = hooks.split('|').collect();
+    for hook in kguest_abi::HOOKS {
+        assert!(exported.contains(&hook.name), "{}: {text}", hook.name);
+    }
+    let out = kguest(
+        &[
+            "run",
+            s(&wasm),
+            "--pod",
+            s(&plugin.join("pod.yaml")),
+            "--nodes",
+            s(&plugin.join("nodes.yaml")),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Runs cargo in `dir` as a user of the generated crate would: with the
 /// crate's own target directory (`target/`), not the workspace's.
 fn cargo_as_user(dir: &Path, args: &[&str]) {

@@ -701,10 +701,15 @@ fn run_help_prints_the_usage() {
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).expect("utf8");
     assert!(
-        stdout.starts_with("usage: kguest run PLUGIN.wasm"),
+        stdout
+            .contains("\nUsage: kguest run [OPTIONS] --pod <FILE> --nodes <FILE> [PLUGIN.wasm]\n"),
         "{stdout}"
     );
-    assert!(stdout.contains("--arg VALUE"), "{stdout}");
+    assert!(
+        stdout.contains("  kguest run --config SCHED-CONFIG.yaml"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--arg <VALUE>"), "{stdout}");
 }
 
 #[test]

@@ -48,6 +48,36 @@ fn compile_error_is_typed() {
     ));
 }
 
+/// A file that is not wasm gets wasmparser's reason on one line, without
+/// the byte dump wasmparser writes after it.
+#[test]
+fn compile_errors_are_one_line() {
+    let cases: [(&[u8], &str); 3] = [
+        (
+            b"apiVersion: v1\nkind: Pod\n",
+            "wasm: error compiling guest: failed to parse WebAssembly module: \
+             magic header not detected: bad magic number",
+        ),
+        (
+            b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0",
+            "wasm: error compiling guest: failed to parse WebAssembly module: \
+             magic header not detected: bad magic number",
+        ),
+        (
+            b"\0asm\x01\0\0\0garbage",
+            "wasm: error compiling guest: failed to parse WebAssembly module: ",
+        ),
+    ];
+    for (bytes, start) in cases {
+        let err = load_err(bytes);
+        assert!(matches!(err, LoadError::Compile(_)), "{err:?}");
+        let text = err.to_string();
+        assert!(!text.contains('\n'), "not one line: {text}");
+        assert!(text.starts_with(start), "{text}");
+        assert!(!text.contains("expected="), "{text}");
+    }
+}
+
 #[test]
 fn missing_memory_is_rejected() {
     let wasm = wat(r#"(module (func (export "filter") (result i32) (i32.const 0)))"#);
