@@ -227,6 +227,7 @@ mod storage {
 
     /// Runs `f` on the state. Callers never nest `with` (each public
     /// function in `sys` takes it once, briefly).
+    #[inline(always)]
     pub(super) fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
         // SAFETY: wasm32 guests are single-threaded, `with` is not re-entered
         // (no closure passed to it calls back into `with`), so this is the
@@ -677,6 +678,7 @@ pub(crate) fn current_image_states() -> &'static [u8] {
 
 /// Marks the start of a host→guest call: refuses nesting and forgets the
 /// per-call inputs.
+#[inline]
 pub(crate) fn enter() {
     let nested = storage::with(|s| {
         let nested = s.flags & IN_CALL != 0;
@@ -688,6 +690,7 @@ pub(crate) fn enter() {
     }
 }
 
+#[inline]
 pub(crate) fn exit() {
     storage::with(|s| s.flags &= !IN_CALL);
 }
@@ -695,6 +698,7 @@ pub(crate) fn exit() {
 /// Forgets the per-cycle inputs (the Pod, the cached Node, the node list)
 /// and starts a new cycle epoch. Called by the `prefilter` shim inside a
 /// call, before the plugin runs.
+#[inline]
 pub(crate) fn new_cycle() {
     storage::with(|s| s.flags = (s.flags & !PER_CYCLE).wrapping_add(1 << EPOCH_SHIFT));
 }
@@ -737,6 +741,7 @@ pub(crate) fn widen<S: crate::PerCycle>(data: S::Data<'_>) -> S::Data<'static> {
 }
 
 /// Stops the guest: a wasm trap, or a panic in native tests.
+#[inline(always)]
 pub(crate) fn trap() -> ! {
     #[cfg(target_arch = "wasm32")]
     {
@@ -897,6 +902,7 @@ impl<T: crate::Plugin> Instance<T> {
 
     /// Runs one host call on the plugin, creating it on first use. A nested
     /// call traps (in [`enter`]) before the plugin is borrowed again.
+    #[inline]
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         enter();
         let plugin = match self.get() {
@@ -917,6 +923,7 @@ impl<T: crate::Plugin> Instance<T> {
     /// The `prefilter` export of a plugin without its own PreFilter: a new
     /// cycle starts. A plugin not created yet has no cycle state, so it is
     /// not created here.
+    #[inline]
     pub fn new_cycle(&self) -> i32 {
         enter();
         new_cycle();
