@@ -76,6 +76,7 @@ pub use status::{Code, Status, UnknownCode};
 /// The plugin configuration (`PluginConfig.GuestConfig`, by convention
 /// JSON), fetched from the host once and kept. Empty when there is none.
 /// Callable from [`Plugin::new`].
+#[inline]
 pub fn config() -> &'static [u8] {
     sys::input(sys::getter::CONFIG)
 }

@@ -46,9 +46,25 @@ pub(crate) mod getter {
     pub const NODE_TO_STATUS_MAP: u8 = 10;
 }
 
-/// Every getter, seen through one signature: `(key, key_len, buf, limit)
-/// -> len`. Only `node` uses the key; the others ignore it (see `adapt!`).
-type GetFn = unsafe extern "C" fn(*const u8, u32, *mut u8, u32) -> u32;
+/// A host getter, called through a function pointer to the import itself
+/// (no adapter): plain `(buf, limit) -> len`, or keyed by a node name
+/// `(name, name_len, buf, limit) -> len` (`node`, `nodeImageStates`).
+/// Which field is set follows from the key: keyed getters are only called
+/// with a non-empty name, plain ones with none.
+#[derive(Clone, Copy)]
+union Get {
+    plain: PlainGet,
+    keyed: KeyedGet,
+}
+
+#[cfg(target_arch = "wasm32")]
+type PlainGet = unsafe extern "C" fn(*mut u8, u32) -> u32;
+#[cfg(target_arch = "wasm32")]
+type KeyedGet = unsafe extern "C" fn(*const u8, u32, *mut u8, u32) -> u32;
+#[cfg(not(target_arch = "wasm32"))]
+type PlainGet = unsafe fn(*mut u8, u32) -> u32;
+#[cfg(not(target_arch = "wasm32"))]
+type KeyedGet = unsafe fn(*const u8, u32, *mut u8, u32) -> u32;
 
 /// A growable input buffer and what it currently holds.
 struct Slot {
@@ -111,9 +127,10 @@ impl Slot {
     /// filled, so a broken host is asked only once per call).
     ///
     /// # Safety
-    /// `key..key+key_len` must be readable.
-    #[inline(never)]
-    unsafe fn fill(&mut self, get: GetFn, key: *const u8, key_len: u32) {
+    /// `key..key+key_len` must be readable; `get` holds `keyed` when
+    /// `key_len != 0`, else `plain`.
+    #[inline]
+    unsafe fn fill(&mut self, get: Get, key: *const u8, key_len: u32) {
         self.len = 0;
         // A slot without a buffer takes one before the first call, so an
         // object that fits costs one host call, not a size probe and a copy;
@@ -127,7 +144,14 @@ impl Slot {
             // SAFETY: the buffer is ours with `cap` writable bytes (`cap`
             // fits u32: wasm32, or a test-sized native buffer); the key is
             // readable per the caller.
-            let n = unsafe { get(key, key_len, self.ptr, self.cap as u32) } as usize;
+            let limit = self.cap as u32;
+            let n = unsafe {
+                if key_len == 0 {
+                    (get.plain)(self.ptr, limit)
+                } else {
+                    (get.keyed)(key, key_len, self.ptr, limit)
+                }
+            } as usize;
             if n <= self.cap {
                 self.len = n;
                 return;
@@ -512,57 +536,20 @@ mod host {
 // ---------------------------------------------------------------------------
 // Safe wrappers, one per import.
 
-/// Gives a two-argument getter the [`GetFn`] signature.
-macro_rules! adapt {
-    ($($name:ident),* $(,)?) => {
-        mod adapted {
-            $(
-                pub(super) unsafe extern "C" fn $name(_: *const u8, _: u32, buf: *mut u8, limit: u32) -> u32 {
-                    // SAFETY: forwarded from the caller.
-                    unsafe { super::host::$name(buf, limit) }
-                }
-            )*
-        }
-    };
-}
-adapt!(
-    current_pod,
-    target_pod,
-    current_node_name,
-    get_config,
-    node_list,
-    filtered_node_list,
-    node_score_list,
-    node_to_status_map,
-);
-
-unsafe extern "C" fn node_getter(key: *const u8, key_len: u32, buf: *mut u8, limit: u32) -> u32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { host::node(key, key_len, buf, limit) }
-}
-
-unsafe extern "C" fn image_states_getter(
-    key: *const u8,
-    key_len: u32,
-    buf: *mut u8,
-    limit: u32,
-) -> u32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { host::node_image_states(key, key_len, buf, limit) }
-}
-
 /// The getter of input `id` (a constant at every call site).
 #[inline(always)]
-fn getter_of(id: u8) -> GetFn {
-    match id {
-        getter::CURRENT_POD => adapted::current_pod,
-        getter::TARGET_POD => adapted::target_pod,
-        getter::NODE_NAME => adapted::current_node_name,
-        getter::CONFIG => adapted::get_config,
-        getter::NODE_LIST => adapted::node_list,
-        getter::FILTERED_NODE_LIST => adapted::filtered_node_list,
-        getter::NODE_SCORE_LIST => adapted::node_score_list,
-        _ => adapted::node_to_status_map,
+fn getter_of(id: u8) -> Get {
+    Get {
+        plain: match id {
+            getter::CURRENT_POD => host::current_pod,
+            getter::TARGET_POD => host::target_pod,
+            getter::NODE_NAME => host::current_node_name,
+            getter::CONFIG => host::get_config,
+            getter::NODE_LIST => host::node_list,
+            getter::FILTERED_NODE_LIST => host::filtered_node_list,
+            getter::NODE_SCORE_LIST => host::node_score_list,
+            _ => host::node_to_status_map,
+        },
     }
 }
 
@@ -578,8 +565,8 @@ pub(crate) fn input(id: u8) -> &'static [u8] {
     })
 }
 
-#[inline(never)]
-fn fetch(idx: usize, get: GetFn) -> Packed {
+#[inline]
+fn fetch(idx: usize, get: Get) -> Packed {
     storage::with(|s| {
         let idx = idx & (SLOTS - 1);
         let bit = 1u64 << idx;
@@ -598,8 +585,8 @@ fn fetch(idx: usize, get: GetFn) -> Packed {
 /// The JSON lists share the `AUX` slot: the first one asked for in a call
 /// gets it; another one in the same call reads as empty (refilling would
 /// invalidate live borrows).
-#[inline(never)]
-fn fetch_list(id: u8, get: GetFn) -> Packed {
+#[inline]
+fn fetch_list(id: u8, get: Get) -> Packed {
     let taken = storage::with(|s| {
         if s.flags & (1 << AUX) == 0 {
             s.aux_getter = id;
@@ -617,7 +604,7 @@ pub(crate) fn current_node() -> &'static [u8] {
 }
 
 /// [`current_node`], returned in a register.
-#[inline(never)]
+#[inline]
 fn fetch_node() -> Packed {
     let name = input(getter::NODE_NAME);
     pack(storage::with(|s| -> &'static [u8] {
@@ -641,7 +628,7 @@ fn fetch_node() -> Packed {
         s.flags |= BIT;
         let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
         // SAFETY: `name` is readable.
-        unsafe { slot.fill(node_getter, name.as_ptr(), name_len) };
+        unsafe { slot.fill(Get { keyed: host::node }, name.as_ptr(), name_len) };
         let bytes = slot.bytes();
         s.node_key_len = match s.node_key.get_mut(..name.len()) {
             Some(key) => {
@@ -656,6 +643,7 @@ fn fetch_node() -> Packed {
 }
 
 /// `nodeImageStates` of the current node (JSON), fetched once per call.
+#[inline]
 pub(crate) fn current_image_states() -> &'static [u8] {
     let name = input(getter::NODE_NAME);
     storage::with(|s| -> &'static [u8] {
@@ -669,7 +657,15 @@ pub(crate) fn current_image_states() -> &'static [u8] {
             if !name.is_empty() {
                 let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
                 // SAFETY: `name` is readable.
-                unsafe { slot.fill(image_states_getter, name.as_ptr(), name_len) };
+                unsafe {
+                    slot.fill(
+                        Get {
+                            keyed: host::node_image_states,
+                        },
+                        name.as_ptr(),
+                        name_len,
+                    )
+                };
             }
         }
         slot.bytes()
