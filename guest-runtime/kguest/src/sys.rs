@@ -122,9 +122,13 @@ impl Slot {
         }
     }
 
-    /// Fills the slot with `get`, growing once or twice as the host asks.
-    /// A failed fill leaves the slot empty (the caller has already marked it
-    /// filled, so a broken host is asked only once per call).
+    /// Fills the slot with `get`: one host call when the object fits the
+    /// buffer, else the slot grows to the size the host answered and asks
+    /// again. A slot without a buffer asks with limit 0, so it takes a
+    /// region only once it knows the size, and none for an empty input.
+    /// Two calls at most: a failed fill leaves the slot empty (the caller
+    /// has already marked it filled, so a broken host is asked only once
+    /// per call).
     ///
     /// # Safety
     /// `key..key+key_len` must be readable; `get` holds `keyed` when
@@ -132,19 +136,12 @@ impl Slot {
     #[inline]
     unsafe fn fill(&mut self, get: Get, key: *const u8, key_len: u32) {
         self.len = 0;
-        // A slot without a buffer takes one before the first call, so an
-        // object that fits costs one host call, not a size probe and a copy;
-        // one that does not fit takes a region of its size and a second call.
-        // (One call site of `grow`: it is inlined.)
-        let mut needed = 0;
         for _ in 0..2 {
-            if (self.cap == 0 || needed > self.cap) && !self.grow(needed) {
-                return;
-            }
-            // SAFETY: the buffer is ours with `cap` writable bytes (`cap`
-            // fits u32: wasm32, or a test-sized native buffer); the key is
-            // readable per the caller.
+            // `cap` fits u32: wasm32, or a test-sized native buffer.
             let limit = self.cap as u32;
+            // SAFETY: the buffer is ours with `cap` writable bytes (none
+            // while it is null); the key is readable and the union field is
+            // the one set, per the caller.
             let n = unsafe {
                 if key_len == 0 {
                     (get.plain)(self.ptr, limit)
@@ -156,7 +153,9 @@ impl Slot {
                 self.len = n;
                 return;
             }
-            needed = n;
+            if !self.grow(n) {
+                return;
+            }
         }
     }
 }
