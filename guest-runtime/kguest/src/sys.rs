@@ -900,16 +900,17 @@ impl<T: crate::Plugin> Instance<T> {
     #[inline]
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         enter();
-        let plugin = match self.get() {
-            Some(p) => p,
-            None => {
-                // SAFETY: as in `get`; not created yet, so nothing is
-                // overwritten (and nothing needs dropping).
-                let p = unsafe { (*self.plugin.get()).write(T::new()) };
-                self.created.set(true);
-                p
-            }
-        };
+        if !self.created.get() {
+            // SAFETY: as in `get`; not created yet, so nothing is
+            // overwritten (and nothing needs dropping).
+            unsafe { (*self.plugin.get()).write(T::new()) };
+        }
+        // Set whether or not it was: a plugin whose `new` does nothing then
+        // costs one store, not a test.
+        self.created.set(true);
+        // SAFETY: created above or before; `enter` admits one call at a
+        // time, so this is the only reference until `exit`.
+        let plugin = unsafe { (*self.plugin.get()).assume_init_mut() };
         let r = f(plugin);
         exit();
         r
