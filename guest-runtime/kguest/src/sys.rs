@@ -85,6 +85,7 @@ impl Slot {
 
     /// The held bytes. The `'static` is a lie the callers narrow to the
     /// lifetime of the `Cycle` borrow (see the module docs).
+    #[inline(always)]
     fn bytes(&self) -> &'static [u8] {
         if self.len == 0 {
             return &[];
@@ -93,20 +94,6 @@ impl Slot {
         // memory this slot owns exclusively, and is only rewritten when no
         // view exists (module docs).
         unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
-    }
-
-    /// [`Slot::bytes`] packed: on wasm32 the pointer and length as they
-    /// are ([`unpack`] makes the empty slice).
-    #[inline(always)]
-    fn packed(&self) -> Packed {
-        #[cfg(target_arch = "wasm32")]
-        {
-            (self.ptr as usize as u64) | ((self.len as u64) << 32)
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            self.bytes()
-        }
     }
 
     /// Makes room for `needed` bytes.
@@ -157,42 +144,6 @@ impl Slot {
                 return;
             }
         }
-    }
-}
-
-/// A byte slice as one scalar, so that the non-inlined fetch functions
-/// return in a register instead of through the stack (wasm32 only).
-#[cfg(target_arch = "wasm32")]
-type Packed = u64;
-#[cfg(not(target_arch = "wasm32"))]
-type Packed = &'static [u8];
-
-#[inline(always)]
-fn pack(b: &'static [u8]) -> Packed {
-    #[cfg(target_arch = "wasm32")]
-    {
-        (b.as_ptr() as usize as u64) | ((b.len() as u64) << 32)
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        b
-    }
-}
-
-#[inline(always)]
-fn unpack(p: Packed) -> &'static [u8] {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let len = (p >> 32) as usize;
-        if len == 0 {
-            return &[];
-        }
-        // SAFETY: `p` came from `pack` of a live `&'static [u8]`.
-        unsafe { core::slice::from_raw_parts(p as u32 as usize as *const u8, len) }
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        p
     }
 }
 
@@ -557,27 +508,35 @@ fn getter_of(id: u8) -> Get {
 #[inline(always)]
 pub(crate) fn input(id: u8) -> &'static [u8] {
     let get = getter_of(id);
-    unpack(if usize::from(id) >= AUX {
+    let slot = if usize::from(id) >= AUX {
         fetch_list(id, get)
     } else {
         fetch(usize::from(id), get)
-    })
+    };
+    // SAFETY: `slot` points into the state, which outlives the program
+    // (wasm32) or the thread, and no `storage::with` has run since `fetch`
+    // returned it.
+    unsafe { (*slot).bytes() }
 }
 
+/// Fills slot `idx` unless it is filled; returns where it is (slot 0, never
+/// filled, for nothing), so the caller reads the slot's pointer and length
+/// itself: one scalar comes back in a register, a slice would go through
+/// the stack.
 #[inline]
-fn fetch(idx: usize, get: Get) -> Packed {
+fn fetch(idx: usize, get: Get) -> *const Slot {
     storage::with(|s| {
         let idx = idx & (SLOTS - 1);
         let bit = 1u64 << idx;
         let Some(slot) = s.slots.get_mut(idx) else {
-            return pack(&[]);
+            return s.slots.as_ptr();
         };
         if s.flags & bit == 0 {
             s.flags |= bit;
             // SAFETY: no key.
             unsafe { slot.fill(get, core::ptr::null(), 0) };
         }
-        slot.packed()
+        slot
     })
 }
 
@@ -585,50 +544,52 @@ fn fetch(idx: usize, get: Get) -> Packed {
 /// gets it; another one in the same call reads as empty (refilling would
 /// invalidate live borrows).
 #[inline]
-fn fetch_list(id: u8, get: Get) -> Packed {
+fn fetch_list(id: u8, get: Get) -> *const Slot {
     let taken = storage::with(|s| {
         if s.flags & (1 << AUX) == 0 {
             s.aux_getter = id;
         }
-        s.aux_getter != id
+        (s.aux_getter != id).then_some(s.slots.as_ptr())
     });
-    if taken { pack(&[]) } else { fetch(AUX, get) }
+    taken.unwrap_or_else(|| fetch(AUX, get))
 }
 
 /// The current node's protobuf, fetched with `k8s.io/api.node` on first use
 /// and reused while the node name stays the same within a cycle.
 #[inline(always)]
 pub(crate) fn current_node() -> &'static [u8] {
-    unpack(fetch_node())
+    let slot = fetch_node();
+    // SAFETY: as in `input`.
+    unsafe { (*slot).bytes() }
 }
 
-/// [`current_node`], returned in a register.
+/// [`current_node`]'s slot (see [`fetch`]).
 #[inline]
-fn fetch_node() -> Packed {
+fn fetch_node() -> *const Slot {
     let name = input(getter::NODE_NAME);
-    pack(storage::with(|s| -> &'static [u8] {
+    storage::with(|s| {
         const BIT: u64 = 1 << getter::NODE;
         let Some(slot) = s.slots.get_mut(usize::from(getter::NODE)) else {
-            return &[];
+            return s.slots.as_ptr();
         };
         let cached = s.flags & BIT != 0;
         if cached
             && s.node_key_len != 0
             && s.node_key.get(..s.node_key_len).is_some_and(|k| k == name)
         {
-            return slot.bytes();
+            return slot;
         }
         // A different node: no view into the old one is alive, because the
         // node name only changes between calls.
         if name.is_empty() {
             s.flags &= !BIT;
-            return &[];
+            slot.len = 0;
+            return slot;
         }
         s.flags |= BIT;
         let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
         // SAFETY: `name` is readable.
         unsafe { slot.fill(Get { keyed: host::node }, name.as_ptr(), name_len) };
-        let bytes = slot.bytes();
         s.node_key_len = match s.node_key.get_mut(..name.len()) {
             Some(key) => {
                 copy(key, name);
@@ -637,8 +598,8 @@ fn fetch_node() -> Packed {
             // Names over 256 bytes (invalid in Kubernetes) are not cached.
             None => 0,
         };
-        bytes
-    }))
+        slot
+    })
 }
 
 /// `nodeImageStates` of the current node (JSON), fetched once per call.
