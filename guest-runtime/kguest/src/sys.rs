@@ -265,7 +265,9 @@ fn fresh_region(needed: usize) -> Option<(*mut u8, usize)> {
             return Some(((&raw mut SCRATCH as *mut u8).add(used), needed));
         }
     }
-    let pages = needed.div_ceil(PAGE);
+    // Wrapping: a size near 4 GiB asks for too few pages, and the caller
+    // then finds the region too small.
+    let pages = needed.wrapping_add(PAGE - 1) / PAGE;
     let old = core::arch::wasm32::memory_grow(0, pages);
     if old == usize::MAX {
         return None;
