@@ -18,10 +18,11 @@
 //! Soundness rests on one rule: **a slot is only refilled while no view into
 //! it can exist.** Views borrow the [`Cycle`](crate::Cycle) handle, which the
 //! shims create per host call, so they die when the call returns. Within a
-//! call a slot is filled at most once (the `filled` flag), and the per-call
-//! and per-cycle resets run in [`enter`] and [`new_cycle`], before the
-//! plugin runs. A nested call is refused (trap), so the resets cannot run
-//! under a live view, and the plugin instance is never borrowed twice.
+//! call a slot is filled at most once (the `filled` flag); the per-call
+//! reset runs in [`exit`], once the hook has returned and its views are
+//! gone, and the per-cycle one in [`new_cycle`], before the plugin runs. A
+//! nested call is refused (trap), so the resets cannot run under a live
+//! view, and the plugin instance is never borrowed twice.
 
 #![allow(unsafe_code)]
 
@@ -506,7 +507,7 @@ fn getter_of(id: u8) -> Get {
 }
 
 /// The bytes of input `id`, fetched on first use and kept as long as the
-/// slot's cache rule allows (see [`enter`], [`new_cycle`]).
+/// slot's cache rule allows (see [`exit`], [`new_cycle`]).
 #[inline(always)]
 pub(crate) fn input(id: u8) -> &'static [u8] {
     let get = getter_of(id);
@@ -634,13 +635,12 @@ pub(crate) fn current_image_states() -> &'static [u8] {
     })
 }
 
-/// Marks the start of a host→guest call: refuses nesting and forgets the
-/// per-call inputs.
+/// Marks the start of a host→guest call: refuses nesting.
 #[inline]
 pub(crate) fn enter() {
     let nested = storage::with(|s| {
         let nested = s.flags & IN_CALL != 0;
-        s.flags = (s.flags & !PER_CALL) | IN_CALL;
+        s.flags |= IN_CALL;
         nested
     });
     if nested {
@@ -649,8 +649,10 @@ pub(crate) fn enter() {
 }
 
 #[inline]
+/// Marks the end of a host→guest call, once the hook's views are gone, and
+/// forgets the per-call inputs.
 pub(crate) fn exit() {
-    storage::with(|s| s.flags &= !IN_CALL);
+    storage::with(|s| s.flags &= !(IN_CALL | PER_CALL));
 }
 
 /// Forgets the per-cycle inputs (the Pod, the cached Node, the node list)
