@@ -88,13 +88,13 @@ impl Slot {
     /// lifetime of the `Cycle` borrow (see the module docs).
     #[inline(always)]
     fn bytes(&self) -> &'static [u8] {
-        if self.len == 0 {
-            return &[];
-        }
+        // Never null: a slot without a buffer holds nothing (`len == 0`),
+        // and its null pointer becomes 1, which is enough for no bytes.
+        let ptr = self.ptr.map_addr(|a| a | usize::from(self.len == 0));
         // SAFETY: `ptr..ptr+len` was written by the host (or stand-in) into
         // memory this slot owns exclusively, and is only rewritten when no
-        // view exists (module docs).
-        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+        // view exists (module docs); `ptr` is not null.
+        unsafe { core::slice::from_raw_parts(ptr, self.len) }
     }
 
     /// Makes room for `needed` bytes.
