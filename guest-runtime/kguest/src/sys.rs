@@ -8,7 +8,7 @@
 //! Each input the host can hand over (current pod, node, node name, target
 //! pod, config, one JSON list) has its own [`Slot`]. A slot starts without a
 //! buffer: the first getter call (limit 0) only learns the size. The slot
-//! then takes a region of at least 8 KiB, carved from a 64 KiB static
+//! then takes a region of about 8 KiB or more, carved from a 64 KiB static
 //! scratch arena while it lasts and afterwards from fresh pages obtained with
 //! `memory.grow` (native builds leak a `Vec`), and asks again. Later objects
 //! that fit take one host call. Slots never shrink and old regions are never
@@ -26,8 +26,8 @@
 
 #![allow(unsafe_code)]
 
-/// The smallest region a slot grows to (wasm32; native tests grow to the
-/// exact size to exercise growth).
+/// A slot grows to at least `MIN_REGION - 1` bytes (wasm32; native tests
+/// grow to the exact size to exercise growth). A power of two.
 #[cfg(target_arch = "wasm32")]
 const MIN_REGION: usize = 8 * 1024;
 #[cfg(not(target_arch = "wasm32"))]
@@ -100,7 +100,9 @@ impl Slot {
     /// Makes room for `needed` bytes.
     #[inline(always)]
     fn grow(&mut self, needed: usize) -> bool {
-        match fresh_region(needed.max(MIN_REGION)) {
+        // At least `MIN_REGION - 1` bytes (rounded up to a multiple of
+        // `MIN_REGION`, less one): an `or` instead of a `max`.
+        match fresh_region(needed | (MIN_REGION - 1)) {
             Some((ptr, cap)) => {
                 self.ptr = ptr;
                 self.cap = cap;
