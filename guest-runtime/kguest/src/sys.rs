@@ -532,12 +532,13 @@ pub(crate) fn input(id: u8) -> &'static [u8] {
 fn fetch(idx: usize, get: Get) -> *const Slot {
     storage::with(|s| {
         let idx = idx & (SLOTS - 1);
-        let bit = 1u64 << idx;
+        let bit = 1u32 << idx;
         let Some(slot) = s.slots.get_mut(idx) else {
             return s.slots.as_ptr();
         };
-        if s.flags & bit == 0 {
-            s.flags |= bit;
+        // In 32 bits: the slot bits are the low 16.
+        if s.flags as u32 & bit == 0 {
+            s.flags |= u64::from(bit);
             // SAFETY: no key.
             unsafe { slot.fill(get, core::ptr::null(), 0) };
         }
