@@ -641,19 +641,17 @@ pub(crate) fn current_image_states() -> &'static [u8] {
 /// Marks the start of a host→guest call: refuses nesting.
 #[inline]
 pub(crate) fn enter() {
-    let nested = storage::with(|s| {
-        let nested = s.flags & IN_CALL != 0;
+    storage::with(|s| {
+        if s.flags as u32 & IN_CALL as u32 != 0 {
+            trap();
+        }
         s.flags |= IN_CALL;
-        nested
     });
-    if nested {
-        trap();
-    }
 }
 
-#[inline]
 /// Marks the end of a host→guest call, once the hook's views are gone, and
 /// forgets the per-call inputs.
+#[inline]
 pub(crate) fn exit() {
     storage::with(|s| s.flags &= !(IN_CALL | PER_CALL));
 }
