@@ -638,15 +638,17 @@ pub(crate) fn current_image_states() -> &'static [u8] {
     })
 }
 
-/// Marks the start of a host→guest call: refuses nesting.
+/// Marks the start of a host→guest call: refuses nesting. Returns the
+/// flags as they are now, which spares [`new_cycle_at`] reading them again.
 #[inline]
-pub(crate) fn enter() {
+pub(crate) fn enter() -> u64 {
     storage::with(|s| {
         if s.flags as u32 & IN_CALL as u32 != 0 {
             trap();
         }
         s.flags |= IN_CALL;
-    });
+        s.flags
+    })
 }
 
 /// Marks the end of a host→guest call, once the hook's views are gone, and
@@ -661,7 +663,14 @@ pub(crate) fn exit() {
 /// call, before the plugin runs.
 #[inline]
 pub(crate) fn new_cycle() {
-    storage::with(|s| s.flags = (s.flags & !PER_CYCLE).wrapping_add(1 << EPOCH_SHIFT));
+    new_cycle_at(storage::with(|s| s.flags));
+}
+
+/// [`new_cycle`] when the flags are known to be `flags` (what [`enter`]
+/// returned).
+#[inline(always)]
+fn new_cycle_at(flags: u64) {
+    storage::with(|s| s.flags = (flags & !PER_CYCLE).wrapping_add(1 << EPOCH_SHIFT));
 }
 
 /// The current scheduling cycle's number. The per-cycle inputs (the Pod and
@@ -887,8 +896,7 @@ impl<T: crate::Plugin> Instance<T> {
     /// not created here.
     #[inline]
     pub fn new_cycle(&self) -> i32 {
-        enter();
-        new_cycle();
+        new_cycle_at(enter());
         if let Some(p) = self.get() {
             p.new_cycle();
         }
