@@ -676,6 +676,7 @@ fn new_cycle_at(flags: u64) {
 /// The current scheduling cycle's number. The per-cycle inputs (the Pod and
 /// the node list) keep their bytes in place until it changes, which is what
 /// lets [`CycleState`](crate::CycleState) keep views into them across calls.
+#[inline]
 pub(crate) fn cycle_epoch() -> u64 {
     storage::with(|s| s.flags >> EPOCH_SHIFT)
 }
@@ -683,6 +684,7 @@ pub(crate) fn cycle_epoch() -> u64 {
 /// Runs `f` on a scratch buffer of at least `min` bytes (for JSON the guest
 /// sends); `None` when memory cannot grow. `f` must not call back into
 /// `with_scratch`.
+#[inline]
 pub(crate) fn with_scratch<R>(min: usize, f: impl FnOnce(&mut [u8]) -> R) -> Option<R> {
     let (ptr, cap) = storage::with(|s| {
         let slot = s.slots.get_mut(SCRATCH)?;
@@ -765,6 +767,7 @@ pub(crate) fn set(which: Setter, bytes: &[u8]) {
 }
 
 /// `handle.eventrecorder.eventf`: sends an `EventMessage` JSON.
+#[inline]
 pub(crate) fn send_event(json: &[u8]) {
     // SAFETY: the host copies `len` readable bytes right away.
     unsafe { host::eventf(json.as_ptr(), len32(json)) }
@@ -772,6 +775,7 @@ pub(crate) fn send_event(json: &[u8]) {
 
 /// `handle.reject_waiting_pod`: true when the host rejected a waiting pod
 /// with this UID.
+#[inline]
 pub(crate) fn reject_waiting_pod(uid: &[u8]) -> bool {
     let mut out = [0u8; 8];
     // SAFETY: `uid` is readable; `out` has the 8 bytes the host always
@@ -782,6 +786,7 @@ pub(crate) fn reject_waiting_pod(uid: &[u8]) -> bool {
 
 /// `handle.get_waiting_pod` into `buf` (at least 8 bytes, so that the
 /// host's 8-byte "none" answer fits whatever the limit says).
+#[inline]
 pub(crate) fn get_waiting_pod(uid: &[u8], buf: &mut [u8]) {
     if buf.len() < 8 {
         return;
@@ -797,6 +802,7 @@ pub(crate) fn get_waiting_pod(uid: &[u8], buf: &mut [u8]) {
     }
 }
 
+#[inline]
 pub(crate) fn set_cluster_events(events: &[crate::ClusterEvent]) {
     let len = events
         .len()
@@ -812,6 +818,7 @@ pub(crate) fn set_cluster_events(events: &[crate::ClusterEvent]) {
 }
 
 /// The host's log severity threshold, asked once.
+#[inline]
 pub(crate) fn severity() -> i32 {
     if let Some(v) = storage::with(|s| s.severity) {
         return v;
@@ -822,11 +829,13 @@ pub(crate) fn severity() -> i32 {
     v
 }
 
+#[inline]
 pub(crate) fn log(severity: i32, msg: &[u8]) {
     // SAFETY: the host reads `msg` right away.
     unsafe { host::log(severity, msg.as_ptr(), len32(msg)) }
 }
 
+#[inline]
 pub(crate) fn logs(severity: i32, msg: &[u8], kvs: &[u8]) {
     // SAFETY: the host reads both ranges right away.
     unsafe { host::logs(severity, msg.as_ptr(), len32(msg), kvs.as_ptr(), len32(kvs)) }
