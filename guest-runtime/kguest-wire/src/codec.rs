@@ -37,6 +37,7 @@ pub trait Codec<'a> {
 
     /// Decodes the next element of a packed run, advancing `rest`.
     /// `None` for types that cannot be packed or on malformed input.
+    #[inline]
     fn decode_packed(rest: &mut &'a [u8]) -> Option<Self::Item> {
         let _ = rest;
         None
@@ -72,6 +73,7 @@ macro_rules! varint_codec {
                 let $v = take_varint(&mut crate::rt::get_wire(bytes, number, 0)?)?;
                 Some($conv)
             }
+            #[inline]
             fn default_item() -> $ty {
                 Default::default()
             }
@@ -104,6 +106,7 @@ macro_rules! fixed_codec {
                 let $v = $read(&mut crate::rt::get_wire(bytes, number, $wire)?).ok()?;
                 Some($conv)
             }
+            #[inline]
             fn default_item() -> $ty {
                 Default::default()
             }
@@ -189,6 +192,7 @@ impl<'a> Codec<'a> for Bytes {
     fn get(bytes: &'a [u8], number: u32) -> Option<&'a [u8]> {
         crate::rt::get_wire(bytes, number, 2)
     }
+    #[inline]
     fn default_item() -> &'a [u8] {
         &[]
     }
@@ -215,6 +219,7 @@ impl<'a> Codec<'a> for Str {
     fn get(bytes: &'a [u8], number: u32) -> Option<&'a str> {
         crate::utf8::to_str(crate::rt::get_wire(bytes, number, 2)?)
     }
+    #[inline]
     fn default_item() -> &'a str {
         ""
     }
@@ -240,6 +245,7 @@ impl<'a, V: View<'a>> Codec<'a> for Msg<V> {
     fn get(bytes: &'a [u8], number: u32) -> Option<V> {
         crate::rt::get_wire(bytes, number, 2).map(V::from_bytes)
     }
+    #[inline]
     fn default_item() -> V {
         V::from_bytes(&[])
     }

@@ -42,6 +42,7 @@ pub struct Field<M, K> {
 }
 
 impl<M, K> Clone for Field<M, K> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -86,6 +87,7 @@ impl<M> Field<M, codec::Str> {
 }
 
 impl<M, K> fmt::Debug for Field<M, K> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Field")
             .field("number", &self.id.number)

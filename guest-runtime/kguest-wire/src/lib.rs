@@ -27,6 +27,14 @@
 //! One deviation from a full decoder: a singular message field split over
 //! several occurrences is merged by protobuf; a view reads the last
 //! occurrence only. Kubernetes never writes such input.
+//!
+//! Code size: the guest read paths are `#[inline]` (or generic), so that
+//! they are compiled in the guest's crate, where LTO may specialise them to
+//! the fields it reads and drop the rest. A plain function of this crate is
+//! an exported symbol of its rlib, which LTO keeps as it is when the guest
+//! crate is an rlib too (`crate-type = ["cdylib", "rlib"]`). `#[inline]`
+//! does not make LLVM inline at `opt-level = "z"`: a function with several
+//! callers stays one function.
 
 #![no_std]
 #![deny(unsafe_code)]

@@ -17,6 +17,7 @@ pub struct Map<'a, K, V> {
 }
 
 impl<K, V> Clone for Map<'_, K, V> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -35,6 +36,7 @@ impl<'a, K: Codec<'a>, V: Codec<'a>> Map<'a, K, V> {
     }
 
     /// The value for `key` (the last one if the key repeats).
+    #[inline]
     pub fn get<Q>(&self, key: &Q) -> Option<V::Item>
     where
         Q: ?Sized + PartialEq,
@@ -50,6 +52,7 @@ impl<'a, K: Codec<'a>, V: Codec<'a>> Map<'a, K, V> {
     }
 
     /// True when some entry has `key`.
+    #[inline]
     pub fn contains_key<Q>(&self, key: &Q) -> bool
     where
         Q: ?Sized + PartialEq,
@@ -59,6 +62,7 @@ impl<'a, K: Codec<'a>, V: Codec<'a>> Map<'a, K, V> {
     }
 
     /// True when the map has no entry.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.clone().next().is_none()
     }
@@ -77,6 +81,7 @@ fn entry_part<'a, C: Codec<'a>>(entry: &'a [u8], slot: &Slot) -> Option<C::Item>
 impl<'a, K: Codec<'a>, V: Codec<'a>> Iterator for Map<'a, K, V> {
     type Item = (K::Item, V::Item);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let entry = rt::next_occurrence(&mut self.rest, self.number)?;
         // A malformed entry (bad wire format or types) ends iteration.
@@ -96,6 +101,7 @@ impl<'a, K: Codec<'a>, V: Codec<'a>> Iterator for Map<'a, K, V> {
 }
 
 impl<K, V> fmt::Debug for Map<'_, K, V> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Map")
             .field("number", &self.number)

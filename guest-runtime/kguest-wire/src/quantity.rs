@@ -63,15 +63,18 @@ const SI_SUFFIXES: [&[u8]; 10] = [b"n", b"u", b"m", b"", b"k", b"M", b"G", b"T",
 /// Binary suffixes by power of 1024, starting at 1024^1.
 const BINARY_SUFFIXES: [&[u8]; 6] = [b"Ki", b"Mi", b"Gi", b"Ti", b"Pi", b"Ei"];
 
+#[inline]
 fn pow10(n: u32) -> Option<u128> {
     10u128.checked_pow(n)
 }
 
 /// Number of decimal digits of a non-zero value (1 for zero).
+#[inline]
 fn digit_count(v: u128) -> u32 {
     v.checked_ilog10().map_or(1, |l| l.saturating_add(1))
 }
 
+#[inline]
 fn len_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -93,16 +96,19 @@ enum Suffix {
     Binary { power: u32 },
 }
 
+#[inline]
 fn digit_run(s: &[u8]) -> usize {
     s.iter().take_while(|c| c.is_ascii_digit()).count()
 }
 
+#[inline]
 fn split_at(s: &[u8], at: usize) -> (&[u8], &[u8]) {
     s.split_at_checked(at).unwrap_or((s, &[]))
 }
 
 /// Splits `s` the way Kubernetes scans it: `[+-]? digits* (. digits*)?`, then a
 /// suffix made of `[eEinumkKMGTP]*`, an optional sign and digits.
+#[inline]
 fn split(s: &[u8]) -> Result<Parts<'_>, QuantityError> {
     let (negative, rest) = match s.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -135,6 +141,7 @@ fn split(s: &[u8]) -> Result<Parts<'_>, QuantityError> {
 }
 
 /// Reads a decimal exponent `[+-]?digits`, limited to ±(2^31-1) as Kubernetes does.
+#[inline]
 fn parse_exponent(s: &[u8]) -> Option<i64> {
     let (negative, digits) = match s.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -158,6 +165,7 @@ fn parse_exponent(s: &[u8]) -> Option<i64> {
     Some(if negative { -v } else { v })
 }
 
+#[inline]
 fn interpret(suffix: &[u8]) -> Result<Suffix, QuantityError> {
     if let Some(pos) = SI_SUFFIXES.iter().position(|s| *s == suffix) {
         // pos <= 9, so this is -9..=18 in steps of 3.
@@ -187,6 +195,7 @@ fn interpret(suffix: &[u8]) -> Result<Suffix, QuantityError> {
 ///
 /// Surrounding whitespace is not accepted (Kubernetes trims it before parsing
 /// JSON, so trim first when reading JSON strings).
+#[inline]
 pub fn parse(s: &[u8]) -> Result<Quantity, QuantityError> {
     if s.is_empty() {
         return Err(QuantityError::Empty);
@@ -214,6 +223,7 @@ pub fn parse(s: &[u8]) -> Result<Quantity, QuantityError> {
 }
 
 /// Value of `digits × 10^exp`, rounded away from zero to a multiple of 10^-9.
+#[inline]
 fn decimal_value(p: &Parts<'_>, exp: i64, format: Format) -> Result<Quantity, QuantityError> {
     let int_len = len_i64(p.int.len());
     // The digit at index j (over int then frac) weighs 10^(top - j).
@@ -280,6 +290,7 @@ fn decimal_value(p: &Parts<'_>, exp: i64, format: Format) -> Result<Quantity, Qu
 
 /// Value of `digits × 1024^power`, rounded away from zero to a multiple of
 /// 10^-9 and capped at 2^63-1 in magnitude, as Kubernetes does.
+#[inline]
 fn binary_value(p: &Parts<'_>, power: u32) -> Result<Quantity, QuantityError> {
     let bits = power.saturating_mul(10);
     let leading = p.int.iter().take_while(|&&c| c == b'0').count();
@@ -334,6 +345,7 @@ fn binary_value(p: &Parts<'_>, power: u32) -> Result<Quantity, QuantityError> {
 }
 
 /// Normalises `±mag × 10^exp` into a [`Quantity`].
+#[inline]
 fn build(
     negative: bool,
     mut mag: u128,
@@ -371,6 +383,7 @@ fn build(
 /// Tells whether Kubernetes, having parsed `s`, keeps `s` itself as its string
 /// form. Its parser does so when a cheap test says the input already looks
 /// canonical; that test lets through spellings such as `+1`, `01`, `5.` or `1E3`.
+#[inline]
 fn spelling_kept(s: &[u8]) -> bool {
     if s == b"0" {
         return true;
@@ -421,6 +434,7 @@ fn spelling_kept(s: &[u8]) -> bool {
 /// Returns the string Kubernetes stores and serves after it parses `s`: either
 /// `s` itself (its parser keeps spellings that look canonical to a quick check,
 /// see the notes on [`Quantity::canonical`]) or the canonical form of its value.
+#[inline]
 pub fn reserialize<'b>(s: &'b [u8], buf: &'b mut [u8; 64]) -> Result<&'b str, QuantityError> {
     if already_canonical(s) {
         // Checked ASCII.
@@ -441,6 +455,7 @@ pub fn reserialize<'b>(s: &'b [u8], buf: &'b mut [u8; 64]) -> Result<&'b str, Qu
 /// suffix), or a binary suffix when the number is not a multiple of 1024
 /// and stays below Kubernetes' 2^63 cap. [`reserialize`] returns these
 /// unchanged; everything else takes the full path.
+#[inline]
 fn already_canonical(s: &[u8]) -> bool {
     let unsigned = s.strip_prefix(b"-").unwrap_or(s);
     let digits = unsigned.iter().take_while(|c| c.is_ascii_digit()).count();
@@ -475,16 +490,19 @@ fn already_canonical(s: &[u8]) -> bool {
 impl Quantity {
     /// The quantity `value` (a whole number) in the given format, like
     /// Kubernetes' `NewQuantity`.
+    #[inline]
     pub fn from_i64(value: i64, format: Format) -> Quantity {
         Self::from_parts(value, 0, format)
     }
 
     /// The quantity `value / 1000` in the given format, like Kubernetes'
     /// `NewMilliQuantity`.
+    #[inline]
     pub fn from_milli(value: i64, format: Format) -> Quantity {
         Self::from_parts(value, -3, format)
     }
 
+    #[inline]
     fn from_parts(value: i64, exp: i64, format: Format) -> Quantity {
         match build(value < 0, u128::from(value.unsigned_abs()), exp, format) {
             Ok(q) => q,
@@ -500,26 +518,31 @@ impl Quantity {
     /// The format the quantity prints with: the suffix family it was parsed
     /// with, except that a binary value strictly between -1 and 1 becomes
     /// [`Format::DecimalSI`].
+    #[inline]
     pub fn format(&self) -> Format {
         self.format
     }
 
     /// The signed mantissa `m` in `value = m × 10^exponent`.
+    #[inline]
     pub fn mantissa(&self) -> i128 {
         self.mant
     }
 
     /// The exponent `e` in `value = mantissa × 10^e`.
+    #[inline]
     pub fn exponent(&self) -> i32 {
         self.exp
     }
 
     /// True when the value is zero.
+    #[inline]
     pub fn is_zero(&self) -> bool {
         self.mant == 0
     }
 
     /// -1, 0 or 1 as the value is negative, zero or positive.
+    #[inline]
     pub fn sign(&self) -> i8 {
         match self.mant.cmp(&0) {
             Ordering::Less => -1,
@@ -531,6 +554,7 @@ impl Quantity {
     /// The value divided by `10^scale`, rounded away from zero to a whole
     /// number, like Kubernetes' `ScaledValue`; `None` when that does not fit
     /// an `i64`.
+    #[inline]
     pub fn scaled_value(&self, scale: i32) -> Option<i64> {
         if self.mant == 0 {
             return Some(0);
@@ -560,17 +584,20 @@ impl Quantity {
 
     /// The value rounded away from zero to a whole number, like Kubernetes'
     /// `Value`; `None` when it does not fit an `i64`.
+    #[inline]
     pub fn value(&self) -> Option<i64> {
         self.scaled_value(0)
     }
 
     /// The value in thousandths, rounded away from zero, like Kubernetes'
     /// `MilliValue`; `None` when it does not fit an `i64`.
+    #[inline]
     pub fn milli_value(&self) -> Option<i64> {
         self.scaled_value(-3)
     }
 
     /// Compares the numeric values exactly, whatever their formats.
+    #[inline]
     pub fn cmp_exact(&self, other: &Quantity) -> Ordering {
         let (a, b) = (self.mant, other.mant);
         match a.signum().cmp(&b.signum()) {
@@ -600,12 +627,14 @@ impl Quantity {
     /// Kubernetes' parser keeps the input string as the printed form when it
     /// already looks canonical to a quick check, so a served object can echo a
     /// non-canonical spelling such as `+1`; [`reserialize`] reproduces that.
+    #[inline]
     pub fn canonical<'b>(&self, buf: &'b mut [u8; 64]) -> &'b str {
         let mut out = Out { buf, len: 0 };
         self.write_canonical(&mut out);
         out.finish()
     }
 
+    #[inline]
     fn write_canonical(&self, out: &mut Out<'_>) {
         if self.mant == 0 {
             out.push(b'0');
@@ -681,6 +710,7 @@ impl Quantity {
     }
 }
 
+#[inline]
 fn cmp_magnitude(m1: u128, e1: i32, m2: u128, e2: i32) -> Ordering {
     let order1 = i64::from(digit_count(m1)).saturating_add(i64::from(e1));
     let order2 = i64::from(digit_count(m2)).saturating_add(i64::from(e2));
@@ -705,6 +735,7 @@ fn cmp_magnitude(m1: u128, e1: i32, m2: u128, e2: i32) -> Ordering {
 }
 
 impl PartialEq for Quantity {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         self.cmp_exact(other) == Ordering::Equal
     }
@@ -713,12 +744,14 @@ impl PartialEq for Quantity {
 impl Eq for Quantity {}
 
 impl PartialOrd for Quantity {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
 impl Ord for Quantity {
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         self.cmp_exact(other)
     }
@@ -731,6 +764,7 @@ struct Out<'b> {
 }
 
 impl<'b> Out<'b> {
+    #[inline]
     fn push(&mut self, b: u8) {
         if let Some(slot) = self.buf.get_mut(self.len) {
             *slot = b;
@@ -738,12 +772,14 @@ impl<'b> Out<'b> {
         }
     }
 
+    #[inline]
     fn push_all(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.push(b);
         }
     }
 
+    #[inline]
     fn push_u128(&mut self, mut v: u128) {
         let mut digits = [0u8; 40];
         let mut n = 0usize;
@@ -763,6 +799,7 @@ impl<'b> Out<'b> {
         }
     }
 
+    #[inline]
     fn push_i64(&mut self, v: i64) {
         if v < 0 {
             self.push(b'-');
@@ -770,6 +807,7 @@ impl<'b> Out<'b> {
         self.push_u128(u128::from(v.unsigned_abs()));
     }
 
+    #[inline]
     fn finish(self) -> &'b str {
         let Out { buf, len } = self;
         let buf: &'b [u8; 64] = buf;
@@ -785,6 +823,7 @@ impl Wide {
     const ZERO: Wide = Wide([0; 6]);
 
     /// `self = self × m + a`; false if the result does not fit.
+    #[inline]
     fn mul_add(&mut self, m: u64, a: u64) -> bool {
         let mut carry = u128::from(a);
         for limb in self.0.iter_mut() {
@@ -797,6 +836,7 @@ impl Wide {
     }
 
     /// `self = self × 10^n`; false if the result does not fit.
+    #[inline]
     fn mul_pow10(&mut self, mut n: u32) -> bool {
         while n > 0 {
             let step = n.min(19);
@@ -809,6 +849,7 @@ impl Wide {
     }
 
     /// `self = self / d`, returning the remainder; `d` must not be zero.
+    #[inline]
     fn div_rem(&mut self, d: u64) -> u64 {
         let d = u128::from(d);
         let mut rem = 0u128;
@@ -821,6 +862,7 @@ impl Wide {
         rem as u64
     }
 
+    #[inline]
     fn to_u128(self) -> Option<u128> {
         let [lo, hi, rest @ ..] = self.0;
         if rest.iter().any(|&l| l != 0) {
@@ -840,6 +882,7 @@ impl Wide {
 /// `None` for strings that are not quantities, for quantities whose value
 /// does not fit, for scales below nano (`-9`), and for the degenerate
 /// digit-less forms (`"k"`, `"."`) that Kubernetes reads as zero.
+#[inline]
 pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
     // Kubernetes rounds finer than a nano at parse time; below that scale
     // the exact value here would differ, so leave it to the full parser.
@@ -927,11 +970,13 @@ pub fn scaled(s: &[u8], scale: i32) -> Option<i64> {
 
 /// `a / b` rounded up, for a divisor that is never zero (a power of ten).
 /// Through `NonZeroU64`, so no division-by-zero panic path is linked.
+#[inline]
 fn div_ceil(a: u64, b: NonZeroU64) -> u64 {
     a / b + u64::from(a % b != 0)
 }
 
 /// `10^n`, if it fits a `u64`.
+#[inline]
 fn pow10_u64(n: u32) -> Option<NonZeroU64> {
     let mut out: u64 = 1;
     for _ in 0..n {
@@ -944,6 +989,7 @@ fn pow10_u64(n: u32) -> Option<NonZeroU64> {
 }
 
 /// A signed decimal exponent of at most a few digits.
+#[inline]
 fn small_int(s: &[u8]) -> Option<i32> {
     let (negative, digits) = match s.split_first()? {
         (b'-', rest) => (true, rest),

@@ -16,6 +16,7 @@ pub struct Repeated<'a, C> {
 }
 
 impl<C> Clone for Repeated<'_, C> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -35,10 +36,12 @@ impl<'a, C: Codec<'a>> Repeated<'a, C> {
     }
 
     /// True when no element remains.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.clone().next().is_none()
     }
 
+    #[inline]
     fn stop(&mut self) -> Option<C::Item> {
         self.rest = &[];
         self.packed = &[];
@@ -49,6 +52,7 @@ impl<'a, C: Codec<'a>> Repeated<'a, C> {
 impl<'a, C: Codec<'a>> Iterator for Repeated<'a, C> {
     type Item = C::Item;
 
+    #[inline]
     fn next(&mut self) -> Option<C::Item> {
         if self.packed.is_empty() {
             loop {
@@ -76,6 +80,7 @@ impl<'a, C: Codec<'a>> Iterator for Repeated<'a, C> {
 }
 
 impl<C> fmt::Debug for Repeated<'_, C> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Repeated")
             .field("number", &self.number)

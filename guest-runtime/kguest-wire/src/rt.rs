@@ -15,6 +15,7 @@ use crate::wire::{Raw, field_at};
 /// Singular accessors go through [`get_wire`] instead, which also checks the
 /// wire type and returns a scalar from its loop; this one serves oneof
 /// members and codecs outside this crate.
+#[inline]
 pub fn last(bytes: &[u8], number: u32) -> Option<Raw<'_>> {
     // The winner as (key, start, end); key 0 means none yet.
     let mut found = (0u32, 0usize, 0usize);
@@ -44,9 +45,10 @@ pub fn last(bytes: &[u8], number: u32) -> Option<Raw<'_>> {
 /// message is malformed anywhere. For messages shorter than `u32::MAX`
 /// bytes ([`get_wire`] checks).
 ///
-/// Out of line and returning a scalar, so that a singular accessor is a
-/// call and a bounds check.
-#[inline(never)]
+/// One function returning a scalar, so that a singular accessor is a call
+/// and a bounds check (`#[inline]` only compiles it in the guest's crate;
+/// see the crate docs).
+#[inline]
 pub fn last_span(bytes: &[u8], number: u32, wire: u32) -> u64 {
     let mut found = u64::MAX;
     let (mut pos, mut start) = (0usize, 0usize);
@@ -87,7 +89,7 @@ pub fn get_wire(bytes: &[u8], number: u32, wire: u32) -> Option<&[u8]> {
 /// occurrence is malformed, returns `None` and empties `rest`.
 ///
 /// Non-generic: the repeated and map iterators of every type share it.
-#[inline(never)]
+#[inline]
 pub fn next_occurrence<'a>(rest: &mut &'a [u8], number: u32) -> Option<Raw<'a>> {
     let bytes = *rest;
     *rest = &[];
@@ -118,6 +120,7 @@ pub fn get<'a, C: Codec<'a>>(bytes: &'a [u8], number: u32) -> Option<C::Item> {
 /// A member of a oneof read with codec `C`: present only when no other
 /// member (`siblings`) occurs after its last occurrence, as protobuf
 /// specifies ("the last member seen wins").
+#[inline]
 pub fn get_in_oneof<'a, C: Codec<'a>>(
     bytes: &'a [u8],
     number: u32,
@@ -177,7 +180,7 @@ impl Slot {
     /// The bytes from the first occurrence's key to the end of the last
     /// occurrence (empty when absent); they start and end on field
     /// boundaries.
-    #[inline(never)]
+    #[inline]
     pub fn range<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
         bytes.get(self.first..self.end).unwrap_or_default()
     }
@@ -200,6 +203,7 @@ pub struct FieldId {
 /// the malformed field (where an iterator over the whole message stops too).
 /// Non-generic, so every one-pass read in a guest shares this loop (and map
 /// iterators use it to split an entry into key and value).
+#[inline]
 pub fn scan(bytes: &[u8], numbers: &[u32], slots: &mut [Slot]) -> bool {
     let (mut pos, mut start) = (0usize, 0usize);
     while pos < bytes.len() {
@@ -231,6 +235,7 @@ pub fn scan(bytes: &[u8], numbers: &[u32], slots: &mut [Slot]) -> bool {
 /// previous match, so a message written in field-number order costs about
 /// one comparison per field. When `numbers` has no duplicates it fills the
 /// slots exactly as [`scan`] does (a unit test holds them equal).
+#[inline]
 pub fn scan_distinct(bytes: &[u8], numbers: &[u32], slots: &mut [Slot]) {
     let wanted = numbers.len().min(slots.len());
     let mut rest = bytes;
@@ -317,6 +322,7 @@ pub fn slot_raw<'a>(bytes: &'a [u8], slot: &Slot, siblings: &[u32]) -> Option<Ra
 
 /// No member of `siblings` occurs after `mine` (Kubernetes has no oneofs, so
 /// this rescan never runs for its views).
+#[inline]
 fn later_sibling_absent(bytes: &[u8], mine: Raw<'_>, siblings: &[u32]) -> bool {
     let mine_end = mine.bytes.as_ptr() as usize + mine.bytes.len();
     !siblings

@@ -59,10 +59,12 @@ pub struct DateTime {
     pub nanos: u32,
 }
 
+#[inline]
 fn is_leap(year: i64) -> bool {
     year.rem_euclid(4) == 0 && (year.rem_euclid(100) != 0 || year.rem_euclid(400) == 0)
 }
 
+#[inline]
 fn days_in_month(year: i64, month: u8) -> u8 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -75,12 +77,14 @@ fn days_in_month(year: i64, month: u8) -> u8 {
 
 /// Days from 0001-01-01 to January 1st of `year`; callers keep `year` within
 /// -1..=10001, so nothing overflows.
+#[inline]
 fn days_before_year(year: i64) -> i64 {
     let y = year - 1;
     365 * y + y.div_euclid(4) - y.div_euclid(100) + y.div_euclid(400)
 }
 
 /// Days since 1970-01-01 of a valid date with `year` in -1..=10000.
+#[inline]
 fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
     let before = DAYS_BEFORE_MONTH
         .get(usize::from(month.saturating_sub(1)))
@@ -91,6 +95,7 @@ fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
 }
 
 /// The date `days` after 1970-01-01; callers keep it within years -1..=10000.
+#[inline]
 fn civil_from_days(days: i64) -> (i64, u8, u8) {
     let n = days + EPOCH_DAYS;
     // 146_097 days make 400 years: a close estimate, which the loops correct.
@@ -120,6 +125,7 @@ impl DateTime {
     /// outside [`GO_MIN_SECONDS`]`..=`[`GO_MAX_SECONDS`] (the years 0001 to
     /// 9999, and what Go's parser reaches beyond them) or when `nanos` is not
     /// in `0..1_000_000_000`.
+    #[inline]
     pub fn from_unix(seconds: i64, nanos: i32) -> Option<DateTime> {
         if !(GO_MIN_SECONDS..=GO_MAX_SECONDS).contains(&seconds)
             || !(0..NANOS_PER_SECOND).contains(&nanos)
@@ -142,6 +148,7 @@ impl DateTime {
 
     /// Seconds and nanoseconds since the Unix epoch; `None` when a field is
     /// out of range (including a day the month does not have).
+    #[inline]
     pub fn to_unix(&self) -> Option<(i64, i32)> {
         let year = i64::from(self.year);
         let valid = (1..=9999).contains(&year)
@@ -171,6 +178,7 @@ struct Writer<'b> {
 }
 
 impl<'b> Writer<'b> {
+    #[inline]
     fn push(&mut self, b: u8) {
         if let Some(slot) = self.buf.get_mut(self.len) {
             *slot = b;
@@ -179,6 +187,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes the low `width` decimal digits of `v`, zero-padded.
+    #[inline]
     fn push_digits(&mut self, v: u32, width: u32) {
         for i in (0..width).rev() {
             let d = v.checked_div(10u32.saturating_pow(i)).unwrap_or(0) % 10;
@@ -187,6 +196,7 @@ impl<'b> Writer<'b> {
         }
     }
 
+    #[inline]
     fn finish(self) -> &'b str {
         let Writer { buf, len } = self;
         let buf: &'b [u8; 40] = buf;
@@ -200,6 +210,7 @@ impl<'b> Writer<'b> {
 /// `frac_digits` exceeds 9 or the time is out of [`DateTime::from_unix`]'s range.
 /// Years outside 0000..=9999 are written as Go's `Time.Format` writes them
 /// (`-0001`, `10000`).
+#[inline]
 pub fn format_rfc3339(
     seconds: i64,
     nanos: i32,
@@ -237,6 +248,7 @@ pub fn format_rfc3339(
 }
 
 /// Reads `s[at..at + len]` as decimal digits.
+#[inline]
 fn fixed_digits(s: &[u8], at: usize, len: usize) -> Option<u32> {
     let field = s.get(at..at.checked_add(len)?)?;
     field.iter().try_fold(0u32, |v, &c| {
@@ -251,6 +263,7 @@ fn fixed_digits(s: &[u8], at: usize, len: usize) -> Option<u32> {
 /// The separator may be `T` or `t`; the zone is `Z` (or `z`) or `±hh:mm`; the
 /// optional fraction has 1 to 9 digits. `None` for anything else, and for
 /// times outside years 0001..=9999 once converted to UTC.
+#[inline]
 pub fn parse_rfc3339(s: &[u8]) -> Option<(i64, i32)> {
     let punctuation = [(4, b'-'), (7, b'-'), (13, b':'), (16, b':')];
     if !punctuation.iter().all(|&(at, c)| s.get(at) == Some(&c)) {
@@ -315,10 +328,13 @@ pub fn parse_rfc3339(s: &[u8]) -> Option<(i64, i32)> {
 /// the ninth are dropped); under a layout with digits it must have exactly
 /// that many. Offsets go up to `±24:60`, and the year 0000 is read, so the
 /// result may fall in the years -1 or 10000.
+#[inline]
 pub fn parse_go_time(s: &[u8], frac_digits: u8) -> Option<(i64, i32)> {
+    #[inline]
     fn literal(s: &[u8], c: u8) -> Option<&[u8]> {
         s.strip_prefix(&[c])
     }
+    #[inline]
     fn two(s: &[u8]) -> Option<(u32, &[u8])> {
         Some((fixed_digits(s, 0, 2)?, s.get(2..)?))
     }
@@ -378,6 +394,7 @@ pub fn parse_go_time(s: &[u8], frac_digits: u8) -> Option<(i64, i32)> {
 
 /// The zone at the end of a time, in seconds east of UTC: `Z`, or `±hh:mm`
 /// with `hh <= max_hh` and `mm <= max_mm`; `None` for anything else.
+#[inline]
 fn zone_offset(zone: &[u8], max_hh: i64, max_mm: i64) -> Option<i64> {
     match zone {
         b"Z" => Some(0),
@@ -401,6 +418,7 @@ struct Backwards<'b> {
 }
 
 impl<'b> Backwards<'b> {
+    #[inline]
     fn put(&mut self, b: u8) {
         if let Some(i) = self.start.checked_sub(1)
             && let Some(slot) = self.buf.get_mut(i)
@@ -410,6 +428,7 @@ impl<'b> Backwards<'b> {
         }
     }
 
+    #[inline]
     fn put_str(&mut self, s: &[u8]) {
         for &b in s.iter().rev() {
             self.put(b);
@@ -417,6 +436,7 @@ impl<'b> Backwards<'b> {
     }
 
     /// Writes `v` in decimal, at least one digit.
+    #[inline]
     fn put_int(&mut self, mut v: u64) {
         loop {
             // v % 10 < 10
@@ -431,6 +451,7 @@ impl<'b> Backwards<'b> {
     /// Writes the low `prec` digits of `v` as a fraction (`.5`), without
     /// trailing zeros and without the point when they are all zero; returns
     /// `v` with those digits removed.
+    #[inline]
     fn put_fraction(&mut self, mut v: u64, prec: u32) -> u64 {
         let mut printing = false;
         for _ in 0..prec {
@@ -448,6 +469,7 @@ impl<'b> Backwards<'b> {
         v
     }
 
+    #[inline]
     fn finish(self) -> &'b str {
         let Backwards { buf, start } = self;
         let buf: &'b [u8; 40] = buf;
@@ -461,6 +483,7 @@ impl<'b> Backwards<'b> {
 /// Below one second a single unit (`ns`, `µs` as U+00B5, `ms`) carries a
 /// decimal fraction; from one second up the text is `[[h]m]s` with hours not
 /// folded into days.
+#[inline]
 pub fn format_go_duration(nanos: i64, buf: &mut [u8; 40]) -> &str {
     let mut w = Backwards { buf, start: 40 };
     let mut u = nanos.unsigned_abs();
@@ -501,6 +524,7 @@ pub fn format_go_duration(nanos: i64, buf: &mut [u8; 40]) -> &str {
 }
 
 /// Nanoseconds per duration unit, as Go's `time.ParseDuration` names them.
+#[inline]
 fn duration_unit(unit: &[u8]) -> Option<u64> {
     Some(match unit {
         b"ns" => 1,
@@ -524,6 +548,7 @@ const TWO_POW_63: u64 = 1 << 63;
 ///
 /// Fractions are converted the way Go converts them, through a 64-bit float,
 /// so that results agree with Go to the nanosecond.
+#[inline]
 pub fn parse_go_duration(s: &[u8]) -> Option<i64> {
     let (negative, mut s) = match s.split_first() {
         Some((b'-', rest)) => (true, rest),

@@ -20,7 +20,7 @@ pub fn to_str(bytes: &[u8]) -> Option<&str> {
 }
 
 /// [`to_str`] byte by byte, in about 280 bytes of wasm.
-#[inline(never)]
+#[inline]
 #[cfg_attr(not(any(target_arch = "wasm32", test)), allow(dead_code))]
 fn compact(bytes: &[u8]) -> Option<&str> {
     let mut rest = bytes.iter();

@@ -20,6 +20,7 @@ pub trait View<'a>: Copy {
     ///
     /// Accessors never need this (they are safe on any input); call it to
     /// reject bad input early with the offset of the first problem.
+    #[inline]
     fn validate(&self) -> Result<(), DecodeError> {
         schema::validate(Self::SCHEMA, self.as_bytes())
     }

@@ -26,6 +26,7 @@ pub struct Raw<'a> {
 
 impl<'a> Raw<'a> {
     /// Decodes the value.
+    #[inline]
     pub fn value(self) -> Option<Value<'a>> {
         let mut bytes = self.bytes;
         Some(match self.wire {
@@ -77,8 +78,9 @@ pub fn read_varint(rest: &mut &[u8]) -> Result<u64, ErrorKind> {
 /// caller's end-of-input check then catches.
 ///
 /// The one varint decoder of the guest read paths ([`field_at`], the
-/// codecs): not inlined, because guests are size-bound.
-#[inline(never)]
+/// codecs): one function, because guests are size-bound (`#[inline]` only
+/// compiles it in the guest's crate; see the crate docs).
+#[inline]
 pub fn varint_at(bytes: &[u8], pos: &mut usize) -> u64 {
     let mut value: u64 = 0;
     let mut shift: u32 = 0;
@@ -135,7 +137,7 @@ pub fn take_varint(rest: &mut &[u8]) -> Option<u64> {
 ///
 /// Every guest read path (accessors, one-pass reads, repeated and map
 /// iterators) walks messages with this one function.
-#[inline(never)]
+#[inline]
 pub fn field_at(bytes: &[u8], pos: &mut usize, start: &mut usize) -> u32 {
     let key = short_varint_at(bytes, pos);
     *start = *pos;
@@ -167,6 +169,7 @@ pub fn field_at(bytes: &[u8], pos: &mut usize, start: &mut usize) -> u32 {
 
 /// Reads `width` little-endian bytes (4 or 8) from the front of `rest`.
 /// One non-generic function for both widths keeps guests small.
+#[inline]
 fn read_le(rest: &mut &[u8], width: usize) -> Result<u64, ErrorKind> {
     let (head, tail) = rest.split_at_checked(width).ok_or(ErrorKind::Truncated)?;
     *rest = tail;
@@ -192,6 +195,7 @@ pub fn read_fixed64(rest: &mut &[u8]) -> Result<u64, ErrorKind> {
 ///
 /// Returns `Ok(None)` at the end of the message. On error `rest` is left
 /// where it was, so the caller can report the offset of the bad field.
+#[inline]
 pub fn next_field<'a>(rest: &mut &'a [u8]) -> Result<Option<(u32, Value<'a>)>, ErrorKind> {
     if rest.is_empty() {
         return Ok(None);

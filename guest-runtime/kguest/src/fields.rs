@@ -43,8 +43,10 @@ fn short_varint(s: &[u8]) -> Option<(usize, usize)> {
 /// type 2) and empty otherwise. `None` at the end and where the wire reader
 /// fails (the rest is then malformed).
 ///
-/// One function for every caller (not inlined): small guests.
-#[inline(never)]
+/// `#[inline]` for where it is compiled (in the plugin's crate, so LTO
+/// may specialise it), not for inlining: at `opt-level = "z"` it stays one
+/// function for every caller.
+#[inline]
 pub fn next<'a>(rest: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
     if let Some((key, n)) = short_varint(rest)
         && key >= 8
@@ -95,6 +97,7 @@ pub fn next<'a>(rest: &mut &'a [u8]) -> Option<(u32, u8, &'a [u8])> {
 /// what a view's message, string-bytes or bytes accessor reads (e.g.
 /// `container.resources()` is `last_len(container.as_bytes(), 8)` as a
 /// `ResourceRequirements`). `None` otherwise.
+#[inline]
 pub fn last_len(bytes: &[u8], number: u32) -> Option<&[u8]> {
     let mut rest = bytes;
     let mut found = None;
@@ -132,6 +135,7 @@ impl<'a> Each<'a> {
 impl<'a> Iterator for Each<'a> {
     type Item = &'a [u8];
 
+    #[inline]
     fn next(&mut self) -> Option<&'a [u8]> {
         while let Some((number, wire, body)) = next(&mut self.rest) {
             if number != self.number {

@@ -60,6 +60,7 @@ impl<'a> ObjectRef<'a> {
 
     /// A reference built from `kind`, `api_version` and an object's metadata
     /// (`name`, `namespace`, `uid`, `resourceVersion`).
+    #[inline]
     pub fn new(kind: &'a str, api_version: &'a str, meta: Option<ObjectMeta<'a>>) -> Self {
         let mut r = ObjectRef::with(kind, api_version, "", "", "", "");
         let bytes = meta.map_or(&[][..], |m| m.as_bytes());
@@ -78,11 +79,13 @@ impl<'a> ObjectRef<'a> {
     }
 
     /// The Pod, as the Go SDK refers to it (`Pod`, `v1`).
+    #[inline]
     pub fn pod(pod: &Pod<'a>) -> Self {
         ObjectRef::new("Pod", "v1", pod.metadata())
     }
 
     /// The Node, as the Go SDK refers to it (`Node`, `v1`).
+    #[inline]
     pub fn node(node: &Node<'a>) -> Self {
         ObjectRef::new("Node", "v1", node.metadata())
     }
@@ -118,6 +121,7 @@ static EMPTY: ObjectRef<'static> = ObjectRef::with("", "", "", "", "", "");
 /// eventtype, reason, action, note)`); `None` references are sent empty, as
 /// the Go SDK sends a nil object. Returns false when the guest's memory could
 /// not grow to hold the message (nothing is sent).
+#[inline]
 pub fn eventf(
     regarding: Option<&ObjectRef<'_>>,
     related: Option<&ObjectRef<'_>>,
@@ -171,7 +175,7 @@ const KEYS: [&[u8]; 16] = [
 
 /// Writes the JSON into `buf` and sends it; `Err(needed)` when it did not
 /// fit (nothing sent).
-#[inline(never)]
+#[inline]
 fn send(buf: &mut [u8], parts: &[&[&[u8]]; 3]) -> Result<(), usize> {
     let mut out = Out { buf, len: 0 };
     let mut keys = KEYS.iter();
@@ -202,7 +206,7 @@ struct Out<'b> {
 impl Out<'_> {
     /// Copies `s` when it fits and counts it either way (a part that does
     /// not fit is not written: the message is not sent then).
-    #[inline(never)]
+    #[inline]
     fn raw(&mut self, s: &[u8]) {
         let end = self.len.saturating_add(s.len());
         if let Some(d) = self.buf.get_mut(self.len..end) {
@@ -215,6 +219,7 @@ impl Out<'_> {
     /// A JSON string as Go's `encoding/json` writes it (HTML-safe: `<`, `>`,
     /// `&`, U+2028 and U+2029 as `\u` escapes; `\b \f \n \r \t` short).
     /// Runs of bytes that need no escape go out in one copy.
+    #[inline]
     fn string(&mut self, mut b: &[u8]) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         self.raw(b"\"");
@@ -278,6 +283,7 @@ pub(crate) fn json_string(s: &str) -> std::string::String {
 
 /// Rejects the pod with this UID if it waits on Permit
 /// (`handle.reject_waiting_pod`); true when one was rejected.
+#[inline]
 pub fn reject_waiting_pod(uid: &str) -> bool {
     sys::reject_waiting_pod(uid.as_bytes())
 }
@@ -306,6 +312,7 @@ impl WaitingPodError {
 /// finds the end of the Pod by walking its top-level fields. `buf` needs at
 /// least 8 bytes: the host writes an 8-byte zero for "none" whatever the
 /// limit.
+#[inline]
 pub fn get_waiting_pod<'b>(
     uid: &str,
     buf: &'b mut [u8],
@@ -330,6 +337,7 @@ pub fn get_waiting_pod<'b>(
 
 /// The longest prefix of `buf` made of whole protobuf fields; the zeros
 /// after the message end it (field number 0 is invalid).
+#[inline]
 fn message_prefix(buf: &[u8]) -> &[u8] {
     let (mut end, mut pos, mut start) = (0, 0, 0);
     while end < buf.len() && kguest_wire::wire::field_at(buf, &mut pos, &mut start) != 0 {

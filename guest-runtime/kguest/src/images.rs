@@ -30,6 +30,7 @@ impl ImageState {
     /// matched case-insensitively, later keys winning, `null` leaving a
     /// field unchanged, unknown keys ignored. `None` for anything else
     /// (Go's decoder fails on it).
+    #[inline]
     pub fn parse(raw: &[u8]) -> Option<ImageState> {
         let mut st = ImageState::default();
         if !raw.starts_with(b"{") {
@@ -72,12 +73,14 @@ impl<'a> ImageStates<'a> {
     /// content, escapes not decoded: Go writes image names without any) and
     /// its raw state (read it with [`ImageState::parse`]). A name written
     /// twice appears twice; Go keeps the last.
+    #[inline]
     pub fn iter(&self) -> Iter<'a> {
         Iter(json::raw_entries(self.json))
     }
 
     /// The state of `image` (an exact name, as the node lists it; the last
     /// entry if repeated). `None` when absent or malformed.
+    #[inline]
     pub fn get(&self, image: &str) -> Option<ImageState> {
         self.find(&[image.as_bytes()]).flatten()
     }
@@ -85,6 +88,7 @@ impl<'a> ImageStates<'a> {
     /// Like [`ImageStates::get`] for the name `parts` concatenated (e.g. an
     /// image and its implied `:latest` tag, without building the string):
     /// `None` when absent, `Some(None)` when present but malformed.
+    #[inline]
     pub fn find(&self, parts: &[&[u8]]) -> Option<Option<ImageState>> {
         let mut found = None;
         for (k, v) in self.iter() {
@@ -110,6 +114,7 @@ pub struct Iter<'a>(json::RawEntries<'a>);
 
 impl<'a> Iter<'a> {
     /// As [`json::RawEntries::rest`].
+    #[inline]
     pub fn rest(&self) -> Option<&'a [u8]> {
         self.0.rest()
     }
@@ -118,6 +123,7 @@ impl<'a> Iter<'a> {
 impl<'a> Iterator for Iter<'a> {
     type Item = (&'a [u8], &'a [u8]);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let r = &mut self.0;
         let s = r.s;

@@ -14,10 +14,12 @@
 //! assert_eq!(json::get(cfg, "n").and_then(json::as_i64), Some(-3));
 //! ```
 
+#[inline]
 fn at(s: &[u8], i: usize) -> Option<u8> {
     s.get(i).copied()
 }
 
+#[inline]
 fn skip_ws(s: &[u8], mut i: usize) -> usize {
     while matches!(at(s, i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
@@ -26,6 +28,7 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
 }
 
 /// `Some(i)` unless `i` is 0 (the scanners' answer for "malformed").
+#[inline]
 fn found(i: usize) -> Option<usize> {
     (i != 0).then_some(i)
 }
@@ -34,6 +37,7 @@ fn found(i: usize) -> Option<usize> {
 /// when there is none. (The scanners answer a plain index, 0 for no: no
 /// index past a value is 0, and a wasm function returns a `usize` in a
 /// register but an `Option` through memory.)
+#[inline]
 fn skip_string(s: &[u8], mut i: usize) -> usize {
     i += 1;
     loop {
@@ -48,6 +52,7 @@ fn skip_string(s: &[u8], mut i: usize) -> usize {
 
 /// Returns the index just past the value starting at `i`, 0 when it does
 /// not end.
+#[inline]
 fn skip_value(s: &[u8], i: usize) -> usize {
     match at(s, i) {
         None => 0,
@@ -107,6 +112,7 @@ pub struct RawEntries<'a> {
 
 /// Iterates over the members of the object `json` (empty if not an
 /// object), keys as bytes.
+#[inline]
 pub fn raw_entries(json: &[u8]) -> RawEntries<'_> {
     let i = skip_ws(json, 0);
     let (s, i) = match at(json, i) {
@@ -124,6 +130,7 @@ pub fn raw_entries(json: &[u8]) -> RawEntries<'_> {
 impl<'a> Iterator for RawEntries<'a> {
     type Item = (&'a [u8], &'a [u8]);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let item = self.step();
         if item.is_none() {
@@ -138,10 +145,12 @@ impl<'a> RawEntries<'a> {
     /// it; `None` before that or when iteration stopped at malformed JSON
     /// (a missing `:` or `,`, a trailing comma, an unterminated value).
     /// Values are checked only for where they end, not validated.
+    #[inline]
     pub fn rest(&self) -> Option<&'a [u8]> {
         self.rest
     }
 
+    #[inline]
     fn step(&mut self) -> Option<(&'a [u8], &'a [u8])> {
         let s = self.s;
         let mut i = skip_ws(s, self.i);
@@ -177,6 +186,7 @@ impl<'a> RawEntries<'a> {
 pub struct Entries<'a>(RawEntries<'a>);
 
 /// Iterates over the members of the object `json` (empty if not an object).
+#[inline]
 pub fn entries(json: &[u8]) -> Entries<'_> {
     Entries(raw_entries(json))
 }
@@ -184,6 +194,7 @@ pub fn entries(json: &[u8]) -> Entries<'_> {
 impl<'a> Iterator for Entries<'a> {
     type Item = (&'a str, &'a [u8]);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (k, v) = self.0.next()?;
         match kguest_wire::utf8::to_str(k) {
@@ -198,6 +209,7 @@ impl<'a> Iterator for Entries<'a> {
 
 impl<'a> Entries<'a> {
     /// See [`RawEntries::rest`].
+    #[inline]
     pub fn rest(&self) -> Option<&'a [u8]> {
         self.0.rest
     }
@@ -211,6 +223,7 @@ pub struct Elements<'a> {
 }
 
 /// Iterates over the elements of the array `json` (empty if not an array).
+#[inline]
 pub fn elements(json: &[u8]) -> Elements<'_> {
     let i = skip_ws(json, 0);
     match at(json, i) {
@@ -222,6 +235,7 @@ pub fn elements(json: &[u8]) -> Elements<'_> {
 impl<'a> Iterator for Elements<'a> {
     type Item = &'a [u8];
 
+    #[inline]
     fn next(&mut self) -> Option<&'a [u8]> {
         let s = self.s;
         let mut i = skip_ws(s, self.i);
@@ -244,6 +258,7 @@ impl<'a> Iterator for Elements<'a> {
 
 /// The raw value of member `key` of the object `json` (the last one if the
 /// key repeats).
+#[inline]
 pub fn get<'a>(json: &'a [u8], key: &str) -> Option<&'a [u8]> {
     raw_entries(json)
         .filter(|(k, _)| *k == key.as_bytes())
@@ -252,6 +267,7 @@ pub fn get<'a>(json: &'a [u8], key: &str) -> Option<&'a [u8]> {
 }
 
 /// A string value without escapes (`None` for other values or escapes).
+#[inline]
 pub fn as_str(raw: &[u8]) -> Option<&str> {
     // Not `strip_prefix`/`strip_suffix`: their slice split keeps a panic
     // path (and `core::fmt`) in wasm builds.
@@ -267,16 +283,19 @@ pub fn as_str(raw: &[u8]) -> Option<&str> {
 }
 
 /// True when `raw` is `null` (surrounding whitespace allowed).
+#[inline]
 pub fn as_null(raw: &[u8]) -> bool {
     let i = skip_ws(raw, 0);
     raw.get(i..i + 4) == Some(b"null") && is_blank(raw.get(i + 4..).unwrap_or(&[]))
 }
 
 /// True when `raw` holds only JSON whitespace.
+#[inline]
 pub fn is_blank(raw: &[u8]) -> bool {
     skip_ws(raw, 0) >= raw.len()
 }
 
+#[inline]
 pub fn as_bool(raw: &[u8]) -> Option<bool> {
     match raw {
         b"true" => Some(true),
@@ -286,6 +305,7 @@ pub fn as_bool(raw: &[u8]) -> Option<bool> {
 }
 
 /// An integer value (no fraction or exponent) that fits `i64`.
+#[inline]
 pub fn as_i64(raw: &[u8]) -> Option<i64> {
     let (neg, digits) = match raw.split_first()? {
         (b'-', rest) => (true, rest),
@@ -315,6 +335,7 @@ pub fn as_i64(raw: &[u8]) -> Option<i64> {
 /// `\uXXXX` surrogate pairs joined; a lone surrogate or a malformed escape
 /// yields U+FFFD (a malformed escape then ends the string). Go decodes the
 /// same way except that a malformed escape is an error there.
+#[inline]
 pub fn chars(raw: &str) -> Chars<'_> {
     Chars { it: raw.chars() }
 }
@@ -326,6 +347,7 @@ pub struct Chars<'a> {
 }
 
 impl Chars<'_> {
+    #[inline]
     fn hex4(&mut self) -> Option<u32> {
         let mut v = 0u32;
         for _ in 0..4 {
@@ -334,6 +356,7 @@ impl Chars<'_> {
         Some(v)
     }
 
+    #[inline]
     fn escape(&mut self) -> Option<char> {
         Some(match self.it.next()? {
             'b' => '\u{8}',
@@ -365,6 +388,7 @@ impl Chars<'_> {
 impl Iterator for Chars<'_> {
     type Item = char;
 
+    #[inline]
     fn next(&mut self) -> Option<char> {
         let c = self.it.next()?;
         if c != '\\' {
@@ -380,6 +404,7 @@ impl Iterator for Chars<'_> {
 
 /// True when the JSON string content `raw` (escapes allowed) stands for the
 /// concatenation of `parts`.
+#[inline]
 pub fn str_eq(raw: &str, parts: &[&str]) -> bool {
     if !raw.as_bytes().contains(&b'\\') {
         return raw.bytes().eq(parts.iter().flat_map(|p| p.bytes()));
@@ -391,6 +416,7 @@ pub fn str_eq(raw: &str, parts: &[&str]) -> bool {
 /// decoded), is the concatenation of `parts`. Enough for strings Go's
 /// encoder writes without escapes: it escapes only `"`, `\`, `<`, `>`, `&`,
 /// control characters, U+2028 and U+2029.
+#[inline]
 pub fn raw_eq(raw: &[u8], parts: &[&[u8]]) -> bool {
     let mut rest = raw;
     for p in parts {
@@ -407,6 +433,7 @@ pub fn raw_eq(raw: &[u8], parts: &[&[u8]]) -> bool {
 /// differences, both irrelevant to keys people write: Go also folds `ſ` to
 /// `s` and the Kelvin sign to `k`, and decodes escapes in the key first
 /// (here a key is compared as written).
+#[inline]
 pub fn key_matches(raw: impl AsRef<[u8]>, field: &str) -> bool {
     raw.as_ref().eq_ignore_ascii_case(field.as_bytes())
 }
@@ -419,6 +446,7 @@ const MAX_DEPTH: usize = 10_000;
 /// strings, at most 10,000 levels of nesting. Like Go, invalid UTF-8 inside
 /// strings is accepted. (About 1 KB of wasm; [`RawEntries::rest`] checks an
 /// object's structure for less.)
+#[inline]
 pub fn is_valid(json: &[u8]) -> bool {
     // One bit per open container: 1 for an object, 0 for an array.
     let mut stack = [0u64; MAX_DEPTH.div_ceil(64)];
@@ -510,6 +538,7 @@ pub fn is_valid(json: &[u8]) -> bool {
 }
 
 /// `"key" :` at `i`; returns the index of the value (whitespace skipped).
+#[inline]
 fn member_key(s: &[u8], i: usize) -> Option<usize> {
     if at(s, i)? != b'"' {
         return None;
@@ -522,6 +551,7 @@ fn member_key(s: &[u8], i: usize) -> Option<usize> {
 }
 
 /// A string at `i` (its opening quote); returns the index past it.
+#[inline]
 fn valid_string(s: &[u8], mut i: usize) -> Option<usize> {
     i += 1;
     loop {
@@ -545,12 +575,14 @@ fn valid_string(s: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
+#[inline]
 fn literal(s: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     let end = i.checked_add(word.len())?;
     (s.get(i..end)? == word).then_some(end)
 }
 
 /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` at `i`.
+#[inline]
 fn number(s: &[u8], mut i: usize) -> Option<usize> {
     let digits = |s: &[u8], mut i: usize| -> Option<usize> {
         let start = i;

@@ -48,6 +48,13 @@
 #[cfg(not(target_arch = "wasm32"))]
 extern crate std;
 
+// Code size: what a guest runs is `#[inline]` (or generic), so that it is
+// compiled in the plugin's crate, where LTO may specialise it to the one
+// plugin and drop what it does not use. A plain function of this crate is
+// an exported symbol of its rlib, which LTO keeps as it is when the plugin
+// crate is an rlib too (as the examples and `kguest new`'s template are:
+// `crate-type = ["cdylib", "rlib"]`). `#[inline]` does not make LLVM inline
+// at `opt-level = "z"`: a function with several callers stays one function.
 mod cycle;
 pub mod export;
 pub mod fields;
@@ -76,6 +83,7 @@ pub use status::{Code, Status, UnknownCode};
 /// The plugin configuration (`PluginConfig.GuestConfig`, by convention
 /// JSON), fetched from the host once and kept. Empty when there is none.
 /// Callable from [`Plugin::new`].
+#[inline]
 pub fn config() -> &'static [u8] {
     sys::input(sys::getter::CONFIG)
 }

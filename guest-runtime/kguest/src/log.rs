@@ -19,16 +19,19 @@ pub enum Severity {
 }
 
 /// The host's threshold (`PluginConfig.LogSeverity`).
+#[inline]
 pub fn severity() -> i32 {
     sys::severity()
 }
 
 /// True when a message of `sev` would be printed.
+#[inline]
 pub fn enabled(sev: Severity) -> bool {
     sev as i32 >= severity()
 }
 
 /// Logs a plain message.
+#[inline]
 pub fn log(sev: Severity, msg: &str) {
     if enabled(sev) {
         sys::log(sev as i32, msg.as_bytes());
@@ -38,6 +41,7 @@ pub fn log(sev: Severity, msg: &str) {
 /// Logs a structured message (klog `InfoS`/`ErrorS`) with key/value pairs.
 /// Pairs that do not fit a 512-byte buffer are dropped; keys and values must
 /// not contain NUL.
+#[inline]
 pub fn logs(sev: Severity, msg: &str, kvs: &[(&str, &str)]) {
     if !enabled(sev) {
         return;
@@ -51,6 +55,7 @@ pub fn logs(sev: Severity, msg: &str, kvs: &[(&str, &str)]) {
 
 /// Like [`logs`], with each value given as the concatenation of byte parts
 /// (no formatting, no UTF-8 check): `&[("pod", &kobj(ns, name))]`.
+#[inline]
 pub fn logs_parts(sev: Severity, msg: &str, kvs: &[(&str, &[&[u8]])]) {
     if !enabled(sev) {
         return;
@@ -64,6 +69,7 @@ pub fn logs_parts(sev: Severity, msg: &str, kvs: &[(&str, &[&[u8]])]) {
 
 /// klog's `KObj` value as parts for [`logs_parts`]: `namespace/name`, or
 /// `name` alone when the namespace is empty (as the Go SDK writes it).
+#[inline]
 pub fn kobj<'a>(namespace: &'a [u8], name: &'a [u8]) -> [&'a [u8]; 3] {
     if namespace.is_empty() {
         [name, &[], &[]]
@@ -79,6 +85,7 @@ struct Kvs {
 }
 
 impl Kvs {
+    #[inline]
     fn new() -> Kvs {
         // Starts zeroed, so the NUL after each key and value is already there.
         Kvs {
@@ -88,6 +95,7 @@ impl Kvs {
     }
 
     /// Appends `key\0value\0`, or nothing when it does not fit.
+    #[inline]
     fn pair(&mut self, key: &str, parts: &[&[u8]]) {
         let size = parts
             .iter()
@@ -109,6 +117,7 @@ impl Kvs {
         self.len = at + 1;
     }
 
+    #[inline]
     fn send(&self, sev: Severity, msg: &str) {
         if self.len == 0 {
             sys::log(sev as i32, msg.as_bytes());
@@ -123,11 +132,13 @@ impl Kvs {
 }
 
 /// `log(Severity::Info, msg)`.
+#[inline]
 pub fn info(msg: &str) {
     log(Severity::Info, msg);
 }
 
 /// `log(Severity::Error, msg)`.
+#[inline]
 pub fn error(msg: &str) {
     log(Severity::Error, msg);
 }

@@ -31,6 +31,7 @@ impl<const N: usize> ReasonBuf<N> {
         }
     }
 
+    #[inline]
     pub fn clear(&mut self) -> &mut Self {
         self.len = 0;
         self.truncated = false;
@@ -38,6 +39,7 @@ impl<const N: usize> ReasonBuf<N> {
     }
 
     /// Appends `s`, or as much of it as fits.
+    #[inline]
     pub fn push_str(&mut self, s: &str) -> &mut Self {
         let room = N.saturating_sub(self.len);
         let mut take = s.len().min(room);
@@ -58,6 +60,7 @@ impl<const N: usize> ReasonBuf<N> {
     }
 
     /// Appends the decimal digits of `v`.
+    #[inline]
     pub fn push_u64(&mut self, mut v: u64) -> &mut Self {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
@@ -77,6 +80,7 @@ impl<const N: usize> ReasonBuf<N> {
     }
 
     /// Appends `v` in decimal with a leading `-` when negative.
+    #[inline]
     pub fn push_i64(&mut self, v: i64) -> &mut Self {
         if v < 0 {
             self.push_str("-");
@@ -84,6 +88,7 @@ impl<const N: usize> ReasonBuf<N> {
         self.push_u64(v.unsigned_abs())
     }
 
+    #[inline]
     pub fn as_str(&self) -> &str {
         // Only whole `str`s cut at character boundaries were copied in.
         kguest_wire::utf8::to_str(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")

@@ -99,6 +99,7 @@ impl<S: PerCycle> CycleState<S> {
     /// of the cycle (an empty view when the host sent no Pod). `init` may
     /// read only the Pod (and `'static` values such as the config): its
     /// result cannot borrow anything else.
+    #[inline]
     pub fn get<'c>(
         &'c mut self,
         cx: &'c Cycle,
@@ -116,6 +117,7 @@ impl<S: PerCycle> CycleState<S> {
     }
 
     /// This cycle's data if [`CycleState::get`] computed it in this cycle.
+    #[inline]
     pub fn peek<'c>(&'c self, _cx: &'c Cycle) -> Option<&'c S::Data<'c>> {
         match &self.data {
             Some(data) if self.epoch == current() => Some(S::shorten(data)),
@@ -131,6 +133,7 @@ impl<S: PerCycle> CycleState<S> {
 }
 
 /// The stored epoch for "now": never 0, which marks an empty state.
+#[inline]
 fn current() -> u64 {
     sys::cycle_epoch().wrapping_add(1)
 }

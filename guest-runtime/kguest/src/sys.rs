@@ -8,7 +8,7 @@
 //! Each input the host can hand over (current pod, node, node name, target
 //! pod, config, one JSON list) has its own [`Slot`]. A slot starts without a
 //! buffer: the first getter call (limit 0) only learns the size. The slot
-//! then takes a region of at least 8 KiB, carved from a 64 KiB static
+//! then takes a region of about 8 KiB or more, carved from a 64 KiB static
 //! scratch arena while it lasts and afterwards from fresh pages obtained with
 //! `memory.grow` (native builds leak a `Vec`), and asks again. Later objects
 //! that fit take one host call. Slots never shrink and old regions are never
@@ -18,15 +18,16 @@
 //! Soundness rests on one rule: **a slot is only refilled while no view into
 //! it can exist.** Views borrow the [`Cycle`](crate::Cycle) handle, which the
 //! shims create per host call, so they die when the call returns. Within a
-//! call a slot is filled at most once (the `filled` flag), and the per-call
-//! and per-cycle resets run in [`enter`] and [`new_cycle`], before the
-//! plugin runs. A nested call is refused (trap), so the resets cannot run
-//! under a live view, and the plugin instance is never borrowed twice.
+//! call a slot is filled at most once (the `filled` flag); the per-call
+//! reset runs in [`exit`], once the hook has returned and its views are
+//! gone, and the per-cycle one in [`new_cycle`], before the plugin runs. A
+//! nested call is refused (trap), so the resets cannot run under a live
+//! view, and the plugin instance is never borrowed twice.
 
 #![allow(unsafe_code)]
 
-/// The smallest region a slot grows to (wasm32; native tests grow to the
-/// exact size to exercise growth).
+/// A slot grows to at least `MIN_REGION - 1` bytes (wasm32; native tests
+/// grow to the exact size to exercise growth). A power of two.
 #[cfg(target_arch = "wasm32")]
 const MIN_REGION: usize = 8 * 1024;
 #[cfg(not(target_arch = "wasm32"))]
@@ -46,9 +47,25 @@ pub(crate) mod getter {
     pub const NODE_TO_STATUS_MAP: u8 = 10;
 }
 
-/// Every getter, seen through one signature: `(key, key_len, buf, limit)
-/// -> len`. Only `node` uses the key; the others ignore it (see `adapt!`).
-type GetFn = unsafe extern "C" fn(*const u8, u32, *mut u8, u32) -> u32;
+/// A host getter, called through a function pointer to the import itself
+/// (no adapter): plain `(buf, limit) -> len`, or keyed by a node name
+/// `(name, name_len, buf, limit) -> len` (`node`, `nodeImageStates`).
+/// Which field is set follows from the key: keyed getters are only called
+/// with a non-empty name, plain ones with none.
+#[derive(Clone, Copy)]
+union Get {
+    plain: PlainGet,
+    keyed: KeyedGet,
+}
+
+#[cfg(target_arch = "wasm32")]
+type PlainGet = unsafe extern "C" fn(*mut u8, u32) -> u32;
+#[cfg(target_arch = "wasm32")]
+type KeyedGet = unsafe extern "C" fn(*const u8, u32, *mut u8, u32) -> u32;
+#[cfg(not(target_arch = "wasm32"))]
+type PlainGet = unsafe fn(*mut u8, u32) -> u32;
+#[cfg(not(target_arch = "wasm32"))]
+type KeyedGet = unsafe fn(*const u8, u32, *mut u8, u32) -> u32;
 
 /// A growable input buffer and what it currently holds.
 struct Slot {
@@ -69,34 +86,23 @@ impl Slot {
 
     /// The held bytes. The `'static` is a lie the callers narrow to the
     /// lifetime of the `Cycle` borrow (see the module docs).
+    #[inline(always)]
     fn bytes(&self) -> &'static [u8] {
-        if self.len == 0 {
-            return &[];
-        }
+        // Never null: a slot without a buffer holds nothing (`len == 0`),
+        // and its null pointer becomes 1, which is enough for no bytes.
+        let ptr = self.ptr.map_addr(|a| a | usize::from(self.len == 0));
         // SAFETY: `ptr..ptr+len` was written by the host (or stand-in) into
         // memory this slot owns exclusively, and is only rewritten when no
-        // view exists (module docs).
-        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
-    }
-
-    /// [`Slot::bytes`] packed: on wasm32 the pointer and length as they
-    /// are ([`unpack`] makes the empty slice).
-    #[inline(always)]
-    fn packed(&self) -> Packed {
-        #[cfg(target_arch = "wasm32")]
-        {
-            (self.ptr as usize as u64) | ((self.len as u64) << 32)
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            self.bytes()
-        }
+        // view exists (module docs); `ptr` is not null.
+        unsafe { core::slice::from_raw_parts(ptr, self.len) }
     }
 
     /// Makes room for `needed` bytes.
     #[inline(always)]
     fn grow(&mut self, needed: usize) -> bool {
-        match fresh_region(needed.max(MIN_REGION)) {
+        // At least `MIN_REGION - 1` bytes (rounded up to a multiple of
+        // `MIN_REGION`, less one): an `or` instead of a `max`.
+        match fresh_region(needed | (MIN_REGION - 1)) {
             Some((ptr, cap)) => {
                 self.ptr = ptr;
                 self.cap = cap;
@@ -106,70 +112,41 @@ impl Slot {
         }
     }
 
-    /// Fills the slot with `get`, growing once or twice as the host asks.
-    /// A failed fill leaves the slot empty (the caller has already marked it
-    /// filled, so a broken host is asked only once per call).
+    /// Fills the slot with `get`: one host call when the object fits the
+    /// buffer, else the slot grows to the size the host answered and asks
+    /// again. A slot without a buffer asks with limit 0, so it takes a
+    /// region only once it knows the size, and none for an empty input.
+    /// Two calls at most: a failed fill leaves the slot empty (the caller
+    /// has already marked it filled, so a broken host is asked only once
+    /// per call).
     ///
     /// # Safety
-    /// `key..key+key_len` must be readable.
-    #[inline(never)]
-    unsafe fn fill(&mut self, get: GetFn, key: *const u8, key_len: u32) {
+    /// `key..key+key_len` must be readable; `get` holds `keyed` when
+    /// `key_len != 0`, else `plain`.
+    #[inline]
+    unsafe fn fill(&mut self, get: Get, key: *const u8, key_len: u32) {
         self.len = 0;
-        // A slot without a buffer takes one before the first call, so an
-        // object that fits costs one host call, not a size probe and a copy;
-        // one that does not fit takes a region of its size and a second call.
-        // (One call site of `grow`: it is inlined.)
-        let mut needed = 0;
         for _ in 0..2 {
-            if (self.cap == 0 || needed > self.cap) && !self.grow(needed) {
-                return;
-            }
-            // SAFETY: the buffer is ours with `cap` writable bytes (`cap`
-            // fits u32: wasm32, or a test-sized native buffer); the key is
-            // readable per the caller.
-            let n = unsafe { get(key, key_len, self.ptr, self.cap as u32) } as usize;
+            // `cap` fits u32: wasm32, or a test-sized native buffer.
+            let limit = self.cap as u32;
+            // SAFETY: the buffer is ours with `cap` writable bytes (none
+            // while it is null); the key is readable and the union field is
+            // the one set, per the caller.
+            let n = unsafe {
+                if key_len == 0 {
+                    (get.plain)(self.ptr, limit)
+                } else {
+                    (get.keyed)(key, key_len, self.ptr, limit)
+                }
+            } as usize;
             if n <= self.cap {
                 self.len = n;
                 return;
             }
-            needed = n;
+            if !self.grow(n) {
+                return;
+            }
         }
-    }
-}
-
-/// A byte slice as one scalar, so that the non-inlined fetch functions
-/// return in a register instead of through the stack (wasm32 only).
-#[cfg(target_arch = "wasm32")]
-type Packed = u64;
-#[cfg(not(target_arch = "wasm32"))]
-type Packed = &'static [u8];
-
-#[inline(always)]
-fn pack(b: &'static [u8]) -> Packed {
-    #[cfg(target_arch = "wasm32")]
-    {
-        (b.as_ptr() as usize as u64) | ((b.len() as u64) << 32)
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        b
-    }
-}
-
-#[inline(always)]
-fn unpack(p: Packed) -> &'static [u8] {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let len = (p >> 32) as usize;
-        if len == 0 {
-            return &[];
-        }
-        // SAFETY: `p` came from `pack` of a live `&'static [u8]`.
-        unsafe { core::slice::from_raw_parts(p as u32 as usize as *const u8, len) }
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        p
     }
 }
 
@@ -227,6 +204,7 @@ mod storage {
 
     /// Runs `f` on the state. Callers never nest `with` (each public
     /// function in `sys` takes it once, briefly).
+    #[inline(always)]
     pub(super) fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
         // SAFETY: wasm32 guests are single-threaded, `with` is not re-entered
         // (no closure passed to it calls back into `with`), so this is the
@@ -290,7 +268,9 @@ fn fresh_region(needed: usize) -> Option<(*mut u8, usize)> {
             return Some(((&raw mut SCRATCH as *mut u8).add(used), needed));
         }
     }
-    let pages = needed.div_ceil(PAGE);
+    // Wrapping: a size near 4 GiB asks for too few pages, and the caller
+    // then finds the region too small.
+    let pages = needed.wrapping_add(PAGE - 1) / PAGE;
     let old = core::arch::wasm32::memory_grow(0, pages);
     if old == usize::MAX {
         return None;
@@ -511,137 +491,111 @@ mod host {
 // ---------------------------------------------------------------------------
 // Safe wrappers, one per import.
 
-/// Gives a two-argument getter the [`GetFn`] signature.
-macro_rules! adapt {
-    ($($name:ident),* $(,)?) => {
-        mod adapted {
-            $(
-                pub(super) unsafe extern "C" fn $name(_: *const u8, _: u32, buf: *mut u8, limit: u32) -> u32 {
-                    // SAFETY: forwarded from the caller.
-                    unsafe { super::host::$name(buf, limit) }
-                }
-            )*
-        }
-    };
-}
-adapt!(
-    current_pod,
-    target_pod,
-    current_node_name,
-    get_config,
-    node_list,
-    filtered_node_list,
-    node_score_list,
-    node_to_status_map,
-);
-
-unsafe extern "C" fn node_getter(key: *const u8, key_len: u32, buf: *mut u8, limit: u32) -> u32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { host::node(key, key_len, buf, limit) }
-}
-
-unsafe extern "C" fn image_states_getter(
-    key: *const u8,
-    key_len: u32,
-    buf: *mut u8,
-    limit: u32,
-) -> u32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { host::node_image_states(key, key_len, buf, limit) }
-}
-
 /// The getter of input `id` (a constant at every call site).
 #[inline(always)]
-fn getter_of(id: u8) -> GetFn {
-    match id {
-        getter::CURRENT_POD => adapted::current_pod,
-        getter::TARGET_POD => adapted::target_pod,
-        getter::NODE_NAME => adapted::current_node_name,
-        getter::CONFIG => adapted::get_config,
-        getter::NODE_LIST => adapted::node_list,
-        getter::FILTERED_NODE_LIST => adapted::filtered_node_list,
-        getter::NODE_SCORE_LIST => adapted::node_score_list,
-        _ => adapted::node_to_status_map,
+fn getter_of(id: u8) -> Get {
+    Get {
+        plain: match id {
+            getter::CURRENT_POD => host::current_pod,
+            getter::TARGET_POD => host::target_pod,
+            getter::NODE_NAME => host::current_node_name,
+            getter::CONFIG => host::get_config,
+            getter::NODE_LIST => host::node_list,
+            getter::FILTERED_NODE_LIST => host::filtered_node_list,
+            getter::NODE_SCORE_LIST => host::node_score_list,
+            _ => host::node_to_status_map,
+        },
     }
 }
 
 /// The bytes of input `id`, fetched on first use and kept as long as the
-/// slot's cache rule allows (see [`enter`], [`new_cycle`]).
+/// slot's cache rule allows (see [`exit`], [`new_cycle`]).
 #[inline(always)]
 pub(crate) fn input(id: u8) -> &'static [u8] {
     let get = getter_of(id);
-    unpack(if usize::from(id) >= AUX {
+    let slot = if usize::from(id) >= AUX {
         fetch_list(id, get)
     } else {
         fetch(usize::from(id), get)
-    })
+    };
+    // SAFETY: `slot` points into the state, which outlives the program
+    // (wasm32) or the thread, and no `storage::with` has run since `fetch`
+    // returned it.
+    unsafe { (*slot).bytes() }
 }
 
-#[inline(never)]
-fn fetch(idx: usize, get: GetFn) -> Packed {
+/// Fills slot `idx` unless it is filled; returns where it is (slot 0, never
+/// filled, for nothing), so the caller reads the slot's pointer and length
+/// itself: one scalar comes back in a register, a slice would go through
+/// the stack.
+#[inline]
+fn fetch(idx: usize, get: Get) -> *const Slot {
     storage::with(|s| {
         let idx = idx & (SLOTS - 1);
-        let bit = 1u64 << idx;
+        let bit = 1u32 << idx;
         let Some(slot) = s.slots.get_mut(idx) else {
-            return pack(&[]);
+            return s.slots.as_ptr();
         };
-        if s.flags & bit == 0 {
-            s.flags |= bit;
+        // In 32 bits: the slot bits are the low 16.
+        if s.flags as u32 & bit == 0 {
+            s.flags |= u64::from(bit);
             // SAFETY: no key.
             unsafe { slot.fill(get, core::ptr::null(), 0) };
         }
-        slot.packed()
+        slot
     })
 }
 
 /// The JSON lists share the `AUX` slot: the first one asked for in a call
 /// gets it; another one in the same call reads as empty (refilling would
 /// invalidate live borrows).
-#[inline(never)]
-fn fetch_list(id: u8, get: GetFn) -> Packed {
+#[inline]
+fn fetch_list(id: u8, get: Get) -> *const Slot {
     let taken = storage::with(|s| {
         if s.flags & (1 << AUX) == 0 {
             s.aux_getter = id;
         }
-        s.aux_getter != id
+        (s.aux_getter != id).then_some(s.slots.as_ptr())
     });
-    if taken { pack(&[]) } else { fetch(AUX, get) }
+    taken.unwrap_or_else(|| fetch(AUX, get))
 }
 
 /// The current node's protobuf, fetched with `k8s.io/api.node` on first use
 /// and reused while the node name stays the same within a cycle.
 #[inline(always)]
 pub(crate) fn current_node() -> &'static [u8] {
-    unpack(fetch_node())
+    let slot = fetch_node();
+    // SAFETY: as in `input`.
+    unsafe { (*slot).bytes() }
 }
 
-/// [`current_node`], returned in a register.
-#[inline(never)]
-fn fetch_node() -> Packed {
+/// [`current_node`]'s slot (see [`fetch`]).
+#[inline]
+fn fetch_node() -> *const Slot {
     let name = input(getter::NODE_NAME);
-    pack(storage::with(|s| -> &'static [u8] {
+    storage::with(|s| {
         const BIT: u64 = 1 << getter::NODE;
         let Some(slot) = s.slots.get_mut(usize::from(getter::NODE)) else {
-            return &[];
+            return s.slots.as_ptr();
         };
         let cached = s.flags & BIT != 0;
         if cached
             && s.node_key_len != 0
             && s.node_key.get(..s.node_key_len).is_some_and(|k| k == name)
         {
-            return slot.bytes();
+            return slot;
         }
         // A different node: no view into the old one is alive, because the
         // node name only changes between calls.
         if name.is_empty() {
             s.flags &= !BIT;
-            return &[];
+            slot.len = 0;
+            return slot;
         }
         s.flags |= BIT;
         let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
         // SAFETY: `name` is readable.
-        unsafe { slot.fill(node_getter, name.as_ptr(), name_len) };
-        let bytes = slot.bytes();
+        unsafe { slot.fill(Get { keyed: host::node }, name.as_ptr(), name_len) };
         s.node_key_len = match s.node_key.get_mut(..name.len()) {
             Some(key) => {
                 copy(key, name);
@@ -650,11 +604,12 @@ fn fetch_node() -> Packed {
             // Names over 256 bytes (invalid in Kubernetes) are not cached.
             None => 0,
         };
-        bytes
-    }))
+        slot
+    })
 }
 
 /// `nodeImageStates` of the current node (JSON), fetched once per call.
+#[inline]
 pub(crate) fn current_image_states() -> &'static [u8] {
     let name = input(getter::NODE_NAME);
     storage::with(|s| -> &'static [u8] {
@@ -668,40 +623,60 @@ pub(crate) fn current_image_states() -> &'static [u8] {
             if !name.is_empty() {
                 let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
                 // SAFETY: `name` is readable.
-                unsafe { slot.fill(image_states_getter, name.as_ptr(), name_len) };
+                unsafe {
+                    slot.fill(
+                        Get {
+                            keyed: host::node_image_states,
+                        },
+                        name.as_ptr(),
+                        name_len,
+                    )
+                };
             }
         }
         slot.bytes()
     })
 }
 
-/// Marks the start of a host→guest call: refuses nesting and forgets the
-/// per-call inputs.
-pub(crate) fn enter() {
-    let nested = storage::with(|s| {
-        let nested = s.flags & IN_CALL != 0;
-        s.flags = (s.flags & !PER_CALL) | IN_CALL;
-        nested
-    });
-    if nested {
-        trap();
-    }
+/// Marks the start of a host→guest call: refuses nesting. Returns the
+/// flags as they are now, which spares [`new_cycle_at`] reading them again.
+#[inline]
+pub(crate) fn enter() -> u64 {
+    storage::with(|s| {
+        if s.flags as u32 & IN_CALL as u32 != 0 {
+            trap();
+        }
+        s.flags |= IN_CALL;
+        s.flags
+    })
 }
 
+/// Marks the end of a host→guest call, once the hook's views are gone, and
+/// forgets the per-call inputs.
+#[inline]
 pub(crate) fn exit() {
-    storage::with(|s| s.flags &= !IN_CALL);
+    storage::with(|s| s.flags &= !(IN_CALL | PER_CALL));
 }
 
 /// Forgets the per-cycle inputs (the Pod, the cached Node, the node list)
 /// and starts a new cycle epoch. Called by the `prefilter` shim inside a
 /// call, before the plugin runs.
+#[inline]
 pub(crate) fn new_cycle() {
-    storage::with(|s| s.flags = (s.flags & !PER_CYCLE).wrapping_add(1 << EPOCH_SHIFT));
+    new_cycle_at(storage::with(|s| s.flags));
+}
+
+/// [`new_cycle`] when the flags are known to be `flags` (what [`enter`]
+/// returned).
+#[inline(always)]
+fn new_cycle_at(flags: u64) {
+    storage::with(|s| s.flags = (flags & !PER_CYCLE).wrapping_add(1 << EPOCH_SHIFT));
 }
 
 /// The current scheduling cycle's number. The per-cycle inputs (the Pod and
 /// the node list) keep their bytes in place until it changes, which is what
 /// lets [`CycleState`](crate::CycleState) keep views into them across calls.
+#[inline]
 pub(crate) fn cycle_epoch() -> u64 {
     storage::with(|s| s.flags >> EPOCH_SHIFT)
 }
@@ -709,6 +684,7 @@ pub(crate) fn cycle_epoch() -> u64 {
 /// Runs `f` on a scratch buffer of at least `min` bytes (for JSON the guest
 /// sends); `None` when memory cannot grow. `f` must not call back into
 /// `with_scratch`.
+#[inline]
 pub(crate) fn with_scratch<R>(min: usize, f: impl FnOnce(&mut [u8]) -> R) -> Option<R> {
     let (ptr, cap) = storage::with(|s| {
         let slot = s.slots.get_mut(SCRATCH)?;
@@ -737,6 +713,7 @@ pub(crate) fn widen<S: crate::PerCycle>(data: S::Data<'_>) -> S::Data<'static> {
 }
 
 /// Stops the guest: a wasm trap, or a panic in native tests.
+#[inline(always)]
 pub(crate) fn trap() -> ! {
     #[cfg(target_arch = "wasm32")]
     {
@@ -790,6 +767,7 @@ pub(crate) fn set(which: Setter, bytes: &[u8]) {
 }
 
 /// `handle.eventrecorder.eventf`: sends an `EventMessage` JSON.
+#[inline]
 pub(crate) fn send_event(json: &[u8]) {
     // SAFETY: the host copies `len` readable bytes right away.
     unsafe { host::eventf(json.as_ptr(), len32(json)) }
@@ -797,6 +775,7 @@ pub(crate) fn send_event(json: &[u8]) {
 
 /// `handle.reject_waiting_pod`: true when the host rejected a waiting pod
 /// with this UID.
+#[inline]
 pub(crate) fn reject_waiting_pod(uid: &[u8]) -> bool {
     let mut out = [0u8; 8];
     // SAFETY: `uid` is readable; `out` has the 8 bytes the host always
@@ -807,6 +786,7 @@ pub(crate) fn reject_waiting_pod(uid: &[u8]) -> bool {
 
 /// `handle.get_waiting_pod` into `buf` (at least 8 bytes, so that the
 /// host's 8-byte "none" answer fits whatever the limit says).
+#[inline]
 pub(crate) fn get_waiting_pod(uid: &[u8], buf: &mut [u8]) {
     if buf.len() < 8 {
         return;
@@ -822,6 +802,7 @@ pub(crate) fn get_waiting_pod(uid: &[u8], buf: &mut [u8]) {
     }
 }
 
+#[inline]
 pub(crate) fn set_cluster_events(events: &[crate::ClusterEvent]) {
     let len = events
         .len()
@@ -837,6 +818,7 @@ pub(crate) fn set_cluster_events(events: &[crate::ClusterEvent]) {
 }
 
 /// The host's log severity threshold, asked once.
+#[inline]
 pub(crate) fn severity() -> i32 {
     if let Some(v) = storage::with(|s| s.severity) {
         return v;
@@ -847,11 +829,13 @@ pub(crate) fn severity() -> i32 {
     v
 }
 
+#[inline]
 pub(crate) fn log(severity: i32, msg: &[u8]) {
     // SAFETY: the host reads `msg` right away.
     unsafe { host::log(severity, msg.as_ptr(), len32(msg)) }
 }
 
+#[inline]
 pub(crate) fn logs(severity: i32, msg: &[u8], kvs: &[u8]) {
     // SAFETY: the host reads both ranges right away.
     unsafe { host::logs(severity, msg.as_ptr(), len32(msg), kvs.as_ptr(), len32(kvs)) }
@@ -897,18 +881,20 @@ impl<T: crate::Plugin> Instance<T> {
 
     /// Runs one host call on the plugin, creating it on first use. A nested
     /// call traps (in [`enter`]) before the plugin is borrowed again.
+    #[inline]
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         enter();
-        let plugin = match self.get() {
-            Some(p) => p,
-            None => {
-                // SAFETY: as in `get`; not created yet, so nothing is
-                // overwritten (and nothing needs dropping).
-                let p = unsafe { (*self.plugin.get()).write(T::new()) };
-                self.created.set(true);
-                p
-            }
-        };
+        if !self.created.get() {
+            // SAFETY: as in `get`; not created yet, so nothing is
+            // overwritten (and nothing needs dropping).
+            unsafe { (*self.plugin.get()).write(T::new()) };
+        }
+        // Set whether or not it was: a plugin whose `new` does nothing then
+        // costs one store, not a test.
+        self.created.set(true);
+        // SAFETY: created above or before; `enter` admits one call at a
+        // time, so this is the only reference until `exit`.
+        let plugin = unsafe { (*self.plugin.get()).assume_init_mut() };
         let r = f(plugin);
         exit();
         r
@@ -917,9 +903,9 @@ impl<T: crate::Plugin> Instance<T> {
     /// The `prefilter` export of a plugin without its own PreFilter: a new
     /// cycle starts. A plugin not created yet has no cycle state, so it is
     /// not created here.
+    #[inline]
     pub fn new_cycle(&self) -> i32 {
-        enter();
-        new_cycle();
+        new_cycle_at(enter());
         if let Some(p) = self.get() {
             p.new_cycle();
         }

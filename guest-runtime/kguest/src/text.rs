@@ -23,33 +23,39 @@ use kguest_k8s::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kguest_wire::codec::Str;
 
 /// The index of the first `b` in `s`.
+#[inline]
 pub fn find(s: &str, b: u8) -> Option<usize> {
     s.bytes().position(|c| c == b)
 }
 
 /// The index of the last `b` in `s`.
+#[inline]
 pub fn rfind(s: &str, b: u8) -> Option<usize> {
     s.bytes().rposition(|c| c == b)
 }
 
 /// `s` cut around byte index `i`: `(s[..i], s[i + skip..])`; `None` when a
 /// cut is out of range or not on a character boundary.
+#[inline]
 fn cut(s: &str, i: usize, skip: usize) -> Option<(&str, &str)> {
     Some((s.get(..i)?, s.get(i.checked_add(skip)?..)?))
 }
 
 /// Splits at the first `sep` (an ASCII byte).
+#[inline]
 pub fn split_once(s: &str, sep: u8) -> Option<(&str, &str)> {
     cut(s, find(s, sep)?, 1)
 }
 
 /// Splits at the last `sep` (an ASCII byte).
+#[inline]
 pub fn rsplit_once(s: &str, sep: u8) -> Option<(&str, &str)> {
     cut(s, rfind(s, sep)?, 1)
 }
 
 /// `s` without the leading `prefix`, if it starts with it (`str::strip_prefix`
 /// without its panic path).
+#[inline]
 pub fn strip_prefix<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     if s.as_bytes().starts_with(prefix.as_bytes()) {
         s.get(prefix.len()..)
@@ -59,6 +65,7 @@ pub fn strip_prefix<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
 }
 
 /// `s` without the trailing `suffix`, if it ends with it.
+#[inline]
 pub fn strip_suffix<'a>(s: &'a str, suffix: &str) -> Option<&'a str> {
     if s.as_bytes().ends_with(suffix.as_bytes()) {
         s.get(..s.len().saturating_sub(suffix.len()))
@@ -69,6 +76,7 @@ pub fn strip_suffix<'a>(s: &'a str, suffix: &str) -> Option<&'a str> {
 
 /// The pieces of `s` between occurrences of `sep` (an ASCII byte), like
 /// `str::split`: `""` yields one empty piece.
+#[inline]
 pub fn split(s: &str, sep: u8) -> Split<'_> {
     Split { rest: Some(s), sep }
 }
@@ -83,6 +91,7 @@ pub struct Split<'a> {
 impl<'a> Iterator for Split<'a> {
     type Item = &'a str;
 
+    #[inline]
     fn next(&mut self) -> Option<&'a str> {
         let s = self.rest?;
         match split_once(s, self.sep) {
@@ -101,12 +110,14 @@ impl<'a> Iterator for Split<'a> {
 /// `s` without leading and trailing ASCII whitespace (`str::trim_ascii`,
 /// which has no panic path; `str::trim` handles Unicode whitespace and is
 /// larger).
+#[inline]
 pub fn trim(s: &str) -> &str {
     s.trim_ascii()
 }
 
 /// The `key=value` entries of a `,`-separated list, each trimmed; an entry
 /// without `=` has the value `""`; empty entries are skipped.
+#[inline]
 pub fn pairs(list: &str) -> Pairs<'_> {
     Pairs { rest: list }
 }
@@ -120,6 +131,7 @@ pub struct Pairs<'a> {
 impl<'a> Iterator for Pairs<'a> {
     type Item = (&'a str, &'a str);
 
+    #[inline]
     fn next(&mut self) -> Option<(&'a str, &'a str)> {
         loop {
             if self.rest.is_empty() {
@@ -138,6 +150,7 @@ impl<'a> Iterator for Pairs<'a> {
 }
 
 /// The value of `key` in a `key=value,...` list (the last one if repeated).
+#[inline]
 pub fn pair_value<'a>(list: &'a str, key: &str) -> Option<&'a str> {
     pairs(list)
         .filter(|(k, _)| *k == key)
@@ -146,6 +159,7 @@ pub fn pair_value<'a>(list: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// A parsed decimal `i64` (an optional sign, digits only).
+#[inline]
 pub fn parse_i64(s: &str) -> Option<i64> {
     let (neg, digits) = match s.as_bytes().split_first()? {
         (b'-', rest) => (true, rest),
@@ -175,12 +189,14 @@ pub trait Labels {
 }
 
 impl Labels for Map<'_, Str, Str> {
+    #[inline]
     fn label(&self, key: &str) -> Option<&str> {
         self.get(key)
     }
 }
 
 impl Labels for [(&str, &str)] {
+    #[inline]
     fn label(&self, key: &str) -> Option<&str> {
         self.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| *v)
     }
@@ -212,6 +228,7 @@ impl SelectorError {
 /// `k<1`, joined by `,`) select `labels`? The empty selector selects
 /// everything. Keys and values are compared as written; their character
 /// rules are not checked.
+#[inline]
 pub fn selector_matches<L: Labels + ?Sized>(
     selector: &str,
     labels: &L,
@@ -228,6 +245,7 @@ pub fn selector_matches<L: Labels + ?Sized>(
 
 /// The first requirement of `s` (up to a `,` outside parentheses) and the
 /// rest after that comma.
+#[inline]
 fn next_requirement(s: &str) -> Result<(&str, &str), SelectorError> {
     let mut depth = 0u32;
     for (i, c) in s.bytes().enumerate() {
@@ -250,10 +268,12 @@ fn next_requirement(s: &str) -> Result<(&str, &str), SelectorError> {
     Ok((trim(s), ""))
 }
 
+#[inline]
 fn is_key_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'/')
 }
 
+#[inline]
 fn requirement<L: Labels + ?Sized>(req: &str, labels: &L) -> Result<bool, SelectorError> {
     if req.is_empty() {
         return Err(SelectorError::Syntax);
@@ -335,6 +355,7 @@ fn requirement<L: Labels + ?Sized>(req: &str, labels: &L) -> Result<bool, Select
 }
 
 /// `op` starting with the word `w` followed by whitespace or `(`: the rest.
+#[inline]
 fn word<'a>(op: &'a str, w: &str) -> Option<&'a str> {
     let rest = strip_prefix(op, w)?;
     match rest.bytes().next() {
@@ -347,6 +368,7 @@ fn word<'a>(op: &'a str, w: &str) -> Option<&'a str> {
 /// select `labels`? An empty selector selects everything (Kubernetes'
 /// `LabelSelectorAsSelector`; callers handle an absent selector, which
 /// selects nothing there).
+#[inline]
 pub fn label_selector_matches<L: Labels + ?Sized>(
     selector: &LabelSelector<'_>,
     labels: &L,
