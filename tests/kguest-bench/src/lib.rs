@@ -452,6 +452,18 @@ pub fn json_cases(inputs: &Inputs) -> Vec<Case> {
                 black_box(&out);
             },
         ));
+        // The parse-only floor: the same text through serde_json, every
+        // value checked and dropped.
+        let floor = object.json_bytes.clone();
+        cases.push(case(
+            format!("json/{label}/to-protobuf/parse-floor"),
+            move || {
+                black_box(
+                    serde_json::from_slice::<serde::de::IgnoredAny>(black_box(&floor))
+                        .expect("JSON"),
+                );
+            },
+        ));
         let bytes = object.json_bytes.clone();
         if label == "node" {
             cases.push(case(
@@ -487,6 +499,24 @@ pub fn json_cases(inputs: &Inputs) -> Vec<Case> {
             &mut out,
         )
         .expect("to JSON");
+        black_box(&out);
+    }));
+    // The output floor: as many bytes as kguest writes, copied into the
+    // same reused buffer.
+    let mut written = Vec::new();
+    kguest_k8s_io::json::write_object(
+        "v1",
+        "Pod",
+        schema,
+        &pod.protobuf,
+        kguest_json::Style::Compact,
+        &mut written,
+    )
+    .expect("to JSON");
+    let mut out = Vec::new();
+    cases.push(case("json/pod/to-json/write-floor", move || {
+        out.clear();
+        out.extend_from_slice(black_box(&written));
         black_box(&out);
     }));
     let typed: openapi::Pod = serde_json::from_value(pod.json.clone()).expect("k8s-openapi Pod");
