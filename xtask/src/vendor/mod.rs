@@ -1,0 +1,107 @@
+//! `cargo xtask vendor`: fetch the pinned upstream files.
+//!
+//! Two pins, each a lock of sha256 entries under `proto-vendor/`:
+//!
+//! * `kubernetes.lock`: the Kubernetes protos and wire fixtures, vendored
+//!   into `proto-vendor/{proto,testdata}` (source: `$KGUEST_K8S_DIR`);
+//! * `ksw.lock`: kube-scheduler-wasm-extension's guests and host test suite
+//!   at one commit, vendored into `proto-vendor/ksw/` (source:
+//!   `$KGUEST_KSW_DIR`).
+//!
+//! The files are not committed: this task copies them from a local copy
+//! (`--from DIR` or the pin's environment variable) or downloads them with
+//! `curl`, verifies each one before it is put in place, and removes anything
+//! the lock does not list.
+//!
+//! Here: the commands. `pin.rs` describes the two pins, `lock.rs` reads
+//! and writes a lock, `update.rs` builds one (`--update-lock`), `sync.rs`
+//! brings the vendor dir in line with it (or checks it) using `fetch.rs`;
+//! `args.rs` reads the command line, `files.rs` has file helpers.
+
+mod args;
+mod fetch;
+mod files;
+mod lock;
+mod pin;
+mod sync;
+#[cfg(test)]
+mod tests;
+mod update;
+
+use std::path::PathBuf;
+
+use crate::paths;
+use args::{USAGE, parse_args};
+use fetch::choose_source;
+use lock::read_lock;
+use pin::{KSW, KUBERNETES, Pin};
+use sync::{check, print_summary, sync};
+use update::update_lock;
+
+/// The directory holding the vendored `.proto` files (the protoc include root).
+#[allow(dead_code)] // for `regen` and the conformance tooling
+pub fn proto_dir() -> PathBuf {
+    paths::vendor_dir().join("proto")
+}
+
+/// The directory holding the vendored upstream fixtures.
+#[allow(dead_code)] // for `regen` and the conformance tooling
+pub fn testdata_dir() -> PathBuf {
+    paths::vendor_dir().join("testdata")
+}
+
+/// `cargo xtask vendor [...]`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let opts = parse_args(args)?;
+    if opts.help {
+        println!("usage:\n{USAGE}");
+        return Ok(());
+    }
+    let pins: Vec<&Pin> = match &opts.pin {
+        Some(pin) => vec![pin],
+        None => vec![&KUBERNETES, &KSW],
+    };
+    for pin in pins {
+        if opts.update_lock {
+            update_lock(pin, &opts)?;
+            continue;
+        }
+        let lock = read_lock(&pin.lock_file(), pin)?;
+        let vendor = pin.vendor_dir();
+        if opts.check {
+            let count = check(&vendor, pin, &lock, pin.label)?;
+            println!(
+                "vendor: {count} files verified in {} (check only)",
+                pin.label
+            );
+            continue;
+        }
+        let source = choose_source(pin, opts.from.clone(), &lock)?;
+        let summary = sync(&vendor, pin, &lock, &source)?;
+        print_summary(&summary, pin.label);
+    }
+    Ok(())
+}
+
+/// Makes sure the Kubernetes files match their lock (like a plain `vendor`,
+/// honouring `$KGUEST_K8S_DIR`) and returns the vendor dir. Quiet when
+/// nothing had to change.
+pub fn ensure_vendored() -> Result<PathBuf, String> {
+    ensure(&KUBERNETES)
+}
+
+/// The same for kube-scheduler-wasm-extension's material
+/// (`$KGUEST_KSW_DIR`), which kguest-host's tests read.
+pub fn ensure_ksw_vendored() -> Result<PathBuf, String> {
+    ensure(&KSW)
+}
+
+fn ensure(pin: &Pin) -> Result<PathBuf, String> {
+    let lock = read_lock(&pin.lock_file(), pin)?;
+    let vendor = pin.vendor_dir();
+    let summary = sync(&vendor, pin, &lock, &choose_source(pin, None, &lock)?)?;
+    if summary.changed() {
+        print_summary(&summary, pin.label);
+    }
+    Ok(vendor)
+}
