@@ -206,7 +206,10 @@ impl ImplGen<'_> {
                 continue;
             };
             self.used.insert(json.clone());
-            let member = Ident::new(ident, Span::call_site());
+            let member = match ident.strip_prefix("r#") {
+                Some(raw) => Ident::new_raw(raw, Span::call_site()),
+                None => Ident::new(ident, Span::call_site()),
+            };
             match self.field(field, &member, ty) {
                 Ok((len, write)) => {
                     lens.push(len);
@@ -523,7 +526,11 @@ fn rust_files_below(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     let mut pending = vec![PathBuf::new()];
     while let Some(rel) = pending.pop() {
-        let here = dir.join(&rel);
+        let here = if rel.as_os_str().is_empty() {
+            dir.to_path_buf()
+        } else {
+            dir.join(&rel)
+        };
         let entries =
             fs::read_dir(&here).map_err(|err| format!("reading {}: {err}", here.display()))?;
         for entry in entries {
