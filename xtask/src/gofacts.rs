@@ -15,8 +15,8 @@ use crate::{golang, paths};
 const MODULE: &str = "tests/go-judge";
 const SOURCES: &[&str] = &["k8s.io/api@v0.36.3", "k8s.io/apimachinery@v0.36.3"];
 
-/// Messages with their own JSON form (`regen`'s special forms): they have no
-/// json tag line.
+/// Messages with their own JSON form (`kguest_codegen::kubernetes::JSON_FORMS`):
+/// they have no json tag line.
 const SPECIAL_JSON: &[&str] = &[
     "k8s.io.apimachinery.pkg.apis.meta.v1.Duration",
     "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1",
@@ -119,7 +119,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         (
             "inline",
             pairs(
-                crate::regen::JSON_INLINE
+                kguest_codegen::kubernetes::JSON_INLINE
                     .iter()
                     .map(|(m, f)| (*m, f.to_string())),
             ),
@@ -127,7 +127,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         (
             "jsonnames",
             pairs(
-                crate::regen::JSON_NAMES
+                kguest_codegen::kubernetes::JSON_NAMES
                     .iter()
                     .map(|(m, f, j)| (*m, format!("{f}:{j}"))),
             ),
@@ -146,10 +146,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 .collect()
         };
         if norm(&from_go) == norm(&table) {
-            eprintln!("go-facts: regen.rs's {which} table matches the Go types");
+            eprintln!("go-facts: kguest_codegen::kubernetes's {which} table matches the Go types");
         } else {
             stale.push(format!(
-                "xtask/src/regen.rs ({which}, edit by hand): {}",
+                "codegen/kguest-codegen/src/kubernetes.rs ({which}, edit by hand): {}",
                 diff(&table, &from_go)
             ));
         }
@@ -269,7 +269,8 @@ fn vendored(proto_dir: &Path, message: &str) -> bool {
         .is_file()
 }
 
-/// A table of `regen.rs` (messages below `k8s.io.`) in the tool's form.
+/// A table of `kguest_codegen::kubernetes` (messages below `k8s.io.`) in the
+/// tool's form.
 fn pairs<'a>(rows: impl Iterator<Item = (&'a str, String)>) -> BTreeMap<String, Vec<String>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (message, field) in rows {

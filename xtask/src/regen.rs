@@ -1,8 +1,17 @@
-//! `cargo xtask regen [--check]`: vendored protos → `generated/kguest-k8s/src`.
+//! `cargo xtask regen [--check]`: vendored protos → `generated/kguest-k8s/src`
+//! (views and schemas) and `generated/kguest-k8s-encode/src` (encoders for
+//! k8s-openapi's types).
+//!
+//! Here: finding the inputs (the vendored protos, the tables of
+//! `xtask/data/`, k8s-openapi's source through [`openapi`]), the generator's
+//! settings, and writing or checking. The generators and the Kubernetes
+//! facts written in Rust (`kguest_codegen::kubernetes`) live in
+//! `kguest-codegen`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use kguest_codegen::kubernetes::{JSON_FORMS, JSON_INLINE, JSON_NAMES};
 use kguest_codegen::{Config, JsonForm};
 
 use crate::{openapi, paths, vendor};
@@ -49,180 +58,6 @@ const ENCODE_TEMPLATES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Kubernetes messages whose JSON form is not an object of their fields.
-/// Each carries a marker in its `.proto` comment (`+protobuf.as=Timestamp`,
-/// `+protobuf.embed=string`, `+protobuf.nullable=true`, ...).
-const JSON_FORMS: &[(&str, JsonForm)] = &[
-    (
-        "apimachinery.pkg.apis.meta.v1.Time",
-        JsonForm::Timestamp { frac_digits: 0 },
-    ),
-    (
-        "apimachinery.pkg.apis.meta.v1.MicroTime",
-        JsonForm::Timestamp { frac_digits: 6 },
-    ),
-    ("apimachinery.pkg.apis.meta.v1.Duration", JsonForm::Duration),
-    ("apimachinery.pkg.apis.meta.v1.FieldsV1", JsonForm::RawJson),
-    ("apimachinery.pkg.apis.meta.v1.Verbs", JsonForm::BareArray),
-    ("apimachinery.pkg.runtime.RawExtension", JsonForm::RawJson),
-    ("apimachinery.pkg.api.resource.Quantity", JsonForm::Quantity),
-    (
-        "apimachinery.pkg.api.resource.QuantityValue",
-        JsonForm::Quantity,
-    ),
-    (
-        "apimachinery.pkg.util.intstr.IntOrString",
-        JsonForm::IntOrString,
-    ),
-    ("api.authentication.v1.ExtraValue", JsonForm::BareArray),
-    ("api.authentication.v1beta1.ExtraValue", JsonForm::BareArray),
-    ("api.authorization.v1.ExtraValue", JsonForm::BareArray),
-    ("api.authorization.v1beta1.ExtraValue", JsonForm::BareArray),
-    ("api.certificates.v1.ExtraValue", JsonForm::BareArray),
-    ("api.certificates.v1beta1.ExtraValue", JsonForm::BareArray),
-];
-
-/// Fields whose JSON name differs from their protobuf name:
-/// (message below `k8s.io.`, protobuf name, JSON name).
-pub(crate) const JSON_NAMES: &[(&str, &str, &str)] = &[
-    (
-        "api.admissionregistration.v1.MutatingWebhookConfiguration",
-        "Webhooks",
-        "webhooks",
-    ),
-    (
-        "api.admissionregistration.v1.ValidatingWebhookConfiguration",
-        "Webhooks",
-        "webhooks",
-    ),
-    (
-        "api.admissionregistration.v1.Validation",
-        "Expression",
-        "expression",
-    ),
-    ("api.admissionregistration.v1.Variable", "Name", "name"),
-    (
-        "api.admissionregistration.v1.Variable",
-        "Expression",
-        "expression",
-    ),
-    (
-        "api.admissionregistration.v1alpha1.Validation",
-        "Expression",
-        "expression",
-    ),
-    (
-        "api.admissionregistration.v1alpha1.Variable",
-        "Name",
-        "name",
-    ),
-    (
-        "api.admissionregistration.v1alpha1.Variable",
-        "Expression",
-        "expression",
-    ),
-    (
-        "api.admissionregistration.v1beta1.MutatingWebhookConfiguration",
-        "Webhooks",
-        "webhooks",
-    ),
-    (
-        "api.admissionregistration.v1beta1.ValidatingWebhookConfiguration",
-        "Webhooks",
-        "webhooks",
-    ),
-    (
-        "api.admissionregistration.v1beta1.Validation",
-        "Expression",
-        "expression",
-    ),
-    ("api.admissionregistration.v1beta1.Variable", "Name", "name"),
-    (
-        "api.admissionregistration.v1beta1.Variable",
-        "Expression",
-        "expression",
-    ),
-    ("api.authentication.v1.BoundObjectReference", "uID", "uid"),
-    (
-        "api.networking.v1.IngressClassParametersReference",
-        "aPIGroup",
-        "apiGroup",
-    ),
-    (
-        "api.networking.v1beta1.IngressClassParametersReference",
-        "aPIGroup",
-        "apiGroup",
-    ),
-];
-
-/// Message fields that are Go structs embedded with `json:",inline"`: their
-/// members appear in the parent's JSON object. (message below `k8s.io.`, field)
-pub(crate) const JSON_INLINE: &[(&str, &str)] = &[
-    (
-        "api.admissionregistration.v1.NamedRuleWithOperations",
-        "ruleWithOperations",
-    ),
-    ("api.admissionregistration.v1.RuleWithOperations", "rule"),
-    (
-        "api.admissionregistration.v1alpha1.NamedRuleWithOperations",
-        "ruleWithOperations",
-    ),
-    (
-        "api.admissionregistration.v1beta1.NamedRuleWithOperations",
-        "ruleWithOperations",
-    ),
-    ("api.core.v1.ConfigMapEnvSource", "localObjectReference"),
-    ("api.core.v1.ConfigMapKeySelector", "localObjectReference"),
-    ("api.core.v1.ConfigMapProjection", "localObjectReference"),
-    ("api.core.v1.ConfigMapVolumeSource", "localObjectReference"),
-    ("api.core.v1.EphemeralContainer", "ephemeralContainerCommon"),
-    ("api.core.v1.PersistentVolumeSpec", "persistentVolumeSource"),
-    ("api.core.v1.Probe", "handler"),
-    ("api.core.v1.SecretEnvSource", "localObjectReference"),
-    ("api.core.v1.SecretKeySelector", "localObjectReference"),
-    ("api.core.v1.SecretProjection", "localObjectReference"),
-    ("api.core.v1.Volume", "volumeSource"),
-    ("api.extensions.v1beta1.IngressRule", "ingressRuleValue"),
-    ("api.networking.v1.IngressRule", "ingressRuleValue"),
-    ("api.networking.v1beta1.IngressRule", "ingressRuleValue"),
-    (
-        "api.resource.v1.DeviceAllocationConfiguration",
-        "deviceConfiguration",
-    ),
-    (
-        "api.resource.v1.DeviceClaimConfiguration",
-        "deviceConfiguration",
-    ),
-    (
-        "api.resource.v1.DeviceClassConfiguration",
-        "deviceConfiguration",
-    ),
-    (
-        "api.resource.v1beta1.DeviceAllocationConfiguration",
-        "deviceConfiguration",
-    ),
-    (
-        "api.resource.v1beta1.DeviceClaimConfiguration",
-        "deviceConfiguration",
-    ),
-    (
-        "api.resource.v1beta1.DeviceClassConfiguration",
-        "deviceConfiguration",
-    ),
-    (
-        "api.resource.v1beta2.DeviceAllocationConfiguration",
-        "deviceConfiguration",
-    ),
-    (
-        "api.resource.v1beta2.DeviceClaimConfiguration",
-        "deviceConfiguration",
-    ),
-    (
-        "api.resource.v1beta2.DeviceClassConfiguration",
-        "deviceConfiguration",
-    ),
-];
-
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut check = false;
     for arg in args {
@@ -244,7 +79,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .model()
         .map_err(|err| format!("lowering protos: {err}"))?;
     check_json_tags_cover(&model, &go_json_tags()?)?;
-    let mut encoders = BTreeMap::from([(PathBuf::from("openapi.rs"), openapi::generate(&model)?)]);
+    let mut encoders = BTreeMap::from([(
+        PathBuf::from("openapi.rs"),
+        openapi::generate(&model, REGEN_COMMAND)?,
+    )]);
     for (path, source, text) in ENCODE_TEMPLATES {
         let file = kguest_codegen::from_template(REGEN_COMMAND, source, text);
         encoders.insert(PathBuf::from(path), file);

@@ -13,12 +13,18 @@
 //! ```
 //!
 //! The generated code depends on the `kguest-wire` crate.
+//!
+//! Beside the views: [`openapi`] emits protobuf encoders for k8s-openapi's
+//! types from the same [`model`], and [`kubernetes`] holds the facts about
+//! Kubernetes' JSON that its protos do not carry (for [`Config`]).
 
 #![forbid(unsafe_code)]
 
 mod emit;
+pub mod kubernetes;
 pub mod model;
 pub mod naming;
+pub mod openapi;
 mod write;
 
 use std::collections::BTreeMap;
@@ -334,6 +340,9 @@ pub enum Error {
     NoPackage(String),
     /// The emitted code did not parse (a generator bug).
     Emit(String),
+    /// k8s-openapi's source could not be read, or does not line up with
+    /// the protos ([`openapi`]).
+    OpenApi(String),
     Io(std::io::Error),
 }
 
@@ -357,6 +366,7 @@ impl fmt::Display for Error {
                 "the configuration names {name}, which the protos do not have"
             ),
             Error::Emit(msg) => write!(f, "emitting code: {msg}"),
+            Error::OpenApi(msg) => write!(f, "{msg}"),
             Error::Io(err) => write!(f, "{err}"),
         }
     }

@@ -6,6 +6,9 @@
 //! - `behaviour`: the blessed files, compiled right here, on hand-encoded input.
 //! - `one_pass`: their one-pass reads (`view.read(..)`) against their accessors.
 //! - `determinism`, `write` (`write_files`/`stale_files`), `errors`.
+//! - `openapi`: the k8s-openapi encoder emitter on `tests/protos/kt/openapi.proto`
+//!   and the k8s-openapi-shaped fixture in `tests/openapi/src/`, against the
+//!   blessed `tests/openapi/openapi.rs` (same bless command), and its errors.
 //!
 //! Because the snapshots are compiled into this binary, a change to the
 //! runtime that breaks the *old* snapshots stops the binary from building, so
@@ -17,6 +20,7 @@ mod determinism;
 mod enc;
 mod errors;
 mod one_pass;
+mod openapi;
 mod snapshots;
 mod util;
 mod write;
