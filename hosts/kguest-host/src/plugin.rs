@@ -336,9 +336,9 @@ impl Plugin {
 
     /// Filter and Score for many nodes of `cycle` on one instance, without
     /// the pool's bookkeeping per call: see [`CycleCalls`].
-    pub fn cycle_calls(&self, cycle: &Cycle) -> CycleCalls<'_> {
+    pub fn cycle_calls(&self, cycle: &Cycle) -> CycleCalls {
         CycleCalls {
-            inner: &self.inner,
+            inner: self.inner.clone(),
             cycle: cycle.clone(),
             worker: None,
             held: false,

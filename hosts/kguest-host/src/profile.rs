@@ -459,7 +459,7 @@ impl<'a> Run<'a> {
         let why_not =
             |i: usize, why: &'static str| not_exported_or(&plugins[i].plugin, Hook::Filter, why);
         // Each plugin's node loop on one instance; dropped before PostFilter.
-        let mut filters: Vec<CycleCalls<'_>> = plugins
+        let mut filters: Vec<CycleCalls> = plugins
             .iter()
             .map(|p| p.plugin.cycle_calls(self.cycle))
             .collect();

@@ -254,9 +254,6 @@ pub fn filter_cases(inputs: &Inputs) -> Vec<Case> {
         cases.push(case(format!("filter/{package}/node"), move || {
             call(&p, &cycle, &name2, score);
         }));
-        // The bound calls borrow the plugin: the case owns both, the plugin
-        // leaked for the process's lifetime (a benchmark's).
-        let plugin: &'static Plugin = Box::leak(Box::new(plugin));
         let cycle = Cycle::new(pod, snapshot.clone()).expect("cycle");
         let mut calls = plugin.cycle_calls(&cycle);
         let name3 = node_name.clone();

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use kguest_host::{
-    Cycle, Hook, LogRecord, Plugin, PluginConfig, Runtime, SchedulerHandle, Snapshot,
+    Cycle, CycleCalls, Hook, LogRecord, Plugin, PluginConfig, Runtime, SchedulerHandle, Snapshot,
 };
 
 use crate::sched::PluginSet;
@@ -89,6 +89,8 @@ impl Loaded {
         WasmSet {
             loaded: self.clone(),
             cycle: None,
+            filters: Vec::new(),
+            scores: Vec::new(),
         }
     }
 }
@@ -96,6 +98,11 @@ impl Loaded {
 pub struct WasmSet {
     loaded: Arc<Loaded>,
     cycle: Option<Cycle>,
+    /// The filter plugins' node loop of the cycle, one held instance each
+    /// (`Plugin::cycle_calls`), as kguest-host's own `schedule` runs it.
+    filters: Vec<CycleCalls>,
+    /// The score plugins' node loop, taken after PreScore.
+    scores: Vec<CycleCalls>,
 }
 
 fn err(label: &str, e: impl std::fmt::Display) -> String {
@@ -113,6 +120,8 @@ impl PluginSet for WasmSet {
         let l = &self.loaded;
         // The previous cycle ends first, so the host can give its instances
         // to this one.
+        self.filters.clear();
+        self.scores.clear();
         self.cycle = None;
         let cycle = Cycle::new(l.pods[pod].clone(), l.snapshot.clone())
             .map_err(|e| format!("pod {pod}: {e}"))?;
@@ -133,22 +142,22 @@ impl PluginSet for WasmSet {
                 });
             }
         }
+        self.filters = l
+            .filters
+            .iter()
+            .map(|(_, p)| p.cycle_calls(&cycle))
+            .collect();
         self.cycle = Some(cycle);
         Ok(allowed)
     }
 
     fn filter(&mut self, node: usize) -> Result<bool, String> {
-        let cycle = self.cycle()?;
         let name = &self.loaded.names[node];
-        for (label, p) in &self.loaded.filters {
+        for ((label, p), calls) in self.loaded.filters.iter().zip(&mut self.filters) {
             if !p.hooks().contains(Hook::Filter) {
                 continue;
             }
-            if !p
-                .filter(cycle, name)
-                .map_err(|e| err(label, e))?
-                .is_success()
-            {
+            if !calls.filter(name).map_err(|e| err(label, e))?.is_success() {
                 return Ok(false);
             }
         }
@@ -156,6 +165,9 @@ impl PluginSet for WasmSet {
     }
 
     fn pre_score(&mut self, feasible: &[usize]) -> Result<bool, String> {
+        // The filter instances go back first, so PreScore (pooled) finds the
+        // instance that ran this cycle's PreFilter.
+        self.filters.clear();
         let cycle = self.cycle()?;
         let names: Vec<&str> = feasible.iter().map(|&i| &*self.loaded.names[i]).collect();
         for (label, p) in &self.loaded.scores {
@@ -168,15 +180,20 @@ impl PluginSet for WasmSet {
                 return Ok(false);
             }
         }
+        self.scores = self
+            .loaded
+            .scores
+            .iter()
+            .map(|(_, p)| p.cycle_calls(cycle))
+            .collect();
         Ok(true)
     }
 
     fn score(&mut self, node: usize) -> Result<i64, String> {
-        let cycle = self.cycle()?;
         let name = &self.loaded.names[node];
         let mut total = 0i64;
-        for (label, p) in &self.loaded.scores {
-            let (score, status) = p.score(cycle, name).map_err(|e| err(label, e))?;
+        for ((label, _), calls) in self.loaded.scores.iter().zip(&mut self.scores) {
+            let (score, status) = calls.score(name).map_err(|e| err(label, e))?;
             if !status.is_success() {
                 return Err(err(label, format!("score failed: {status:?}")));
             }

@@ -1,5 +1,7 @@
 //! [`CycleCalls`]: one scheduling cycle's per-node calls on one instance.
 
+use std::sync::Arc;
+
 use super::{Inner, Raw, Worker, call_i32, call_i64};
 use crate::error::CallError;
 use crate::snapshot::Cycle;
@@ -22,15 +24,17 @@ use crate::types::{Hook, Status};
 ///
 /// One value serves one thread at a time (`&mut self`); threads that filter
 /// nodes in parallel each take their own, and so each their own instance.
-pub struct CycleCalls<'p> {
-    pub(super) inner: &'p Inner,
+/// It keeps the plugin alive (it holds a reference to it), so it can be
+/// stored beside the cycle.
+pub struct CycleCalls {
+    pub(super) inner: Arc<Inner>,
     pub(super) cycle: Cycle,
     pub(super) worker: Option<Worker>,
     /// The instance came from (and goes back to) the cycle's binding set.
     pub(super) held: bool,
 }
 
-impl std::fmt::Debug for CycleCalls<'_> {
+impl std::fmt::Debug for CycleCalls {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CycleCalls")
             .field("cycle", &self.cycle.0.id)
@@ -39,7 +43,7 @@ impl std::fmt::Debug for CycleCalls<'_> {
     }
 }
 
-impl CycleCalls<'_> {
+impl CycleCalls {
     /// `Filter` for `node_name`, as [`Plugin::filter`](super::Plugin::filter).
     pub fn filter(&mut self, node_name: &str) -> Result<Status, CallError> {
         let (raw, reason) = self.call(Hook::Filter, node_name)?;
@@ -66,7 +70,7 @@ impl CycleCalls<'_> {
                 self.worker.insert(worker)
             }
         };
-        let result = invoke_node(self.inner, worker, hook, node_name);
+        let result = invoke_node(&self.inner, worker, hook, node_name);
         if result.is_err() {
             // The instance may be in any state: never reuse it.
             self.worker = None;
@@ -75,7 +79,7 @@ impl CycleCalls<'_> {
     }
 }
 
-impl Drop for CycleCalls<'_> {
+impl Drop for CycleCalls {
     fn drop(&mut self) {
         if let Some(mut worker) = self.worker.take() {
             worker.store.data_mut().input.clear();
