@@ -102,9 +102,25 @@ impl<'o, 'a> Writer<'o, 'a> {
         } else {
             schema.fields.len()
         };
+        // In Go's struct order each field's run comes from a table filled in
+        // one pass over the occurrences (sorted by field).
+        let runs = self.runs.len();
+        if ordered {
+            self.runs.resize(runs + schema.fields.len(), (0, 0));
+            let mut j = base;
+            while j < end {
+                let index = usize::from(self.occ[j].index);
+                let start = j;
+                while j < end && usize::from(self.occ[j].index) == index {
+                    j += 1;
+                }
+                if let Some(slot) = self.runs.get_mut(runs + index) {
+                    *slot = (start as u32, j as u32);
+                }
+            }
+        }
         for step in 0..count {
-            // In number order the occurrences (sorted by field) are walked
-            // once; in Go's struct order each field's run is looked up.
+            // In number order the occurrences are walked once.
             let index = if ordered {
                 usize::from(schema.json_order[step])
             } else {
@@ -113,14 +129,17 @@ impl<'o, 'a> Writer<'o, 'a> {
             let Some(field) = schema.fields.get(index) else {
                 continue;
             };
-            if ordered {
-                let occ = &self.occ[base..end];
-                i = base + occ.partition_point(|o| usize::from(o.index) < index);
-            }
-            let run = i;
-            while i < end && usize::from(self.occ[i].index) == index {
-                i += 1;
-            }
+            let run = if ordered {
+                let (start, stop) = self.runs[runs + index];
+                i = stop as usize;
+                start as usize
+            } else {
+                let run = i;
+                while i < end && usize::from(self.occ[i].index) == index {
+                    i += 1;
+                }
+                run
+            };
             if run == i && !field.always && !field.emit_empty {
                 // Unset and not written: most fields of most messages.
                 continue;
@@ -160,6 +179,7 @@ impl<'o, 'a> Writer<'o, 'a> {
             result?;
         }
         self.occ.truncate(base);
+        self.runs.truncate(runs);
         Ok(())
     }
 

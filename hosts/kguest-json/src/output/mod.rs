@@ -125,6 +125,7 @@ fn write_checked(
         suspect: false,
         error: None,
         occ: Vec::with_capacity(64),
+        runs: Vec::new(),
         entries: Vec::new(),
         path: Vec::with_capacity(16),
     };
@@ -172,6 +173,10 @@ struct Writer<'o, 'a> {
     /// Why writing stopped (kept here so results stay small).
     error: Option<JsonError>,
     occ: Vec<Occ<'a>>,
+    /// Per field of each message being written in Go's struct order: the
+    /// run of its occurrences in `occ` (`start..end`, empty when unset),
+    /// found in one pass instead of a search per field.
+    runs: Vec<(u32, u32)>,
     entries: Vec<(&'a [u8], Option<Value<'a>>)>,
     path: Vec<&'static str>,
 }
