@@ -71,18 +71,16 @@ pub(crate) struct CallOutput {
     pub cluster_events: Option<Vec<ClusterEvent>>,
     pub normalized_scores: Option<Vec<(String, i64)>>,
     pub nominated_node_name: Option<String>,
+    /// A `k8s.io/scheduler` setter ran during the call (one flag to test
+    /// instead of every field).
+    pub written: bool,
 }
 
 impl CallOutput {
-    /// Back to empty, without rewriting it when it already is (the usual
-    /// case once the reason is taken).
+    /// Back to empty, without rewriting it when no setter ran (the usual
+    /// case on a node loop's calls).
     pub fn clear_if_set(&mut self) {
-        let empty = self.reason.is_none()
-            && self.node_names.is_none()
-            && self.cluster_events.is_none()
-            && self.normalized_scores.is_none()
-            && self.nominated_node_name.is_none();
-        if !empty {
+        if self.written {
             *self = CallOutput::default();
         }
     }
@@ -244,6 +242,7 @@ fn setter(
         move |mut caller: Caller<'_, HostState>, ptr: i32, len: i32| -> Res<()> {
             let (data, state) = memory(&mut caller, name)?;
             let bytes = read(data, name, ptr, len)?;
+            state.output.written = true;
             Ok(store(state, bytes)?)
         },
     )?;
