@@ -234,7 +234,7 @@ pub(crate) fn type_meta<'s, S: Source<'s>>(
         other => {
             return Err(invalid(format!(
                 "expected an object, found {}",
-                describe(&other)
+                other.describe()
             )));
         }
     }
@@ -286,17 +286,5 @@ fn names(key: &Text<'_>, name: &str) -> bool {
             key.decode_into(&mut buf);
             buf.eq_ignore_ascii_case(name.as_bytes())
         }
-    }
-}
-
-fn describe(event: &SourceEvent<'_>) -> &'static str {
-    match event {
-        SourceEvent::ObjectStart | SourceEvent::ObjectEnd => "an object",
-        SourceEvent::ArrayStart | SourceEvent::ArrayEnd => "an array",
-        SourceEvent::Key(_) => "a member name",
-        SourceEvent::Null => "null",
-        SourceEvent::Bool(_) => "a boolean",
-        SourceEvent::Number(_) => "a number",
-        SourceEvent::String(_) => "a string",
     }
 }

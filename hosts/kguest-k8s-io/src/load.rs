@@ -316,7 +316,7 @@ fn walk<'s, S: Source<'s> + Clone>(
                     &origin,
                     JsonError::Invalid {
                         path: ".".into(),
-                        reason: format!("expected an object, found {}", describe(&other)),
+                        reason: format!("expected an object, found {}", other.describe()),
                     },
                 ));
             }
@@ -348,7 +348,7 @@ fn walk<'s, S: Source<'s> + Clone>(
                                     path: "items".into(),
                                     reason: format!(
                                         "expected an array, found {}",
-                                        describe(&other)
+                                        other.describe()
                                     ),
                                 },
                             ));
@@ -404,18 +404,6 @@ fn skip_members<'s, S: Source<'s>>(src: &mut S) -> Result<(), JsonError> {
             }
             _ => return Ok(()),
         }
-    }
-}
-
-fn describe(event: &SourceEvent<'_>) -> &'static str {
-    match event {
-        SourceEvent::ObjectStart | SourceEvent::ObjectEnd => "an object",
-        SourceEvent::ArrayStart | SourceEvent::ArrayEnd => "an array",
-        SourceEvent::Key(_) => "a member name",
-        SourceEvent::Null => "null",
-        SourceEvent::Bool(_) => "a boolean",
-        SourceEvent::Number(_) => "a number",
-        SourceEvent::String(_) => "a string",
     }
 }
 

@@ -105,7 +105,8 @@ pub enum SourceEvent<'s> {
 }
 
 impl SourceEvent<'_> {
-    pub(super) fn describe(&self) -> &'static str {
+    /// What the event is, for error messages: "an object", "a string", ...
+    pub fn describe(&self) -> &'static str {
         match self {
             SourceEvent::ObjectStart | SourceEvent::ObjectEnd => "an object",
             SourceEvent::ArrayStart | SourceEvent::ArrayEnd => "an array",
