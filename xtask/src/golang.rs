@@ -13,7 +13,12 @@ use std::process::Command;
 const MIN_GO: (u32, u32) = (1, 26);
 
 /// The Go modules under `tests/`, relative to the workspace root.
-pub const MODULES: &[&str] = &["tests/go-judge", "tests/krm-go", "tests/ksw-e2e"];
+pub const MODULES: &[&str] = &[
+    "tests/go-judge",
+    "tests/krm-go",
+    "tests/ksw-e2e",
+    "tests/ksw-host",
+];
 
 /// Fails with one line naming what is missing unless `go` ≥ 1.26 runs.
 pub fn require() -> Result<(), String> {
