@@ -10,6 +10,7 @@ mod golang;
 mod guests;
 mod judge;
 mod krmgo;
+mod kswhost;
 mod openapi;
 mod package;
 mod paths;

@@ -18,7 +18,7 @@
 
 use std::process::Command;
 
-use crate::{e2e, examples, gofacts, golang, judge, krmgo, regen, size, tidy, vendor};
+use crate::{e2e, examples, gofacts, golang, judge, krmgo, kswhost, regen, size, tidy, vendor};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
@@ -38,6 +38,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let api = golang::module_dir("tests/go-judge", "k8s.io/api@v0.36.3")?;
     krmgo::prepare()?;
     judge::prepare(&[])?;
+    kswhost::prepare()?;
     // SAFETY of the env changes: xtask is single-threaded here.
     unsafe {
         std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir());
@@ -60,7 +61,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     ])?;
     // kube-scheduler-wasm-extension's own host suite, ported: one test per
     // case, and `ksw::suite`, which prints `ksw host suite: N/M cases` (N
-    // ported, each one of the tests of this run) and the cases left out.
+    // ported, each one of the tests of this run) and the cases left out;
+    // `ksw::go_host` prints `ksw go host: N/M cases identical` (KSW's own Go
+    // host as the judge).
     cargo(&[
         "test",
         "--quiet",

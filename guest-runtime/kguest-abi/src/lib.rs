@@ -167,7 +167,7 @@ pub mod event {
         | UPDATE_NODE_CONDITION;
 
     /// The resources KSW registers when a guest exports no `enqueue` or
-    /// reports no events (each with [`ALL`] actions).
+    /// reports no events (each with [`HOST_DEFAULT_ACTIONS`]).
     pub const DEFAULT_RESOURCES: [u32; 6] = [
         POD,
         NODE,
@@ -176,6 +176,11 @@ pub mod event {
         PERSISTENT_VOLUME_CLAIM,
         STORAGE_CLASS,
     ];
+
+    /// The actions of those default events: the host's own `framework.All`
+    /// (Kubernetes 1.33.4: thirteen action bits, 8191), wider than the
+    /// guest-side [`ALL`], which covers only the actions a guest can name.
+    pub const HOST_DEFAULT_ACTIONS: u32 = (1 << 13) - 1;
 }
 
 use bits::*;
