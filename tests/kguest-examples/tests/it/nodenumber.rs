@@ -104,7 +104,7 @@ fn nodenumber_decides_as_upstreams_tinygo_build() {
         for rec in [&a_rec, &b_rec] {
             let logs = rec.take().1;
             let applied = logs.iter().any(|(sev, msg, _)| {
-                *sev == 0 && msg == "NodeNumberArgs is successfully applied\n"
+                *sev == 0 && msg == "NodeNumberArgs is successfully applied"
             });
             assert_eq!(applied, config.is_some(), "config {config:?}: {logs:?}");
         }
