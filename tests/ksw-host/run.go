@@ -28,6 +28,8 @@ type Case struct {
 	LogSeverity int32     `json:"logSeverity"`
 	Pod         v1.Pod    `json:"pod"`
 	Nodes       []v1.Node `json:"nodes"`
+	// Profile, when set, replaces Guest: several plugins in one profile.
+	Profile []ProfilePlugin `json:"profile"`
 }
 
 // Record is one thing the host or guest did: a hook's answer, a log line, a
@@ -41,6 +43,16 @@ const pluginName = "wasm"
 // exports, in the order of a scheduling cycle.
 func runCase(c Case) ([]Record, error) {
 	ctx := context.Background()
+	if len(c.Profile) > 0 {
+		// Decisions only: the single-plugin cases compare logs and events.
+		rec := &recorder{}
+		nodes := make([]*v1.Node, len(c.Nodes))
+		for i := range c.Nodes {
+			nodes[i] = &c.Nodes[i]
+		}
+		err := runProfile(ctx, c, nodes, rec)
+		return rec.records, err
+	}
 	bin, err := os.ReadFile(c.Guest)
 	if err != nil {
 		return nil, err
@@ -218,7 +230,11 @@ func (c *cycle) all(ctx context.Context) {
 		if c.exports["normalizescore"] {
 			status := c.pl.(framework.ScorePlugin).ScoreExtensions().NormalizeScore(ctx, state, c.pod, scores)
 			r := statusRecord("normalizescore", "", status)
-			r["scores"] = scoreList(scores)
+			// By node name: KSW's host rebuilds the list from the guest's
+			// JSON object in Go's map order, which varies run to run.
+			list := scoreList(scores)
+			sort.Strings(list)
+			r["scores"] = list
 			c.rec.add(r)
 		}
 		best := int64(-1 << 62)

@@ -17,8 +17,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use kguest_host::{
-    ClusterEvent, Code, Cycle, Event, Guest, LogRecord, Plugin, PluginConfig, SchedulerHandle,
-    Snapshot, Status,
+    ClusterEvent, Code, Cycle, Event, Guest, LogRecord, Plugin, PluginConfig, Profile,
+    ProfilePlugin, SchedulerHandle, Snapshot, Status,
 };
 use serde_json::{Value, json};
 
@@ -33,6 +33,9 @@ struct Case {
     log_severity: i32,
     pod: Value,
     nodes: Vec<Value>,
+    /// Several plugins in one profile (name, guest, guest config, weight);
+    /// `guest` is then unused.
+    profile: Vec<(String, PathBuf, String, i64)>,
 }
 
 impl Case {
@@ -45,6 +48,9 @@ impl Case {
             "logSeverity": self.log_severity,
             "pod": self.pod,
             "nodes": self.nodes,
+            "profile": self.profile.iter().map(|(name, guest, config, weight)| json!({
+                "name": name, "guest": guest, "guestConfig": config, "weight": weight,
+            })).collect::<Vec<_>>(),
         })
     }
 }
@@ -163,6 +169,7 @@ fn cases() -> Vec<Case> {
                 log_severity: severity,
                 pod,
                 nodes,
+                profile: Vec::new(),
             });
         }
     }
@@ -228,7 +235,63 @@ fn cases() -> Vec<Case> {
             log_severity: 0,
             pod: pod.clone(),
             nodes: nodes.clone(),
+            profile: Vec::new(),
         });
+    }
+    // Profiles of several plugins with weights, through the framework's
+    // own Run*Plugins on KSW's side and `Profile::schedule` on ours.
+    type Plugins<'a> = Vec<(&'a str, PathBuf, &'a str, i64)>;
+    let profiles: [(&str, Plugins); 3] = [
+        (
+            "profile-score",
+            vec![
+                ("nodenumber", example("nodenumber"), "", 2),
+                ("imagelocality", example("imagelocality"), "", 1),
+            ],
+        ),
+        (
+            "profile-filter-score",
+            vec![
+                ("fit", example("fit"), "", 1),
+                ("taints", example("taints"), "", 1),
+                (
+                    "nodenumber",
+                    example("nodenumber"),
+                    r#"{"reverse": true}"#,
+                    3,
+                ),
+                ("imagelocality", example("imagelocality"), "", 2),
+            ],
+        ),
+        (
+            "profile-kguest-tinygo",
+            vec![
+                ("kguest-nodenumber", example("nodenumber"), "", 1),
+                (
+                    "tinygo-nodenumber",
+                    ksw("examples/nodenumber/main.wasm"),
+                    r#"{"reverse": true}"#,
+                    2,
+                ),
+            ],
+        ),
+    ];
+    for (label, plugins) in profiles {
+        for (input, pod, nodes) in &inputs {
+            out.push(Case {
+                name: format!("{label}/{input}"),
+                guest: PathBuf::new(),
+                args: Vec::new(),
+                guest_config: String::new(),
+                log_severity: 0,
+                pod: pod.clone(),
+                nodes: nodes.clone(),
+                profile: plugins
+                    .iter()
+                    .map(|(n, g, c, w)| (n.to_string(), g.clone(), c.to_string(), *w))
+                    .collect(),
+            });
+        }
     }
     out
 }
@@ -325,8 +388,61 @@ fn compiled(path: &Path) -> Result<Guest, kguest_host::LoadError> {
     Ok(guest)
 }
 
+/// Runs a profile case through `Profile::schedule`: each node's status, and
+/// each scored node's weighted scores and total, as the framework reports
+/// them (decisions only: the single-plugin cases compare logs and events).
+fn run_profile(case: &Case) -> Vec<Value> {
+    let recorder = Arc::new(Recorder::default());
+    let quiet: Arc<dyn SchedulerHandle> = Arc::new(Recorder::default());
+    let mut plugins = Vec::new();
+    for (name, guest, config_json, weight) in &case.profile {
+        let loaded = compiled(guest).and_then(|g| {
+            Plugin::from_guest(
+                &g,
+                PluginConfig {
+                    guest_config: Arc::from(config_json.as_bytes()),
+                    handle: quiet.clone(),
+                    ..config()
+                },
+            )
+        });
+        let Ok(plugin) = loaded else {
+            return vec![json!({"load": "error"})];
+        };
+        plugins.push(ProfilePlugin {
+            name: name.clone(),
+            plugin,
+            weight: *weight,
+        });
+    }
+    let profile = Profile::new(plugins).unwrap();
+    let snapshot = Snapshot::from_nodes(case.nodes.iter().map(encode)).unwrap();
+    let cycle = Cycle::new(encode(&case.pod).into(), Arc::new(snapshot)).unwrap();
+    let report = profile.schedule(&cycle).unwrap();
+    for node in &report.nodes {
+        recorder.add(status_record("filter", &node.node, &node.status));
+    }
+    for node in &report.nodes {
+        let Some(total) = node.total else { continue };
+        let scores: Vec<String> = profile
+            .plugins()
+            .iter()
+            .zip(&node.score)
+            .filter_map(|(p, s)| match s.ran() {
+                Some(Ok(score)) => Some(format!("{}={}", p.name, score.weighted)),
+                _ => None,
+            })
+            .collect();
+        recorder.add(json!({"node": node.node, "scores": scores, "total": total}));
+    }
+    recorder.records.lock().unwrap().clone()
+}
+
 /// Runs `case` through kguest-host as the Go harness runs it through KSW's.
 fn run_kguest(case: &Case) -> Vec<Value> {
+    if !case.profile.is_empty() {
+        return run_profile(case);
+    }
     let recorder = Arc::new(Recorder::default());
     let loaded = compiled(&case.guest).and_then(|guest| {
         Plugin::from_guest(
@@ -447,7 +563,8 @@ fn run_kguest(case: &Case) -> Vec<Value> {
                 Err(e) => e.as_status(),
             };
             let mut r = status_record("normalizescore", "", &status);
-            let list: Vec<String> = scores.iter().map(|(n, s)| format!("{n}={s}")).collect();
+            let mut list: Vec<String> = scores.iter().map(|(n, s)| format!("{n}={s}")).collect();
+            list.sort();
             r["scores"] = json!(list);
             rec(r);
         }
