@@ -3,6 +3,8 @@
 //! kguest-host's test `ksw::go_host` at them (`KGUEST_KSW_HOST`). The test
 //! prints `ksw go host: N/M cases identical`.
 
+use std::path::PathBuf;
+
 use crate::{golang, guests};
 
 /// The test and baseline guests the comparison runs (besides the examples).
@@ -18,13 +20,11 @@ const TEST_GUESTS: &[&str] = &[
 ];
 
 /// Builds the harness (it needs `proto-vendor/ksw/scheduler`, vendored
-/// first) and the test guests, and exports where the harness is.
-pub fn prepare() -> Result<(), String> {
+/// first) and the test guests; returns the harness, for `KGUEST_KSW_HOST`.
+pub fn prepare() -> Result<PathBuf, String> {
     let harness = golang::build("tests/ksw-host", ".", "ksw-host")?;
     for package in TEST_GUESTS {
         guests::build(package)?;
     }
-    // SAFETY of the env change: xtask is single-threaded here.
-    unsafe { std::env::set_var("KGUEST_KSW_HOST", harness) };
-    Ok(())
+    Ok(harness)
 }

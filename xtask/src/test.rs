@@ -8,7 +8,7 @@
 //!    writes; `go-facts`: the Go facts it reads agree with the Go types,
 //! 4. build the example plugins and the Go judges (Kubernetes' marshallers,
 //!    KEP-4944's wazero runtime, Go wasip1 KRM functions, standalone
-//!    kustomize) the tests run against,
+//!    kustomize, KSW's own Go host) the tests run against,
 //! 5. `cargo test --workspace` (conformance with its counts: fixtures, the
 //!    Go judge, upstream's compatibility test; KSW's host suite; the KRM
 //!    runtimes),
@@ -38,12 +38,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let api = golang::module_dir("tests/go-judge", "k8s.io/api@v0.36.3")?;
     krmgo::prepare()?;
     judge::prepare(&[])?;
-    kswhost::prepare()?;
+    let ksw_host = kswhost::prepare()?;
     // SAFETY of the env changes: xtask is single-threaded here.
     unsafe {
         std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir());
         // The tests read the copy just verified against proto-vendor/ksw.lock.
         std::env::set_var("KGUEST_KSW_DIR", ksw);
+        std::env::set_var("KGUEST_KSW_HOST", ksw_host);
         std::env::set_var("KGUEST_K8S_API_DIR", api);
     }
     cargo(&[
