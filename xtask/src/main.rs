@@ -1,6 +1,7 @@
 //! Project automation: `cargo xtask <task>`. One module per task.
 
 mod bench;
+mod cargo;
 mod demo;
 mod e2e;
 mod examples;
