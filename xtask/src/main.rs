@@ -19,6 +19,8 @@ mod regen;
 mod size;
 mod test;
 mod tidy;
+#[cfg(test)]
+mod tree_checks;
 mod vendor;
 
 use std::process::ExitCode;

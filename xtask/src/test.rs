@@ -56,6 +56,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "ksw::",
         "--skip",
         "krm::",
+        // Run above, before anything is built.
+        "--skip",
+        "tree_checks::",
     ])?;
     // kube-scheduler-wasm-extension's own host suite, ported: one test per
     // case, and `ksw::suite`, which prints `ksw host suite: N/M cases` (N
