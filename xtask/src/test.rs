@@ -16,8 +16,7 @@
 //! 7. `size --check`: build every guest with the size profile, check its
 //!    budget, that it links no panic or `core::fmt` code, and its ABI surface.
 
-use std::process::Command;
-
+use crate::cargo::cargo;
 use crate::{e2e, examples, gofacts, golang, judge, krmgo, kswhost, regen, size, tidy, vendor};
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -59,6 +58,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "ksw::",
         "--skip",
         "krm::",
+        // Run above, before anything is built.
+        "--skip",
+        "tree_checks::",
     ])?;
     // kube-scheduler-wasm-extension's own host suite, ported: one test per
     // case, and `ksw::suite`, which prints `ksw host suite: N/M cases` (N
@@ -102,20 +104,4 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // The size gate: budgets, no fmt/panic machinery, only host imports.
     size::run(&["--check".to_string()])?;
     Ok(())
-}
-
-/// Runs cargo with `args` in the workspace, failing on a non-zero exit.
-pub fn cargo(args: &[&str]) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("$ cargo {}", args.join(" "));
-    let status = Command::new(cargo)
-        .args(args)
-        .current_dir(crate::paths::root())
-        .status()
-        .map_err(|err| format!("running cargo: {err}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
-    }
 }
