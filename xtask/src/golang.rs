@@ -120,9 +120,13 @@ pub fn lint_command(args: &[String]) -> Result<(), String> {
     }
 }
 
-/// `gofmt -l` and `go vet ./...` over every harness module.
+/// `gofmt -l` and `go vet ./...` over every harness module (KSW's module
+/// vendored first).
 pub fn lint() -> Result<(), String> {
     require()?;
+    // tests/ksw-host replaces KSW's module with the vendored copy, which `go
+    // vet` must be able to read.
+    crate::vendor::ensure_ksw_vendored()?;
     for module in MODULES {
         let dir = crate::paths::root().join(module);
         if !Path::new(&dir).join("go.mod").is_file() {
