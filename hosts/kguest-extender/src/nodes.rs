@@ -320,3 +320,58 @@ pub fn apply(store: &NodeStore, frame: &[u8], version: &mut String) -> Result<()
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kguest_wire::encode::put_bytes;
+
+    fn frame(kind: &str, object: &[u8]) -> Vec<u8> {
+        let mut raw = Vec::new();
+        put_bytes(&mut raw, 1, object);
+        let mut event = Vec::new();
+        put_bytes(&mut event, 1, kind.as_bytes());
+        put_bytes(&mut event, 2, &raw);
+        envelope::wrap("v1", "WatchEvent", &event)
+    }
+
+    fn node(name: &str, version: &str) -> Vec<u8> {
+        let mut meta = Vec::new();
+        if !name.is_empty() {
+            put_bytes(&mut meta, 1, name.as_bytes());
+        }
+        put_bytes(&mut meta, 6, version.as_bytes());
+        let mut node = Vec::new();
+        put_bytes(&mut node, 1, &meta);
+        envelope::wrap("v1", "Node", &node)
+    }
+
+    #[test]
+    fn events_add_change_delete_and_bookmarks_move_the_version() {
+        let store = NodeStore::new();
+        let mut version = "1".to_string();
+        apply(&store, &frame("ADDED", &node("a", "2")), &mut version).unwrap();
+        apply(&store, &frame("ADDED", &node("b", "3")), &mut version).unwrap();
+        assert_eq!((store.len(), version.as_str()), (2, "3"));
+        apply(&store, &frame("MODIFIED", &node("a", "4")), &mut version).unwrap();
+        assert_eq!(store.snapshot().get("a").unwrap().resource_version(), "4");
+        apply(&store, &frame("DELETED", &node("b", "5")), &mut version).unwrap();
+        assert_eq!(store.len(), 1);
+        apply(&store, &frame("BOOKMARK", &node("", "9")), &mut version).unwrap();
+        assert_eq!((store.len(), version.as_str()), (1, "9"));
+    }
+
+    #[test]
+    fn an_expired_watch_asks_for_a_new_list() {
+        let mut status = Vec::new();
+        put_bytes(&mut status, 2, b"Failure");
+        put_bytes(&mut status, 3, b"too old resource version");
+        status.extend_from_slice(&[6 << 3, 0x9a, 0x03]); // code = 410
+        let frame = frame("ERROR", &envelope::wrap("v1", "Status", &status));
+        let mut version = "1".to_string();
+        let err = apply(&NodeStore::new(), &frame, &mut version).unwrap_err();
+        assert!(matches!(err, WatchError::Expired), "{err}");
+        let err = apply(&NodeStore::new(), b"not protobuf", &mut version).unwrap_err();
+        assert!(matches!(err, WatchError::Decode(_)), "{err}");
+    }
+}

@@ -173,9 +173,12 @@ fn node_cache_is_ready_once_listed_and_follows_the_watch() {
     let api = FakeApi::start(cluster(), true);
     let kubeconfig = api.kubeconfig(&dir);
     let taints = plugin_spec("Taints", "taints");
+    let number = plugin_spec("NodeNumber", "nodenumber");
     let ext = Extender::start(&[
         "--plugin",
         &taints,
+        "--plugin",
+        &number,
         "--insecure-http",
         "--kubeconfig",
         &kubeconfig,
@@ -199,6 +202,17 @@ fn node_cache_is_ready_once_listed_and_follows_the_watch() {
     assert_eq!(result["NodeNames"], json!(["a-1", "c-3"]));
     assert!(result["FailedAndUnresolvableNodes"]["b-2"].is_string());
     assert!(result.get("Nodes").is_none(), "{result}");
+    // Prioritize by names: NodeNumber over the cached Nodes.
+    let (status, priorities) = post(
+        &ext.addr,
+        "/prioritize",
+        &args_with_names(&pod("web-3"), &["a-1", "c-3"]),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        priorities,
+        json!([{"Host": "a-1", "Score": 0}, {"Host": "c-3", "Score": 1}])
+    );
 
     // Unknown names: one error naming them.
     let (status, unknown) = post(
