@@ -4,6 +4,7 @@ mod bench;
 mod demo;
 mod e2e;
 mod examples;
+mod extender;
 mod fuzz;
 mod gofacts;
 mod golang;
@@ -30,6 +31,9 @@ tasks:
   e2e [--full]                    the real kube-scheduler on an in-process API server: pods bound
                                   where kguest picks, and throughput (--full: 500 nodes)
   examples                        build the example plugins into target/plugins/
+  extender-load [--nodes N] [--requests N] [--clients N]
+                                  kguest-extender (release, loopback) under parallel filter and
+                                  prioritize requests carrying N Nodes as JSON: p50/p99, errors
   go-lint                         gofmt and go vet over the Go harnesses under tests/
   go-facts [--write]              check xtask/data/'s Go facts against the Go source of
                                   k8s.io/api and apimachinery (Go >= 1.26), or rewrite them
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "e2e" => e2e::run(rest),
         "examples" => examples::run(rest),
+        "extender-load" => extender::run(rest),
         "fuzz" => fuzz::run(rest),
         "go-facts" => gofacts::run(rest),
         "go-lint" => golang::lint_command(rest),

@@ -15,6 +15,9 @@ pub struct Metrics {
     registry: Registry,
     /// Seconds per request, by verb.
     pub latency: Family<Labels, Histogram>,
+    /// Seconds per answered request by phase: `decode` (JSON to protobuf,
+    /// the snapshot) and `plugins` (the guests' hooks).
+    pub phases: Family<Labels, Histogram>,
     /// Requests by verb and HTTP status code.
     pub requests: Family<Labels, Counter>,
     /// Hook calls by plugin.
@@ -46,6 +49,14 @@ impl Metrics {
             "request_duration_seconds",
             "Time to answer a filter or prioritize request",
             latency.clone(),
+        );
+        let phases = Family::<Labels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0001, 2.0, 18))
+        });
+        registry.register(
+            "request_phase_seconds",
+            "Time per answered request in decoding its JSON and in the plugins",
+            phases.clone(),
         );
         let requests = Family::default();
         registry.register(
@@ -82,6 +93,7 @@ impl Metrics {
         Metrics {
             registry,
             latency,
+            phases,
             requests,
             guest_calls,
             guest_failures,

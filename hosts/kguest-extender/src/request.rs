@@ -63,6 +63,10 @@ pub struct Answer {
     pub calls: Calls,
     /// Unknown fields dropped under `warn` (one line each).
     pub warnings: Vec<String>,
+    /// Time spent reading the body into protobuf and a snapshot.
+    pub decode: std::time::Duration,
+    /// Time spent in the plugins and writing the answer.
+    pub plugins: std::time::Duration,
 }
 
 fn schema(full_name: &str) -> &'static MessageSchema {
@@ -191,7 +195,9 @@ const TYPE_META: &[&str] = &["apiVersion", "kind"];
 
 /// Answers one request.
 pub fn answer(cx: &Context<'_>, verb: Verb, body: &[u8]) -> Result<Answer, RequestError> {
+    let start = std::time::Instant::now();
     let inputs = inputs(cx, body)?;
+    let decode = start.elapsed();
     let (body, calls) = match verb {
         Verb::Filter => {
             let (outcome, calls) = decide::filter(cx.profile, &inputs.cycle, &inputs.names);
@@ -235,6 +241,8 @@ pub fn answer(cx: &Context<'_>, verb: Verb, body: &[u8]) -> Result<Answer, Reque
         body: body.unwrap_or_default(),
         calls,
         warnings: inputs.warnings,
+        decode,
+        plugins: start.elapsed() - decode,
     })
 }
 

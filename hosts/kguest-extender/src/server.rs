@@ -219,6 +219,12 @@ impl Server {
     }
 
     fn record(&self, answer: &request::Answer) {
+        for (phase, time) in [("decode", answer.decode), ("plugins", answer.plugins)] {
+            self.metrics
+                .phases
+                .get_or_create(&vec![("phase", phase.to_string())])
+                .observe(time.as_secs_f64());
+        }
         for (i, p) in self.profile.plugins().iter().enumerate() {
             let labels = vec![("plugin", p.name.clone())];
             if answer.calls.calls[i] > 0 {
