@@ -542,3 +542,26 @@ fn startup_errors_are_one_line() {
         "kguest-extender: give --tls-cert, --tls-key and --client-ca (mTLS), or --insecure-http"
     );
 }
+
+#[test]
+fn a_request_past_its_deadline_gets_503() {
+    let dir = scratch("deadline");
+    let spec = wat_plugin(&dir, "Slow", "(loop br 0) i32.const 0");
+    let ext = Extender::start(&[
+        "--plugin",
+        &spec,
+        "--insecure-http",
+        "--no-node-cache",
+        "--call-timeout",
+        "3s",
+        "--request-timeout",
+        "200ms",
+    ]);
+    let body = args_with_nodes(&pod("p"), &[node("a-1", None)]).to_string();
+    let (status, text) = send(&ext.addr, "POST", "/filter", body.as_bytes());
+    assert_eq!(
+        (status, text.trim()),
+        (503, "request deadline exceeded (200ms)")
+    );
+    assert_eq!(get(&ext.addr, "/healthz").0, 200);
+}
