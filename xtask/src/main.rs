@@ -1,6 +1,7 @@
 //! Project automation: `cargo xtask <task>`. One module per task.
 
 mod bench;
+mod cargo;
 mod demo;
 mod e2e;
 mod examples;
@@ -11,6 +12,7 @@ mod golang;
 mod guests;
 mod judge;
 mod krmgo;
+mod kswhost;
 mod openapi;
 mod package;
 mod paths;
@@ -19,6 +21,8 @@ mod regen;
 mod size;
 mod test;
 mod tidy;
+#[cfg(test)]
+mod tree_checks;
 mod vendor;
 
 use std::process::ExitCode;
