@@ -175,8 +175,9 @@ fn run_predict(p: Predict) -> Result<(), String> {
         .map_err(|found| format!("{}: expected one Pod, found {}", p.pod, found.len()))?;
     let nodes = predict::load_objects(&p.nodes, "Node")?;
     let value = predict::predict(&profile, pod, nodes)?;
-    println!("{value:#}");
-    Ok(())
+    // A closed stdout (`| head`) is an error, not a panic.
+    use std::io::Write;
+    writeln!(std::io::stdout().lock(), "{value:#}").map_err(|e| format!("writing to stdout: {e}"))
 }
 
 fn serve(s: Serve) -> Result<(), String> {

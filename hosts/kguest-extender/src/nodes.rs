@@ -262,7 +262,7 @@ async fn watch(
             continue;
         };
         buf.extend_from_slice(&data);
-        // Each event: a 4-byte big-endian length, then the enveloped WatchEvent.
+        // Each event: a 4-byte big-endian length, then the WatchEvent.
         let mut at = 0;
         while buf.len() - at >= 4 {
             let len = u32::from_be_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]) as usize;
@@ -277,9 +277,12 @@ async fn watch(
     Ok(())
 }
 
-/// Applies one watch event to the store, moving `version` on.
+/// Applies one watch event to the store, moving `version` on. The frame is
+/// a bare `WatchEvent` (the API server's watch stream encodes events
+/// without the `k8s\0` envelope; the object inside has one), as a real
+/// kube-apiserver sends it (tests/extender-e2e).
 pub fn apply(store: &NodeStore, frame: &[u8], version: &mut String) -> Result<(), WatchError> {
-    let event = WatchEvent::from_bytes(unwrap(frame, "WatchEvent")?);
+    let event = WatchEvent::from_bytes(frame);
     let kind = event.type_().unwrap_or("");
     let object = event
         .object()
@@ -332,7 +335,7 @@ mod tests {
         let mut event = Vec::new();
         put_bytes(&mut event, 1, kind.as_bytes());
         put_bytes(&mut event, 2, &raw);
-        envelope::wrap("v1", "WatchEvent", &event)
+        event
     }
 
     fn node(name: &str, version: &str) -> Vec<u8> {

@@ -432,8 +432,10 @@ fn watch_frame(kind: &str, node: &serde_json::Value) -> Vec<u8> {
     let mut event = Vec::new();
     put_bytes(&mut event, 1, kind.as_bytes());
     put_bytes(&mut event, 2, &raw_ext);
-    let framed = kguest_k8s::envelope::wrap("v1", "WatchEvent", &event);
-    let mut out = (framed.len() as u32).to_be_bytes().to_vec();
-    out.extend_from_slice(&framed);
+    // A bare WatchEvent after the length, as kube-apiserver writes it (its
+    // object keeps the `k8s\0` envelope); tests/extender-e2e checks this
+    // against a real one.
+    let mut out = (event.len() as u32).to_be_bytes().to_vec();
+    out.extend_from_slice(&event);
     out
 }
