@@ -127,7 +127,7 @@ pub fn lint() -> Result<(), String> {
     // tests/ksw-host replaces KSW's module with the vendored copy, which `go
     // vet` must be able to read.
     crate::vendor::ensure_ksw_vendored()?;
-    for module in MODULES {
+    for module in MODULES.iter().chain(crate::extender_e2e::MODULES) {
         let dir = crate::paths::root().join(module);
         if !Path::new(&dir).join("go.mod").is_file() {
             return Err(format!("{module}/go.mod is missing"));

@@ -5,6 +5,8 @@ mod cargo;
 mod demo;
 mod e2e;
 mod examples;
+mod extender;
+mod extender_e2e;
 mod fuzz;
 mod gofacts;
 mod golang;
@@ -34,6 +36,12 @@ tasks:
   e2e [--full]                    the real kube-scheduler on an in-process API server: pods bound
                                   where kguest picks, and throughput (--full: 500 nodes)
   examples                        build the example plugins into target/plugins/
+  extender-e2e [--full]           the real kube-scheduler (1.33.4) with kguest-extender as its
+                                  extender, configured from deploy/extender: pods bound where
+                                  kguest predicts, nodes changing, the extender killed
+  extender-load [--nodes N] [--requests N] [--clients N]
+                                  kguest-extender (release, loopback) under parallel filter and
+                                  prioritize requests carrying N Nodes as JSON: p50/p99, errors
   go-lint                         gofmt and go vet over the Go harnesses under tests/
   go-facts [--write]              check xtask/data/'s Go facts against the Go source of
                                   k8s.io/api and apimachinery (Go >= 1.26), or rewrite them
@@ -70,6 +78,8 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "e2e" => e2e::run(rest),
         "examples" => examples::run(rest),
+        "extender-e2e" => extender_e2e::run(rest),
+        "extender-load" => extender::run(rest),
         "fuzz" => fuzz::run(rest),
         "go-facts" => gofacts::run(rest),
         "go-lint" => golang::lint_command(rest),

@@ -12,12 +12,15 @@
 //! 5. `cargo test --workspace` (conformance with its counts: fixtures, the
 //!    Go judge, upstream's compatibility test; KSW's host suite; the KRM
 //!    runtimes),
-//! 6. the real kube-scheduler on an in-process API server (`e2e`),
+//! 6. the real kube-scheduler on an in-process API server (`e2e`), and as
+//!    the judge of `kguest-extender` (`extender-e2e`),
 //! 7. `size --check`: build every guest with the size profile, check its
 //!    budget, that it links no panic or `core::fmt` code, and its ABI surface.
 
 use crate::cargo::cargo;
-use crate::{e2e, examples, gofacts, golang, judge, krmgo, kswhost, regen, size, tidy, vendor};
+use crate::{
+    e2e, examples, extender_e2e, gofacts, golang, judge, krmgo, kswhost, regen, size, tidy, vendor,
+};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
@@ -101,6 +104,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "--nocapture",
     ])?;
     e2e::in_test()?;
+    extender_e2e::in_test()?;
     // The size gate: budgets, no fmt/panic machinery, only host imports.
     size::run(&["--check".to_string()])?;
     Ok(())
