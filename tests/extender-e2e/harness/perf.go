@@ -17,17 +17,24 @@ import (
 type PerfOptions struct {
 	Options
 	Nodes, InitPods, MeasuredPods int
+	// The release module registers a native Go NodeNumber in its
+	// kube-scheduler (a variant then enables it).
+	NativeNodeNumber bool
 }
 
 // perfVariant is one scheduler configuration timed by Perf.
 type perfVariant struct {
 	name     string
 	extender bool // deploy/extender's extender block, kguest-extender serving deploy's profile
+	native   bool // the native Go NodeNumber under multiPoint
 }
 
-var perfVariants = []perfVariant{
-	{name: "default profile"},
-	{name: "+ kguest-extender (nodenumber)", extender: true},
+func perfVariants(native bool) []perfVariant {
+	vs := []perfVariant{{name: "default profile"}}
+	if native {
+		vs = append(vs, perfVariant{name: "+ native Go NodeNumber", native: true})
+	}
+	return append(vs, perfVariant{name: "+ kguest-extender (nodenumber)", extender: true})
 }
 
 // Perf is the `perf` subcommand: per variant, on the same nodes, a
@@ -36,7 +43,9 @@ var perfVariants = []perfVariant{
 // configuration binds that backlog, timed from the first to the last
 // binding the harness sees (as tests/ksw-e2e does: neither the scheduler's
 // start nor the harness's pod creation is in the figure). The profile is
-// the default one; the extender variant adds deploy/extender's extender
+// the default one; a variant adds the native Go NodeNumber where the
+// release module has one (KSW's scheduler_perf "PluginOnly" shape); the
+// extender variant adds deploy/extender's extender
 // block, with kguest-extender serving deploy/extender/plugins.yaml
 // (NodeNumber) from its node cache.
 func Perf(opts PerfOptions, startCluster func(dir string) (*Cluster, error)) (err error) {
@@ -92,7 +101,7 @@ func Perf(opts PerfOptions, startCluster func(dir string) (*Cluster, error)) (er
 	defer r.ext.stop()
 	fmt.Printf("throughput run, kube-scheduler %s: %d nodes, %d initial pods, %d measured pods\n", opts.Release, opts.Nodes, opts.InitPods, opts.MeasuredPods)
 	var base float64
-	for i, v := range perfVariants {
+	for i, v := range perfVariants(opts.NativeNodeNumber) {
 		podsPer, secs, err := r.perfOnce(fmt.Sprintf("perf-%d", i), v, opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)
@@ -112,6 +121,14 @@ func (r *run) perfConfig(v perfVariant) ([]byte, error) {
 		"kind":             "KubeSchedulerConfiguration",
 		"clientConnection": map[string]any{"kubeconfig": r.cluster.Kubeconfig, "qps": 5000, "burst": 5000},
 		"leaderElection":   map[string]any{"leaderElect": false},
+	}
+	if v.native {
+		cfg["profiles"] = []any{map[string]any{
+			"schedulerName": "default-scheduler",
+			"plugins": map[string]any{"multiPoint": map[string]any{
+				"enabled": []any{map[string]any{"name": "NodeNumber"}},
+			}},
+		}}
 	}
 	if v.extender {
 		ext, err := r.block.forLoopback(r.ext.port, r.files, nil)

@@ -34,9 +34,11 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "kube-scheduler":
-		// The real kube-scheduler command, no plugin added: the wasm
-		// plugins reach it through the extender.
-		cmd := app.NewSchedulerCommand()
+		// The real kube-scheduler command. The wasm plugins reach it
+		// through the extender; the native NodeNumber (nodenumber.go, the
+		// same as tests/ksw-e2e's) is only enabled by perf's variant that
+		// compares with it.
+		cmd := app.NewSchedulerCommand(app.WithPlugin(nativeNodeNumberName, newNativeNodeNumber))
 		cmd.SetArgs(os.Args[2:])
 		err = cmd.Execute()
 	case "check":
@@ -53,7 +55,7 @@ func main() {
 		err = harness.Check(o, startCluster)
 	case "perf":
 		fs := flag.NewFlagSet("perf", flag.ExitOnError)
-		o := harness.PerfOptions{Options: harness.Options{Release: release}}
+		o := harness.PerfOptions{Options: harness.Options{Release: release}, NativeNodeNumber: true}
 		fs.StringVar(&o.Extender, "extender", "", "the kguest-extender binary")
 		fs.StringVar(&o.Plugins, "plugins", "", "the folder of the built example plugins")
 		fs.StringVar(&o.Deploy, "deploy", "", "deploy/extender")
