@@ -11,7 +11,9 @@
 //! and sent in full) and the fault lines (`ignorable: false`: nothing bound
 //! while the extender is down, all bound where predicted after its restart;
 //! `ignorable: true`: all bound while it is down). The short form runs in
-//! `cargo xtask test`.
+//! `cargo xtask test`; `--full` adds, per release, the throughput run in
+//! KSW's scheduler_perf shape (500 nodes, 500 initial pods, 1,000 measured;
+//! the default profile, then the same plus kguest-extender, release build).
 
 use std::path::Path;
 use std::process::Command;
@@ -56,25 +58,37 @@ fn run_all(full: bool) -> Result<(), String> {
         examples::build_all()?;
     }
     let deploy = paths::root().join("deploy").join("extender");
+    // The throughput run times the release build, as users run it.
+    let release_extender = if full {
+        cargo::cargo(&["build", "--quiet", "--release", "-p", "kguest-extender"])?;
+        Some(paths::target_dir().join("release").join("kguest-extender"))
+    } else {
+        None
+    };
     for release in RELEASES {
         let harness = golang::build(release.module, ".", release.binary)?;
-        run_harness(
-            &harness,
-            &[
-                "check",
-                "--extender",
-                &extender.to_string_lossy(),
-                "--plugins",
-                &plugins.to_string_lossy(),
-                "--deploy",
-                &deploy.to_string_lossy(),
-            ],
-        )?;
-    }
-    if full {
-        return Err(
-            "extender-e2e --full: the throughput run (issue 30 item 5) is not written yet".into(),
-        );
+        let files = |bin: &Path| {
+            [
+                "--extender".to_string(),
+                bin.to_string_lossy().into_owned(),
+                "--plugins".to_string(),
+                plugins.to_string_lossy().into_owned(),
+                "--deploy".to_string(),
+                deploy.to_string_lossy().into_owned(),
+            ]
+        };
+        let mut check = vec!["check".to_string()];
+        check.extend(files(&extender));
+        run_harness(&harness, &check)?;
+        if let Some(bin) = &release_extender {
+            // KSW's scheduler_perf shape.
+            let mut perf = vec!["perf".to_string()];
+            perf.extend(files(bin));
+            perf.extend(
+                ["--nodes", "500", "--init", "500", "--measured", "1000"].map(String::from),
+            );
+            run_harness(&harness, &perf)?;
+        }
     }
     eprintln!(
         "extender-e2e: done in {:.0} s",
@@ -83,7 +97,7 @@ fn run_all(full: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn run_harness(harness: &Path, args: &[&str]) -> Result<(), String> {
+fn run_harness(harness: &Path, args: &[String]) -> Result<(), String> {
     eprintln!("$ {} {}", harness.display(), args.join(" "));
     let status = Command::new(harness)
         .args(args)
@@ -95,7 +109,7 @@ fn run_harness(harness: &Path, args: &[&str]) -> Result<(), String> {
         Err(format!(
             "`{} {}` failed ({status})",
             harness.display(),
-            args.first().unwrap_or(&"")
+            args.first().map_or("", String::as_str)
         ))
     }
 }

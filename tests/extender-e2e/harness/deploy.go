@@ -227,11 +227,20 @@ func (b *extenderBlock) forLoopback(port int, files *tlsFiles, ignorable *bool) 
 	return out, nil
 }
 
-// extenderProfile writes the profile the extender serves: deploy/extender/
-// plugins.yaml with its guestURL pointed at the built nodenumber.wasm, plus
-// the taints example as a second plugin, so the extender's filter verb has
-// a Filter to run (nodenumber has PreScore and Score only).
+// deployProfile writes deploy/extender/plugins.yaml with its guestURL
+// pointed at the built nodenumber.wasm.
+func deployProfile(deployDir, pluginsDir, out string) error {
+	return writeProfile(deployDir, pluginsDir, out, false)
+}
+
+// extenderProfile is deployProfile plus the taints example as a second
+// plugin, so the extender's filter verb has a Filter to run (nodenumber has
+// PreScore and Score only).
 func extenderProfile(deployDir, pluginsDir, out string) error {
+	return writeProfile(deployDir, pluginsDir, out, true)
+}
+
+func writeProfile(deployDir, pluginsDir, out string, taints bool) error {
 	path := filepath.Join(deployDir, "plugins.yaml")
 	text, err := os.ReadFile(path)
 	if err != nil {
@@ -259,13 +268,15 @@ func extenderProfile(deployDir, pluginsDir, out string) error {
 	if !found {
 		return fmt.Errorf("%s: no plugin with guestURL .../nodenumber.wasm", path)
 	}
-	prof["pluginConfig"] = append(configs, map[string]any{
-		"name": "Taints",
-		"args": map[string]any{"guestURL": "file://" + filepath.Join(pluginsDir, "taints.wasm")},
-	})
-	plugins := prof["plugins"].(map[string]any)
-	multi := plugins["multiPoint"].(map[string]any)
-	multi["enabled"] = append(multi["enabled"].([]any), map[string]any{"name": "Taints"})
+	if taints {
+		prof["pluginConfig"] = append(configs, map[string]any{
+			"name": "Taints",
+			"args": map[string]any{"guestURL": "file://" + filepath.Join(pluginsDir, "taints.wasm")},
+		})
+		plugins := prof["plugins"].(map[string]any)
+		multi := plugins["multiPoint"].(map[string]any)
+		multi["enabled"] = append(multi["enabled"].([]any), map[string]any{"name": "Taints"})
+	}
 	b, err := yaml.Marshal(doc)
 	if err != nil {
 		return err

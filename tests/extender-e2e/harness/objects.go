@@ -124,13 +124,14 @@ func parallel(n int, f func(i int) error) error {
 // node.
 type bindWatcher struct {
 	mu      sync.Mutex
-	bound   map[string]string // pod name -> node name
+	bound   map[string]string    // pod name -> node name
+	boundAt map[string]time.Time // pod name -> when the informer first saw it bound
 	changed chan struct{}
 	stop    chan struct{}
 }
 
 func watchBindings(client kubernetes.Interface, namespace string) (*bindWatcher, error) {
-	w := &bindWatcher{bound: map[string]string{}, changed: make(chan struct{}, 1), stop: make(chan struct{})}
+	w := &bindWatcher{bound: map[string]string{}, boundAt: map[string]time.Time{}, changed: make(chan struct{}, 1), stop: make(chan struct{})}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace))
 	informer := factory.Core().V1().Pods().Informer()
 	record := func(obj any) {
@@ -139,6 +140,9 @@ func watchBindings(client kubernetes.Interface, namespace string) (*bindWatcher,
 			return
 		}
 		w.mu.Lock()
+		if _, seen := w.bound[pod.Name]; !seen {
+			w.boundAt[pod.Name] = time.Now()
+		}
 		w.bound[pod.Name] = pod.Spec.NodeName
 		w.mu.Unlock()
 		select {
@@ -203,6 +207,23 @@ func (w *bindWatcher) nodeOf(pod string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.bound[pod]
+}
+
+// span is the time from the first to the last binding seen among names.
+func (w *bindWatcher) span(names []string) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var first, last time.Time
+	for _, n := range names {
+		t := w.boundAt[n]
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+		if t.After(last) {
+			last = t
+		}
+	}
+	return last.Sub(first)
 }
 
 func (w *bindWatcher) close() { close(w.stop) }

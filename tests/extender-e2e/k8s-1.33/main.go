@@ -4,6 +4,7 @@
 // extender (the check itself is in ../harness).
 //
 //	extender-e2e-1.33 check --extender BIN --plugins DIR --deploy deploy/extender
+//	extender-e2e-1.33 perf --extender BIN --plugins DIR --deploy DIR [--nodes 500] [--init 500] [--measured 1000]
 //	extender-e2e-1.33 kube-scheduler ARGS...   (the scheduler, run as a child)
 package main
 
@@ -21,6 +22,7 @@ const release = "1.33.4"
 
 const usage = `usage:
   extender-e2e-1.33 check --extender BIN --plugins DIR --deploy DIR
+  extender-e2e-1.33 perf --extender BIN --plugins DIR --deploy DIR [--nodes N] [--init N] [--measured N]
   extender-e2e-1.33 kube-scheduler ARGS...
 `
 
@@ -32,9 +34,11 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "kube-scheduler":
-		// The real kube-scheduler command, no plugin added: the wasm
-		// plugins reach it through the extender.
-		cmd := app.NewSchedulerCommand()
+		// The real kube-scheduler command. The wasm plugins reach it
+		// through the extender; the native NodeNumber (nodenumber.go, the
+		// same as tests/ksw-e2e's) is only enabled by perf's variant that
+		// compares with it.
+		cmd := app.NewSchedulerCommand(app.WithPlugin(nativeNodeNumberName, newNativeNodeNumber))
 		cmd.SetArgs(os.Args[2:])
 		err = cmd.Execute()
 	case "check":
@@ -49,6 +53,21 @@ func main() {
 			os.Exit(2)
 		}
 		err = harness.Check(o, startCluster)
+	case "perf":
+		fs := flag.NewFlagSet("perf", flag.ExitOnError)
+		o := harness.PerfOptions{Options: harness.Options{Release: release}, NativeNodeNumber: true}
+		fs.StringVar(&o.Extender, "extender", "", "the kguest-extender binary")
+		fs.StringVar(&o.Plugins, "plugins", "", "the folder of the built example plugins")
+		fs.StringVar(&o.Deploy, "deploy", "", "deploy/extender")
+		fs.IntVar(&o.Nodes, "nodes", 500, "nodes")
+		fs.IntVar(&o.InitPods, "init", 500, "initial pods (scheduled before timing)")
+		fs.IntVar(&o.MeasuredPods, "measured", 1000, "measured pods (at least 2)")
+		_ = fs.Parse(os.Args[2:])
+		if o.Extender == "" || o.Plugins == "" || o.Deploy == "" || o.Nodes < 1 || o.InitPods < 0 || o.MeasuredPods < 2 || fs.NArg() != 0 {
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(2)
+		}
+		err = harness.Perf(o, startCluster)
 	case "-h", "--help":
 		fmt.Print(usage)
 		return
