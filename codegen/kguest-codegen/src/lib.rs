@@ -20,6 +20,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod api_changes;
 mod emit;
 pub mod kubernetes;
 pub mod model;
