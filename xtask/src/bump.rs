@@ -174,14 +174,7 @@ fn bump_openapi_feature(release: &Release) -> Result<(), String> {
         let lines: Vec<String> = text
             .lines()
             .map(|line| {
-                if !line.trim_start().starts_with("k8s-openapi") {
-                    return line.to_string();
-                }
-                let Some(at) = line.find("\"v1_") else {
-                    return line.to_string();
-                };
-                let end = line[at + 1..].find('"').map_or(line.len(), |e| at + 2 + e);
-                let updated = format!("{}{feature}{}", &line[..at], &line[end..]);
+                let updated = with_feature(line, &feature);
                 changed |= updated != line;
                 updated
             })
@@ -197,4 +190,32 @@ fn bump_openapi_feature(release: &Release) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A manifest line with k8s-openapi's `"v1_NN"` feature replaced by
+/// `feature`; any other line unchanged.
+fn with_feature(line: &str, feature: &str) -> String {
+    if !line.trim_start().starts_with("k8s-openapi") {
+        return line.to_string();
+    }
+    let Some(at) = line.find("\"v1_") else {
+        return line.to_string();
+    };
+    let end = line[at + 1..].find('"').map_or(line.len(), |e| at + 2 + e);
+    format!("{}{feature}{}", &line[..at], &line[end..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_lines() {
+        assert_eq!(
+            with_feature(r#"k8s-openapi = { version = "0.29", features = ["v1_36"] }"#, "\"v1_37\""),
+            r#"k8s-openapi = { version = "0.29", features = ["v1_37"] }"#
+        );
+        let other = r#"kube = { version = "1", features = ["v1_36"] }"#;
+        assert_eq!(with_feature(other, "\"v1_37\""), other);
+    }
 }

@@ -59,6 +59,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let pins: Vec<&Pin> = match &opts.pin {
         Some(pin) => vec![pin],
+        // The previous release's files too, once a bump has kept its lock.
+        None if KUBERNETES_PREVIOUS.lock_file().exists() => {
+            vec![&KUBERNETES, &KUBERNETES_PREVIOUS, &KSW]
+        }
         None => vec![&KUBERNETES, &KSW],
     };
     for pin in pins {
