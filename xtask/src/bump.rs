@@ -212,7 +212,10 @@ mod tests {
     #[test]
     fn feature_lines() {
         assert_eq!(
-            with_feature(r#"k8s-openapi = { version = "0.29", features = ["v1_36"] }"#, "\"v1_37\""),
+            with_feature(
+                r#"k8s-openapi = { version = "0.29", features = ["v1_36"] }"#,
+                "\"v1_37\""
+            ),
             r#"k8s-openapi = { version = "0.29", features = ["v1_37"] }"#
         );
         let other = r#"kube = { version = "1", features = ["v1_36"] }"#;
