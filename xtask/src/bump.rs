@@ -167,7 +167,7 @@ fn bump_openapi_feature(release: &Release) -> Result<(), String> {
         .map_err(|err| format!("running git ls-files: {err}"))?;
     let manifests = String::from_utf8_lossy(&listed.stdout).into_owned();
     for manifest in manifests.lines().map(Path::new) {
-        let path = paths::root().join(&manifest);
+        let path = paths::root().join(manifest);
         let text =
             std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
         let mut changed = false;
