@@ -818,7 +818,7 @@ pub mod krm {
     /// with `write`, rewrites the KRM section of docs/benchmarks.md.
     pub fn bench(runs: usize, write: bool) -> Result<Vec<String>, String> {
         examples::build_krm()?;
-        crate::test::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
+        crate::cargo::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
         let kguest = paths::target_dir().join("release/kguest");
         let dir = paths::target_dir().join("krm-bench");
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -32,7 +32,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ));
     }
     let plugins = examples::build_all()?;
-    crate::test::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
+    crate::cargo::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
     let kguest = paths::target_dir().join("release/kguest");
     let data = paths::root().join("tests/data");
     let nodes = data.join("nodes.yaml");

@@ -19,7 +19,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::{examples, golang, paths, test};
+use crate::{cargo, examples, golang, paths};
 
 const MODULE: &str = "tests/ksw-e2e";
 
@@ -41,7 +41,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 fn run_e2e(full: bool) -> Result<(), String> {
     let started = std::time::Instant::now();
     let harness = golang::build(MODULE, ".", "ksw-e2e")?;
-    test::cargo(&["build", "--quiet", "-p", "kguest-cli"])?;
+    cargo::cargo(&["build", "--quiet", "-p", "kguest-cli"])?;
     let kguest = paths::target_dir().join("debug").join("kguest");
     let plugins = examples::plugin_dir();
     if !plugins.join("nodenumber.wasm").is_file() {

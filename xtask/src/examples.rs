@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
+use crate::cargo::cargo;
 use crate::guests::{WASI_TARGET, WASM_TARGET};
 use crate::paths;
-use crate::test::cargo;
 
 /// The example plugins (crate names under `examples/`).
 pub const EXAMPLES: &[&str] = &[

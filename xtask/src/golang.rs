@@ -13,7 +13,12 @@ use std::process::Command;
 const MIN_GO: (u32, u32) = (1, 26);
 
 /// The Go modules under `tests/`, relative to the workspace root.
-pub const MODULES: &[&str] = &["tests/go-judge", "tests/krm-go", "tests/ksw-e2e"];
+pub const MODULES: &[&str] = &[
+    "tests/go-judge",
+    "tests/krm-go",
+    "tests/ksw-e2e",
+    "tests/ksw-host",
+];
 
 /// Fails with one line naming what is missing unless `go` ≥ 1.26 runs.
 pub fn require() -> Result<(), String> {
@@ -115,9 +120,13 @@ pub fn lint_command(args: &[String]) -> Result<(), String> {
     }
 }
 
-/// `gofmt -l` and `go vet ./...` over every harness module.
+/// `gofmt -l` and `go vet ./...` over every harness module (KSW's module
+/// vendored first).
 pub fn lint() -> Result<(), String> {
     require()?;
+    // tests/ksw-host replaces KSW's module with the vendored copy, which `go
+    // vet` must be able to read.
+    crate::vendor::ensure_ksw_vendored()?;
     for module in MODULES {
         let dir = crate::paths::root().join(module);
         if !Path::new(&dir).join("go.mod").is_file() {

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::cargo::cargo;
 use crate::paths;
-use crate::test::cargo;
 
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// KRM functions are WASI preview1 commands.

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use crate::{golang, test, vendor};
+use crate::{cargo, golang, vendor};
 
 const USAGE: &str = "usage: cargo xtask judge [--seeds N] [--seed-start N] [--kinds REGEX] (REGEX on fixture names, e.g. core.v1.Pod)";
 
@@ -45,7 +45,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// cargo, and runs the test.
 fn run_judge(env: &[(&str, String)]) -> Result<(), String> {
     prepare(env)?;
-    test::cargo(&[
+    cargo::cargo(&[
         "test",
         "--quiet",
         "-p",
@@ -63,7 +63,7 @@ fn run_judge(env: &[(&str, String)]) -> Result<(), String> {
 /// the conformance suite, at its default seeds.
 pub fn prepare(env: &[(&str, String)]) -> Result<(), String> {
     let judge = golang::build("tests/go-judge", ".", "go-judge")?;
-    test::cargo(&["build", "--quiet", "-p", "kguest-cli"])?;
+    cargo::cargo(&["build", "--quiet", "-p", "kguest-cli"])?;
     let cli = crate::paths::target_dir()
         .join("debug")
         .join(format!("kguest{}", std::env::consts::EXE_SUFFIX));

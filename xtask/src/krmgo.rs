@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::{examples, golang, paths, test};
+use crate::{cargo, examples, golang, paths};
 
 const MODULE: &str = "tests/krm-go";
 /// The Go KRM functions: package, file name (the same names as kguest's).
@@ -120,7 +120,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     }
     let tools = build()?;
     let krm = examples::build_krm()?;
-    test::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
+    cargo::cargo(&["build", "--quiet", "--release", "-p", "kguest-cli"])?;
     let cli = paths::target_dir().join("release/kguest");
     let input = thousand_items();
     let list = paths::target_dir().join("krm-go/bench-1000.yaml");

@@ -3,6 +3,7 @@
 mod apichanges;
 mod bench;
 mod bump;
+mod cargo;
 mod demo;
 mod e2e;
 mod examples;
@@ -12,6 +13,7 @@ mod golang;
 mod guests;
 mod judge;
 mod krmgo;
+mod kswhost;
 mod openapi;
 mod package;
 mod paths;
@@ -20,6 +22,8 @@ mod regen;
 mod size;
 mod test;
 mod tidy;
+#[cfg(test)]
+mod tree_checks;
 mod vendor;
 
 use std::process::ExitCode;

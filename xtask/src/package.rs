@@ -15,8 +15,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::cargo::cargo;
 use crate::paths;
-use crate::test::cargo;
 
 /// crates.io's limit on a `.crate` file.
 const MAX_CRATE_BYTES: u64 = 10 * 1024 * 1024;

@@ -11,14 +11,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use kguest_codegen::groups;
 use kguest_codegen::kubernetes::{JSON_FORMS, JSON_INLINE, JSON_NAMES};
 use kguest_codegen::{Config, JsonForm};
 
 use crate::{openapi, paths, vendor};
-
-#[path = "../../hosts/kguest-k8s-io/src/groups.rs"]
-#[allow(dead_code)]
-mod groups;
 
 /// The command named in every generated file's header.
 const REGEN_COMMAND: &str = "cargo xtask regen";

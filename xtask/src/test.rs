@@ -8,7 +8,7 @@
 //!    writes; `go-facts`: the Go facts it reads agree with the Go types,
 //! 4. build the example plugins and the Go judges (Kubernetes' marshallers,
 //!    KEP-4944's wazero runtime, Go wasip1 KRM functions, standalone
-//!    kustomize) the tests run against,
+//!    kustomize, KSW's own Go host) the tests run against,
 //! 5. `cargo test --workspace` (conformance with its counts: fixtures, the
 //!    Go judge, upstream's compatibility test; KSW's host suite; the KRM
 //!    runtimes),
@@ -16,9 +16,8 @@
 //! 7. `size --check`: build every guest with the size profile, check its
 //!    budget, that it links no panic or `core::fmt` code, and its ABI surface.
 
-use std::process::Command;
-
-use crate::{e2e, examples, gofacts, golang, judge, krmgo, regen, size, tidy, vendor};
+use crate::cargo::cargo;
+use crate::{e2e, examples, gofacts, golang, judge, krmgo, kswhost, regen, size, tidy, vendor};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(arg) = args.first() {
@@ -39,11 +38,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let api = golang::module_dir("tests/go-judge", &format!("k8s.io/api@{tag}"))?;
     krmgo::prepare()?;
     judge::prepare(&[])?;
+    let ksw_host = kswhost::prepare()?;
     // SAFETY of the env changes: xtask is single-threaded here.
     unsafe {
         std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir());
         // The tests read the copy just verified against proto-vendor/ksw.lock.
         std::env::set_var("KGUEST_KSW_DIR", ksw);
+        std::env::set_var("KGUEST_KSW_HOST", ksw_host);
         std::env::set_var("KGUEST_K8S_API_DIR", api);
     }
     cargo(&[
@@ -58,10 +59,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "ksw::",
         "--skip",
         "krm::",
+        // Run above, before anything is built.
+        "--skip",
+        "tree_checks::",
     ])?;
     // kube-scheduler-wasm-extension's own host suite, ported: one test per
     // case, and `ksw::suite`, which prints `ksw host suite: N/M cases` (N
-    // ported, each one of the tests of this run) and the cases left out.
+    // ported, each one of the tests of this run) and the cases left out;
+    // `ksw::go_host` prints `ksw go host: N/M cases identical` (KSW's own Go
+    // host as the judge).
     cargo(&[
         "test",
         "--quiet",
@@ -99,20 +105,4 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // The size gate: budgets, no fmt/panic machinery, only host imports.
     size::run(&["--check".to_string()])?;
     Ok(())
-}
-
-/// Runs cargo with `args` in the workspace, failing on a non-zero exit.
-pub fn cargo(args: &[&str]) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    eprintln!("$ cargo {}", args.join(" "));
-    let status = Command::new(cargo)
-        .args(args)
-        .current_dir(crate::paths::root())
-        .status()
-        .map_err(|err| format!("running cargo: {err}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
-    }
 }

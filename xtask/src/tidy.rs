@@ -10,9 +10,9 @@
 //!   [`HAND_WRITTEN`] (none: the hand-written parts are templates);
 //! - every workspace member has a `README.md`;
 //! - no `#[ignore]` without a reason (`#[ignore = "why"]`), and no test
-//!   (a file under a member's `tests/`) prints that it skipped something: a
-//!   test that cannot run fails ([`SKIP_PRINTS`] lists the prints that say
-//!   "skipped" for another reason).
+//!   (a file under a member's `tests/`) prints that it skipped something or
+//!   did "not run": a test that cannot run fails ([`SKIP_PRINTS`] lists the
+//!   prints that say "skipped" for another reason).
 //!
 //! Each finding is one line, `path:line: what, why`.
 
@@ -95,7 +95,7 @@ const UNSAFE_FILES: &[(&str, &str)] = &[
 const HAND_WRITTEN: &[&str] = &[];
 
 /// Words a test must not print: a test that cannot run fails instead.
-const SKIP_WORDS: &[&str] = &["skipped", "skipping"];
+const SKIP_WORDS: &[&str] = &["skipped", "skipping", "not run"];
 
 /// Prints in tests that say "skipped" and are not a test passing without
 /// running: (file, text of the format string, reason).
@@ -644,6 +644,20 @@ mod tests {
             lines(&found),
             [
                 "t/tests/it/a.rs:3: a test prints \"skipped\": a test that cannot run must fail, \
+              not pass with a note"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_test_printing_not_run_is_found() {
+        let text =
+            "fn a() {\n    eprintln!(\"judge: Not run (no Go)\");\n    let _ = \"not run\";\n}\n";
+        let found = check_skip_prints("t/tests/it/a.rs", text, &code_only(text));
+        assert_eq!(
+            lines(&found),
+            [
+                "t/tests/it/a.rs:2: a test prints \"not run\": a test that cannot run must fail, \
               not pass with a note"
             ]
         );

@@ -16,12 +16,14 @@
 //!
 //! Beside the views: [`openapi`] emits protobuf encoders for k8s-openapi's
 //! types from the same [`model`], and [`kubernetes`] holds the facts about
-//! Kubernetes' JSON that its protos do not carry (for [`Config`]).
+//! Kubernetes' JSON that its protos do not carry (for [`Config`]), [`groups`]
+//! the API groups of `k8s.io/api`'s folders.
 
 #![forbid(unsafe_code)]
 
 pub mod api_changes;
 mod emit;
+pub mod groups;
 pub mod kubernetes;
 pub mod model;
 pub mod naming;

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use kguest_json::FieldValidation;
 use kguest_k8s_io::json::schema_by_type_name;
 use kguest_k8s_io::load::{LoadedObject, Loader};
-use kguest_k8s_io::stream::push_frame;
+use kguest_k8s_io::stream::frame_length;
 
 use crate::Failure;
 
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             .map_err(|e| Failure::Input(format!("{name}: {e}")))?;
         json_text = String::from_utf8(bytes)
             .map_err(|_| Failure::Input(format!("{name}: not UTF-8 text")))?;
-        Loader::new(&name, &json_text)
+        Loader::from_json(&name, &json_text)
     } else {
         Loader::from_reader(&name, input)
     };
@@ -112,18 +112,25 @@ fn write_objects(
     name: &str,
     sink: &mut Sink,
 ) -> Result<(), Failure> {
-    let bytes = |object: &LoadedObject| {
-        if raw {
-            object.raw.clone()
+    // Each object is copied once on its way out: into its envelope (none
+    // for --raw); a frame's length goes to the sink before it.
+    let write = |sink: &mut Sink, object: &LoadedObject, framed: bool| {
+        let enveloped;
+        let bytes = if raw {
+            &object.raw
         } else {
-            object.enveloped()
+            enveloped = object.enveloped();
+            &enveloped
+        };
+        if framed {
+            sink.write(&frame_length(bytes))?;
         }
+        sink.write(bytes)
     };
     // The first object is held until a second shows whether this is a
     // stream (framed) or a single object (written as is).
     let mut held: Option<LoadedObject> = None;
     let mut count = 0usize;
-    let mut frame = Vec::new();
     for object in loader {
         let object = object.map_err(|err| Failure::Input(err.to_string()))?;
         for warning in &object.warnings {
@@ -140,17 +147,13 @@ fn write_objects(
             )));
         }
         if let Some(first) = held.take() {
-            frame.clear();
-            push_frame(&mut frame, &bytes(&first));
-            sink.write(&frame)?;
+            write(sink, &first, true)?;
         }
-        frame.clear();
-        push_frame(&mut frame, &bytes(&object));
-        sink.write(&frame)?;
+        write(sink, &object, true)?;
     }
     match (count, held) {
         (0, _) => return Err(Failure::Input(format!("{name}: no objects in the input"))),
-        (_, Some(only)) => sink.write(&bytes(&only))?,
+        (_, Some(only)) => write(sink, &only, false)?,
         _ => {}
     }
     Ok(())

@@ -285,6 +285,12 @@ fn log_allowed(state: &HostState, severity: i32) -> bool {
     severity >= state.shared.log_severity
 }
 
+/// A `log` message as klog writes it: one trailing newline is the line's
+/// end, not part of the message (KSW's host hands it to `klog.Info`).
+fn klog_line(msg: &[u8]) -> &[u8] {
+    msg.strip_suffix(b"\n").unwrap_or(msg)
+}
+
 /// Splits NUL-separated strings, skipping empty entries.
 fn split_nul(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     bytes.split(|b| *b == 0).filter(|s| !s.is_empty())
@@ -419,7 +425,7 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
             if log_allowed(state, severity) {
                 state.shared.handle.log(&LogRecord {
                     severity,
-                    message: lossy(msg),
+                    message: lossy(klog_line(msg)),
                     kvs: Vec::new(),
                 });
             }
@@ -449,6 +455,8 @@ pub(crate) fn define_imports(linker: &mut Linker<HostState>) -> Res<()> {
                     let v = parts.next().unwrap_or(&[]);
                     pairs.push((lossy(k), lossy(v)));
                 }
+                // Without key/values KSW's host logs it as `log` does.
+                let msg = if kvs_len == 0 { klog_line(msg) } else { msg };
                 state.shared.handle.log(&LogRecord {
                     severity,
                     message: lossy(msg),

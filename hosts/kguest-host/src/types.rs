@@ -219,13 +219,14 @@ pub struct ClusterEvent {
 
 impl ClusterEvent {
     /// The set KSW registers when the guest exports no `enqueue` or reports
-    /// no events: Pod, Node, CSINode, PV, PVC and StorageClass, all actions.
+    /// no events: Pod, Node, CSINode, PV, PVC and StorageClass, with the
+    /// scheduler framework's `All` actions (8191 at Kubernetes 1.33.4).
     pub fn defaults() -> Vec<ClusterEvent> {
         abi::event::DEFAULT_RESOURCES
             .into_iter()
             .map(|resource| ClusterEvent {
                 resource: EventResource(resource),
-                action: ActionType::ALL,
+                action: ActionType(abi::event::HOST_DEFAULT_ACTIONS),
             })
             .collect()
     }

@@ -227,48 +227,10 @@ fn number(n: Number<'_>) -> Node {
     }
 }
 
-/// A JSON string as `serde_json` writes it: `"` and `\` escaped, control
-/// characters as `\b \f \n \r \t` or `\u00xx`, and, as Go's `json.Marshal`
-/// does, `<`, `>`, `&`, U+2028 and U+2029 as `\u003c`, `\u003e`, `\u0026`,
-/// `\u2028`, `\u2029`; everything else as is.
+/// A JSON string as Go's `json.Marshal` writes it (the one escaper:
+/// [`crate::output::write_go_string`]); the text is UTF-8 here.
 pub(crate) fn write_str(text: &[u8], out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'"');
-    let mut start = 0;
-    for (i, &b) in text.iter().enumerate() {
-        // The escape, and how many bytes of the text it stands for.
-        let (escape, len): (&[u8], usize) = match b {
-            b'"' => (b"\\\"", 1),
-            b'\\' => (b"\\\\", 1),
-            b'\n' => (b"\\n", 1),
-            b'\r' => (b"\\r", 1),
-            b'\t' => (b"\\t", 1),
-            0x08 => (b"\\b", 1),
-            0x0c => (b"\\f", 1),
-            0..=0x1f => (b"", 1),
-            b'<' => (b"\\u003c", 1),
-            b'>' => (b"\\u003e", 1),
-            b'&' => (b"\\u0026", 1),
-            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
-            0xe2 if text.get(i + 1..i + 3) == Some(&[0x80, 0xa8]) => (b"\\u2028", 3),
-            0xe2 if text.get(i + 1..i + 3) == Some(&[0x80, 0xa9]) => (b"\\u2029", 3),
-            _ => continue,
-        };
-        if i < start {
-            continue;
-        }
-        out.extend_from_slice(&text[start..i]);
-        if escape.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 15)]);
-        } else {
-            out.extend_from_slice(escape);
-        }
-        start = i + len;
-    }
-    out.extend_from_slice(&text[start..]);
-    out.push(b'"');
+    crate::output::write_go_string(text, out);
 }
 
 /// A float as Go's `encoding/json` writes a float64: the shortest digits

@@ -2,8 +2,9 @@
 //!
 //! The protobuf package of an API group is named after its folder in
 //! `k8s.io/api` (`k8s.io.api.rbac.v1`), while `apiVersion` uses the group
-//! name (`rbac.authorization.k8s.io/v1`). This table joins the two. It has no
-//! dependencies so that `xtask` can share it.
+//! name (`rbac.authorization.k8s.io/v1`). This table joins the two for
+//! `apiVersion` ↔ package lookups at run time. (`kguest-codegen` has the
+//! generator's copy in its `groups` module.)
 
 /// `(folder in k8s.io/api, API group name)`; the core group's name is empty.
 pub const API_GROUPS: &[(&str, &str)] = &[

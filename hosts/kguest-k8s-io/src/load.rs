@@ -124,22 +124,29 @@ pub struct Loader<'a> {
 impl<'a> Loader<'a> {
     /// A loader for `text`, labelled `name` in origins.
     pub fn new(name: &str, text: &'a str) -> Self {
-        let json = text.trim_start().starts_with('{') || !cfg!(feature = "yaml");
-        let input = if json {
-            Input::Json(Some(Reader::new(text)), JsonPending::default())
-        } else {
-            #[cfg(feature = "yaml")]
-            {
+        #[cfg(feature = "yaml")]
+        if !text.trim_start().starts_with('{') {
+            return Loader::with_input(
+                name,
                 Input::Yaml {
                     docs: crate::yaml::Documents::new(text),
                     doc: crate::yaml::Document::default(),
-                }
-            }
-            #[cfg(not(feature = "yaml"))]
-            {
-                Input::Json(Some(Reader::new(text)), JsonPending::default())
-            }
-        };
+                },
+            );
+        }
+        Loader::from_json(name, text)
+    }
+
+    /// A loader for `text` read as JSON (one object or a List), for a caller
+    /// that has already looked at the text; labelled `name` in origins.
+    pub fn from_json(name: &str, text: &'a str) -> Self {
+        Loader::with_input(
+            name,
+            Input::Json(Some(Reader::new(text)), JsonPending::default()),
+        )
+    }
+
+    fn with_input(name: &str, input: Input<'a>) -> Self {
         Loader {
             name: name.into(),
             input,
@@ -220,29 +227,21 @@ impl Iterator for Loader<'_> {
             Input::Json(slot, pending) => {
                 let mut reader = slot.take()?;
                 let name = self.name.clone();
-                let mut out = Vec::new();
-                let result = walk(
-                    &mut reader,
-                    &name,
-                    self.schema,
-                    &mut self.encoder,
-                    &mut out,
-                    pending,
-                );
+                let result = walk(&mut reader, &name, self.schema, &mut self.encoder, pending);
                 match result {
                     Err(Failed { error, more: true }) => {
                         *slot = Some(reader);
                         Some(Err(error))
                     }
                     Err(Failed { error, .. }) => self.fail(error.origin, error.error),
-                    Ok(more) => {
+                    Ok(Walked { object, more }) => {
                         if more {
                             // Keep reading this document's list.
                             *slot = Some(reader);
                         } else if let Err(error) = reader.finish() {
                             return self.fail(name, error);
                         }
-                        out.pop().map(Ok)
+                        object.map(Ok)
                     }
                 }
             }
@@ -256,6 +255,13 @@ impl Iterator for Loader<'_> {
 #[derive(Default)]
 struct JsonPending {
     lists: Vec<ListFrame>,
+}
+
+/// What [`walk`] found: the next object, if the document has one, and
+/// whether the document may hold more.
+struct Walked {
+    object: Option<LoadedObject>,
+    more: bool,
 }
 
 /// An object that failed; `more` says whether the source has been moved
@@ -272,16 +278,14 @@ impl From<LoadError> for Failed {
 }
 
 /// Reads the next object of the document `src` is in (`pending` carries the
-/// open lists between calls); pushes it onto `out`. Returns whether the
-/// document may hold more objects.
+/// open lists between calls).
 fn walk<'s, S: Source<'s> + Clone>(
     src: &mut S,
     name: &str,
     schema: Option<&'static MessageSchema>,
     encoder: &mut Encoder,
-    out: &mut Vec<LoadedObject>,
     pending: &mut JsonPending,
-) -> Result<bool, Failed> {
+) -> Result<Walked, Failed> {
     let error = |origin: &str, error: JsonError| {
         Failed::from(LoadError {
             origin: origin.to_string(),
@@ -304,13 +308,21 @@ fn walk<'s, S: Source<'s> + Clone>(
             skip_members(src).map_err(|e| error(&origin, e))?;
             if pending.lists.is_empty() {
                 let _ = frame;
-                return Ok(false);
+                return Ok(Walked {
+                    object: None,
+                    more: false,
+                });
             }
             continue;
         }
         match first {
             SourceEvent::ObjectStart => {}
-            SourceEvent::Null if pending.lists.is_empty() => return Ok(false),
+            SourceEvent::Null if pending.lists.is_empty() => {
+                return Ok(Walked {
+                    object: None,
+                    more: false,
+                });
+            }
             other => {
                 return Err(error(
                     &origin,
@@ -383,14 +395,17 @@ fn walk<'s, S: Source<'s> + Clone>(
             }
             return Err(failed.into());
         }
-        out.push(LoadedObject {
+        let object = LoadedObject {
             origin,
             api_version: api_version.unwrap_or_default(),
             kind: kind.unwrap_or_default(),
             raw,
             warnings: encoder.take_warnings(),
+        };
+        return Ok(Walked {
+            object: Some(object),
+            more: !pending.lists.is_empty(),
         });
-        return Ok(!pending.lists.is_empty());
     }
 }
 
@@ -507,10 +522,8 @@ fn read_document<T: saphyr_parser::Input>(
         let mut src = doc.source();
         let mut pending = JsonPending::default();
         let mut objects = Vec::new();
-        let mut out = Vec::new();
         loop {
-            let step = walk(&mut src, &origin, schema, encoder, &mut out, &mut pending);
-            objects.extend(out.drain(..).map(Ok));
+            let step = walk(&mut src, &origin, schema, encoder, &mut pending);
             match step {
                 Err(Failed { error, more }) => {
                     objects.push(Err(error));
@@ -522,8 +535,12 @@ fn read_document<T: saphyr_parser::Input>(
                         return DocStep::Objects(objects, fatal);
                     }
                 }
-                Ok(true) => {}
-                Ok(false) => return DocStep::Objects(objects, false),
+                Ok(Walked { object, more }) => {
+                    objects.extend(object.map(Ok));
+                    if !more {
+                        return DocStep::Objects(objects, false);
+                    }
+                }
             }
         }
     }

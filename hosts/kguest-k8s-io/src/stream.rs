@@ -2,9 +2,14 @@
 //! preceded by its length as 4 big-endian bytes, as watch streams carry
 //! objects and as `kguest encode` writes several objects.
 
+/// The 4 bytes that go before `object` in a stream.
+pub fn frame_length(object: &[u8]) -> [u8; 4] {
+    (object.len() as u32).to_be_bytes()
+}
+
 /// Appends `object` to `out` as one frame.
 pub fn push_frame(out: &mut Vec<u8>, object: &[u8]) {
-    out.extend_from_slice(&(object.len() as u32).to_be_bytes());
+    out.extend_from_slice(&frame_length(object));
     out.extend_from_slice(object);
 }
 

@@ -92,10 +92,11 @@ pub static KSW: Pin = Pin {
     header: "\
 # kube-scheduler-wasm-extension test material pinned for kguest: its TinyGo and
 # WAT guests, the YAML objects and Go sources of its host test suite, which
-# kguest-host's tests run. `cargo xtask vendor` fetches them into
-# proto-vendor/ksw/ (from $KGUEST_KSW_DIR or GitHub at `commit`) and checks
-# every file against this list. Only this manifest is
-# committed, never the files.
+# kguest-host's tests run; the host's Go module (scheduler/) and upstream's
+# e2e material (internal/e2e/), which the Go harnesses under tests/ use.
+# `cargo xtask vendor` fetches them into proto-vendor/ksw/ (from
+# $KGUEST_KSW_DIR or GitHub at `commit`) and checks every file against this
+# list. Only this manifest is committed, never the files.
 #
 # Format: `repository <owner/name>`, `commit <git hash>`, then
 # `<sha256>  <path>` lines (paths in the repository) sorted by path. Bump with

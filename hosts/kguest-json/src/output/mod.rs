@@ -30,6 +30,7 @@ use kguest_wire::schema::{self, JsonForm, MessageSchema};
 use kguest_wire::wire::Value;
 
 pub use strings::base64;
+pub(crate) use strings::write_go_string;
 pub use zero::is_zero;
 
 /// How JSON text is laid out.

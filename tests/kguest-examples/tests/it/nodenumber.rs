@@ -103,9 +103,9 @@ fn nodenumber_decides_as_upstreams_tinygo_build() {
         a.score(&first, "n1").unwrap();
         for rec in [&a_rec, &b_rec] {
             let logs = rec.take().1;
-            let applied = logs.iter().any(|(sev, msg, _)| {
-                *sev == 0 && msg == "NodeNumberArgs is successfully applied\n"
-            });
+            let applied = logs
+                .iter()
+                .any(|(sev, msg, _)| *sev == 0 && msg == "NodeNumberArgs is successfully applied");
             assert_eq!(applied, config.is_some(), "config {config:?}: {logs:?}");
         }
         for nodes in NODE_SETS {

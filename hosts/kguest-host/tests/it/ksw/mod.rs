@@ -43,6 +43,7 @@ macro_rules! case_test {
     (left_out, $id:ident, $test:expr, $name:expr) => {};
 }
 
+mod go_host;
 mod host;
 mod mask;
 mod plugin;

@@ -1,0 +1,19 @@
+//! Running cargo from xtask's tasks.
+
+use std::process::Command;
+
+/// Runs cargo with `args` in the workspace, failing on a non-zero exit.
+pub fn cargo(args: &[&str]) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new(cargo)
+        .args(args)
+        .current_dir(crate::paths::root())
+        .status()
+        .map_err(|err| format!("running cargo: {err}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
+}
