@@ -497,9 +497,11 @@ impl Encoder<'_> {
         match kind {
             Kind::String => Owned::Len(self.random_string().into_bytes()),
             Kind::Bytes => Owned::Len(self.rng.bytes(8)),
-            // An empty message, or one with only unknown fields.
+            // An empty message, or one with only a field its type does not
+            // know (a field it knows, e.g. Quantity's string, would need a
+            // value of its type).
             Kind::Message(_) if self.rng.chance(50) => Owned::Len(Vec::new()),
-            Kind::Message(_) => Owned::Len(self.unknown_record(&EMPTY).1),
+            Kind::Message(inner) => Owned::Len(self.unknown_record(inner).1),
             _ => {
                 let mut v = self.random_varint();
                 if old == Value::Varint(v) {
@@ -654,9 +656,6 @@ impl Encoder<'_> {
         out
     }
 }
-
-static EMPTY: MessageSchema =
-    MessageSchema::new("kguest.test.Empty", schema::JsonForm::Object, &[]);
 
 pub fn reencode(
     schema: &MessageSchema,
