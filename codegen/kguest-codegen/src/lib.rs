@@ -21,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod api_changes;
 mod emit;
 pub mod groups;
 pub mod kubernetes;
