@@ -4,13 +4,13 @@ go 1.26.0
 
 require (
 	github.com/tetratelabs/wazero v1.12.0
-	k8s.io/apimachinery v0.36.3
+	k8s.io/apimachinery v0.37.2
 	sigs.k8s.io/kustomize/kyaml v0.21.2
 )
 
 require (
 	github.com/blang/semver/v4 v4.0.0 // indirect
-	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
+	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect

@@ -10,10 +10,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use crate::{golang, paths};
+use crate::{golang, paths, vendor};
 
 const MODULE: &str = "tests/go-judge";
-const SOURCES: &[&str] = &["k8s.io/api@v0.36.3", "k8s.io/apimachinery@v0.36.3"];
+/// The Go modules the facts are read from, at the tag of the pinned release.
+const SOURCES: &[&str] = &["k8s.io/api", "k8s.io/apimachinery"];
 
 /// Messages with their own JSON form (`kguest_codegen::kubernetes::JSON_FORMS`):
 /// they have no json tag line.
@@ -46,7 +47,7 @@ const TABLES: &[Table] = &[
 # Go pointer fields of Kubernetes API structs (Go's protobuf marshaller writes them only when
 # non-nil; every other singular field it always writes).
 # Written by `cargo xtask go-facts --write` from the Go source of k8s.io/api and
-# k8s.io/apimachinery v0.36.3 (tests/go-judge/facts reads every struct field with a protobuf
+# k8s.io/apimachinery {TAG} (tests/go-judge/facts reads every struct field with a protobuf
 # tag); `cargo xtask test` checks this file against that source.
 # Slices, maps and []byte are not listed (written when len > 0).
 # Format: <proto full message name> <proto field name> [<proto field name> ...]
@@ -65,7 +66,7 @@ const TABLES: &[Table] = &[
 # field not listed has `omitempty`; fields embedded with `json:\",inline\"` are not listed.
 # Every message of the protos has a line (the messages with a special JSON form excepted).
 # Written by `cargo xtask go-facts --write` from the Go source of k8s.io/api and
-# k8s.io/apimachinery v0.36.3 (tests/go-judge/facts); `cargo xtask test` checks this file
+# k8s.io/apimachinery {TAG} (tests/go-judge/facts); `cargo xtask test` checks this file
 # against that source. Messages that the Go source declares as another package's type keep
 # their line as written by hand (`kept:` below).
 ",
@@ -80,7 +81,7 @@ const TABLES: &[Table] = &[
 # (and the fixtures' .json) has them in this order. Fields embedded with `json:\",inline\"` stand
 # where their members appear.
 # Written by `cargo xtask go-facts --write` from the Go source of k8s.io/api and
-# k8s.io/apimachinery v0.36.3 (tests/go-judge/facts); `cargo xtask test` checks this file
+# k8s.io/apimachinery {TAG} (tests/go-judge/facts); `cargo xtask test` checks this file
 # against that source.
 # Format: <proto full message name> <proto field name> ... (every protobuf field, in Go order)
 ",
@@ -165,9 +166,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn source_dirs() -> Result<Vec<String>, String> {
+    let tag = vendor::kubernetes_release()?.tag;
     SOURCES
         .iter()
-        .map(|m| golang::module_dir(MODULE, m).map(|d| d.to_string_lossy().into_owned()))
+        .map(|m| {
+            golang::module_dir(MODULE, &format!("{m}@{tag}"))
+                .map(|d| d.to_string_lossy().into_owned())
+        })
         .collect()
 }
 
@@ -239,7 +244,8 @@ fn render(
             }
         }
     }
-    let mut out = table.header.to_string();
+    let tag = vendor::kubernetes_release()?.tag;
+    let mut out = table.header.replace("{TAG}", &tag);
     for message in &kept {
         out.push_str(&format!("# kept: {message}\n"));
     }

@@ -1,6 +1,8 @@
 //! Project automation: `cargo xtask <task>`. One module per task.
 
+mod apichanges;
 mod bench;
+mod bump;
 mod cargo;
 mod demo;
 mod e2e;
@@ -32,6 +34,10 @@ const USAGE: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
+  bump X.Y.Z [--from DIR]         move to another Kubernetes release: pin its protos and fixtures
+                                  (from DIR, else the k8s.io Go modules), keep the previous lock,
+                                  Go judges' modules, k8s-openapi feature, go-facts, regen with
+                                  docs/api-changes/<minor>.md, sizes; stops at the first failing step
   demo                            run the example plugins on the sample objects in tests/data
   e2e [--full]                    the real kube-scheduler on an in-process API server: pods bound
                                   where kguest picks, and throughput (--full: 500 nodes)
@@ -64,7 +70,8 @@ tasks:
                                   fetch the pinned Kubernetes protos and fixtures and
                                   kube-scheduler-wasm-extension's test material into proto-vendor/
          [--update-lock --from DIR [--kubernetes X.Y.Z | --commit HASH]]
-  regen [--check]                 regenerate generated/ from the vendored protos
+  regen [--check]                 regenerate generated/ from the vendored protos, and the
+                                  API-change report against the previous release
 ";
 
 fn main() -> ExitCode {
@@ -75,6 +82,7 @@ fn main() -> ExitCode {
     };
     let result = match task.as_str() {
         "bench" => bench::run(rest),
+        "bump" => bump::run(rest),
         "demo" => demo::run(rest),
         "e2e" => e2e::run(rest),
         "examples" => examples::run(rest),

@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 
 use kguest_codegen::model::Model;
 
-use crate::paths;
-
-/// The Kubernetes version folder of k8s-openapi the encoders are for.
-const K8S_OPENAPI_VERSION_DIR: &str = "src/v1_36";
+use crate::{paths, vendor};
 
 /// `openapi.rs` for `model`, named as written by `regen_command`.
 pub fn generate(model: &Model, regen_command: &str) -> Result<String, String> {
@@ -20,7 +17,7 @@ pub fn generate(model: &Model, regen_command: &str) -> Result<String, String> {
     Ok(generated.text)
 }
 
-/// k8s-openapi's `src/v1_36`, found through `cargo metadata`: the copy of
+/// k8s-openapi's `src/v1_<minor>` for the pinned release, found through `cargo metadata`: the copy of
 /// the crate the workspace's dependency graph resolves to.
 fn k8s_openapi_source() -> Result<PathBuf, String> {
     let output =
@@ -44,14 +41,16 @@ fn k8s_openapi_source() -> Result<PathBuf, String> {
         .find(|p| p["name"] == "k8s-openapi")
         .and_then(|p| p["manifest_path"].as_str())
         .ok_or("k8s-openapi is not in the workspace's dependency graph")?;
+    let release = vendor::kubernetes_release()?;
     let dir = Path::new(manifest)
         .parent()
         .unwrap_or(Path::new("."))
-        .join(K8S_OPENAPI_VERSION_DIR);
+        .join(format!("src/v1_{}", release.minor()));
     if !dir.is_dir() {
         return Err(format!(
-            "{} is missing (k8s-openapi without Kubernetes 1.36 support?)",
-            dir.display()
+            "{} is missing (k8s-openapi without Kubernetes {} support?)",
+            dir.display(),
+            release.major_minor()
         ));
     }
     Ok(dir)

@@ -104,6 +104,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
             report.unchanged,
         );
     }
+    // The API-change report is compared (or written) after the generated code.
+    let changes = crate::apichanges::run(check);
     if !stale.is_empty() {
         return Err(format!(
             "{} generated file(s) are stale; run `cargo xtask regen`:\n{}",
@@ -111,6 +113,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             stale.join("\n")
         ));
     }
+    changes?;
     if check {
         println!(
             "regen: {} files up to date",
@@ -231,6 +234,8 @@ fn check_json_tags_cover(
         .values()
         .flat_map(|p| &p.messages)
         .filter(|m| !m.map_entry && m.json == JsonForm::Object)
+        // A message without fields (an empty Go struct) has no tags to read.
+        .filter(|m| !m.fields.is_empty())
         .map(|m| m.full_name.as_str())
         .filter(|name| !tags.contains_key(*name))
         .collect();
@@ -308,9 +313,23 @@ fn api_reference_link(package: &str, message: &str) -> Option<String> {
         _ => return None,
     };
     Some(format!(
-        "https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#{}-{version}-{group}",
+        "{}#{}-{version}-{group}",
+        api_reference_page()?,
         message.to_ascii_lowercase()
     ))
+}
+
+/// The API reference page of the pinned release's minor version.
+fn api_reference_page() -> Option<&'static str> {
+    static PAGE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    PAGE.get_or_init(|| {
+        let release = vendor::kubernetes_release().ok()?;
+        Some(format!(
+            "https://kubernetes.io/docs/reference/generated/kubernetes-api/v{}/",
+            release.major_minor()
+        ))
+    })
+    .as_deref()
 }
 
 #[cfg(test)]
@@ -385,17 +404,16 @@ mod tests {
 
     #[test]
     fn api_reference_links() {
+        let minor = vendor::kubernetes_release().unwrap().major_minor();
+        let page =
+            format!("https://kubernetes.io/docs/reference/generated/kubernetes-api/v{minor}/");
         assert_eq!(
-            api_reference_link("k8s.io.api.core.v1", "Pod").as_deref(),
-            Some(
-                "https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#pod-v1-core"
-            )
+            api_reference_link("k8s.io.api.core.v1", "Pod"),
+            Some(format!("{page}#pod-v1-core"))
         );
         assert_eq!(
-            api_reference_link("k8s.io.api.networking.v1", "Ingress").as_deref(),
-            Some(
-                "https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingress-v1-networking-k8s-io"
-            )
+            api_reference_link("k8s.io.api.networking.v1", "Ingress"),
+            Some(format!("{page}#ingress-v1-networking-k8s-io"))
         );
         assert_eq!(
             api_reference_link("k8s.io.apimachinery.pkg.runtime", "Unknown"),

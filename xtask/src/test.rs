@@ -37,7 +37,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     examples::build_all()?;
     // The older releases' fixtures of upstream's compatibility test ship in
     // the k8s.io/api module the Go judge pins.
-    let api = golang::module_dir("tests/go-judge", "k8s.io/api@v0.36.3")?;
+    let tag = vendor::kubernetes_release()?.tag;
+    let api = golang::module_dir("tests/go-judge", &format!("k8s.io/api@{tag}"))?;
     krmgo::prepare()?;
     judge::prepare(&[])?;
     let ksw_host = kswhost::prepare()?;

@@ -1,9 +1,11 @@
 //! The checks of the tree as a test, so a plain `cargo test` fails on them
-//! too: `tidy` and the freshness of `generated/` (`regen --check`).
-//! `cargo xtask test` runs both itself first and skips this module.
+//! too: `tidy`, the freshness of `generated/` (`regen --check`) and of the Go
+//! facts the generator reads (`go-facts`). `cargo xtask test` runs them
+//! itself first and skips this module.
 //!
-//! `go-facts` is not here: it needs Go and the Go modules of k8s.io/api
-//! downloaded, which `cargo xtask test` prepares.
+//! `go-facts` reads the Go source of k8s.io/api: it needs Go (a missing `go`
+//! fails the test with one line) and downloads that module through the Go
+//! module proxy the first time.
 
 #[test]
 fn tidy() {
@@ -14,4 +16,10 @@ fn tidy() {
 fn generated_code_is_what_regen_writes() {
     crate::regen::run(&["--check".to_string()])
         .unwrap_or_else(|err| panic!("cargo xtask regen --check: {err}"));
+}
+
+#[test]
+fn go_facts_match_the_go_types() {
+    crate::golang::require().unwrap_or_else(|err| panic!("cargo xtask go-facts: {err}"));
+    crate::gofacts::run(&[]).unwrap_or_else(|err| panic!("cargo xtask go-facts: {err}"));
 }

@@ -24,7 +24,7 @@ use crate::JsonForm;
 /// `Time` writes RFC 3339 to the second (`metav1/time.go`), `MicroTime` with
 /// six fractional digits (`micro_time.go`), `Duration` Go's duration string
 /// (`duration.go`); `FieldsV1` and `RawExtension` carry raw JSON; `Verbs`
-/// and the `ExtraValue`s are `[]string`, written as the bare array. Kept by
+/// and the `ExtraValue`s and `AttestationValue` (1.37) are `[]string`, written as the bare array. Kept by
 /// hand from those sources (`cargo xtask go-facts` does not check it).
 ///
 /// The k8s-openapi encoders ([`crate::openapi`]) read the forms too: a
@@ -52,6 +52,10 @@ pub const JSON_FORMS: &[(&str, JsonForm)] = &[
     (
         "apimachinery.pkg.util.intstr.IntOrString",
         JsonForm::IntOrString,
+    ),
+    (
+        "api.authentication.v1.AttestationValue",
+        JsonForm::BareArray,
     ),
     ("api.authentication.v1.ExtraValue", JsonForm::BareArray),
     ("api.authentication.v1beta1.ExtraValue", JsonForm::BareArray),

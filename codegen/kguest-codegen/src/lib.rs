@@ -21,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod api_changes;
 mod emit;
 pub mod groups;
 pub mod kubernetes;
@@ -39,18 +40,9 @@ pub use write::{WriteReport, stale_files, write_files};
 /// deletes files that carry it.
 pub const GENERATED_MARKER: &str = "// @generated";
 
-/// How a message is written as JSON, mirroring `kguest_wire::schema::JsonForm`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JsonForm {
-    Object,
-    Timestamp { frac_digits: u8 },
-    EmbeddedString,
-    Quantity,
-    IntOrString,
-    RawJson,
-    BareArray,
-    Duration,
-}
+/// How a message is written as JSON: the runtime's own enum, so the
+/// generator and the schemas it emits cannot disagree.
+pub use kguest_wire::schema::JsonForm;
 
 /// Builds the generator's settings, in the spirit of `prost_build::Config`.
 pub struct Config {

@@ -1,4 +1,4 @@
-//! Zero-copy views of every Kubernetes protobuf message (Kubernetes 1.36).
+//! Zero-copy views of every Kubernetes protobuf message (Kubernetes 1.37).
 //!
 //! Each message of `k8s.io/api` and `k8s.io/apimachinery` has a `Copy` view
 //! type that borrows the encoded bytes. Module paths and accessor names follow

@@ -1220,37 +1220,26 @@ impl Message for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSt
 }
 impl Message for k8s_openapi::api::apps::v1::ControllerRevision {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes)
-            + match &self.data {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::apimachinery::pkg::runtime::RawExtension>::default()
-                        .field_len(2, sizes)
-                }
-            } + self.revision.field_len(3, sizes)
+        self.metadata.field_len(1, sizes) + self.data.field_len(2, sizes)
+            + match &self.revision {
+                Some(v) => v.field_len(3, sizes),
+                None => rt::zero::varint_len(3),
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        match &self.data {
-            Some(v) => v.write_field(2, w),
+        self.data.write_field(2, w);
+        match &self.revision {
+            Some(v) => v.write_field(3, w),
             None => {
-                <k8s_openapi::apimachinery::pkg::runtime::RawExtension>::default()
-                    .write_field(2, w);
+                rt::zero::write_varint(3, w);
             }
         }
-        self.revision.write_field(3, w);
     }
 }
 impl Message for k8s_openapi::api::apps::v1::DaemonSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes)
-            + match &self.spec {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::api::apps::v1::DaemonSetSpec>::default()
-                        .field_len(2, sizes)
-                }
-            }
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -1261,12 +1250,7 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSet {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        match &self.spec {
-            Some(v) => v.write_field(2, w),
-            None => {
-                <k8s_openapi::api::apps::v1::DaemonSetSpec>::default().write_field(2, w);
-            }
-        }
+        self.spec.write_field(2, w);
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -1278,7 +1262,14 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSet {
 }
 impl Message for k8s_openapi::api::apps::v1::DaemonSetCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
+            + match &self.status {
+                Some(v) => v.field_len(2, sizes),
+                None => rt::zero::string_len(2),
+            }
             + match &self.last_transition_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -1293,8 +1284,18 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        self.type_.write_field(1, w);
-        self.status.write_field(2, w);
+        match &self.type_ {
+            Some(v) => v.write_field(1, w),
+            None => {
+                rt::zero::write_string(1, w);
+            }
+        }
+        match &self.status {
+            Some(v) => v.write_field(2, w),
+            None => {
+                rt::zero::write_string(2, w);
+            }
+        }
         match &self.last_transition_time {
             Some(v) => v.write_field(3, w),
             None => {
@@ -1425,14 +1426,7 @@ impl Message for k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy {
 }
 impl Message for k8s_openapi::api::apps::v1::Deployment {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes)
-            + match &self.spec {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::api::apps::v1::DeploymentSpec>::default()
-                        .field_len(2, sizes)
-                }
-            }
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -1443,13 +1437,7 @@ impl Message for k8s_openapi::api::apps::v1::Deployment {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        match &self.spec {
-            Some(v) => v.write_field(2, w),
-            None => {
-                <k8s_openapi::api::apps::v1::DeploymentSpec>::default()
-                    .write_field(2, w);
-            }
-        }
+        self.spec.write_field(2, w);
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -1461,7 +1449,14 @@ impl Message for k8s_openapi::api::apps::v1::Deployment {
 }
 impl Message for k8s_openapi::api::apps::v1::DeploymentCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
+            + match &self.status {
+                Some(v) => v.field_len(2, sizes),
+                None => rt::zero::string_len(2),
+            }
             + match &self.reason {
                 Some(v) => v.field_len(4, sizes),
                 None => rt::zero::string_len(4),
@@ -1480,8 +1475,18 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        self.type_.write_field(1, w);
-        self.status.write_field(2, w);
+        match &self.type_ {
+            Some(v) => v.write_field(1, w),
+            None => {
+                rt::zero::write_string(1, w);
+            }
+        }
+        match &self.status {
+            Some(v) => v.write_field(2, w),
+            None => {
+                rt::zero::write_string(2, w);
+            }
+        }
         match &self.reason {
             Some(v) => v.write_field(4, w),
             None => {
@@ -1644,14 +1649,7 @@ impl Message for k8s_openapi::api::apps::v1::DeploymentStrategy {
 }
 impl Message for k8s_openapi::api::apps::v1::ReplicaSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes)
-            + match &self.spec {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::api::apps::v1::ReplicaSetSpec>::default()
-                        .field_len(2, sizes)
-                }
-            }
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -1662,13 +1660,7 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSet {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        match &self.spec {
-            Some(v) => v.write_field(2, w),
-            None => {
-                <k8s_openapi::api::apps::v1::ReplicaSetSpec>::default()
-                    .write_field(2, w);
-            }
-        }
+        self.spec.write_field(2, w);
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -1680,7 +1672,14 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSet {
 }
 impl Message for k8s_openapi::api::apps::v1::ReplicaSetCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
+            + match &self.status {
+                Some(v) => v.field_len(2, sizes),
+                None => rt::zero::string_len(2),
+            }
             + match &self.last_transition_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -1695,8 +1694,18 @@ impl Message for k8s_openapi::api::apps::v1::ReplicaSetCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        self.type_.write_field(1, w);
-        self.status.write_field(2, w);
+        match &self.type_ {
+            Some(v) => v.write_field(1, w),
+            None => {
+                rt::zero::write_string(1, w);
+            }
+        }
+        match &self.status {
+            Some(v) => v.write_field(2, w),
+            None => {
+                rt::zero::write_string(2, w);
+            }
+        }
         match &self.last_transition_time {
             Some(v) => v.write_field(3, w),
             None => {
@@ -1833,14 +1842,7 @@ impl Message for k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy {
 }
 impl Message for k8s_openapi::api::apps::v1::StatefulSet {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes)
-            + match &self.spec {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::api::apps::v1::StatefulSetSpec>::default()
-                        .field_len(2, sizes)
-                }
-            }
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -1851,13 +1853,7 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSet {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        match &self.spec {
-            Some(v) => v.write_field(2, w),
-            None => {
-                <k8s_openapi::api::apps::v1::StatefulSetSpec>::default()
-                    .write_field(2, w);
-            }
-        }
+        self.spec.write_field(2, w);
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -1869,7 +1865,14 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSet {
 }
 impl Message for k8s_openapi::api::apps::v1::StatefulSetCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.type_.field_len(1, sizes) + self.status.field_len(2, sizes)
+        (match &self.type_ {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        })
+            + match &self.status {
+                Some(v) => v.field_len(2, sizes),
+                None => rt::zero::string_len(2),
+            }
             + match &self.last_transition_time {
                 Some(v) => v.field_len(3, sizes),
                 None => rt::zero::time().field_len(3, sizes),
@@ -1884,8 +1887,18 @@ impl Message for k8s_openapi::api::apps::v1::StatefulSetCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        self.type_.write_field(1, w);
-        self.status.write_field(2, w);
+        match &self.type_ {
+            Some(v) => v.write_field(1, w),
+            None => {
+                rt::zero::write_string(1, w);
+            }
+        }
+        match &self.status {
+            Some(v) => v.write_field(2, w),
+            None => {
+                rt::zero::write_string(2, w);
+            }
+        }
         match &self.last_transition_time {
             Some(v) => v.write_field(3, w),
             None => {
@@ -2236,11 +2249,13 @@ impl Message for k8s_openapi::api::authentication::v1::TokenRequestSpec {
         rt::repeated_len(self.audiences.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.bound_object_ref, 3, sizes)
             + rt::opt_len(&self.expiration_seconds, 4, sizes)
+            + rt::map_len(self.attestations.as_ref(), 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_repeated(self.audiences.iter().flatten(), 1, w);
         rt::write_opt(&self.bound_object_ref, 3, w);
         rt::write_opt(&self.expiration_seconds, 4, w);
+        rt::write_map(self.attestations.as_ref(), 5, w);
     }
 }
 impl Message for k8s_openapi::api::authentication::v1::TokenRequestStatus {
@@ -3018,7 +3033,7 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondi
             + match &self.message {
                 Some(v) => v.field_len(5, sizes),
                 None => rt::zero::string_len(5),
-            }
+            } + rt::opt_len(&self.observed_generation, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.type_.write_field(1, w);
@@ -3041,6 +3056,7 @@ impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondi
                 rt::zero::write_string(5, w);
             }
         }
+        rt::write_opt(&self.observed_generation, 6, w);
     }
 }
 impl Message for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec {
@@ -3353,6 +3369,20 @@ impl Message for k8s_openapi::api::batch::v1::JobCondition {
         }
     }
 }
+impl Message for k8s_openapi::api::batch::v1::JobSchedulingConfiguration {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.scheduling_policy, 1, sizes)
+            + rt::opt_len(&self.scheduling_constraints, 2, sizes)
+            + rt::opt_len(&self.disruption_mode, 3, sizes)
+            + rt::repeated_len(self.resource_claims.iter().flatten(), 4, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.scheduling_policy, 1, w);
+        rt::write_opt(&self.scheduling_constraints, 2, w);
+        rt::write_opt(&self.disruption_mode, 3, w);
+        rt::write_repeated(self.resource_claims.iter().flatten(), 4, w);
+    }
+}
 impl Message for k8s_openapi::api::batch::v1::JobSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::opt_len(&self.parallelism, 1, sizes)
@@ -3371,6 +3401,7 @@ impl Message for k8s_openapi::api::batch::v1::JobSpec {
             + rt::opt_len(&self.pod_replacement_policy, 14, sizes)
             + rt::opt_len(&self.managed_by, 15, sizes)
             + rt::opt_len(&self.success_policy, 16, sizes)
+            + rt::opt_len(&self.scheduling, 17, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_opt(&self.parallelism, 1, w);
@@ -3389,6 +3420,7 @@ impl Message for k8s_openapi::api::batch::v1::JobSpec {
         rt::write_opt(&self.pod_replacement_policy, 14, w);
         rt::write_opt(&self.managed_by, 15, w);
         rt::write_opt(&self.success_policy, 16, w);
+        rt::write_opt(&self.scheduling, 17, w);
     }
 }
 impl Message for k8s_openapi::api::batch::v1::JobStatus {
@@ -3677,7 +3709,7 @@ impl Message for k8s_openapi::api::certificates::v1::CertificateSigningRequestSt
         rt::write_opt(&self.certificate, 2, w);
     }
 }
-impl Message for k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle {
+impl Message for k8s_openapi::api::certificates::v1::ClusterTrustBundle {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
@@ -3686,7 +3718,7 @@ impl Message for k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle {
         self.spec.write_field(2, w);
     }
 }
-impl Message for k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpec {
+impl Message for k8s_openapi::api::certificates::v1::ClusterTrustBundleSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         (match &self.signer_name {
             Some(v) => v.field_len(1, sizes),
@@ -3701,6 +3733,76 @@ impl Message for k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpe
             }
         }
         self.trust_bundle.write_field(2, w);
+    }
+}
+impl Message for k8s_openapi::api::certificates::v1::PodCertificateRequest {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+            + match &self.status {
+                Some(v) => v.field_len(3, sizes),
+                None => {
+                    <k8s_openapi::api::certificates::v1::PodCertificateRequestStatus>::default()
+                        .field_len(3, sizes)
+                }
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.metadata.write_field(1, w);
+        self.spec.write_field(2, w);
+        match &self.status {
+            Some(v) => v.write_field(3, w),
+            None => {
+                <k8s_openapi::api::certificates::v1::PodCertificateRequestStatus>::default()
+                    .write_field(3, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::certificates::v1::PodCertificateRequestSpec {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.signer_name.field_len(1, sizes) + self.pod_name.field_len(2, sizes)
+            + self.pod_uid.field_len(3, sizes)
+            + self.service_account_name.field_len(4, sizes)
+            + self.service_account_uid.field_len(5, sizes)
+            + self.node_name.field_len(6, sizes) + self.node_uid.field_len(7, sizes)
+            + rt::opt_len(&self.max_expiration_seconds, 8, sizes)
+            + rt::map_len(self.unverified_user_annotations.as_ref(), 11, sizes)
+            + self.stub_pkc_s10_request.field_len(12, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.signer_name.write_field(1, w);
+        self.pod_name.write_field(2, w);
+        self.pod_uid.write_field(3, w);
+        self.service_account_name.write_field(4, w);
+        self.service_account_uid.write_field(5, w);
+        self.node_name.write_field(6, w);
+        self.node_uid.write_field(7, w);
+        rt::write_opt(&self.max_expiration_seconds, 8, w);
+        rt::write_map(self.unverified_user_annotations.as_ref(), 11, w);
+        self.stub_pkc_s10_request.write_field(12, w);
+    }
+}
+impl Message for k8s_openapi::api::certificates::v1::PodCertificateRequestStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+            + match &self.certificate_chain {
+                Some(v) => v.field_len(2, sizes),
+                None => rt::zero::string_len(2),
+            } + rt::opt_len(&self.not_before, 4, sizes)
+            + rt::opt_len(&self.begin_refresh_at, 5, sizes)
+            + rt::opt_len(&self.not_after, 6, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.conditions.iter().flatten(), 1, w);
+        match &self.certificate_chain {
+            Some(v) => v.write_field(2, w),
+            None => {
+                rt::zero::write_string(2, w);
+            }
+        }
+        rt::write_opt(&self.not_before, 4, w);
+        rt::write_opt(&self.begin_refresh_at, 5, w);
+        rt::write_opt(&self.not_after, 6, w);
     }
 }
 impl Message for k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle {
@@ -4276,7 +4378,7 @@ impl Message for k8s_openapi::api::core::v1::ClusterTrustBundleProjection {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::opt_len(&self.name, 1, sizes) + rt::opt_len(&self.signer_name, 2, sizes)
             + rt::opt_len(&self.label_selector, 3, sizes) + self.path.field_len(4, sizes)
-            + rt::opt_len(&self.optional, 5, sizes)
+            + rt::opt_len(&self.optional, 5, sizes) + rt::opt_len(&self.user, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_opt(&self.name, 1, w);
@@ -4284,6 +4386,7 @@ impl Message for k8s_openapi::api::core::v1::ClusterTrustBundleProjection {
         rt::write_opt(&self.label_selector, 3, w);
         self.path.write_field(4, w);
         rt::write_opt(&self.optional, 5, w);
+        rt::write_opt(&self.user, 6, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ComponentCondition {
@@ -4425,6 +4528,7 @@ impl Message for k8s_openapi::api::core::v1::ConfigMapVolumeSource {
             + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.default_mode, 3, sizes)
             + rt::opt_len(&self.optional, 4, sizes)
+            + rt::opt_len(&self.default_user, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_inline(
@@ -4437,6 +4541,7 @@ impl Message for k8s_openapi::api::core::v1::ConfigMapVolumeSource {
         rt::write_repeated(self.items.iter().flatten(), 2, w);
         rt::write_opt(&self.default_mode, 3, w);
         rt::write_opt(&self.optional, 4, w);
+        rt::write_opt(&self.default_user, 5, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::Container {
@@ -4885,23 +4990,26 @@ impl Message for k8s_openapi::api::core::v1::DownwardAPIVolumeFile {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.path.field_len(1, sizes) + rt::opt_len(&self.field_ref, 2, sizes)
             + rt::opt_len(&self.resource_field_ref, 3, sizes)
-            + rt::opt_len(&self.mode, 4, sizes)
+            + rt::opt_len(&self.mode, 4, sizes) + rt::opt_len(&self.user, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.path.write_field(1, w);
         rt::write_opt(&self.field_ref, 2, w);
         rt::write_opt(&self.resource_field_ref, 3, w);
         rt::write_opt(&self.mode, 4, w);
+        rt::write_opt(&self.user, 5, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::DownwardAPIVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::repeated_len(self.items.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.default_mode, 2, sizes)
+            + rt::opt_len(&self.default_user, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_repeated(self.items.iter().flatten(), 1, w);
         rt::write_opt(&self.default_mode, 2, w);
+        rt::write_opt(&self.default_user, 3, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::EmptyDirVolumeSource {
@@ -4909,7 +5017,7 @@ impl Message for k8s_openapi::api::core::v1::EmptyDirVolumeSource {
         (match &self.medium {
             Some(v) => v.field_len(1, sizes),
             None => rt::zero::string_len(1),
-        }) + rt::opt_len(&self.size_limit, 2, sizes)
+        }) + rt::opt_len(&self.size_limit, 2, sizes) + rt::opt_len(&self.mode, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.medium {
@@ -4919,6 +5027,7 @@ impl Message for k8s_openapi::api::core::v1::EmptyDirVolumeSource {
             }
         }
         rt::write_opt(&self.size_limit, 2, w);
+        rt::write_opt(&self.mode, 3, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::EndpointAddress {
@@ -5381,6 +5490,15 @@ impl Message for k8s_openapi::api::core::v1::EventSource {
         }
     }
 }
+impl Message for k8s_openapi::api::core::v1::EvictionResponder {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.priority.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.priority.write_field(2, w);
+    }
+}
 impl Message for k8s_openapi::api::core::v1::ExecAction {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::repeated_len(self.command.iter().flatten(), 1, sizes)
@@ -5559,10 +5677,12 @@ impl Message for k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource {
 impl Message for k8s_openapi::api::core::v1::GRPCAction {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.port.field_len(1, sizes) + rt::opt_len(&self.service, 2, sizes)
+            + rt::opt_len(&self.mode, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.port.write_field(1, w);
         rt::write_opt(&self.service, 2, w);
+        rt::write_opt(&self.mode, 3, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::GitRepoVolumeSource {
@@ -5646,6 +5766,7 @@ impl Message for k8s_openapi::api::core::v1::HTTPGetAction {
                 Some(v) => v.field_len(4, sizes),
                 None => rt::zero::string_len(4),
             } + rt::repeated_len(self.http_headers.iter().flatten(), 5, sizes)
+            + rt::opt_len(&self.protocol, 6, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.path {
@@ -5668,6 +5789,7 @@ impl Message for k8s_openapi::api::core::v1::HTTPGetAction {
             }
         }
         rt::write_repeated(self.http_headers.iter().flatten(), 5, w);
+        rt::write_opt(&self.protocol, 6, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::HTTPHeader {
@@ -5871,12 +5993,13 @@ impl Message for k8s_openapi::api::core::v1::ImageVolumeStatus {
 impl Message for k8s_openapi::api::core::v1::KeyToPath {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.key.field_len(1, sizes) + self.path.field_len(2, sizes)
-            + rt::opt_len(&self.mode, 3, sizes)
+            + rt::opt_len(&self.mode, 3, sizes) + rt::opt_len(&self.user, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.key.write_field(1, w);
         self.path.write_field(2, w);
         rt::write_opt(&self.mode, 3, w);
+        rt::write_opt(&self.user, 4, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::Lifecycle {
@@ -6213,16 +6336,38 @@ impl Message for k8s_openapi::api::core::v1::NodeAffinity {
         );
     }
 }
+impl Message for k8s_openapi::api::core::v1::NodeAllocatableMappedResources {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.quantity.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.quantity.write_field(2, w);
+    }
+}
+impl Message for k8s_openapi::api::core::v1::NodeAllocatableOverheadResources {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + rt::opt_len(&self.per_pod, 2, sizes)
+            + rt::opt_len(&self.per_container, 3, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        rt::write_opt(&self.per_pod, 2, w);
+        rt::write_opt(&self.per_container, 3, w);
+    }
+}
 impl Message for k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.resource_claim_name.field_len(1, sizes)
             + rt::repeated_len(self.containers.iter().flatten(), 2, sizes)
-            + rt::map_len(Some(&self.resources), 3, sizes)
+            + rt::repeated_len(self.mapping.iter().flatten(), 4, sizes)
+            + rt::repeated_len(self.overhead.iter().flatten(), 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.resource_claim_name.write_field(1, w);
         rt::write_repeated(self.containers.iter().flatten(), 2, w);
-        rt::write_map(Some(&self.resources), 3, w);
+        rt::write_repeated(self.mapping.iter().flatten(), 4, w);
+        rt::write_repeated(self.overhead.iter().flatten(), 5, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeCondition {
@@ -6331,6 +6476,14 @@ impl Message for k8s_openapi::api::core::v1::NodeFeatures {
         rt::write_opt(&self.supplemental_groups_policy, 1, w);
     }
 }
+impl Message for k8s_openapi::api::core::v1::NodePodPreemptionPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.disable_resize_preemption.iter().flatten(), 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.disable_resize_preemption.iter().flatten(), 1, w);
+    }
+}
 impl Message for k8s_openapi::api::core::v1::NodeRuntimeHandler {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         (match &self.name {
@@ -6407,6 +6560,7 @@ impl Message for k8s_openapi::api::core::v1::NodeSpec {
             } + rt::repeated_len(self.taints.iter().flatten(), 5, sizes)
             + rt::opt_len(&self.config_source, 6, sizes)
             + rt::repeated_len(self.pod_cidrs.iter().flatten(), 7, sizes)
+            + rt::opt_len(&self.pod_preemption_policy, 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.pod_cidr {
@@ -6436,6 +6590,7 @@ impl Message for k8s_openapi::api::core::v1::NodeSpec {
         rt::write_repeated(self.taints.iter().flatten(), 5, w);
         rt::write_opt(&self.config_source, 6, w);
         rt::write_repeated(self.pod_cidrs.iter().flatten(), 7, w);
+        rt::write_opt(&self.pod_preemption_policy, 8, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::NodeStatus {
@@ -6520,6 +6675,7 @@ impl Message for k8s_openapi::api::core::v1::NodeSystemInfo {
             + self.kube_proxy_version.field_len(8, sizes)
             + self.operating_system.field_len(9, sizes)
             + self.architecture.field_len(10, sizes) + rt::opt_len(&self.swap, 11, sizes)
+            + rt::opt_len(&self.running_in_user_namespace, 12, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.machine_id.write_field(1, w);
@@ -6533,6 +6689,7 @@ impl Message for k8s_openapi::api::core::v1::NodeSystemInfo {
         self.operating_system.write_field(9, w);
         self.architecture.write_field(10, w);
         rt::write_opt(&self.swap, 11, w);
+        rt::write_opt(&self.running_in_user_namespace, 12, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ObjectFieldSelector {
@@ -6804,6 +6961,7 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimStatus {
             + rt::map_len(self.allocated_resource_statuses.as_ref(), 7, sizes)
             + rt::opt_len(&self.current_volume_attributes_class_name, 8, sizes)
             + rt::opt_len(&self.modify_volume_status, 9, sizes)
+            + rt::opt_len(&self.health_status, 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.phase {
@@ -6819,6 +6977,7 @@ impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimStatus {
         rt::write_map(self.allocated_resource_statuses.as_ref(), 7, w);
         rt::write_opt(&self.current_volume_attributes_class_name, 8, w);
         rt::write_opt(&self.modify_volume_status, 9, w);
+        rt::write_opt(&self.health_status, 10, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate {
@@ -7134,6 +7293,7 @@ impl Message for k8s_openapi::api::core::v1::PodCertificateProjection {
                 Some(v) => v.field_len(6, sizes),
                 None => rt::zero::string_len(6),
             } + rt::map_len(self.user_annotations.as_ref(), 7, sizes)
+            + rt::opt_len(&self.user, 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.signer_name.write_field(1, w);
@@ -7158,6 +7318,7 @@ impl Message for k8s_openapi::api::core::v1::PodCertificateProjection {
             }
         }
         rt::write_map(self.user_annotations.as_ref(), 7, w);
+        rt::write_opt(&self.user, 8, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodCondition {
@@ -7426,6 +7587,7 @@ impl Message for k8s_openapi::api::core::v1::PodSpec {
             + rt::opt_len(&self.resources, 40, sizes)
             + rt::opt_len(&self.hostname_override, 41, sizes)
             + rt::opt_len(&self.scheduling_group, 43, sizes)
+            + rt::repeated_len(self.eviction_responders.iter().flatten(), 44, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_repeated(self.volumes.iter().flatten(), 1, w);
@@ -7530,6 +7692,7 @@ impl Message for k8s_openapi::api::core::v1::PodSpec {
         rt::write_opt(&self.resources, 40, w);
         rt::write_opt(&self.hostname_override, 41, w);
         rt::write_opt(&self.scheduling_group, 43, w);
+        rt::write_repeated(self.eviction_responders.iter().flatten(), 44, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodStatus {
@@ -7585,7 +7748,7 @@ impl Message for k8s_openapi::api::core::v1::PodStatus {
                 self.node_allocatable_resource_claim_statuses.iter().flatten(),
                 21,
                 sizes,
-            )
+            ) + rt::repeated_len(self.volume_health.iter().flatten(), 22, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.phase {
@@ -7658,6 +7821,7 @@ impl Message for k8s_openapi::api::core::v1::PodStatus {
             21,
             w,
         );
+        rt::write_repeated(self.volume_health.iter().flatten(), 22, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::PodTemplate {
@@ -7710,6 +7874,26 @@ impl Message for k8s_openapi::api::core::v1::PodTemplateSpec {
             Some(v) => v.write_field(2, w),
             None => {
                 <k8s_openapi::api::core::v1::PodSpec>::default().write_field(2, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::core::v1::PodVolumeHealth {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes)
+            + rt::repeated_len(self.health_conditions.iter().flatten(), 2, sizes)
+            + match &self.last_transition_time {
+                Some(v) => v.field_len(3, sizes),
+                None => rt::zero::time().field_len(3, sizes),
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        rt::write_repeated(self.health_conditions.iter().flatten(), 2, w);
+        match &self.last_transition_time {
+            Some(v) => v.write_field(3, w),
+            None => {
+                rt::zero::time().write_field(3, w);
             }
         }
     }
@@ -7842,10 +8026,12 @@ impl Message for k8s_openapi::api::core::v1::ProjectedVolumeSource {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::repeated_len(self.sources.iter().flatten(), 1, sizes)
             + rt::opt_len(&self.default_mode, 2, sizes)
+            + rt::opt_len(&self.default_user, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_repeated(self.sources.iter().flatten(), 1, w);
         rt::write_opt(&self.default_mode, 2, w);
+        rt::write_opt(&self.default_user, 3, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::QuobyteVolumeSource {
@@ -8654,6 +8840,7 @@ impl Message for k8s_openapi::api::core::v1::SecretVolumeSource {
         }) + rt::repeated_len(self.items.iter().flatten(), 2, sizes)
             + rt::opt_len(&self.default_mode, 3, sizes)
             + rt::opt_len(&self.optional, 4, sizes)
+            + rt::opt_len(&self.default_user, 5, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.secret_name {
@@ -8665,6 +8852,7 @@ impl Message for k8s_openapi::api::core::v1::SecretVolumeSource {
         rt::write_repeated(self.items.iter().flatten(), 2, w);
         rt::write_opt(&self.default_mode, 3, w);
         rt::write_opt(&self.optional, 4, w);
+        rt::write_opt(&self.default_user, 5, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::SecurityContext {
@@ -8751,7 +8939,7 @@ impl Message for k8s_openapi::api::core::v1::ServiceAccountTokenProjection {
             Some(v) => v.field_len(1, sizes),
             None => rt::zero::string_len(1),
         }) + rt::opt_len(&self.expiration_seconds, 2, sizes)
-            + self.path.field_len(3, sizes)
+            + self.path.field_len(3, sizes) + rt::opt_len(&self.user, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.audience {
@@ -8762,6 +8950,7 @@ impl Message for k8s_openapi::api::core::v1::ServiceAccountTokenProjection {
         }
         rt::write_opt(&self.expiration_seconds, 2, w);
         self.path.write_field(3, w);
+        rt::write_opt(&self.user, 4, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::ServicePort {
@@ -9303,6 +9492,43 @@ impl Message for k8s_openapi::api::core::v1::VolumeDevice {
         self.device_path.write_field(2, w);
     }
 }
+impl Message for k8s_openapi::api::core::v1::VolumeHealthCondition {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.status.field_len(1, sizes) + self.reason.field_len(2, sizes)
+            + match &self.message {
+                Some(v) => v.field_len(3, sizes),
+                None => rt::zero::string_len(3),
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.status.write_field(1, w);
+        self.reason.write_field(2, w);
+        match &self.message {
+            Some(v) => v.write_field(3, w),
+            None => {
+                rt::zero::write_string(3, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::core::v1::VolumeHealthStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.health_conditions.iter().flatten(), 1, sizes)
+            + match &self.last_transition_time {
+                Some(v) => v.field_len(2, sizes),
+                None => rt::zero::time().field_len(2, sizes),
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.health_conditions.iter().flatten(), 1, w);
+        match &self.last_transition_time {
+            Some(v) => v.write_field(2, w),
+            None => {
+                rt::zero::time().write_field(2, w);
+            }
+        }
+    }
+}
 impl Message for k8s_openapi::api::core::v1::VolumeMount {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.name.field_len(1, sizes)
@@ -9318,6 +9544,7 @@ impl Message for k8s_openapi::api::core::v1::VolumeMount {
                 Some(v) => v.field_len(6, sizes),
                 None => rt::zero::string_len(6),
             } + rt::opt_len(&self.recursive_read_only, 7, sizes)
+            + rt::repeated_len(self.bind_mount_options.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -9342,6 +9569,7 @@ impl Message for k8s_openapi::api::core::v1::VolumeMount {
             }
         }
         rt::write_opt(&self.recursive_read_only, 7, w);
+        rt::write_repeated(self.bind_mount_options.iter().flatten(), 8, w);
     }
 }
 impl Message for k8s_openapi::api::core::v1::VolumeMountStatus {
@@ -9732,14 +9960,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMethod {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchema {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes)
-            + match &self.spec {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec>::default()
-                        .field_len(2, sizes)
-                }
-            }
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -9750,13 +9971,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchema {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        match &self.spec {
-            Some(v) => v.write_field(2, w),
-            None => {
-                <k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec>::default()
-                    .write_field(2, w);
-            }
-        }
+        self.spec.write_field(2, w);
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -9768,10 +9983,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchema {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        (match &self.type_ {
-            Some(v) => v.field_len(1, sizes),
-            None => rt::zero::string_len(1),
-        })
+        self.type_.field_len(1, sizes)
             + match &self.status {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -9790,12 +10002,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition {
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        match &self.type_ {
-            Some(v) => v.write_field(1, w),
-            None => {
-                rt::zero::write_string(1, w);
-            }
-        }
+        self.type_.write_field(1, w);
         match &self.status {
             Some(v) => v.write_field(2, w),
             None => {
@@ -9871,24 +10078,13 @@ impl Message for k8s_openapi::api::flowcontrol::v1::LimitResponse {
 impl Message for k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::opt_len(&self.nominal_concurrency_shares, 1, sizes)
-            + match &self.limit_response {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::api::flowcontrol::v1::LimitResponse>::default()
-                        .field_len(2, sizes)
-                }
-            } + rt::opt_len(&self.lendable_percent, 3, sizes)
+            + self.limit_response.field_len(2, sizes)
+            + rt::opt_len(&self.lendable_percent, 3, sizes)
             + rt::opt_len(&self.borrowing_limit_percent, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_opt(&self.nominal_concurrency_shares, 1, w);
-        match &self.limit_response {
-            Some(v) => v.write_field(2, w),
-            None => {
-                <k8s_openapi::api::flowcontrol::v1::LimitResponse>::default()
-                    .write_field(2, w);
-            }
-        }
+        self.limit_response.write_field(2, w);
         rt::write_opt(&self.lendable_percent, 3, w);
         rt::write_opt(&self.borrowing_limit_percent, 4, w);
     }
@@ -9917,14 +10113,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PolicyRulesWithSubjects {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes)
-            + match &self.spec {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec>::default()
-                        .field_len(2, sizes)
-                }
-            }
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -9935,13 +10124,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        match &self.spec {
-            Some(v) => v.write_field(2, w),
-            None => {
-                <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec>::default()
-                    .write_field(2, w);
-            }
-        }
+        self.spec.write_field(2, w);
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -9953,10 +10136,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration {
 }
 impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        (match &self.type_ {
-            Some(v) => v.field_len(1, sizes),
-            None => rt::zero::string_len(1),
-        })
+        self.type_.field_len(1, sizes)
             + match &self.status {
                 Some(v) => v.field_len(2, sizes),
                 None => rt::zero::string_len(2),
@@ -9975,12 +10155,7 @@ impl Message for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCo
             }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        match &self.type_ {
-            Some(v) => v.write_field(1, w),
-            None => {
-                rt::zero::write_string(1, w);
-            }
-        }
+        self.type_.write_field(1, w);
         match &self.status {
             Some(v) => v.write_field(2, w),
             None => {
@@ -10121,6 +10296,168 @@ impl Message for k8s_openapi::api::flowcontrol::v1::UserSubject {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::Eviction {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+            + match &self.status {
+                Some(v) => v.field_len(3, sizes),
+                None => {
+                    <k8s_openapi::api::lifecycle::v1alpha1::EvictionStatus>::default()
+                        .field_len(3, sizes)
+                }
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.metadata.write_field(1, w);
+        self.spec.write_field(2, w);
+        match &self.status {
+            Some(v) => v.write_field(3, w),
+            None => {
+                <k8s_openapi::api::lifecycle::v1alpha1::EvictionStatus>::default()
+                    .write_field(3, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionPodReference {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.uid.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.uid.write_field(2, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+            + match &self.status {
+                Some(v) => v.field_len(3, sizes),
+                None => {
+                    <k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestStatus>::default()
+                        .field_len(3, sizes)
+                }
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.metadata.write_field(1, w);
+        self.spec.write_field(2, w);
+        match &self.status {
+            Some(v) => v.write_field(3, w),
+            None => {
+                <k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestStatus>::default()
+                    .write_field(3, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestPodReference {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.uid.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.uid.write_field(2, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestSpec {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.target.field_len(1, sizes) + self.requester.field_len(2, sizes)
+            + self.intent.field_len(3, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.target.write_field(1, w);
+        self.requester.write_field(2, w);
+        self.intent.write_field(3, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+            + rt::opt_len(&self.observed_generation, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.conditions.iter().flatten(), 1, w);
+        rt::write_opt(&self.observed_generation, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestTarget {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.pod, 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.pod, 1, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionSpec {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.target.field_len(1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.target.write_field(1, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+            + rt::opt_len(&self.observed_generation, 2, sizes)
+            + rt::repeated_len(self.requesters.iter().flatten(), 3, sizes)
+            + rt::repeated_len(self.target_responders.iter().flatten(), 4, sizes)
+            + rt::repeated_len(self.responders.iter().flatten(), 5, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.conditions.iter().flatten(), 1, w);
+        rt::write_opt(&self.observed_generation, 2, w);
+        rt::write_repeated(self.requesters.iter().flatten(), 3, w);
+        rt::write_repeated(self.target_responders.iter().flatten(), 4, w);
+        rt::write_repeated(self.responders.iter().flatten(), 5, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::EvictionTarget {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.pod, 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.pod, 1, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::Requester {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.intent.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.intent.write_field(2, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::ResponderStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + rt::opt_len(&self.start_time, 2, sizes)
+            + rt::opt_len(&self.heartbeat_time, 3, sizes)
+            + rt::opt_len(&self.expected_completion_time, 4, sizes)
+            + rt::opt_len(&self.completion_time, 5, sizes)
+            + rt::opt_len(&self.message, 6, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        rt::write_opt(&self.start_time, 2, w);
+        rt::write_opt(&self.heartbeat_time, 3, w);
+        rt::write_opt(&self.expected_completion_time, 4, w);
+        rt::write_opt(&self.completion_time, 5, w);
+        rt::write_opt(&self.message, 6, w);
+    }
+}
+impl Message for k8s_openapi::api::lifecycle::v1alpha1::TargetResponder {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.priority.field_len(2, sizes)
+            + self.state.field_len(3, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.priority.write_field(2, w);
+        self.state.write_field(3, w);
     }
 }
 impl Message for k8s_openapi::api::networking::v1::HTTPIngressPath {
@@ -10613,103 +10950,6 @@ impl Message for k8s_openapi::api::networking::v1::ServiceCIDRStatus {
         rt::write_repeated(self.conditions.iter().flatten(), 1, w);
     }
 }
-impl Message for k8s_openapi::api::networking::v1beta1::IPAddress {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
-    }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
-    }
-}
-impl Message for k8s_openapi::api::networking::v1beta1::IPAddressSpec {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.parent_ref.field_len(1, sizes)
-    }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        self.parent_ref.write_field(1, w);
-    }
-}
-impl Message for k8s_openapi::api::networking::v1beta1::ParentReference {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        (match &self.group {
-            Some(v) => v.field_len(1, sizes),
-            None => rt::zero::string_len(1),
-        }) + self.resource.field_len(2, sizes)
-            + match &self.namespace {
-                Some(v) => v.field_len(3, sizes),
-                None => rt::zero::string_len(3),
-            } + self.name.field_len(4, sizes)
-    }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        match &self.group {
-            Some(v) => v.write_field(1, w),
-            None => {
-                rt::zero::write_string(1, w);
-            }
-        }
-        self.resource.write_field(2, w);
-        match &self.namespace {
-            Some(v) => v.write_field(3, w),
-            None => {
-                rt::zero::write_string(3, w);
-            }
-        }
-        self.name.write_field(4, w);
-    }
-}
-impl Message for k8s_openapi::api::networking::v1beta1::ServiceCIDR {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes)
-            + match &self.spec {
-                Some(v) => v.field_len(2, sizes),
-                None => {
-                    <k8s_openapi::api::networking::v1beta1::ServiceCIDRSpec>::default()
-                        .field_len(2, sizes)
-                }
-            }
-            + match &self.status {
-                Some(v) => v.field_len(3, sizes),
-                None => {
-                    <k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus>::default()
-                        .field_len(3, sizes)
-                }
-            }
-    }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        self.metadata.write_field(1, w);
-        match &self.spec {
-            Some(v) => v.write_field(2, w),
-            None => {
-                <k8s_openapi::api::networking::v1beta1::ServiceCIDRSpec>::default()
-                    .write_field(2, w);
-            }
-        }
-        match &self.status {
-            Some(v) => v.write_field(3, w),
-            None => {
-                <k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus>::default()
-                    .write_field(3, w);
-            }
-        }
-    }
-}
-impl Message for k8s_openapi::api::networking::v1beta1::ServiceCIDRSpec {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        rt::repeated_len(self.cidrs.iter().flatten(), 1, sizes)
-    }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        rt::write_repeated(self.cidrs.iter().flatten(), 1, w);
-    }
-}
-impl Message for k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
-    }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        rt::write_repeated(self.conditions.iter().flatten(), 1, w);
-    }
-}
 impl Message for k8s_openapi::api::node::v1::Overhead {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::map_len(self.pod_fixed.as_ref(), 1, sizes)
@@ -11089,7 +11329,7 @@ impl Message for k8s_openapi::api::resource::v1::Device {
                 11,
                 sizes,
             ) + rt::opt_len(&self.allow_multiple_allocations, 12, sizes)
-            + rt::map_len(self.node_allocatable_resource_mappings.as_ref(), 13, sizes)
+            + rt::map_len(self.node_allocatable_resources.as_ref(), 14, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -11104,7 +11344,7 @@ impl Message for k8s_openapi::api::resource::v1::Device {
         rt::write_repeated(self.binding_conditions.iter().flatten(), 10, w);
         rt::write_repeated(self.binding_failure_conditions.iter().flatten(), 11, w);
         rt::write_opt(&self.allow_multiple_allocations, 12, w);
-        rt::write_map(self.node_allocatable_resource_mappings.as_ref(), 13, w);
+        rt::write_map(self.node_allocatable_resources.as_ref(), 14, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceAllocationConfiguration {
@@ -11194,11 +11434,24 @@ impl Message for k8s_openapi::api::resource::v1::DeviceClaimConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1::DeviceClassSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1::DeviceClassSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceClassConfiguration {
@@ -11243,10 +11496,21 @@ impl Message for k8s_openapi::api::resource::v1::DeviceCounterConsumption {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.counter_set.field_len(1, sizes)
             + rt::map_len(Some(&self.counters), 2, sizes)
+            + rt::repeated_len(self.compatibility_groups.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.counter_set.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
+        rt::write_repeated(self.compatibility_groups.iter().flatten(), 3, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1::DeviceDerivedAttribute {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceRequest {
@@ -11273,6 +11537,7 @@ impl Message for k8s_openapi::api::resource::v1::DeviceRequestAllocationResult {
                 sizes,
             ) + rt::opt_len(&self.share_id, 9, sizes)
             + rt::map_len(self.consumed_capacity.as_ref(), 10, sizes)
+            + rt::repeated_len(self.skip_node_operations.iter().flatten(), 11, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.request.write_field(1, w);
@@ -11285,6 +11550,7 @@ impl Message for k8s_openapi::api::resource::v1::DeviceRequestAllocationResult {
         rt::write_repeated(self.binding_failure_conditions.iter().flatten(), 8, w);
         rt::write_opt(&self.share_id, 9, w);
         rt::write_map(self.consumed_capacity.as_ref(), 10, w);
+        rt::write_repeated(self.skip_node_operations.iter().flatten(), 11, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceSelector {
@@ -11308,6 +11574,7 @@ impl Message for k8s_openapi::api::resource::v1::DeviceSubRequest {
                 None => rt::zero::varint_len(5),
             } + rt::repeated_len(self.tolerations.iter().flatten(), 6, sizes)
             + rt::opt_len(&self.capacity, 7, sizes)
+            + rt::repeated_len(self.derived_attributes.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -11327,6 +11594,7 @@ impl Message for k8s_openapi::api::resource::v1::DeviceSubRequest {
         }
         rt::write_repeated(self.tolerations.iter().flatten(), 6, w);
         rt::write_opt(&self.capacity, 7, w);
+        rt::write_repeated(self.derived_attributes.iter().flatten(), 8, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceTaint {
@@ -11347,6 +11615,57 @@ impl Message for k8s_openapi::api::resource::v1::DeviceTaint {
         }
         self.effect.write_field(3, w);
         rt::write_opt(&self.time_added, 4, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1::DeviceTaintRule {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+            + match &self.status {
+                Some(v) => v.field_len(3, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1::DeviceTaintRuleStatus>::default()
+                        .field_len(3, sizes)
+                }
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.metadata.write_field(1, w);
+        self.spec.write_field(2, w);
+        match &self.status {
+            Some(v) => v.write_field(3, w),
+            None => {
+                <k8s_openapi::api::resource::v1::DeviceTaintRuleStatus>::default()
+                    .write_field(3, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::resource::v1::DeviceTaintRuleSpec {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.device_selector, 1, sizes) + self.taint.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.device_selector, 1, w);
+        self.taint.write_field(2, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1::DeviceTaintRuleStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.conditions.iter().flatten(), 1, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1::DeviceTaintSelector {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.driver, 2, sizes) + rt::opt_len(&self.pool, 3, sizes)
+            + rt::opt_len(&self.device, 4, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.driver, 2, w);
+        rt::write_opt(&self.pool, 3, w);
+        rt::write_opt(&self.device, 4, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::DeviceToleration {
@@ -11410,6 +11729,7 @@ impl Message for k8s_openapi::api::resource::v1::ExactDeviceRequest {
             } + rt::opt_len(&self.admin_access, 5, sizes)
             + rt::repeated_len(self.tolerations.iter().flatten(), 6, sizes)
             + rt::opt_len(&self.capacity, 7, sizes)
+            + rt::repeated_len(self.derived_attributes.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.device_class_name.write_field(1, w);
@@ -11429,6 +11749,7 @@ impl Message for k8s_openapi::api::resource::v1::ExactDeviceRequest {
         rt::write_opt(&self.admin_access, 5, w);
         rt::write_repeated(self.tolerations.iter().flatten(), 6, w);
         rt::write_opt(&self.capacity, 7, w);
+        rt::write_repeated(self.derived_attributes.iter().flatten(), 8, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::NetworkDeviceData {
@@ -11458,14 +11779,34 @@ impl Message for k8s_openapi::api::resource::v1::NetworkDeviceData {
         }
     }
 }
-impl Message for k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping {
+impl Message for k8s_openapi::api::resource::v1::NodeAllocatableMapping {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::opt_len(&self.capacity_key, 1, sizes)
-            + rt::opt_len(&self.allocation_multiplier, 2, sizes)
+            + rt::opt_len(&self.capacity_multiplier, 2, sizes)
+            + rt::opt_len(&self.device_multiplier, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_opt(&self.capacity_key, 1, w);
-        rt::write_opt(&self.allocation_multiplier, 2, w);
+        rt::write_opt(&self.capacity_multiplier, 2, w);
+        rt::write_opt(&self.device_multiplier, 3, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1::NodeAllocatableOverhead {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.per_pod, 1, sizes) + rt::opt_len(&self.per_container, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.per_pod, 1, w);
+        rt::write_opt(&self.per_container, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1::NodeAllocatableResource {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.mapping, 3, sizes) + rt::opt_len(&self.overhead, 4, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.mapping, 3, w);
+        rt::write_opt(&self.overhead, 4, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration {
@@ -11479,7 +11820,14 @@ impl Message for k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1::ResourceClaimSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -11490,7 +11838,13 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaim {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1::ResourceClaimSpec>::default()
+                    .write_field(2, w);
+            }
+        }
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -11554,11 +11908,24 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaimStatus {
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaimTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec {
@@ -11569,7 +11936,14 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec {
                 <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
                     .field_len(1, sizes)
             }
-        }) + self.spec.field_len(2, sizes)
+        })
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1::ResourceClaimSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.metadata {
@@ -11579,7 +11953,13 @@ impl Message for k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec {
                     .write_field(1, w);
             }
         }
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1::ResourceClaimSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1::ResourcePool {
@@ -11611,6 +11991,8 @@ impl Message for k8s_openapi::api::resource::v1::ResourceSliceSpec {
             + rt::repeated_len(self.devices.iter().flatten(), 6, sizes)
             + rt::opt_len(&self.per_device_node_selection, 7, sizes)
             + rt::repeated_len(self.shared_counters.iter().flatten(), 8, sizes)
+            + rt::opt_len(&self.partition_type_attribute, 9, sizes)
+            + rt::repeated_len(self.skip_node_operations.iter().flatten(), 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.driver.write_field(1, w);
@@ -11621,6 +12003,8 @@ impl Message for k8s_openapi::api::resource::v1::ResourceSliceSpec {
         rt::write_repeated(self.devices.iter().flatten(), 6, w);
         rt::write_opt(&self.per_device_node_selection, 7, w);
         rt::write_repeated(self.shared_counters.iter().flatten(), 8, w);
+        rt::write_opt(&self.partition_type_attribute, 9, w);
+        rt::write_repeated(self.skip_node_operations.iter().flatten(), 10, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaint {
@@ -11694,6 +12078,18 @@ impl Message for k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector {
         rt::write_opt(&self.device, 4, w);
     }
 }
+impl Message for k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.type_.field_len(1, sizes) + self.total.field_len(2, sizes)
+            + self.allocatable.field_len(3, sizes) + self.attribute.field_len(4, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.type_.write_field(1, w);
+        self.total.write_field(2, w);
+        self.allocatable.write_field(3, w);
+        self.attribute.write_field(4, w);
+    }
+}
 impl Message for k8s_openapi::api::resource::v1alpha3::PoolStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.driver.field_len(1, sizes) + self.pool_name.field_len(2, sizes)
@@ -11705,6 +12101,8 @@ impl Message for k8s_openapi::api::resource::v1alpha3::PoolStatus {
             + rt::opt_len(&self.resource_slice_count, 8, sizes)
             + self.generation.field_len(9, sizes)
             + rt::opt_len(&self.validation_error, 10, sizes)
+            + rt::repeated_len(self.partition_summary.iter().flatten(), 11, sizes)
+            + rt::opt_len(&self.shareable_summary, 13, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.driver.write_field(1, w);
@@ -11717,6 +12115,8 @@ impl Message for k8s_openapi::api::resource::v1alpha3::PoolStatus {
         rt::write_opt(&self.resource_slice_count, 8, w);
         self.generation.write_field(9, w);
         rt::write_opt(&self.validation_error, 10, w);
+        rt::write_repeated(self.partition_summary.iter().flatten(), 11, w);
+        rt::write_opt(&self.shareable_summary, 13, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest {
@@ -11734,11 +12134,13 @@ impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.driver.field_len(1, sizes) + rt::opt_len(&self.pool_name, 2, sizes)
             + rt::opt_len(&self.limit, 3, sizes)
+            + rt::opt_len(&self.default_partition_type_attribute, 4, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.driver.write_field(1, w);
         rt::write_opt(&self.pool_name, 2, w);
         rt::write_opt(&self.limit, 3, w);
+        rt::write_opt(&self.default_partition_type_attribute, 4, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus {
@@ -11751,6 +12153,30 @@ impl Message for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest
         rt::write_repeated(self.pools.iter().flatten(), 2, w);
         rt::write_repeated(self.conditions.iter().flatten(), 3, w);
         self.pool_count.write_field(6, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1alpha3::ShareableCapacityStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.total.field_len(2, sizes)
+            + self.consumed.field_len(3, sizes) + self.available.field_len(4, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.total.write_field(2, w);
+        self.consumed.write_field(3, w);
+        self.available.write_field(4, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1alpha3::ShareableSummaryStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.fully_available_devices.field_len(1, sizes)
+            + self.partially_available_devices.field_len(2, sizes)
+            + rt::repeated_len(self.capacity.iter().flatten(), 3, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.fully_available_devices.write_field(1, w);
+        self.partially_available_devices.write_field(2, w);
+        rt::write_repeated(self.capacity.iter().flatten(), 3, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus {
@@ -11811,7 +12237,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::BasicDevice {
                 10,
                 sizes,
             ) + rt::opt_len(&self.allow_multiple_allocations, 11, sizes)
-            + rt::map_len(self.node_allocatable_resource_mappings.as_ref(), 12, sizes)
+            + rt::map_len(self.node_allocatable_resources.as_ref(), 14, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_map(self.attributes.as_ref(), 1, w);
@@ -11825,7 +12251,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::BasicDevice {
         rt::write_repeated(self.binding_conditions.iter().flatten(), 9, w);
         rt::write_repeated(self.binding_failure_conditions.iter().flatten(), 10, w);
         rt::write_opt(&self.allow_multiple_allocations, 11, w);
-        rt::write_map(self.node_allocatable_resource_mappings.as_ref(), 12, w);
+        rt::write_map(self.node_allocatable_resources.as_ref(), 14, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::CELDeviceSelector {
@@ -11980,11 +12406,24 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1beta1::DeviceClassSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1beta1::DeviceClassSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration {
@@ -12029,10 +12468,21 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.counter_set.field_len(1, sizes)
             + rt::map_len(Some(&self.counters), 2, sizes)
+            + rt::repeated_len(self.compatibility_groups.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.counter_set.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
+        rt::write_repeated(self.compatibility_groups.iter().flatten(), 3, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1beta1::DeviceDerivedAttribute {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequest {
@@ -12053,6 +12503,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequest {
             + rt::repeated_len(self.first_available.iter().flatten(), 7, sizes)
             + rt::repeated_len(self.tolerations.iter().flatten(), 8, sizes)
             + rt::opt_len(&self.capacity, 9, sizes)
+            + rt::repeated_len(self.derived_attributes.iter().flatten(), 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -12079,6 +12530,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequest {
         rt::write_repeated(self.first_available.iter().flatten(), 7, w);
         rt::write_repeated(self.tolerations.iter().flatten(), 8, w);
         rt::write_opt(&self.capacity, 9, w);
+        rt::write_repeated(self.derived_attributes.iter().flatten(), 10, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult {
@@ -12094,6 +12546,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationRes
                 sizes,
             ) + rt::opt_len(&self.share_id, 9, sizes)
             + rt::map_len(self.consumed_capacity.as_ref(), 10, sizes)
+            + rt::repeated_len(self.skip_node_operations.iter().flatten(), 11, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.request.write_field(1, w);
@@ -12106,6 +12559,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationRes
         rt::write_repeated(self.binding_failure_conditions.iter().flatten(), 8, w);
         rt::write_opt(&self.share_id, 9, w);
         rt::write_map(self.consumed_capacity.as_ref(), 10, w);
+        rt::write_repeated(self.skip_node_operations.iter().flatten(), 11, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceSelector {
@@ -12129,6 +12583,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceSubRequest {
                 None => rt::zero::varint_len(5),
             } + rt::repeated_len(self.tolerations.iter().flatten(), 7, sizes)
             + rt::opt_len(&self.capacity, 8, sizes)
+            + rt::repeated_len(self.derived_attributes.iter().flatten(), 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -12148,6 +12603,7 @@ impl Message for k8s_openapi::api::resource::v1beta1::DeviceSubRequest {
         }
         rt::write_repeated(self.tolerations.iter().flatten(), 7, w);
         rt::write_opt(&self.capacity, 8, w);
+        rt::write_repeated(self.derived_attributes.iter().flatten(), 9, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::DeviceTaint {
@@ -12244,14 +12700,34 @@ impl Message for k8s_openapi::api::resource::v1beta1::NetworkDeviceData {
         }
     }
 }
-impl Message for k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping {
+impl Message for k8s_openapi::api::resource::v1beta1::NodeAllocatableMapping {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::opt_len(&self.capacity_key, 1, sizes)
-            + rt::opt_len(&self.allocation_multiplier, 2, sizes)
+            + rt::opt_len(&self.capacity_multiplier, 2, sizes)
+            + rt::opt_len(&self.device_multiplier, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_opt(&self.capacity_key, 1, w);
-        rt::write_opt(&self.allocation_multiplier, 2, w);
+        rt::write_opt(&self.capacity_multiplier, 2, w);
+        rt::write_opt(&self.device_multiplier, 3, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1beta1::NodeAllocatableOverhead {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.per_pod, 1, sizes) + rt::opt_len(&self.per_container, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.per_pod, 1, w);
+        rt::write_opt(&self.per_container, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1beta1::NodeAllocatableResource {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.mapping, 3, sizes) + rt::opt_len(&self.overhead, 4, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.mapping, 3, w);
+        rt::write_opt(&self.overhead, 4, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::OpaqueDeviceConfiguration {
@@ -12265,7 +12741,14 @@ impl Message for k8s_openapi::api::resource::v1beta1::OpaqueDeviceConfiguration 
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1beta1::ResourceClaimSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -12276,7 +12759,13 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaim {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1beta1::ResourceClaimSpec>::default()
+                    .write_field(2, w);
+            }
+        }
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -12340,11 +12829,24 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimStatus {
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec {
@@ -12355,7 +12857,14 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec 
                 <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
                     .field_len(1, sizes)
             }
-        }) + self.spec.field_len(2, sizes)
+        })
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1beta1::ResourceClaimSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.metadata {
@@ -12365,7 +12874,13 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec 
                     .write_field(1, w);
             }
         }
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1beta1::ResourceClaimSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta1::ResourcePool {
@@ -12401,6 +12916,8 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceSliceSpec {
             } + rt::repeated_len(self.devices.iter().flatten(), 6, sizes)
             + rt::opt_len(&self.per_device_node_selection, 7, sizes)
             + rt::repeated_len(self.shared_counters.iter().flatten(), 8, sizes)
+            + rt::opt_len(&self.partition_type_attribute, 9, sizes)
+            + rt::repeated_len(self.skip_node_operations.iter().flatten(), 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.driver.write_field(1, w);
@@ -12421,6 +12938,8 @@ impl Message for k8s_openapi::api::resource::v1beta1::ResourceSliceSpec {
         rt::write_repeated(self.devices.iter().flatten(), 6, w);
         rt::write_opt(&self.per_device_node_selection, 7, w);
         rt::write_repeated(self.shared_counters.iter().flatten(), 8, w);
+        rt::write_opt(&self.partition_type_attribute, 9, w);
+        rt::write_repeated(self.skip_node_operations.iter().flatten(), 10, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus {
@@ -12537,7 +13056,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::Device {
                 11,
                 sizes,
             ) + rt::opt_len(&self.allow_multiple_allocations, 12, sizes)
-            + rt::map_len(self.node_allocatable_resource_mappings.as_ref(), 13, sizes)
+            + rt::map_len(self.node_allocatable_resources.as_ref(), 14, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -12552,7 +13071,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::Device {
         rt::write_repeated(self.binding_conditions.iter().flatten(), 10, w);
         rt::write_repeated(self.binding_failure_conditions.iter().flatten(), 11, w);
         rt::write_opt(&self.allow_multiple_allocations, 12, w);
-        rt::write_map(self.node_allocatable_resource_mappings.as_ref(), 13, w);
+        rt::write_map(self.node_allocatable_resources.as_ref(), 14, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceAllocationConfiguration {
@@ -12642,11 +13161,24 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceClass {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1beta2::DeviceClassSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1beta2::DeviceClassSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration {
@@ -12691,10 +13223,21 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.counter_set.field_len(1, sizes)
             + rt::map_len(Some(&self.counters), 2, sizes)
+            + rt::repeated_len(self.compatibility_groups.iter().flatten(), 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.counter_set.write_field(1, w);
         rt::write_map(Some(&self.counters), 2, w);
+        rt::write_repeated(self.compatibility_groups.iter().flatten(), 3, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1beta2::DeviceDerivedAttribute {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.expression.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.expression.write_field(2, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceRequest {
@@ -12721,6 +13264,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationRes
                 sizes,
             ) + rt::opt_len(&self.share_id, 9, sizes)
             + rt::map_len(self.consumed_capacity.as_ref(), 10, sizes)
+            + rt::repeated_len(self.skip_node_operations.iter().flatten(), 11, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.request.write_field(1, w);
@@ -12733,6 +13277,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationRes
         rt::write_repeated(self.binding_failure_conditions.iter().flatten(), 8, w);
         rt::write_opt(&self.share_id, 9, w);
         rt::write_map(self.consumed_capacity.as_ref(), 10, w);
+        rt::write_repeated(self.skip_node_operations.iter().flatten(), 11, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceSelector {
@@ -12756,6 +13301,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceSubRequest {
                 None => rt::zero::varint_len(5),
             } + rt::repeated_len(self.tolerations.iter().flatten(), 6, sizes)
             + rt::opt_len(&self.capacity, 7, sizes)
+            + rt::repeated_len(self.derived_attributes.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -12775,6 +13321,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::DeviceSubRequest {
         }
         rt::write_repeated(self.tolerations.iter().flatten(), 6, w);
         rt::write_opt(&self.capacity, 7, w);
+        rt::write_repeated(self.derived_attributes.iter().flatten(), 8, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::DeviceTaint {
@@ -12909,6 +13456,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::ExactDeviceRequest {
             } + rt::opt_len(&self.admin_access, 5, sizes)
             + rt::repeated_len(self.tolerations.iter().flatten(), 6, sizes)
             + rt::opt_len(&self.capacity, 7, sizes)
+            + rt::repeated_len(self.derived_attributes.iter().flatten(), 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.device_class_name.write_field(1, w);
@@ -12928,6 +13476,7 @@ impl Message for k8s_openapi::api::resource::v1beta2::ExactDeviceRequest {
         rt::write_opt(&self.admin_access, 5, w);
         rt::write_repeated(self.tolerations.iter().flatten(), 6, w);
         rt::write_opt(&self.capacity, 7, w);
+        rt::write_repeated(self.derived_attributes.iter().flatten(), 8, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::NetworkDeviceData {
@@ -12957,14 +13506,34 @@ impl Message for k8s_openapi::api::resource::v1beta2::NetworkDeviceData {
         }
     }
 }
-impl Message for k8s_openapi::api::resource::v1beta2::NodeAllocatableResourceMapping {
+impl Message for k8s_openapi::api::resource::v1beta2::NodeAllocatableMapping {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::opt_len(&self.capacity_key, 1, sizes)
-            + rt::opt_len(&self.allocation_multiplier, 2, sizes)
+            + rt::opt_len(&self.capacity_multiplier, 2, sizes)
+            + rt::opt_len(&self.device_multiplier, 3, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_opt(&self.capacity_key, 1, w);
-        rt::write_opt(&self.allocation_multiplier, 2, w);
+        rt::write_opt(&self.capacity_multiplier, 2, w);
+        rt::write_opt(&self.device_multiplier, 3, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1beta2::NodeAllocatableOverhead {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.per_pod, 1, sizes) + rt::opt_len(&self.per_container, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.per_pod, 1, w);
+        rt::write_opt(&self.per_container, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::resource::v1beta2::NodeAllocatableResource {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.mapping, 3, sizes) + rt::opt_len(&self.overhead, 4, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.mapping, 3, w);
+        rt::write_opt(&self.overhead, 4, w);
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration {
@@ -12978,7 +13547,14 @@ impl Message for k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration 
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1beta2::ResourceClaimSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
@@ -12989,7 +13565,13 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaim {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1beta2::ResourceClaimSpec>::default()
+                    .write_field(2, w);
+            }
+        }
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
@@ -13053,11 +13635,24 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimStatus {
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec {
@@ -13068,7 +13663,14 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec 
                 <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>::default()
                     .field_len(1, sizes)
             }
-        }) + self.spec.field_len(2, sizes)
+        })
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::resource::v1beta2::ResourceClaimSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         match &self.metadata {
@@ -13078,7 +13680,13 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec 
                     .write_field(1, w);
             }
         }
-        self.spec.write_field(2, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::resource::v1beta2::ResourceClaimSpec>::default()
+                    .write_field(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::resource::v1beta2::ResourcePool {
@@ -13110,6 +13718,8 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceSliceSpec {
             + rt::repeated_len(self.devices.iter().flatten(), 6, sizes)
             + rt::opt_len(&self.per_device_node_selection, 7, sizes)
             + rt::repeated_len(self.shared_counters.iter().flatten(), 8, sizes)
+            + rt::opt_len(&self.partition_type_attribute, 9, sizes)
+            + rt::repeated_len(self.skip_node_operations.iter().flatten(), 10, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.driver.write_field(1, w);
@@ -13120,6 +13730,8 @@ impl Message for k8s_openapi::api::resource::v1beta2::ResourceSliceSpec {
         rt::write_repeated(self.devices.iter().flatten(), 6, w);
         rt::write_opt(&self.per_device_node_selection, 7, w);
         rt::write_repeated(self.shared_counters.iter().flatten(), 8, w);
+        rt::write_opt(&self.partition_type_attribute, 9, w);
+        rt::write_repeated(self.skip_node_operations.iter().flatten(), 10, w);
     }
 }
 impl Message for k8s_openapi::api::scheduling::v1::PriorityClass {
@@ -13161,27 +13773,54 @@ impl Message for k8s_openapi::api::scheduling::v1::PriorityClass {
         rt::write_opt(&self.preemption_policy, 5, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::BasicSchedulingPolicy {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::AllCompositeDisruptionMode {
     fn body_len(&self, _sizes: &mut Sizes) -> usize {
         0
     }
     fn write_body(&self, _w: &mut Writer<'_>) {}
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::GangSchedulingPolicy {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::AllDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::BasicSchedulingPolicy {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::CompositeBasicSchedulingPolicy {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::CompositeDisruptionMode {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.min_count.field_len(1, sizes)
+        rt::opt_len(&self.single, 1, sizes) + rt::opt_len(&self.all, 2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        self.min_count.write_field(1, w);
+        rt::write_opt(&self.single, 1, w);
+        rt::write_opt(&self.all, 2, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroup {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::CompositeGangSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.min_group_count.field_len(1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.min_group_count.write_field(1, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
             + match &self.status {
                 Some(v) => v.field_len(3, sizes),
                 None => {
-                    <k8s_openapi::api::scheduling::v1alpha2::PodGroupStatus>::default()
+                    <k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupStatus>::default()
                         .field_len(3, sizes)
                 }
             }
@@ -13192,13 +13831,143 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroup {
         match &self.status {
             Some(v) => v.write_field(3, w),
             None => {
-                <k8s_openapi::api::scheduling::v1alpha2::PodGroupStatus>::default()
+                <k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupStatus>::default()
                     .write_field(3, w);
             }
         }
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaim {
+impl Message
+for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSchedulingConstraints {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.topology.iter().flatten(), 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.topology.iter().flatten(), 1, w);
+    }
+}
+impl Message
+for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.basic, 1, sizes) + rt::opt_len(&self.gang, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.basic, 1, w);
+        rt::write_opt(&self.gang, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSpec {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.parent_composite_pod_group_name, 1, sizes)
+            + self.workload_ref.field_len(2, sizes)
+            + self.scheduling_policy.field_len(3, sizes)
+            + rt::opt_len(&self.scheduling_constraints, 4, sizes)
+            + rt::opt_len(&self.disruption_mode, 5, sizes)
+            + match &self.priority_class_name {
+                Some(v) => v.field_len(6, sizes),
+                None => rt::zero::string_len(6),
+            } + rt::opt_len(&self.priority, 7, sizes)
+            + rt::opt_len(&self.preemption_policy, 8, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.parent_composite_pod_group_name, 1, w);
+        self.workload_ref.write_field(2, w);
+        self.scheduling_policy.write_field(3, w);
+        rt::write_opt(&self.scheduling_constraints, 4, w);
+        rt::write_opt(&self.disruption_mode, 5, w);
+        match &self.priority_class_name {
+            Some(v) => v.write_field(6, w),
+            None => {
+                rt::zero::write_string(6, w);
+            }
+        }
+        rt::write_opt(&self.priority, 7, w);
+        rt::write_opt(&self.preemption_policy, 8, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.conditions.iter().flatten(), 1, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupTemplate {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.scheduling_policy.field_len(2, sizes)
+            + rt::opt_len(&self.scheduling_constraints, 3, sizes)
+            + rt::opt_len(&self.disruption_mode, 4, sizes)
+            + match &self.priority_class_name {
+                Some(v) => v.field_len(5, sizes),
+                None => rt::zero::string_len(5),
+            } + rt::opt_len(&self.priority, 6, sizes)
+            + rt::opt_len(&self.preemption_policy, 7, sizes)
+            + rt::repeated_len(self.pod_group_templates.iter().flatten(), 8, sizes)
+            + rt::repeated_len(
+                self.composite_pod_group_templates.iter().flatten(),
+                9,
+                sizes,
+            )
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.scheduling_policy.write_field(2, w);
+        rt::write_opt(&self.scheduling_constraints, 3, w);
+        rt::write_opt(&self.disruption_mode, 4, w);
+        match &self.priority_class_name {
+            Some(v) => v.write_field(5, w),
+            None => {
+                rt::zero::write_string(5, w);
+            }
+        }
+        rt::write_opt(&self.priority, 6, w);
+        rt::write_opt(&self.preemption_policy, 7, w);
+        rt::write_repeated(self.pod_group_templates.iter().flatten(), 8, w);
+        rt::write_repeated(self.composite_pod_group_templates.iter().flatten(), 9, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::DisruptionMode {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.single, 1, sizes) + rt::opt_len(&self.all, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.single, 1, w);
+        rt::write_opt(&self.all, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::GangSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.min_count.field_len(1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.min_count.write_field(1, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::PodGroup {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+            + match &self.status {
+                Some(v) => v.field_len(3, sizes),
+                None => {
+                    <k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus>::default()
+                        .field_len(3, sizes)
+                }
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.metadata.write_field(1, w);
+        self.spec.write_field(2, w);
+        match &self.status {
+            Some(v) => v.write_field(3, w),
+            None => {
+                <k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus>::default()
+                    .write_field(3, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaim {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 2, sizes)
             + rt::opt_len(&self.resource_claim_template_name, 3, sizes)
@@ -13209,7 +13978,7 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaim {
         rt::write_opt(&self.resource_claim_template_name, 3, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaimStatus {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaimStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 2, sizes)
     }
@@ -13218,7 +13987,7 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaimSt
         rt::write_opt(&self.resource_claim_name, 2, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingConstraints {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingConstraints {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::repeated_len(self.topology.iter().flatten(), 1, sizes)
     }
@@ -13226,7 +13995,7 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingConst
         rt::write_repeated(self.topology.iter().flatten(), 1, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingPolicy {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingPolicy {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::opt_len(&self.basic, 1, sizes) + rt::opt_len(&self.gang, 2, sizes)
     }
@@ -13235,34 +14004,38 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingPolic
         rt::write_opt(&self.gang, 2, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupSpec {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::PodGroupSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        rt::opt_len(&self.pod_group_template_ref, 1, sizes)
-            + self.scheduling_policy.field_len(2, sizes)
-            + rt::opt_len(&self.scheduling_constraints, 3, sizes)
-            + rt::repeated_len(self.resource_claims.iter().flatten(), 4, sizes)
-            + rt::opt_len(&self.disruption_mode, 5, sizes)
+        rt::opt_len(&self.parent_composite_pod_group_name, 1, sizes)
+            + rt::opt_len(&self.workload_ref, 2, sizes)
+            + self.scheduling_policy.field_len(3, sizes)
+            + rt::opt_len(&self.scheduling_constraints, 4, sizes)
+            + rt::repeated_len(self.resource_claims.iter().flatten(), 5, sizes)
+            + rt::opt_len(&self.disruption_mode, 6, sizes)
             + match &self.priority_class_name {
-                Some(v) => v.field_len(6, sizes),
-                None => rt::zero::string_len(6),
-            } + rt::opt_len(&self.priority, 7, sizes)
+                Some(v) => v.field_len(7, sizes),
+                None => rt::zero::string_len(7),
+            } + rt::opt_len(&self.priority, 8, sizes)
+            + rt::opt_len(&self.preemption_policy, 9, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
-        rt::write_opt(&self.pod_group_template_ref, 1, w);
-        self.scheduling_policy.write_field(2, w);
-        rt::write_opt(&self.scheduling_constraints, 3, w);
-        rt::write_repeated(self.resource_claims.iter().flatten(), 4, w);
-        rt::write_opt(&self.disruption_mode, 5, w);
+        rt::write_opt(&self.parent_composite_pod_group_name, 1, w);
+        rt::write_opt(&self.workload_ref, 2, w);
+        self.scheduling_policy.write_field(3, w);
+        rt::write_opt(&self.scheduling_constraints, 4, w);
+        rt::write_repeated(self.resource_claims.iter().flatten(), 5, w);
+        rt::write_opt(&self.disruption_mode, 6, w);
         match &self.priority_class_name {
-            Some(v) => v.write_field(6, w),
+            Some(v) => v.write_field(7, w),
             None => {
-                rt::zero::write_string(6, w);
+                rt::zero::write_string(7, w);
             }
         }
-        rt::write_opt(&self.priority, 7, w);
+        rt::write_opt(&self.priority, 8, w);
+        rt::write_opt(&self.preemption_policy, 9, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupStatus {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
             + rt::repeated_len(self.resource_claim_statuses.iter().flatten(), 2, sizes)
@@ -13272,7 +14045,7 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupStatus {
         rt::write_repeated(self.resource_claim_statuses.iter().flatten(), 2, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplate {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::PodGroupTemplate {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.name.field_len(1, sizes) + self.scheduling_policy.field_len(2, sizes)
             + rt::opt_len(&self.scheduling_constraints, 3, sizes)
@@ -13282,6 +14055,7 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplate {
                 Some(v) => v.field_len(6, sizes),
                 None => rt::zero::string_len(6),
             } + rt::opt_len(&self.priority, 7, sizes)
+            + rt::opt_len(&self.preemption_policy, 8, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.name.write_field(1, w);
@@ -13296,17 +14070,22 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplate {
             }
         }
         rt::write_opt(&self.priority, 7, w);
+        rt::write_opt(&self.preemption_policy, 8, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplateReference {
-    fn body_len(&self, sizes: &mut Sizes) -> usize {
-        rt::opt_len(&self.workload, 1, sizes)
+impl Message for k8s_openapi::api::scheduling::v1alpha3::SingleCompositeDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
     }
-    fn write_body(&self, w: &mut Writer<'_>) {
-        rt::write_opt(&self.workload, 1, w);
-    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::TopologyConstraint {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::SingleDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::TopologyConstraint {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.key.field_len(1, sizes)
     }
@@ -13314,7 +14093,7 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::TopologyConstraint {
         self.key.write_field(1, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::TypedLocalObjectReference {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::TypedLocalObjectReference {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         (match &self.api_group {
             Some(v) => v.field_len(1, sizes),
@@ -13332,7 +14111,7 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::TypedLocalObjectReferen
         self.name.write_field(3, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::Workload {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::Workload {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
     }
@@ -13342,24 +14121,409 @@ impl Message for k8s_openapi::api::scheduling::v1alpha2::Workload {
     }
 }
 impl Message
-for k8s_openapi::api::scheduling::v1alpha2::WorkloadPodGroupTemplateReference {
+for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupAllDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message
+for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupBasicSchedulingPolicy {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.workload_name.field_len(1, sizes)
-            + self.pod_group_template_name.field_len(2, sizes)
+        rt::opt_len(&self.single, 1, sizes) + rt::opt_len(&self.all, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.single, 1, w);
+        rt::write_opt(&self.all, 2, w);
+    }
+}
+impl Message
+for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupGangSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.min_count, 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.min_count, 1, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupResourceClaim {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 2, sizes)
+            + rt::opt_len(&self.resource_claim_template_name, 3, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        rt::write_opt(&self.resource_claim_name, 2, w);
+        rt::write_opt(&self.resource_claim_template_name, 3, w);
+    }
+}
+impl Message
+for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.topology.iter().flatten(), 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.topology.iter().flatten(), 1, w);
+    }
+}
+impl Message
+for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.basic, 1, sizes) + rt::opt_len(&self.gang, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.basic, 1, w);
+        rt::write_opt(&self.gang, 2, w);
+    }
+}
+impl Message
+for k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSingleDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1alpha3::WorkloadReference {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.workload_name.field_len(1, sizes) + self.template_name.field_len(2, sizes)
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.workload_name.write_field(1, w);
-        self.pod_group_template_name.write_field(2, w);
+        self.template_name.write_field(2, w);
     }
 }
-impl Message for k8s_openapi::api::scheduling::v1alpha2::WorkloadSpec {
+impl Message for k8s_openapi::api::scheduling::v1alpha3::WorkloadSpec {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         rt::opt_len(&self.controller_ref, 1, sizes)
-            + rt::repeated_len(&self.pod_group_templates, 2, sizes)
+            + rt::repeated_len(self.pod_group_templates.iter().flatten(), 2, sizes)
+            + rt::repeated_len(
+                self.composite_pod_group_templates.iter().flatten(),
+                3,
+                sizes,
+            )
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_opt(&self.controller_ref, 1, w);
-        rt::write_repeated(&self.pod_group_templates, 2, w);
+        rt::write_repeated(self.pod_group_templates.iter().flatten(), 2, w);
+        rt::write_repeated(self.composite_pod_group_templates.iter().flatten(), 3, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::AllCompositeDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::AllDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::BasicSchedulingPolicy {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::CompositeBasicSchedulingPolicy {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::CompositeDisruptionMode {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.single, 1, sizes) + rt::opt_len(&self.all, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.single, 1, w);
+        rt::write_opt(&self.all, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::CompositeGangSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.min_group_count.field_len(1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.min_group_count.write_field(1, w);
+    }
+}
+impl Message
+for k8s_openapi::api::scheduling::v1beta1::CompositePodGroupSchedulingConstraints {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.topology.iter().flatten(), 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.topology.iter().flatten(), 1, w);
+    }
+}
+impl Message
+for k8s_openapi::api::scheduling::v1beta1::CompositePodGroupSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.basic, 1, sizes) + rt::opt_len(&self.gang, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.basic, 1, w);
+        rt::write_opt(&self.gang, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::CompositePodGroupTemplate {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.scheduling_policy.field_len(2, sizes)
+            + rt::opt_len(&self.scheduling_constraints, 3, sizes)
+            + rt::opt_len(&self.disruption_mode, 4, sizes)
+            + match &self.priority_class_name {
+                Some(v) => v.field_len(5, sizes),
+                None => rt::zero::string_len(5),
+            } + rt::opt_len(&self.priority, 6, sizes)
+            + rt::opt_len(&self.preemption_policy, 7, sizes)
+            + rt::repeated_len(self.pod_group_templates.iter().flatten(), 8, sizes)
+            + rt::repeated_len(
+                self.composite_pod_group_templates.iter().flatten(),
+                9,
+                sizes,
+            )
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.scheduling_policy.write_field(2, w);
+        rt::write_opt(&self.scheduling_constraints, 3, w);
+        rt::write_opt(&self.disruption_mode, 4, w);
+        match &self.priority_class_name {
+            Some(v) => v.write_field(5, w),
+            None => {
+                rt::zero::write_string(5, w);
+            }
+        }
+        rt::write_opt(&self.priority, 6, w);
+        rt::write_opt(&self.preemption_policy, 7, w);
+        rt::write_repeated(self.pod_group_templates.iter().flatten(), 8, w);
+        rt::write_repeated(self.composite_pod_group_templates.iter().flatten(), 9, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::DisruptionMode {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.single, 1, sizes) + rt::opt_len(&self.all, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.single, 1, w);
+        rt::write_opt(&self.all, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::GangSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.min_count.field_len(1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.min_count.write_field(1, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::PodGroup {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+            + match &self.status {
+                Some(v) => v.field_len(3, sizes),
+                None => {
+                    <k8s_openapi::api::scheduling::v1beta1::PodGroupStatus>::default()
+                        .field_len(3, sizes)
+                }
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.metadata.write_field(1, w);
+        self.spec.write_field(2, w);
+        match &self.status {
+            Some(v) => v.write_field(3, w),
+            None => {
+                <k8s_openapi::api::scheduling::v1beta1::PodGroupStatus>::default()
+                    .write_field(3, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::PodGroupResourceClaim {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 2, sizes)
+            + rt::opt_len(&self.resource_claim_template_name, 3, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        rt::write_opt(&self.resource_claim_name, 2, w);
+        rt::write_opt(&self.resource_claim_template_name, 3, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::PodGroupResourceClaimStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + rt::opt_len(&self.resource_claim_name, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        rt::write_opt(&self.resource_claim_name, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::PodGroupSchedulingConstraints {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.topology.iter().flatten(), 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.topology.iter().flatten(), 1, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::PodGroupSchedulingPolicy {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.basic, 1, sizes) + rt::opt_len(&self.gang, 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.basic, 1, w);
+        rt::write_opt(&self.gang, 2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::PodGroupSpec {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.parent_composite_pod_group_name, 1, sizes)
+            + rt::opt_len(&self.workload_ref, 2, sizes)
+            + self.scheduling_policy.field_len(3, sizes)
+            + rt::opt_len(&self.scheduling_constraints, 4, sizes)
+            + rt::repeated_len(self.resource_claims.iter().flatten(), 5, sizes)
+            + rt::opt_len(&self.disruption_mode, 6, sizes)
+            + match &self.priority_class_name {
+                Some(v) => v.field_len(7, sizes),
+                None => rt::zero::string_len(7),
+            } + rt::opt_len(&self.priority, 8, sizes)
+            + rt::opt_len(&self.preemption_policy, 9, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.parent_composite_pod_group_name, 1, w);
+        rt::write_opt(&self.workload_ref, 2, w);
+        self.scheduling_policy.write_field(3, w);
+        rt::write_opt(&self.scheduling_constraints, 4, w);
+        rt::write_repeated(self.resource_claims.iter().flatten(), 5, w);
+        rt::write_opt(&self.disruption_mode, 6, w);
+        match &self.priority_class_name {
+            Some(v) => v.write_field(7, w),
+            None => {
+                rt::zero::write_string(7, w);
+            }
+        }
+        rt::write_opt(&self.priority, 8, w);
+        rt::write_opt(&self.preemption_policy, 9, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::PodGroupStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+            + rt::repeated_len(self.resource_claim_statuses.iter().flatten(), 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.conditions.iter().flatten(), 1, w);
+        rt::write_repeated(self.resource_claim_statuses.iter().flatten(), 2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::PodGroupTemplate {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes) + self.scheduling_policy.field_len(2, sizes)
+            + rt::opt_len(&self.scheduling_constraints, 3, sizes)
+            + rt::repeated_len(self.resource_claims.iter().flatten(), 4, sizes)
+            + rt::opt_len(&self.disruption_mode, 5, sizes)
+            + match &self.priority_class_name {
+                Some(v) => v.field_len(6, sizes),
+                None => rt::zero::string_len(6),
+            } + rt::opt_len(&self.priority, 7, sizes)
+            + rt::opt_len(&self.preemption_policy, 8, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        self.scheduling_policy.write_field(2, w);
+        rt::write_opt(&self.scheduling_constraints, 3, w);
+        rt::write_repeated(self.resource_claims.iter().flatten(), 4, w);
+        rt::write_opt(&self.disruption_mode, 5, w);
+        match &self.priority_class_name {
+            Some(v) => v.write_field(6, w),
+            None => {
+                rt::zero::write_string(6, w);
+            }
+        }
+        rt::write_opt(&self.priority, 7, w);
+        rt::write_opt(&self.preemption_policy, 8, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::SingleCompositeDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::SingleDisruptionMode {
+    fn body_len(&self, _sizes: &mut Sizes) -> usize {
+        0
+    }
+    fn write_body(&self, _w: &mut Writer<'_>) {}
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::TopologyConstraint {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.key.field_len(1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.key.write_field(1, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::TypedLocalObjectReference {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        (match &self.api_group {
+            Some(v) => v.field_len(1, sizes),
+            None => rt::zero::string_len(1),
+        }) + self.kind.field_len(2, sizes) + self.name.field_len(3, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        match &self.api_group {
+            Some(v) => v.write_field(1, w),
+            None => {
+                rt::zero::write_string(1, w);
+            }
+        }
+        self.kind.write_field(2, w);
+        self.name.write_field(3, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::Workload {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.metadata.write_field(1, w);
+        self.spec.write_field(2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::WorkloadReference {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.workload_name.field_len(1, sizes) + self.template_name.field_len(2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.workload_name.write_field(1, w);
+        self.template_name.write_field(2, w);
+    }
+}
+impl Message for k8s_openapi::api::scheduling::v1beta1::WorkloadSpec {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::opt_len(&self.controller_ref, 1, sizes)
+            + rt::repeated_len(self.pod_group_templates.iter().flatten(), 2, sizes)
+            + rt::repeated_len(
+                self.composite_pod_group_templates.iter().flatten(),
+                3,
+                sizes,
+            )
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_opt(&self.controller_ref, 1, w);
+        rt::write_repeated(self.pod_group_templates.iter().flatten(), 2, w);
+        rt::write_repeated(self.composite_pod_group_templates.iter().flatten(), 3, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1::CSIDriver {
@@ -13402,10 +14566,24 @@ impl Message for k8s_openapi::api::storage::v1::CSIDriverSpec {
 impl Message for k8s_openapi::api::storage::v1::CSINode {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
         self.metadata.field_len(1, sizes) + self.spec.field_len(2, sizes)
+            + match &self.status {
+                Some(v) => v.field_len(3, sizes),
+                None => {
+                    <k8s_openapi::api::storage::v1::CSINodeStatus>::default()
+                        .field_len(3, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
         self.spec.write_field(2, w);
+        match &self.status {
+            Some(v) => v.write_field(3, w),
+            None => {
+                <k8s_openapi::api::storage::v1::CSINodeStatus>::default()
+                    .write_field(3, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::storage::v1::CSINodeDriver {
@@ -13427,6 +14605,14 @@ impl Message for k8s_openapi::api::storage::v1::CSINodeSpec {
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         rt::write_repeated(&self.drivers, 1, w);
+    }
+}
+impl Message for k8s_openapi::api::storage::v1::CSINodeStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.storage_health.iter().flatten(), 1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.storage_health.iter().flatten(), 1, w);
     }
 }
 impl Message for k8s_openapi::api::storage::v1::CSIStorageCapacity {
@@ -13463,6 +14649,48 @@ impl Message for k8s_openapi::api::storage::v1::StorageClass {
         rt::write_opt(&self.allow_volume_expansion, 6, w);
         rt::write_opt(&self.volume_binding_mode, 7, w);
         rt::write_repeated(self.allowed_topologies.iter().flatten(), 8, w);
+    }
+}
+impl Message for k8s_openapi::api::storage::v1::StorageHealth {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.name.field_len(1, sizes)
+            + rt::repeated_len(self.health_conditions.iter().flatten(), 2, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.name.write_field(1, w);
+        rt::write_repeated(self.health_conditions.iter().flatten(), 2, w);
+    }
+}
+impl Message for k8s_openapi::api::storage::v1::StorageHealthCondition {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.status.field_len(1, sizes) + self.reason.field_len(2, sizes)
+            + match &self.message {
+                Some(v) => v.field_len(3, sizes),
+                None => rt::zero::string_len(3),
+            } + rt::opt_len(&self.access_mode, 4, sizes)
+            + rt::opt_len(&self.volume_mode, 5, sizes)
+            + match &self.last_transition_time {
+                Some(v) => v.field_len(6, sizes),
+                None => rt::zero::time().field_len(6, sizes),
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.status.write_field(1, w);
+        self.reason.write_field(2, w);
+        match &self.message {
+            Some(v) => v.write_field(3, w),
+            None => {
+                rt::zero::write_string(3, w);
+            }
+        }
+        rt::write_opt(&self.access_mode, 4, w);
+        rt::write_opt(&self.volume_mode, 5, w);
+        match &self.last_transition_time {
+            Some(v) => v.write_field(6, w),
+            None => {
+                rt::zero::time().write_field(6, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::storage::v1::TokenRequest {
@@ -13579,15 +14807,66 @@ impl Message for k8s_openapi::api::storage::v1::VolumeNodeResources {
         rt::write_opt(&self.count, 1, w);
     }
 }
-impl Message for k8s_openapi::api::storage::v1beta1::VolumeAttributesClass {
+impl Message for k8s_openapi::api::storagemigration::v1::StorageVersionMigration {
     fn body_len(&self, sizes: &mut Sizes) -> usize {
-        self.metadata.field_len(1, sizes) + self.driver_name.field_len(2, sizes)
-            + rt::map_len(self.parameters.as_ref(), 3, sizes)
+        self.metadata.field_len(1, sizes)
+            + match &self.spec {
+                Some(v) => v.field_len(2, sizes),
+                None => {
+                    <k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec>::default()
+                        .field_len(2, sizes)
+                }
+            }
+            + match &self.status {
+                Some(v) => v.field_len(3, sizes),
+                None => {
+                    <k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus>::default()
+                        .field_len(3, sizes)
+                }
+            }
     }
     fn write_body(&self, w: &mut Writer<'_>) {
         self.metadata.write_field(1, w);
-        self.driver_name.write_field(2, w);
-        rt::write_map(self.parameters.as_ref(), 3, w);
+        match &self.spec {
+            Some(v) => v.write_field(2, w),
+            None => {
+                <k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec>::default()
+                    .write_field(2, w);
+            }
+        }
+        match &self.status {
+            Some(v) => v.write_field(3, w),
+            None => {
+                <k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus>::default()
+                    .write_field(3, w);
+            }
+        }
+    }
+}
+impl Message for k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        self.resource.field_len(1, sizes)
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        self.resource.write_field(1, w);
+    }
+}
+impl Message for k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus {
+    fn body_len(&self, sizes: &mut Sizes) -> usize {
+        rt::repeated_len(self.conditions.iter().flatten(), 1, sizes)
+            + match &self.resource_version {
+                Some(v) => v.field_len(2, sizes),
+                None => rt::zero::string_len(2),
+            }
+    }
+    fn write_body(&self, w: &mut Writer<'_>) {
+        rt::write_repeated(self.conditions.iter().flatten(), 1, w);
+        match &self.resource_version {
+            Some(v) => v.write_field(2, w),
+            None => {
+                rt::zero::write_string(2, w);
+            }
+        }
     }
 }
 impl Message for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration {
@@ -15100,6 +16379,12 @@ pub fn encode_json_as_openapi(
                 serde_json::from_value::<k8s_openapi::api::batch::v1::JobCondition>(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.batch.v1.JobSchedulingConfiguration" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::batch::v1::JobSchedulingConfiguration,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.batch.v1.JobSpec" => {
                 serde_json::from_value::<k8s_openapi::api::batch::v1::JobSpec>(json)
                     .map(|v| v.encode_to_vec())
@@ -15180,15 +16465,33 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.certificates.v1alpha1.ClusterTrustBundle" => {
+            "k8s.io.api.certificates.v1.ClusterTrustBundle" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle,
+                    k8s_openapi::api::certificates::v1::ClusterTrustBundle,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.certificates.v1alpha1.ClusterTrustBundleSpec" => {
+            "k8s.io.api.certificates.v1.ClusterTrustBundleSpec" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpec,
+                    k8s_openapi::api::certificates::v1::ClusterTrustBundleSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.certificates.v1.PodCertificateRequest" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::certificates::v1::PodCertificateRequest,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.certificates.v1.PodCertificateRequestSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::certificates::v1::PodCertificateRequestSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.certificates.v1.PodCertificateRequestStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::certificates::v1::PodCertificateRequestStatus,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -15556,6 +16859,12 @@ pub fn encode_json_as_openapi(
                 serde_json::from_value::<k8s_openapi::api::core::v1::EventSource>(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.core.v1.EvictionResponder" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::core::v1::EvictionResponder,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.core.v1.ExecAction" => {
                 serde_json::from_value::<k8s_openapi::api::core::v1::ExecAction>(json)
                     .map(|v| v.encode_to_vec())
@@ -15768,6 +17077,18 @@ pub fn encode_json_as_openapi(
                 serde_json::from_value::<k8s_openapi::api::core::v1::NodeAffinity>(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.core.v1.NodeAllocatableMappedResources" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::core::v1::NodeAllocatableMappedResources,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.core.v1.NodeAllocatableOverheadResources" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::core::v1::NodeAllocatableOverheadResources,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus" => {
                 serde_json::from_value::<
                     k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus,
@@ -15798,6 +17119,12 @@ pub fn encode_json_as_openapi(
             }
             "k8s.io.api.core.v1.NodeFeatures" => {
                 serde_json::from_value::<k8s_openapi::api::core::v1::NodeFeatures>(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.core.v1.NodePodPreemptionPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::core::v1::NodePodPreemptionPolicy,
+                >(json)
                     .map(|v| v.encode_to_vec())
             }
             "k8s.io.api.core.v1.NodeRuntimeHandler" => {
@@ -16025,6 +17352,12 @@ pub fn encode_json_as_openapi(
             "k8s.io.api.core.v1.PodTemplateSpec" => {
                 serde_json::from_value::<
                     k8s_openapi::api::core::v1::PodTemplateSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.core.v1.PodVolumeHealth" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::core::v1::PodVolumeHealth,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -16320,6 +17653,18 @@ pub fn encode_json_as_openapi(
                 serde_json::from_value::<k8s_openapi::api::core::v1::VolumeDevice>(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.core.v1.VolumeHealthCondition" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::core::v1::VolumeHealthCondition,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.core.v1.VolumeHealthStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::core::v1::VolumeHealthStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.core.v1.VolumeMount" => {
                 serde_json::from_value::<k8s_openapi::api::core::v1::VolumeMount>(json)
                     .map(|v| v.encode_to_vec())
@@ -16540,6 +17885,84 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.lifecycle.v1alpha1.Eviction" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::Eviction,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionPodReference" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionPodReference,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionRequest" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionRequestPodReference" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestPodReference,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionRequestSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionRequestStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionRequestTarget" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestTarget,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.EvictionTarget" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::EvictionTarget,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.Requester" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::Requester,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.ResponderStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::ResponderStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.lifecycle.v1alpha1.TargetResponder" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::lifecycle::v1alpha1::TargetResponder,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.networking.v1.HTTPIngressPath" => {
                 serde_json::from_value::<
                     k8s_openapi::api::networking::v1::HTTPIngressPath,
@@ -16707,42 +18130,6 @@ pub fn encode_json_as_openapi(
             "k8s.io.api.networking.v1.ServiceCIDRStatus" => {
                 serde_json::from_value::<
                     k8s_openapi::api::networking::v1::ServiceCIDRStatus,
-                >(json)
-                    .map(|v| v.encode_to_vec())
-            }
-            "k8s.io.api.networking.v1beta1.IPAddress" => {
-                serde_json::from_value::<
-                    k8s_openapi::api::networking::v1beta1::IPAddress,
-                >(json)
-                    .map(|v| v.encode_to_vec())
-            }
-            "k8s.io.api.networking.v1beta1.IPAddressSpec" => {
-                serde_json::from_value::<
-                    k8s_openapi::api::networking::v1beta1::IPAddressSpec,
-                >(json)
-                    .map(|v| v.encode_to_vec())
-            }
-            "k8s.io.api.networking.v1beta1.ParentReference" => {
-                serde_json::from_value::<
-                    k8s_openapi::api::networking::v1beta1::ParentReference,
-                >(json)
-                    .map(|v| v.encode_to_vec())
-            }
-            "k8s.io.api.networking.v1beta1.ServiceCIDR" => {
-                serde_json::from_value::<
-                    k8s_openapi::api::networking::v1beta1::ServiceCIDR,
-                >(json)
-                    .map(|v| v.encode_to_vec())
-            }
-            "k8s.io.api.networking.v1beta1.ServiceCIDRSpec" => {
-                serde_json::from_value::<
-                    k8s_openapi::api::networking::v1beta1::ServiceCIDRSpec,
-                >(json)
-                    .map(|v| v.encode_to_vec())
-            }
-            "k8s.io.api.networking.v1beta1.ServiceCIDRStatus" => {
-                serde_json::from_value::<
-                    k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -16932,6 +18319,12 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.resource.v1.DeviceDerivedAttribute" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1::DeviceDerivedAttribute,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.resource.v1.DeviceRequest" => {
                 serde_json::from_value::<
                     k8s_openapi::api::resource::v1::DeviceRequest,
@@ -16962,6 +18355,30 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.resource.v1.DeviceTaintRule" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1::DeviceTaintRule,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1.DeviceTaintRuleSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1::DeviceTaintRuleSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1.DeviceTaintRuleStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1::DeviceTaintRuleStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1.DeviceTaintSelector" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1::DeviceTaintSelector,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.resource.v1.DeviceToleration" => {
                 serde_json::from_value::<
                     k8s_openapi::api::resource::v1::DeviceToleration,
@@ -16980,9 +18397,21 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.resource.v1.NodeAllocatableResourceMapping" => {
+            "k8s.io.api.resource.v1.NodeAllocatableMapping" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping,
+                    k8s_openapi::api::resource::v1::NodeAllocatableMapping,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1.NodeAllocatableOverhead" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1::NodeAllocatableOverhead,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1.NodeAllocatableResource" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1::NodeAllocatableResource,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -17076,6 +18505,12 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.resource.v1alpha3.PartitionTypeStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.resource.v1alpha3.PoolStatus" => {
                 serde_json::from_value::<
                     k8s_openapi::api::resource::v1alpha3::PoolStatus,
@@ -17097,6 +18532,18 @@ pub fn encode_json_as_openapi(
             "k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestStatus" => {
                 serde_json::from_value::<
                     k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1alpha3.ShareableCapacityStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1alpha3::ShareableCapacityStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1alpha3.ShareableSummaryStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1alpha3::ShareableSummaryStatus,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -17226,6 +18673,12 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.resource.v1beta1.DeviceDerivedAttribute" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1beta1::DeviceDerivedAttribute,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.resource.v1beta1.DeviceRequest" => {
                 serde_json::from_value::<
                     k8s_openapi::api::resource::v1beta1::DeviceRequest,
@@ -17268,9 +18721,21 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.resource.v1beta1.NodeAllocatableResourceMapping" => {
+            "k8s.io.api.resource.v1beta1.NodeAllocatableMapping" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping,
+                    k8s_openapi::api::resource::v1beta1::NodeAllocatableMapping,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1beta1.NodeAllocatableOverhead" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1beta1::NodeAllocatableOverhead,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1beta1.NodeAllocatableResource" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1beta1::NodeAllocatableResource,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -17454,6 +18919,12 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.resource.v1beta2.DeviceDerivedAttribute" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1beta2::DeviceDerivedAttribute,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.resource.v1beta2.DeviceRequest" => {
                 serde_json::from_value::<
                     k8s_openapi::api::resource::v1beta2::DeviceRequest,
@@ -17526,9 +18997,21 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.resource.v1beta2.NodeAllocatableResourceMapping" => {
+            "k8s.io.api.resource.v1beta2.NodeAllocatableMapping" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::resource::v1beta2::NodeAllocatableResourceMapping,
+                    k8s_openapi::api::resource::v1beta2::NodeAllocatableMapping,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1beta2.NodeAllocatableOverhead" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1beta2::NodeAllocatableOverhead,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.resource.v1beta2.NodeAllocatableResource" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::resource::v1beta2::NodeAllocatableResource,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -17598,99 +19081,381 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.BasicSchedulingPolicy" => {
+            "k8s.io.api.scheduling.v1alpha3.AllCompositeDisruptionMode" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::BasicSchedulingPolicy,
+                    k8s_openapi::api::scheduling::v1alpha3::AllCompositeDisruptionMode,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.GangSchedulingPolicy" => {
+            "k8s.io.api.scheduling.v1alpha3.AllDisruptionMode" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::GangSchedulingPolicy,
+                    k8s_openapi::api::scheduling::v1alpha3::AllDisruptionMode,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroup" => {
+            "k8s.io.api.scheduling.v1alpha3.BasicSchedulingPolicy" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroup,
+                    k8s_openapi::api::scheduling::v1alpha3::BasicSchedulingPolicy,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaim" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositeBasicSchedulingPolicy" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaim,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositeBasicSchedulingPolicy,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaimStatus" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositeDisruptionMode" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaimStatus,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositeDisruptionMode,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroupSchedulingConstraints" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositeGangSchedulingPolicy" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingConstraints,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositeGangSchedulingPolicy,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroupSchedulingPolicy" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositePodGroup" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingPolicy,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroupSpec" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositePodGroupSchedulingConstraints" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroupSpec,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSchedulingConstraints,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroupStatus" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositePodGroupSchedulingPolicy" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroupStatus,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSchedulingPolicy,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroupTemplate" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositePodGroupSpec" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplate,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSpec,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.PodGroupTemplateReference" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositePodGroupStatus" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplateReference,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupStatus,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.TopologyConstraint" => {
+            "k8s.io.api.scheduling.v1alpha3.CompositePodGroupTemplate" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::TopologyConstraint,
+                    k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupTemplate,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.TypedLocalObjectReference" => {
+            "k8s.io.api.scheduling.v1alpha3.DisruptionMode" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::TypedLocalObjectReference,
+                    k8s_openapi::api::scheduling::v1alpha3::DisruptionMode,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.Workload" => {
+            "k8s.io.api.scheduling.v1alpha3.GangSchedulingPolicy" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::Workload,
+                    k8s_openapi::api::scheduling::v1alpha3::GangSchedulingPolicy,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.WorkloadPodGroupTemplateReference" => {
+            "k8s.io.api.scheduling.v1alpha3.PodGroup" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::WorkloadPodGroupTemplateReference,
+                    k8s_openapi::api::scheduling::v1alpha3::PodGroup,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.scheduling.v1alpha2.WorkloadSpec" => {
+            "k8s.io.api.scheduling.v1alpha3.PodGroupResourceClaim" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::scheduling::v1alpha2::WorkloadSpec,
+                    k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaim,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.PodGroupResourceClaimStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaimStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.PodGroupSchedulingConstraints" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingConstraints,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.PodGroupSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.PodGroupSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::PodGroupSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.PodGroupStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.PodGroupTemplate" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::PodGroupTemplate,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.SingleCompositeDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::SingleCompositeDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.SingleDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::SingleDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.TopologyConstraint" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::TopologyConstraint,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.TypedLocalObjectReference" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::TypedLocalObjectReference,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.Workload" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::Workload,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupAllDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupAllDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupBasicSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupBasicSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupGangSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupResourceClaim" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupResourceClaim,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupSingleDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSingleDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadReference" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadReference,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1alpha3.WorkloadSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1alpha3::WorkloadSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.AllCompositeDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::AllCompositeDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.AllDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::AllDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.BasicSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::BasicSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.CompositeBasicSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::CompositeBasicSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.CompositeDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::CompositeDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.CompositeGangSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::CompositeGangSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingConstraints" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::CompositePodGroupSchedulingConstraints,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::CompositePodGroupSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.CompositePodGroupTemplate" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::CompositePodGroupTemplate,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.DisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::DisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.GangSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::GangSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.PodGroup" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::PodGroup,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.PodGroupResourceClaim" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::PodGroupResourceClaim,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.PodGroupResourceClaimStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::PodGroupResourceClaimStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.PodGroupSchedulingConstraints" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::PodGroupSchedulingConstraints,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.PodGroupSchedulingPolicy" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::PodGroupSchedulingPolicy,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.PodGroupSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::PodGroupSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.PodGroupStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::PodGroupStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.PodGroupTemplate" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::PodGroupTemplate,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.SingleCompositeDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::SingleCompositeDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.SingleDisruptionMode" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::SingleDisruptionMode,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.TopologyConstraint" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::TopologyConstraint,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.TypedLocalObjectReference" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::TypedLocalObjectReference,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.Workload" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::Workload,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.WorkloadReference" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::WorkloadReference,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.scheduling.v1beta1.WorkloadSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::scheduling::v1beta1::WorkloadSpec,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -17720,6 +19485,12 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
+            "k8s.io.api.storage.v1.CSINodeStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::storage::v1::CSINodeStatus,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
             "k8s.io.api.storage.v1.CSIStorageCapacity" => {
                 serde_json::from_value::<
                     k8s_openapi::api::storage::v1::CSIStorageCapacity,
@@ -17729,6 +19500,18 @@ pub fn encode_json_as_openapi(
             "k8s.io.api.storage.v1.StorageClass" => {
                 serde_json::from_value::<
                     k8s_openapi::api::storage::v1::StorageClass,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.storage.v1.StorageHealth" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::storage::v1::StorageHealth,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.storage.v1.StorageHealthCondition" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::storage::v1::StorageHealthCondition,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
@@ -17780,9 +19563,21 @@ pub fn encode_json_as_openapi(
                 >(json)
                     .map(|v| v.encode_to_vec())
             }
-            "k8s.io.api.storage.v1beta1.VolumeAttributesClass" => {
+            "k8s.io.api.storagemigration.v1.StorageVersionMigration" => {
                 serde_json::from_value::<
-                    k8s_openapi::api::storage::v1beta1::VolumeAttributesClass,
+                    k8s_openapi::api::storagemigration::v1::StorageVersionMigration,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.storagemigration.v1.StorageVersionMigrationSpec" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec,
+                >(json)
+                    .map(|v| v.encode_to_vec())
+            }
+            "k8s.io.api.storagemigration.v1.StorageVersionMigrationStatus" => {
+                serde_json::from_value::<
+                    k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus,
                 >(json)
                     .map(|v| v.encode_to_vec())
             }

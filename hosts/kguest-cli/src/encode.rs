@@ -30,7 +30,7 @@ pub struct Args {
     /// The message type, when the input has no apiVersion/kind (core.v1.Pod).
     #[arg(short, long = "type", value_name = "TYPE")]
     type_name: Option<String>,
-    /// What to do with fields the 1.36 API does not have (an object from a
+    /// What to do with fields the 1.37 API does not have (an object from a
     /// newer release), as kubectl's flag does: strict fails naming the first,
     /// warn drops each and prints a warning on stderr, ignore drops them
     /// silently

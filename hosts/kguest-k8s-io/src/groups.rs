@@ -25,6 +25,7 @@ pub const API_GROUPS: &[(&str, &str)] = &[
     ("extensions", "extensions"),
     ("flowcontrol", "flowcontrol.apiserver.k8s.io"),
     ("imagepolicy", "imagepolicy.k8s.io"),
+    ("lifecycle", "lifecycle.k8s.io"),
     ("networking", "networking.k8s.io"),
     ("node", "node.k8s.io"),
     ("policy", "policy"),

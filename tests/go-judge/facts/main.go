@@ -152,7 +152,12 @@ func structFacts(st *ast.StructType, which string) (out []string, any bool) {
 		}
 		jsonName, options, _ := strings.Cut(tag.Get("json"), ",")
 		opts := strings.Split(options, ",")
-		inline := has(opts, "inline")
+		// encoding/json promotes the fields of an embedded struct without a
+		// JSON name: k8s.io/api tags those `json:",inline"` up to 1.36 and
+		// `json:""` from 1.37 (an embedded field with no json tag at all,
+		// meta/v1's Duration, has its own JSON form).
+		_, tagged := tag.Lookup("json")
+		inline := has(opts, "inline") || (len(field.Names) == 0 && tagged && jsonName == "")
 		switch which {
 		case "nullable":
 			if _, pointer := field.Type.(*ast.StarExpr); pointer {

@@ -6,7 +6,8 @@
 //! differences ([`diff`]). Feature `views` adds walking views ([`walk`]) and
 //! the documented deviations ([`deviations`]); `oracle` the differential
 //! oracle over prost-reflect ([`oracle`]); `fixtures` the upstream fixtures
-//! ([`fixtures`]) and JSON comparisons ([`json`]).
+//! ([`fixtures`]) and JSON comparisons ([`json`]); `host` a recording
+//! scheduler handle for kguest-host's integration tests ([`recorder`]).
 //!
 //! Material that is missing fails the caller with a message naming the
 //! `cargo xtask` command that provides it: a test never passes by skipping.
@@ -30,6 +31,8 @@ pub mod fixtures;
 pub mod json;
 #[cfg(feature = "oracle")]
 pub mod oracle;
+#[cfg(feature = "host")]
+pub mod recorder;
 #[cfg(feature = "views")]
 pub mod walk;
 

@@ -37,6 +37,12 @@ pub fn testdata_dir() -> PathBuf {
     vendored("testdata")
 }
 
+/// The previous release's fixtures (`<vendor>/previous/testdata`), kept by
+/// `cargo xtask bump` (`proto-vendor/kubernetes-previous.lock`).
+pub fn previous_testdata_dir() -> PathBuf {
+    vendored("previous/testdata")
+}
+
 fn ksw_root() -> PathBuf {
     env_path("KGUEST_KSW_DIR").unwrap_or_else(|| workspace().join("proto-vendor/ksw"))
 }
@@ -75,14 +81,14 @@ pub fn ksw_dir_if_present() -> Option<PathBuf> {
     Some(ksw_root()).filter(|dir| dir.is_dir())
 }
 
-/// The k8s.io/api v0.36.3 module (its `testdata/` holds the fixtures of
-/// older releases): `$KGUEST_K8S_API_DIR`, which `cargo xtask test` sets.
+/// The k8s.io/api module of the pinned release (v0.37.2; its `testdata/`
+/// holds the fixtures of older releases): `$KGUEST_K8S_API_DIR`, which `cargo xtask test` sets.
 pub fn k8s_api_dir() -> PathBuf {
     env_path("KGUEST_K8S_API_DIR").unwrap_or_else(|| {
         panic!(
             "KGUEST_K8S_API_DIR is not set: run `cargo xtask test` (it downloads k8s.io/api \
-             v0.36.3 with Go and sets it), or set it to that module's directory \
-             (`go mod download -json k8s.io/api@v0.36.3` prints it)"
+             v0.37.2 with Go and sets it), or set it to that module's directory \
+             (`go mod download -json k8s.io/api@v0.37.2` prints it)"
         )
     })
 }

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use super::pin::{KSW, KUBERNETES, Pin};
+use super::pin::{KSW, KUBERNETES, KUBERNETES_PREVIOUS, Pin};
 
 pub(super) const USAGE: &str = concat!(
     "  cargo xtask vendor [--check]              both pins, from $KGUEST_K8S_DIR / $KGUEST_KSW_DIR or upstream\n",
-    "  cargo xtask vendor [kubernetes|ksw] [--from DIR] [--check]\n",
+    "  cargo xtask vendor [kubernetes|kubernetes-previous|ksw] [--from DIR] [--check]\n",
     "  cargo xtask vendor [kubernetes] --update-lock --from DIR [--kubernetes X.Y.Z]\n",
     "  cargo xtask vendor ksw --update-lock --from DIR [--commit HASH]\n",
     "(`--from` and `--update-lock` without a pin name mean `kubernetes`)",
@@ -28,7 +28,9 @@ pub(super) fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut opts = Options::default();
     let mut iter = args.iter().peekable();
     if let Some(first) = iter.peek() {
-        let named = [&KUBERNETES, &KSW].into_iter().find(|p| p.name == **first);
+        let named = [&KUBERNETES, &KUBERNETES_PREVIOUS, &KSW]
+            .into_iter()
+            .find(|p| p.name == **first);
         if let Some(pin) = named {
             opts.pin = Some(pin);
             iter.next();

@@ -68,6 +68,17 @@ pub static KUBERNETES: Pin = Pin {
     url: kubernetes_url,
 };
 
+/// The previous Kubernetes release's protos and fixtures, kept by `cargo
+/// xtask bump` so the API-change report (`regen`) can compare the two.
+pub static KUBERNETES_PREVIOUS: Pin = Pin {
+    name: "kubernetes-previous",
+    lock_name: "kubernetes-previous.lock",
+    subdir: "previous",
+    label: "proto-vendor/previous/",
+    env: "KGUEST_K8S_PREVIOUS_DIR",
+    ..KUBERNETES
+};
+
 /// kube-scheduler-wasm-extension's guests and host test suite.
 pub static KSW: Pin = Pin {
     name: "ksw",

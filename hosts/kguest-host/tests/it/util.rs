@@ -1,10 +1,7 @@
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use kguest_host::{
-    Cycle, LogRecord, Plugin, PluginConfig, Runtime, RuntimeConfig, SchedulerHandle, Snapshot,
-    SnapshotNode,
-};
+use kguest_host::{Cycle, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot, SnapshotNode};
 
 /// Every host import, bound to `$name` (module-qualified names are unique).
 pub const IMPORTS: &str = r#"
@@ -107,37 +104,4 @@ pub fn cycle(pod: &[u8]) -> Cycle {
     Cycle::new(bytes(pod), Arc::new(snap)).unwrap()
 }
 
-/// severity, message, key/value pairs
-pub type LogLine = (i32, String, Vec<(String, String)>);
-
-/// A handle that records everything.
-#[derive(Default)]
-pub struct Recorder {
-    pub logs: Mutex<Vec<LogLine>>,
-    pub events: Mutex<Vec<Vec<u8>>>,
-    pub rejected: Mutex<Vec<String>>,
-}
-
-impl SchedulerHandle for Recorder {
-    fn log(&self, r: &LogRecord<'_>) {
-        let kvs = r
-            .kvs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        self.logs
-            .lock()
-            .unwrap()
-            .push((r.severity, r.message.to_string(), kvs));
-    }
-    fn event(&self, json: &[u8]) {
-        self.events.lock().unwrap().push(json.to_vec());
-    }
-    fn reject_waiting_pod(&self, uid: &str) -> bool {
-        self.rejected.lock().unwrap().push(uid.to_string());
-        uid == "known"
-    }
-    fn waiting_pod(&self, uid: &str) -> Option<Arc<[u8]>> {
-        (uid == "known").then(|| bytes(b"WAITING-POD"))
-    }
-}
+pub use kguest_test_support::recorder::Recorder;

@@ -24,41 +24,17 @@ pub fn decide(pod: &[u8], node_name: &[u8]) -> i32 {
 
 #[cfg(target_arch = "wasm32")]
 mod abi {
-    #[link(wasm_import_module = "k8s.io/scheduler")]
-    unsafe extern "C" {
-        #[link_name = "currentPod"]
-        fn current_pod(buf: *mut u8, limit: u32) -> u32;
-        #[link_name = "currentNodeName"]
-        fn current_node_name(buf: *mut u8, limit: u32) -> u32;
-        #[link_name = "result.status_reason"]
-        fn status_reason(ptr: *const u8, len: u32);
-    }
-
-    /// Pulls a value through a getter, growing `buf` when the host says so.
-    fn pull(getter: unsafe extern "C" fn(*mut u8, u32) -> u32, buf: &mut Vec<u8>) {
-        loop {
-            let cap = buf.capacity();
-            // SAFETY: the host writes at most `cap` bytes at the pointer.
-            let len = unsafe { getter(buf.as_mut_ptr(), cap as u32) } as usize;
-            if len <= cap {
-                // SAFETY: the host wrote exactly `len` bytes.
-                unsafe { buf.set_len(len) };
-                return;
-            }
-            buf.reserve(len);
-        }
-    }
+    use test_guest_ffi::{current_node_name, current_pod, pull_into_vec, status_reason};
 
     #[unsafe(no_mangle)]
     extern "C" fn filter() -> i32 {
         let mut pod = Vec::with_capacity(2048);
         let mut node = Vec::with_capacity(64);
-        pull(current_pod, &mut pod);
-        pull(current_node_name, &mut node);
+        pull_into_vec(current_pod, &mut pod);
+        pull_into_vec(current_node_name, &mut node);
         let code = super::decide(&pod, &node);
         if code == super::UNSCHEDULABLE_AND_UNRESOLVABLE {
-            // SAFETY: the host copies the reason right away.
-            unsafe { status_reason(super::REASON.as_ptr(), super::REASON.len() as u32) };
+            status_reason(super::REASON);
         }
         code
     }

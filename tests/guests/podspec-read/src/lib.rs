@@ -62,34 +62,11 @@ pub fn decide(pod: &[u8], node_name: &[u8]) -> i32 {
 
 #[cfg(target_arch = "wasm32")]
 mod abi {
-    use core::ptr::addr_of_mut;
-
-    const POD_CAP: usize = 64 * 1024;
-    const NODE_CAP: usize = 256;
-    static mut POD: [u8; POD_CAP] = [0; POD_CAP];
-    static mut NODE: [u8; NODE_CAP] = [0; NODE_CAP];
-
-    #[link(wasm_import_module = "k8s.io/scheduler")]
-    unsafe extern "C" {
-        #[link_name = "currentPod"]
-        fn current_pod(buf: *mut u8, limit: u32) -> u32;
-        #[link_name = "currentNodeName"]
-        fn current_node_name(buf: *mut u8, limit: u32) -> u32;
-    }
-
     #[unsafe(no_mangle)]
     extern "C" fn filter() -> i32 {
-        // SAFETY: wasm guests are single-threaded and these statics are only
-        // touched here; the host writes at most `limit` bytes.
-        let (pod, node) = unsafe {
-            let pod = &mut *addr_of_mut!(POD);
-            let node = &mut *addr_of_mut!(NODE);
-            let pod_len = current_pod(pod.as_mut_ptr(), POD_CAP as u32) as usize;
-            let node_len = current_node_name(node.as_mut_ptr(), NODE_CAP as u32) as usize;
-            match (pod.get(..pod_len), node.get(..node_len)) {
-                (Some(pod), Some(node)) => (&*pod, &*node),
-                _ => return super::ERROR,
-            }
+        // SAFETY: one pull per call; the slices die with the call.
+        let Some((pod, node)) = (unsafe { test_guest_ffi::pod_and_node_name() }) else {
+            return super::ERROR;
         };
         super::decide(pod, node)
     }

@@ -1,10 +1,10 @@
 //! Upstream's compatibility test, as Kubernetes runs it on its own types
 //! (`k8s.io/api`'s roundtrip test): the fixtures of older releases
-//! (`testdata/v1.33.0`, `v1.34.0`, `v1.35.0` in the k8s.io/api v0.36.3
-//! module) must be read by the current API and written back identically, or
+//! (`testdata/v1.34.0`, `v1.35.0`, `v1.36.0` in the k8s.io/api v0.37.2
+//! module, the three releases before it) must be read by the current API and written back identically, or
 //! as the `<name>.after_roundtrip.<ext>` beside them says (fields the
 //! current release dropped). kguest reads each fixture the way an API
-//! server of 1.36 would (unknown JSON fields dropped as Go's decoder drops
+//! server of 1.37 would (unknown JSON fields dropped as Go's decoder drops
 //! them, unknown protobuf fields skipped) and writes it again:
 //! - `.pb`: views -> JSON -> protobuf, byte-exact against Go's bytes;
 //! - `.json`: JSON -> protobuf -> views -> JSON, indented as upstream's
@@ -12,11 +12,11 @@
 //! - `.yaml`: YAML -> protobuf -> views -> kubectl's YAML (sorted keys),
 //!   byte-exact.
 //!
-//! Kinds that 1.36 no longer serves are counted apart: each must be
+//! Kinds that 1.37 no longer serves are counted apart: each must be
 //! refused with a one-line "unknown apiVersion" error.
 //!
 //! The fixtures come from the Go module cache: `cargo xtask test` sets
-//! `KGUEST_K8S_API_DIR` to the k8s.io/api v0.36.3 module directory.
+//! `KGUEST_K8S_API_DIR` to the k8s.io/api module directory of the pinned release (v0.37.2).
 
 use kguest_json::{FieldValidation, Style};
 use kguest_k8s::envelope;
@@ -27,12 +27,12 @@ use kguest_k8s_io::load::Loader;
 use kguest_test_support::diff::byte_difference_in_text;
 use kguest_test_support::vendor;
 
-const RELEASES: &[&str] = &["v1.33.0", "v1.34.0", "v1.35.0"];
+const RELEASES: &[&str] = &["v1.34.0", "v1.35.0", "v1.36.0"];
 
 /// What reading and writing one fixture file gave.
 enum Outcome {
     Same,
-    /// The kind is not in 1.36 and was refused with this error.
+    /// The kind is not in 1.37 and was refused with this error.
     Removed(String),
     Differs(String),
 }
@@ -99,7 +99,7 @@ fn untyped(name: &str) -> bool {
     name.ends_with(".WatchEvent")
 }
 
-/// The objects of JSON or YAML text, read as a 1.36 API server reads them.
+/// The objects of JSON or YAML text, read as a 1.37 API server reads them.
 /// An object without `apiVersion` (a `WatchEvent`) is read as the type its
 /// file is named for.
 fn load(name: &str, text: &str) -> Result<kguest_k8s_io::load::LoadedObject, String> {
@@ -226,7 +226,7 @@ fn older_releases_fixtures_round_trip_as_go() {
         .map(|(ext, (s, t))| format!("{ext} {s}/{t}"))
         .collect();
     println!(
-        "compatibility: {same}/{total} fixtures as Go (v1.33.0..v1.35.0; {}), {} of kinds 1.36 removed refused in one line",
+        "compatibility: {same}/{total} fixtures as Go (v1.34.0..v1.36.0; {}), {} of kinds 1.37 removed refused in one line",
         by_ext.join(", "),
         removed.len()
     );

@@ -131,6 +131,8 @@ roots![
     api::batch::v1::Job,
     api::batch::v1beta1::CronJob,
     api::certificates::v1::CertificateSigningRequest,
+    api::certificates::v1::ClusterTrustBundle,
+    api::certificates::v1::PodCertificateRequest,
     api::certificates::v1alpha1::ClusterTrustBundle,
     api::certificates::v1beta1::CertificateSigningRequest,
     api::certificates::v1beta1::ClusterTrustBundle,
@@ -156,7 +158,6 @@ roots![
     api::core::v1::PodLogOptions,
     api::core::v1::PodPortForwardOptions,
     api::core::v1::PodProxyOptions,
-    api::core::v1::PodStatusResult,
     api::core::v1::PodTemplate,
     api::core::v1::RangeAllocation,
     api::core::v1::ReplicationController,
@@ -186,6 +187,8 @@ roots![
     api::flowcontrol::v1beta3::FlowSchema,
     api::flowcontrol::v1beta3::PriorityLevelConfiguration,
     api::imagepolicy::v1alpha1::ImageReview,
+    api::lifecycle::v1alpha1::Eviction,
+    api::lifecycle::v1alpha1::EvictionRequest,
     api::networking::v1::IPAddress,
     api::networking::v1::Ingress,
     api::networking::v1::IngressClass,
@@ -215,6 +218,7 @@ roots![
     api::rbac::v1beta1::Role,
     api::rbac::v1beta1::RoleBinding,
     api::resource::v1::DeviceClass,
+    api::resource::v1::DeviceTaintRule,
     api::resource::v1::ResourceClaim,
     api::resource::v1::ResourceClaimTemplate,
     api::resource::v1::ResourceSlice,
@@ -230,9 +234,12 @@ roots![
     api::resource::v1beta2::ResourceClaimTemplate,
     api::resource::v1beta2::ResourceSlice,
     api::scheduling::v1::PriorityClass,
-    api::scheduling::v1alpha2::PodGroup,
-    api::scheduling::v1alpha2::Workload,
+    api::scheduling::v1alpha3::CompositePodGroup,
+    api::scheduling::v1alpha3::PodGroup,
+    api::scheduling::v1alpha3::Workload,
+    api::scheduling::v1beta1::PodGroup,
     api::scheduling::v1beta1::PriorityClass,
+    api::scheduling::v1beta1::Workload,
     api::storage::v1::CSIDriver,
     api::storage::v1::CSINode,
     api::storage::v1::CSIStorageCapacity,
@@ -248,6 +255,7 @@ roots![
     api::storage::v1beta1::StorageClass,
     api::storage::v1beta1::VolumeAttachment,
     api::storage::v1beta1::VolumeAttributesClass,
+    api::storagemigration::v1::StorageVersionMigration,
     api::storagemigration::v1beta1::StorageVersionMigration,
     apimachinery::pkg::apis::meta::v1::APIGroup,
     apimachinery::pkg::apis::meta::v1::APIVersions,
@@ -489,9 +497,11 @@ impl Encoder<'_> {
         match kind {
             Kind::String => Owned::Len(self.random_string().into_bytes()),
             Kind::Bytes => Owned::Len(self.rng.bytes(8)),
-            // An empty message, or one with only unknown fields.
+            // An empty message, or one with only a field its type does not
+            // know (a field it knows, e.g. Quantity's string, would need a
+            // value of its type).
             Kind::Message(_) if self.rng.chance(50) => Owned::Len(Vec::new()),
-            Kind::Message(_) => Owned::Len(self.unknown_record(&EMPTY).1),
+            Kind::Message(inner) => Owned::Len(self.unknown_record(inner).1),
             _ => {
                 let mut v = self.random_varint();
                 if old == Value::Varint(v) {
@@ -646,9 +656,6 @@ impl Encoder<'_> {
         out
     }
 }
-
-static EMPTY: MessageSchema =
-    MessageSchema::new("kguest.test.Empty", schema::JsonForm::Object, &[]);
 
 pub fn reencode(
     schema: &MessageSchema,

@@ -148,7 +148,9 @@ const EXCEPTIONS: &[(&str, Class)] = &[
          Option, so an absent one reads as its zero value and is encoded (webhooks[].sideEffects, \
          ScaleIO secretRef, CSR spec.request, IPAddress spec.parentRef, PodCertificateRequest \
          spec.stubPKCS10Request, Deployment/ReplicaSet/StatefulSet/DaemonSet spec.selector, Ingress \
-         paths[].pathType, ResourcePoolStatusRequest status.poolCount)",
+         paths[].pathType, ResourcePoolStatusRequest status.poolCount; from 1.37 PodSpec \
+         evictionResponders[].priority, CompositePodGroup spec.workloadRef, \
+         ResourcePoolStatusRequest partitionSummary[].total)",
         Class {
             checks: &[Check::OpenapiToPb],
             kinds: &[],
@@ -162,6 +164,9 @@ const EXCEPTIONS: &[(&str, Class)] = &[
                     "stubPKCS10Request",
                     "pathType",
                     "poolCount",
+                    "priority",
+                    "workloadRef",
+                    "total",
                 ]
                 .iter()
                 .any(|name| ours_wrote(d, name))

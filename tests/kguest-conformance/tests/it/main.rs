@@ -15,3 +15,4 @@ mod no_panic;
 mod one_pass;
 mod openapi_encode;
 mod realistic;
+mod skew;

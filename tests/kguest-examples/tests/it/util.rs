@@ -3,11 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use kguest_host::{
-    Cycle, LogRecord, Plugin, PluginConfig, Runtime, RuntimeConfig, SchedulerHandle, Snapshot,
-};
+use kguest_host::{Cycle, Plugin, PluginConfig, Runtime, RuntimeConfig, Snapshot};
 use serde_json::{Value, json};
 
 fn read(path: &Path) -> Vec<u8> {
@@ -24,46 +22,7 @@ pub fn ksw(relative: &str) -> Vec<u8> {
     read(&kguest_test_support::vendor::ksw_file(relative))
 }
 
-/// A log line: severity, message, key/value pairs.
-pub type Log = (i32, String, Vec<(String, String)>);
-
-/// What a guest sent through the handle: event JSONs and log lines.
-#[derive(Default)]
-pub struct Recorder {
-    pub events: Mutex<Vec<String>>,
-    pub logs: Mutex<Vec<Log>>,
-}
-
-impl SchedulerHandle for Recorder {
-    fn log(&self, record: &LogRecord<'_>) {
-        let kvs = record
-            .kvs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        self.logs
-            .lock()
-            .unwrap()
-            .push((record.severity, record.message.to_string(), kvs));
-    }
-
-    fn event(&self, event_json: &[u8]) {
-        self.events
-            .lock()
-            .unwrap()
-            .push(String::from_utf8_lossy(event_json).into_owned());
-    }
-}
-
-impl Recorder {
-    /// Takes what was recorded so far.
-    pub fn take(&self) -> (Vec<String>, Vec<Log>) {
-        (
-            std::mem::take(&mut *self.events.lock().unwrap()),
-            std::mem::take(&mut *self.logs.lock().unwrap()),
-        )
-    }
-}
+pub use kguest_test_support::recorder::Recorder;
 
 pub fn runtime() -> Runtime {
     Runtime::new(RuntimeConfig::default()).expect("wasmtime runtime")

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.admission.v1beta1.AdmissionRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#admissionrequest-v1beta1-admission-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#admissionrequest-v1beta1-admission-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct AdmissionRequest<'a> {
     bytes: &'a [u8],
@@ -354,7 +354,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionRequest<'a> {
 
 /// View of `k8s.io.api.admission.v1beta1.AdmissionResponse`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#admissionresponse-v1beta1-admission-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#admissionresponse-v1beta1-admission-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct AdmissionResponse<'a> {
     bytes: &'a [u8],
@@ -529,7 +529,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AdmissionResponse<'a> {
 
 /// View of `k8s.io.api.admission.v1beta1.AdmissionReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#admissionreview-v1beta1-admission-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#admissionreview-v1beta1-admission-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct AdmissionReview<'a> {
     bytes: &'a [u8],

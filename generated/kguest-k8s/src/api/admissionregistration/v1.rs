@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.admissionregistration.v1.ApplyConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#applyconfiguration-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#applyconfiguration-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ApplyConfiguration<'a> {
     bytes: &'a [u8],
@@ -96,7 +96,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyConfiguration<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.AuditAnnotation`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#auditannotation-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#auditannotation-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct AuditAnnotation<'a> {
     bytes: &'a [u8],
@@ -200,7 +200,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AuditAnnotation<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.ExpressionWarning`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#expressionwarning-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#expressionwarning-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExpressionWarning<'a> {
     bytes: &'a [u8],
@@ -304,7 +304,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExpressionWarning<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.JSONPatch`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jsonpatch-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#jsonpatch-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct JSONPatch<'a> {
     bytes: &'a [u8],
@@ -391,7 +391,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JSONPatch<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.MatchCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#matchcondition-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#matchcondition-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MatchCondition<'a> {
     bytes: &'a [u8],
@@ -495,7 +495,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchCondition<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.MatchResources`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#matchresources-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#matchresources-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MatchResources<'a> {
     bytes: &'a [u8],
@@ -669,7 +669,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchResources<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicy-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicy-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicy<'a> {
     bytes: &'a [u8],
@@ -770,7 +770,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicy<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBinding`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicybinding-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicybinding-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicyBinding<'a> {
     bytes: &'a [u8],
@@ -871,7 +871,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBinding<'a
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBindingList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicybindinglist-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicybindinglist-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicyBindingList<'a> {
     bytes: &'a [u8],
@@ -978,7 +978,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingLis
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicybindingspec-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicybindingspec-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicyBindingSpec<'a> {
     bytes: &'a [u8],
@@ -1093,7 +1093,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingSpe
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicylist-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicylist-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicyList<'a> {
     bytes: &'a [u8],
@@ -1200,7 +1200,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyList<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicySpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicyspec-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicyspec-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicySpec<'a> {
     bytes: &'a [u8],
@@ -1385,7 +1385,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicySpec<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingWebhook`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingwebhook-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingwebhook-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingWebhook<'a> {
     bytes: &'a [u8],
@@ -1664,7 +1664,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhook<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingwebhookconfiguration-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingwebhookconfiguration-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingWebhookConfiguration<'a> {
     bytes: &'a [u8],
@@ -1769,7 +1769,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfiguration<'a> 
 
 /// View of `k8s.io.api.admissionregistration.v1.MutatingWebhookConfigurationList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingwebhookconfigurationlist-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingwebhookconfigurationlist-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingWebhookConfigurationList<'a> {
     bytes: &'a [u8],
@@ -1876,7 +1876,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingWebhookConfigurationList<
 
 /// View of `k8s.io.api.admissionregistration.v1.Mutation`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutation-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutation-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Mutation<'a> {
     bytes: &'a [u8],
@@ -1997,7 +1997,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Mutation<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.NamedRuleWithOperations`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namedrulewithoperations-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#namedrulewithoperations-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NamedRuleWithOperations<'a> {
     bytes: &'a [u8],
@@ -2101,7 +2101,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamedRuleWithOperations<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.ParamKind`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#paramkind-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#paramkind-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ParamKind<'a> {
     bytes: &'a [u8],
@@ -2205,7 +2205,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamKind<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.ParamRef`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#paramref-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#paramref-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ParamRef<'a> {
     bytes: &'a [u8],
@@ -2345,7 +2345,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamRef<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.Rule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rule-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rule-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Rule<'a> {
     bytes: &'a [u8],
@@ -2475,7 +2475,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Rule<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.RuleWithOperations`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rulewithoperations-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rulewithoperations-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct RuleWithOperations<'a> {
     bytes: &'a [u8],
@@ -2571,7 +2571,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuleWithOperations<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.ServiceReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicereference-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicereference-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceReference<'a> {
     bytes: &'a [u8],
@@ -2703,7 +2703,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceReference<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.TypeChecking`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#typechecking-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#typechecking-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TypeChecking<'a> {
     bytes: &'a [u8],
@@ -2793,7 +2793,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeChecking<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicy-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicy-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicy<'a> {
     bytes: &'a [u8],
@@ -2906,7 +2906,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicy<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicybinding-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicybinding-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyBinding<'a> {
     bytes: &'a [u8],
@@ -3007,7 +3007,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBinding<
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicybindinglist-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicybindinglist-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyBindingList<'a> {
     bytes: &'a [u8],
@@ -3116,7 +3116,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingL
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicybindingspec-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicybindingspec-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyBindingSpec<'a> {
     bytes: &'a [u8],
@@ -3246,7 +3246,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingS
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicylist-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicylist-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyList<'a> {
     bytes: &'a [u8],
@@ -3353,7 +3353,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyList<'a>
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicySpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicyspec-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicyspec-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicySpec<'a> {
     bytes: &'a [u8],
@@ -3539,7 +3539,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicySpec<'a>
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicystatus-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicystatus-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyStatus<'a> {
     bytes: &'a [u8],
@@ -3658,7 +3658,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyStatus<'
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingWebhook`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingwebhook-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingwebhook-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingWebhook<'a> {
     bytes: &'a [u8],
@@ -3920,7 +3920,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhook<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingwebhookconfiguration-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingwebhookconfiguration-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingWebhookConfiguration<'a> {
     bytes: &'a [u8],
@@ -4025,7 +4025,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfiguration<'a
 
 /// View of `k8s.io.api.admissionregistration.v1.ValidatingWebhookConfigurationList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingwebhookconfigurationlist-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingwebhookconfigurationlist-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingWebhookConfigurationList<'a> {
     bytes: &'a [u8],
@@ -4132,7 +4132,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingWebhookConfigurationLis
 
 /// View of `k8s.io.api.admissionregistration.v1.Validation`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validation-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validation-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Validation<'a> {
     bytes: &'a [u8],
@@ -4270,7 +4270,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Validation<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.Variable`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#variable-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#variable-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Variable<'a> {
     bytes: &'a [u8],
@@ -4374,7 +4374,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Variable<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1.WebhookClientConfig`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#webhookclientconfig-v1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#webhookclientconfig-v1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct WebhookClientConfig<'a> {
     bytes: &'a [u8],

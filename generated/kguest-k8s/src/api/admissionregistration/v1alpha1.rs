@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ApplyConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#applyconfiguration-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#applyconfiguration-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ApplyConfiguration<'a> {
     bytes: &'a [u8],
@@ -96,7 +96,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyConfiguration<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.AuditAnnotation`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#auditannotation-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#auditannotation-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct AuditAnnotation<'a> {
     bytes: &'a [u8],
@@ -200,7 +200,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AuditAnnotation<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ExpressionWarning`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#expressionwarning-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#expressionwarning-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExpressionWarning<'a> {
     bytes: &'a [u8],
@@ -304,7 +304,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExpressionWarning<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.JSONPatch`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jsonpatch-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#jsonpatch-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct JSONPatch<'a> {
     bytes: &'a [u8],
@@ -391,7 +391,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JSONPatch<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MatchCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#matchcondition-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#matchcondition-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MatchCondition<'a> {
     bytes: &'a [u8],
@@ -495,7 +495,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchCondition<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MatchResources`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#matchresources-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#matchresources-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MatchResources<'a> {
     bytes: &'a [u8],
@@ -669,7 +669,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MatchResources<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicy-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicy-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicy<'a> {
     bytes: &'a [u8],
@@ -770,7 +770,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicy<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBinding`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicybinding-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicybinding-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicyBinding<'a> {
     bytes: &'a [u8],
@@ -871,7 +871,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBinding<'a
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicybindinglist-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicybindinglist-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicyBindingList<'a> {
     bytes: &'a [u8],
@@ -978,7 +978,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingLis
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicybindingspec-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicybindingspec-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicyBindingSpec<'a> {
     bytes: &'a [u8],
@@ -1093,7 +1093,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyBindingSpe
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicylist-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicylist-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicyList<'a> {
     bytes: &'a [u8],
@@ -1200,7 +1200,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicyList<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicySpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutatingadmissionpolicyspec-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutatingadmissionpolicyspec-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct MutatingAdmissionPolicySpec<'a> {
     bytes: &'a [u8],
@@ -1385,7 +1385,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MutatingAdmissionPolicySpec<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.Mutation`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#mutation-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#mutation-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Mutation<'a> {
     bytes: &'a [u8],
@@ -1506,7 +1506,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Mutation<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.NamedRuleWithOperations`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namedrulewithoperations-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#namedrulewithoperations-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NamedRuleWithOperations<'a> {
     bytes: &'a [u8],
@@ -1616,7 +1616,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamedRuleWithOperations<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ParamKind`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#paramkind-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#paramkind-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ParamKind<'a> {
     bytes: &'a [u8],
@@ -1720,7 +1720,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamKind<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ParamRef`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#paramref-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#paramref-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ParamRef<'a> {
     bytes: &'a [u8],
@@ -1860,7 +1860,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParamRef<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.TypeChecking`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#typechecking-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#typechecking-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TypeChecking<'a> {
     bytes: &'a [u8],
@@ -1950,7 +1950,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeChecking<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicy-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicy-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicy<'a> {
     bytes: &'a [u8],
@@ -2063,7 +2063,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicy<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBinding`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicybinding-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicybinding-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyBinding<'a> {
     bytes: &'a [u8],
@@ -2164,7 +2164,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBinding<
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicybindinglist-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicybindinglist-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyBindingList<'a> {
     bytes: &'a [u8],
@@ -2273,7 +2273,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingL
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyBindingSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicybindingspec-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicybindingspec-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyBindingSpec<'a> {
     bytes: &'a [u8],
@@ -2403,7 +2403,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyBindingS
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicylist-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicylist-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyList<'a> {
     bytes: &'a [u8],
@@ -2510,7 +2510,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyList<'a>
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicySpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicyspec-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicyspec-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicySpec<'a> {
     bytes: &'a [u8],
@@ -2696,7 +2696,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicySpec<'a>
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validatingadmissionpolicystatus-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validatingadmissionpolicystatus-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ValidatingAdmissionPolicyStatus<'a> {
     bytes: &'a [u8],
@@ -2815,7 +2815,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ValidatingAdmissionPolicyStatus<'
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.Validation`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#validation-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#validation-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Validation<'a> {
     bytes: &'a [u8],
@@ -2953,7 +2953,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Validation<'a> {
 
 /// View of `k8s.io.api.admissionregistration.v1alpha1.Variable`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#variable-v1alpha1-admissionregistration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#variable-v1alpha1-admissionregistration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Variable<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.apidiscovery.v2beta1.APIGroupDiscovery`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apigroupdiscovery-v2beta1-apidiscovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apigroupdiscovery-v2beta1-apidiscovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct APIGroupDiscovery<'a> {
     bytes: &'a [u8],
@@ -114,7 +114,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupDiscovery<'a> {
 
 /// View of `k8s.io.api.apidiscovery.v2beta1.APIGroupDiscoveryList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apigroupdiscoverylist-v2beta1-apidiscovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apigroupdiscoverylist-v2beta1-apidiscovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct APIGroupDiscoveryList<'a> {
     bytes: &'a [u8],
@@ -219,7 +219,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupDiscoveryList<'a> {
 
 /// View of `k8s.io.api.apidiscovery.v2beta1.APIResourceDiscovery`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apiresourcediscovery-v2beta1-apidiscovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apiresourcediscovery-v2beta1-apidiscovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct APIResourceDiscovery<'a> {
     bytes: &'a [u8],
@@ -425,7 +425,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResourceDiscovery<'a> {
 
 /// View of `k8s.io.api.apidiscovery.v2beta1.APISubresourceDiscovery`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apisubresourcediscovery-v2beta1-apidiscovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apisubresourcediscovery-v2beta1-apidiscovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct APISubresourceDiscovery<'a> {
     bytes: &'a [u8],
@@ -575,7 +575,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APISubresourceDiscovery<'a> {
 
 /// View of `k8s.io.api.apidiscovery.v2beta1.APIVersionDiscovery`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apiversiondiscovery-v2beta1-apidiscovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apiversiondiscovery-v2beta1-apidiscovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct APIVersionDiscovery<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.ServerStorageVersion`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serverstorageversion-v1alpha1-internal-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serverstorageversion-v1alpha1-internal-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServerStorageVersion<'a> {
     bytes: &'a [u8],
@@ -143,7 +143,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServerStorageVersion<'a> {
 
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersion`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversion-v1alpha1-internal-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversion-v1alpha1-internal-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersion<'a> {
     bytes: &'a [u8],
@@ -254,7 +254,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersion<'a> {
 
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversioncondition-v1alpha1-internal-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversioncondition-v1alpha1-internal-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersionCondition<'a> {
     bytes: &'a [u8],
@@ -428,7 +428,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionCondition<'a> {
 
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionlist-v1alpha1-internal-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversionlist-v1alpha1-internal-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersionList<'a> {
     bytes: &'a [u8],
@@ -533,7 +533,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionList<'a> {
 
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionspec-v1alpha1-internal-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversionspec-v1alpha1-internal-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersionSpec<'a> {
     bytes: &'a [u8],
@@ -590,7 +590,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionSpec<'a> {
 
 /// View of `k8s.io.api.apiserverinternal.v1alpha1.StorageVersionStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionstatus-v1alpha1-internal-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversionstatus-v1alpha1-internal-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersionStatus<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.apps.v1beta1.ControllerRevision`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#controllerrevision-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#controllerrevision-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ControllerRevision<'a> {
     bytes: &'a [u8],
@@ -125,7 +125,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevision<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.ControllerRevisionList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#controllerrevisionlist-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#controllerrevisionlist-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ControllerRevisionList<'a> {
     bytes: &'a [u8],
@@ -230,7 +230,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevisionList<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.Deployment`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deployment-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deployment-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct Deployment<'a> {
     bytes: &'a [u8],
@@ -341,7 +341,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.DeploymentCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentcondition-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentcondition-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentCondition<'a> {
     bytes: &'a [u8],
@@ -526,7 +526,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.DeploymentList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentlist-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentlist-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentList<'a> {
     bytes: &'a [u8],
@@ -631,7 +631,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.DeploymentRollback`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentrollback-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentrollback-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentRollback<'a> {
     bytes: &'a [u8],
@@ -749,7 +749,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentRollback<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.DeploymentSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentspec-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentspec-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentSpec<'a> {
     bytes: &'a [u8],
@@ -935,7 +935,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.DeploymentStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstatus-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentstatus-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentStatus<'a> {
     bytes: &'a [u8],
@@ -1111,7 +1111,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.DeploymentStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstrategy-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentstrategy-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentStrategy<'a> {
     bytes: &'a [u8],
@@ -1214,7 +1214,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.RollbackConfig`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollbackconfig-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollbackconfig-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct RollbackConfig<'a> {
     bytes: &'a [u8],
@@ -1295,7 +1295,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollbackConfig<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.RollingUpdateDeployment`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatedeployment-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollingupdatedeployment-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct RollingUpdateDeployment<'a> {
     bytes: &'a [u8],
@@ -1406,7 +1406,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.RollingUpdateStatefulSetStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatestatefulsetstrategy-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollingupdatestatefulsetstrategy-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct RollingUpdateStatefulSetStrategy<'a> {
     bytes: &'a [u8],
@@ -1509,7 +1509,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateStatefulSetStrategy<
 
 /// View of `k8s.io.api.apps.v1beta1.Scale`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scale-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scale-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct Scale<'a> {
     bytes: &'a [u8],
@@ -1618,7 +1618,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.ScaleSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalespec-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scalespec-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleSpec<'a> {
     bytes: &'a [u8],
@@ -1699,7 +1699,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.ScaleStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalestatus-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scalestatus-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleStatus<'a> {
     bytes: &'a [u8],
@@ -1812,7 +1812,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.StatefulSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulset-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulset-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSet<'a> {
     bytes: &'a [u8],
@@ -1923,7 +1923,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSet<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetcondition-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetcondition-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetCondition<'a> {
     bytes: &'a [u8],
@@ -2086,7 +2086,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetCondition<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetlist-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetlist-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetList<'a> {
     bytes: &'a [u8],
@@ -2191,7 +2191,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetList<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetOrdinals`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetordinals-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetordinals-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetOrdinals<'a> {
     bytes: &'a [u8],
@@ -2272,7 +2272,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetOrdinals<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetPersistentVolumeClaimRetentionPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetpersistentvolumeclaimretentionpolicy-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetpersistentvolumeclaimretentionpolicy-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     bytes: &'a [u8],
@@ -2377,7 +2377,7 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetspec-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetspec-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetSpec<'a> {
     bytes: &'a [u8],
@@ -2632,7 +2632,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetSpec<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetstatus-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetstatus-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetStatus<'a> {
     bytes: &'a [u8],
@@ -2831,7 +2831,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetStatus<'a> {
 
 /// View of `k8s.io.api.apps.v1beta1.StatefulSetUpdateStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetupdatestrategy-v1beta1-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetupdatestrategy-v1beta1-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetUpdateStrategy<'a> {
     bytes: &'a [u8],
@@ -2961,7 +2961,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "revision", Label::Singular, Kind::Int64).always().emit_empty(),
         ],
     );

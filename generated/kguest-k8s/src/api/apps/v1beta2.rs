@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.apps.v1beta2.ControllerRevision`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#controllerrevision-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#controllerrevision-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ControllerRevision<'a> {
     bytes: &'a [u8],
@@ -125,7 +125,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevision<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.ControllerRevisionList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#controllerrevisionlist-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#controllerrevisionlist-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ControllerRevisionList<'a> {
     bytes: &'a [u8],
@@ -230,7 +230,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ControllerRevisionList<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DaemonSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonset-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonset-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSet<'a> {
     bytes: &'a [u8],
@@ -341,7 +341,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSet<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DaemonSetCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetcondition-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetcondition-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetCondition<'a> {
     bytes: &'a [u8],
@@ -504,7 +504,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetCondition<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DaemonSetList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetlist-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetlist-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetList<'a> {
     bytes: &'a [u8],
@@ -609,7 +609,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetList<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DaemonSetSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetspec-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetspec-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetSpec<'a> {
     bytes: &'a [u8],
@@ -751,7 +751,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetSpec<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DaemonSetStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetstatus-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetstatus-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetStatus<'a> {
     bytes: &'a [u8],
@@ -938,7 +938,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetStatus<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DaemonSetUpdateStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetupdatestrategy-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetupdatestrategy-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetUpdateStrategy<'a> {
     bytes: &'a [u8],
@@ -1041,7 +1041,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetUpdateStrategy<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.Deployment`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deployment-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deployment-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct Deployment<'a> {
     bytes: &'a [u8],
@@ -1152,7 +1152,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DeploymentCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentcondition-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentcondition-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentCondition<'a> {
     bytes: &'a [u8],
@@ -1337,7 +1337,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DeploymentList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentlist-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentlist-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentList<'a> {
     bytes: &'a [u8],
@@ -1442,7 +1442,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DeploymentSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentspec-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentspec-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentSpec<'a> {
     bytes: &'a [u8],
@@ -1613,7 +1613,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DeploymentStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstatus-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentstatus-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentStatus<'a> {
     bytes: &'a [u8],
@@ -1789,7 +1789,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.DeploymentStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstrategy-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentstrategy-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentStrategy<'a> {
     bytes: &'a [u8],
@@ -1892,7 +1892,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.ReplicaSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicaset-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicaset-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSet<'a> {
     bytes: &'a [u8],
@@ -2003,7 +2003,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSet<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.ReplicaSetCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetcondition-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicasetcondition-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSetCondition<'a> {
     bytes: &'a [u8],
@@ -2166,7 +2166,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetCondition<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.ReplicaSetList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetlist-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicasetlist-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSetList<'a> {
     bytes: &'a [u8],
@@ -2271,7 +2271,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetList<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.ReplicaSetSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetspec-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicasetspec-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSetSpec<'a> {
     bytes: &'a [u8],
@@ -2397,7 +2397,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetSpec<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.ReplicaSetStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetstatus-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicasetstatus-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSetStatus<'a> {
     bytes: &'a [u8],
@@ -2551,7 +2551,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetStatus<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.RollingUpdateDaemonSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatedaemonset-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollingupdatedaemonset-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct RollingUpdateDaemonSet<'a> {
     bytes: &'a [u8],
@@ -2662,7 +2662,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDaemonSet<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.RollingUpdateDeployment`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatedeployment-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollingupdatedeployment-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct RollingUpdateDeployment<'a> {
     bytes: &'a [u8],
@@ -2773,7 +2773,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.RollingUpdateStatefulSetStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatestatefulsetstrategy-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollingupdatestatefulsetstrategy-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct RollingUpdateStatefulSetStrategy<'a> {
     bytes: &'a [u8],
@@ -2876,7 +2876,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateStatefulSetStrategy<
 
 /// View of `k8s.io.api.apps.v1beta2.Scale`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scale-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scale-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct Scale<'a> {
     bytes: &'a [u8],
@@ -2985,7 +2985,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.ScaleSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalespec-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scalespec-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleSpec<'a> {
     bytes: &'a [u8],
@@ -3066,7 +3066,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.ScaleStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalestatus-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scalestatus-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleStatus<'a> {
     bytes: &'a [u8],
@@ -3179,7 +3179,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleStatus<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.StatefulSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulset-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulset-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSet<'a> {
     bytes: &'a [u8],
@@ -3290,7 +3290,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSet<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.StatefulSetCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetcondition-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetcondition-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetCondition<'a> {
     bytes: &'a [u8],
@@ -3453,7 +3453,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetCondition<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.StatefulSetList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetlist-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetlist-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetList<'a> {
     bytes: &'a [u8],
@@ -3558,7 +3558,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetList<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.StatefulSetOrdinals`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetordinals-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetordinals-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetOrdinals<'a> {
     bytes: &'a [u8],
@@ -3639,7 +3639,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetOrdinals<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.StatefulSetPersistentVolumeClaimRetentionPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetpersistentvolumeclaimretentionpolicy-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetpersistentvolumeclaimretentionpolicy-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
     bytes: &'a [u8],
@@ -3744,7 +3744,7 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.StatefulSetSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetspec-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetspec-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetSpec<'a> {
     bytes: &'a [u8],
@@ -3999,7 +3999,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetSpec<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.StatefulSetStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetstatus-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetstatus-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetStatus<'a> {
     bytes: &'a [u8],
@@ -4198,7 +4198,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatefulSetStatus<'a> {
 
 /// View of `k8s.io.api.apps.v1beta2.StatefulSetUpdateStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statefulsetupdatestrategy-v1beta2-apps)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statefulsetupdatestrategy-v1beta2-apps)
 #[derive(Clone, Copy, Default)]
 pub struct StatefulSetUpdateStrategy<'a> {
     bytes: &'a [u8],
@@ -4328,7 +4328,8 @@ pub mod _schema {
                         &crate::apimachinery::pkg::runtime::_schema::RAW_EXTENSION,
                     ),
                 )
-                .always(),
+                .always()
+                .emit_empty(),
             F::new(3, "revision", Label::Singular, Kind::Int64).always().emit_empty(),
         ],
     );

@@ -7,9 +7,94 @@ use kguest_wire::{
     Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
 };
 
+/// View of `k8s.io.api.authentication.v1.AttestationValue`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#attestationvalue-v1-authentication-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct AttestationValue<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> AttestationValue<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `items` (field 1).
+    #[inline]
+    pub fn items(&self) -> Repeated<'a, codec::Str> {
+        Repeated::new(self.bytes, 1)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.authentication.v1.AttestationValue`, for one-pass reads with [`AttestationValue::read`].
+impl<'a> AttestationValue<'a> {
+    /// `items` (field 1).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Str>> = Field::new(1);
+}
+
+impl<'a> View<'a> for AttestationValue<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::ATTESTATION_VALUE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for AttestationValue<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("AttestationValue")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AttestationValue<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::ITEMS) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.items() {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.authentication.v1.BoundObjectReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#boundobjectreference-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#boundobjectreference-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct BoundObjectReference<'a> {
     bytes: &'a [u8],
@@ -147,7 +232,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for BoundObjectReference<'a> {
 
 /// View of `k8s.io.api.authentication.v1.ExtraValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#extravalue-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#extravalue-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExtraValue<'a> {
     bytes: &'a [u8],
@@ -232,7 +317,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
 
 /// View of `k8s.io.api.authentication.v1.SelfSubjectReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectreview-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectreview-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectReview<'a> {
     bytes: &'a [u8],
@@ -333,7 +418,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReview<'a> {
 
 /// View of `k8s.io.api.authentication.v1.SelfSubjectReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectreviewstatus-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectreviewstatus-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectReviewStatus<'a> {
     bytes: &'a [u8],
@@ -415,7 +500,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReviewStatus<'a> {
 
 /// View of `k8s.io.api.authentication.v1.TokenRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenrequest-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenrequest-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenRequest<'a> {
     bytes: &'a [u8],
@@ -526,7 +611,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequest<'a> {
 
 /// View of `k8s.io.api.authentication.v1.TokenRequestSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenrequestspec-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenrequestspec-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenRequestSpec<'a> {
     bytes: &'a [u8],
@@ -561,6 +646,12 @@ impl<'a> TokenRequestSpec<'a> {
         rt::get::<codec::Int64>(self.bytes, 4)
     }
 
+    /// `attestations` (field 5).
+    #[inline]
+    pub fn attestations(&self) -> Map<'a, codec::Str, codec::Msg<AttestationValue<'a>>> {
+        Map::new(self.bytes, 5)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -582,6 +673,12 @@ impl<'a> TokenRequestSpec<'a> {
 
     /// `expirationSeconds` (field 4).
     pub const EXPIRATION_SECONDS: Field<Self, codec::Int64> = Field::new(4);
+
+    /// `attestations` (field 5).
+    pub const ATTESTATIONS: Field<
+        Self,
+        Map<'a, codec::Str, codec::Msg<AttestationValue<'a>>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for TokenRequestSpec<'a> {
@@ -613,7 +710,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequestSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 3, 4]);
+        let fields = rt::Scan::new(self.bytes, &[1, 3, 4, 5]);
         for x in fields.get(0, Self::AUDIENCES) {
             visitor.element(1, Item::Str(x));
         }
@@ -623,6 +720,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequestSpec<'a> {
                 fields.get(1, Self::BOUND_OBJECT_REF).as_ref().map(|x| Item::Message(x)),
             );
         visitor.field(4, fields.get(2, Self::EXPIRATION_SECONDS).map(Item::I64));
+        for (k, v) in fields.get(3, Self::ATTESTATIONS) {
+            visitor.entry(5, Item::Str(k), Item::Message(&v));
+        }
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -633,12 +733,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequestSpec<'a> {
         }
         visitor.field(3, self.bound_object_ref().as_ref().map(|x| Item::Message(x)));
         visitor.field(4, self.expiration_seconds().map(Item::I64));
+        for (k, v) in self.attestations() {
+            visitor.entry(5, Item::Str(k), Item::Message(&v));
+        }
     }
 }
 
 /// View of `k8s.io.api.authentication.v1.TokenRequestStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenrequeststatus-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenrequeststatus-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenRequestStatus<'a> {
     bytes: &'a [u8],
@@ -750,7 +853,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequestStatus<'a> {
 
 /// View of `k8s.io.api.authentication.v1.TokenReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenreview-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenreview-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenReview<'a> {
     bytes: &'a [u8],
@@ -861,7 +964,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReview<'a> {
 
 /// View of `k8s.io.api.authentication.v1.TokenReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenreviewspec-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenreviewspec-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenReviewSpec<'a> {
     bytes: &'a [u8],
@@ -963,7 +1066,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewSpec<'a> {
 
 /// View of `k8s.io.api.authentication.v1.TokenReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenreviewstatus-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenreviewstatus-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenReviewStatus<'a> {
     bytes: &'a [u8],
@@ -1087,7 +1190,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewStatus<'a> {
 
 /// View of `k8s.io.api.authentication.v1.UserInfo`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#userinfo-v1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#userinfo-v1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct UserInfo<'a> {
     bytes: &'a [u8],
@@ -1226,6 +1329,12 @@ pub mod _schema {
     #[allow(unused_imports)]
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
 
+    pub static ATTESTATION_VALUE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.authentication.v1.AttestationValue",
+        JsonForm::BareArray,
+        &[F::new(1, "items", Label::Repeated, Kind::String)],
+    );
+
     pub static BOUND_OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1.BoundObjectReference",
         JsonForm::Object,
@@ -1307,10 +1416,27 @@ pub mod _schema {
                         Kind::Message(&BOUND_OBJECT_REFERENCE),
                     )
                     .emit_empty(),
-                F::new(4, "expirationSeconds", Label::Singular, Kind::Int64).emit_empty(),
+                F::new(4, "expirationSeconds", Label::Singular, Kind::Int64)
+                    .emit_empty(),
+                F::new(
+                    5,
+                    "attestations",
+                    Label::Map,
+                    Kind::Message(&TOKEN_REQUEST_SPEC_ATTESTATIONS_ENTRY),
+                ),
             ],
         )
-        .with_json_order(&[0, 2, 1]);
+        .with_json_order(&[0, 2, 1, 3]);
+
+    pub static TOKEN_REQUEST_SPEC_ATTESTATIONS_ENTRY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.authentication.v1.TokenRequestSpec.AttestationsEntry",
+        JsonForm::Object,
+        &[
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::Message(&ATTESTATION_VALUE))
+                .always(),
+        ],
+    );
 
     pub static TOKEN_REQUEST_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.authentication.v1.TokenRequestStatus",

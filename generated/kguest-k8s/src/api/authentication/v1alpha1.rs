@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.authentication.v1alpha1.SelfSubjectReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectreview-v1alpha1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectreview-v1alpha1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectReview<'a> {
     bytes: &'a [u8],
@@ -110,7 +110,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReview<'a> {
 
 /// View of `k8s.io.api.authentication.v1alpha1.SelfSubjectReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectreviewstatus-v1alpha1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectreviewstatus-v1alpha1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectReviewStatus<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.authentication.v1beta1.ExtraValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#extravalue-v1beta1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#extravalue-v1beta1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExtraValue<'a> {
     bytes: &'a [u8],
@@ -94,7 +94,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
 
 /// View of `k8s.io.api.authentication.v1beta1.SelfSubjectReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectreview-v1beta1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectreview-v1beta1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectReview<'a> {
     bytes: &'a [u8],
@@ -195,7 +195,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReview<'a> {
 
 /// View of `k8s.io.api.authentication.v1beta1.SelfSubjectReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectreviewstatus-v1beta1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectreviewstatus-v1beta1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectReviewStatus<'a> {
     bytes: &'a [u8],
@@ -282,7 +282,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectReviewStatus<'a> {
 
 /// View of `k8s.io.api.authentication.v1beta1.TokenReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenreview-v1beta1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenreview-v1beta1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenReview<'a> {
     bytes: &'a [u8],
@@ -393,7 +393,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReview<'a> {
 
 /// View of `k8s.io.api.authentication.v1beta1.TokenReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenreviewspec-v1beta1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenreviewspec-v1beta1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenReviewSpec<'a> {
     bytes: &'a [u8],
@@ -495,7 +495,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewSpec<'a> {
 
 /// View of `k8s.io.api.authentication.v1beta1.TokenReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenreviewstatus-v1beta1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenreviewstatus-v1beta1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenReviewStatus<'a> {
     bytes: &'a [u8],
@@ -619,7 +619,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenReviewStatus<'a> {
 
 /// View of `k8s.io.api.authentication.v1beta1.UserInfo`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#userinfo-v1beta1-authentication-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#userinfo-v1beta1-authentication-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct UserInfo<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.authorization.v1.ExtraValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#extravalue-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#extravalue-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExtraValue<'a> {
     bytes: &'a [u8],
@@ -94,7 +94,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
 
 /// View of `k8s.io.api.authorization.v1.FieldSelectorAttributes`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#fieldselectorattributes-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#fieldselectorattributes-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct FieldSelectorAttributes<'a> {
     bytes: &'a [u8],
@@ -211,7 +211,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FieldSelectorAttributes<'a> {
 
 /// View of `k8s.io.api.authorization.v1.LabelSelectorAttributes`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#labelselectorattributes-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#labelselectorattributes-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LabelSelectorAttributes<'a> {
     bytes: &'a [u8],
@@ -328,7 +328,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelectorAttributes<'a> {
 
 /// View of `k8s.io.api.authorization.v1.LocalSubjectAccessReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#localsubjectaccessreview-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#localsubjectaccessreview-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LocalSubjectAccessReview<'a> {
     bytes: &'a [u8],
@@ -440,7 +440,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalSubjectAccessReview<'a> {
 
 /// View of `k8s.io.api.authorization.v1.NonResourceAttributes`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nonresourceattributes-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nonresourceattributes-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NonResourceAttributes<'a> {
     bytes: &'a [u8],
@@ -544,7 +544,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceAttributes<'a> {
 
 /// View of `k8s.io.api.authorization.v1.NonResourceRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nonresourcerule-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nonresourcerule-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NonResourceRule<'a> {
     bytes: &'a [u8],
@@ -644,7 +644,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceRule<'a> {
 
 /// View of `k8s.io.api.authorization.v1.ResourceAttributes`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceattributes-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceattributes-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceAttributes<'a> {
     bytes: &'a [u8],
@@ -865,7 +865,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceAttributes<'a> {
 
 /// View of `k8s.io.api.authorization.v1.ResourceRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcerule-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcerule-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceRule<'a> {
     bytes: &'a [u8],
@@ -995,7 +995,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRule<'a> {
 
 /// View of `k8s.io.api.authorization.v1.SelfSubjectAccessReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectaccessreview-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectaccessreview-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectAccessReview<'a> {
     bytes: &'a [u8],
@@ -1108,7 +1108,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReview<'a> {
 
 /// View of `k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectaccessreviewspec-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectaccessreviewspec-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectAccessReviewSpec<'a> {
     bytes: &'a [u8],
@@ -1219,7 +1219,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReviewSpec<'a> {
 
 /// View of `k8s.io.api.authorization.v1.SelfSubjectRulesReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectrulesreview-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectrulesreview-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectRulesReview<'a> {
     bytes: &'a [u8],
@@ -1332,7 +1332,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReview<'a> {
 
 /// View of `k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectrulesreviewspec-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectrulesreviewspec-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectRulesReviewSpec<'a> {
     bytes: &'a [u8],
@@ -1419,7 +1419,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReviewSpec<'a> {
 
 /// View of `k8s.io.api.authorization.v1.SubjectAccessReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectaccessreview-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subjectaccessreview-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SubjectAccessReview<'a> {
     bytes: &'a [u8],
@@ -1531,7 +1531,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReview<'a> {
 
 /// View of `k8s.io.api.authorization.v1.SubjectAccessReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectaccessreviewspec-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subjectaccessreviewspec-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SubjectAccessReviewSpec<'a> {
     bytes: &'a [u8],
@@ -1707,7 +1707,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewSpec<'a> {
 
 /// View of `k8s.io.api.authorization.v1.SubjectAccessReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectaccessreviewstatus-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subjectaccessreviewstatus-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SubjectAccessReviewStatus<'a> {
     bytes: &'a [u8],
@@ -1833,7 +1833,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewStatus<'a> {
 
 /// View of `k8s.io.api.authorization.v1.SubjectRulesReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectrulesreviewstatus-v1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subjectrulesreviewstatus-v1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SubjectRulesReviewStatus<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.authorization.v1beta1.ExtraValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#extravalue-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#extravalue-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExtraValue<'a> {
     bytes: &'a [u8],
@@ -94,7 +94,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.LocalSubjectAccessReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#localsubjectaccessreview-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#localsubjectaccessreview-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LocalSubjectAccessReview<'a> {
     bytes: &'a [u8],
@@ -206,7 +206,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalSubjectAccessReview<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.NonResourceAttributes`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nonresourceattributes-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nonresourceattributes-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NonResourceAttributes<'a> {
     bytes: &'a [u8],
@@ -310,7 +310,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceAttributes<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.NonResourceRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nonresourcerule-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nonresourcerule-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NonResourceRule<'a> {
     bytes: &'a [u8],
@@ -410,7 +410,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourceRule<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.ResourceAttributes`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceattributes-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceattributes-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceAttributes<'a> {
     bytes: &'a [u8],
@@ -643,7 +643,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceAttributes<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.ResourceRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcerule-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcerule-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceRule<'a> {
     bytes: &'a [u8],
@@ -773,7 +773,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRule<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.SelfSubjectAccessReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectaccessreview-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectaccessreview-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectAccessReview<'a> {
     bytes: &'a [u8],
@@ -886,7 +886,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReview<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.SelfSubjectAccessReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectaccessreviewspec-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectaccessreviewspec-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectAccessReviewSpec<'a> {
     bytes: &'a [u8],
@@ -997,7 +997,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectAccessReviewSpec<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.SelfSubjectRulesReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectrulesreview-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectrulesreview-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectRulesReview<'a> {
     bytes: &'a [u8],
@@ -1110,7 +1110,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReview<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.SelfSubjectRulesReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selfsubjectrulesreviewspec-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selfsubjectrulesreviewspec-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SelfSubjectRulesReviewSpec<'a> {
     bytes: &'a [u8],
@@ -1197,7 +1197,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SelfSubjectRulesReviewSpec<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.SubjectAccessReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectaccessreview-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subjectaccessreview-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SubjectAccessReview<'a> {
     bytes: &'a [u8],
@@ -1309,7 +1309,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReview<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.SubjectAccessReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectaccessreviewspec-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subjectaccessreviewspec-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SubjectAccessReviewSpec<'a> {
     bytes: &'a [u8],
@@ -1485,7 +1485,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewSpec<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.SubjectAccessReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectaccessreviewstatus-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subjectaccessreviewstatus-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SubjectAccessReviewStatus<'a> {
     bytes: &'a [u8],
@@ -1611,7 +1611,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SubjectAccessReviewStatus<'a> {
 
 /// View of `k8s.io.api.authorization.v1beta1.SubjectRulesReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subjectrulesreviewstatus-v1beta1-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subjectrulesreviewstatus-v1beta1-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct SubjectRulesReviewStatus<'a> {
     bytes: &'a [u8],

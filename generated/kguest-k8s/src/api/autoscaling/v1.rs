@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.autoscaling.v1.ContainerResourceMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerresourcemetricsource-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerresourcemetricsource-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerResourceMetricSource<'a> {
     bytes: &'a [u8],
@@ -149,7 +149,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricSource<'a>
 
 /// View of `k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerresourcemetricstatus-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerresourcemetricstatus-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerResourceMetricStatus<'a> {
     bytes: &'a [u8],
@@ -291,7 +291,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricStatus<'a>
 
 /// View of `k8s.io.api.autoscaling.v1.CrossVersionObjectReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#crossversionobjectreference-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#crossversionobjectreference-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct CrossVersionObjectReference<'a> {
     bytes: &'a [u8],
@@ -412,7 +412,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CrossVersionObjectReference<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.ExternalMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#externalmetricsource-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#externalmetricsource-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ExternalMetricSource<'a> {
     bytes: &'a [u8],
@@ -568,7 +568,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricSource<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.ExternalMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#externalmetricstatus-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#externalmetricstatus-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ExternalMetricStatus<'a> {
     bytes: &'a [u8],
@@ -725,7 +725,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscaler-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscaler-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscaler<'a> {
     bytes: &'a [u8],
@@ -838,7 +838,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscaler<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalercondition-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalercondition-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerCondition<'a> {
     bytes: &'a [u8],
@@ -913,6 +913,12 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
+    /// `observedGeneration` (field 6).
+    #[inline]
+    pub fn observed_generation(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 6)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -942,6 +948,9 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
 
     /// `message` (field 5).
     pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `observedGeneration` (field 6).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(6);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerCondition<'a> {
@@ -973,7 +982,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -986,6 +995,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
             );
         visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
         visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::OBSERVED_GENERATION).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -996,12 +1006,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
         visitor.field(3, self.last_transition_time().as_ref().map(|x| Item::Message(x)));
         visitor.field(4, self.reason().map(Item::Str));
         visitor.field(5, self.message().map(Item::Str));
+        visitor.field(6, self.observed_generation().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerlist-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalerlist-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerList<'a> {
     bytes: &'a [u8],
@@ -1108,7 +1119,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerList<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerspec-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalerspec-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerSpec<'a> {
     bytes: &'a [u8],
@@ -1234,7 +1245,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerSpec<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerstatus-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalerstatus-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerStatus<'a> {
     bytes: &'a [u8],
@@ -1375,7 +1386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerStatus<'a>
 
 /// View of `k8s.io.api.autoscaling.v1.MetricSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricspec-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#metricspec-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct MetricSpec<'a> {
     bytes: &'a [u8],
@@ -1531,7 +1542,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricSpec<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.MetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricstatus-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#metricstatus-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct MetricStatus<'a> {
     bytes: &'a [u8],
@@ -1687,7 +1698,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.ObjectMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectmetricsource-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#objectmetricsource-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ObjectMetricSource<'a> {
     bytes: &'a [u8],
@@ -1849,7 +1860,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricSource<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.ObjectMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectmetricstatus-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#objectmetricstatus-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ObjectMetricStatus<'a> {
     bytes: &'a [u8],
@@ -2011,7 +2022,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.PodsMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsmetricsource-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podsmetricsource-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct PodsMetricSource<'a> {
     bytes: &'a [u8],
@@ -2142,7 +2153,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricSource<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.PodsMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsmetricstatus-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podsmetricstatus-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct PodsMetricStatus<'a> {
     bytes: &'a [u8],
@@ -2274,7 +2285,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.ResourceMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcemetricsource-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcemetricsource-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceMetricSource<'a> {
     bytes: &'a [u8],
@@ -2397,7 +2408,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricSource<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.ResourceMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcemetricstatus-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcemetricstatus-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceMetricStatus<'a> {
     bytes: &'a [u8],
@@ -2522,7 +2533,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.Scale`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scale-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scale-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct Scale<'a> {
     bytes: &'a [u8],
@@ -2631,7 +2642,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.ScaleSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalespec-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scalespec-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleSpec<'a> {
     bytes: &'a [u8],
@@ -2712,7 +2723,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
 
 /// View of `k8s.io.api.autoscaling.v1.ScaleStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalestatus-v1-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scalestatus-v1-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleStatus<'a> {
     bytes: &'a [u8],
@@ -2975,6 +2986,7 @@ pub mod _schema {
                 .always(),
             F::new(4, "reason", Label::Singular, Kind::String).always(),
             F::new(5, "message", Label::Singular, Kind::String).always(),
+            F::new(6, "observedGeneration", Label::Singular, Kind::Int64),
         ],
     );
 

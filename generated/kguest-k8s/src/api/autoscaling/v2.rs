@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.autoscaling.v2.ContainerResourceMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerresourcemetricsource-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerresourcemetricsource-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerResourceMetricSource<'a> {
     bytes: &'a [u8],
@@ -124,7 +124,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricSource<'a>
 
 /// View of `k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerresourcemetricstatus-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerresourcemetricstatus-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerResourceMetricStatus<'a> {
     bytes: &'a [u8],
@@ -240,7 +240,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResourceMetricStatus<'a>
 
 /// View of `k8s.io.api.autoscaling.v2.CrossVersionObjectReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#crossversionobjectreference-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#crossversionobjectreference-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct CrossVersionObjectReference<'a> {
     bytes: &'a [u8],
@@ -361,7 +361,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CrossVersionObjectReference<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.ExternalMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#externalmetricsource-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#externalmetricsource-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ExternalMetricSource<'a> {
     bytes: &'a [u8],
@@ -453,7 +453,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricSource<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.ExternalMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#externalmetricstatus-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#externalmetricstatus-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ExternalMetricStatus<'a> {
     bytes: &'a [u8],
@@ -546,7 +546,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExternalMetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.HPAScalingPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#hpascalingpolicy-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#hpascalingpolicy-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HPAScalingPolicy<'a> {
     bytes: &'a [u8],
@@ -655,7 +655,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HPAScalingPolicy<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.HPAScalingRules`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#hpascalingrules-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#hpascalingrules-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HPAScalingRules<'a> {
     bytes: &'a [u8],
@@ -789,7 +789,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HPAScalingRules<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscaler-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscaler-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscaler<'a> {
     bytes: &'a [u8],
@@ -902,7 +902,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscaler<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerbehavior-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalerbehavior-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerBehavior<'a> {
     bytes: &'a [u8],
@@ -999,7 +999,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerBehavior<'
 
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalercondition-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalercondition-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerCondition<'a> {
     bytes: &'a [u8],
@@ -1074,6 +1074,12 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
         rt::get::<codec::Bytes>(self.bytes, 5)
     }
 
+    /// `observedGeneration` (field 6).
+    #[inline]
+    pub fn observed_generation(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 6)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -1103,6 +1109,9 @@ impl<'a> HorizontalPodAutoscalerCondition<'a> {
 
     /// `message` (field 5).
     pub const MESSAGE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `observedGeneration` (field 6).
+    pub const OBSERVED_GENERATION: Field<Self, codec::Int64> = Field::new(6);
 }
 
 impl<'a> View<'a> for HorizontalPodAutoscalerCondition<'a> {
@@ -1134,7 +1143,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::STATUS).map(Item::Str));
         visitor
@@ -1147,6 +1156,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
             );
         visitor.field(4, fields.get(3, Self::REASON).map(Item::Str));
         visitor.field(5, fields.get(4, Self::MESSAGE).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::OBSERVED_GENERATION).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -1157,12 +1167,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerCondition<
         visitor.field(3, self.last_transition_time().as_ref().map(|x| Item::Message(x)));
         visitor.field(4, self.reason().map(Item::Str));
         visitor.field(5, self.message().map(Item::Str));
+        visitor.field(6, self.observed_generation().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerlist-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalerlist-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerList<'a> {
     bytes: &'a [u8],
@@ -1269,7 +1280,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerList<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerspec-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalerspec-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerSpec<'a> {
     bytes: &'a [u8],
@@ -1408,7 +1419,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerSpec<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#horizontalpodautoscalerstatus-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#horizontalpodautoscalerstatus-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct HorizontalPodAutoscalerStatus<'a> {
     bytes: &'a [u8],
@@ -1569,7 +1580,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HorizontalPodAutoscalerStatus<'a>
 
 /// View of `k8s.io.api.autoscaling.v2.MetricIdentifier`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricidentifier-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#metricidentifier-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct MetricIdentifier<'a> {
     bytes: &'a [u8],
@@ -1675,7 +1686,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricIdentifier<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.MetricSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricspec-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#metricspec-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct MetricSpec<'a> {
     bytes: &'a [u8],
@@ -1831,7 +1842,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricSpec<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.MetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricstatus-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#metricstatus-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct MetricStatus<'a> {
     bytes: &'a [u8],
@@ -1987,7 +1998,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.MetricTarget`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metrictarget-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#metrictarget-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct MetricTarget<'a> {
     bytes: &'a [u8],
@@ -2125,7 +2136,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricTarget<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.MetricValueStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#metricvaluestatus-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#metricvaluestatus-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct MetricValueStatus<'a> {
     bytes: &'a [u8],
@@ -2246,7 +2257,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MetricValueStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.ObjectMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectmetricsource-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#objectmetricsource-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ObjectMetricSource<'a> {
     bytes: &'a [u8],
@@ -2356,7 +2367,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricSource<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.ObjectMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectmetricstatus-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#objectmetricstatus-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ObjectMetricStatus<'a> {
     bytes: &'a [u8],
@@ -2467,7 +2478,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.PodsMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsmetricsource-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podsmetricsource-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct PodsMetricSource<'a> {
     bytes: &'a [u8],
@@ -2559,7 +2570,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricSource<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.PodsMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsmetricstatus-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podsmetricstatus-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct PodsMetricStatus<'a> {
     bytes: &'a [u8],
@@ -2652,7 +2663,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodsMetricStatus<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.ResourceMetricSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcemetricsource-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcemetricsource-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceMetricSource<'a> {
     bytes: &'a [u8],
@@ -2750,7 +2761,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceMetricSource<'a> {
 
 /// View of `k8s.io.api.autoscaling.v2.ResourceMetricStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcemetricstatus-v2-autoscaling)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcemetricstatus-v2-autoscaling)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceMetricStatus<'a> {
     bytes: &'a [u8],
@@ -3005,6 +3016,7 @@ pub mod _schema {
                 .always(),
             F::new(4, "reason", Label::Singular, Kind::String).always(),
             F::new(5, "message", Label::Singular, Kind::String).always(),
+            F::new(6, "observedGeneration", Label::Singular, Kind::Int64),
         ],
     );
 

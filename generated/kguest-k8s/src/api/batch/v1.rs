@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.batch.v1.CronJob`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjob-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cronjob-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct CronJob<'a> {
     bytes: &'a [u8],
@@ -118,7 +118,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJob<'a> {
 
 /// View of `k8s.io.api.batch.v1.CronJobList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjoblist-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cronjoblist-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct CronJobList<'a> {
     bytes: &'a [u8],
@@ -222,7 +222,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobList<'a> {
 
 /// View of `k8s.io.api.batch.v1.CronJobSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjobspec-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cronjobspec-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct CronJobSpec<'a> {
     bytes: &'a [u8],
@@ -403,7 +403,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobSpec<'a> {
 
 /// View of `k8s.io.api.batch.v1.CronJobStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjobstatus-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cronjobstatus-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct CronJobStatus<'a> {
     bytes: &'a [u8],
@@ -543,7 +543,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobStatus<'a> {
 
 /// View of `k8s.io.api.batch.v1.Job`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#job-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#job-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct Job<'a> {
     bytes: &'a [u8],
@@ -652,7 +652,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Job<'a> {
 
 /// View of `k8s.io.api.batch.v1.JobCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jobcondition-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#jobcondition-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct JobCondition<'a> {
     bytes: &'a [u8],
@@ -837,7 +837,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobCondition<'a> {
 
 /// View of `k8s.io.api.batch.v1.JobList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#joblist-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#joblist-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct JobList<'a> {
     bytes: &'a [u8],
@@ -937,9 +937,191 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobList<'a> {
     }
 }
 
+/// View of `k8s.io.api.batch.v1.JobSchedulingConfiguration`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#jobschedulingconfiguration-v1-batch)
+#[derive(Clone, Copy, Default)]
+pub struct JobSchedulingConfiguration<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> JobSchedulingConfiguration<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `schedulingPolicy` (field 1).
+    #[inline]
+    pub fn scheduling_policy(
+        &self,
+    ) -> Option<crate::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy<'a>> {
+        rt::get::<
+            codec::Msg<
+                crate::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy<'a>,
+            >,
+        >(self.bytes, 1)
+    }
+
+    /// `schedulingConstraints` (field 2).
+    #[inline]
+    pub fn scheduling_constraints(
+        &self,
+    ) -> Option<
+        crate::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints<'a>,
+    > {
+        rt::get::<
+            codec::Msg<
+                crate::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints<
+                    'a,
+                >,
+            >,
+        >(self.bytes, 2)
+    }
+
+    /// `disruptionMode` (field 3).
+    #[inline]
+    pub fn disruption_mode(
+        &self,
+    ) -> Option<crate::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode<'a>> {
+        rt::get::<
+            codec::Msg<
+                crate::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode<'a>,
+            >,
+        >(self.bytes, 3)
+    }
+
+    /// `resourceClaims` (field 4).
+    #[inline]
+    pub fn resource_claims(
+        &self,
+    ) -> Repeated<
+        'a,
+        codec::Msg<crate::api::scheduling::v1alpha3::WorkloadPodGroupResourceClaim<'a>>,
+    > {
+        Repeated::new(self.bytes, 4)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.batch.v1.JobSchedulingConfiguration`, for one-pass reads with [`JobSchedulingConfiguration::read`].
+impl<'a> JobSchedulingConfiguration<'a> {
+    /// `schedulingPolicy` (field 1).
+    pub const SCHEDULING_POLICY: Field<
+        Self,
+        codec::Msg<
+            crate::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy<'a>,
+        >,
+    > = Field::new(1);
+
+    /// `schedulingConstraints` (field 2).
+    pub const SCHEDULING_CONSTRAINTS: Field<
+        Self,
+        codec::Msg<
+            crate::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints<'a>,
+        >,
+    > = Field::new(2);
+
+    /// `disruptionMode` (field 3).
+    pub const DISRUPTION_MODE: Field<
+        Self,
+        codec::Msg<crate::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode<'a>>,
+    > = Field::new(3);
+
+    /// `resourceClaims` (field 4).
+    pub const RESOURCE_CLAIMS: Field<
+        Self,
+        Repeated<
+            'a,
+            codec::Msg<
+                crate::api::scheduling::v1alpha3::WorkloadPodGroupResourceClaim<'a>,
+            >,
+        >,
+    > = Field::new(4);
+}
+
+impl<'a> View<'a> for JobSchedulingConfiguration<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::JOB_SCHEDULING_CONFIGURATION;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for JobSchedulingConfiguration<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("JobSchedulingConfiguration")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for JobSchedulingConfiguration<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::SCHEDULING_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::SCHEDULING_CONSTRAINTS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::DISRUPTION_MODE).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(3, Self::RESOURCE_CLAIMS) {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.scheduling_policy().as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(2, self.scheduling_constraints().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.disruption_mode().as_ref().map(|x| Item::Message(x)));
+        for x in self.resource_claims() {
+            visitor.element(4, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.batch.v1.JobSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jobspec-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#jobspec-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct JobSpec<'a> {
     bytes: &'a [u8],
@@ -1074,6 +1256,12 @@ impl<'a> JobSpec<'a> {
         rt::get::<codec::Msg<SuccessPolicy<'a>>>(self.bytes, 16)
     }
 
+    /// `scheduling` (field 17).
+    #[inline]
+    pub fn scheduling(&self) -> Option<JobSchedulingConfiguration<'a>> {
+        rt::get::<codec::Msg<JobSchedulingConfiguration<'a>>>(self.bytes, 17)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -1141,6 +1329,10 @@ impl<'a> JobSpec<'a> {
     /// `successPolicy` (field 16).
     pub const SUCCESS_POLICY: Field<Self, codec::Msg<SuccessPolicy<'a>>> =
         Field::new(16);
+
+    /// `scheduling` (field 17).
+    pub const SCHEDULING: Field<Self, codec::Msg<JobSchedulingConfiguration<'a>>> =
+        Field::new(17);
 }
 
 impl<'a> View<'a> for JobSpec<'a> {
@@ -1172,7 +1364,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobSpec<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
         );
         visitor.field(1, fields.get(0, Self::PARALLELISM).map(Item::I32));
         visitor.field(2, fields.get(1, Self::COMPLETIONS).map(Item::I32));
@@ -1203,6 +1395,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobSpec<'a> {
                 16,
                 fields.get(15, Self::SUCCESS_POLICY).as_ref().map(|x| Item::Message(x)),
             );
+        visitor
+            .field(
+                17,
+                fields.get(16, Self::SCHEDULING).as_ref().map(|x| Item::Message(x)),
+            );
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -1224,12 +1421,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobSpec<'a> {
         visitor.field(14, self.pod_replacement_policy().map(Item::Str));
         visitor.field(15, self.managed_by().map(Item::Str));
         visitor.field(16, self.success_policy().as_ref().map(|x| Item::Message(x)));
+        visitor.field(17, self.scheduling().as_ref().map(|x| Item::Message(x)));
     }
 }
 
 /// View of `k8s.io.api.batch.v1.JobStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jobstatus-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#jobstatus-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct JobStatus<'a> {
     bytes: &'a [u8],
@@ -1473,7 +1671,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobStatus<'a> {
 
 /// View of `k8s.io.api.batch.v1.JobTemplateSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jobtemplatespec-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#jobtemplatespec-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct JobTemplateSpec<'a> {
     bytes: &'a [u8],
@@ -1573,7 +1771,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for JobTemplateSpec<'a> {
 
 /// View of `k8s.io.api.batch.v1.PodFailurePolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podfailurepolicy-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podfailurepolicy-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct PodFailurePolicy<'a> {
     bytes: &'a [u8],
@@ -1659,7 +1857,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodFailurePolicy<'a> {
 
 /// View of `k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podfailurepolicyonexitcodesrequirement-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podfailurepolicyonexitcodesrequirement-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct PodFailurePolicyOnExitCodesRequirement<'a> {
     bytes: &'a [u8],
@@ -1779,7 +1977,7 @@ for PodFailurePolicyOnExitCodesRequirement<'a> {
 
 /// View of `k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podfailurepolicyonpodconditionspattern-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podfailurepolicyonpodconditionspattern-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct PodFailurePolicyOnPodConditionsPattern<'a> {
     bytes: &'a [u8],
@@ -1884,7 +2082,7 @@ for PodFailurePolicyOnPodConditionsPattern<'a> {
 
 /// View of `k8s.io.api.batch.v1.PodFailurePolicyRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podfailurepolicyrule-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podfailurepolicyrule-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct PodFailurePolicyRule<'a> {
     bytes: &'a [u8],
@@ -2009,7 +2207,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodFailurePolicyRule<'a> {
 
 /// View of `k8s.io.api.batch.v1.SuccessPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#successpolicy-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#successpolicy-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct SuccessPolicy<'a> {
     bytes: &'a [u8],
@@ -2095,7 +2293,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SuccessPolicy<'a> {
 
 /// View of `k8s.io.api.batch.v1.SuccessPolicyRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#successpolicyrule-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#successpolicyrule-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct SuccessPolicyRule<'a> {
     bytes: &'a [u8],
@@ -2193,7 +2391,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SuccessPolicyRule<'a> {
 
 /// View of `k8s.io.api.batch.v1.UncountedTerminatedPods`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#uncountedterminatedpods-v1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#uncountedterminatedpods-v1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct UncountedTerminatedPods<'a> {
     bytes: &'a [u8],
@@ -2447,6 +2645,45 @@ pub mod _schema {
         ],
     );
 
+    pub static JOB_SCHEDULING_CONFIGURATION: MessageSchema = MessageSchema::new(
+        "k8s.io.api.batch.v1.JobSchedulingConfiguration",
+        JsonForm::Object,
+        &[
+            F::new(
+                1,
+                "schedulingPolicy",
+                Label::Singular,
+                Kind::Message(
+                    &crate::api::scheduling::v1alpha3::_schema::WORKLOAD_POD_GROUP_SCHEDULING_POLICY,
+                ),
+            ),
+            F::new(
+                2,
+                "schedulingConstraints",
+                Label::Singular,
+                Kind::Message(
+                    &crate::api::scheduling::v1alpha3::_schema::WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS,
+                ),
+            ),
+            F::new(
+                3,
+                "disruptionMode",
+                Label::Singular,
+                Kind::Message(
+                    &crate::api::scheduling::v1alpha3::_schema::WORKLOAD_POD_GROUP_DISRUPTION_MODE,
+                ),
+            ),
+            F::new(
+                4,
+                "resourceClaims",
+                Label::Repeated,
+                Kind::Message(
+                    &crate::api::scheduling::v1alpha3::_schema::WORKLOAD_POD_GROUP_RESOURCE_CLAIM,
+                ),
+            ),
+        ],
+    );
+
     pub static JOB_SPEC: MessageSchema = MessageSchema::new(
             "k8s.io.api.batch.v1.JobSpec",
             JsonForm::Object,
@@ -2491,9 +2728,15 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&SUCCESS_POLICY),
                 ),
+                F::new(
+                    17,
+                    "scheduling",
+                    Label::Singular,
+                    Kind::Message(&JOB_SCHEDULING_CONFIGURATION),
+                ),
             ],
         )
-        .with_json_order(&[0, 1, 2, 10, 15, 6, 11, 12, 3, 4, 5, 7, 8, 9, 13, 14]);
+        .with_json_order(&[0, 1, 2, 10, 15, 6, 11, 12, 3, 4, 5, 7, 8, 9, 13, 14, 16]);
 
     pub static JOB_STATUS: MessageSchema = MessageSchema::new(
             "k8s.io.api.batch.v1.JobStatus",

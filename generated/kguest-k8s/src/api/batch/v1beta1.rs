@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.batch.v1beta1.CronJob`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjob-v1beta1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cronjob-v1beta1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct CronJob<'a> {
     bytes: &'a [u8],
@@ -118,7 +118,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJob<'a> {
 
 /// View of `k8s.io.api.batch.v1beta1.CronJobList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjoblist-v1beta1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cronjoblist-v1beta1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct CronJobList<'a> {
     bytes: &'a [u8],
@@ -222,7 +222,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobList<'a> {
 
 /// View of `k8s.io.api.batch.v1beta1.CronJobSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjobspec-v1beta1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cronjobspec-v1beta1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct CronJobSpec<'a> {
     bytes: &'a [u8],
@@ -403,7 +403,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobSpec<'a> {
 
 /// View of `k8s.io.api.batch.v1beta1.CronJobStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cronjobstatus-v1beta1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cronjobstatus-v1beta1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct CronJobStatus<'a> {
     bytes: &'a [u8],
@@ -543,7 +543,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CronJobStatus<'a> {
 
 /// View of `k8s.io.api.batch.v1beta1.JobTemplateSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#jobtemplatespec-v1beta1-batch)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#jobtemplatespec-v1beta1-batch)
 #[derive(Clone, Copy, Default)]
 pub struct JobTemplateSpec<'a> {
     bytes: &'a [u8],

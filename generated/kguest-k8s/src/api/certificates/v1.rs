@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequest-v1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequest-v1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequest<'a> {
     bytes: &'a [u8],
@@ -122,7 +122,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequest<'a> {
 
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequestCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestcondition-v1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequestcondition-v1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequestCondition<'a> {
     bytes: &'a [u8],
@@ -307,7 +307,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestConditio
 
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequestList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestlist-v1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequestlist-v1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequestList<'a> {
     bytes: &'a [u8],
@@ -414,7 +414,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestList<'a>
 
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequestSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestspec-v1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequestspec-v1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequestSpec<'a> {
     bytes: &'a [u8],
@@ -603,7 +603,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestSpec<'a>
 
 /// View of `k8s.io.api.certificates.v1.CertificateSigningRequestStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequeststatus-v1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequeststatus-v1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequestStatus<'a> {
     bytes: &'a [u8],
@@ -702,9 +702,318 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestStatus<'
     }
 }
 
+/// View of `k8s.io.api.certificates.v1.ClusterTrustBundle`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundle-v1-certificates-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct ClusterTrustBundle<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> ClusterTrustBundle<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `metadata` (field 1).
+    #[inline]
+    pub fn metadata(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `spec` (field 2).
+    #[inline]
+    pub fn spec(&self) -> Option<ClusterTrustBundleSpec<'a>> {
+        rt::get::<codec::Msg<ClusterTrustBundleSpec<'a>>>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.ClusterTrustBundle`, for one-pass reads with [`ClusterTrustBundle::read`].
+impl<'a> ClusterTrustBundle<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<ClusterTrustBundleSpec<'a>>> = Field::new(2);
+}
+
+impl<'a> View<'a> for ClusterTrustBundle<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::CLUSTER_TRUST_BUNDLE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for ClusterTrustBundle<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("ClusterTrustBundle")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundle<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.certificates.v1.ClusterTrustBundleList`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundlelist-v1-certificates-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct ClusterTrustBundleList<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> ClusterTrustBundleList<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `metadata` (field 1).
+    #[inline]
+    pub fn metadata(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `items` (field 2).
+    #[inline]
+    pub fn items(&self) -> Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>> {
+        Repeated::new(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.ClusterTrustBundleList`, for one-pass reads with [`ClusterTrustBundleList::read`].
+impl<'a> ClusterTrustBundleList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<ClusterTrustBundle<'a>>>> =
+        Field::new(2);
+}
+
+impl<'a> View<'a> for ClusterTrustBundleList<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::CLUSTER_TRUST_BUNDLE_LIST;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for ClusterTrustBundleList<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("ClusterTrustBundleList")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.certificates.v1.ClusterTrustBundleSpec`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundlespec-v1-certificates-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct ClusterTrustBundleSpec<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> ClusterTrustBundleSpec<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `signerName` (field 1).
+    #[inline]
+    pub fn signer_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `signerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `trustBundle` (field 2).
+    #[inline]
+    pub fn trust_bundle(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `trustBundle` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn trust_bundle_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.ClusterTrustBundleSpec`, for one-pass reads with [`ClusterTrustBundleSpec::read`].
+impl<'a> ClusterTrustBundleSpec<'a> {
+    /// `signerName` (field 1).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `trustBundle` (field 2).
+    pub const TRUST_BUNDLE: Field<Self, codec::Str> = Field::new(2);
+}
+
+impl<'a> View<'a> for ClusterTrustBundleSpec<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::CLUSTER_TRUST_BUNDLE_SPEC;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for ClusterTrustBundleSpec<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("ClusterTrustBundleSpec")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SIGNER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TRUST_BUNDLE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.signer_name().map(Item::Str));
+        visitor.field(2, self.trust_bundle().map(Item::Str));
+    }
+}
+
 /// View of `k8s.io.api.certificates.v1.ExtraValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#extravalue-v1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#extravalue-v1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExtraValue<'a> {
     bytes: &'a [u8],
@@ -784,6 +1093,626 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
         for x in self.items() {
             visitor.element(1, Item::Str(x));
         }
+    }
+}
+
+/// View of `k8s.io.api.certificates.v1.PodCertificateRequest`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificaterequest-v1-certificates-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodCertificateRequest<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodCertificateRequest<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `metadata` (field 1).
+    #[inline]
+    pub fn metadata(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `spec` (field 2).
+    #[inline]
+    pub fn spec(&self) -> Option<PodCertificateRequestSpec<'a>> {
+        rt::get::<codec::Msg<PodCertificateRequestSpec<'a>>>(self.bytes, 2)
+    }
+
+    /// `status` (field 3).
+    #[inline]
+    pub fn status(&self) -> Option<PodCertificateRequestStatus<'a>> {
+        rt::get::<codec::Msg<PodCertificateRequestStatus<'a>>>(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.PodCertificateRequest`, for one-pass reads with [`PodCertificateRequest::read`].
+impl<'a> PodCertificateRequest<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PodCertificateRequestSpec<'a>>> =
+        Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PodCertificateRequestStatus<'a>>> =
+        Field::new(3);
+}
+
+impl<'a> View<'a> for PodCertificateRequest<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_CERTIFICATE_REQUEST;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodCertificateRequest<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodCertificateRequest")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequest<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.certificates.v1.PodCertificateRequestList`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificaterequestlist-v1-certificates-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodCertificateRequestList<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodCertificateRequestList<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `metadata` (field 1).
+    #[inline]
+    pub fn metadata(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `items` (field 2).
+    #[inline]
+    pub fn items(&self) -> Repeated<'a, codec::Msg<PodCertificateRequest<'a>>> {
+        Repeated::new(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.PodCertificateRequestList`, for one-pass reads with [`PodCertificateRequestList::read`].
+impl<'a> PodCertificateRequestList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PodCertificateRequest<'a>>>> =
+        Field::new(2);
+}
+
+impl<'a> View<'a> for PodCertificateRequestList<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_CERTIFICATE_REQUEST_LIST;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodCertificateRequestList<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodCertificateRequestList")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.certificates.v1.PodCertificateRequestSpec`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificaterequestspec-v1-certificates-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodCertificateRequestSpec<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodCertificateRequestSpec<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `signerName` (field 1).
+    #[inline]
+    pub fn signer_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `signerName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn signer_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `podName` (field 2).
+    #[inline]
+    pub fn pod_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `podName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn pod_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// `podUID` (field 3).
+    #[inline]
+    pub fn pod_uid(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 3)
+    }
+
+    /// `podUID` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn pod_uid_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 3)
+    }
+
+    /// `serviceAccountName` (field 4).
+    #[inline]
+    pub fn service_account_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 4)
+    }
+
+    /// `serviceAccountName` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn service_account_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 4)
+    }
+
+    /// `serviceAccountUID` (field 5).
+    #[inline]
+    pub fn service_account_uid(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 5)
+    }
+
+    /// `serviceAccountUID` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn service_account_uid_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 5)
+    }
+
+    /// `nodeName` (field 6).
+    #[inline]
+    pub fn node_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 6)
+    }
+
+    /// `nodeName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn node_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 6)
+    }
+
+    /// `nodeUID` (field 7).
+    #[inline]
+    pub fn node_uid(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 7)
+    }
+
+    /// `nodeUID` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn node_uid_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 7)
+    }
+
+    /// `maxExpirationSeconds` (field 8).
+    #[inline]
+    pub fn max_expiration_seconds(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 8)
+    }
+
+    /// `unverifiedUserAnnotations` (field 11).
+    #[inline]
+    pub fn unverified_user_annotations(&self) -> Map<'a, codec::Str, codec::Str> {
+        Map::new(self.bytes, 11)
+    }
+
+    /// `stubPKCS10Request` (field 12).
+    #[inline]
+    pub fn stub_pkcs10_request(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 12)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.PodCertificateRequestSpec`, for one-pass reads with [`PodCertificateRequestSpec::read`].
+impl<'a> PodCertificateRequestSpec<'a> {
+    /// `signerName` (field 1).
+    pub const SIGNER_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `podName` (field 2).
+    pub const POD_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `podUID` (field 3).
+    pub const POD_UID: Field<Self, codec::Str> = Field::new(3);
+
+    /// `serviceAccountName` (field 4).
+    pub const SERVICE_ACCOUNT_NAME: Field<Self, codec::Str> = Field::new(4);
+
+    /// `serviceAccountUID` (field 5).
+    pub const SERVICE_ACCOUNT_UID: Field<Self, codec::Str> = Field::new(5);
+
+    /// `nodeName` (field 6).
+    pub const NODE_NAME: Field<Self, codec::Str> = Field::new(6);
+
+    /// `nodeUID` (field 7).
+    pub const NODE_UID: Field<Self, codec::Str> = Field::new(7);
+
+    /// `maxExpirationSeconds` (field 8).
+    pub const MAX_EXPIRATION_SECONDS: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `unverifiedUserAnnotations` (field 11).
+    pub const UNVERIFIED_USER_ANNOTATIONS: Field<
+        Self,
+        Map<'a, codec::Str, codec::Str>,
+    > = Field::new(11);
+
+    /// `stubPKCS10Request` (field 12).
+    pub const STUB_PKCS10_REQUEST: Field<Self, codec::Bytes> = Field::new(12);
+}
+
+impl<'a> View<'a> for PodCertificateRequestSpec<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_CERTIFICATE_REQUEST_SPEC;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodCertificateRequestSpec<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodCertificateRequestSpec")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 11, 12]);
+        visitor.field(1, fields.get(0, Self::SIGNER_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::POD_NAME).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::POD_UID).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::SERVICE_ACCOUNT_NAME).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::SERVICE_ACCOUNT_UID).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::NODE_NAME).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::NODE_UID).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::MAX_EXPIRATION_SECONDS).map(Item::I32));
+        for (k, v) in fields.get(8, Self::UNVERIFIED_USER_ANNOTATIONS) {
+            visitor.entry(11, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(12, fields.get(9, Self::STUB_PKCS10_REQUEST).map(Item::Bytes));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.signer_name().map(Item::Str));
+        visitor.field(2, self.pod_name().map(Item::Str));
+        visitor.field(3, self.pod_uid().map(Item::Str));
+        visitor.field(4, self.service_account_name().map(Item::Str));
+        visitor.field(5, self.service_account_uid().map(Item::Str));
+        visitor.field(6, self.node_name().map(Item::Str));
+        visitor.field(7, self.node_uid().map(Item::Str));
+        visitor.field(8, self.max_expiration_seconds().map(Item::I32));
+        for (k, v) in self.unverified_user_annotations() {
+            visitor.entry(11, Item::Str(k), Item::Str(v));
+        }
+        visitor.field(12, self.stub_pkcs10_request().map(Item::Bytes));
+    }
+}
+
+/// View of `k8s.io.api.certificates.v1.PodCertificateRequestStatus`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificaterequeststatus-v1-certificates-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodCertificateRequestStatus<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodCertificateRequestStatus<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `conditions` (field 1).
+    #[inline]
+    pub fn conditions(
+        &self,
+    ) -> Repeated<
+        'a,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>,
+    > {
+        Repeated::new(self.bytes, 1)
+    }
+
+    /// `certificateChain` (field 2).
+    #[inline]
+    pub fn certificate_chain(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `certificateChain` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn certificate_chain_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// `notBefore` (field 4).
+    #[inline]
+    pub fn not_before(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+        >(self.bytes, 4)
+    }
+
+    /// `beginRefreshAt` (field 5).
+    #[inline]
+    pub fn begin_refresh_at(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+        >(self.bytes, 5)
+    }
+
+    /// `notAfter` (field 6).
+    #[inline]
+    pub fn not_after(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+        >(self.bytes, 6)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.certificates.v1.PodCertificateRequestStatus`, for one-pass reads with [`PodCertificateRequestStatus::read`].
+impl<'a> PodCertificateRequestStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
+
+    /// `certificateChain` (field 2).
+    pub const CERTIFICATE_CHAIN: Field<Self, codec::Str> = Field::new(2);
+
+    /// `notBefore` (field 4).
+    pub const NOT_BEFORE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(4);
+
+    /// `beginRefreshAt` (field 5).
+    pub const BEGIN_REFRESH_AT: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(5);
+
+    /// `notAfter` (field 6).
+    pub const NOT_AFTER: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(6);
+}
+
+impl<'a> View<'a> for PodCertificateRequestStatus<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_CERTIFICATE_REQUEST_STATUS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodCertificateRequestStatus<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodCertificateRequestStatus")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5, 6]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, fields.get(1, Self::CERTIFICATE_CHAIN).map(Item::Str));
+        visitor
+            .field(
+                4,
+                fields.get(2, Self::NOT_BEFORE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                5,
+                fields.get(3, Self::BEGIN_REFRESH_AT).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(6, fields.get(4, Self::NOT_AFTER).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, self.certificate_chain().map(Item::Str));
+        visitor.field(4, self.not_before().as_ref().map(|x| Item::Message(x)));
+        visitor.field(5, self.begin_refresh_at().as_ref().map(|x| Item::Message(x)));
+        visitor.field(6, self.not_after().as_ref().map(|x| Item::Message(x)));
     }
 }
 
@@ -923,9 +1852,185 @@ pub mod _schema {
         ],
     );
 
+    pub static CLUSTER_TRUST_BUNDLE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.certificates.v1.ClusterTrustBundle",
+        JsonForm::Object,
+        &[
+            F::new(
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&CLUSTER_TRUST_BUNDLE_SPEC))
+                .always()
+                .emit_empty(),
+        ],
+    );
+
+    pub static CLUSTER_TRUST_BUNDLE_LIST: MessageSchema = MessageSchema::new(
+        "k8s.io.api.certificates.v1.ClusterTrustBundleList",
+        JsonForm::Object,
+        &[
+            F::new(
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "items", Label::Repeated, Kind::Message(&CLUSTER_TRUST_BUNDLE))
+                .emit_empty(),
+        ],
+    );
+
+    pub static CLUSTER_TRUST_BUNDLE_SPEC: MessageSchema = MessageSchema::new(
+        "k8s.io.api.certificates.v1.ClusterTrustBundleSpec",
+        JsonForm::Object,
+        &[
+            F::new(1, "signerName", Label::Singular, Kind::String).always(),
+            F::new(2, "trustBundle", Label::Singular, Kind::String).always().emit_empty(),
+        ],
+    );
+
     pub static EXTRA_VALUE: MessageSchema = MessageSchema::new(
         "k8s.io.api.certificates.v1.ExtraValue",
         JsonForm::BareArray,
         &[F::new(1, "items", Label::Repeated, Kind::String)],
+    );
+
+    pub static POD_CERTIFICATE_REQUEST: MessageSchema = MessageSchema::new(
+        "k8s.io.api.certificates.v1.PodCertificateRequest",
+        JsonForm::Object,
+        &[
+            F::new(
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(
+                    2,
+                    "spec",
+                    Label::Singular,
+                    Kind::Message(&POD_CERTIFICATE_REQUEST_SPEC),
+                )
+                .always()
+                .emit_empty(),
+            F::new(
+                    3,
+                    "status",
+                    Label::Singular,
+                    Kind::Message(&POD_CERTIFICATE_REQUEST_STATUS),
+                )
+                .always(),
+        ],
+    );
+
+    pub static POD_CERTIFICATE_REQUEST_LIST: MessageSchema = MessageSchema::new(
+        "k8s.io.api.certificates.v1.PodCertificateRequestList",
+        JsonForm::Object,
+        &[
+            F::new(
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "items", Label::Repeated, Kind::Message(&POD_CERTIFICATE_REQUEST))
+                .emit_empty(),
+        ],
+    );
+
+    pub static POD_CERTIFICATE_REQUEST_SPEC: MessageSchema = MessageSchema::new(
+            "k8s.io.api.certificates.v1.PodCertificateRequestSpec",
+            JsonForm::Object,
+            &[
+                F::new(1, "signerName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(2, "podName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(3, "podUID", Label::Singular, Kind::String).always().emit_empty(),
+                F::new(4, "serviceAccountName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(5, "serviceAccountUID", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(6, "nodeName", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(7, "nodeUID", Label::Singular, Kind::String)
+                    .always()
+                    .emit_empty(),
+                F::new(8, "maxExpirationSeconds", Label::Singular, Kind::Int32),
+                F::new(
+                    11,
+                    "unverifiedUserAnnotations",
+                    Label::Map,
+                    Kind::Message(
+                        &POD_CERTIFICATE_REQUEST_SPEC_UNVERIFIED_USER_ANNOTATIONS_ENTRY,
+                    ),
+                ),
+                F::new(12, "stubPKCS10Request", Label::Singular, Kind::Bytes)
+                    .emit_empty(),
+            ],
+        )
+        .with_json_order(&[0, 1, 2, 3, 4, 5, 6, 7, 9, 8]);
+
+    pub static POD_CERTIFICATE_REQUEST_SPEC_UNVERIFIED_USER_ANNOTATIONS_ENTRY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.certificates.v1.PodCertificateRequestSpec.UnverifiedUserAnnotationsEntry",
+        JsonForm::Object,
+        &[
+            F::new(1, "key", Label::Singular, Kind::String).always(),
+            F::new(2, "value", Label::Singular, Kind::String).always(),
+        ],
+    );
+
+    pub static POD_CERTIFICATE_REQUEST_STATUS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.certificates.v1.PodCertificateRequestStatus",
+        JsonForm::Object,
+        &[
+            F::new(
+                1,
+                "conditions",
+                Label::Repeated,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
+                ),
+            ),
+            F::new(2, "certificateChain", Label::Singular, Kind::String).always(),
+            F::new(
+                4,
+                "notBefore",
+                Label::Singular,
+                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
+            ),
+            F::new(
+                5,
+                "beginRefreshAt",
+                Label::Singular,
+                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
+            ),
+            F::new(
+                6,
+                "notAfter",
+                Label::Singular,
+                Kind::Message(&crate::apimachinery::pkg::apis::meta::v1::_schema::TIME),
+            ),
+        ],
     );
 }

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.certificates.v1alpha1.ClusterTrustBundle`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clustertrustbundle-v1alpha1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundle-v1alpha1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterTrustBundle<'a> {
     bytes: &'a [u8],
@@ -109,7 +109,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundle<'a> {
 
 /// View of `k8s.io.api.certificates.v1alpha1.ClusterTrustBundleList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clustertrustbundlelist-v1alpha1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundlelist-v1alpha1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterTrustBundleList<'a> {
     bytes: &'a [u8],
@@ -214,7 +214,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleList<'a> {
 
 /// View of `k8s.io.api.certificates.v1alpha1.ClusterTrustBundleSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clustertrustbundlespec-v1alpha1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundlespec-v1alpha1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterTrustBundleSpec<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequest-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequest-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequest<'a> {
     bytes: &'a [u8],
@@ -122,7 +122,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequest<'a> {
 
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestcondition-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequestcondition-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequestCondition<'a> {
     bytes: &'a [u8],
@@ -307,7 +307,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestConditio
 
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestlist-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequestlist-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequestList<'a> {
     bytes: &'a [u8],
@@ -414,7 +414,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestList<'a>
 
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequestspec-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequestspec-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequestSpec<'a> {
     bytes: &'a [u8],
@@ -603,7 +603,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestSpec<'a>
 
 /// View of `k8s.io.api.certificates.v1beta1.CertificateSigningRequestStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#certificatesigningrequeststatus-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#certificatesigningrequeststatus-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CertificateSigningRequestStatus<'a> {
     bytes: &'a [u8],
@@ -704,7 +704,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CertificateSigningRequestStatus<'
 
 /// View of `k8s.io.api.certificates.v1beta1.ClusterTrustBundle`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clustertrustbundle-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundle-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterTrustBundle<'a> {
     bytes: &'a [u8],
@@ -804,7 +804,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundle<'a> {
 
 /// View of `k8s.io.api.certificates.v1beta1.ClusterTrustBundleList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clustertrustbundlelist-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundlelist-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterTrustBundleList<'a> {
     bytes: &'a [u8],
@@ -909,7 +909,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleList<'a> {
 
 /// View of `k8s.io.api.certificates.v1beta1.ClusterTrustBundleSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clustertrustbundlespec-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundlespec-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterTrustBundleSpec<'a> {
     bytes: &'a [u8],
@@ -1013,7 +1013,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleSpec<'a> {
 
 /// View of `k8s.io.api.certificates.v1beta1.ExtraValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#extravalue-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#extravalue-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExtraValue<'a> {
     bytes: &'a [u8],
@@ -1098,7 +1098,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExtraValue<'a> {
 
 /// View of `k8s.io.api.certificates.v1beta1.PodCertificateRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podcertificaterequest-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificaterequest-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PodCertificateRequest<'a> {
     bytes: &'a [u8],
@@ -1211,7 +1211,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequest<'a> {
 
 /// View of `k8s.io.api.certificates.v1beta1.PodCertificateRequestList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podcertificaterequestlist-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificaterequestlist-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PodCertificateRequestList<'a> {
     bytes: &'a [u8],
@@ -1316,7 +1316,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestList<'a> {
 
 /// View of `k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podcertificaterequestspec-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificaterequestspec-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PodCertificateRequestSpec<'a> {
     bytes: &'a [u8],
@@ -1567,7 +1567,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateRequestSpec<'a> {
 
 /// View of `k8s.io.api.certificates.v1beta1.PodCertificateRequestStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podcertificaterequeststatus-v1beta1-certificates-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificaterequeststatus-v1beta1-certificates-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PodCertificateRequestStatus<'a> {
     bytes: &'a [u8],

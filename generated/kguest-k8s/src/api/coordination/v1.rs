@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.coordination.v1.Lease`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#lease-v1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#lease-v1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Lease<'a> {
     bytes: &'a [u8],
@@ -107,7 +107,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Lease<'a> {
 
 /// View of `k8s.io.api.coordination.v1.LeaseList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leaselist-v1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leaselist-v1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseList<'a> {
     bytes: &'a [u8],
@@ -211,7 +211,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseList<'a> {
 
 /// View of `k8s.io.api.coordination.v1.LeaseSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasespec-v1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leasespec-v1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseSpec<'a> {
     bytes: &'a [u8],

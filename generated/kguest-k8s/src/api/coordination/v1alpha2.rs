@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.coordination.v1alpha2.LeaseCandidate`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasecandidate-v1alpha2-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leasecandidate-v1alpha2-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseCandidate<'a> {
     bytes: &'a [u8],
@@ -109,7 +109,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidate<'a> {
 
 /// View of `k8s.io.api.coordination.v1alpha2.LeaseCandidateList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasecandidatelist-v1alpha2-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leasecandidatelist-v1alpha2-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseCandidateList<'a> {
     bytes: &'a [u8],
@@ -214,7 +214,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidateList<'a> {
 
 /// View of `k8s.io.api.coordination.v1alpha2.LeaseCandidateSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasecandidatespec-v1alpha2-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leasecandidatespec-v1alpha2-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseCandidateSpec<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.coordination.v1beta1.Lease`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#lease-v1beta1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#lease-v1beta1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Lease<'a> {
     bytes: &'a [u8],
@@ -107,7 +107,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Lease<'a> {
 
 /// View of `k8s.io.api.coordination.v1beta1.LeaseCandidate`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasecandidate-v1beta1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leasecandidate-v1beta1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseCandidate<'a> {
     bytes: &'a [u8],
@@ -207,7 +207,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidate<'a> {
 
 /// View of `k8s.io.api.coordination.v1beta1.LeaseCandidateList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasecandidatelist-v1beta1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leasecandidatelist-v1beta1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseCandidateList<'a> {
     bytes: &'a [u8],
@@ -312,7 +312,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidateList<'a> {
 
 /// View of `k8s.io.api.coordination.v1beta1.LeaseCandidateSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasecandidatespec-v1beta1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leasecandidatespec-v1beta1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseCandidateSpec<'a> {
     bytes: &'a [u8],
@@ -491,7 +491,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseCandidateSpec<'a> {
 
 /// View of `k8s.io.api.coordination.v1beta1.LeaseList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leaselist-v1beta1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leaselist-v1beta1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseList<'a> {
     bytes: &'a [u8],
@@ -595,7 +595,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LeaseList<'a> {
 
 /// View of `k8s.io.api.coordination.v1beta1.LeaseSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#leasespec-v1beta1-coordination-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#leasespec-v1beta1-coordination-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LeaseSpec<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#awselasticblockstorevolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#awselasticblockstorevolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct AWSElasticBlockStoreVolumeSource<'a> {
     bytes: &'a [u8],
@@ -135,7 +135,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AWSElasticBlockStoreVolumeSource<
 
 /// View of `k8s.io.api.core.v1.Affinity`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#affinity-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#affinity-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Affinity<'a> {
     bytes: &'a [u8],
@@ -251,7 +251,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Affinity<'a> {
 
 /// View of `k8s.io.api.core.v1.AppArmorProfile`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apparmorprofile-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apparmorprofile-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct AppArmorProfile<'a> {
     bytes: &'a [u8],
@@ -355,7 +355,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AppArmorProfile<'a> {
 
 /// View of `k8s.io.api.core.v1.AttachedVolume`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#attachedvolume-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#attachedvolume-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct AttachedVolume<'a> {
     bytes: &'a [u8],
@@ -459,7 +459,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AttachedVolume<'a> {
 
 /// View of `k8s.io.api.core.v1.AvoidPods`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#avoidpods-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#avoidpods-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct AvoidPods<'a> {
     bytes: &'a [u8],
@@ -549,7 +549,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AvoidPods<'a> {
 
 /// View of `k8s.io.api.core.v1.AzureDiskVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#azurediskvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#azurediskvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct AzureDiskVolumeSource<'a> {
     bytes: &'a [u8],
@@ -715,7 +715,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureDiskVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.AzureFilePersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#azurefilepersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#azurefilepersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct AzureFilePersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -847,7 +847,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureFilePersistentVolumeSource<'
 
 /// View of `k8s.io.api.core.v1.AzureFileVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#azurefilevolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#azurefilevolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct AzureFileVolumeSource<'a> {
     bytes: &'a [u8],
@@ -962,7 +962,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AzureFileVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.Binding`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#binding-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#binding-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Binding<'a> {
     bytes: &'a [u8],
@@ -1060,7 +1060,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Binding<'a> {
 
 /// View of `k8s.io.api.core.v1.CSIPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csipersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csipersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct CSIPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -1318,7 +1318,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIPersistentVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.CSIVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csivolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csivolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct CSIVolumeSource<'a> {
     bytes: &'a [u8],
@@ -1471,7 +1471,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.Capabilities`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#capabilities-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#capabilities-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Capabilities<'a> {
     bytes: &'a [u8],
@@ -1571,7 +1571,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Capabilities<'a> {
 
 /// View of `k8s.io.api.core.v1.CephFSPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cephfspersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cephfspersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct CephFSPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -1733,7 +1733,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CephFSPersistentVolumeSource<'a> 
 
 /// View of `k8s.io.api.core.v1.CephFSVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cephfsvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cephfsvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct CephFSVolumeSource<'a> {
     bytes: &'a [u8],
@@ -1896,7 +1896,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CephFSVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.CinderPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cinderpersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cinderpersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct CinderPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -2026,7 +2026,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CinderPersistentVolumeSource<'a> 
 
 /// View of `k8s.io.api.core.v1.CinderVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#cindervolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#cindervolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct CinderVolumeSource<'a> {
     bytes: &'a [u8],
@@ -2157,7 +2157,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CinderVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ClientIPConfig`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clientipconfig-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clientipconfig-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ClientIPConfig<'a> {
     bytes: &'a [u8],
@@ -2238,7 +2238,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClientIPConfig<'a> {
 
 /// View of `k8s.io.api.core.v1.ClusterTrustBundleProjection`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clustertrustbundleprojection-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clustertrustbundleprojection-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterTrustBundleProjection<'a> {
     bytes: &'a [u8],
@@ -2307,6 +2307,12 @@ impl<'a> ClusterTrustBundleProjection<'a> {
         rt::get::<codec::Bool>(self.bytes, 5)
     }
 
+    /// `user` (field 6).
+    #[inline]
+    pub fn user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 6)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -2336,6 +2342,9 @@ impl<'a> ClusterTrustBundleProjection<'a> {
 
     /// `optional` (field 5).
     pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(5);
+
+    /// `user` (field 6).
+    pub const USER: Field<Self, codec::Int64> = Field::new(6);
 }
 
 impl<'a> View<'a> for ClusterTrustBundleProjection<'a> {
@@ -2367,7 +2376,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleProjection<'a> 
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SIGNER_NAME).map(Item::Str));
         visitor
@@ -2377,6 +2386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleProjection<'a> 
             );
         visitor.field(4, fields.get(3, Self::PATH).map(Item::Str));
         visitor.field(5, fields.get(4, Self::OPTIONAL).map(Item::Bool));
+        visitor.field(6, fields.get(5, Self::USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -2387,12 +2397,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterTrustBundleProjection<'a> 
         visitor.field(3, self.label_selector().as_ref().map(|x| Item::Message(x)));
         visitor.field(4, self.path().map(Item::Str));
         visitor.field(5, self.optional().map(Item::Bool));
+        visitor.field(6, self.user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.ComponentCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#componentcondition-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#componentcondition-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ComponentCondition<'a> {
     bytes: &'a [u8],
@@ -2530,7 +2541,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentCondition<'a> {
 
 /// View of `k8s.io.api.core.v1.ComponentStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#componentstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#componentstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ComponentStatus<'a> {
     bytes: &'a [u8],
@@ -2637,7 +2648,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.ComponentStatusList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#componentstatuslist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#componentstatuslist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ComponentStatusList<'a> {
     bytes: &'a [u8],
@@ -2742,7 +2753,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ComponentStatusList<'a> {
 
 /// View of `k8s.io.api.core.v1.ConfigMap`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmap-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#configmap-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ConfigMap<'a> {
     bytes: &'a [u8],
@@ -2873,7 +2884,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMap<'a> {
 
 /// View of `k8s.io.api.core.v1.ConfigMapEnvSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmapenvsource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#configmapenvsource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ConfigMapEnvSource<'a> {
     bytes: &'a [u8],
@@ -2976,7 +2987,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapEnvSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ConfigMapKeySelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmapkeyselector-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#configmapkeyselector-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ConfigMapKeySelector<'a> {
     bytes: &'a [u8],
@@ -3096,7 +3107,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapKeySelector<'a> {
 
 /// View of `k8s.io.api.core.v1.ConfigMapList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmaplist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#configmaplist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ConfigMapList<'a> {
     bytes: &'a [u8],
@@ -3201,7 +3212,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapList<'a> {
 
 /// View of `k8s.io.api.core.v1.ConfigMapNodeConfigSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmapnodeconfigsource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#configmapnodeconfigsource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ConfigMapNodeConfigSource<'a> {
     bytes: &'a [u8],
@@ -3356,7 +3367,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapNodeConfigSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ConfigMapProjection`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmapprojection-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#configmapprojection-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ConfigMapProjection<'a> {
     bytes: &'a [u8],
@@ -3475,7 +3486,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapProjection<'a> {
 
 /// View of `k8s.io.api.core.v1.ConfigMapVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#configmapvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#configmapvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ConfigMapVolumeSource<'a> {
     bytes: &'a [u8],
@@ -3516,6 +3527,12 @@ impl<'a> ConfigMapVolumeSource<'a> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
+    /// `defaultUser` (field 5).
+    #[inline]
+    pub fn default_user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 5)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -3543,6 +3560,9 @@ impl<'a> ConfigMapVolumeSource<'a> {
 
     /// `optional` (field 4).
     pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `defaultUser` (field 5).
+    pub const DEFAULT_USER: Field<Self, codec::Int64> = Field::new(5);
 }
 
 impl<'a> View<'a> for ConfigMapVolumeSource<'a> {
@@ -3574,7 +3594,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor
             .field(
                 1,
@@ -3588,6 +3608,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapVolumeSource<'a> {
         }
         visitor.field(3, fields.get(2, Self::DEFAULT_MODE).map(Item::I32));
         visitor.field(4, fields.get(3, Self::OPTIONAL).map(Item::Bool));
+        visitor.field(5, fields.get(4, Self::DEFAULT_USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -3600,12 +3621,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ConfigMapVolumeSource<'a> {
         }
         visitor.field(3, self.default_mode().map(Item::I32));
         visitor.field(4, self.optional().map(Item::Bool));
+        visitor.field(5, self.default_user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.Container`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#container-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#container-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Container<'a> {
     bytes: &'a [u8],
@@ -4070,7 +4092,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Container<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerExtendedResourceRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerextendedresourcerequest-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerextendedresourcerequest-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerExtendedResourceRequest<'a> {
     bytes: &'a [u8],
@@ -4191,7 +4213,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerExtendedResourceRequest<
 
 /// View of `k8s.io.api.core.v1.ContainerImage`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerimage-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerimage-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerImage<'a> {
     bytes: &'a [u8],
@@ -4287,7 +4309,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerImage<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerPort`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerport-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerport-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerPort<'a> {
     bytes: &'a [u8],
@@ -4430,7 +4452,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerPort<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerResizePolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerresizepolicy-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerresizepolicy-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerResizePolicy<'a> {
     bytes: &'a [u8],
@@ -4534,7 +4556,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerResizePolicy<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerRestartRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerrestartrule-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerrestartrule-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerRestartRule<'a> {
     bytes: &'a [u8],
@@ -4637,7 +4659,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerRestartRule<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerRestartRuleOnExitCodes`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerrestartruleonexitcodes-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerrestartruleonexitcodes-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerRestartRuleOnExitCodes<'a> {
     bytes: &'a [u8],
@@ -4739,7 +4761,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerRestartRuleOnExitCodes<'
 
 /// View of `k8s.io.api.core.v1.ContainerState`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerstate-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerstate-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerState<'a> {
     bytes: &'a [u8],
@@ -4851,7 +4873,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerState<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerStateRunning`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerstaterunning-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerstaterunning-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerStateRunning<'a> {
     bytes: &'a [u8],
@@ -4943,7 +4965,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateRunning<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerStateTerminated`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerstateterminated-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerstateterminated-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerStateTerminated<'a> {
     bytes: &'a [u8],
@@ -5130,7 +5152,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateTerminated<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerStateWaiting`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerstatewaiting-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerstatewaiting-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerStateWaiting<'a> {
     bytes: &'a [u8],
@@ -5234,7 +5256,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStateWaiting<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containerstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containerstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerStatus<'a> {
     bytes: &'a [u8],
@@ -5544,7 +5566,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.ContainerUser`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#containeruser-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#containeruser-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ContainerUser<'a> {
     bytes: &'a [u8],
@@ -5625,7 +5647,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ContainerUser<'a> {
 
 /// View of `k8s.io.api.core.v1.DaemonEndpoint`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonendpoint-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonendpoint-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonEndpoint<'a> {
     bytes: &'a [u8],
@@ -5706,7 +5728,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonEndpoint<'a> {
 
 /// View of `k8s.io.api.core.v1.DownwardAPIProjection`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#downwardapiprojection-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#downwardapiprojection-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct DownwardAPIProjection<'a> {
     bytes: &'a [u8],
@@ -5792,7 +5814,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIProjection<'a> {
 
 /// View of `k8s.io.api.core.v1.DownwardAPIVolumeFile`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#downwardapivolumefile-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#downwardapivolumefile-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct DownwardAPIVolumeFile<'a> {
     bytes: &'a [u8],
@@ -5839,6 +5861,12 @@ impl<'a> DownwardAPIVolumeFile<'a> {
         rt::get::<codec::Int32>(self.bytes, 4)
     }
 
+    /// `user` (field 5).
+    #[inline]
+    pub fn user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 5)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -5864,6 +5892,9 @@ impl<'a> DownwardAPIVolumeFile<'a> {
 
     /// `mode` (field 4).
     pub const MODE: Field<Self, codec::Int32> = Field::new(4);
+
+    /// `user` (field 5).
+    pub const USER: Field<Self, codec::Int64> = Field::new(5);
 }
 
 impl<'a> View<'a> for DownwardAPIVolumeFile<'a> {
@@ -5895,7 +5926,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeFile<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor
             .field(2, fields.get(1, Self::FIELD_REF).as_ref().map(|x| Item::Message(x)));
@@ -5908,6 +5939,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeFile<'a> {
                     .map(|x| Item::Message(x)),
             );
         visitor.field(4, fields.get(3, Self::MODE).map(Item::I32));
+        visitor.field(5, fields.get(4, Self::USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -5917,12 +5949,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeFile<'a> {
         visitor.field(2, self.field_ref().as_ref().map(|x| Item::Message(x)));
         visitor.field(3, self.resource_field_ref().as_ref().map(|x| Item::Message(x)));
         visitor.field(4, self.mode().map(Item::I32));
+        visitor.field(5, self.user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.DownwardAPIVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#downwardapivolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#downwardapivolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct DownwardAPIVolumeSource<'a> {
     bytes: &'a [u8],
@@ -5951,6 +5984,12 @@ impl<'a> DownwardAPIVolumeSource<'a> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
+    /// `defaultUser` (field 3).
+    #[inline]
+    pub fn default_user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 3)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -5969,6 +6008,9 @@ impl<'a> DownwardAPIVolumeSource<'a> {
 
     /// `defaultMode` (field 2).
     pub const DEFAULT_MODE: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `defaultUser` (field 3).
+    pub const DEFAULT_USER: Field<Self, codec::Int64> = Field::new(3);
 }
 
 impl<'a> View<'a> for DownwardAPIVolumeSource<'a> {
@@ -6000,11 +6042,12 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::ITEMS) {
             visitor.element(1, Item::Message(&x));
         }
         visitor.field(2, fields.get(1, Self::DEFAULT_MODE).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::DEFAULT_USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -6014,12 +6057,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DownwardAPIVolumeSource<'a> {
             visitor.element(1, Item::Message(&x));
         }
         visitor.field(2, self.default_mode().map(Item::I32));
+        visitor.field(3, self.default_user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.EmptyDirVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#emptydirvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#emptydirvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EmptyDirVolumeSource<'a> {
     bytes: &'a [u8],
@@ -6058,6 +6102,12 @@ impl<'a> EmptyDirVolumeSource<'a> {
         >(self.bytes, 2)
     }
 
+    /// `mode` (field 3).
+    #[inline]
+    pub fn mode(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 3)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -6078,6 +6128,9 @@ impl<'a> EmptyDirVolumeSource<'a> {
         Self,
         codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
     > = Field::new(2);
+
+    /// `mode` (field 3).
+    pub const MODE: Field<Self, codec::Int32> = Field::new(3);
 }
 
 impl<'a> View<'a> for EmptyDirVolumeSource<'a> {
@@ -6109,13 +6162,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EmptyDirVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::MEDIUM).map(Item::Str));
         visitor
             .field(
                 2,
                 fields.get(1, Self::SIZE_LIMIT).as_ref().map(|x| Item::Message(x)),
             );
+        visitor.field(3, fields.get(2, Self::MODE).map(Item::I32));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -6123,12 +6177,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EmptyDirVolumeSource<'a> {
         use kguest_wire::reflect::Item;
         visitor.field(1, self.medium().map(Item::Str));
         visitor.field(2, self.size_limit().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.mode().map(Item::I32));
     }
 }
 
 /// View of `k8s.io.api.core.v1.EndpointAddress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointaddress-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointaddress-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointAddress<'a> {
     bytes: &'a [u8],
@@ -6264,7 +6319,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointAddress<'a> {
 
 /// View of `k8s.io.api.core.v1.EndpointPort`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointport-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointport-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointPort<'a> {
     bytes: &'a [u8],
@@ -6396,7 +6451,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointPort<'a> {
 
 /// View of `k8s.io.api.core.v1.EndpointSubset`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointsubset-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointsubset-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointSubset<'a> {
     bytes: &'a [u8],
@@ -6516,7 +6571,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSubset<'a> {
 
 /// View of `k8s.io.api.core.v1.Endpoints`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpoints-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpoints-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Endpoints<'a> {
     bytes: &'a [u8],
@@ -6621,7 +6676,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Endpoints<'a> {
 
 /// View of `k8s.io.api.core.v1.EndpointsList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointslist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointslist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointsList<'a> {
     bytes: &'a [u8],
@@ -6726,7 +6781,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointsList<'a> {
 
 /// View of `k8s.io.api.core.v1.EnvFromSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#envfromsource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#envfromsource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EnvFromSource<'a> {
     bytes: &'a [u8],
@@ -6844,7 +6899,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvFromSource<'a> {
 
 /// View of `k8s.io.api.core.v1.EnvVar`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#envvar-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#envvar-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EnvVar<'a> {
     bytes: &'a [u8],
@@ -6961,7 +7016,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvVar<'a> {
 
 /// View of `k8s.io.api.core.v1.EnvVarSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#envvarsource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#envvarsource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EnvVarSource<'a> {
     bytes: &'a [u8],
@@ -7113,7 +7168,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EnvVarSource<'a> {
 
 /// View of `k8s.io.api.core.v1.EphemeralContainer`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ephemeralcontainer-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ephemeralcontainer-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EphemeralContainer<'a> {
     bytes: &'a [u8],
@@ -7225,7 +7280,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralContainer<'a> {
 
 /// View of `k8s.io.api.core.v1.EphemeralContainerCommon`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ephemeralcontainercommon-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ephemeralcontainercommon-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EphemeralContainerCommon<'a> {
     bytes: &'a [u8],
@@ -7690,7 +7745,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralContainerCommon<'a> {
 
 /// View of `k8s.io.api.core.v1.EphemeralVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ephemeralvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ephemeralvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EphemeralVolumeSource<'a> {
     bytes: &'a [u8],
@@ -7782,7 +7837,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EphemeralVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.Event`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#event-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#event-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Event<'a> {
     bytes: &'a [u8],
@@ -8102,7 +8157,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Event<'a> {
 
 /// View of `k8s.io.api.core.v1.EventList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventlist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#eventlist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EventList<'a> {
     bytes: &'a [u8],
@@ -8206,7 +8261,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventList<'a> {
 
 /// View of `k8s.io.api.core.v1.EventSeries`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventseries-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#eventseries-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EventSeries<'a> {
     bytes: &'a [u8],
@@ -8312,7 +8367,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventSeries<'a> {
 
 /// View of `k8s.io.api.core.v1.EventSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventsource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#eventsource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct EventSource<'a> {
     bytes: &'a [u8],
@@ -8414,9 +8469,107 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventSource<'a> {
     }
 }
 
+/// View of `k8s.io.api.core.v1.EvictionResponder`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#evictionresponder-v1-core)
+#[derive(Clone, Copy, Default)]
+pub struct EvictionResponder<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> EvictionResponder<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `priority` (field 2).
+    #[inline]
+    pub fn priority(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.EvictionResponder`, for one-pass reads with [`EvictionResponder::read`].
+impl<'a> EvictionResponder<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `priority` (field 2).
+    pub const PRIORITY: Field<Self, codec::Int32> = Field::new(2);
+}
+
+impl<'a> View<'a> for EvictionResponder<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::EVICTION_RESPONDER;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for EvictionResponder<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("EvictionResponder")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for EvictionResponder<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::PRIORITY).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.priority().map(Item::I32));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.ExecAction`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#execaction-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#execaction-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ExecAction<'a> {
     bytes: &'a [u8],
@@ -8501,7 +8654,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExecAction<'a> {
 
 /// View of `k8s.io.api.core.v1.FCVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#fcvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#fcvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct FCVolumeSource<'a> {
     bytes: &'a [u8],
@@ -8640,7 +8793,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FCVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.FileKeySelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#filekeyselector-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#filekeyselector-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct FileKeySelector<'a> {
     bytes: &'a [u8],
@@ -8772,7 +8925,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FileKeySelector<'a> {
 
 /// View of `k8s.io.api.core.v1.FlexPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flexpersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flexpersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct FlexPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -8917,7 +9070,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlexPersistentVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.FlexVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flexvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flexvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct FlexVolumeSource<'a> {
     bytes: &'a [u8],
@@ -9063,7 +9216,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlexVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.FlockerVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flockervolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flockervolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct FlockerVolumeSource<'a> {
     bytes: &'a [u8],
@@ -9167,7 +9320,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlockerVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.GCEPersistentDiskVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#gcepersistentdiskvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#gcepersistentdiskvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct GCEPersistentDiskVolumeSource<'a> {
     bytes: &'a [u8],
@@ -9293,7 +9446,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GCEPersistentDiskVolumeSource<'a>
 
 /// View of `k8s.io.api.core.v1.GRPCAction`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#grpcaction-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#grpcaction-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct GRPCAction<'a> {
     bytes: &'a [u8],
@@ -9328,6 +9481,18 @@ impl<'a> GRPCAction<'a> {
         rt::get::<codec::Bytes>(self.bytes, 2)
     }
 
+    /// `mode` (field 3).
+    #[inline]
+    pub fn mode(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 3)
+    }
+
+    /// `mode` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn mode_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 3)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -9345,6 +9510,9 @@ impl<'a> GRPCAction<'a> {
 
     /// `service` (field 2).
     pub const SERVICE: Field<Self, codec::Str> = Field::new(2);
+
+    /// `mode` (field 3).
+    pub const MODE: Field<Self, codec::Str> = Field::new(3);
 }
 
 impl<'a> View<'a> for GRPCAction<'a> {
@@ -9376,9 +9544,10 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GRPCAction<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::PORT).map(Item::I32));
         visitor.field(2, fields.get(1, Self::SERVICE).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MODE).map(Item::Str));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -9386,12 +9555,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GRPCAction<'a> {
         use kguest_wire::reflect::Item;
         visitor.field(1, self.port().map(Item::I32));
         visitor.field(2, self.service().map(Item::Str));
+        visitor.field(3, self.mode().map(Item::Str));
     }
 }
 
 /// View of `k8s.io.api.core.v1.GitRepoVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#gitrepovolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#gitrepovolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct GitRepoVolumeSource<'a> {
     bytes: &'a [u8],
@@ -9512,7 +9682,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GitRepoVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.GlusterfsPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#glusterfspersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#glusterfspersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct GlusterfsPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -9644,7 +9814,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GlusterfsPersistentVolumeSource<'
 
 /// View of `k8s.io.api.core.v1.GlusterfsVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#glusterfsvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#glusterfsvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct GlusterfsVolumeSource<'a> {
     bytes: &'a [u8],
@@ -9759,7 +9929,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GlusterfsVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.HTTPGetAction`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpgetaction-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#httpgetaction-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct HTTPGetAction<'a> {
     bytes: &'a [u8],
@@ -9828,6 +9998,18 @@ impl<'a> HTTPGetAction<'a> {
         Repeated::new(self.bytes, 5)
     }
 
+    /// `protocol` (field 6).
+    #[inline]
+    pub fn protocol(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 6)
+    }
+
+    /// `protocol` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn protocol_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 6)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -9858,6 +10040,9 @@ impl<'a> HTTPGetAction<'a> {
     /// `httpHeaders` (field 5).
     pub const HTTP_HEADERS: Field<Self, Repeated<'a, codec::Msg<HTTPHeader<'a>>>> =
         Field::new(5);
+
+    /// `protocol` (field 6).
+    pub const PROTOCOL: Field<Self, codec::Str> = Field::new(6);
 }
 
 impl<'a> View<'a> for HTTPGetAction<'a> {
@@ -9889,7 +10074,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPGetAction<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
         visitor.field(1, fields.get(0, Self::PATH).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PORT).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::HOST).map(Item::Str));
@@ -9897,6 +10082,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPGetAction<'a> {
         for x in fields.get(4, Self::HTTP_HEADERS) {
             visitor.element(5, Item::Message(&x));
         }
+        visitor.field(6, fields.get(5, Self::PROTOCOL).map(Item::Str));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -9909,12 +10095,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPGetAction<'a> {
         for x in self.http_headers() {
             visitor.element(5, Item::Message(&x));
         }
+        visitor.field(6, self.protocol().map(Item::Str));
     }
 }
 
 /// View of `k8s.io.api.core.v1.HTTPHeader`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpheader-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#httpheader-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct HTTPHeader<'a> {
     bytes: &'a [u8],
@@ -10018,7 +10205,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPHeader<'a> {
 
 /// View of `k8s.io.api.core.v1.HostAlias`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#hostalias-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#hostalias-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct HostAlias<'a> {
     bytes: &'a [u8],
@@ -10120,7 +10307,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostAlias<'a> {
 
 /// View of `k8s.io.api.core.v1.HostIP`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#hostip-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#hostip-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct HostIP<'a> {
     bytes: &'a [u8],
@@ -10205,7 +10392,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostIP<'a> {
 
 /// View of `k8s.io.api.core.v1.HostPathVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#hostpathvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#hostpathvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct HostPathVolumeSource<'a> {
     bytes: &'a [u8],
@@ -10309,7 +10496,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HostPathVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ISCSIPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#iscsipersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#iscsipersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ISCSIPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -10538,7 +10725,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ISCSIPersistentVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ISCSIVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#iscsivolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#iscsivolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ISCSIVolumeSource<'a> {
     bytes: &'a [u8],
@@ -10768,7 +10955,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ISCSIVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ImageVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagevolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#imagevolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ImageVolumeSource<'a> {
     bytes: &'a [u8],
@@ -10872,7 +11059,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ImageVolumeStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagevolumestatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#imagevolumestatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ImageVolumeStatus<'a> {
     bytes: &'a [u8],
@@ -10959,7 +11146,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageVolumeStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.KeyToPath`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#keytopath-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#keytopath-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct KeyToPath<'a> {
     bytes: &'a [u8],
@@ -11006,6 +11193,12 @@ impl<'a> KeyToPath<'a> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
+    /// `user` (field 4).
+    #[inline]
+    pub fn user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 4)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -11026,6 +11219,9 @@ impl<'a> KeyToPath<'a> {
 
     /// `mode` (field 3).
     pub const MODE: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `user` (field 4).
+    pub const USER: Field<Self, codec::Int64> = Field::new(4);
 }
 
 impl<'a> View<'a> for KeyToPath<'a> {
@@ -11057,10 +11253,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for KeyToPath<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
         visitor.field(2, fields.get(1, Self::PATH).map(Item::Str));
         visitor.field(3, fields.get(2, Self::MODE).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -11069,12 +11266,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for KeyToPath<'a> {
         visitor.field(1, self.key().map(Item::Str));
         visitor.field(2, self.path().map(Item::Str));
         visitor.field(3, self.mode().map(Item::I32));
+        visitor.field(4, self.user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.Lifecycle`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#lifecycle-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#lifecycle-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Lifecycle<'a> {
     bytes: &'a [u8],
@@ -11188,7 +11386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Lifecycle<'a> {
 
 /// View of `k8s.io.api.core.v1.LifecycleHandler`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#lifecyclehandler-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#lifecyclehandler-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LifecycleHandler<'a> {
     bytes: &'a [u8],
@@ -11307,7 +11505,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LifecycleHandler<'a> {
 
 /// View of `k8s.io.api.core.v1.LimitRange`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitrange-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#limitrange-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LimitRange<'a> {
     bytes: &'a [u8],
@@ -11407,7 +11605,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRange<'a> {
 
 /// View of `k8s.io.api.core.v1.LimitRangeItem`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitrangeitem-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#limitrangeitem-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LimitRangeItem<'a> {
     bytes: &'a [u8],
@@ -11634,7 +11832,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeItem<'a> {
 
 /// View of `k8s.io.api.core.v1.LimitRangeList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitrangelist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#limitrangelist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LimitRangeList<'a> {
     bytes: &'a [u8],
@@ -11739,7 +11937,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeList<'a> {
 
 /// View of `k8s.io.api.core.v1.LimitRangeSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitrangespec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#limitrangespec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LimitRangeSpec<'a> {
     bytes: &'a [u8],
@@ -11825,7 +12023,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitRangeSpec<'a> {
 
 /// View of `k8s.io.api.core.v1.LinuxContainerUser`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#linuxcontaineruser-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#linuxcontaineruser-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LinuxContainerUser<'a> {
     bytes: &'a [u8],
@@ -11933,7 +12131,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LinuxContainerUser<'a> {
 
 /// View of `k8s.io.api.core.v1.List`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#list-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#list-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct List<'a> {
     bytes: &'a [u8],
@@ -12040,7 +12238,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for List<'a> {
 
 /// View of `k8s.io.api.core.v1.LoadBalancerIngress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#loadbalanceringress-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#loadbalanceringress-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LoadBalancerIngress<'a> {
     bytes: &'a [u8],
@@ -12177,7 +12375,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LoadBalancerIngress<'a> {
 
 /// View of `k8s.io.api.core.v1.LoadBalancerStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#loadbalancerstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#loadbalancerstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LoadBalancerStatus<'a> {
     bytes: &'a [u8],
@@ -12263,7 +12461,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LoadBalancerStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.LocalObjectReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#localobjectreference-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#localobjectreference-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LocalObjectReference<'a> {
     bytes: &'a [u8],
@@ -12350,7 +12548,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalObjectReference<'a> {
 
 /// View of `k8s.io.api.core.v1.LocalVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#localvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#localvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct LocalVolumeSource<'a> {
     bytes: &'a [u8],
@@ -12454,7 +12652,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LocalVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ModifyVolumeStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#modifyvolumestatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#modifyvolumestatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ModifyVolumeStatus<'a> {
     bytes: &'a [u8],
@@ -12563,7 +12761,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ModifyVolumeStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.NFSVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nfsvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nfsvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NFSVolumeSource<'a> {
     bytes: &'a [u8],
@@ -12678,7 +12876,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NFSVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.Namespace`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namespace-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#namespace-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Namespace<'a> {
     bytes: &'a [u8],
@@ -12789,7 +12987,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Namespace<'a> {
 
 /// View of `k8s.io.api.core.v1.NamespaceCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namespacecondition-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#namespacecondition-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NamespaceCondition<'a> {
     bytes: &'a [u8],
@@ -12952,7 +13150,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceCondition<'a> {
 
 /// View of `k8s.io.api.core.v1.NamespaceList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namespacelist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#namespacelist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NamespaceList<'a> {
     bytes: &'a [u8],
@@ -13057,7 +13255,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceList<'a> {
 
 /// View of `k8s.io.api.core.v1.NamespaceSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namespacespec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#namespacespec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NamespaceSpec<'a> {
     bytes: &'a [u8],
@@ -13142,7 +13340,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceSpec<'a> {
 
 /// View of `k8s.io.api.core.v1.NamespaceStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#namespacestatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#namespacestatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NamespaceStatus<'a> {
     bytes: &'a [u8],
@@ -13247,7 +13445,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NamespaceStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.Node`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#node-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#node-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Node<'a> {
     bytes: &'a [u8],
@@ -13356,7 +13554,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Node<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeAddress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeaddress-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeaddress-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeAddress<'a> {
     bytes: &'a [u8],
@@ -13460,7 +13658,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAddress<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeAffinity`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeaffinity-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeaffinity-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeAffinity<'a> {
     bytes: &'a [u8],
@@ -13580,9 +13778,243 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAffinity<'a> {
     }
 }
 
+/// View of `k8s.io.api.core.v1.NodeAllocatableMappedResources`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeallocatablemappedresources-v1-core)
+#[derive(Clone, Copy, Default)]
+pub struct NodeAllocatableMappedResources<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> NodeAllocatableMappedResources<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `quantity` (field 2).
+    #[inline]
+    pub fn quantity(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeAllocatableMappedResources`, for one-pass reads with [`NodeAllocatableMappedResources::read`].
+impl<'a> NodeAllocatableMappedResources<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `quantity` (field 2).
+    pub const QUANTITY: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+}
+
+impl<'a> View<'a> for NodeAllocatableMappedResources<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::NODE_ALLOCATABLE_MAPPED_RESOURCES;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for NodeAllocatableMappedResources<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("NodeAllocatableMappedResources")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableMappedResources<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::QUANTITY).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.quantity().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.core.v1.NodeAllocatableOverheadResources`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeallocatableoverheadresources-v1-core)
+#[derive(Clone, Copy, Default)]
+pub struct NodeAllocatableOverheadResources<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> NodeAllocatableOverheadResources<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `perPod` (field 2).
+    #[inline]
+    pub fn per_pod(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 2)
+    }
+
+    /// `perContainer` (field 3).
+    #[inline]
+    pub fn per_container(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodeAllocatableOverheadResources`, for one-pass reads with [`NodeAllocatableOverheadResources::read`].
+impl<'a> NodeAllocatableOverheadResources<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `perPod` (field 2).
+    pub const PER_POD: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `perContainer` (field 3).
+    pub const PER_CONTAINER: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+}
+
+impl<'a> View<'a> for NodeAllocatableOverheadResources<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::NODE_ALLOCATABLE_OVERHEAD_RESOURCES;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for NodeAllocatableOverheadResources<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("NodeAllocatableOverheadResources")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableOverheadResources<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(2, fields.get(1, Self::PER_POD).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::PER_CONTAINER).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.per_pod().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.per_container().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeallocatableresourceclaimstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeallocatableresourceclaimstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeAllocatableResourceClaimStatus<'a> {
     bytes: &'a [u8],
@@ -13617,16 +14049,20 @@ impl<'a> NodeAllocatableResourceClaimStatus<'a> {
         Repeated::new(self.bytes, 2)
     }
 
-    /// `resources` (field 3).
+    /// `mapping` (field 4).
     #[inline]
-    pub fn resources(
+    pub fn mapping(
         &self,
-    ) -> Map<
-        'a,
-        codec::Str,
-        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
-    > {
-        Map::new(self.bytes, 3)
+    ) -> Repeated<'a, codec::Msg<NodeAllocatableMappedResources<'a>>> {
+        Repeated::new(self.bytes, 4)
+    }
+
+    /// `overhead` (field 5).
+    #[inline]
+    pub fn overhead(
+        &self,
+    ) -> Repeated<'a, codec::Msg<NodeAllocatableOverheadResources<'a>>> {
+        Repeated::new(self.bytes, 5)
     }
 
     /// Reads several fields in one pass over the message: pass a tuple
@@ -13647,15 +14083,17 @@ impl<'a> NodeAllocatableResourceClaimStatus<'a> {
     /// `containers` (field 2).
     pub const CONTAINERS: Field<Self, Repeated<'a, codec::Str>> = Field::new(2);
 
-    /// `resources` (field 3).
-    pub const RESOURCES: Field<
+    /// `mapping` (field 4).
+    pub const MAPPING: Field<
         Self,
-        Map<
-            'a,
-            codec::Str,
-            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
-        >,
-    > = Field::new(3);
+        Repeated<'a, codec::Msg<NodeAllocatableMappedResources<'a>>>,
+    > = Field::new(4);
+
+    /// `overhead` (field 5).
+    pub const OVERHEAD: Field<
+        Self,
+        Repeated<'a, codec::Msg<NodeAllocatableOverheadResources<'a>>>,
+    > = Field::new(5);
 }
 
 impl<'a> View<'a> for NodeAllocatableResourceClaimStatus<'a> {
@@ -13687,13 +14125,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceClaimStatu
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 4, 5]);
         visitor.field(1, fields.get(0, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
         for x in fields.get(1, Self::CONTAINERS) {
             visitor.element(2, Item::Str(x));
         }
-        for (k, v) in fields.get(2, Self::RESOURCES) {
-            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        for x in fields.get(2, Self::MAPPING) {
+            visitor.element(4, Item::Message(&x));
+        }
+        for x in fields.get(3, Self::OVERHEAD) {
+            visitor.element(5, Item::Message(&x));
         }
     }
 
@@ -13704,15 +14145,18 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceClaimStatu
         for x in self.containers() {
             visitor.element(2, Item::Str(x));
         }
-        for (k, v) in self.resources() {
-            visitor.entry(3, Item::Str(k), Item::Message(&v));
+        for x in self.mapping() {
+            visitor.element(4, Item::Message(&x));
+        }
+        for x in self.overhead() {
+            visitor.element(5, Item::Message(&x));
         }
     }
 }
 
 /// View of `k8s.io.api.core.v1.NodeCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodecondition-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodecondition-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeCondition<'a> {
     bytes: &'a [u8],
@@ -13900,7 +14344,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeCondition<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeConfigSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeconfigsource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeconfigsource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeConfigSource<'a> {
     bytes: &'a [u8],
@@ -13986,7 +14430,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeConfigSource<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeConfigStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeconfigstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeconfigstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeConfigStatus<'a> {
     bytes: &'a [u8],
@@ -14112,7 +14556,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeConfigStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeDaemonEndpoints`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodedaemonendpoints-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodedaemonendpoints-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeDaemonEndpoints<'a> {
     bytes: &'a [u8],
@@ -14198,7 +14642,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeDaemonEndpoints<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeFeatures`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodefeatures-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodefeatures-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeFeatures<'a> {
     bytes: &'a [u8],
@@ -14280,7 +14724,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeFeatures<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodelist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodelist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeList<'a> {
     bytes: &'a [u8],
@@ -14382,9 +14826,95 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeList<'a> {
     }
 }
 
+/// View of `k8s.io.api.core.v1.NodePodPreemptionPolicy`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodepodpreemptionpolicy-v1-core)
+#[derive(Clone, Copy, Default)]
+pub struct NodePodPreemptionPolicy<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> NodePodPreemptionPolicy<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `disableResizePreemption` (field 1).
+    #[inline]
+    pub fn disable_resize_preemption(&self) -> Repeated<'a, codec::Str> {
+        Repeated::new(self.bytes, 1)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.NodePodPreemptionPolicy`, for one-pass reads with [`NodePodPreemptionPolicy::read`].
+impl<'a> NodePodPreemptionPolicy<'a> {
+    /// `disableResizePreemption` (field 1).
+    pub const DISABLE_RESIZE_PREEMPTION: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(1);
+}
+
+impl<'a> View<'a> for NodePodPreemptionPolicy<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::NODE_POD_PREEMPTION_POLICY;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for NodePodPreemptionPolicy<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("NodePodPreemptionPolicy")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodePodPreemptionPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::DISABLE_RESIZE_PREEMPTION) {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.disable_resize_preemption() {
+            visitor.element(1, Item::Str(x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.core.v1.NodeProxyOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeproxyoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeproxyoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeProxyOptions<'a> {
     bytes: &'a [u8],
@@ -14471,7 +15001,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeProxyOptions<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeRuntimeHandler`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#noderuntimehandler-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#noderuntimehandler-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeRuntimeHandler<'a> {
     bytes: &'a [u8],
@@ -14571,7 +15101,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeRuntimeHandler<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeRuntimeHandlerFeatures`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#noderuntimehandlerfeatures-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#noderuntimehandlerfeatures-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeRuntimeHandlerFeatures<'a> {
     bytes: &'a [u8],
@@ -14664,7 +15194,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeRuntimeHandlerFeatures<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeselector-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeselector-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeSelector<'a> {
     bytes: &'a [u8],
@@ -14752,7 +15282,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelector<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeSelectorRequirement`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeselectorrequirement-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeselectorrequirement-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeSelectorRequirement<'a> {
     bytes: &'a [u8],
@@ -14871,7 +15401,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelectorRequirement<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeSelectorTerm`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeselectorterm-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeselectorterm-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeSelectorTerm<'a> {
     bytes: &'a [u8],
@@ -14979,7 +15509,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSelectorTerm<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodespec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodespec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeSpec<'a> {
     bytes: &'a [u8],
@@ -15056,6 +15586,12 @@ impl<'a> NodeSpec<'a> {
         Repeated::new(self.bytes, 7)
     }
 
+    /// `podPreemptionPolicy` (field 8).
+    #[inline]
+    pub fn pod_preemption_policy(&self) -> Option<NodePodPreemptionPolicy<'a>> {
+        rt::get::<codec::Msg<NodePodPreemptionPolicy<'a>>>(self.bytes, 8)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -15089,6 +15625,12 @@ impl<'a> NodeSpec<'a> {
 
     /// `podCIDRs` (field 7).
     pub const POD_CIDRS: Field<Self, Repeated<'a, codec::Str>> = Field::new(7);
+
+    /// `podPreemptionPolicy` (field 8).
+    pub const POD_PREEMPTION_POLICY: Field<
+        Self,
+        codec::Msg<NodePodPreemptionPolicy<'a>>,
+    > = Field::new(8);
 }
 
 impl<'a> View<'a> for NodeSpec<'a> {
@@ -15120,7 +15662,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::POD_CIDR).map(Item::Str));
         visitor.field(2, fields.get(1, Self::EXTERNAL_ID).map(Item::Str));
         visitor.field(3, fields.get(2, Self::PROVIDER_ID).map(Item::Str));
@@ -15136,6 +15678,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSpec<'a> {
         for x in fields.get(6, Self::POD_CIDRS) {
             visitor.element(7, Item::Str(x));
         }
+        visitor
+            .field(
+                8,
+                fields
+                    .get(7, Self::POD_PREEMPTION_POLICY)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -15152,12 +15702,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSpec<'a> {
         for x in self.pod_cidrs() {
             visitor.element(7, Item::Str(x));
         }
+        visitor
+            .field(8, self.pod_preemption_policy().as_ref().map(|x| Item::Message(x)));
     }
 }
 
 /// View of `k8s.io.api.core.v1.NodeStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodestatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodestatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeStatus<'a> {
     bytes: &'a [u8],
@@ -15472,7 +16024,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeSwapStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeswapstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeswapstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeSwapStatus<'a> {
     bytes: &'a [u8],
@@ -15553,7 +16105,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSwapStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.NodeSystemInfo`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodesysteminfo-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodesysteminfo-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct NodeSystemInfo<'a> {
     bytes: &'a [u8],
@@ -15696,6 +16248,12 @@ impl<'a> NodeSystemInfo<'a> {
         rt::get::<codec::Msg<NodeSwapStatus<'a>>>(self.bytes, 11)
     }
 
+    /// `runningInUserNamespace` (field 12).
+    #[inline]
+    pub fn running_in_user_namespace(&self) -> Option<bool> {
+        rt::get::<codec::Bool>(self.bytes, 12)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -15740,6 +16298,9 @@ impl<'a> NodeSystemInfo<'a> {
 
     /// `swap` (field 11).
     pub const SWAP: Field<Self, codec::Msg<NodeSwapStatus<'a>>> = Field::new(11);
+
+    /// `runningInUserNamespace` (field 12).
+    pub const RUNNING_IN_USER_NAMESPACE: Field<Self, codec::Bool> = Field::new(12);
 }
 
 impl<'a> View<'a> for NodeSystemInfo<'a> {
@@ -15771,7 +16332,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSystemInfo<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         visitor.field(1, fields.get(0, Self::MACHINE_ID).map(Item::Str));
         visitor.field(2, fields.get(1, Self::SYSTEM_UUID).map(Item::Str));
         visitor.field(3, fields.get(2, Self::BOOT_ID).map(Item::Str));
@@ -15783,6 +16344,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSystemInfo<'a> {
         visitor.field(9, fields.get(8, Self::OPERATING_SYSTEM).map(Item::Str));
         visitor.field(10, fields.get(9, Self::ARCHITECTURE).map(Item::Str));
         visitor.field(11, fields.get(10, Self::SWAP).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(12, fields.get(11, Self::RUNNING_IN_USER_NAMESPACE).map(Item::Bool));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -15799,12 +16362,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeSystemInfo<'a> {
         visitor.field(9, self.operating_system().map(Item::Str));
         visitor.field(10, self.architecture().map(Item::Str));
         visitor.field(11, self.swap().as_ref().map(|x| Item::Message(x)));
+        visitor.field(12, self.running_in_user_namespace().map(Item::Bool));
     }
 }
 
 /// View of `k8s.io.api.core.v1.ObjectFieldSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectfieldselector-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#objectfieldselector-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ObjectFieldSelector<'a> {
     bytes: &'a [u8],
@@ -15908,7 +16472,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectFieldSelector<'a> {
 
 /// View of `k8s.io.api.core.v1.ObjectReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectreference-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#objectreference-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ObjectReference<'a> {
     bytes: &'a [u8],
@@ -16097,7 +16661,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectReference<'a> {
 
 /// View of `k8s.io.api.core.v1.PersistentVolume`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolume-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolume-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolume<'a> {
     bytes: &'a [u8],
@@ -16209,7 +16773,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolume<'a> {
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaim`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaim-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumeclaim-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeClaim<'a> {
     bytes: &'a [u8],
@@ -16322,7 +16886,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaim<'a> {
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimcondition-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumeclaimcondition-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeClaimCondition<'a> {
     bytes: &'a [u8],
@@ -16507,7 +17071,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimCondition<'a
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimlist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumeclaimlist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeClaimList<'a> {
     bytes: &'a [u8],
@@ -16612,7 +17176,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimList<'a> {
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimspec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumeclaimspec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeClaimSpec<'a> {
     bytes: &'a [u8],
@@ -16830,7 +17394,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimSpec<'a> {
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumeclaimstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeClaimStatus<'a> {
     bytes: &'a [u8],
@@ -16921,6 +17485,12 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
         rt::get::<codec::Msg<ModifyVolumeStatus<'a>>>(self.bytes, 9)
     }
 
+    /// `healthStatus` (field 10).
+    #[inline]
+    pub fn health_status(&self) -> Option<VolumeHealthStatus<'a>> {
+        rt::get::<codec::Msg<VolumeHealthStatus<'a>>>(self.bytes, 10)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -16978,6 +17548,10 @@ impl<'a> PersistentVolumeClaimStatus<'a> {
     /// `modifyVolumeStatus` (field 9).
     pub const MODIFY_VOLUME_STATUS: Field<Self, codec::Msg<ModifyVolumeStatus<'a>>> =
         Field::new(9);
+
+    /// `healthStatus` (field 10).
+    pub const HEALTH_STATUS: Field<Self, codec::Msg<VolumeHealthStatus<'a>>> =
+        Field::new(10);
 }
 
 impl<'a> View<'a> for PersistentVolumeClaimStatus<'a> {
@@ -17009,7 +17583,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7, 8, 9]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
         for x in fields.get(1, Self::ACCESS_MODES) {
             visitor.element(2, Item::Str(x));
@@ -17039,6 +17613,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimStatus<'a> {
                     .as_ref()
                     .map(|x| Item::Message(x)),
             );
+        visitor
+            .field(
+                10,
+                fields.get(8, Self::HEALTH_STATUS).as_ref().map(|x| Item::Message(x)),
+            );
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -17062,12 +17641,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimStatus<'a> {
         }
         visitor.field(8, self.current_volume_attributes_class_name().map(Item::Str));
         visitor.field(9, self.modify_volume_status().as_ref().map(|x| Item::Message(x)));
+        visitor.field(10, self.health_status().as_ref().map(|x| Item::Message(x)));
     }
 }
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimTemplate`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimtemplate-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumeclaimtemplate-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeClaimTemplate<'a> {
     bytes: &'a [u8],
@@ -17168,7 +17748,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimTemplate<'a>
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumeclaimvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumeclaimvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeClaimVolumeSource<'a> {
     bytes: &'a [u8],
@@ -17266,7 +17846,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeClaimVolumeSource
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumelist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumelist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeList<'a> {
     bytes: &'a [u8],
@@ -17371,7 +17951,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeList<'a> {
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -17774,7 +18354,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumespec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumespec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeSpec<'a> {
     bytes: &'a [u8],
@@ -18028,7 +18608,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeSpec<'a> {
 
 /// View of `k8s.io.api.core.v1.PersistentVolumeStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#persistentvolumestatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#persistentvolumestatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PersistentVolumeStatus<'a> {
     bytes: &'a [u8],
@@ -18178,7 +18758,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PersistentVolumeStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#photonpersistentdiskvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#photonpersistentdiskvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PhotonPersistentDiskVolumeSource<'a> {
     bytes: &'a [u8],
@@ -18282,7 +18862,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PhotonPersistentDiskVolumeSource<
 
 /// View of `k8s.io.api.core.v1.Pod`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#pod-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#pod-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Pod<'a> {
     bytes: &'a [u8],
@@ -18391,7 +18971,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Pod<'a> {
 
 /// View of `k8s.io.api.core.v1.PodAffinity`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podaffinity-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podaffinity-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodAffinity<'a> {
     bytes: &'a [u8],
@@ -18504,7 +19084,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAffinity<'a> {
 
 /// View of `k8s.io.api.core.v1.PodAffinityTerm`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podaffinityterm-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podaffinityterm-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodAffinityTerm<'a> {
     bytes: &'a [u8],
@@ -18683,7 +19263,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAffinityTerm<'a> {
 
 /// View of `k8s.io.api.core.v1.PodAntiAffinity`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podantiaffinity-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podantiaffinity-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodAntiAffinity<'a> {
     bytes: &'a [u8],
@@ -18796,7 +19376,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAntiAffinity<'a> {
 
 /// View of `k8s.io.api.core.v1.PodAttachOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podattachoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podattachoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodAttachOptions<'a> {
     bytes: &'a [u8],
@@ -18927,7 +19507,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodAttachOptions<'a> {
 
 /// View of `k8s.io.api.core.v1.PodCertificateProjection`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podcertificateprojection-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcertificateprojection-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodCertificateProjection<'a> {
     bytes: &'a [u8],
@@ -19016,6 +19596,12 @@ impl<'a> PodCertificateProjection<'a> {
         Map::new(self.bytes, 7)
     }
 
+    /// `user` (field 8).
+    #[inline]
+    pub fn user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 8)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -19049,6 +19635,9 @@ impl<'a> PodCertificateProjection<'a> {
     /// `userAnnotations` (field 7).
     pub const USER_ANNOTATIONS: Field<Self, Map<'a, codec::Str, codec::Str>> =
         Field::new(7);
+
+    /// `user` (field 8).
+    pub const USER: Field<Self, codec::Int64> = Field::new(8);
 }
 
 impl<'a> View<'a> for PodCertificateProjection<'a> {
@@ -19080,7 +19669,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateProjection<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::SIGNER_NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::KEY_TYPE).map(Item::Str));
         visitor.field(3, fields.get(2, Self::MAX_EXPIRATION_SECONDS).map(Item::I32));
@@ -19090,6 +19679,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateProjection<'a> {
         for (k, v) in fields.get(6, Self::USER_ANNOTATIONS) {
             visitor.entry(7, Item::Str(k), Item::Str(v));
         }
+        visitor.field(8, fields.get(7, Self::USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -19104,12 +19694,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCertificateProjection<'a> {
         for (k, v) in self.user_annotations() {
             visitor.entry(7, Item::Str(k), Item::Str(v));
         }
+        visitor.field(8, self.user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.PodCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podcondition-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podcondition-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodCondition<'a> {
     bytes: &'a [u8],
@@ -19305,7 +19896,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodCondition<'a> {
 
 /// View of `k8s.io.api.core.v1.PodDNSConfig`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddnsconfig-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#poddnsconfig-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodDNSConfig<'a> {
     bytes: &'a [u8],
@@ -19421,7 +20012,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDNSConfig<'a> {
 
 /// View of `k8s.io.api.core.v1.PodDNSConfigOption`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddnsconfigoption-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#poddnsconfigoption-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodDNSConfigOption<'a> {
     bytes: &'a [u8],
@@ -19525,7 +20116,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDNSConfigOption<'a> {
 
 /// View of `k8s.io.api.core.v1.PodExecOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podexecoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podexecoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodExecOptions<'a> {
     bytes: &'a [u8],
@@ -19671,7 +20262,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodExecOptions<'a> {
 
 /// View of `k8s.io.api.core.v1.PodExtendedResourceClaimStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podextendedresourceclaimstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podextendedresourceclaimstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodExtendedResourceClaimStatus<'a> {
     bytes: &'a [u8],
@@ -19778,7 +20369,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodExtendedResourceClaimStatus<'a
 
 /// View of `k8s.io.api.core.v1.PodIP`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podip-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podip-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodIP<'a> {
     bytes: &'a [u8],
@@ -19863,7 +20454,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodIP<'a> {
 
 /// View of `k8s.io.api.core.v1.PodList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podlist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podlist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodList<'a> {
     bytes: &'a [u8],
@@ -19965,7 +20556,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodList<'a> {
 
 /// View of `k8s.io.api.core.v1.PodLogOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podlogoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podlogoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodLogOptions<'a> {
     bytes: &'a [u8],
@@ -20172,7 +20763,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodLogOptions<'a> {
 
 /// View of `k8s.io.api.core.v1.PodOS`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podos-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podos-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodOS<'a> {
     bytes: &'a [u8],
@@ -20257,7 +20848,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodOS<'a> {
 
 /// View of `k8s.io.api.core.v1.PodPortForwardOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podportforwardoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podportforwardoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodPortForwardOptions<'a> {
     bytes: &'a [u8],
@@ -20342,7 +20933,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodPortForwardOptions<'a> {
 
 /// View of `k8s.io.api.core.v1.PodProxyOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podproxyoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podproxyoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodProxyOptions<'a> {
     bytes: &'a [u8],
@@ -20429,7 +21020,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodProxyOptions<'a> {
 
 /// View of `k8s.io.api.core.v1.PodReadinessGate`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podreadinessgate-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podreadinessgate-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodReadinessGate<'a> {
     bytes: &'a [u8],
@@ -20516,7 +21107,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodReadinessGate<'a> {
 
 /// View of `k8s.io.api.core.v1.PodResourceClaim`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podresourceclaim-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podresourceclaim-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodResourceClaim<'a> {
     bytes: &'a [u8],
@@ -20638,7 +21229,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodResourceClaim<'a> {
 
 /// View of `k8s.io.api.core.v1.PodResourceClaimStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podresourceclaimstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podresourceclaimstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodResourceClaimStatus<'a> {
     bytes: &'a [u8],
@@ -20742,7 +21333,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodResourceClaimStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.PodSchedulingGate`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podschedulinggate-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podschedulinggate-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodSchedulingGate<'a> {
     bytes: &'a [u8],
@@ -20829,7 +21420,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSchedulingGate<'a> {
 
 /// View of `k8s.io.api.core.v1.PodSchedulingGroup`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podschedulinggroup-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podschedulinggroup-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodSchedulingGroup<'a> {
     bytes: &'a [u8],
@@ -20916,7 +21507,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSchedulingGroup<'a> {
 
 /// View of `k8s.io.api.core.v1.PodSecurityContext`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsecuritycontext-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podsecuritycontext-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodSecurityContext<'a> {
     bytes: &'a [u8],
@@ -21185,7 +21776,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSecurityContext<'a> {
 
 /// View of `k8s.io.api.core.v1.PodSignature`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podsignature-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podsignature-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodSignature<'a> {
     bytes: &'a [u8],
@@ -21277,7 +21868,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSignature<'a> {
 
 /// View of `k8s.io.api.core.v1.PodSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podspec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podspec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodSpec<'a> {
     bytes: &'a [u8],
@@ -21630,6 +22221,14 @@ impl<'a> PodSpec<'a> {
         rt::get::<codec::Msg<PodSchedulingGroup<'a>>>(self.bytes, 43)
     }
 
+    /// `evictionResponders` (field 44).
+    #[inline]
+    pub fn eviction_responders(
+        &self,
+    ) -> Repeated<'a, codec::Msg<EvictionResponder<'a>>> {
+        Repeated::new(self.bytes, 44)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -21801,6 +22400,12 @@ impl<'a> PodSpec<'a> {
     /// `schedulingGroup` (field 43).
     pub const SCHEDULING_GROUP: Field<Self, codec::Msg<PodSchedulingGroup<'a>>> =
         Field::new(43);
+
+    /// `evictionResponders` (field 44).
+    pub const EVICTION_RESPONDERS: Field<
+        Self,
+        Repeated<'a, codec::Msg<EvictionResponder<'a>>>,
+    > = Field::new(44);
 }
 
 impl<'a> View<'a> for PodSpec<'a> {
@@ -21835,7 +22440,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSpec<'a> {
             &[
                 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
                 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
-                39, 40, 41, 43,
+                39, 40, 41, 43, 44,
             ],
         );
         for x in fields.get(0, Self::VOLUMES) {
@@ -21934,6 +22539,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSpec<'a> {
                 43,
                 fields.get(41, Self::SCHEDULING_GROUP).as_ref().map(|x| Item::Message(x)),
             );
+        for x in fields.get(42, Self::EVICTION_RESPONDERS) {
+            visitor.element(44, Item::Message(&x));
+        }
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -22007,12 +22615,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodSpec<'a> {
         visitor.field(40, self.resources().as_ref().map(|x| Item::Message(x)));
         visitor.field(41, self.hostname_override().map(Item::Str));
         visitor.field(43, self.scheduling_group().as_ref().map(|x| Item::Message(x)));
+        for x in self.eviction_responders() {
+            visitor.element(44, Item::Message(&x));
+        }
     }
 }
 
 /// View of `k8s.io.api.core.v1.PodStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodStatus<'a> {
     bytes: &'a [u8],
@@ -22223,6 +22834,12 @@ impl<'a> PodStatus<'a> {
         Repeated::new(self.bytes, 21)
     }
 
+    /// `volumeHealth` (field 22).
+    #[inline]
+    pub fn volume_health(&self) -> Repeated<'a, codec::Msg<PodVolumeHealth<'a>>> {
+        Repeated::new(self.bytes, 22)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -22328,6 +22945,12 @@ impl<'a> PodStatus<'a> {
         Self,
         Repeated<'a, codec::Msg<NodeAllocatableResourceClaimStatus<'a>>>,
     > = Field::new(21);
+
+    /// `volumeHealth` (field 22).
+    pub const VOLUME_HEALTH: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodVolumeHealth<'a>>>,
+    > = Field::new(22);
 }
 
 impl<'a> View<'a> for PodStatus<'a> {
@@ -22361,7 +22984,10 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatus<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21],
+            &[
+                1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22,
+            ],
         );
         visitor.field(1, fields.get(0, Self::PHASE).map(Item::Str));
         for x in fields.get(1, Self::CONDITIONS) {
@@ -22417,6 +23043,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatus<'a> {
         for x in fields.get(20, Self::NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUSES) {
             visitor.element(21, Item::Message(&x));
         }
+        for x in fields.get(21, Self::VOLUME_HEALTH) {
+            visitor.element(22, Item::Message(&x));
+        }
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -22465,112 +23094,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatus<'a> {
         for x in self.node_allocatable_resource_claim_statuses() {
             visitor.element(21, Item::Message(&x));
         }
-    }
-}
-
-/// View of `k8s.io.api.core.v1.PodStatusResult`.
-///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podstatusresult-v1-core)
-#[derive(Clone, Copy, Default)]
-pub struct PodStatusResult<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> PodStatusResult<'a> {
-    /// Wraps the encoded message; nothing is read until an accessor runs.
-    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
-        Self { bytes }
-    }
-
-    /// The encoded message this view reads.
-    pub const fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-
-    /// `metadata` (field 1).
-    #[inline]
-    pub fn metadata(
-        &self,
-    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
-        rt::get::<
-            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
-        >(self.bytes, 1)
-    }
-
-    /// `status` (field 2).
-    #[inline]
-    pub fn status(&self) -> Option<PodStatus<'a>> {
-        rt::get::<codec::Msg<PodStatus<'a>>>(self.bytes, 2)
-    }
-
-    /// Reads several fields in one pass over the message: pass a tuple
-    /// of this type's field constants (`Self::FIELD_NAME`); each value
-    /// is what that field's accessor returns (see
-    /// [`kguest_wire::fields`]).
-    #[inline]
-    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
-        fields.read_from(self.bytes)
-    }
-}
-
-/// The fields of `k8s.io.api.core.v1.PodStatusResult`, for one-pass reads with [`PodStatusResult::read`].
-impl<'a> PodStatusResult<'a> {
-    /// `metadata` (field 1).
-    pub const METADATA: Field<
-        Self,
-        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
-    > = Field::new(1);
-
-    /// `status` (field 2).
-    pub const STATUS: Field<Self, codec::Msg<PodStatus<'a>>> = Field::new(2);
-}
-
-impl<'a> View<'a> for PodStatusResult<'a> {
-    const SCHEMA: &'static MessageSchema = &_schema::POD_STATUS_RESULT;
-
-    fn from_bytes(bytes: &'a [u8]) -> Self {
-        Self { bytes }
-    }
-
-    fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-}
-
-impl ::core::fmt::Debug for PodStatusResult<'_> {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("PodStatusResult")
-            .field("len", &self.bytes.len())
-            .finish_non_exhaustive()
-    }
-}
-
-#[cfg(feature = "reflect")]
-impl<'a> kguest_wire::reflect::Reflect<'a> for PodStatusResult<'a> {
-    fn schema(&self) -> &'static MessageSchema {
-        <Self as View<'a>>::SCHEMA
-    }
-
-    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
-        #[allow(unused_imports)]
-        use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2]);
-        visitor
-            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
-        visitor.field(2, fields.get(1, Self::STATUS).as_ref().map(|x| Item::Message(x)));
-    }
-
-    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
-        #[allow(unused_imports)]
-        use kguest_wire::reflect::Item;
-        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
-        visitor.field(2, self.status().as_ref().map(|x| Item::Message(x)));
+        for x in self.volume_health() {
+            visitor.element(22, Item::Message(&x));
+        }
     }
 }
 
 /// View of `k8s.io.api.core.v1.PodTemplate`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podtemplate-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podtemplate-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodTemplate<'a> {
     bytes: &'a [u8],
@@ -22671,7 +23203,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplate<'a> {
 
 /// View of `k8s.io.api.core.v1.PodTemplateList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podtemplatelist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podtemplatelist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodTemplateList<'a> {
     bytes: &'a [u8],
@@ -22776,7 +23308,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplateList<'a> {
 
 /// View of `k8s.io.api.core.v1.PodTemplateSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#podtemplatespec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podtemplatespec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PodTemplateSpec<'a> {
     bytes: &'a [u8],
@@ -22874,9 +23406,141 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodTemplateSpec<'a> {
     }
 }
 
+/// View of `k8s.io.api.core.v1.PodVolumeHealth`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podvolumehealth-v1-core)
+#[derive(Clone, Copy, Default)]
+pub struct PodVolumeHealth<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodVolumeHealth<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `healthConditions` (field 2).
+    #[inline]
+    pub fn health_conditions(
+        &self,
+    ) -> Repeated<'a, codec::Msg<VolumeHealthCondition<'a>>> {
+        Repeated::new(self.bytes, 2)
+    }
+
+    /// `lastTransitionTime` (field 3).
+    #[inline]
+    pub fn last_transition_time(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+        >(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.PodVolumeHealth`, for one-pass reads with [`PodVolumeHealth::read`].
+impl<'a> PodVolumeHealth<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `healthConditions` (field 2).
+    pub const HEALTH_CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<VolumeHealthCondition<'a>>>,
+    > = Field::new(2);
+
+    /// `lastTransitionTime` (field 3).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(3);
+}
+
+impl<'a> View<'a> for PodVolumeHealth<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_VOLUME_HEALTH;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodVolumeHealth<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodVolumeHealth")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodVolumeHealth<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for x in fields.get(1, Self::HEALTH_CONDITIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        for x in self.health_conditions() {
+            visitor.element(2, Item::Message(&x));
+        }
+        visitor.field(3, self.last_transition_time().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.PortStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#portstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#portstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PortStatus<'a> {
     bytes: &'a [u8],
@@ -22991,7 +23655,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PortStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.PortworxVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#portworxvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#portworxvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PortworxVolumeSource<'a> {
     bytes: &'a [u8],
@@ -23106,7 +23770,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PortworxVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.Preconditions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#preconditions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#preconditions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Preconditions<'a> {
     bytes: &'a [u8],
@@ -23193,7 +23857,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Preconditions<'a> {
 
 /// View of `k8s.io.api.core.v1.PreferAvoidPodsEntry`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#preferavoidpodsentry-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#preferavoidpodsentry-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PreferAvoidPodsEntry<'a> {
     bytes: &'a [u8],
@@ -23334,7 +23998,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PreferAvoidPodsEntry<'a> {
 
 /// View of `k8s.io.api.core.v1.PreferredSchedulingTerm`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#preferredschedulingterm-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#preferredschedulingterm-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct PreferredSchedulingTerm<'a> {
     bytes: &'a [u8],
@@ -23430,7 +24094,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PreferredSchedulingTerm<'a> {
 
 /// View of `k8s.io.api.core.v1.Probe`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#probe-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#probe-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Probe<'a> {
     bytes: &'a [u8],
@@ -23581,7 +24245,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Probe<'a> {
 
 /// View of `k8s.io.api.core.v1.ProbeHandler`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#probehandler-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#probehandler-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ProbeHandler<'a> {
     bytes: &'a [u8],
@@ -23700,7 +24364,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ProbeHandler<'a> {
 
 /// View of `k8s.io.api.core.v1.ProjectedVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#projectedvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#projectedvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ProjectedVolumeSource<'a> {
     bytes: &'a [u8],
@@ -23729,6 +24393,12 @@ impl<'a> ProjectedVolumeSource<'a> {
         rt::get::<codec::Int32>(self.bytes, 2)
     }
 
+    /// `defaultUser` (field 3).
+    #[inline]
+    pub fn default_user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 3)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -23747,6 +24417,9 @@ impl<'a> ProjectedVolumeSource<'a> {
 
     /// `defaultMode` (field 2).
     pub const DEFAULT_MODE: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `defaultUser` (field 3).
+    pub const DEFAULT_USER: Field<Self, codec::Int64> = Field::new(3);
 }
 
 impl<'a> View<'a> for ProjectedVolumeSource<'a> {
@@ -23778,11 +24451,12 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ProjectedVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         for x in fields.get(0, Self::SOURCES) {
             visitor.element(1, Item::Message(&x));
         }
         visitor.field(2, fields.get(1, Self::DEFAULT_MODE).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::DEFAULT_USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -23792,12 +24466,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ProjectedVolumeSource<'a> {
             visitor.element(1, Item::Message(&x));
         }
         visitor.field(2, self.default_mode().map(Item::I32));
+        visitor.field(3, self.default_user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.QuobyteVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#quobytevolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#quobytevolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct QuobyteVolumeSource<'a> {
     bytes: &'a [u8],
@@ -23963,7 +24638,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for QuobyteVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.RBDPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rbdpersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rbdpersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct RBDPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -24159,7 +24834,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RBDPersistentVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.RBDVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rbdvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rbdvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct RBDVolumeSource<'a> {
     bytes: &'a [u8],
@@ -24356,7 +25031,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RBDVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.RangeAllocation`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rangeallocation-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rangeallocation-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct RangeAllocation<'a> {
     bytes: &'a [u8],
@@ -24473,7 +25148,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RangeAllocation<'a> {
 
 /// View of `k8s.io.api.core.v1.ReplicationController`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicationcontroller-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicationcontroller-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicationController<'a> {
     bytes: &'a [u8],
@@ -24586,7 +25261,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationController<'a> {
 
 /// View of `k8s.io.api.core.v1.ReplicationControllerCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicationcontrollercondition-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicationcontrollercondition-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicationControllerCondition<'a> {
     bytes: &'a [u8],
@@ -24749,7 +25424,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerCondition<'a
 
 /// View of `k8s.io.api.core.v1.ReplicationControllerList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicationcontrollerlist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicationcontrollerlist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicationControllerList<'a> {
     bytes: &'a [u8],
@@ -24854,7 +25529,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerList<'a> {
 
 /// View of `k8s.io.api.core.v1.ReplicationControllerSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicationcontrollerspec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicationcontrollerspec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicationControllerSpec<'a> {
     bytes: &'a [u8],
@@ -24973,7 +25648,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerSpec<'a> {
 
 /// View of `k8s.io.api.core.v1.ReplicationControllerStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicationcontrollerstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicationcontrollerstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicationControllerStatus<'a> {
     bytes: &'a [u8],
@@ -25118,7 +25793,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicationControllerStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceClaim`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaim-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaim-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaim<'a> {
     bytes: &'a [u8],
@@ -25222,7 +25897,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceFieldSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcefieldselector-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcefieldselector-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceFieldSelector<'a> {
     bytes: &'a [u8],
@@ -25345,7 +26020,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceFieldSelector<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceHealth`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcehealth-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcehealth-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceHealth<'a> {
     bytes: &'a [u8],
@@ -25466,7 +26141,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceHealth<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceQuota`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcequota-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcequota-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceQuota<'a> {
     bytes: &'a [u8],
@@ -25577,7 +26252,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuota<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceQuotaList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcequotalist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcequotalist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceQuotaList<'a> {
     bytes: &'a [u8],
@@ -25682,7 +26357,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaList<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceQuotaSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcequotaspec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcequotaspec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceQuotaSpec<'a> {
     bytes: &'a [u8],
@@ -25810,7 +26485,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaSpec<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceQuotaStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcequotastatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcequotastatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceQuotaStatus<'a> {
     bytes: &'a [u8],
@@ -25936,7 +26611,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceQuotaStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceRequirements`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcerequirements-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcerequirements-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceRequirements<'a> {
     bytes: &'a [u8],
@@ -26078,7 +26753,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceRequirements<'a> {
 
 /// View of `k8s.io.api.core.v1.ResourceStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcestatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcestatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceStatus<'a> {
     bytes: &'a [u8],
@@ -26181,7 +26856,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.SELinuxOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#selinuxoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#selinuxoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SELinuxOptions<'a> {
     bytes: &'a [u8],
@@ -26319,7 +26994,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SELinuxOptions<'a> {
 
 /// View of `k8s.io.api.core.v1.ScaleIOPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scaleiopersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scaleiopersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleIOPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -26545,7 +27220,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleIOPersistentVolumeSource<'a>
 
 /// View of `k8s.io.api.core.v1.ScaleIOVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scaleiovolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scaleiovolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleIOVolumeSource<'a> {
     bytes: &'a [u8],
@@ -26772,7 +27447,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleIOVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.ScopeSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scopeselector-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scopeselector-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ScopeSelector<'a> {
     bytes: &'a [u8],
@@ -26862,7 +27537,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScopeSelector<'a> {
 
 /// View of `k8s.io.api.core.v1.ScopedResourceSelectorRequirement`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scopedresourceselectorrequirement-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scopedresourceselectorrequirement-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ScopedResourceSelectorRequirement<'a> {
     bytes: &'a [u8],
@@ -26981,7 +27656,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScopedResourceSelectorRequirement
 
 /// View of `k8s.io.api.core.v1.SeccompProfile`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#seccompprofile-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#seccompprofile-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SeccompProfile<'a> {
     bytes: &'a [u8],
@@ -27085,7 +27760,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SeccompProfile<'a> {
 
 /// View of `k8s.io.api.core.v1.Secret`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secret-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#secret-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Secret<'a> {
     bytes: &'a [u8],
@@ -27230,7 +27905,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Secret<'a> {
 
 /// View of `k8s.io.api.core.v1.SecretEnvSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secretenvsource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#secretenvsource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SecretEnvSource<'a> {
     bytes: &'a [u8],
@@ -27333,7 +28008,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretEnvSource<'a> {
 
 /// View of `k8s.io.api.core.v1.SecretKeySelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secretkeyselector-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#secretkeyselector-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SecretKeySelector<'a> {
     bytes: &'a [u8],
@@ -27453,7 +28128,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretKeySelector<'a> {
 
 /// View of `k8s.io.api.core.v1.SecretList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secretlist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#secretlist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SecretList<'a> {
     bytes: &'a [u8],
@@ -27557,7 +28232,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretList<'a> {
 
 /// View of `k8s.io.api.core.v1.SecretProjection`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secretprojection-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#secretprojection-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SecretProjection<'a> {
     bytes: &'a [u8],
@@ -27676,7 +28351,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretProjection<'a> {
 
 /// View of `k8s.io.api.core.v1.SecretReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secretreference-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#secretreference-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SecretReference<'a> {
     bytes: &'a [u8],
@@ -27780,7 +28455,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretReference<'a> {
 
 /// View of `k8s.io.api.core.v1.SecretVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#secretvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#secretvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SecretVolumeSource<'a> {
     bytes: &'a [u8],
@@ -27827,6 +28502,12 @@ impl<'a> SecretVolumeSource<'a> {
         rt::get::<codec::Bool>(self.bytes, 4)
     }
 
+    /// `defaultUser` (field 5).
+    #[inline]
+    pub fn default_user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 5)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -27851,6 +28532,9 @@ impl<'a> SecretVolumeSource<'a> {
 
     /// `optional` (field 4).
     pub const OPTIONAL: Field<Self, codec::Bool> = Field::new(4);
+
+    /// `defaultUser` (field 5).
+    pub const DEFAULT_USER: Field<Self, codec::Int64> = Field::new(5);
 }
 
 impl<'a> View<'a> for SecretVolumeSource<'a> {
@@ -27882,13 +28566,14 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretVolumeSource<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5]);
         visitor.field(1, fields.get(0, Self::SECRET_NAME).map(Item::Str));
         for x in fields.get(1, Self::ITEMS) {
             visitor.element(2, Item::Message(&x));
         }
         visitor.field(3, fields.get(2, Self::DEFAULT_MODE).map(Item::I32));
         visitor.field(4, fields.get(3, Self::OPTIONAL).map(Item::Bool));
+        visitor.field(5, fields.get(4, Self::DEFAULT_USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -27900,12 +28585,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecretVolumeSource<'a> {
         }
         visitor.field(3, self.default_mode().map(Item::I32));
         visitor.field(4, self.optional().map(Item::Bool));
+        visitor.field(5, self.default_user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.SecurityContext`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#securitycontext-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#securitycontext-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SecurityContext<'a> {
     bytes: &'a [u8],
@@ -28143,7 +28829,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SecurityContext<'a> {
 
 /// View of `k8s.io.api.core.v1.SerializedReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serializedreference-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serializedreference-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SerializedReference<'a> {
     bytes: &'a [u8],
@@ -28225,7 +28911,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SerializedReference<'a> {
 
 /// View of `k8s.io.api.core.v1.Service`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#service-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#service-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Service<'a> {
     bytes: &'a [u8],
@@ -28334,7 +29020,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Service<'a> {
 
 /// View of `k8s.io.api.core.v1.ServiceAccount`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceaccount-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serviceaccount-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceAccount<'a> {
     bytes: &'a [u8],
@@ -28474,7 +29160,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccount<'a> {
 
 /// View of `k8s.io.api.core.v1.ServiceAccountList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceaccountlist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serviceaccountlist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceAccountList<'a> {
     bytes: &'a [u8],
@@ -28579,7 +29265,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountList<'a> {
 
 /// View of `k8s.io.api.core.v1.ServiceAccountTokenProjection`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceaccounttokenprojection-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serviceaccounttokenprojection-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceAccountTokenProjection<'a> {
     bytes: &'a [u8],
@@ -28626,6 +29312,12 @@ impl<'a> ServiceAccountTokenProjection<'a> {
         rt::get::<codec::Bytes>(self.bytes, 3)
     }
 
+    /// `user` (field 4).
+    #[inline]
+    pub fn user(&self) -> Option<i64> {
+        rt::get::<codec::Int64>(self.bytes, 4)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -28646,6 +29338,9 @@ impl<'a> ServiceAccountTokenProjection<'a> {
 
     /// `path` (field 3).
     pub const PATH: Field<Self, codec::Str> = Field::new(3);
+
+    /// `user` (field 4).
+    pub const USER: Field<Self, codec::Int64> = Field::new(4);
 }
 
 impl<'a> View<'a> for ServiceAccountTokenProjection<'a> {
@@ -28677,10 +29372,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountTokenProjection<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::AUDIENCE).map(Item::Str));
         visitor.field(2, fields.get(1, Self::EXPIRATION_SECONDS).map(Item::I64));
         visitor.field(3, fields.get(2, Self::PATH).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::USER).map(Item::I64));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -28689,12 +29385,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountTokenProjection<'a>
         visitor.field(1, self.audience().map(Item::Str));
         visitor.field(2, self.expiration_seconds().map(Item::I64));
         visitor.field(3, self.path().map(Item::Str));
+        visitor.field(4, self.user().map(Item::I64));
     }
 }
 
 /// View of `k8s.io.api.core.v1.ServiceList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicelist-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicelist-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceList<'a> {
     bytes: &'a [u8],
@@ -28798,7 +29495,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceList<'a> {
 
 /// View of `k8s.io.api.core.v1.ServicePort`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceport-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serviceport-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ServicePort<'a> {
     bytes: &'a [u8],
@@ -28963,7 +29660,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServicePort<'a> {
 
 /// View of `k8s.io.api.core.v1.ServiceProxyOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceproxyoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serviceproxyoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceProxyOptions<'a> {
     bytes: &'a [u8],
@@ -29050,7 +29747,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceProxyOptions<'a> {
 
 /// View of `k8s.io.api.core.v1.ServiceSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicespec-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicespec-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceSpec<'a> {
     bytes: &'a [u8],
@@ -29452,7 +30149,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceSpec<'a> {
 
 /// View of `k8s.io.api.core.v1.ServiceStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicestatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicestatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceStatus<'a> {
     bytes: &'a [u8],
@@ -29561,7 +30258,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.SessionAffinityConfig`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#sessionaffinityconfig-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#sessionaffinityconfig-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SessionAffinityConfig<'a> {
     bytes: &'a [u8],
@@ -29643,7 +30340,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SessionAffinityConfig<'a> {
 
 /// View of `k8s.io.api.core.v1.SleepAction`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#sleepaction-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#sleepaction-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct SleepAction<'a> {
     bytes: &'a [u8],
@@ -29724,7 +30421,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for SleepAction<'a> {
 
 /// View of `k8s.io.api.core.v1.StorageOSPersistentVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageospersistentvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageospersistentvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct StorageOSPersistentVolumeSource<'a> {
     bytes: &'a [u8],
@@ -29871,7 +30568,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageOSPersistentVolumeSource<'
 
 /// View of `k8s.io.api.core.v1.StorageOSVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageosvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageosvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct StorageOSVolumeSource<'a> {
     bytes: &'a [u8],
@@ -30019,7 +30716,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageOSVolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.Sysctl`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#sysctl-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#sysctl-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Sysctl<'a> {
     bytes: &'a [u8],
@@ -30121,7 +30818,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Sysctl<'a> {
 
 /// View of `k8s.io.api.core.v1.TCPSocketAction`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tcpsocketaction-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tcpsocketaction-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct TCPSocketAction<'a> {
     bytes: &'a [u8],
@@ -30226,7 +30923,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TCPSocketAction<'a> {
 
 /// View of `k8s.io.api.core.v1.Taint`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#taint-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#taint-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Taint<'a> {
     bytes: &'a [u8],
@@ -30367,7 +31064,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Taint<'a> {
 
 /// View of `k8s.io.api.core.v1.Toleration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#toleration-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#toleration-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Toleration<'a> {
     bytes: &'a [u8],
@@ -30516,7 +31213,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Toleration<'a> {
 
 /// View of `k8s.io.api.core.v1.TopologySelectorLabelRequirement`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#topologyselectorlabelrequirement-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#topologyselectorlabelrequirement-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct TopologySelectorLabelRequirement<'a> {
     bytes: &'a [u8],
@@ -30618,7 +31315,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySelectorLabelRequirement<
 
 /// View of `k8s.io.api.core.v1.TopologySelectorTerm`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#topologyselectorterm-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#topologyselectorterm-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct TopologySelectorTerm<'a> {
     bytes: &'a [u8],
@@ -30708,7 +31405,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySelectorTerm<'a> {
 
 /// View of `k8s.io.api.core.v1.TopologySpreadConstraint`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#topologyspreadconstraint-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#topologyspreadconstraint-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct TopologySpreadConstraint<'a> {
     bytes: &'a [u8],
@@ -30905,7 +31602,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TopologySpreadConstraint<'a> {
 
 /// View of `k8s.io.api.core.v1.TypedLocalObjectReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#typedlocalobjectreference-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#typedlocalobjectreference-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct TypedLocalObjectReference<'a> {
     bytes: &'a [u8],
@@ -31026,7 +31723,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypedLocalObjectReference<'a> {
 
 /// View of `k8s.io.api.core.v1.TypedObjectReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#typedobjectreference-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#typedobjectreference-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct TypedObjectReference<'a> {
     bytes: &'a [u8],
@@ -31164,7 +31861,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypedObjectReference<'a> {
 
 /// View of `k8s.io.api.core.v1.Volume`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volume-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volume-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct Volume<'a> {
     bytes: &'a [u8],
@@ -31264,7 +31961,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Volume<'a> {
 
 /// View of `k8s.io.api.core.v1.VolumeDevice`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumedevice-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumedevice-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeDevice<'a> {
     bytes: &'a [u8],
@@ -31366,9 +32063,245 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeDevice<'a> {
     }
 }
 
+/// View of `k8s.io.api.core.v1.VolumeHealthCondition`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumehealthcondition-v1-core)
+#[derive(Clone, Copy, Default)]
+pub struct VolumeHealthCondition<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> VolumeHealthCondition<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `status` (field 1).
+    #[inline]
+    pub fn status(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `status` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn status_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `reason` (field 2).
+    #[inline]
+    pub fn reason(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `reason` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn reason_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// `message` (field 3).
+    #[inline]
+    pub fn message(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 3)
+    }
+
+    /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn message_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeHealthCondition`, for one-pass reads with [`VolumeHealthCondition::read`].
+impl<'a> VolumeHealthCondition<'a> {
+    /// `status` (field 1).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(1);
+
+    /// `reason` (field 2).
+    pub const REASON: Field<Self, codec::Str> = Field::new(2);
+
+    /// `message` (field 3).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(3);
+}
+
+impl<'a> View<'a> for VolumeHealthCondition<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::VOLUME_HEALTH_CONDITION;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for VolumeHealthCondition<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("VolumeHealthCondition")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeHealthCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::STATUS).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.status().map(Item::Str));
+        visitor.field(2, self.reason().map(Item::Str));
+        visitor.field(3, self.message().map(Item::Str));
+    }
+}
+
+/// View of `k8s.io.api.core.v1.VolumeHealthStatus`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumehealthstatus-v1-core)
+#[derive(Clone, Copy, Default)]
+pub struct VolumeHealthStatus<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> VolumeHealthStatus<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `healthConditions` (field 1).
+    #[inline]
+    pub fn health_conditions(
+        &self,
+    ) -> Repeated<'a, codec::Msg<VolumeHealthCondition<'a>>> {
+        Repeated::new(self.bytes, 1)
+    }
+
+    /// `lastTransitionTime` (field 2).
+    #[inline]
+    pub fn last_transition_time(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+        >(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.core.v1.VolumeHealthStatus`, for one-pass reads with [`VolumeHealthStatus::read`].
+impl<'a> VolumeHealthStatus<'a> {
+    /// `healthConditions` (field 1).
+    pub const HEALTH_CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<VolumeHealthCondition<'a>>>,
+    > = Field::new(1);
+
+    /// `lastTransitionTime` (field 2).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(2);
+}
+
+impl<'a> View<'a> for VolumeHealthStatus<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::VOLUME_HEALTH_STATUS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for VolumeHealthStatus<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("VolumeHealthStatus")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeHealthStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::HEALTH_CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.health_conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
+        visitor.field(2, self.last_transition_time().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
 /// View of `k8s.io.api.core.v1.VolumeMount`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumemount-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumemount-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeMount<'a> {
     bytes: &'a [u8],
@@ -31463,6 +32396,12 @@ impl<'a> VolumeMount<'a> {
         rt::get::<codec::Bytes>(self.bytes, 7)
     }
 
+    /// `bindMountOptions` (field 8).
+    #[inline]
+    pub fn bind_mount_options(&self) -> Repeated<'a, codec::Str> {
+        Repeated::new(self.bytes, 8)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -31495,6 +32434,9 @@ impl<'a> VolumeMount<'a> {
 
     /// `recursiveReadOnly` (field 7).
     pub const RECURSIVE_READ_ONLY: Field<Self, codec::Str> = Field::new(7);
+
+    /// `bindMountOptions` (field 8).
+    pub const BIND_MOUNT_OPTIONS: Field<Self, Repeated<'a, codec::Str>> = Field::new(8);
 }
 
 impl<'a> View<'a> for VolumeMount<'a> {
@@ -31526,7 +32468,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMount<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::READ_ONLY).map(Item::Bool));
         visitor.field(3, fields.get(2, Self::MOUNT_PATH).map(Item::Str));
@@ -31534,6 +32476,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMount<'a> {
         visitor.field(5, fields.get(4, Self::MOUNT_PROPAGATION).map(Item::Str));
         visitor.field(6, fields.get(5, Self::SUB_PATH_EXPR).map(Item::Str));
         visitor.field(7, fields.get(6, Self::RECURSIVE_READ_ONLY).map(Item::Str));
+        for x in fields.get(7, Self::BIND_MOUNT_OPTIONS) {
+            visitor.element(8, Item::Str(x));
+        }
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -31546,12 +32491,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMount<'a> {
         visitor.field(5, self.mount_propagation().map(Item::Str));
         visitor.field(6, self.sub_path_expr().map(Item::Str));
         visitor.field(7, self.recursive_read_only().map(Item::Str));
+        for x in self.bind_mount_options() {
+            visitor.element(8, Item::Str(x));
+        }
     }
 }
 
 /// View of `k8s.io.api.core.v1.VolumeMountStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumemountstatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumemountstatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeMountStatus<'a> {
     bytes: &'a [u8],
@@ -31698,7 +32646,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeMountStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.VolumeNodeAffinity`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumenodeaffinity-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumenodeaffinity-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeNodeAffinity<'a> {
     bytes: &'a [u8],
@@ -31780,7 +32728,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeNodeAffinity<'a> {
 
 /// View of `k8s.io.api.core.v1.VolumeProjection`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeprojection-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeprojection-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeProjection<'a> {
     bytes: &'a [u8],
@@ -31952,7 +32900,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeProjection<'a> {
 
 /// View of `k8s.io.api.core.v1.VolumeResourceRequirements`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeresourcerequirements-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeresourcerequirements-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeResourceRequirements<'a> {
     bytes: &'a [u8],
@@ -32078,7 +33026,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeResourceRequirements<'a> {
 
 /// View of `k8s.io.api.core.v1.VolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeSource<'a> {
     bytes: &'a [u8],
@@ -32605,7 +33553,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeSource<'a> {
 
 /// View of `k8s.io.api.core.v1.VolumeStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumestatus-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumestatus-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeStatus<'a> {
     bytes: &'a [u8],
@@ -32686,7 +33634,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeStatus<'a> {
 
 /// View of `k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#vspherevirtualdiskvolumesource-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#vspherevirtualdiskvolumesource-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct VsphereVirtualDiskVolumeSource<'a> {
     bytes: &'a [u8],
@@ -32824,7 +33772,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VsphereVirtualDiskVolumeSource<'a
 
 /// View of `k8s.io.api.core.v1.WeightedPodAffinityTerm`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#weightedpodaffinityterm-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#weightedpodaffinityterm-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct WeightedPodAffinityTerm<'a> {
     bytes: &'a [u8],
@@ -32921,7 +33869,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for WeightedPodAffinityTerm<'a> {
 
 /// View of `k8s.io.api.core.v1.WindowsSecurityContextOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#windowssecuritycontextoptions-v1-core)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#windowssecuritycontextoptions-v1-core)
 #[derive(Clone, Copy, Default)]
 pub struct WindowsSecurityContextOptions<'a> {
     bytes: &'a [u8],
@@ -33345,9 +34293,10 @@ pub mod _schema {
                 ),
                 F::new(4, "path", Label::Singular, Kind::String).always().emit_empty(),
                 F::new(5, "optional", Label::Singular, Kind::Bool),
+                F::new(6, "user", Label::Singular, Kind::Int64),
             ],
         )
-        .with_json_order(&[0, 1, 2, 4, 3]);
+        .with_json_order(&[0, 1, 2, 4, 3, 5]);
 
     pub static COMPONENT_CONDITION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ComponentCondition",
@@ -33534,6 +34483,7 @@ pub mod _schema {
             F::new(2, "items", Label::Repeated, Kind::Message(&KEY_TO_PATH)),
             F::new(3, "defaultMode", Label::Singular, Kind::Int32),
             F::new(4, "optional", Label::Singular, Kind::Bool),
+            F::new(5, "defaultUser", Label::Singular, Kind::Int64),
         ],
     );
 
@@ -33855,6 +34805,7 @@ pub mod _schema {
                 Kind::Message(&RESOURCE_FIELD_SELECTOR),
             ),
             F::new(4, "mode", Label::Singular, Kind::Int32),
+            F::new(5, "user", Label::Singular, Kind::Int64),
         ],
     );
 
@@ -33869,6 +34820,7 @@ pub mod _schema {
                 Kind::Message(&DOWNWARD_API_VOLUME_FILE),
             ),
             F::new(2, "defaultMode", Label::Singular, Kind::Int32),
+            F::new(3, "defaultUser", Label::Singular, Kind::Int64),
         ],
     );
 
@@ -33885,6 +34837,7 @@ pub mod _schema {
                     &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                 ),
             ),
+            F::new(3, "mode", Label::Singular, Kind::Int32),
         ],
     );
 
@@ -34226,6 +35179,15 @@ pub mod _schema {
         ],
     );
 
+    pub static EVICTION_RESPONDER: MessageSchema = MessageSchema::new(
+        "k8s.io.api.core.v1.EvictionResponder",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "priority", Label::Singular, Kind::Int32).emit_empty(),
+        ],
+    );
+
     pub static EXEC_ACTION: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.ExecAction",
         JsonForm::Object,
@@ -34338,6 +35300,7 @@ pub mod _schema {
         &[
             F::new(1, "port", Label::Singular, Kind::Int32).always().emit_empty(),
             F::new(2, "service", Label::Singular, Kind::String).emit_empty(),
+            F::new(3, "mode", Label::Singular, Kind::String),
         ],
     );
 
@@ -34390,6 +35353,7 @@ pub mod _schema {
             F::new(3, "host", Label::Singular, Kind::String).always(),
             F::new(4, "scheme", Label::Singular, Kind::String).always(),
             F::new(5, "httpHeaders", Label::Repeated, Kind::Message(&HTTP_HEADER)),
+            F::new(6, "protocol", Label::Singular, Kind::String),
         ],
     );
 
@@ -34500,6 +35464,7 @@ pub mod _schema {
             F::new(1, "key", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "path", Label::Singular, Kind::String).always().emit_empty(),
             F::new(3, "mode", Label::Singular, Kind::Int32),
+            F::new(4, "user", Label::Singular, Kind::Int64),
         ],
     );
 
@@ -34884,6 +35849,47 @@ pub mod _schema {
         ],
     );
 
+    pub static NODE_ALLOCATABLE_MAPPED_RESOURCES: MessageSchema = MessageSchema::new(
+        "k8s.io.api.core.v1.NodeAllocatableMappedResources",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(
+                    2,
+                    "quantity",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                    ),
+                )
+                .emit_empty(),
+        ],
+    );
+
+    pub static NODE_ALLOCATABLE_OVERHEAD_RESOURCES: MessageSchema = MessageSchema::new(
+        "k8s.io.api.core.v1.NodeAllocatableOverheadResources",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(
+                2,
+                "perPod",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
+            F::new(
+                3,
+                "perContainer",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
+        ],
+    );
+
     pub static NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus",
         JsonForm::Object,
@@ -34893,31 +35899,17 @@ pub mod _schema {
                 .emit_empty(),
             F::new(2, "containers", Label::Repeated, Kind::String),
             F::new(
-                    3,
-                    "resources",
-                    Label::Map,
-                    Kind::Message(
-                        &NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_RESOURCES_ENTRY,
-                    ),
-                )
-                .emit_empty(),
-        ],
-    );
-
-    pub static NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_RESOURCES_ENTRY: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus.ResourcesEntry",
-        JsonForm::Object,
-        &[
-            F::new(1, "key", Label::Singular, Kind::String).always(),
+                4,
+                "mapping",
+                Label::Repeated,
+                Kind::Message(&NODE_ALLOCATABLE_MAPPED_RESOURCES),
+            ),
             F::new(
-                    2,
-                    "value",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
-                    ),
-                )
-                .always(),
+                5,
+                "overhead",
+                Label::Repeated,
+                Kind::Message(&NODE_ALLOCATABLE_OVERHEAD_RESOURCES),
+            ),
         ],
     );
 
@@ -35016,6 +36008,12 @@ pub mod _schema {
         ],
     );
 
+    pub static NODE_POD_PREEMPTION_POLICY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.core.v1.NodePodPreemptionPolicy",
+        JsonForm::Object,
+        &[F::new(1, "disableResizePreemption", Label::Repeated, Kind::String)],
+    );
+
     pub static NODE_PROXY_OPTIONS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeProxyOptions",
         JsonForm::Object,
@@ -35104,9 +36102,15 @@ pub mod _schema {
                     Kind::Message(&NODE_CONFIG_SOURCE),
                 ),
                 F::new(7, "podCIDRs", Label::Repeated, Kind::String),
+                F::new(
+                    8,
+                    "podPreemptionPolicy",
+                    Label::Singular,
+                    Kind::Message(&NODE_POD_PREEMPTION_POLICY),
+                ),
             ],
         )
-        .with_json_order(&[0, 6, 2, 3, 4, 5, 1]);
+        .with_json_order(&[0, 6, 2, 3, 4, 5, 1, 7]);
 
     pub static NODE_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.NodeStatus",
@@ -35223,6 +36227,7 @@ pub mod _schema {
                 .always()
                 .emit_empty(),
             F::new(11, "swap", Label::Singular, Kind::Message(&NODE_SWAP_STATUS)),
+            F::new(12, "runningInUserNamespace", Label::Singular, Kind::Bool),
         ],
     );
 
@@ -35429,6 +36434,12 @@ pub mod _schema {
                 "modifyVolumeStatus",
                 Label::Singular,
                 Kind::Message(&MODIFY_VOLUME_STATUS),
+            ),
+            F::new(
+                10,
+                "healthStatus",
+                Label::Singular,
+                Kind::Message(&VOLUME_HEALTH_STATUS),
             ),
         ],
     );
@@ -35841,6 +36852,7 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&POD_CERTIFICATE_PROJECTION_USER_ANNOTATIONS_ENTRY),
             ),
+            F::new(8, "user", Label::Singular, Kind::Int64),
         ],
     );
 
@@ -36196,13 +37208,19 @@ pub mod _schema {
                     Label::Singular,
                     Kind::Message(&POD_SCHEDULING_GROUP),
                 ),
+                F::new(
+                    44,
+                    "evictionResponders",
+                    Label::Repeated,
+                    Kind::Message(&EVICTION_RESPONDER),
+                ),
             ],
         )
         .with_json_order(
             &[
                 0, 19, 1, 33, 2, 3, 4, 5, 6, 7, 8, 20, 9, 10, 11, 12, 26, 13, 14, 15, 16,
                 17, 18, 21, 22, 23, 24, 25, 27, 28, 29, 30, 31, 32, 34, 35, 36, 37, 38,
-                39, 40, 41,
+                39, 40, 41, 42,
             ],
         );
 
@@ -36304,10 +37322,19 @@ pub mod _schema {
                     Label::Repeated,
                     Kind::Message(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS),
                 ),
+                F::new(
+                    22,
+                    "volumeHealth",
+                    Label::Repeated,
+                    Kind::Message(&POD_VOLUME_HEALTH),
+                ),
             ],
         )
         .with_json_order(
-            &[16, 0, 1, 2, 3, 10, 4, 15, 5, 11, 6, 9, 7, 8, 12, 13, 14, 17, 18, 19, 20],
+            &[
+                16, 0, 1, 2, 3, 10, 4, 15, 5, 11, 6, 9, 7, 8, 12, 13, 14, 17, 18, 19, 20,
+                21,
+            ],
         );
 
     pub static POD_STATUS_ALLOCATED_RESOURCES_ENTRY: MessageSchema = MessageSchema::new(
@@ -36324,23 +37351,6 @@ pub mod _schema {
                     ),
                 )
                 .always(),
-        ],
-    );
-
-    pub static POD_STATUS_RESULT: MessageSchema = MessageSchema::new(
-        "k8s.io.api.core.v1.PodStatusResult",
-        JsonForm::Object,
-        &[
-            F::new(
-                    1,
-                    "metadata",
-                    Label::Singular,
-                    Kind::Message(
-                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
-                    ),
-                )
-                .always(),
-            F::new(2, "status", Label::Singular, Kind::Message(&POD_STATUS)).always(),
         ],
     );
 
@@ -36394,6 +37404,29 @@ pub mod _schema {
                 )
                 .always(),
             F::new(2, "spec", Label::Singular, Kind::Message(&POD_SPEC)).always(),
+        ],
+    );
+
+    pub static POD_VOLUME_HEALTH: MessageSchema = MessageSchema::new(
+        "k8s.io.api.core.v1.PodVolumeHealth",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(
+                2,
+                "healthConditions",
+                Label::Repeated,
+                Kind::Message(&VOLUME_HEALTH_CONDITION),
+            ),
+            F::new(
+                    3,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
 
@@ -36489,6 +37522,7 @@ pub mod _schema {
             F::new(1, "sources", Label::Repeated, Kind::Message(&VOLUME_PROJECTION))
                 .emit_empty(),
             F::new(2, "defaultMode", Label::Singular, Kind::Int32),
+            F::new(3, "defaultUser", Label::Singular, Kind::Int64),
         ],
     );
 
@@ -37113,6 +38147,7 @@ pub mod _schema {
             F::new(2, "items", Label::Repeated, Kind::Message(&KEY_TO_PATH)),
             F::new(3, "defaultMode", Label::Singular, Kind::Int32),
             F::new(4, "optional", Label::Singular, Kind::Bool),
+            F::new(5, "defaultUser", Label::Singular, Kind::Int64),
         ],
     );
 
@@ -37232,6 +38267,7 @@ pub mod _schema {
             F::new(1, "audience", Label::Singular, Kind::String).always(),
             F::new(2, "expirationSeconds", Label::Singular, Kind::Int64),
             F::new(3, "path", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(4, "user", Label::Singular, Kind::Int64),
         ],
     );
 
@@ -37538,6 +38574,38 @@ pub mod _schema {
         ],
     );
 
+    pub static VOLUME_HEALTH_CONDITION: MessageSchema = MessageSchema::new(
+        "k8s.io.api.core.v1.VolumeHealthCondition",
+        JsonForm::Object,
+        &[
+            F::new(1, "status", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "reason", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "message", Label::Singular, Kind::String).always(),
+        ],
+    );
+
+    pub static VOLUME_HEALTH_STATUS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.core.v1.VolumeHealthStatus",
+        JsonForm::Object,
+        &[
+            F::new(
+                1,
+                "healthConditions",
+                Label::Repeated,
+                Kind::Message(&VOLUME_HEALTH_CONDITION),
+            ),
+            F::new(
+                    2,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
+        ],
+    );
+
     pub static VOLUME_MOUNT: MessageSchema = MessageSchema::new(
             "k8s.io.api.core.v1.VolumeMount",
             JsonForm::Object,
@@ -37551,9 +38619,10 @@ pub mod _schema {
                 F::new(5, "mountPropagation", Label::Singular, Kind::String),
                 F::new(6, "subPathExpr", Label::Singular, Kind::String).always(),
                 F::new(7, "recursiveReadOnly", Label::Singular, Kind::String),
+                F::new(8, "bindMountOptions", Label::Repeated, Kind::String),
             ],
         )
-        .with_json_order(&[0, 1, 6, 2, 3, 4, 5]);
+        .with_json_order(&[0, 1, 6, 2, 3, 4, 5, 7]);
 
     pub static VOLUME_MOUNT_STATUS: MessageSchema = MessageSchema::new(
         "k8s.io.api.core.v1.VolumeMountStatus",

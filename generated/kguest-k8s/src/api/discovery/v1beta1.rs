@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.discovery.v1beta1.Endpoint`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpoint-v1beta1-discovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpoint-v1beta1-discovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Endpoint<'a> {
     bytes: &'a [u8],
@@ -188,7 +188,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Endpoint<'a> {
 
 /// View of `k8s.io.api.discovery.v1beta1.EndpointConditions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointconditions-v1beta1-discovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointconditions-v1beta1-discovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointConditions<'a> {
     bytes: &'a [u8],
@@ -291,7 +291,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointConditions<'a> {
 
 /// View of `k8s.io.api.discovery.v1beta1.EndpointHints`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointhints-v1beta1-discovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointhints-v1beta1-discovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointHints<'a> {
     bytes: &'a [u8],
@@ -393,7 +393,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointHints<'a> {
 
 /// View of `k8s.io.api.discovery.v1beta1.EndpointPort`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointport-v1beta1-discovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointport-v1beta1-discovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointPort<'a> {
     bytes: &'a [u8],
@@ -525,7 +525,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointPort<'a> {
 
 /// View of `k8s.io.api.discovery.v1beta1.EndpointSlice`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointslice-v1beta1-discovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointslice-v1beta1-discovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointSlice<'a> {
     bytes: &'a [u8],
@@ -663,7 +663,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSlice<'a> {
 
 /// View of `k8s.io.api.discovery.v1beta1.EndpointSliceList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#endpointslicelist-v1beta1-discovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#endpointslicelist-v1beta1-discovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct EndpointSliceList<'a> {
     bytes: &'a [u8],
@@ -768,7 +768,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EndpointSliceList<'a> {
 
 /// View of `k8s.io.api.discovery.v1beta1.ForNode`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#fornode-v1beta1-discovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#fornode-v1beta1-discovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ForNode<'a> {
     bytes: &'a [u8],
@@ -853,7 +853,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ForNode<'a> {
 
 /// View of `k8s.io.api.discovery.v1beta1.ForZone`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#forzone-v1beta1-discovery-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#forzone-v1beta1-discovery-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ForZone<'a> {
     bytes: &'a [u8],

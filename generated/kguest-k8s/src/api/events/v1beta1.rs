@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.events.v1beta1.Event`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#event-v1beta1-events-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#event-v1beta1-events-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Event<'a> {
     bytes: &'a [u8],
@@ -354,7 +354,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Event<'a> {
 
 /// View of `k8s.io.api.events.v1beta1.EventList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventlist-v1beta1-events-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#eventlist-v1beta1-events-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct EventList<'a> {
     bytes: &'a [u8],
@@ -458,7 +458,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for EventList<'a> {
 
 /// View of `k8s.io.api.events.v1beta1.EventSeries`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eventseries-v1beta1-events-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#eventseries-v1beta1-events-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct EventSeries<'a> {
     bytes: &'a [u8],

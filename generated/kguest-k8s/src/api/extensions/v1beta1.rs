@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonset-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonset-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSet<'a> {
     bytes: &'a [u8],
@@ -120,7 +120,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSet<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSetCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetcondition-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetcondition-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetCondition<'a> {
     bytes: &'a [u8],
@@ -283,7 +283,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetCondition<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSetList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetlist-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetlist-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetList<'a> {
     bytes: &'a [u8],
@@ -388,7 +388,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetList<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSetSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetspec-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetspec-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetSpec<'a> {
     bytes: &'a [u8],
@@ -541,7 +541,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetSpec<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSetStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetstatus-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetstatus-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetStatus<'a> {
     bytes: &'a [u8],
@@ -728,7 +728,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetStatus<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DaemonSetUpdateStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#daemonsetupdatestrategy-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#daemonsetupdatestrategy-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DaemonSetUpdateStrategy<'a> {
     bytes: &'a [u8],
@@ -831,7 +831,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DaemonSetUpdateStrategy<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.Deployment`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deployment-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deployment-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct Deployment<'a> {
     bytes: &'a [u8],
@@ -942,7 +942,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Deployment<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentcondition-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentcondition-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentCondition<'a> {
     bytes: &'a [u8],
@@ -1127,7 +1127,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentCondition<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentlist-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentlist-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentList<'a> {
     bytes: &'a [u8],
@@ -1232,7 +1232,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentList<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentRollback`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentrollback-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentrollback-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentRollback<'a> {
     bytes: &'a [u8],
@@ -1350,7 +1350,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentRollback<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentspec-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentspec-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentSpec<'a> {
     bytes: &'a [u8],
@@ -1536,7 +1536,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentSpec<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstatus-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentstatus-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentStatus<'a> {
     bytes: &'a [u8],
@@ -1712,7 +1712,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStatus<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.DeploymentStrategy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deploymentstrategy-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deploymentstrategy-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct DeploymentStrategy<'a> {
     bytes: &'a [u8],
@@ -1815,7 +1815,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeploymentStrategy<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.HTTPIngressPath`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpingresspath-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#httpingresspath-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct HTTPIngressPath<'a> {
     bytes: &'a [u8],
@@ -1931,7 +1931,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.HTTPIngressRuleValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpingressrulevalue-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#httpingressrulevalue-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct HTTPIngressRuleValue<'a> {
     bytes: &'a [u8],
@@ -2017,7 +2017,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IPBlock`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ipblock-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ipblock-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IPBlock<'a> {
     bytes: &'a [u8],
@@ -2117,7 +2117,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPBlock<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.Ingress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingress-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingress-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct Ingress<'a> {
     bytes: &'a [u8],
@@ -2226,7 +2226,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressBackend`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressbackend-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressbackend-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressBackend<'a> {
     bytes: &'a [u8],
@@ -2354,7 +2354,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingresslist-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingresslist-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressList<'a> {
     bytes: &'a [u8],
@@ -2458,7 +2458,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressLoadBalancerIngress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressloadbalanceringress-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressloadbalanceringress-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressLoadBalancerIngress<'a> {
     bytes: &'a [u8],
@@ -2578,7 +2578,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressLoadBalancerStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressloadbalancerstatus-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressloadbalancerstatus-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressLoadBalancerStatus<'a> {
     bytes: &'a [u8],
@@ -2666,7 +2666,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressPortStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressportstatus-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressportstatus-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressPortStatus<'a> {
     bytes: &'a [u8],
@@ -2781,7 +2781,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressrule-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressrule-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressRule<'a> {
     bytes: &'a [u8],
@@ -2887,7 +2887,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressRuleValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressrulevalue-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressrulevalue-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressRuleValue<'a> {
     bytes: &'a [u8],
@@ -2968,7 +2968,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressspec-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressspec-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressSpec<'a> {
     bytes: &'a [u8],
@@ -3098,7 +3098,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressstatus-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressstatus-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressStatus<'a> {
     bytes: &'a [u8],
@@ -3184,7 +3184,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.IngressTLS`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingresstls-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingresstls-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct IngressTLS<'a> {
     bytes: &'a [u8],
@@ -3286,7 +3286,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicy-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicy-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicy<'a> {
     bytes: &'a [u8],
@@ -3386,7 +3386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicy<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicyEgressRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyegressrule-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicyegressrule-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyEgressRule<'a> {
     bytes: &'a [u8],
@@ -3488,7 +3488,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyEgressRule<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicyIngressRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyingressrule-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicyingressrule-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyIngressRule<'a> {
     bytes: &'a [u8],
@@ -3590,7 +3590,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyIngressRule<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicyList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicylist-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicylist-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyList<'a> {
     bytes: &'a [u8],
@@ -3695,7 +3695,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyList<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicyPeer`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicypeer-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicypeer-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyPeer<'a> {
     bytes: &'a [u8],
@@ -3824,7 +3824,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPeer<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicyPort`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyport-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicyport-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyPort<'a> {
     bytes: &'a [u8],
@@ -3940,7 +3940,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPort<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.NetworkPolicySpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyspec-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicyspec-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicySpec<'a> {
     bytes: &'a [u8],
@@ -4083,7 +4083,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicySpec<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.ReplicaSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicaset-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicaset-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSet<'a> {
     bytes: &'a [u8],
@@ -4194,7 +4194,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSet<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.ReplicaSetCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetcondition-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicasetcondition-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSetCondition<'a> {
     bytes: &'a [u8],
@@ -4357,7 +4357,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetCondition<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.ReplicaSetList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetlist-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicasetlist-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSetList<'a> {
     bytes: &'a [u8],
@@ -4462,7 +4462,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetList<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.ReplicaSetSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetspec-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicasetspec-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSetSpec<'a> {
     bytes: &'a [u8],
@@ -4588,7 +4588,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetSpec<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.ReplicaSetStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#replicasetstatus-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#replicasetstatus-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct ReplicaSetStatus<'a> {
     bytes: &'a [u8],
@@ -4742,7 +4742,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ReplicaSetStatus<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.RollbackConfig`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollbackconfig-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollbackconfig-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct RollbackConfig<'a> {
     bytes: &'a [u8],
@@ -4823,7 +4823,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollbackConfig<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.RollingUpdateDaemonSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatedaemonset-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollingupdatedaemonset-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct RollingUpdateDaemonSet<'a> {
     bytes: &'a [u8],
@@ -4934,7 +4934,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDaemonSet<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.RollingUpdateDeployment`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rollingupdatedeployment-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rollingupdatedeployment-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct RollingUpdateDeployment<'a> {
     bytes: &'a [u8],
@@ -5045,7 +5045,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RollingUpdateDeployment<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.Scale`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scale-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scale-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct Scale<'a> {
     bytes: &'a [u8],
@@ -5154,7 +5154,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Scale<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.ScaleSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalespec-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scalespec-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleSpec<'a> {
     bytes: &'a [u8],
@@ -5235,7 +5235,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ScaleSpec<'a> {
 
 /// View of `k8s.io.api.extensions.v1beta1.ScaleStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scalestatus-v1beta1-extensions)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scalestatus-v1beta1-extensions)
 #[derive(Clone, Copy, Default)]
 pub struct ScaleStatus<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.ExemptPriorityLevelConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#exemptprioritylevelconfiguration-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#exemptprioritylevelconfiguration-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExemptPriorityLevelConfiguration<'a> {
     bytes: &'a [u8],
@@ -101,7 +101,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExemptPriorityLevelConfiguration<
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.FlowDistinguisherMethod`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowdistinguishermethod-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flowdistinguishermethod-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct FlowDistinguisherMethod<'a> {
     bytes: &'a [u8],
@@ -188,7 +188,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowDistinguisherMethod<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.FlowSchema`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowschema-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flowschema-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct FlowSchema<'a> {
     bytes: &'a [u8],
@@ -299,7 +299,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchema<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.FlowSchemaCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowschemacondition-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flowschemacondition-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct FlowSchemaCondition<'a> {
     bytes: &'a [u8],
@@ -462,7 +462,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaCondition<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.FlowSchemaList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowschemalist-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flowschemalist-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct FlowSchemaList<'a> {
     bytes: &'a [u8],
@@ -567,7 +567,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaList<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.FlowSchemaSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowschemaspec-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flowschemaspec-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct FlowSchemaSpec<'a> {
     bytes: &'a [u8],
@@ -714,7 +714,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaSpec<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.FlowSchemaStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#flowschemastatus-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#flowschemastatus-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct FlowSchemaStatus<'a> {
     bytes: &'a [u8],
@@ -802,7 +802,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FlowSchemaStatus<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.GroupSubject`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupsubject-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#groupsubject-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct GroupSubject<'a> {
     bytes: &'a [u8],
@@ -889,7 +889,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupSubject<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.LimitResponse`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitresponse-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#limitresponse-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LimitResponse<'a> {
     bytes: &'a [u8],
@@ -988,7 +988,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitResponse<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.LimitedPriorityLevelConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#limitedprioritylevelconfiguration-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#limitedprioritylevelconfiguration-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct LimitedPriorityLevelConfiguration<'a> {
     bytes: &'a [u8],
@@ -1106,7 +1106,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LimitedPriorityLevelConfiguration
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.NonResourcePolicyRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nonresourcepolicyrule-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nonresourcepolicyrule-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NonResourcePolicyRule<'a> {
     bytes: &'a [u8],
@@ -1206,7 +1206,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NonResourcePolicyRule<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.PolicyRulesWithSubjects`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#policyruleswithsubjects-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#policyruleswithsubjects-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PolicyRulesWithSubjects<'a> {
     bytes: &'a [u8],
@@ -1330,7 +1330,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PolicyRulesWithSubjects<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfiguration-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#prioritylevelconfiguration-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityLevelConfiguration<'a> {
     bytes: &'a [u8],
@@ -1443,7 +1443,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfiguration<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationCondition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfigurationcondition-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#prioritylevelconfigurationcondition-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityLevelConfigurationCondition<'a> {
     bytes: &'a [u8],
@@ -1606,7 +1606,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationConditi
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfigurationlist-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#prioritylevelconfigurationlist-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityLevelConfigurationList<'a> {
     bytes: &'a [u8],
@@ -1713,7 +1713,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationList<'a
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfigurationreference-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#prioritylevelconfigurationreference-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityLevelConfigurationReference<'a> {
     bytes: &'a [u8],
@@ -1800,7 +1800,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationReferen
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfigurationspec-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#prioritylevelconfigurationspec-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityLevelConfigurationSpec<'a> {
     bytes: &'a [u8],
@@ -1912,7 +1912,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationSpec<'a
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.PriorityLevelConfigurationStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#prioritylevelconfigurationstatus-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#prioritylevelconfigurationstatus-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityLevelConfigurationStatus<'a> {
     bytes: &'a [u8],
@@ -2002,7 +2002,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityLevelConfigurationStatus<
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.QueuingConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#queuingconfiguration-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#queuingconfiguration-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct QueuingConfiguration<'a> {
     bytes: &'a [u8],
@@ -2105,7 +2105,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for QueuingConfiguration<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.ResourcePolicyRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepolicyrule-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcepolicyrule-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourcePolicyRule<'a> {
     bytes: &'a [u8],
@@ -2246,7 +2246,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePolicyRule<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.ServiceAccountSubject`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serviceaccountsubject-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serviceaccountsubject-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceAccountSubject<'a> {
     bytes: &'a [u8],
@@ -2350,7 +2350,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceAccountSubject<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.Subject`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subject-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subject-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Subject<'a> {
     bytes: &'a [u8],
@@ -2473,7 +2473,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Subject<'a> {
 
 /// View of `k8s.io.api.flowcontrol.v1beta3.UserSubject`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#usersubject-v1beta3-flowcontrol-apiserver-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#usersubject-v1beta3-flowcontrol-apiserver-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct UserSubject<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.imagepolicy.v1alpha1.ImageReview`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagereview-v1alpha1-imagepolicy-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#imagereview-v1alpha1-imagepolicy-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ImageReview<'a> {
     bytes: &'a [u8],
@@ -120,7 +120,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReview<'a> {
 
 /// View of `k8s.io.api.imagepolicy.v1alpha1.ImageReviewContainerSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagereviewcontainerspec-v1alpha1-imagepolicy-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#imagereviewcontainerspec-v1alpha1-imagepolicy-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ImageReviewContainerSpec<'a> {
     bytes: &'a [u8],
@@ -207,7 +207,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewContainerSpec<'a> {
 
 /// View of `k8s.io.api.imagepolicy.v1alpha1.ImageReviewSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagereviewspec-v1alpha1-imagepolicy-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#imagereviewspec-v1alpha1-imagepolicy-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ImageReviewSpec<'a> {
     bytes: &'a [u8],
@@ -327,7 +327,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ImageReviewSpec<'a> {
 
 /// View of `k8s.io.api.imagepolicy.v1alpha1.ImageReviewStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#imagereviewstatus-v1alpha1-imagepolicy-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#imagereviewstatus-v1alpha1-imagepolicy-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ImageReviewStatus<'a> {
     bytes: &'a [u8],

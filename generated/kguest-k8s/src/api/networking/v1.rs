@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.networking.v1.HTTPIngressPath`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpingresspath-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#httpingresspath-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct HTTPIngressPath<'a> {
     bytes: &'a [u8],
@@ -125,7 +125,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
 
 /// View of `k8s.io.api.networking.v1.HTTPIngressRuleValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpingressrulevalue-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#httpingressrulevalue-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct HTTPIngressRuleValue<'a> {
     bytes: &'a [u8],
@@ -211,7 +211,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
 
 /// View of `k8s.io.api.networking.v1.IPAddress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ipaddress-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ipaddress-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IPAddress<'a> {
     bytes: &'a [u8],
@@ -311,7 +311,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddress<'a> {
 
 /// View of `k8s.io.api.networking.v1.IPAddressList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ipaddresslist-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ipaddresslist-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IPAddressList<'a> {
     bytes: &'a [u8],
@@ -416,7 +416,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressList<'a> {
 
 /// View of `k8s.io.api.networking.v1.IPAddressSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ipaddressspec-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ipaddressspec-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IPAddressSpec<'a> {
     bytes: &'a [u8],
@@ -501,7 +501,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressSpec<'a> {
 
 /// View of `k8s.io.api.networking.v1.IPBlock`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ipblock-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ipblock-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IPBlock<'a> {
     bytes: &'a [u8],
@@ -601,7 +601,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPBlock<'a> {
 
 /// View of `k8s.io.api.networking.v1.Ingress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingress-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingress-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Ingress<'a> {
     bytes: &'a [u8],
@@ -710,7 +710,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressBackend`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressbackend-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressbackend-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressBackend<'a> {
     bytes: &'a [u8],
@@ -812,7 +812,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressclass-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressclass-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressClass<'a> {
     bytes: &'a [u8],
@@ -912,7 +912,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClass<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressclasslist-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressclasslist-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressClassList<'a> {
     bytes: &'a [u8],
@@ -1017,7 +1017,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassList<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressClassParametersReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressclassparametersreference-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressclassparametersreference-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressClassParametersReference<'a> {
     bytes: &'a [u8],
@@ -1172,7 +1172,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassParametersReference<'
 
 /// View of `k8s.io.api.networking.v1.IngressClassSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressclassspec-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressclassspec-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressClassSpec<'a> {
     bytes: &'a [u8],
@@ -1275,7 +1275,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassSpec<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingresslist-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingresslist-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressList<'a> {
     bytes: &'a [u8],
@@ -1379,7 +1379,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressLoadBalancerIngress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressloadbalanceringress-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressloadbalanceringress-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressLoadBalancerIngress<'a> {
     bytes: &'a [u8],
@@ -1499,7 +1499,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressLoadBalancerStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressloadbalancerstatus-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressloadbalancerstatus-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressLoadBalancerStatus<'a> {
     bytes: &'a [u8],
@@ -1587,7 +1587,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressPortStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressportstatus-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressportstatus-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressPortStatus<'a> {
     bytes: &'a [u8],
@@ -1702,7 +1702,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressrule-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressrule-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressRule<'a> {
     bytes: &'a [u8],
@@ -1808,7 +1808,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressRuleValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressrulevalue-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressrulevalue-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressRuleValue<'a> {
     bytes: &'a [u8],
@@ -1889,7 +1889,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressServiceBackend`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressservicebackend-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressservicebackend-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressServiceBackend<'a> {
     bytes: &'a [u8],
@@ -1987,7 +1987,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressServiceBackend<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressspec-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressspec-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressSpec<'a> {
     bytes: &'a [u8],
@@ -2121,7 +2121,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressstatus-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressstatus-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressStatus<'a> {
     bytes: &'a [u8],
@@ -2207,7 +2207,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
 
 /// View of `k8s.io.api.networking.v1.IngressTLS`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingresstls-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingresstls-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressTLS<'a> {
     bytes: &'a [u8],
@@ -2309,7 +2309,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
 
 /// View of `k8s.io.api.networking.v1.NetworkPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicy-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicy-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicy<'a> {
     bytes: &'a [u8],
@@ -2409,7 +2409,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicy<'a> {
 
 /// View of `k8s.io.api.networking.v1.NetworkPolicyEgressRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyegressrule-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicyegressrule-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyEgressRule<'a> {
     bytes: &'a [u8],
@@ -2511,7 +2511,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyEgressRule<'a> {
 
 /// View of `k8s.io.api.networking.v1.NetworkPolicyIngressRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyingressrule-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicyingressrule-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyIngressRule<'a> {
     bytes: &'a [u8],
@@ -2613,7 +2613,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyIngressRule<'a> {
 
 /// View of `k8s.io.api.networking.v1.NetworkPolicyList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicylist-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicylist-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyList<'a> {
     bytes: &'a [u8],
@@ -2718,7 +2718,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyList<'a> {
 
 /// View of `k8s.io.api.networking.v1.NetworkPolicyPeer`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicypeer-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicypeer-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyPeer<'a> {
     bytes: &'a [u8],
@@ -2847,7 +2847,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPeer<'a> {
 
 /// View of `k8s.io.api.networking.v1.NetworkPolicyPort`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyport-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicyport-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicyPort<'a> {
     bytes: &'a [u8],
@@ -2963,7 +2963,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicyPort<'a> {
 
 /// View of `k8s.io.api.networking.v1.NetworkPolicySpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkpolicyspec-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkpolicyspec-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkPolicySpec<'a> {
     bytes: &'a [u8],
@@ -3106,7 +3106,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkPolicySpec<'a> {
 
 /// View of `k8s.io.api.networking.v1.ParentReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#parentreference-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#parentreference-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ParentReference<'a> {
     bytes: &'a [u8],
@@ -3244,7 +3244,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParentReference<'a> {
 
 /// View of `k8s.io.api.networking.v1.ServiceBackendPort`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicebackendport-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicebackendport-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceBackendPort<'a> {
     bytes: &'a [u8],
@@ -3342,7 +3342,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceBackendPort<'a> {
 
 /// View of `k8s.io.api.networking.v1.ServiceCIDR`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicecidr-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicecidr-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceCIDR<'a> {
     bytes: &'a [u8],
@@ -3453,7 +3453,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDR<'a> {
 
 /// View of `k8s.io.api.networking.v1.ServiceCIDRList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicecidrlist-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicecidrlist-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceCIDRList<'a> {
     bytes: &'a [u8],
@@ -3558,7 +3558,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRList<'a> {
 
 /// View of `k8s.io.api.networking.v1.ServiceCIDRSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicecidrspec-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicecidrspec-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceCIDRSpec<'a> {
     bytes: &'a [u8],
@@ -3643,7 +3643,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRSpec<'a> {
 
 /// View of `k8s.io.api.networking.v1.ServiceCIDRStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicecidrstatus-v1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicecidrstatus-v1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceCIDRStatus<'a> {
     bytes: &'a [u8],

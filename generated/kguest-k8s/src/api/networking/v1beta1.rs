@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.networking.v1beta1.HTTPIngressPath`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpingresspath-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#httpingresspath-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct HTTPIngressPath<'a> {
     bytes: &'a [u8],
@@ -125,7 +125,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressPath<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.HTTPIngressRuleValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#httpingressrulevalue-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#httpingressrulevalue-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct HTTPIngressRuleValue<'a> {
     bytes: &'a [u8],
@@ -211,7 +211,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for HTTPIngressRuleValue<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IPAddress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ipaddress-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ipaddress-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IPAddress<'a> {
     bytes: &'a [u8],
@@ -311,7 +311,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddress<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IPAddressList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ipaddresslist-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ipaddresslist-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IPAddressList<'a> {
     bytes: &'a [u8],
@@ -416,7 +416,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressList<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IPAddressSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ipaddressspec-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ipaddressspec-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IPAddressSpec<'a> {
     bytes: &'a [u8],
@@ -501,7 +501,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IPAddressSpec<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.Ingress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingress-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingress-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Ingress<'a> {
     bytes: &'a [u8],
@@ -610,7 +610,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Ingress<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressBackend`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressbackend-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressbackend-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressBackend<'a> {
     bytes: &'a [u8],
@@ -738,7 +738,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressBackend<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressclass-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressclass-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressClass<'a> {
     bytes: &'a [u8],
@@ -838,7 +838,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClass<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressclasslist-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressclasslist-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressClassList<'a> {
     bytes: &'a [u8],
@@ -943,7 +943,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassList<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressClassParametersReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressclassparametersreference-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressclassparametersreference-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressClassParametersReference<'a> {
     bytes: &'a [u8],
@@ -1098,7 +1098,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassParametersReference<'
 
 /// View of `k8s.io.api.networking.v1beta1.IngressClassSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressclassspec-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressclassspec-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressClassSpec<'a> {
     bytes: &'a [u8],
@@ -1201,7 +1201,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressClassSpec<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingresslist-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingresslist-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressList<'a> {
     bytes: &'a [u8],
@@ -1305,7 +1305,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressList<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressLoadBalancerIngress`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressloadbalanceringress-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressloadbalanceringress-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressLoadBalancerIngress<'a> {
     bytes: &'a [u8],
@@ -1425,7 +1425,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerIngress<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressLoadBalancerStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressloadbalancerstatus-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressloadbalancerstatus-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressLoadBalancerStatus<'a> {
     bytes: &'a [u8],
@@ -1513,7 +1513,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressLoadBalancerStatus<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressPortStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressportstatus-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressportstatus-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressPortStatus<'a> {
     bytes: &'a [u8],
@@ -1628,7 +1628,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressPortStatus<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressrule-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressrule-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressRule<'a> {
     bytes: &'a [u8],
@@ -1734,7 +1734,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRule<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressRuleValue`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressrulevalue-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressrulevalue-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressRuleValue<'a> {
     bytes: &'a [u8],
@@ -1815,7 +1815,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressRuleValue<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressspec-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressspec-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressSpec<'a> {
     bytes: &'a [u8],
@@ -1945,7 +1945,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressSpec<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingressstatus-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingressstatus-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressStatus<'a> {
     bytes: &'a [u8],
@@ -2031,7 +2031,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressStatus<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.IngressTLS`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ingresstls-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ingresstls-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct IngressTLS<'a> {
     bytes: &'a [u8],
@@ -2133,7 +2133,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for IngressTLS<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.ParentReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#parentreference-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#parentreference-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ParentReference<'a> {
     bytes: &'a [u8],
@@ -2271,7 +2271,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ParentReference<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.ServiceCIDR`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicecidr-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicecidr-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceCIDR<'a> {
     bytes: &'a [u8],
@@ -2382,7 +2382,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDR<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.ServiceCIDRList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicecidrlist-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicecidrlist-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceCIDRList<'a> {
     bytes: &'a [u8],
@@ -2487,7 +2487,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRList<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.ServiceCIDRSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicecidrspec-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicecidrspec-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceCIDRSpec<'a> {
     bytes: &'a [u8],
@@ -2572,7 +2572,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServiceCIDRSpec<'a> {
 
 /// View of `k8s.io.api.networking.v1beta1.ServiceCIDRStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#servicecidrstatus-v1beta1-networking-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#servicecidrstatus-v1beta1-networking-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ServiceCIDRStatus<'a> {
     bytes: &'a [u8],

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.node.v1beta1.Overhead`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#overhead-v1beta1-node-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#overhead-v1beta1-node-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Overhead<'a> {
     bytes: &'a [u8],
@@ -107,7 +107,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Overhead<'a> {
 
 /// View of `k8s.io.api.node.v1beta1.RuntimeClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#runtimeclass-v1beta1-node-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#runtimeclass-v1beta1-node-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct RuntimeClass<'a> {
     bytes: &'a [u8],
@@ -240,7 +240,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClass<'a> {
 
 /// View of `k8s.io.api.node.v1beta1.RuntimeClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#runtimeclasslist-v1beta1-node-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#runtimeclasslist-v1beta1-node-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct RuntimeClassList<'a> {
     bytes: &'a [u8],
@@ -345,7 +345,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RuntimeClassList<'a> {
 
 /// View of `k8s.io.api.node.v1beta1.Scheduling`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#scheduling-v1beta1-node-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#scheduling-v1beta1-node-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Scheduling<'a> {
     bytes: &'a [u8],

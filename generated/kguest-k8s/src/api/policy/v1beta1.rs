@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.policy.v1beta1.Eviction`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#eviction-v1beta1-policy)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#eviction-v1beta1-policy)
 #[derive(Clone, Copy, Default)]
 pub struct Eviction<'a> {
     bytes: &'a [u8],
@@ -120,7 +120,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Eviction<'a> {
 
 /// View of `k8s.io.api.policy.v1beta1.PodDisruptionBudget`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddisruptionbudget-v1beta1-policy)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#poddisruptionbudget-v1beta1-policy)
 #[derive(Clone, Copy, Default)]
 pub struct PodDisruptionBudget<'a> {
     bytes: &'a [u8],
@@ -232,7 +232,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudget<'a> {
 
 /// View of `k8s.io.api.policy.v1beta1.PodDisruptionBudgetList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddisruptionbudgetlist-v1beta1-policy)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#poddisruptionbudgetlist-v1beta1-policy)
 #[derive(Clone, Copy, Default)]
 pub struct PodDisruptionBudgetList<'a> {
     bytes: &'a [u8],
@@ -337,7 +337,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudgetList<'a> {
 
 /// View of `k8s.io.api.policy.v1beta1.PodDisruptionBudgetSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddisruptionbudgetspec-v1beta1-policy)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#poddisruptionbudgetspec-v1beta1-policy)
 #[derive(Clone, Copy, Default)]
 pub struct PodDisruptionBudgetSpec<'a> {
     bytes: &'a [u8],
@@ -488,7 +488,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PodDisruptionBudgetSpec<'a> {
 
 /// View of `k8s.io.api.policy.v1beta1.PodDisruptionBudgetStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poddisruptionbudgetstatus-v1beta1-policy)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#poddisruptionbudgetstatus-v1beta1-policy)
 #[derive(Clone, Copy, Default)]
 pub struct PodDisruptionBudgetStatus<'a> {
     bytes: &'a [u8],

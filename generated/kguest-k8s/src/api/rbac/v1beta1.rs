@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.rbac.v1beta1.AggregationRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#aggregationrule-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#aggregationrule-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct AggregationRule<'a> {
     bytes: &'a [u8],
@@ -105,7 +105,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AggregationRule<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.ClusterRole`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clusterrole-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clusterrole-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterRole<'a> {
     bytes: &'a [u8],
@@ -226,7 +226,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterRole<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.ClusterRoleBinding`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clusterrolebinding-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clusterrolebinding-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterRoleBinding<'a> {
     bytes: &'a [u8],
@@ -343,7 +343,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterRoleBinding<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.ClusterRoleBindingList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clusterrolebindinglist-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clusterrolebindinglist-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterRoleBindingList<'a> {
     bytes: &'a [u8],
@@ -448,7 +448,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterRoleBindingList<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.ClusterRoleList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#clusterrolelist-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#clusterrolelist-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ClusterRoleList<'a> {
     bytes: &'a [u8],
@@ -553,7 +553,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ClusterRoleList<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.PolicyRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#policyrule-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#policyrule-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PolicyRule<'a> {
     bytes: &'a [u8],
@@ -698,7 +698,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PolicyRule<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.Role`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#role-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#role-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Role<'a> {
     bytes: &'a [u8],
@@ -801,7 +801,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Role<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.RoleBinding`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rolebinding-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rolebinding-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct RoleBinding<'a> {
     bytes: &'a [u8],
@@ -918,7 +918,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RoleBinding<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.RoleBindingList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rolebindinglist-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rolebindinglist-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct RoleBindingList<'a> {
     bytes: &'a [u8],
@@ -1023,7 +1023,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RoleBindingList<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.RoleList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rolelist-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rolelist-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct RoleList<'a> {
     bytes: &'a [u8],
@@ -1127,7 +1127,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RoleList<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.RoleRef`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#roleref-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#roleref-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct RoleRef<'a> {
     bytes: &'a [u8],
@@ -1246,7 +1246,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RoleRef<'a> {
 
 /// View of `k8s.io.api.rbac.v1beta1.Subject`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#subject-v1beta1-rbac-authorization-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#subject-v1beta1-rbac-authorization-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Subject<'a> {
     bytes: &'a [u8],

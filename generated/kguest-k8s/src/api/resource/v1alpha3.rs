@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.resource.v1alpha3.CELDeviceSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#celdeviceselector-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#celdeviceselector-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CELDeviceSelector<'a> {
     bytes: &'a [u8],
@@ -96,7 +96,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
 
 /// View of `k8s.io.api.resource.v1alpha3.DeviceSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceselector-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceselector-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceSelector<'a> {
     bytes: &'a [u8],
@@ -177,7 +177,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
 
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaint`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaint-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaint-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaint<'a> {
     bytes: &'a [u8],
@@ -320,7 +320,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
 
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrule-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintrule-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintRule<'a> {
     bytes: &'a [u8],
@@ -431,7 +431,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRule<'a> {
 
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulelist-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintrulelist-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintRuleList<'a> {
     bytes: &'a [u8],
@@ -536,7 +536,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleList<'a> {
 
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulespec-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintrulespec-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintRuleSpec<'a> {
     bytes: &'a [u8],
@@ -633,7 +633,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleSpec<'a> {
 
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintRuleStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulestatus-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintrulestatus-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintRuleStatus<'a> {
     bytes: &'a [u8],
@@ -726,7 +726,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleStatus<'a> {
 
 /// View of `k8s.io.api.resource.v1alpha3.DeviceTaintSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintselector-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintselector-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintSelector<'a> {
     bytes: &'a [u8],
@@ -845,9 +845,135 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintSelector<'a> {
     }
 }
 
+/// View of `k8s.io.api.resource.v1alpha3.PartitionTypeStatus`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#partitiontypestatus-v1alpha3-resource-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PartitionTypeStatus<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PartitionTypeStatus<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `type` (field 1).
+    #[inline]
+    pub fn type_(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `type` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn type_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `total` (field 2).
+    #[inline]
+    pub fn total(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 2)
+    }
+
+    /// `allocatable` (field 3).
+    #[inline]
+    pub fn allocatable(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 3)
+    }
+
+    /// `attribute` (field 4).
+    #[inline]
+    pub fn attribute(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 4)
+    }
+
+    /// `attribute` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn attribute_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 4)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.PartitionTypeStatus`, for one-pass reads with [`PartitionTypeStatus::read`].
+impl<'a> PartitionTypeStatus<'a> {
+    /// `type` (field 1).
+    pub const TYPE: Field<Self, codec::Str> = Field::new(1);
+
+    /// `total` (field 2).
+    pub const TOTAL: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `allocatable` (field 3).
+    pub const ALLOCATABLE: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `attribute` (field 4).
+    pub const ATTRIBUTE: Field<Self, codec::Str> = Field::new(4);
+}
+
+impl<'a> View<'a> for PartitionTypeStatus<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::PARTITION_TYPE_STATUS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PartitionTypeStatus<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PartitionTypeStatus")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PartitionTypeStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::TYPE).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TOTAL).map(Item::I32));
+        visitor.field(3, fields.get(2, Self::ALLOCATABLE).map(Item::I32));
+        visitor.field(4, fields.get(3, Self::ATTRIBUTE).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.type_().map(Item::Str));
+        visitor.field(2, self.total().map(Item::I32));
+        visitor.field(3, self.allocatable().map(Item::I32));
+        visitor.field(4, self.attribute().map(Item::Str));
+    }
+}
+
 /// View of `k8s.io.api.resource.v1alpha3.PoolStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#poolstatus-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#poolstatus-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PoolStatus<'a> {
     bytes: &'a [u8],
@@ -948,6 +1074,20 @@ impl<'a> PoolStatus<'a> {
         rt::get::<codec::Bytes>(self.bytes, 10)
     }
 
+    /// `partitionSummary` (field 11).
+    #[inline]
+    pub fn partition_summary(
+        &self,
+    ) -> Repeated<'a, codec::Msg<PartitionTypeStatus<'a>>> {
+        Repeated::new(self.bytes, 11)
+    }
+
+    /// `shareableSummary` (field 13).
+    #[inline]
+    pub fn shareable_summary(&self) -> Option<ShareableSummaryStatus<'a>> {
+        rt::get::<codec::Msg<ShareableSummaryStatus<'a>>>(self.bytes, 13)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -989,6 +1129,16 @@ impl<'a> PoolStatus<'a> {
 
     /// `validationError` (field 10).
     pub const VALIDATION_ERROR: Field<Self, codec::Str> = Field::new(10);
+
+    /// `partitionSummary` (field 11).
+    pub const PARTITION_SUMMARY: Field<
+        Self,
+        Repeated<'a, codec::Msg<PartitionTypeStatus<'a>>>,
+    > = Field::new(11);
+
+    /// `shareableSummary` (field 13).
+    pub const SHAREABLE_SUMMARY: Field<Self, codec::Msg<ShareableSummaryStatus<'a>>> =
+        Field::new(13);
 }
 
 impl<'a> View<'a> for PoolStatus<'a> {
@@ -1020,7 +1170,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PoolStatus<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::POOL_NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));
@@ -1031,6 +1181,17 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PoolStatus<'a> {
         visitor.field(8, fields.get(7, Self::RESOURCE_SLICE_COUNT).map(Item::I32));
         visitor.field(9, fields.get(8, Self::GENERATION).map(Item::I64));
         visitor.field(10, fields.get(9, Self::VALIDATION_ERROR).map(Item::Str));
+        for x in fields.get(10, Self::PARTITION_SUMMARY) {
+            visitor.element(11, Item::Message(&x));
+        }
+        visitor
+            .field(
+                13,
+                fields
+                    .get(11, Self::SHAREABLE_SUMMARY)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -1046,12 +1207,16 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PoolStatus<'a> {
         visitor.field(8, self.resource_slice_count().map(Item::I32));
         visitor.field(9, self.generation().map(Item::I64));
         visitor.field(10, self.validation_error().map(Item::Str));
+        for x in self.partition_summary() {
+            visitor.element(11, Item::Message(&x));
+        }
+        visitor.field(13, self.shareable_summary().as_ref().map(|x| Item::Message(x)));
     }
 }
 
 /// View of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepoolstatusrequest-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcepoolstatusrequest-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourcePoolStatusRequest<'a> {
     bytes: &'a [u8],
@@ -1164,7 +1329,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequest<'a> {
 
 /// View of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepoolstatusrequestlist-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcepoolstatusrequestlist-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourcePoolStatusRequestList<'a> {
     bytes: &'a [u8],
@@ -1271,7 +1436,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestList<'a>
 
 /// View of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepoolstatusrequestspec-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcepoolstatusrequestspec-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourcePoolStatusRequestSpec<'a> {
     bytes: &'a [u8],
@@ -1318,6 +1483,18 @@ impl<'a> ResourcePoolStatusRequestSpec<'a> {
         rt::get::<codec::Int32>(self.bytes, 3)
     }
 
+    /// `defaultPartitionTypeAttribute` (field 4).
+    #[inline]
+    pub fn default_partition_type_attribute(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 4)
+    }
+
+    /// `defaultPartitionTypeAttribute` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn default_partition_type_attribute_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 4)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -1338,6 +1515,9 @@ impl<'a> ResourcePoolStatusRequestSpec<'a> {
 
     /// `limit` (field 3).
     pub const LIMIT: Field<Self, codec::Int32> = Field::new(3);
+
+    /// `defaultPartitionTypeAttribute` (field 4).
+    pub const DEFAULT_PARTITION_TYPE_ATTRIBUTE: Field<Self, codec::Str> = Field::new(4);
 }
 
 impl<'a> View<'a> for ResourcePoolStatusRequestSpec<'a> {
@@ -1369,10 +1549,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestSpec<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::POOL_NAME).map(Item::Str));
         visitor.field(3, fields.get(2, Self::LIMIT).map(Item::I32));
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::DEFAULT_PARTITION_TYPE_ATTRIBUTE).map(Item::Str),
+            );
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -1381,12 +1566,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestSpec<'a>
         visitor.field(1, self.driver().map(Item::Str));
         visitor.field(2, self.pool_name().map(Item::Str));
         visitor.field(3, self.limit().map(Item::I32));
+        visitor.field(4, self.default_partition_type_attribute().map(Item::Str));
     }
 }
 
 /// View of `k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepoolstatusrequeststatus-v1alpha3-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcepoolstatusrequeststatus-v1alpha3-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourcePoolStatusRequestStatus<'a> {
     bytes: &'a [u8],
@@ -1501,6 +1687,260 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePoolStatusRequestStatus<'
             visitor.element(3, Item::Message(&x));
         }
         visitor.field(6, self.pool_count().map(Item::I32));
+    }
+}
+
+/// View of `k8s.io.api.resource.v1alpha3.ShareableCapacityStatus`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#shareablecapacitystatus-v1alpha3-resource-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct ShareableCapacityStatus<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> ShareableCapacityStatus<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `total` (field 2).
+    #[inline]
+    pub fn total(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 2)
+    }
+
+    /// `consumed` (field 3).
+    #[inline]
+    pub fn consumed(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 3)
+    }
+
+    /// `available` (field 4).
+    #[inline]
+    pub fn available(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 4)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.ShareableCapacityStatus`, for one-pass reads with [`ShareableCapacityStatus::read`].
+impl<'a> ShareableCapacityStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `total` (field 2).
+    pub const TOTAL: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `consumed` (field 3).
+    pub const CONSUMED: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+
+    /// `available` (field 4).
+    pub const AVAILABLE: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(4);
+}
+
+impl<'a> View<'a> for ShareableCapacityStatus<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::SHAREABLE_CAPACITY_STATUS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for ShareableCapacityStatus<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("ShareableCapacityStatus")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ShareableCapacityStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TOTAL).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, fields.get(2, Self::CONSUMED).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(3, Self::AVAILABLE).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.total().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.consumed().as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, self.available().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.resource.v1alpha3.ShareableSummaryStatus`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#shareablesummarystatus-v1alpha3-resource-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct ShareableSummaryStatus<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> ShareableSummaryStatus<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `fullyAvailableDevices` (field 1).
+    #[inline]
+    pub fn fully_available_devices(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 1)
+    }
+
+    /// `partiallyAvailableDevices` (field 2).
+    #[inline]
+    pub fn partially_available_devices(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 2)
+    }
+
+    /// `capacity` (field 3).
+    #[inline]
+    pub fn capacity(&self) -> Repeated<'a, codec::Msg<ShareableCapacityStatus<'a>>> {
+        Repeated::new(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1alpha3.ShareableSummaryStatus`, for one-pass reads with [`ShareableSummaryStatus::read`].
+impl<'a> ShareableSummaryStatus<'a> {
+    /// `fullyAvailableDevices` (field 1).
+    pub const FULLY_AVAILABLE_DEVICES: Field<Self, codec::Int32> = Field::new(1);
+
+    /// `partiallyAvailableDevices` (field 2).
+    pub const PARTIALLY_AVAILABLE_DEVICES: Field<Self, codec::Int32> = Field::new(2);
+
+    /// `capacity` (field 3).
+    pub const CAPACITY: Field<
+        Self,
+        Repeated<'a, codec::Msg<ShareableCapacityStatus<'a>>>,
+    > = Field::new(3);
+}
+
+impl<'a> View<'a> for ShareableSummaryStatus<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::SHAREABLE_SUMMARY_STATUS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for ShareableSummaryStatus<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("ShareableSummaryStatus")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for ShareableSummaryStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::FULLY_AVAILABLE_DEVICES).map(Item::I32));
+        visitor
+            .field(2, fields.get(1, Self::PARTIALLY_AVAILABLE_DEVICES).map(Item::I32));
+        for x in fields.get(2, Self::CAPACITY) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.fully_available_devices().map(Item::I32));
+        visitor.field(2, self.partially_available_devices().map(Item::I32));
+        for x in self.capacity() {
+            visitor.element(3, Item::Message(&x));
+        }
     }
 }
 
@@ -1621,6 +2061,18 @@ pub mod _schema {
         ],
     );
 
+    pub static PARTITION_TYPE_STATUS: MessageSchema = MessageSchema::new(
+            "k8s.io.api.resource.v1alpha3.PartitionTypeStatus",
+            JsonForm::Object,
+            &[
+                F::new(1, "type", Label::Singular, Kind::String).always(),
+                F::new(2, "total", Label::Singular, Kind::Int32),
+                F::new(3, "allocatable", Label::Singular, Kind::Int32),
+                F::new(4, "attribute", Label::Singular, Kind::String).always(),
+            ],
+        )
+        .with_json_order(&[3, 0, 1, 2]);
+
     pub static POOL_STATUS: MessageSchema = MessageSchema::new(
             "k8s.io.api.resource.v1alpha3.PoolStatus",
             JsonForm::Object,
@@ -1637,9 +2089,21 @@ pub mod _schema {
                     .always()
                     .emit_empty(),
                 F::new(10, "validationError", Label::Singular, Kind::String),
+                F::new(
+                    11,
+                    "partitionSummary",
+                    Label::Repeated,
+                    Kind::Message(&PARTITION_TYPE_STATUS),
+                ),
+                F::new(
+                    13,
+                    "shareableSummary",
+                    Label::Singular,
+                    Kind::Message(&SHAREABLE_SUMMARY_STATUS),
+                ),
             ],
         )
-        .with_json_order(&[0, 1, 8, 7, 3, 4, 5, 6, 2, 9]);
+        .with_json_order(&[0, 1, 8, 7, 3, 4, 5, 6, 2, 9, 10, 11]);
 
     pub static RESOURCE_POOL_STATUS_REQUEST: MessageSchema = MessageSchema::new(
         "k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequest",
@@ -1701,6 +2165,7 @@ pub mod _schema {
             F::new(1, "driver", Label::Singular, Kind::String).always().emit_empty(),
             F::new(2, "poolName", Label::Singular, Kind::String),
             F::new(3, "limit", Label::Singular, Kind::Int32),
+            F::new(4, "defaultPartitionTypeAttribute", Label::Singular, Kind::String),
         ],
     );
 
@@ -1721,4 +2186,51 @@ pub mod _schema {
             ],
         )
         .with_json_order(&[2, 0, 1]);
+
+    pub static SHAREABLE_CAPACITY_STATUS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.resource.v1alpha3.ShareableCapacityStatus",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always(),
+            F::new(
+                2,
+                "total",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
+            F::new(
+                3,
+                "consumed",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
+            F::new(
+                4,
+                "available",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
+        ],
+    );
+
+    pub static SHAREABLE_SUMMARY_STATUS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.resource.v1alpha3.ShareableSummaryStatus",
+        JsonForm::Object,
+        &[
+            F::new(1, "fullyAvailableDevices", Label::Singular, Kind::Int32),
+            F::new(2, "partiallyAvailableDevices", Label::Singular, Kind::Int32),
+            F::new(
+                3,
+                "capacity",
+                Label::Repeated,
+                Kind::Message(&SHAREABLE_CAPACITY_STATUS),
+            ),
+        ],
+    );
 }

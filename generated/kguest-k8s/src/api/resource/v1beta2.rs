@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.resource.v1beta2.AllocatedDeviceStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#allocateddevicestatus-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#allocateddevicestatus-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct AllocatedDeviceStatus<'a> {
     bytes: &'a [u8],
@@ -202,7 +202,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocatedDeviceStatus<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.AllocationResult`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#allocationresult-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#allocationresult-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct AllocationResult<'a> {
     bytes: &'a [u8],
@@ -328,7 +328,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for AllocationResult<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.CELDeviceSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#celdeviceselector-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#celdeviceselector-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CELDeviceSelector<'a> {
     bytes: &'a [u8],
@@ -415,7 +415,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CELDeviceSelector<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.CapacityRequestPolicy`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#capacityrequestpolicy-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#capacityrequestpolicy-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CapacityRequestPolicy<'a> {
     bytes: &'a [u8],
@@ -543,7 +543,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicy<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.CapacityRequestPolicyRange`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#capacityrequestpolicyrange-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#capacityrequestpolicyrange-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CapacityRequestPolicyRange<'a> {
     bytes: &'a [u8],
@@ -661,7 +661,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequestPolicyRange<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.CapacityRequirements`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#capacityrequirements-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#capacityrequirements-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CapacityRequirements<'a> {
     bytes: &'a [u8],
@@ -759,7 +759,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CapacityRequirements<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.Counter`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#counter-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#counter-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Counter<'a> {
     bytes: &'a [u8],
@@ -845,7 +845,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Counter<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.CounterSet`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#counterset-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#counterset-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CounterSet<'a> {
     bytes: &'a [u8],
@@ -948,7 +948,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CounterSet<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.Device`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#device-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#device-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct Device<'a> {
     bytes: &'a [u8],
@@ -1051,12 +1051,12 @@ impl<'a> Device<'a> {
         rt::get::<codec::Bool>(self.bytes, 12)
     }
 
-    /// `nodeAllocatableResourceMappings` (field 13).
+    /// `nodeAllocatableResources` (field 14).
     #[inline]
-    pub fn node_allocatable_resource_mappings(
+    pub fn node_allocatable_resources(
         &self,
-    ) -> Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>> {
-        Map::new(self.bytes, 13)
+    ) -> Map<'a, codec::Str, codec::Msg<NodeAllocatableResource<'a>>> {
+        Map::new(self.bytes, 14)
     }
 
     /// Reads several fields in one pass over the message: pass a tuple
@@ -1121,11 +1121,11 @@ impl<'a> Device<'a> {
     /// `allowMultipleAllocations` (field 12).
     pub const ALLOW_MULTIPLE_ALLOCATIONS: Field<Self, codec::Bool> = Field::new(12);
 
-    /// `nodeAllocatableResourceMappings` (field 13).
-    pub const NODE_ALLOCATABLE_RESOURCE_MAPPINGS: Field<
+    /// `nodeAllocatableResources` (field 14).
+    pub const NODE_ALLOCATABLE_RESOURCES: Field<
         Self,
-        Map<'a, codec::Str, codec::Msg<NodeAllocatableResourceMapping<'a>>>,
-    > = Field::new(13);
+        Map<'a, codec::Str, codec::Msg<NodeAllocatableResource<'a>>>,
+    > = Field::new(14);
 }
 
 impl<'a> View<'a> for Device<'a> {
@@ -1157,7 +1157,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Device<'a> {
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(
             self.bytes,
-            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14],
         );
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         for (k, v) in fields.get(1, Self::ATTRIBUTES) {
@@ -1188,8 +1188,8 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Device<'a> {
         }
         visitor
             .field(12, fields.get(11, Self::ALLOW_MULTIPLE_ALLOCATIONS).map(Item::Bool));
-        for (k, v) in fields.get(12, Self::NODE_ALLOCATABLE_RESOURCE_MAPPINGS) {
-            visitor.entry(13, Item::Str(k), Item::Message(&v));
+        for (k, v) in fields.get(12, Self::NODE_ALLOCATABLE_RESOURCES) {
+            visitor.entry(14, Item::Str(k), Item::Message(&v));
         }
     }
 
@@ -1220,15 +1220,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Device<'a> {
             visitor.element(11, Item::Str(x));
         }
         visitor.field(12, self.allow_multiple_allocations().map(Item::Bool));
-        for (k, v) in self.node_allocatable_resource_mappings() {
-            visitor.entry(13, Item::Str(k), Item::Message(&v));
+        for (k, v) in self.node_allocatable_resources() {
+            visitor.entry(14, Item::Str(k), Item::Message(&v));
         }
     }
 }
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceAllocationConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceallocationconfiguration-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceallocationconfiguration-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceAllocationConfiguration<'a> {
     bytes: &'a [u8],
@@ -1349,7 +1349,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationConfiguration<'a>
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceAllocationResult`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceallocationresult-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceallocationresult-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceAllocationResult<'a> {
     bytes: &'a [u8],
@@ -1457,7 +1457,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAllocationResult<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceAttribute`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceattribute-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceattribute-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceAttribute<'a> {
     bytes: &'a [u8],
@@ -1643,7 +1643,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceAttribute<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceCapacity`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicecapacity-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicecapacity-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceCapacity<'a> {
     bytes: &'a [u8],
@@ -1747,7 +1747,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCapacity<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceClaim`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceclaim-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceclaim-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceClaim<'a> {
     bytes: &'a [u8],
@@ -1867,7 +1867,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaim<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceClaimConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceclaimconfiguration-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceclaimconfiguration-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceClaimConfiguration<'a> {
     bytes: &'a [u8],
@@ -1971,7 +1971,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClaimConfiguration<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceclass-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceclass-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceClass<'a> {
     bytes: &'a [u8],
@@ -2071,7 +2071,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClass<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceClassConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceclassconfiguration-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceclassconfiguration-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceClassConfiguration<'a> {
     bytes: &'a [u8],
@@ -2160,7 +2160,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassConfiguration<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceclasslist-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceclasslist-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceClassList<'a> {
     bytes: &'a [u8],
@@ -2265,7 +2265,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassList<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceClassSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceclassspec-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceclassspec-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceClassSpec<'a> {
     bytes: &'a [u8],
@@ -2386,7 +2386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceClassSpec<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceconfiguration-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceconfiguration-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceConfiguration<'a> {
     bytes: &'a [u8],
@@ -2468,7 +2468,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConfiguration<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceConstraint`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceconstraint-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceconstraint-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceConstraint<'a> {
     bytes: &'a [u8],
@@ -2587,7 +2587,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceConstraint<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceCounterConsumption`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicecounterconsumption-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicecounterconsumption-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceCounterConsumption<'a> {
     bytes: &'a [u8],
@@ -2622,6 +2622,12 @@ impl<'a> DeviceCounterConsumption<'a> {
         Map::new(self.bytes, 2)
     }
 
+    /// `compatibilityGroups` (field 3).
+    #[inline]
+    pub fn compatibility_groups(&self) -> Repeated<'a, codec::Str> {
+        Repeated::new(self.bytes, 3)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -2640,6 +2646,10 @@ impl<'a> DeviceCounterConsumption<'a> {
     /// `counters` (field 2).
     pub const COUNTERS: Field<Self, Map<'a, codec::Str, codec::Msg<Counter<'a>>>> =
         Field::new(2);
+
+    /// `compatibilityGroups` (field 3).
+    pub const COMPATIBILITY_GROUPS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(3);
 }
 
 impl<'a> View<'a> for DeviceCounterConsumption<'a> {
@@ -2671,10 +2681,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCounterConsumption<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor.field(1, fields.get(0, Self::COUNTER_SET).map(Item::Str));
         for (k, v) in fields.get(1, Self::COUNTERS) {
             visitor.entry(2, Item::Str(k), Item::Message(&v));
+        }
+        for x in fields.get(2, Self::COMPATIBILITY_GROUPS) {
+            visitor.element(3, Item::Str(x));
         }
     }
 
@@ -2685,12 +2698,119 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceCounterConsumption<'a> {
         for (k, v) in self.counters() {
             visitor.entry(2, Item::Str(k), Item::Message(&v));
         }
+        for x in self.compatibility_groups() {
+            visitor.element(3, Item::Str(x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.resource.v1beta2.DeviceDerivedAttribute`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicederivedattribute-v1beta2-resource-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct DeviceDerivedAttribute<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> DeviceDerivedAttribute<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `expression` (field 2).
+    #[inline]
+    pub fn expression(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `expression` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn expression_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.DeviceDerivedAttribute`, for one-pass reads with [`DeviceDerivedAttribute::read`].
+impl<'a> DeviceDerivedAttribute<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `expression` (field 2).
+    pub const EXPRESSION: Field<Self, codec::Str> = Field::new(2);
+}
+
+impl<'a> View<'a> for DeviceDerivedAttribute<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::DEVICE_DERIVED_ATTRIBUTE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for DeviceDerivedAttribute<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("DeviceDerivedAttribute")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceDerivedAttribute<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::EXPRESSION).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.expression().map(Item::Str));
     }
 }
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicerequest-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicerequest-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceRequest<'a> {
     bytes: &'a [u8],
@@ -2807,7 +2927,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequest<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceRequestAllocationResult`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicerequestallocationresult-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicerequestallocationresult-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceRequestAllocationResult<'a> {
     bytes: &'a [u8],
@@ -2920,6 +3040,12 @@ impl<'a> DeviceRequestAllocationResult<'a> {
         Map::new(self.bytes, 10)
     }
 
+    /// `skipNodeOperations` (field 11).
+    #[inline]
+    pub fn skip_node_operations(&self) -> Repeated<'a, codec::Str> {
+        Repeated::new(self.bytes, 11)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -2970,6 +3096,10 @@ impl<'a> DeviceRequestAllocationResult<'a> {
             codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
         >,
     > = Field::new(10);
+
+    /// `skipNodeOperations` (field 11).
+    pub const SKIP_NODE_OPERATIONS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(11);
 }
 
 impl<'a> View<'a> for DeviceRequestAllocationResult<'a> {
@@ -3001,7 +3131,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequestAllocationResult<'a>
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         visitor.field(1, fields.get(0, Self::REQUEST).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DRIVER).map(Item::Str));
         visitor.field(3, fields.get(2, Self::POOL).map(Item::Str));
@@ -3019,6 +3149,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequestAllocationResult<'a>
         visitor.field(9, fields.get(8, Self::SHARE_ID).map(Item::Str));
         for (k, v) in fields.get(9, Self::CONSUMED_CAPACITY) {
             visitor.entry(10, Item::Str(k), Item::Message(&v));
+        }
+        for x in fields.get(10, Self::SKIP_NODE_OPERATIONS) {
+            visitor.element(11, Item::Str(x));
         }
     }
 
@@ -3043,12 +3176,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceRequestAllocationResult<'a>
         for (k, v) in self.consumed_capacity() {
             visitor.entry(10, Item::Str(k), Item::Message(&v));
         }
+        for x in self.skip_node_operations() {
+            visitor.element(11, Item::Str(x));
+        }
     }
 }
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deviceselector-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deviceselector-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceSelector<'a> {
     bytes: &'a [u8],
@@ -3129,7 +3265,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSelector<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceSubRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicesubrequest-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicesubrequest-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceSubRequest<'a> {
     bytes: &'a [u8],
@@ -3206,6 +3342,14 @@ impl<'a> DeviceSubRequest<'a> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 7)
     }
 
+    /// `derivedAttributes` (field 8).
+    #[inline]
+    pub fn derived_attributes(
+        &self,
+    ) -> Repeated<'a, codec::Msg<DeviceDerivedAttribute<'a>>> {
+        Repeated::new(self.bytes, 8)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -3241,6 +3385,12 @@ impl<'a> DeviceSubRequest<'a> {
     /// `capacity` (field 7).
     pub const CAPACITY: Field<Self, codec::Msg<CapacityRequirements<'a>>> =
         Field::new(7);
+
+    /// `derivedAttributes` (field 8).
+    pub const DERIVED_ATTRIBUTES: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceDerivedAttribute<'a>>>,
+    > = Field::new(8);
 }
 
 impl<'a> View<'a> for DeviceSubRequest<'a> {
@@ -3272,7 +3422,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSubRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
         visitor.field(2, fields.get(1, Self::DEVICE_CLASS_NAME).map(Item::Str));
         for x in fields.get(2, Self::SELECTORS) {
@@ -3285,6 +3435,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSubRequest<'a> {
         }
         visitor
             .field(7, fields.get(6, Self::CAPACITY).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(7, Self::DERIVED_ATTRIBUTES) {
+            visitor.element(8, Item::Message(&x));
+        }
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -3301,12 +3454,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceSubRequest<'a> {
             visitor.element(6, Item::Message(&x));
         }
         visitor.field(7, self.capacity().as_ref().map(|x| Item::Message(x)));
+        for x in self.derived_attributes() {
+            visitor.element(8, Item::Message(&x));
+        }
     }
 }
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceTaint`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaint-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaint-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaint<'a> {
     bytes: &'a [u8],
@@ -3449,7 +3605,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaint<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceTaintRule`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrule-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintrule-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintRule<'a> {
     bytes: &'a [u8],
@@ -3560,7 +3716,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRule<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceTaintRuleList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulelist-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintrulelist-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintRuleList<'a> {
     bytes: &'a [u8],
@@ -3665,7 +3821,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleList<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceTaintRuleSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulespec-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintrulespec-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintRuleSpec<'a> {
     bytes: &'a [u8],
@@ -3762,7 +3918,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleSpec<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceTaintRuleStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintrulestatus-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintrulestatus-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintRuleStatus<'a> {
     bytes: &'a [u8],
@@ -3855,7 +4011,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintRuleStatus<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceTaintSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetaintselector-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetaintselector-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceTaintSelector<'a> {
     bytes: &'a [u8],
@@ -3976,7 +4132,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceTaintSelector<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.DeviceToleration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#devicetoleration-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#devicetoleration-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct DeviceToleration<'a> {
     bytes: &'a [u8],
@@ -4125,7 +4281,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeviceToleration<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ExactDeviceRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#exactdevicerequest-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#exactdevicerequest-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ExactDeviceRequest<'a> {
     bytes: &'a [u8],
@@ -4196,6 +4352,14 @@ impl<'a> ExactDeviceRequest<'a> {
         rt::get::<codec::Msg<CapacityRequirements<'a>>>(self.bytes, 7)
     }
 
+    /// `derivedAttributes` (field 8).
+    #[inline]
+    pub fn derived_attributes(
+        &self,
+    ) -> Repeated<'a, codec::Msg<DeviceDerivedAttribute<'a>>> {
+        Repeated::new(self.bytes, 8)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -4231,6 +4395,12 @@ impl<'a> ExactDeviceRequest<'a> {
     /// `capacity` (field 7).
     pub const CAPACITY: Field<Self, codec::Msg<CapacityRequirements<'a>>> =
         Field::new(7);
+
+    /// `derivedAttributes` (field 8).
+    pub const DERIVED_ATTRIBUTES: Field<
+        Self,
+        Repeated<'a, codec::Msg<DeviceDerivedAttribute<'a>>>,
+    > = Field::new(8);
 }
 
 impl<'a> View<'a> for ExactDeviceRequest<'a> {
@@ -4262,7 +4432,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExactDeviceRequest<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
         visitor.field(1, fields.get(0, Self::DEVICE_CLASS_NAME).map(Item::Str));
         for x in fields.get(1, Self::SELECTORS) {
             visitor.element(2, Item::Message(&x));
@@ -4275,6 +4445,9 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExactDeviceRequest<'a> {
         }
         visitor
             .field(7, fields.get(6, Self::CAPACITY).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(7, Self::DERIVED_ATTRIBUTES) {
+            visitor.element(8, Item::Message(&x));
+        }
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -4291,12 +4464,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ExactDeviceRequest<'a> {
             visitor.element(6, Item::Message(&x));
         }
         visitor.field(7, self.capacity().as_ref().map(|x| Item::Message(x)));
+        for x in self.derived_attributes() {
+            visitor.element(8, Item::Message(&x));
+        }
     }
 }
 
 /// View of `k8s.io.api.resource.v1beta2.NetworkDeviceData`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#networkdevicedata-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#networkdevicedata-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct NetworkDeviceData<'a> {
     bytes: &'a [u8],
@@ -4413,15 +4589,15 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NetworkDeviceData<'a> {
     }
 }
 
-/// View of `k8s.io.api.resource.v1beta2.NodeAllocatableResourceMapping`.
+/// View of `k8s.io.api.resource.v1beta2.NodeAllocatableMapping`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#nodeallocatableresourcemapping-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeallocatablemapping-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
-pub struct NodeAllocatableResourceMapping<'a> {
+pub struct NodeAllocatableMapping<'a> {
     bytes: &'a [u8],
 }
 
-impl<'a> NodeAllocatableResourceMapping<'a> {
+impl<'a> NodeAllocatableMapping<'a> {
     /// Wraps the encoded message; nothing is read until an accessor runs.
     pub const fn from_bytes(bytes: &'a [u8]) -> Self {
         Self { bytes }
@@ -4444,9 +4620,141 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
         rt::get::<codec::Bytes>(self.bytes, 1)
     }
 
-    /// `allocationMultiplier` (field 2).
+    /// `capacityMultiplier` (field 2).
     #[inline]
-    pub fn allocation_multiplier(
+    pub fn capacity_multiplier(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 2)
+    }
+
+    /// `deviceMultiplier` (field 3).
+    #[inline]
+    pub fn device_multiplier(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.NodeAllocatableMapping`, for one-pass reads with [`NodeAllocatableMapping::read`].
+impl<'a> NodeAllocatableMapping<'a> {
+    /// `capacityKey` (field 1).
+    pub const CAPACITY_KEY: Field<Self, codec::Str> = Field::new(1);
+
+    /// `capacityMultiplier` (field 2).
+    pub const CAPACITY_MULTIPLIER: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(2);
+
+    /// `deviceMultiplier` (field 3).
+    pub const DEVICE_MULTIPLIER: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(3);
+}
+
+impl<'a> View<'a> for NodeAllocatableMapping<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::NODE_ALLOCATABLE_MAPPING;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for NodeAllocatableMapping<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("NodeAllocatableMapping")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableMapping<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::CAPACITY_KEY).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields
+                    .get(1, Self::CAPACITY_MULTIPLIER)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::DEVICE_MULTIPLIER).as_ref().map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.capacity_key().map(Item::Str));
+        visitor.field(2, self.capacity_multiplier().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.device_multiplier().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.resource.v1beta2.NodeAllocatableOverhead`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeallocatableoverhead-v1beta2-resource-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct NodeAllocatableOverhead<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> NodeAllocatableOverhead<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `perPod` (field 1).
+    #[inline]
+    pub fn per_pod(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `perContainer` (field 2).
+    #[inline]
+    pub fn per_container(
         &self,
     ) -> Option<crate::apimachinery::pkg::api::resource::Quantity<'a>> {
         rt::get::<
@@ -4464,20 +4772,23 @@ impl<'a> NodeAllocatableResourceMapping<'a> {
     }
 }
 
-/// The fields of `k8s.io.api.resource.v1beta2.NodeAllocatableResourceMapping`, for one-pass reads with [`NodeAllocatableResourceMapping::read`].
-impl<'a> NodeAllocatableResourceMapping<'a> {
-    /// `capacityKey` (field 1).
-    pub const CAPACITY_KEY: Field<Self, codec::Str> = Field::new(1);
+/// The fields of `k8s.io.api.resource.v1beta2.NodeAllocatableOverhead`, for one-pass reads with [`NodeAllocatableOverhead::read`].
+impl<'a> NodeAllocatableOverhead<'a> {
+    /// `perPod` (field 1).
+    pub const PER_POD: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
+    > = Field::new(1);
 
-    /// `allocationMultiplier` (field 2).
-    pub const ALLOCATION_MULTIPLIER: Field<
+    /// `perContainer` (field 2).
+    pub const PER_CONTAINER: Field<
         Self,
         codec::Msg<crate::apimachinery::pkg::api::resource::Quantity<'a>>,
     > = Field::new(2);
 }
 
-impl<'a> View<'a> for NodeAllocatableResourceMapping<'a> {
-    const SCHEMA: &'static MessageSchema = &_schema::NODE_ALLOCATABLE_RESOURCE_MAPPING;
+impl<'a> View<'a> for NodeAllocatableOverhead<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::NODE_ALLOCATABLE_OVERHEAD;
 
     fn from_bytes(bytes: &'a [u8]) -> Self {
         Self { bytes }
@@ -4488,16 +4799,16 @@ impl<'a> View<'a> for NodeAllocatableResourceMapping<'a> {
     }
 }
 
-impl ::core::fmt::Debug for NodeAllocatableResourceMapping<'_> {
+impl ::core::fmt::Debug for NodeAllocatableOverhead<'_> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("NodeAllocatableResourceMapping")
+        f.debug_struct("NodeAllocatableOverhead")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
     }
 }
 
 #[cfg(feature = "reflect")]
-impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceMapping<'a> {
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableOverhead<'a> {
     fn schema(&self) -> &'static MessageSchema {
         <Self as View<'a>>::SCHEMA
     }
@@ -4506,29 +4817,122 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResourceMapping<'a
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
         let fields = rt::Scan::new(self.bytes, &[1, 2]);
-        visitor.field(1, fields.get(0, Self::CAPACITY_KEY).map(Item::Str));
+        visitor
+            .field(1, fields.get(0, Self::PER_POD).as_ref().map(|x| Item::Message(x)));
         visitor
             .field(
                 2,
-                fields
-                    .get(1, Self::ALLOCATION_MULTIPLIER)
-                    .as_ref()
-                    .map(|x| Item::Message(x)),
+                fields.get(1, Self::PER_CONTAINER).as_ref().map(|x| Item::Message(x)),
             );
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        visitor.field(1, self.capacity_key().map(Item::Str));
+        visitor.field(1, self.per_pod().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.per_container().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.resource.v1beta2.NodeAllocatableResource`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#nodeallocatableresource-v1beta2-resource-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct NodeAllocatableResource<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> NodeAllocatableResource<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `mapping` (field 3).
+    #[inline]
+    pub fn mapping(&self) -> Option<NodeAllocatableMapping<'a>> {
+        rt::get::<codec::Msg<NodeAllocatableMapping<'a>>>(self.bytes, 3)
+    }
+
+    /// `overhead` (field 4).
+    #[inline]
+    pub fn overhead(&self) -> Option<NodeAllocatableOverhead<'a>> {
+        rt::get::<codec::Msg<NodeAllocatableOverhead<'a>>>(self.bytes, 4)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.resource.v1beta2.NodeAllocatableResource`, for one-pass reads with [`NodeAllocatableResource::read`].
+impl<'a> NodeAllocatableResource<'a> {
+    /// `mapping` (field 3).
+    pub const MAPPING: Field<Self, codec::Msg<NodeAllocatableMapping<'a>>> =
+        Field::new(3);
+
+    /// `overhead` (field 4).
+    pub const OVERHEAD: Field<Self, codec::Msg<NodeAllocatableOverhead<'a>>> =
+        Field::new(4);
+}
+
+impl<'a> View<'a> for NodeAllocatableResource<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::NODE_ALLOCATABLE_RESOURCE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for NodeAllocatableResource<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("NodeAllocatableResource")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for NodeAllocatableResource<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[3, 4]);
         visitor
-            .field(2, self.allocation_multiplier().as_ref().map(|x| Item::Message(x)));
+            .field(3, fields.get(0, Self::MAPPING).as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, fields.get(1, Self::OVERHEAD).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(3, self.mapping().as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, self.overhead().as_ref().map(|x| Item::Message(x)));
     }
 }
 
 /// View of `k8s.io.api.resource.v1beta2.OpaqueDeviceConfiguration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#opaquedeviceconfiguration-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#opaquedeviceconfiguration-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct OpaqueDeviceConfiguration<'a> {
     bytes: &'a [u8],
@@ -4637,7 +5041,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for OpaqueDeviceConfiguration<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceClaim`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaim-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaim-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaim<'a> {
     bytes: &'a [u8],
@@ -4748,7 +5152,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaim<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceClaimConsumerReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimconsumerreference-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaimconsumerreference-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaimConsumerReference<'a> {
     bytes: &'a [u8],
@@ -4886,7 +5290,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimConsumerReference<'a
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceClaimList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimlist-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaimlist-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaimList<'a> {
     bytes: &'a [u8],
@@ -4991,7 +5395,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimList<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceClaimSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimspec-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaimspec-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaimSpec<'a> {
     bytes: &'a [u8],
@@ -5073,7 +5477,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimSpec<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceClaimStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimstatus-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaimstatus-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaimStatus<'a> {
     bytes: &'a [u8],
@@ -5196,7 +5600,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimStatus<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceClaimTemplate`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimtemplate-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaimtemplate-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaimTemplate<'a> {
     bytes: &'a [u8],
@@ -5297,7 +5701,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplate<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceClaimTemplateList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimtemplatelist-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaimtemplatelist-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaimTemplateList<'a> {
     bytes: &'a [u8],
@@ -5402,7 +5806,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateList<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceClaimTemplateSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceclaimtemplatespec-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceclaimtemplatespec-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceClaimTemplateSpec<'a> {
     bytes: &'a [u8],
@@ -5502,7 +5906,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceClaimTemplateSpec<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourcePool`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourcepool-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourcepool-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourcePool<'a> {
     bytes: &'a [u8],
@@ -5611,7 +6015,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourcePool<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceSlice`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceslice-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceslice-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceSlice<'a> {
     bytes: &'a [u8],
@@ -5711,7 +6115,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSlice<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceSliceList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceslicelist-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceslicelist-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceSliceList<'a> {
     bytes: &'a [u8],
@@ -5816,7 +6220,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceList<'a> {
 
 /// View of `k8s.io.api.resource.v1beta2.ResourceSliceSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#resourceslicespec-v1beta2-resource-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#resourceslicespec-v1beta2-resource-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct ResourceSliceSpec<'a> {
     bytes: &'a [u8],
@@ -5893,6 +6297,24 @@ impl<'a> ResourceSliceSpec<'a> {
         Repeated::new(self.bytes, 8)
     }
 
+    /// `partitionTypeAttribute` (field 9).
+    #[inline]
+    pub fn partition_type_attribute(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 9)
+    }
+
+    /// `partitionTypeAttribute` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn partition_type_attribute_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 9)
+    }
+
+    /// `skipNodeOperations` (field 10).
+    #[inline]
+    pub fn skip_node_operations(&self) -> Repeated<'a, codec::Str> {
+        Repeated::new(self.bytes, 10)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -5932,6 +6354,13 @@ impl<'a> ResourceSliceSpec<'a> {
     /// `sharedCounters` (field 8).
     pub const SHARED_COUNTERS: Field<Self, Repeated<'a, codec::Msg<CounterSet<'a>>>> =
         Field::new(8);
+
+    /// `partitionTypeAttribute` (field 9).
+    pub const PARTITION_TYPE_ATTRIBUTE: Field<Self, codec::Str> = Field::new(9);
+
+    /// `skipNodeOperations` (field 10).
+    pub const SKIP_NODE_OPERATIONS: Field<Self, Repeated<'a, codec::Str>> =
+        Field::new(10);
 }
 
 impl<'a> View<'a> for ResourceSliceSpec<'a> {
@@ -5963,7 +6392,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceSpec<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         visitor.field(1, fields.get(0, Self::DRIVER).map(Item::Str));
         visitor.field(2, fields.get(1, Self::POOL).as_ref().map(|x| Item::Message(x)));
         visitor.field(3, fields.get(2, Self::NODE_NAME).map(Item::Str));
@@ -5979,6 +6408,10 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceSpec<'a> {
         visitor.field(7, fields.get(6, Self::PER_DEVICE_NODE_SELECTION).map(Item::Bool));
         for x in fields.get(7, Self::SHARED_COUNTERS) {
             visitor.element(8, Item::Message(&x));
+        }
+        visitor.field(9, fields.get(8, Self::PARTITION_TYPE_ATTRIBUTE).map(Item::Str));
+        for x in fields.get(9, Self::SKIP_NODE_OPERATIONS) {
+            visitor.element(10, Item::Str(x));
         }
     }
 
@@ -5996,6 +6429,10 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ResourceSliceSpec<'a> {
         visitor.field(7, self.per_device_node_selection().map(Item::Bool));
         for x in self.shared_counters() {
             visitor.element(8, Item::Message(&x));
+        }
+        visitor.field(9, self.partition_type_attribute().map(Item::Str));
+        for x in self.skip_node_operations() {
+            visitor.element(10, Item::Str(x));
         }
     }
 }
@@ -6226,10 +6663,10 @@ pub mod _schema {
             F::new(11, "bindingFailureConditions", Label::Repeated, Kind::String),
             F::new(12, "allowMultipleAllocations", Label::Singular, Kind::Bool),
             F::new(
-                13,
-                "nodeAllocatableResourceMappings",
+                14,
+                "nodeAllocatableResources",
                 Label::Map,
-                Kind::Message(&DEVICE_NODE_ALLOCATABLE_RESOURCE_MAPPINGS_ENTRY),
+                Kind::Message(&DEVICE_NODE_ALLOCATABLE_RESOURCES_ENTRY),
             ),
         ],
     );
@@ -6253,8 +6690,8 @@ pub mod _schema {
         ],
     );
 
-    pub static DEVICE_NODE_ALLOCATABLE_RESOURCE_MAPPINGS_ENTRY: MessageSchema = MessageSchema::new(
-        "k8s.io.api.resource.v1beta2.Device.NodeAllocatableResourceMappingsEntry",
+    pub static DEVICE_NODE_ALLOCATABLE_RESOURCES_ENTRY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.resource.v1beta2.Device.NodeAllocatableResourcesEntry",
         JsonForm::Object,
         &[
             F::new(1, "key", Label::Singular, Kind::String).always(),
@@ -6262,7 +6699,7 @@ pub mod _schema {
                     2,
                     "value",
                     Label::Singular,
-                    Kind::Message(&NODE_ALLOCATABLE_RESOURCE_MAPPING),
+                    Kind::Message(&NODE_ALLOCATABLE_RESOURCE),
                 )
                 .always(),
         ],
@@ -6475,6 +6912,7 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&DEVICE_COUNTER_CONSUMPTION_COUNTERS_ENTRY),
             ),
+            F::new(3, "compatibilityGroups", Label::Repeated, Kind::String),
         ],
     );
 
@@ -6484,6 +6922,15 @@ pub mod _schema {
         &[
             F::new(1, "key", Label::Singular, Kind::String).always(),
             F::new(2, "value", Label::Singular, Kind::Message(&COUNTER)).always(),
+        ],
+    );
+
+    pub static DEVICE_DERIVED_ATTRIBUTE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.resource.v1beta2.DeviceDerivedAttribute",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "expression", Label::Singular, Kind::String).always().emit_empty(),
         ],
     );
 
@@ -6521,6 +6968,7 @@ pub mod _schema {
                 Label::Map,
                 Kind::Message(&DEVICE_REQUEST_ALLOCATION_RESULT_CONSUMED_CAPACITY_ENTRY),
             ),
+            F::new(11, "skipNodeOperations", Label::Repeated, Kind::String),
         ],
     );
 
@@ -6559,7 +7007,18 @@ pub mod _schema {
             F::new(4, "allocationMode", Label::Singular, Kind::String).always(),
             F::new(5, "count", Label::Singular, Kind::Int64).always(),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
-            F::new(7, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS)),
+            F::new(
+                7,
+                "capacity",
+                Label::Singular,
+                Kind::Message(&CAPACITY_REQUIREMENTS),
+            ),
+            F::new(
+                8,
+                "derivedAttributes",
+                Label::Repeated,
+                Kind::Message(&DEVICE_DERIVED_ATTRIBUTE),
+            ),
         ],
     );
 
@@ -6686,7 +7145,18 @@ pub mod _schema {
             F::new(4, "count", Label::Singular, Kind::Int64).always(),
             F::new(5, "adminAccess", Label::Singular, Kind::Bool),
             F::new(6, "tolerations", Label::Repeated, Kind::Message(&DEVICE_TOLERATION)),
-            F::new(7, "capacity", Label::Singular, Kind::Message(&CAPACITY_REQUIREMENTS)),
+            F::new(
+                7,
+                "capacity",
+                Label::Singular,
+                Kind::Message(&CAPACITY_REQUIREMENTS),
+            ),
+            F::new(
+                8,
+                "derivedAttributes",
+                Label::Repeated,
+                Kind::Message(&DEVICE_DERIVED_ATTRIBUTE),
+            ),
         ],
     );
 
@@ -6700,18 +7170,68 @@ pub mod _schema {
         ],
     );
 
-    pub static NODE_ALLOCATABLE_RESOURCE_MAPPING: MessageSchema = MessageSchema::new(
-        "k8s.io.api.resource.v1beta2.NodeAllocatableResourceMapping",
+    pub static NODE_ALLOCATABLE_MAPPING: MessageSchema = MessageSchema::new(
+        "k8s.io.api.resource.v1beta2.NodeAllocatableMapping",
         JsonForm::Object,
         &[
             F::new(1, "capacityKey", Label::Singular, Kind::String),
             F::new(
                 2,
-                "allocationMultiplier",
+                "capacityMultiplier",
                 Label::Singular,
                 Kind::Message(
                     &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
                 ),
+            ),
+            F::new(
+                3,
+                "deviceMultiplier",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
+        ],
+    );
+
+    pub static NODE_ALLOCATABLE_OVERHEAD: MessageSchema = MessageSchema::new(
+        "k8s.io.api.resource.v1beta2.NodeAllocatableOverhead",
+        JsonForm::Object,
+        &[
+            F::new(
+                1,
+                "perPod",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
+            F::new(
+                2,
+                "perContainer",
+                Label::Singular,
+                Kind::Message(
+                    &crate::apimachinery::pkg::api::resource::_schema::QUANTITY,
+                ),
+            ),
+        ],
+    );
+
+    pub static NODE_ALLOCATABLE_RESOURCE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.resource.v1beta2.NodeAllocatableResource",
+        JsonForm::Object,
+        &[
+            F::new(
+                3,
+                "mapping",
+                Label::Singular,
+                Kind::Message(&NODE_ALLOCATABLE_MAPPING),
+            ),
+            F::new(
+                4,
+                "overhead",
+                Label::Singular,
+                Kind::Message(&NODE_ALLOCATABLE_OVERHEAD),
             ),
         ],
     );
@@ -6943,6 +7463,8 @@ pub mod _schema {
             F::new(6, "devices", Label::Repeated, Kind::Message(&DEVICE)),
             F::new(7, "perDeviceNodeSelection", Label::Singular, Kind::Bool),
             F::new(8, "sharedCounters", Label::Repeated, Kind::Message(&COUNTER_SET)),
+            F::new(9, "partitionTypeAttribute", Label::Singular, Kind::String),
+            F::new(10, "skipNodeOperations", Label::Repeated, Kind::String),
         ],
     );
 }

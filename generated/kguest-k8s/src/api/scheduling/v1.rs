@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.scheduling.v1.PriorityClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#priorityclass-v1-scheduling-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#priorityclass-v1-scheduling-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityClass<'a> {
     bytes: &'a [u8],
@@ -154,7 +154,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityClass<'a> {
 
 /// View of `k8s.io.api.scheduling.v1.PriorityClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#priorityclasslist-v1-scheduling-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#priorityclasslist-v1-scheduling-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityClassList<'a> {
     bytes: &'a [u8],

@@ -7,9 +7,2158 @@ use kguest_wire::{
     Field, FieldSet, Map, Repeated, View, codec, rt, schema::MessageSchema,
 };
 
+/// View of `k8s.io.api.scheduling.v1beta1.AllCompositeDisruptionMode`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#allcompositedisruptionmode-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct AllCompositeDisruptionMode<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> AllCompositeDisruptionMode<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<'a> View<'a> for AllCompositeDisruptionMode<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::ALL_COMPOSITE_DISRUPTION_MODE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for AllCompositeDisruptionMode<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("AllCompositeDisruptionMode")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AllCompositeDisruptionMode<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.AllDisruptionMode`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#alldisruptionmode-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct AllDisruptionMode<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> AllDisruptionMode<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<'a> View<'a> for AllDisruptionMode<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::ALL_DISRUPTION_MODE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for AllDisruptionMode<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("AllDisruptionMode")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for AllDisruptionMode<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.BasicSchedulingPolicy`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#basicschedulingpolicy-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct BasicSchedulingPolicy<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> BasicSchedulingPolicy<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<'a> View<'a> for BasicSchedulingPolicy<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::BASIC_SCHEDULING_POLICY;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for BasicSchedulingPolicy<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("BasicSchedulingPolicy")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for BasicSchedulingPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.CompositeBasicSchedulingPolicy`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#compositebasicschedulingpolicy-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct CompositeBasicSchedulingPolicy<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> CompositeBasicSchedulingPolicy<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<'a> View<'a> for CompositeBasicSchedulingPolicy<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::COMPOSITE_BASIC_SCHEDULING_POLICY;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for CompositeBasicSchedulingPolicy<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CompositeBasicSchedulingPolicy")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CompositeBasicSchedulingPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.CompositeDisruptionMode`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#compositedisruptionmode-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct CompositeDisruptionMode<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> CompositeDisruptionMode<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `single` (field 1).
+    #[inline]
+    pub fn single(&self) -> Option<SingleCompositeDisruptionMode<'a>> {
+        rt::get::<codec::Msg<SingleCompositeDisruptionMode<'a>>>(self.bytes, 1)
+    }
+
+    /// `all` (field 2).
+    #[inline]
+    pub fn all(&self) -> Option<AllCompositeDisruptionMode<'a>> {
+        rt::get::<codec::Msg<AllCompositeDisruptionMode<'a>>>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.CompositeDisruptionMode`, for one-pass reads with [`CompositeDisruptionMode::read`].
+impl<'a> CompositeDisruptionMode<'a> {
+    /// `single` (field 1).
+    pub const SINGLE: Field<Self, codec::Msg<SingleCompositeDisruptionMode<'a>>> =
+        Field::new(1);
+
+    /// `all` (field 2).
+    pub const ALL: Field<Self, codec::Msg<AllCompositeDisruptionMode<'a>>> =
+        Field::new(2);
+}
+
+impl<'a> View<'a> for CompositeDisruptionMode<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::COMPOSITE_DISRUPTION_MODE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for CompositeDisruptionMode<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CompositeDisruptionMode")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CompositeDisruptionMode<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SINGLE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::ALL).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.single().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.all().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.CompositeGangSchedulingPolicy`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#compositegangschedulingpolicy-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct CompositeGangSchedulingPolicy<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> CompositeGangSchedulingPolicy<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `minGroupCount` (field 1).
+    #[inline]
+    pub fn min_group_count(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 1)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.CompositeGangSchedulingPolicy`, for one-pass reads with [`CompositeGangSchedulingPolicy::read`].
+impl<'a> CompositeGangSchedulingPolicy<'a> {
+    /// `minGroupCount` (field 1).
+    pub const MIN_GROUP_COUNT: Field<Self, codec::Int32> = Field::new(1);
+}
+
+impl<'a> View<'a> for CompositeGangSchedulingPolicy<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::COMPOSITE_GANG_SCHEDULING_POLICY;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for CompositeGangSchedulingPolicy<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CompositeGangSchedulingPolicy")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CompositeGangSchedulingPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::MIN_GROUP_COUNT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.min_group_count().map(Item::I32));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingConstraints`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#compositepodgroupschedulingconstraints-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct CompositePodGroupSchedulingConstraints<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> CompositePodGroupSchedulingConstraints<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `topology` (field 1).
+    #[inline]
+    pub fn topology(&self) -> Repeated<'a, codec::Msg<TopologyConstraint<'a>>> {
+        Repeated::new(self.bytes, 1)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingConstraints`, for one-pass reads with [`CompositePodGroupSchedulingConstraints::read`].
+impl<'a> CompositePodGroupSchedulingConstraints<'a> {
+    /// `topology` (field 1).
+    pub const TOPOLOGY: Field<Self, Repeated<'a, codec::Msg<TopologyConstraint<'a>>>> =
+        Field::new(1);
+}
+
+impl<'a> View<'a> for CompositePodGroupSchedulingConstraints<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for CompositePodGroupSchedulingConstraints<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CompositePodGroupSchedulingConstraints")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a>
+for CompositePodGroupSchedulingConstraints<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::TOPOLOGY) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.topology() {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingPolicy`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#compositepodgroupschedulingpolicy-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct CompositePodGroupSchedulingPolicy<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> CompositePodGroupSchedulingPolicy<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `basic` (field 1).
+    #[inline]
+    pub fn basic(&self) -> Option<CompositeBasicSchedulingPolicy<'a>> {
+        rt::get::<codec::Msg<CompositeBasicSchedulingPolicy<'a>>>(self.bytes, 1)
+    }
+
+    /// `gang` (field 2).
+    #[inline]
+    pub fn gang(&self) -> Option<CompositeGangSchedulingPolicy<'a>> {
+        rt::get::<codec::Msg<CompositeGangSchedulingPolicy<'a>>>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingPolicy`, for one-pass reads with [`CompositePodGroupSchedulingPolicy::read`].
+impl<'a> CompositePodGroupSchedulingPolicy<'a> {
+    /// `basic` (field 1).
+    pub const BASIC: Field<Self, codec::Msg<CompositeBasicSchedulingPolicy<'a>>> =
+        Field::new(1);
+
+    /// `gang` (field 2).
+    pub const GANG: Field<Self, codec::Msg<CompositeGangSchedulingPolicy<'a>>> =
+        Field::new(2);
+}
+
+impl<'a> View<'a> for CompositePodGroupSchedulingPolicy<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::COMPOSITE_POD_GROUP_SCHEDULING_POLICY;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for CompositePodGroupSchedulingPolicy<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CompositePodGroupSchedulingPolicy")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CompositePodGroupSchedulingPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::BASIC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::GANG).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.basic().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.gang().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.CompositePodGroupTemplate`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#compositepodgrouptemplate-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct CompositePodGroupTemplate<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> CompositePodGroupTemplate<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `schedulingPolicy` (field 2).
+    #[inline]
+    pub fn scheduling_policy(&self) -> Option<CompositePodGroupSchedulingPolicy<'a>> {
+        rt::get::<codec::Msg<CompositePodGroupSchedulingPolicy<'a>>>(self.bytes, 2)
+    }
+
+    /// `schedulingConstraints` (field 3).
+    #[inline]
+    pub fn scheduling_constraints(
+        &self,
+    ) -> Option<CompositePodGroupSchedulingConstraints<'a>> {
+        rt::get::<codec::Msg<CompositePodGroupSchedulingConstraints<'a>>>(self.bytes, 3)
+    }
+
+    /// `disruptionMode` (field 4).
+    #[inline]
+    pub fn disruption_mode(&self) -> Option<CompositeDisruptionMode<'a>> {
+        rt::get::<codec::Msg<CompositeDisruptionMode<'a>>>(self.bytes, 4)
+    }
+
+    /// `priorityClassName` (field 5).
+    #[inline]
+    pub fn priority_class_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 5)
+    }
+
+    /// `priorityClassName` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn priority_class_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 5)
+    }
+
+    /// `priority` (field 6).
+    #[inline]
+    pub fn priority(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 6)
+    }
+
+    /// `preemptionPolicy` (field 7).
+    #[inline]
+    pub fn preemption_policy(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 7)
+    }
+
+    /// `preemptionPolicy` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn preemption_policy_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 7)
+    }
+
+    /// `podGroupTemplates` (field 8).
+    #[inline]
+    pub fn pod_group_templates(&self) -> Repeated<'a, codec::Msg<PodGroupTemplate<'a>>> {
+        Repeated::new(self.bytes, 8)
+    }
+
+    /// `compositePodGroupTemplates` (field 9).
+    #[inline]
+    pub fn composite_pod_group_templates(
+        &self,
+    ) -> Repeated<'a, codec::Msg<CompositePodGroupTemplate<'a>>> {
+        Repeated::new(self.bytes, 9)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.CompositePodGroupTemplate`, for one-pass reads with [`CompositePodGroupTemplate::read`].
+impl<'a> CompositePodGroupTemplate<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `schedulingPolicy` (field 2).
+    pub const SCHEDULING_POLICY: Field<
+        Self,
+        codec::Msg<CompositePodGroupSchedulingPolicy<'a>>,
+    > = Field::new(2);
+
+    /// `schedulingConstraints` (field 3).
+    pub const SCHEDULING_CONSTRAINTS: Field<
+        Self,
+        codec::Msg<CompositePodGroupSchedulingConstraints<'a>>,
+    > = Field::new(3);
+
+    /// `disruptionMode` (field 4).
+    pub const DISRUPTION_MODE: Field<Self, codec::Msg<CompositeDisruptionMode<'a>>> =
+        Field::new(4);
+
+    /// `priorityClassName` (field 5).
+    pub const PRIORITY_CLASS_NAME: Field<Self, codec::Str> = Field::new(5);
+
+    /// `priority` (field 6).
+    pub const PRIORITY: Field<Self, codec::Int32> = Field::new(6);
+
+    /// `preemptionPolicy` (field 7).
+    pub const PREEMPTION_POLICY: Field<Self, codec::Str> = Field::new(7);
+
+    /// `podGroupTemplates` (field 8).
+    pub const POD_GROUP_TEMPLATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupTemplate<'a>>>,
+    > = Field::new(8);
+
+    /// `compositePodGroupTemplates` (field 9).
+    pub const COMPOSITE_POD_GROUP_TEMPLATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<CompositePodGroupTemplate<'a>>>,
+    > = Field::new(9);
+}
+
+impl<'a> View<'a> for CompositePodGroupTemplate<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::COMPOSITE_POD_GROUP_TEMPLATE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for CompositePodGroupTemplate<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CompositePodGroupTemplate")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CompositePodGroupTemplate<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::SCHEDULING_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::SCHEDULING_CONSTRAINTS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields.get(3, Self::DISRUPTION_MODE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(5, fields.get(4, Self::PRIORITY_CLASS_NAME).map(Item::Str));
+        visitor.field(6, fields.get(5, Self::PRIORITY).map(Item::I32));
+        visitor.field(7, fields.get(6, Self::PREEMPTION_POLICY).map(Item::Str));
+        for x in fields.get(7, Self::POD_GROUP_TEMPLATES) {
+            visitor.element(8, Item::Message(&x));
+        }
+        for x in fields.get(8, Self::COMPOSITE_POD_GROUP_TEMPLATES) {
+            visitor.element(9, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.scheduling_policy().as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, self.scheduling_constraints().as_ref().map(|x| Item::Message(x)));
+        visitor.field(4, self.disruption_mode().as_ref().map(|x| Item::Message(x)));
+        visitor.field(5, self.priority_class_name().map(Item::Str));
+        visitor.field(6, self.priority().map(Item::I32));
+        visitor.field(7, self.preemption_policy().map(Item::Str));
+        for x in self.pod_group_templates() {
+            visitor.element(8, Item::Message(&x));
+        }
+        for x in self.composite_pod_group_templates() {
+            visitor.element(9, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.DisruptionMode`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#disruptionmode-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct DisruptionMode<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> DisruptionMode<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `single` (field 1).
+    #[inline]
+    pub fn single(&self) -> Option<SingleDisruptionMode<'a>> {
+        rt::get::<codec::Msg<SingleDisruptionMode<'a>>>(self.bytes, 1)
+    }
+
+    /// `all` (field 2).
+    #[inline]
+    pub fn all(&self) -> Option<AllDisruptionMode<'a>> {
+        rt::get::<codec::Msg<AllDisruptionMode<'a>>>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.DisruptionMode`, for one-pass reads with [`DisruptionMode::read`].
+impl<'a> DisruptionMode<'a> {
+    /// `single` (field 1).
+    pub const SINGLE: Field<Self, codec::Msg<SingleDisruptionMode<'a>>> = Field::new(1);
+
+    /// `all` (field 2).
+    pub const ALL: Field<Self, codec::Msg<AllDisruptionMode<'a>>> = Field::new(2);
+}
+
+impl<'a> View<'a> for DisruptionMode<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::DISRUPTION_MODE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for DisruptionMode<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("DisruptionMode")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for DisruptionMode<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::SINGLE).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::ALL).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.single().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.all().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.GangSchedulingPolicy`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#gangschedulingpolicy-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct GangSchedulingPolicy<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> GangSchedulingPolicy<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `minCount` (field 1).
+    #[inline]
+    pub fn min_count(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 1)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.GangSchedulingPolicy`, for one-pass reads with [`GangSchedulingPolicy::read`].
+impl<'a> GangSchedulingPolicy<'a> {
+    /// `minCount` (field 1).
+    pub const MIN_COUNT: Field<Self, codec::Int32> = Field::new(1);
+}
+
+impl<'a> View<'a> for GangSchedulingPolicy<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::GANG_SCHEDULING_POLICY;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for GangSchedulingPolicy<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("GangSchedulingPolicy")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for GangSchedulingPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::MIN_COUNT).map(Item::I32));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.min_count().map(Item::I32));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroup`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgroup-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroup<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroup<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `metadata` (field 1).
+    #[inline]
+    pub fn metadata(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `spec` (field 2).
+    #[inline]
+    pub fn spec(&self) -> Option<PodGroupSpec<'a>> {
+        rt::get::<codec::Msg<PodGroupSpec<'a>>>(self.bytes, 2)
+    }
+
+    /// `status` (field 3).
+    #[inline]
+    pub fn status(&self) -> Option<PodGroupStatus<'a>> {
+        rt::get::<codec::Msg<PodGroupStatus<'a>>>(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroup`, for one-pass reads with [`PodGroup::read`].
+impl<'a> PodGroup<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<PodGroupSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<PodGroupStatus<'a>>> = Field::new(3);
+}
+
+impl<'a> View<'a> for PodGroup<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroup<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroup")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroup<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroupList`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgrouplist-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroupList<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroupList<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `metadata` (field 1).
+    #[inline]
+    pub fn metadata(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `items` (field 2).
+    #[inline]
+    pub fn items(&self) -> Repeated<'a, codec::Msg<PodGroup<'a>>> {
+        Repeated::new(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroupList`, for one-pass reads with [`PodGroupList::read`].
+impl<'a> PodGroupList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<PodGroup<'a>>>> = Field::new(2);
+}
+
+impl<'a> View<'a> for PodGroupList<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP_LIST;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroupList<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroupList")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroupResourceClaim`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgroupresourceclaim-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroupResourceClaim<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroupResourceClaim<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `resourceClaimName` (field 2).
+    #[inline]
+    pub fn resource_claim_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `resourceClaimName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// `resourceClaimTemplateName` (field 3).
+    #[inline]
+    pub fn resource_claim_template_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 3)
+    }
+
+    /// `resourceClaimTemplateName` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn resource_claim_template_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroupResourceClaim`, for one-pass reads with [`PodGroupResourceClaim::read`].
+impl<'a> PodGroupResourceClaim<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceClaimName` (field 2).
+    pub const RESOURCE_CLAIM_NAME: Field<Self, codec::Str> = Field::new(2);
+
+    /// `resourceClaimTemplateName` (field 3).
+    pub const RESOURCE_CLAIM_TEMPLATE_NAME: Field<Self, codec::Str> = Field::new(3);
+}
+
+impl<'a> View<'a> for PodGroupResourceClaim<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP_RESOURCE_CLAIM;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroupResourceClaim<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroupResourceClaim")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupResourceClaim<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
+        visitor
+            .field(3, fields.get(2, Self::RESOURCE_CLAIM_TEMPLATE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.resource_claim_name().map(Item::Str));
+        visitor.field(3, self.resource_claim_template_name().map(Item::Str));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroupResourceClaimStatus`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgroupresourceclaimstatus-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroupResourceClaimStatus<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroupResourceClaimStatus<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `resourceClaimName` (field 2).
+    #[inline]
+    pub fn resource_claim_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `resourceClaimName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn resource_claim_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroupResourceClaimStatus`, for one-pass reads with [`PodGroupResourceClaimStatus::read`].
+impl<'a> PodGroupResourceClaimStatus<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `resourceClaimName` (field 2).
+    pub const RESOURCE_CLAIM_NAME: Field<Self, codec::Str> = Field::new(2);
+}
+
+impl<'a> View<'a> for PodGroupResourceClaimStatus<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP_RESOURCE_CLAIM_STATUS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroupResourceClaimStatus<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroupResourceClaimStatus")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupResourceClaimStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::RESOURCE_CLAIM_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.resource_claim_name().map(Item::Str));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroupSchedulingConstraints`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgroupschedulingconstraints-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroupSchedulingConstraints<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroupSchedulingConstraints<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `topology` (field 1).
+    #[inline]
+    pub fn topology(&self) -> Repeated<'a, codec::Msg<TopologyConstraint<'a>>> {
+        Repeated::new(self.bytes, 1)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroupSchedulingConstraints`, for one-pass reads with [`PodGroupSchedulingConstraints::read`].
+impl<'a> PodGroupSchedulingConstraints<'a> {
+    /// `topology` (field 1).
+    pub const TOPOLOGY: Field<Self, Repeated<'a, codec::Msg<TopologyConstraint<'a>>>> =
+        Field::new(1);
+}
+
+impl<'a> View<'a> for PodGroupSchedulingConstraints<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP_SCHEDULING_CONSTRAINTS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroupSchedulingConstraints<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroupSchedulingConstraints")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupSchedulingConstraints<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::TOPOLOGY) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.topology() {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroupSchedulingPolicy`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgroupschedulingpolicy-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroupSchedulingPolicy<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroupSchedulingPolicy<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `basic` (field 1).
+    #[inline]
+    pub fn basic(&self) -> Option<BasicSchedulingPolicy<'a>> {
+        rt::get::<codec::Msg<BasicSchedulingPolicy<'a>>>(self.bytes, 1)
+    }
+
+    /// `gang` (field 2).
+    #[inline]
+    pub fn gang(&self) -> Option<GangSchedulingPolicy<'a>> {
+        rt::get::<codec::Msg<GangSchedulingPolicy<'a>>>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroupSchedulingPolicy`, for one-pass reads with [`PodGroupSchedulingPolicy::read`].
+impl<'a> PodGroupSchedulingPolicy<'a> {
+    /// `basic` (field 1).
+    pub const BASIC: Field<Self, codec::Msg<BasicSchedulingPolicy<'a>>> = Field::new(1);
+
+    /// `gang` (field 2).
+    pub const GANG: Field<Self, codec::Msg<GangSchedulingPolicy<'a>>> = Field::new(2);
+}
+
+impl<'a> View<'a> for PodGroupSchedulingPolicy<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP_SCHEDULING_POLICY;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroupSchedulingPolicy<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroupSchedulingPolicy")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupSchedulingPolicy<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::BASIC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::GANG).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.basic().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.gang().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroupSpec`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgroupspec-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroupSpec<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroupSpec<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `parentCompositePodGroupName` (field 1).
+    #[inline]
+    pub fn parent_composite_pod_group_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `parentCompositePodGroupName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn parent_composite_pod_group_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `workloadRef` (field 2).
+    #[inline]
+    pub fn workload_ref(&self) -> Option<WorkloadReference<'a>> {
+        rt::get::<codec::Msg<WorkloadReference<'a>>>(self.bytes, 2)
+    }
+
+    /// `schedulingPolicy` (field 3).
+    #[inline]
+    pub fn scheduling_policy(&self) -> Option<PodGroupSchedulingPolicy<'a>> {
+        rt::get::<codec::Msg<PodGroupSchedulingPolicy<'a>>>(self.bytes, 3)
+    }
+
+    /// `schedulingConstraints` (field 4).
+    #[inline]
+    pub fn scheduling_constraints(&self) -> Option<PodGroupSchedulingConstraints<'a>> {
+        rt::get::<codec::Msg<PodGroupSchedulingConstraints<'a>>>(self.bytes, 4)
+    }
+
+    /// `resourceClaims` (field 5).
+    #[inline]
+    pub fn resource_claims(
+        &self,
+    ) -> Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>> {
+        Repeated::new(self.bytes, 5)
+    }
+
+    /// `disruptionMode` (field 6).
+    #[inline]
+    pub fn disruption_mode(&self) -> Option<DisruptionMode<'a>> {
+        rt::get::<codec::Msg<DisruptionMode<'a>>>(self.bytes, 6)
+    }
+
+    /// `priorityClassName` (field 7).
+    #[inline]
+    pub fn priority_class_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 7)
+    }
+
+    /// `priorityClassName` (field 7) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn priority_class_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 7)
+    }
+
+    /// `priority` (field 8).
+    #[inline]
+    pub fn priority(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 8)
+    }
+
+    /// `preemptionPolicy` (field 9).
+    #[inline]
+    pub fn preemption_policy(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 9)
+    }
+
+    /// `preemptionPolicy` (field 9) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn preemption_policy_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 9)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroupSpec`, for one-pass reads with [`PodGroupSpec::read`].
+impl<'a> PodGroupSpec<'a> {
+    /// `parentCompositePodGroupName` (field 1).
+    pub const PARENT_COMPOSITE_POD_GROUP_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `workloadRef` (field 2).
+    pub const WORKLOAD_REF: Field<Self, codec::Msg<WorkloadReference<'a>>> =
+        Field::new(2);
+
+    /// `schedulingPolicy` (field 3).
+    pub const SCHEDULING_POLICY: Field<Self, codec::Msg<PodGroupSchedulingPolicy<'a>>> =
+        Field::new(3);
+
+    /// `schedulingConstraints` (field 4).
+    pub const SCHEDULING_CONSTRAINTS: Field<
+        Self,
+        codec::Msg<PodGroupSchedulingConstraints<'a>>,
+    > = Field::new(4);
+
+    /// `resourceClaims` (field 5).
+    pub const RESOURCE_CLAIMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>>,
+    > = Field::new(5);
+
+    /// `disruptionMode` (field 6).
+    pub const DISRUPTION_MODE: Field<Self, codec::Msg<DisruptionMode<'a>>> =
+        Field::new(6);
+
+    /// `priorityClassName` (field 7).
+    pub const PRIORITY_CLASS_NAME: Field<Self, codec::Str> = Field::new(7);
+
+    /// `priority` (field 8).
+    pub const PRIORITY: Field<Self, codec::Int32> = Field::new(8);
+
+    /// `preemptionPolicy` (field 9).
+    pub const PREEMPTION_POLICY: Field<Self, codec::Str> = Field::new(9);
+}
+
+impl<'a> View<'a> for PodGroupSpec<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP_SPEC;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroupSpec<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroupSpec")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::PARENT_COMPOSITE_POD_GROUP_NAME).map(Item::Str),
+            );
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::WORKLOAD_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields.get(2, Self::SCHEDULING_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                4,
+                fields
+                    .get(3, Self::SCHEDULING_CONSTRAINTS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(4, Self::RESOURCE_CLAIMS) {
+            visitor.element(5, Item::Message(&x));
+        }
+        visitor
+            .field(
+                6,
+                fields.get(5, Self::DISRUPTION_MODE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(7, fields.get(6, Self::PRIORITY_CLASS_NAME).map(Item::Str));
+        visitor.field(8, fields.get(7, Self::PRIORITY).map(Item::I32));
+        visitor.field(9, fields.get(8, Self::PREEMPTION_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.parent_composite_pod_group_name().map(Item::Str));
+        visitor.field(2, self.workload_ref().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.scheduling_policy().as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(4, self.scheduling_constraints().as_ref().map(|x| Item::Message(x)));
+        for x in self.resource_claims() {
+            visitor.element(5, Item::Message(&x));
+        }
+        visitor.field(6, self.disruption_mode().as_ref().map(|x| Item::Message(x)));
+        visitor.field(7, self.priority_class_name().map(Item::Str));
+        visitor.field(8, self.priority().map(Item::I32));
+        visitor.field(9, self.preemption_policy().map(Item::Str));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroupStatus`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgroupstatus-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroupStatus<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroupStatus<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `conditions` (field 1).
+    #[inline]
+    pub fn conditions(
+        &self,
+    ) -> Repeated<
+        'a,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>,
+    > {
+        Repeated::new(self.bytes, 1)
+    }
+
+    /// `resourceClaimStatuses` (field 2).
+    #[inline]
+    pub fn resource_claim_statuses(
+        &self,
+    ) -> Repeated<'a, codec::Msg<PodGroupResourceClaimStatus<'a>>> {
+        Repeated::new(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroupStatus`, for one-pass reads with [`PodGroupStatus::read`].
+impl<'a> PodGroupStatus<'a> {
+    /// `conditions` (field 1).
+    pub const CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Condition<'a>>>,
+    > = Field::new(1);
+
+    /// `resourceClaimStatuses` (field 2).
+    pub const RESOURCE_CLAIM_STATUSES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupResourceClaimStatus<'a>>>,
+    > = Field::new(2);
+}
+
+impl<'a> View<'a> for PodGroupStatus<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP_STATUS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroupStatus<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroupStatus")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        for x in fields.get(0, Self::CONDITIONS) {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in fields.get(1, Self::RESOURCE_CLAIM_STATUSES) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.conditions() {
+            visitor.element(1, Item::Message(&x));
+        }
+        for x in self.resource_claim_statuses() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.PodGroupTemplate`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#podgrouptemplate-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct PodGroupTemplate<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> PodGroupTemplate<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `schedulingPolicy` (field 2).
+    #[inline]
+    pub fn scheduling_policy(&self) -> Option<PodGroupSchedulingPolicy<'a>> {
+        rt::get::<codec::Msg<PodGroupSchedulingPolicy<'a>>>(self.bytes, 2)
+    }
+
+    /// `schedulingConstraints` (field 3).
+    #[inline]
+    pub fn scheduling_constraints(&self) -> Option<PodGroupSchedulingConstraints<'a>> {
+        rt::get::<codec::Msg<PodGroupSchedulingConstraints<'a>>>(self.bytes, 3)
+    }
+
+    /// `resourceClaims` (field 4).
+    #[inline]
+    pub fn resource_claims(
+        &self,
+    ) -> Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>> {
+        Repeated::new(self.bytes, 4)
+    }
+
+    /// `disruptionMode` (field 5).
+    #[inline]
+    pub fn disruption_mode(&self) -> Option<DisruptionMode<'a>> {
+        rt::get::<codec::Msg<DisruptionMode<'a>>>(self.bytes, 5)
+    }
+
+    /// `priorityClassName` (field 6).
+    #[inline]
+    pub fn priority_class_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 6)
+    }
+
+    /// `priorityClassName` (field 6) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn priority_class_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 6)
+    }
+
+    /// `priority` (field 7).
+    #[inline]
+    pub fn priority(&self) -> Option<i32> {
+        rt::get::<codec::Int32>(self.bytes, 7)
+    }
+
+    /// `preemptionPolicy` (field 8).
+    #[inline]
+    pub fn preemption_policy(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 8)
+    }
+
+    /// `preemptionPolicy` (field 8) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn preemption_policy_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 8)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.PodGroupTemplate`, for one-pass reads with [`PodGroupTemplate::read`].
+impl<'a> PodGroupTemplate<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `schedulingPolicy` (field 2).
+    pub const SCHEDULING_POLICY: Field<Self, codec::Msg<PodGroupSchedulingPolicy<'a>>> =
+        Field::new(2);
+
+    /// `schedulingConstraints` (field 3).
+    pub const SCHEDULING_CONSTRAINTS: Field<
+        Self,
+        codec::Msg<PodGroupSchedulingConstraints<'a>>,
+    > = Field::new(3);
+
+    /// `resourceClaims` (field 4).
+    pub const RESOURCE_CLAIMS: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupResourceClaim<'a>>>,
+    > = Field::new(4);
+
+    /// `disruptionMode` (field 5).
+    pub const DISRUPTION_MODE: Field<Self, codec::Msg<DisruptionMode<'a>>> =
+        Field::new(5);
+
+    /// `priorityClassName` (field 6).
+    pub const PRIORITY_CLASS_NAME: Field<Self, codec::Str> = Field::new(6);
+
+    /// `priority` (field 7).
+    pub const PRIORITY: Field<Self, codec::Int32> = Field::new(7);
+
+    /// `preemptionPolicy` (field 8).
+    pub const PREEMPTION_POLICY: Field<Self, codec::Str> = Field::new(8);
+}
+
+impl<'a> View<'a> for PodGroupTemplate<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::POD_GROUP_TEMPLATE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for PodGroupTemplate<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("PodGroupTemplate")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for PodGroupTemplate<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        visitor
+            .field(
+                2,
+                fields.get(1, Self::SCHEDULING_POLICY).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor
+            .field(
+                3,
+                fields
+                    .get(2, Self::SCHEDULING_CONSTRAINTS)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+        for x in fields.get(3, Self::RESOURCE_CLAIMS) {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor
+            .field(
+                5,
+                fields.get(4, Self::DISRUPTION_MODE).as_ref().map(|x| Item::Message(x)),
+            );
+        visitor.field(6, fields.get(5, Self::PRIORITY_CLASS_NAME).map(Item::Str));
+        visitor.field(7, fields.get(6, Self::PRIORITY).map(Item::I32));
+        visitor.field(8, fields.get(7, Self::PREEMPTION_POLICY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        visitor.field(2, self.scheduling_policy().as_ref().map(|x| Item::Message(x)));
+        visitor
+            .field(3, self.scheduling_constraints().as_ref().map(|x| Item::Message(x)));
+        for x in self.resource_claims() {
+            visitor.element(4, Item::Message(&x));
+        }
+        visitor.field(5, self.disruption_mode().as_ref().map(|x| Item::Message(x)));
+        visitor.field(6, self.priority_class_name().map(Item::Str));
+        visitor.field(7, self.priority().map(Item::I32));
+        visitor.field(8, self.preemption_policy().map(Item::Str));
+    }
+}
+
 /// View of `k8s.io.api.scheduling.v1beta1.PriorityClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#priorityclass-v1beta1-scheduling-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#priorityclass-v1beta1-scheduling-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityClass<'a> {
     bytes: &'a [u8],
@@ -154,7 +2303,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityClass<'a> {
 
 /// View of `k8s.io.api.scheduling.v1beta1.PriorityClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#priorityclasslist-v1beta1-scheduling-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#priorityclasslist-v1beta1-scheduling-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct PriorityClassList<'a> {
     bytes: &'a [u8],
@@ -257,11 +2406,1071 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PriorityClassList<'a> {
     }
 }
 
+/// View of `k8s.io.api.scheduling.v1beta1.SingleCompositeDisruptionMode`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#singlecompositedisruptionmode-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct SingleCompositeDisruptionMode<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> SingleCompositeDisruptionMode<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<'a> View<'a> for SingleCompositeDisruptionMode<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::SINGLE_COMPOSITE_DISRUPTION_MODE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for SingleCompositeDisruptionMode<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("SingleCompositeDisruptionMode")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SingleCompositeDisruptionMode<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.SingleDisruptionMode`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#singledisruptionmode-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct SingleDisruptionMode<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> SingleDisruptionMode<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<'a> View<'a> for SingleDisruptionMode<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::SINGLE_DISRUPTION_MODE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for SingleDisruptionMode<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("SingleDisruptionMode")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for SingleDisruptionMode<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+
+    fn reflect_accessors(&self, _visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.TopologyConstraint`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#topologyconstraint-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct TopologyConstraint<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> TopologyConstraint<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `key` (field 1).
+    #[inline]
+    pub fn key(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `key` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn key_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.TopologyConstraint`, for one-pass reads with [`TopologyConstraint::read`].
+impl<'a> TopologyConstraint<'a> {
+    /// `key` (field 1).
+    pub const KEY: Field<Self, codec::Str> = Field::new(1);
+}
+
+impl<'a> View<'a> for TopologyConstraint<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::TOPOLOGY_CONSTRAINT;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for TopologyConstraint<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("TopologyConstraint")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TopologyConstraint<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        visitor.field(1, fields.get(0, Self::KEY).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.key().map(Item::Str));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.TypedLocalObjectReference`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#typedlocalobjectreference-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct TypedLocalObjectReference<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> TypedLocalObjectReference<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `apiGroup` (field 1).
+    #[inline]
+    pub fn api_group(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `apiGroup` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn api_group_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `kind` (field 2).
+    #[inline]
+    pub fn kind(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `kind` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn kind_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// `name` (field 3).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 3)
+    }
+
+    /// `name` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.TypedLocalObjectReference`, for one-pass reads with [`TypedLocalObjectReference::read`].
+impl<'a> TypedLocalObjectReference<'a> {
+    /// `apiGroup` (field 1).
+    pub const API_GROUP: Field<Self, codec::Str> = Field::new(1);
+
+    /// `kind` (field 2).
+    pub const KIND: Field<Self, codec::Str> = Field::new(2);
+
+    /// `name` (field 3).
+    pub const NAME: Field<Self, codec::Str> = Field::new(3);
+}
+
+impl<'a> View<'a> for TypedLocalObjectReference<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::TYPED_LOCAL_OBJECT_REFERENCE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for TypedLocalObjectReference<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("TypedLocalObjectReference")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for TypedLocalObjectReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor.field(1, fields.get(0, Self::API_GROUP).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::KIND).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.api_group().map(Item::Str));
+        visitor.field(2, self.kind().map(Item::Str));
+        visitor.field(3, self.name().map(Item::Str));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.Workload`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#workload-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct Workload<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Workload<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `metadata` (field 1).
+    #[inline]
+    pub fn metadata(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `spec` (field 2).
+    #[inline]
+    pub fn spec(&self) -> Option<WorkloadSpec<'a>> {
+        rt::get::<codec::Msg<WorkloadSpec<'a>>>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.Workload`, for one-pass reads with [`Workload::read`].
+impl<'a> Workload<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta<'a>>,
+    > = Field::new(1);
+
+    /// `spec` (field 2).
+    pub const SPEC: Field<Self, codec::Msg<WorkloadSpec<'a>>> = Field::new(2);
+}
+
+impl<'a> View<'a> for Workload<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::WORKLOAD;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for Workload<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("Workload")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for Workload<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
+        visitor.field(2, self.spec().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.WorkloadList`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#workloadlist-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct WorkloadList<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> WorkloadList<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `metadata` (field 1).
+    #[inline]
+    pub fn metadata(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+        >(self.bytes, 1)
+    }
+
+    /// `items` (field 2).
+    #[inline]
+    pub fn items(&self) -> Repeated<'a, codec::Msg<Workload<'a>>> {
+        Repeated::new(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.WorkloadList`, for one-pass reads with [`WorkloadList::read`].
+impl<'a> WorkloadList<'a> {
+    /// `metadata` (field 1).
+    pub const METADATA: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::ListMeta<'a>>,
+    > = Field::new(1);
+
+    /// `items` (field 2).
+    pub const ITEMS: Field<Self, Repeated<'a, codec::Msg<Workload<'a>>>> = Field::new(2);
+}
+
+impl<'a> View<'a> for WorkloadList<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::WORKLOAD_LIST;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for WorkloadList<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("WorkloadList")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for WorkloadList<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor
+            .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
+        for x in fields.get(1, Self::ITEMS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
+        for x in self.items() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.WorkloadReference`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#workloadreference-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct WorkloadReference<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> WorkloadReference<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `workloadName` (field 1).
+    #[inline]
+    pub fn workload_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `workloadName` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn workload_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `templateName` (field 2).
+    #[inline]
+    pub fn template_name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `templateName` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn template_name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.WorkloadReference`, for one-pass reads with [`WorkloadReference::read`].
+impl<'a> WorkloadReference<'a> {
+    /// `workloadName` (field 1).
+    pub const WORKLOAD_NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `templateName` (field 2).
+    pub const TEMPLATE_NAME: Field<Self, codec::Str> = Field::new(2);
+}
+
+impl<'a> View<'a> for WorkloadReference<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::WORKLOAD_REFERENCE;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for WorkloadReference<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("WorkloadReference")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for WorkloadReference<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::WORKLOAD_NAME).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::TEMPLATE_NAME).map(Item::Str));
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.workload_name().map(Item::Str));
+        visitor.field(2, self.template_name().map(Item::Str));
+    }
+}
+
+/// View of `k8s.io.api.scheduling.v1beta1.WorkloadSpec`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#workloadspec-v1beta1-scheduling-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct WorkloadSpec<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> WorkloadSpec<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `controllerRef` (field 1).
+    #[inline]
+    pub fn controller_ref(&self) -> Option<TypedLocalObjectReference<'a>> {
+        rt::get::<codec::Msg<TypedLocalObjectReference<'a>>>(self.bytes, 1)
+    }
+
+    /// `podGroupTemplates` (field 2).
+    #[inline]
+    pub fn pod_group_templates(&self) -> Repeated<'a, codec::Msg<PodGroupTemplate<'a>>> {
+        Repeated::new(self.bytes, 2)
+    }
+
+    /// `compositePodGroupTemplates` (field 3).
+    #[inline]
+    pub fn composite_pod_group_templates(
+        &self,
+    ) -> Repeated<'a, codec::Msg<CompositePodGroupTemplate<'a>>> {
+        Repeated::new(self.bytes, 3)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.scheduling.v1beta1.WorkloadSpec`, for one-pass reads with [`WorkloadSpec::read`].
+impl<'a> WorkloadSpec<'a> {
+    /// `controllerRef` (field 1).
+    pub const CONTROLLER_REF: Field<Self, codec::Msg<TypedLocalObjectReference<'a>>> =
+        Field::new(1);
+
+    /// `podGroupTemplates` (field 2).
+    pub const POD_GROUP_TEMPLATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<PodGroupTemplate<'a>>>,
+    > = Field::new(2);
+
+    /// `compositePodGroupTemplates` (field 3).
+    pub const COMPOSITE_POD_GROUP_TEMPLATES: Field<
+        Self,
+        Repeated<'a, codec::Msg<CompositePodGroupTemplate<'a>>>,
+    > = Field::new(3);
+}
+
+impl<'a> View<'a> for WorkloadSpec<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::WORKLOAD_SPEC;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for WorkloadSpec<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("WorkloadSpec")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for WorkloadSpec<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
+        visitor
+            .field(
+                1,
+                fields.get(0, Self::CONTROLLER_REF).as_ref().map(|x| Item::Message(x)),
+            );
+        for x in fields.get(1, Self::POD_GROUP_TEMPLATES) {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in fields.get(2, Self::COMPOSITE_POD_GROUP_TEMPLATES) {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.controller_ref().as_ref().map(|x| Item::Message(x)));
+        for x in self.pod_group_templates() {
+            visitor.element(2, Item::Message(&x));
+        }
+        for x in self.composite_pod_group_templates() {
+            visitor.element(3, Item::Message(&x));
+        }
+    }
+}
+
 /// Static schemas of this package's messages (for validation and JSON).
 #[doc(hidden)]
 pub mod _schema {
     #[allow(unused_imports)]
     use kguest_wire::schema::{FieldSchema as F, JsonForm, Kind, Label, MessageSchema};
+
+    pub static ALL_COMPOSITE_DISRUPTION_MODE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.AllCompositeDisruptionMode",
+        JsonForm::Object,
+        &[],
+    );
+
+    pub static ALL_DISRUPTION_MODE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.AllDisruptionMode",
+        JsonForm::Object,
+        &[],
+    );
+
+    pub static BASIC_SCHEDULING_POLICY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.BasicSchedulingPolicy",
+        JsonForm::Object,
+        &[],
+    );
+
+    pub static COMPOSITE_BASIC_SCHEDULING_POLICY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.CompositeBasicSchedulingPolicy",
+        JsonForm::Object,
+        &[],
+    );
+
+    pub static COMPOSITE_DISRUPTION_MODE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.CompositeDisruptionMode",
+        JsonForm::Object,
+        &[
+            F::new(
+                1,
+                "single",
+                Label::Singular,
+                Kind::Message(&SINGLE_COMPOSITE_DISRUPTION_MODE),
+            ),
+            F::new(
+                2,
+                "all",
+                Label::Singular,
+                Kind::Message(&ALL_COMPOSITE_DISRUPTION_MODE),
+            ),
+        ],
+    );
+
+    pub static COMPOSITE_GANG_SCHEDULING_POLICY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.CompositeGangSchedulingPolicy",
+        JsonForm::Object,
+        &[F::new(1, "minGroupCount", Label::Singular, Kind::Int32).always().emit_empty()],
+    );
+
+    pub static COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingConstraints",
+        JsonForm::Object,
+        &[F::new(1, "topology", Label::Repeated, Kind::Message(&TOPOLOGY_CONSTRAINT))],
+    );
+
+    pub static COMPOSITE_POD_GROUP_SCHEDULING_POLICY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingPolicy",
+        JsonForm::Object,
+        &[
+            F::new(
+                1,
+                "basic",
+                Label::Singular,
+                Kind::Message(&COMPOSITE_BASIC_SCHEDULING_POLICY),
+            ),
+            F::new(
+                2,
+                "gang",
+                Label::Singular,
+                Kind::Message(&COMPOSITE_GANG_SCHEDULING_POLICY),
+            ),
+        ],
+    );
+
+    pub static COMPOSITE_POD_GROUP_TEMPLATE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.CompositePodGroupTemplate",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(
+                    2,
+                    "schedulingPolicy",
+                    Label::Singular,
+                    Kind::Message(&COMPOSITE_POD_GROUP_SCHEDULING_POLICY),
+                )
+                .always()
+                .emit_empty(),
+            F::new(
+                3,
+                "schedulingConstraints",
+                Label::Singular,
+                Kind::Message(&COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS),
+            ),
+            F::new(
+                4,
+                "disruptionMode",
+                Label::Singular,
+                Kind::Message(&COMPOSITE_DISRUPTION_MODE),
+            ),
+            F::new(5, "priorityClassName", Label::Singular, Kind::String).always(),
+            F::new(6, "priority", Label::Singular, Kind::Int32),
+            F::new(7, "preemptionPolicy", Label::Singular, Kind::String),
+            F::new(
+                8,
+                "podGroupTemplates",
+                Label::Repeated,
+                Kind::Message(&POD_GROUP_TEMPLATE),
+            ),
+            F::new(
+                9,
+                "compositePodGroupTemplates",
+                Label::Repeated,
+                Kind::Message(&COMPOSITE_POD_GROUP_TEMPLATE),
+            ),
+        ],
+    );
+
+    pub static DISRUPTION_MODE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.DisruptionMode",
+        JsonForm::Object,
+        &[
+            F::new(1, "single", Label::Singular, Kind::Message(&SINGLE_DISRUPTION_MODE)),
+            F::new(2, "all", Label::Singular, Kind::Message(&ALL_DISRUPTION_MODE)),
+        ],
+    );
+
+    pub static GANG_SCHEDULING_POLICY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.GangSchedulingPolicy",
+        JsonForm::Object,
+        &[F::new(1, "minCount", Label::Singular, Kind::Int32).always().emit_empty()],
+    );
+
+    pub static POD_GROUP: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroup",
+        JsonForm::Object,
+        &[
+            F::new(
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&POD_GROUP_SPEC))
+                .always()
+                .emit_empty(),
+            F::new(3, "status", Label::Singular, Kind::Message(&POD_GROUP_STATUS))
+                .always(),
+        ],
+    );
+
+    pub static POD_GROUP_LIST: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroupList",
+        JsonForm::Object,
+        &[
+            F::new(
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "items", Label::Repeated, Kind::Message(&POD_GROUP)).emit_empty(),
+        ],
+    );
+
+    pub static POD_GROUP_RESOURCE_CLAIM: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroupResourceClaim",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "resourceClaimName", Label::Singular, Kind::String),
+            F::new(3, "resourceClaimTemplateName", Label::Singular, Kind::String),
+        ],
+    );
+
+    pub static POD_GROUP_RESOURCE_CLAIM_STATUS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroupResourceClaimStatus",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "resourceClaimName", Label::Singular, Kind::String),
+        ],
+    );
+
+    pub static POD_GROUP_SCHEDULING_CONSTRAINTS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroupSchedulingConstraints",
+        JsonForm::Object,
+        &[F::new(1, "topology", Label::Repeated, Kind::Message(&TOPOLOGY_CONSTRAINT))],
+    );
+
+    pub static POD_GROUP_SCHEDULING_POLICY: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroupSchedulingPolicy",
+        JsonForm::Object,
+        &[
+            F::new(1, "basic", Label::Singular, Kind::Message(&BASIC_SCHEDULING_POLICY)),
+            F::new(2, "gang", Label::Singular, Kind::Message(&GANG_SCHEDULING_POLICY)),
+        ],
+    );
+
+    pub static POD_GROUP_SPEC: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroupSpec",
+        JsonForm::Object,
+        &[
+            F::new(1, "parentCompositePodGroupName", Label::Singular, Kind::String),
+            F::new(
+                2,
+                "workloadRef",
+                Label::Singular,
+                Kind::Message(&WORKLOAD_REFERENCE),
+            ),
+            F::new(
+                    3,
+                    "schedulingPolicy",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_SCHEDULING_POLICY),
+                )
+                .always()
+                .emit_empty(),
+            F::new(
+                4,
+                "schedulingConstraints",
+                Label::Singular,
+                Kind::Message(&POD_GROUP_SCHEDULING_CONSTRAINTS),
+            ),
+            F::new(
+                5,
+                "resourceClaims",
+                Label::Repeated,
+                Kind::Message(&POD_GROUP_RESOURCE_CLAIM),
+            ),
+            F::new(
+                6,
+                "disruptionMode",
+                Label::Singular,
+                Kind::Message(&DISRUPTION_MODE),
+            ),
+            F::new(7, "priorityClassName", Label::Singular, Kind::String).always(),
+            F::new(8, "priority", Label::Singular, Kind::Int32),
+            F::new(9, "preemptionPolicy", Label::Singular, Kind::String),
+        ],
+    );
+
+    pub static POD_GROUP_STATUS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroupStatus",
+        JsonForm::Object,
+        &[
+            F::new(
+                1,
+                "conditions",
+                Label::Repeated,
+                Kind::Message(
+                    &crate::apimachinery::pkg::apis::meta::v1::_schema::CONDITION,
+                ),
+            ),
+            F::new(
+                2,
+                "resourceClaimStatuses",
+                Label::Repeated,
+                Kind::Message(&POD_GROUP_RESOURCE_CLAIM_STATUS),
+            ),
+        ],
+    );
+
+    pub static POD_GROUP_TEMPLATE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.PodGroupTemplate",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(
+                    2,
+                    "schedulingPolicy",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_SCHEDULING_POLICY),
+                )
+                .always()
+                .emit_empty(),
+            F::new(
+                    3,
+                    "schedulingConstraints",
+                    Label::Singular,
+                    Kind::Message(&POD_GROUP_SCHEDULING_CONSTRAINTS),
+                )
+                .emit_empty(),
+            F::new(
+                4,
+                "resourceClaims",
+                Label::Repeated,
+                Kind::Message(&POD_GROUP_RESOURCE_CLAIM),
+            ),
+            F::new(
+                5,
+                "disruptionMode",
+                Label::Singular,
+                Kind::Message(&DISRUPTION_MODE),
+            ),
+            F::new(6, "priorityClassName", Label::Singular, Kind::String).always(),
+            F::new(7, "priority", Label::Singular, Kind::Int32),
+            F::new(8, "preemptionPolicy", Label::Singular, Kind::String),
+        ],
+    );
 
     pub static PRIORITY_CLASS: MessageSchema = MessageSchema::new(
         "k8s.io.api.scheduling.v1beta1.PriorityClass",
@@ -298,6 +3507,109 @@ pub mod _schema {
                 .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&PRIORITY_CLASS))
                 .emit_empty(),
+        ],
+    );
+
+    pub static SINGLE_COMPOSITE_DISRUPTION_MODE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.SingleCompositeDisruptionMode",
+        JsonForm::Object,
+        &[],
+    );
+
+    pub static SINGLE_DISRUPTION_MODE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.SingleDisruptionMode",
+        JsonForm::Object,
+        &[],
+    );
+
+    pub static TOPOLOGY_CONSTRAINT: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.TopologyConstraint",
+        JsonForm::Object,
+        &[F::new(1, "key", Label::Singular, Kind::String).always().emit_empty()],
+    );
+
+    pub static TYPED_LOCAL_OBJECT_REFERENCE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.TypedLocalObjectReference",
+        JsonForm::Object,
+        &[
+            F::new(1, "apiGroup", Label::Singular, Kind::String).always(),
+            F::new(2, "kind", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "name", Label::Singular, Kind::String).always().emit_empty(),
+        ],
+    );
+
+    pub static WORKLOAD: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.Workload",
+        JsonForm::Object,
+        &[
+            F::new(
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::OBJECT_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "spec", Label::Singular, Kind::Message(&WORKLOAD_SPEC))
+                .always()
+                .emit_empty(),
+        ],
+    );
+
+    pub static WORKLOAD_LIST: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.WorkloadList",
+        JsonForm::Object,
+        &[
+            F::new(
+                    1,
+                    "metadata",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::LIST_META,
+                    ),
+                )
+                .always(),
+            F::new(2, "items", Label::Repeated, Kind::Message(&WORKLOAD)).emit_empty(),
+        ],
+    );
+
+    pub static WORKLOAD_REFERENCE: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.WorkloadReference",
+        JsonForm::Object,
+        &[
+            F::new(1, "workloadName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+            F::new(2, "templateName", Label::Singular, Kind::String)
+                .always()
+                .emit_empty(),
+        ],
+    );
+
+    pub static WORKLOAD_SPEC: MessageSchema = MessageSchema::new(
+        "k8s.io.api.scheduling.v1beta1.WorkloadSpec",
+        JsonForm::Object,
+        &[
+            F::new(
+                1,
+                "controllerRef",
+                Label::Singular,
+                Kind::Message(&TYPED_LOCAL_OBJECT_REFERENCE),
+            ),
+            F::new(
+                    2,
+                    "podGroupTemplates",
+                    Label::Repeated,
+                    Kind::Message(&POD_GROUP_TEMPLATE),
+                )
+                .emit_empty(),
+            F::new(
+                3,
+                "compositePodGroupTemplates",
+                Label::Repeated,
+                Kind::Message(&COMPOSITE_POD_GROUP_TEMPLATE),
+            ),
         ],
     );
 }

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.storage.v1alpha1.CSIStorageCapacity`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csistoragecapacity-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csistoragecapacity-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSIStorageCapacity<'a> {
     bytes: &'a [u8],
@@ -181,7 +181,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacity<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.CSIStorageCapacityList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csistoragecapacitylist-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csistoragecapacitylist-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSIStorageCapacityList<'a> {
     bytes: &'a [u8],
@@ -286,7 +286,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacityList<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.VolumeAttachment`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachment-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachment-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachment<'a> {
     bytes: &'a [u8],
@@ -398,7 +398,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachment<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.VolumeAttachmentList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentlist-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachmentlist-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachmentList<'a> {
     bytes: &'a [u8],
@@ -503,7 +503,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentList<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.VolumeAttachmentSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentsource-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachmentsource-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachmentSource<'a> {
     bytes: &'a [u8],
@@ -615,7 +615,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSource<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.VolumeAttachmentSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentspec-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachmentspec-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachmentSpec<'a> {
     bytes: &'a [u8],
@@ -731,7 +731,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSpec<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.VolumeAttachmentStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentstatus-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachmentstatus-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachmentStatus<'a> {
     bytes: &'a [u8],
@@ -858,7 +858,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentStatus<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.VolumeAttributesClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattributesclass-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattributesclass-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttributesClass<'a> {
     bytes: &'a [u8],
@@ -979,7 +979,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClass<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.VolumeAttributesClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattributesclasslist-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattributesclasslist-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttributesClassList<'a> {
     bytes: &'a [u8],
@@ -1084,7 +1084,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClassList<'a> {
 
 /// View of `k8s.io.api.storage.v1alpha1.VolumeError`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeerror-v1alpha1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeerror-v1alpha1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeError<'a> {
     bytes: &'a [u8],

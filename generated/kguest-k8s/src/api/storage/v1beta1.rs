@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.storage.v1beta1.CSIDriver`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csidriver-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csidriver-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSIDriver<'a> {
     bytes: &'a [u8],
@@ -109,7 +109,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriver<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.CSIDriverList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csidriverlist-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csidriverlist-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSIDriverList<'a> {
     bytes: &'a [u8],
@@ -214,7 +214,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriverList<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.CSIDriverSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csidriverspec-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csidriverspec-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSIDriverSpec<'a> {
     bytes: &'a [u8],
@@ -438,7 +438,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIDriverSpec<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.CSINode`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csinode-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csinode-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSINode<'a> {
     bytes: &'a [u8],
@@ -471,6 +471,12 @@ impl<'a> CSINode<'a> {
         rt::get::<codec::Msg<CSINodeSpec<'a>>>(self.bytes, 2)
     }
 
+    /// `status` (field 3).
+    #[inline]
+    pub fn status(&self) -> Option<CSINodeStatus<'a>> {
+        rt::get::<codec::Msg<CSINodeStatus<'a>>>(self.bytes, 3)
+    }
+
     /// Reads several fields in one pass over the message: pass a tuple
     /// of this type's field constants (`Self::FIELD_NAME`); each value
     /// is what that field's accessor returns (see
@@ -491,6 +497,9 @@ impl<'a> CSINode<'a> {
 
     /// `spec` (field 2).
     pub const SPEC: Field<Self, codec::Msg<CSINodeSpec<'a>>> = Field::new(2);
+
+    /// `status` (field 3).
+    pub const STATUS: Field<Self, codec::Msg<CSINodeStatus<'a>>> = Field::new(3);
 }
 
 impl<'a> View<'a> for CSINode<'a> {
@@ -520,10 +529,11 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINode<'a> {
     fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
         #[allow(unused_imports)]
         use kguest_wire::reflect::Item;
-        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3]);
         visitor
             .field(1, fields.get(0, Self::METADATA).as_ref().map(|x| Item::Message(x)));
         visitor.field(2, fields.get(1, Self::SPEC).as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, fields.get(2, Self::STATUS).as_ref().map(|x| Item::Message(x)));
     }
 
     fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
@@ -531,12 +541,13 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINode<'a> {
         use kguest_wire::reflect::Item;
         visitor.field(1, self.metadata().as_ref().map(|x| Item::Message(x)));
         visitor.field(2, self.spec().as_ref().map(|x| Item::Message(x)));
+        visitor.field(3, self.status().as_ref().map(|x| Item::Message(x)));
     }
 }
 
 /// View of `k8s.io.api.storage.v1beta1.CSINodeDriver`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csinodedriver-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csinodedriver-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSINodeDriver<'a> {
     bytes: &'a [u8],
@@ -671,7 +682,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeDriver<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.CSINodeList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csinodelist-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csinodelist-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSINodeList<'a> {
     bytes: &'a [u8],
@@ -775,7 +786,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeList<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.CSINodeSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csinodespec-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csinodespec-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSINodeSpec<'a> {
     bytes: &'a [u8],
@@ -859,9 +870,95 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeSpec<'a> {
     }
 }
 
+/// View of `k8s.io.api.storage.v1beta1.CSINodeStatus`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csinodestatus-v1beta1-storage-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct CSINodeStatus<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> CSINodeStatus<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `storageHealth` (field 1).
+    #[inline]
+    pub fn storage_health(&self) -> Repeated<'a, codec::Msg<StorageHealth<'a>>> {
+        Repeated::new(self.bytes, 1)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1beta1.CSINodeStatus`, for one-pass reads with [`CSINodeStatus::read`].
+impl<'a> CSINodeStatus<'a> {
+    /// `storageHealth` (field 1).
+    pub const STORAGE_HEALTH: Field<Self, Repeated<'a, codec::Msg<StorageHealth<'a>>>> =
+        Field::new(1);
+}
+
+impl<'a> View<'a> for CSINodeStatus<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::CSI_NODE_STATUS;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for CSINodeStatus<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CSINodeStatus")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for CSINodeStatus<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1]);
+        for x in fields.get(0, Self::STORAGE_HEALTH) {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        for x in self.storage_health() {
+            visitor.element(1, Item::Message(&x));
+        }
+    }
+}
+
 /// View of `k8s.io.api.storage.v1beta1.CSIStorageCapacity`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csistoragecapacity-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csistoragecapacity-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSIStorageCapacity<'a> {
     bytes: &'a [u8],
@@ -1033,7 +1130,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacity<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.CSIStorageCapacityList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#csistoragecapacitylist-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#csistoragecapacitylist-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct CSIStorageCapacityList<'a> {
     bytes: &'a [u8],
@@ -1138,7 +1235,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CSIStorageCapacityList<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.StorageClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageclass-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageclass-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageClass<'a> {
     bytes: &'a [u8],
@@ -1339,7 +1436,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageClass<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.StorageClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageclasslist-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageclasslist-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageClassList<'a> {
     bytes: &'a [u8],
@@ -1442,9 +1539,296 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageClassList<'a> {
     }
 }
 
+/// View of `k8s.io.api.storage.v1beta1.StorageHealth`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storagehealth-v1beta1-storage-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct StorageHealth<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> StorageHealth<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `name` (field 1).
+    #[inline]
+    pub fn name(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `name` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn name_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `healthConditions` (field 2).
+    #[inline]
+    pub fn health_conditions(
+        &self,
+    ) -> Repeated<'a, codec::Msg<StorageHealthCondition<'a>>> {
+        Repeated::new(self.bytes, 2)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1beta1.StorageHealth`, for one-pass reads with [`StorageHealth::read`].
+impl<'a> StorageHealth<'a> {
+    /// `name` (field 1).
+    pub const NAME: Field<Self, codec::Str> = Field::new(1);
+
+    /// `healthConditions` (field 2).
+    pub const HEALTH_CONDITIONS: Field<
+        Self,
+        Repeated<'a, codec::Msg<StorageHealthCondition<'a>>>,
+    > = Field::new(2);
+}
+
+impl<'a> View<'a> for StorageHealth<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::STORAGE_HEALTH;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for StorageHealth<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("StorageHealth")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageHealth<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2]);
+        visitor.field(1, fields.get(0, Self::NAME).map(Item::Str));
+        for x in fields.get(1, Self::HEALTH_CONDITIONS) {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.name().map(Item::Str));
+        for x in self.health_conditions() {
+            visitor.element(2, Item::Message(&x));
+        }
+    }
+}
+
+/// View of `k8s.io.api.storage.v1beta1.StorageHealthCondition`.
+///
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storagehealthcondition-v1beta1-storage-k8s-io)
+#[derive(Clone, Copy, Default)]
+pub struct StorageHealthCondition<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> StorageHealthCondition<'a> {
+    /// Wraps the encoded message; nothing is read until an accessor runs.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The encoded message this view reads.
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `status` (field 1).
+    #[inline]
+    pub fn status(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 1)
+    }
+
+    /// `status` (field 1) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn status_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 1)
+    }
+
+    /// `reason` (field 2).
+    #[inline]
+    pub fn reason(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 2)
+    }
+
+    /// `reason` (field 2) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn reason_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 2)
+    }
+
+    /// `message` (field 3).
+    #[inline]
+    pub fn message(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 3)
+    }
+
+    /// `message` (field 3) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn message_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 3)
+    }
+
+    /// `accessMode` (field 4).
+    #[inline]
+    pub fn access_mode(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 4)
+    }
+
+    /// `accessMode` (field 4) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn access_mode_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 4)
+    }
+
+    /// `volumeMode` (field 5).
+    #[inline]
+    pub fn volume_mode(&self) -> Option<&'a str> {
+        rt::get::<codec::Str>(self.bytes, 5)
+    }
+
+    /// `volumeMode` (field 5) as raw bytes, not checked for UTF-8.
+    #[inline]
+    pub fn volume_mode_bytes(&self) -> Option<&'a [u8]> {
+        rt::get::<codec::Bytes>(self.bytes, 5)
+    }
+
+    /// `lastTransitionTime` (field 6).
+    #[inline]
+    pub fn last_transition_time(
+        &self,
+    ) -> Option<crate::apimachinery::pkg::apis::meta::v1::Time<'a>> {
+        rt::get::<
+            codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+        >(self.bytes, 6)
+    }
+
+    /// Reads several fields in one pass over the message: pass a tuple
+    /// of this type's field constants (`Self::FIELD_NAME`); each value
+    /// is what that field's accessor returns (see
+    /// [`kguest_wire::fields`]).
+    #[inline]
+    pub fn read<F: FieldSet<'a, Self>>(&self, fields: F) -> F::Output {
+        fields.read_from(self.bytes)
+    }
+}
+
+/// The fields of `k8s.io.api.storage.v1beta1.StorageHealthCondition`, for one-pass reads with [`StorageHealthCondition::read`].
+impl<'a> StorageHealthCondition<'a> {
+    /// `status` (field 1).
+    pub const STATUS: Field<Self, codec::Str> = Field::new(1);
+
+    /// `reason` (field 2).
+    pub const REASON: Field<Self, codec::Str> = Field::new(2);
+
+    /// `message` (field 3).
+    pub const MESSAGE: Field<Self, codec::Str> = Field::new(3);
+
+    /// `accessMode` (field 4).
+    pub const ACCESS_MODE: Field<Self, codec::Str> = Field::new(4);
+
+    /// `volumeMode` (field 5).
+    pub const VOLUME_MODE: Field<Self, codec::Str> = Field::new(5);
+
+    /// `lastTransitionTime` (field 6).
+    pub const LAST_TRANSITION_TIME: Field<
+        Self,
+        codec::Msg<crate::apimachinery::pkg::apis::meta::v1::Time<'a>>,
+    > = Field::new(6);
+}
+
+impl<'a> View<'a> for StorageHealthCondition<'a> {
+    const SCHEMA: &'static MessageSchema = &_schema::STORAGE_HEALTH_CONDITION;
+
+    fn from_bytes(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl ::core::fmt::Debug for StorageHealthCondition<'_> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("StorageHealthCondition")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "reflect")]
+impl<'a> kguest_wire::reflect::Reflect<'a> for StorageHealthCondition<'a> {
+    fn schema(&self) -> &'static MessageSchema {
+        <Self as View<'a>>::SCHEMA
+    }
+
+    fn reflect(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        let fields = rt::Scan::new(self.bytes, &[1, 2, 3, 4, 5, 6]);
+        visitor.field(1, fields.get(0, Self::STATUS).map(Item::Str));
+        visitor.field(2, fields.get(1, Self::REASON).map(Item::Str));
+        visitor.field(3, fields.get(2, Self::MESSAGE).map(Item::Str));
+        visitor.field(4, fields.get(3, Self::ACCESS_MODE).map(Item::Str));
+        visitor.field(5, fields.get(4, Self::VOLUME_MODE).map(Item::Str));
+        visitor
+            .field(
+                6,
+                fields
+                    .get(5, Self::LAST_TRANSITION_TIME)
+                    .as_ref()
+                    .map(|x| Item::Message(x)),
+            );
+    }
+
+    fn reflect_accessors(&self, visitor: &mut dyn kguest_wire::reflect::Visitor<'a>) {
+        #[allow(unused_imports)]
+        use kguest_wire::reflect::Item;
+        visitor.field(1, self.status().map(Item::Str));
+        visitor.field(2, self.reason().map(Item::Str));
+        visitor.field(3, self.message().map(Item::Str));
+        visitor.field(4, self.access_mode().map(Item::Str));
+        visitor.field(5, self.volume_mode().map(Item::Str));
+        visitor.field(6, self.last_transition_time().as_ref().map(|x| Item::Message(x)));
+    }
+}
+
 /// View of `k8s.io.api.storage.v1beta1.TokenRequest`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tokenrequest-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tokenrequest-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct TokenRequest<'a> {
     bytes: &'a [u8],
@@ -1542,7 +1926,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TokenRequest<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeAttachment`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachment-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachment-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachment<'a> {
     bytes: &'a [u8],
@@ -1654,7 +2038,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachment<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeAttachmentList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentlist-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachmentlist-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachmentList<'a> {
     bytes: &'a [u8],
@@ -1759,7 +2143,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentList<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeAttachmentSource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentsource-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachmentsource-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachmentSource<'a> {
     bytes: &'a [u8],
@@ -1871,7 +2255,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSource<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeAttachmentSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentspec-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachmentspec-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachmentSpec<'a> {
     bytes: &'a [u8],
@@ -1987,7 +2371,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentSpec<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeAttachmentStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattachmentstatus-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattachmentstatus-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttachmentStatus<'a> {
     bytes: &'a [u8],
@@ -2114,7 +2498,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttachmentStatus<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeAttributesClass`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattributesclass-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattributesclass-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttributesClass<'a> {
     bytes: &'a [u8],
@@ -2235,7 +2619,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClass<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeAttributesClassList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeattributesclasslist-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeattributesclasslist-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeAttributesClassList<'a> {
     bytes: &'a [u8],
@@ -2340,7 +2724,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeAttributesClassList<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeError`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumeerror-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumeerror-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeError<'a> {
     bytes: &'a [u8],
@@ -2454,7 +2838,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for VolumeError<'a> {
 
 /// View of `k8s.io.api.storage.v1beta1.VolumeNodeResources`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#volumenoderesources-v1beta1-storage-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#volumenoderesources-v1beta1-storage-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct VolumeNodeResources<'a> {
     bytes: &'a [u8],
@@ -2614,6 +2998,8 @@ pub mod _schema {
             F::new(2, "spec", Label::Singular, Kind::Message(&CSI_NODE_SPEC))
                 .always()
                 .emit_empty(),
+            F::new(3, "status", Label::Singular, Kind::Message(&CSI_NODE_STATUS))
+                .always(),
         ],
     );
 
@@ -2657,6 +3043,12 @@ pub mod _schema {
             F::new(1, "drivers", Label::Repeated, Kind::Message(&CSI_NODE_DRIVER))
                 .emit_empty(),
         ],
+    );
+
+    pub static CSI_NODE_STATUS: MessageSchema = MessageSchema::new(
+        "k8s.io.api.storage.v1beta1.CSINodeStatus",
+        JsonForm::Object,
+        &[F::new(1, "storageHealth", Label::Repeated, Kind::Message(&STORAGE_HEALTH))],
     );
 
     pub static CSI_STORAGE_CAPACITY: MessageSchema = MessageSchema::new(
@@ -2779,6 +3171,41 @@ pub mod _schema {
                 .always(),
             F::new(2, "items", Label::Repeated, Kind::Message(&STORAGE_CLASS))
                 .emit_empty(),
+        ],
+    );
+
+    pub static STORAGE_HEALTH: MessageSchema = MessageSchema::new(
+        "k8s.io.api.storage.v1beta1.StorageHealth",
+        JsonForm::Object,
+        &[
+            F::new(1, "name", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(
+                2,
+                "healthConditions",
+                Label::Repeated,
+                Kind::Message(&STORAGE_HEALTH_CONDITION),
+            ),
+        ],
+    );
+
+    pub static STORAGE_HEALTH_CONDITION: MessageSchema = MessageSchema::new(
+        "k8s.io.api.storage.v1beta1.StorageHealthCondition",
+        JsonForm::Object,
+        &[
+            F::new(1, "status", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(2, "reason", Label::Singular, Kind::String).always().emit_empty(),
+            F::new(3, "message", Label::Singular, Kind::String).always(),
+            F::new(4, "accessMode", Label::Singular, Kind::String),
+            F::new(5, "volumeMode", Label::Singular, Kind::String),
+            F::new(
+                    6,
+                    "lastTransitionTime",
+                    Label::Singular,
+                    Kind::Message(
+                        &crate::apimachinery::pkg::apis::meta::v1::_schema::TIME,
+                    ),
+                )
+                .always(),
         ],
     );
 

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionmigration-v1beta1-storagemigration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversionmigration-v1beta1-storagemigration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersionMigration<'a> {
     bytes: &'a [u8],
@@ -122,7 +122,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionMigration<'a> {
 
 /// View of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionmigrationlist-v1beta1-storagemigration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversionmigrationlist-v1beta1-storagemigration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersionMigrationList<'a> {
     bytes: &'a [u8],
@@ -229,7 +229,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionMigrationList<'a> {
 
 /// View of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationSpec`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionmigrationspec-v1beta1-storagemigration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversionmigrationspec-v1beta1-storagemigration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersionMigrationSpec<'a> {
     bytes: &'a [u8],
@@ -318,7 +318,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StorageVersionMigrationSpec<'a> {
 
 /// View of `k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationStatus`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#storageversionmigrationstatus-v1beta1-storagemigration-k8s-io)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#storageversionmigrationstatus-v1beta1-storagemigration-k8s-io)
 #[derive(Clone, Copy, Default)]
 pub struct StorageVersionMigrationStatus<'a> {
     bytes: &'a [u8],

@@ -305,7 +305,7 @@ pub struct FakeHandle {
     pub get_waiting_pod_value: Mutex<Option<String>>,
     /// The last UID `GetWaitingPod` was asked for.
     pub get_waiting_pod_asked: Mutex<Option<String>>,
-    pub logs: Mutex<Vec<crate::util::LogLine>>,
+    pub logs: Mutex<Vec<kguest_test_support::recorder::LogLine>>,
 }
 
 impl SchedulerHandle for FakeHandle {

@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apigroup-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apigroup-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct APIGroup<'a> {
     bytes: &'a [u8],
@@ -150,7 +150,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroup<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apigrouplist-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apigrouplist-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct APIGroupList<'a> {
     bytes: &'a [u8],
@@ -236,7 +236,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIGroupList<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIResource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apiresource-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apiresource-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct APIResource<'a> {
     bytes: &'a [u8],
@@ -460,7 +460,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResource<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apiresourcelist-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apiresourcelist-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct APIResourceList<'a> {
     bytes: &'a [u8],
@@ -563,7 +563,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIResourceList<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#apiversions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#apiversions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct APIVersions<'a> {
     bytes: &'a [u8],
@@ -668,7 +668,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for APIVersions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ApplyOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#applyoptions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#applyoptions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct ApplyOptions<'a> {
     bytes: &'a [u8],
@@ -781,7 +781,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ApplyOptions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Condition`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#condition-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#condition-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct Condition<'a> {
     bytes: &'a [u8],
@@ -948,7 +948,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Condition<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.CreateOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#createoptions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#createoptions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct CreateOptions<'a> {
     bytes: &'a [u8],
@@ -1067,7 +1067,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for CreateOptions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#deleteoptions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#deleteoptions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct DeleteOptions<'a> {
     bytes: &'a [u8],
@@ -1237,7 +1237,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for DeleteOptions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Duration`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#duration-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#duration-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct Duration<'a> {
     bytes: &'a [u8],
@@ -1318,7 +1318,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Duration<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#fieldselectorrequirement-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#fieldselectorrequirement-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct FieldSelectorRequirement<'a> {
     bytes: &'a [u8],
@@ -1437,7 +1437,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FieldSelectorRequirement<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#fieldsv1-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#fieldsv1-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct FieldsV1<'a> {
     bytes: &'a [u8],
@@ -1518,7 +1518,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for FieldsV1<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GetOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#getoptions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#getoptions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct GetOptions<'a> {
     bytes: &'a [u8],
@@ -1605,7 +1605,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GetOptions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupKind`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupkind-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#groupkind-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct GroupKind<'a> {
     bytes: &'a [u8],
@@ -1709,7 +1709,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupKind<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupresource-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#groupresource-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct GroupResource<'a> {
     bytes: &'a [u8],
@@ -1813,7 +1813,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupResource<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersion`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupversion-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#groupversion-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct GroupVersion<'a> {
     bytes: &'a [u8],
@@ -1917,7 +1917,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersion<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupversionfordiscovery-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#groupversionfordiscovery-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct GroupVersionForDiscovery<'a> {
     bytes: &'a [u8],
@@ -2021,7 +2021,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionForDiscovery<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupversionkind-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#groupversionkind-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct GroupVersionKind<'a> {
     bytes: &'a [u8],
@@ -2142,7 +2142,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionKind<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#groupversionresource-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#groupversionresource-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct GroupVersionResource<'a> {
     bytes: &'a [u8],
@@ -2263,7 +2263,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for GroupVersionResource<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#labelselector-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#labelselector-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct LabelSelector<'a> {
     bytes: &'a [u8],
@@ -2368,7 +2368,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelector<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#labelselectorrequirement-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#labelselectorrequirement-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct LabelSelectorRequirement<'a> {
     bytes: &'a [u8],
@@ -2487,7 +2487,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for LabelSelectorRequirement<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.List`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#list-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#list-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct List<'a> {
     bytes: &'a [u8],
@@ -2587,7 +2587,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for List<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#listmeta-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#listmeta-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct ListMeta<'a> {
     bytes: &'a [u8],
@@ -2734,7 +2734,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ListMeta<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#listoptions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#listoptions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct ListOptions<'a> {
     bytes: &'a [u8],
@@ -2961,7 +2961,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ListOptions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#managedfieldsentry-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#managedfieldsentry-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct ManagedFieldsEntry<'a> {
     bytes: &'a [u8],
@@ -3139,7 +3139,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ManagedFieldsEntry<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#microtime-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#microtime-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct MicroTime<'a> {
     bytes: &'a [u8],
@@ -3231,7 +3231,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for MicroTime<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#objectmeta-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#objectmeta-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct ObjectMeta<'a> {
     bytes: &'a [u8],
@@ -3549,7 +3549,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ObjectMeta<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#ownerreference-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#ownerreference-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct OwnerReference<'a> {
     bytes: &'a [u8],
@@ -3709,7 +3709,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for OwnerReference<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#partialobjectmetadata-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#partialobjectmetadata-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct PartialObjectMetadata<'a> {
     bytes: &'a [u8],
@@ -3791,7 +3791,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadata<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#partialobjectmetadatalist-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#partialobjectmetadatalist-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct PartialObjectMetadataList<'a> {
     bytes: &'a [u8],
@@ -3889,7 +3889,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PartialObjectMetadataList<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Patch`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#patch-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#patch-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct Patch<'a> {
     bytes: &'a [u8],
@@ -3944,7 +3944,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Patch<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.PatchOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#patchoptions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#patchoptions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct PatchOptions<'a> {
     bytes: &'a [u8],
@@ -4074,7 +4074,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for PatchOptions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#preconditions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#preconditions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct Preconditions<'a> {
     bytes: &'a [u8],
@@ -4178,7 +4178,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Preconditions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#rootpaths-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#rootpaths-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct RootPaths<'a> {
     bytes: &'a [u8],
@@ -4263,7 +4263,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for RootPaths<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#serveraddressbyclientcidr-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#serveraddressbyclientcidr-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct ServerAddressByClientCIDR<'a> {
     bytes: &'a [u8],
@@ -4367,7 +4367,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ServerAddressByClientCIDR<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.ShardInfo`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#shardinfo-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#shardinfo-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct ShardInfo<'a> {
     bytes: &'a [u8],
@@ -4454,7 +4454,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for ShardInfo<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Status`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#status-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#status-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct Status<'a> {
     bytes: &'a [u8],
@@ -4608,7 +4608,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Status<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statuscause-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statuscause-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct StatusCause<'a> {
     bytes: &'a [u8],
@@ -4729,7 +4729,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatusCause<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#statusdetails-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#statusdetails-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct StatusDetails<'a> {
     bytes: &'a [u8],
@@ -4894,7 +4894,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for StatusDetails<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#tableoptions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#tableoptions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct TableOptions<'a> {
     bytes: &'a [u8],
@@ -4981,7 +4981,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TableOptions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Time`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#time-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#time-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct Time<'a> {
     bytes: &'a [u8],
@@ -5071,7 +5071,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Time<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#timestamp-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#timestamp-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct Timestamp<'a> {
     bytes: &'a [u8],
@@ -5163,7 +5163,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Timestamp<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.TypeMeta`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#typemeta-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#typemeta-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct TypeMeta<'a> {
     bytes: &'a [u8],
@@ -5267,7 +5267,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for TypeMeta<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.UpdateOptions`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#updateoptions-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#updateoptions-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct UpdateOptions<'a> {
     bytes: &'a [u8],
@@ -5386,7 +5386,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for UpdateOptions<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.Verbs`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#verbs-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#verbs-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct Verbs<'a> {
     bytes: &'a [u8],
@@ -5469,7 +5469,7 @@ impl<'a> kguest_wire::reflect::Reflect<'a> for Verbs<'a> {
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#watchevent-v1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#watchevent-v1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct WatchEvent<'a> {
     bytes: &'a [u8],

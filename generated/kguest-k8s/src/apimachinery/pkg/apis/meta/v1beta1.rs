@@ -9,7 +9,7 @@ use kguest_wire::{
 
 /// View of `k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList`.
 ///
-/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.36/#partialobjectmetadatalist-v1beta1-meta)
+/// [Kubernetes API reference](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.37/#partialobjectmetadatalist-v1beta1-meta)
 #[derive(Clone, Copy, Default)]
 pub struct PartialObjectMetadataList<'a> {
     bytes: &'a [u8],
