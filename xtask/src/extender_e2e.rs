@@ -27,13 +27,23 @@ struct Release {
     binary: &'static str,
 }
 
-const RELEASES: &[Release] = &[Release {
-    module: "tests/extender-e2e/k8s-1.33",
-    binary: "extender-e2e-1.33",
-}];
+const RELEASES: &[Release] = &[
+    Release {
+        module: "tests/extender-e2e/k8s-1.33",
+        binary: "extender-e2e-1.33",
+    },
+    Release {
+        module: "tests/extender-e2e/k8s-1.37",
+        binary: "extender-e2e-1.37",
+    },
+];
 
 /// The Go modules of this harness, for `go-lint`.
-pub const MODULES: &[&str] = &["tests/extender-e2e/harness", "tests/extender-e2e/k8s-1.33"];
+pub const MODULES: &[&str] = &[
+    "tests/extender-e2e/harness",
+    "tests/extender-e2e/k8s-1.33",
+    "tests/extender-e2e/k8s-1.37",
+];
 
 /// What `cargo xtask test` runs.
 pub fn in_test() -> Result<(), String> {

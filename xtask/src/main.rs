@@ -42,7 +42,7 @@ tasks:
   e2e [--full]                    the real kube-scheduler on an in-process API server: pods bound
                                   where kguest picks, and throughput (--full: 500 nodes)
   examples                        build the example plugins into target/plugins/
-  extender-e2e [--full]           the real kube-scheduler (1.33.4) with kguest-extender as its
+  extender-e2e [--full]           the real kube-scheduler (1.33.4, 1.37.2) with kguest-extender as its
                                   extender, configured from deploy/extender: pods bound where
                                   kguest predicts, nodes changing, the extender killed
   extender-load [--nodes N] [--requests N] [--clients N]
