@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -16,13 +18,14 @@ import (
 type perfOptions struct {
 	nodes, initPods, measuredPods int
 	rounds                        int
+	plugins                       string // the example plugins (cargo xtask examples)
+	ksw                           string // KSW's material at 9b2791f (proto-vendor/ksw)
 }
 
 // perfVariant is one scheduler configuration timed by `perf`.
 type perfVariant struct {
 	name    string
 	profile string // the profile's plugins section ("" = the default profile)
-	blocked string // why it cannot run, if it cannot
 }
 
 const perfSchedulerConfig = `apiVersion: kubescheduler.config.k8s.io/v1
@@ -37,19 +40,49 @@ profiles:
 - schedulerName: default-scheduler
 %s`
 
-const blockedKSW = "blocked: the Go module proxy refuses sigs.k8s.io/kube-scheduler-wasm-extension/scheduler@9b2791f (403 Forbidden)"
+// wasmProfile is KSW's scheduler_perf "WasmOnly" shape: the default plugins
+// plus wasm plugins under multiPoint, each with its guestURL.
+func wasmProfile(plugins ...[2]string) string {
+	var b strings.Builder
+	b.WriteString("  plugins:\n    multiPoint:\n      enabled:\n")
+	for _, p := range plugins {
+		fmt.Fprintf(&b, "      - name: %s\n", p[0])
+	}
+	b.WriteString("  pluginConfig:\n")
+	for _, p := range plugins {
+		fmt.Fprintf(&b, "  - name: %s\n    args:\n      guestURL: file://%s\n", p[0], p[1])
+	}
+	return b.String()
+}
 
-var perfVariants = []perfVariant{
-	{name: "default", profile: ""},
-	// As KSW's scheduler_perf "PluginOnly" case: the default plugins plus
-	// the native plugin under multiPoint.
-	{name: "native NodeNumber", profile: `  plugins:
+// perfVariants are the configurations `perf` times, in order.
+func perfVariants(o perfOptions) ([]perfVariant, error) {
+	kguestNodeNumber := filepath.Join(o.plugins, "nodenumber.wasm")
+	kguestFit := filepath.Join(o.plugins, "fit.wasm")
+	// The TinyGo build KSW's scheduler_perf measured (no events), and
+	// upstream's example, which records an event per PreScore as kguest's
+	// port does.
+	tinyGoNodeNumber := filepath.Join(o.ksw, "internal", "e2e", "scheduler_perf", "wasm", "nodenumber", "main.wasm")
+	tinyGoExample := filepath.Join(o.ksw, "examples", "nodenumber", "main.wasm")
+	for _, f := range []string{kguestNodeNumber, kguestFit, tinyGoNodeNumber, tinyGoExample} {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("missing %s (cargo xtask examples; cargo xtask vendor ksw)", f)
+		}
+	}
+	return []perfVariant{
+		{name: "default", profile: ""},
+		// As KSW's scheduler_perf "PluginOnly" case: the default plugins
+		// plus the native plugin under multiPoint.
+		{name: "native NodeNumber", profile: `  plugins:
     multiPoint:
       enabled:
       - name: NodeNumber
 `},
-	{name: "kguest nodenumber (wasm)", blocked: blockedKSW},
-	{name: "TinyGo nodenumber (wasm)", blocked: blockedKSW},
+		{name: "KSW + TinyGo nodenumber", profile: wasmProfile([2]string{"wasm", tinyGoNodeNumber})},
+		{name: "KSW + TinyGo nodenumber+events", profile: wasmProfile([2]string{"wasm", tinyGoExample})},
+		{name: "KSW + kguest nodenumber", profile: wasmProfile([2]string{"wasm", kguestNodeNumber})},
+		{name: "KSW + kguest fit, nodenumber", profile: wasmProfile([2]string{"fit", kguestFit}, [2]string{"wasm", kguestNodeNumber})},
+	}, nil
 }
 
 // perfResult is one variant's measurement.
@@ -94,31 +127,30 @@ func runPerf(opts perfOptions) error {
 	if err := createNodes(ctx, c.client, nodes); err != nil {
 		return err
 	}
+	variants, err := perfVariants(opts)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("throughput run: %d nodes, %d initial pods, %d measured pods, %d round(s)\n", opts.nodes, opts.initPods, opts.measuredPods, opts.rounds)
 
 	results := map[string][]perfResult{}
 	for round := 0; round < opts.rounds; round++ {
-		for vi, v := range perfVariants {
-			if v.blocked != "" {
-				continue
-			}
+		for vi, v := range variants {
 			ns := fmt.Sprintf("perf-%d-%d", round, vi)
 			r, err := perfOnce(ctx, c, dir, ns, v, opts)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
 			}
-			fmt.Printf("  round %d %-26s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.name, r.podsPer, opts.measuredPods, r.seconds)
+			fmt.Printf("  round %d %-30s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.name, r.podsPer, opts.measuredPods, r.seconds)
 			results[v.name] = append(results[v.name], r)
 		}
 	}
 	base := mean(results["default"])
-	for _, v := range perfVariants {
-		if v.blocked != "" {
-			fmt.Printf("throughput %s: %s\n", v.name, v.blocked)
-			continue
-		}
+	native := mean(results["native NodeNumber"])
+	tinyGo := mean(results["KSW + TinyGo nodenumber"])
+	for _, v := range variants {
 		m := mean(results[v.name])
-		fmt.Printf("throughput %s: %.1f pods/s (%.2fx default)\n", v.name, m, m/base)
+		fmt.Printf("throughput %-30s %7.1f pods/s  %5.2fx default  %5.2fx native NodeNumber  %5.2fx KSW + TinyGo\n", v.name+":", m, m/base, m/native, m/tinyGo)
 	}
 	ok = true
 	return nil
