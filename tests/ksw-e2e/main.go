@@ -17,6 +17,7 @@ import (
 const usage = `usage:
   ksw-e2e check --kguest BIN --plugins DIR --deploy FILE --ksw DIR
   ksw-e2e perf --plugins DIR --ksw DIR [--nodes N] [--init N] [--measured N] [--rounds N]
+               [--only NAME] [--cpuprofile DIR]
   ksw-e2e kube-scheduler ARGS...
 `
 
@@ -51,6 +52,8 @@ func main() {
 		fs.IntVar(&o.rounds, "rounds", 1, "rounds of all the variants")
 		fs.StringVar(&o.plugins, "plugins", "", "the folder of the example plugins (cargo xtask examples)")
 		fs.StringVar(&o.ksw, "ksw", "", "KSW's material at 9b2791f (proto-vendor/ksw)")
+		fs.StringVar(&o.only, "only", "", "run only the variants whose name contains this")
+		fs.StringVar(&o.cpuProfiles, "cpuprofile", "", "write each measured scheduler's CPU profile into this folder")
 		_ = fs.Parse(os.Args[2:])
 		if o.plugins == "" || o.ksw == "" || o.nodes < 1 || o.initPods < 0 || o.measuredPods < 2 || o.rounds < 1 || fs.NArg() != 0 {
 			fmt.Fprint(os.Stderr, usage)

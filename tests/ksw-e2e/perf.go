@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ type perfOptions struct {
 	rounds                        int
 	plugins                       string // the example plugins (cargo xtask examples)
 	ksw                           string // KSW's material at 9b2791f (proto-vendor/ksw)
+	only                          string // run only the variants whose name contains this
+	cpuProfiles                   string // write each measured scheduler's CPU profile here
 }
 
 // perfVariant is one scheduler configuration timed by `perf`.
@@ -136,35 +139,60 @@ func runPerf(opts perfOptions) error {
 	results := map[string][]perfResult{}
 	for round := 0; round < opts.rounds; round++ {
 		for vi, v := range variants {
+			if !strings.Contains(v.name, opts.only) {
+				continue
+			}
 			ns := fmt.Sprintf("perf-%d-%d", round, vi)
 			r, err := perfOnce(ctx, c, dir, ns, v, opts)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
 			}
-			fmt.Printf("  round %d %-30s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.name, r.podsPer, opts.measuredPods, r.seconds)
+			fmt.Printf("  round %d %-32s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.name, r.podsPer, opts.measuredPods, r.seconds)
 			results[v.name] = append(results[v.name], r)
 		}
 	}
-	base := mean(results["default"])
-	native := mean(results["native NodeNumber"])
-	tinyGo := mean(results["KSW + TinyGo nodenumber"])
+	// Per variant the median of the rounds (the machine is shared: a round
+	// can land on another job's burst), with the rounds' range.
+	base := median(results["default"])
+	native := median(results["native NodeNumber"])
+	tinyGo := median(results["KSW + TinyGo nodenumber"])
 	for _, v := range variants {
-		m := mean(results[v.name])
-		fmt.Printf("throughput %-30s %7.1f pods/s  %5.2fx default  %5.2fx native NodeNumber  %5.2fx KSW + TinyGo\n", v.name+":", m, m/base, m/native, m/tinyGo)
+		if !strings.Contains(v.name, opts.only) {
+			continue
+		}
+		m := median(results[v.name])
+		lo, hi := spread(results[v.name])
+		fmt.Printf("throughput %-32s %7.1f pods/s (rounds %.0f-%.0f)  %5.2fx default  %5.2fx native NodeNumber  %5.2fx KSW + TinyGo\n", v.name+":", m, lo, hi, m/base, m/native, m/tinyGo)
 	}
 	ok = true
 	return nil
 }
 
-func mean(rs []perfResult) float64 {
+func median(rs []perfResult) float64 {
 	if len(rs) == 0 {
 		return 0
 	}
-	s := 0.0
-	for _, r := range rs {
-		s += r.podsPer
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = r.podsPer
 	}
-	return s / float64(len(rs))
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func spread(rs []perfResult) (lo, hi float64) {
+	for i, r := range rs {
+		if i == 0 || r.podsPer < lo {
+			lo = r.podsPer
+		}
+		if r.podsPer > hi {
+			hi = r.podsPer
+		}
+	}
+	return lo, hi
 }
 
 func perfOnce(ctx context.Context, c *cluster, dir, ns string, v perfVariant, opts perfOptions) (perfResult, error) {
@@ -188,27 +216,34 @@ func perfOnce(ctx context.Context, c *cluster, dir, ns string, v perfVariant, op
 		return pods, names
 	}
 
-	// The initial pods, bound by a first scheduler.
-	warm, err := startScheduler(dir, ns+"-initial", config)
-	if err != nil {
-		return perfResult{}, err
+	// The initial pods, bound by a first scheduler (none with --init 0,
+	// the short case).
+	if opts.initPods > 0 {
+		warm, err := startScheduler(dir, ns+"-initial", config)
+		if err != nil {
+			return perfResult{}, err
+		}
+		defer warm.stop()
+		initial, initialNames := makePods("init", opts.initPods)
+		if _, err := createPods(ctx, c.client, initial); err != nil {
+			return perfResult{}, err
+		}
+		if _, err := w.waitFor(initialNames, 10*time.Minute, warm.exited); err != nil {
+			return perfResult{}, fmt.Errorf("initial pods: %w (scheduler log: %s)", err, warm.logPath)
+		}
+		warm.stop()
 	}
-	defer warm.stop()
-	initial, initialNames := makePods("init", opts.initPods)
-	if _, err := createPods(ctx, c.client, initial); err != nil {
-		return perfResult{}, err
-	}
-	if _, err := w.waitFor(initialNames, 10*time.Minute, warm.exited); err != nil {
-		return perfResult{}, fmt.Errorf("initial pods: %w (scheduler log: %s)", err, warm.logPath)
-	}
-	warm.stop()
 
 	// The measured pods, pending until a fresh scheduler starts.
 	measured, measuredNames := makePods("pod", opts.measuredPods)
 	if _, err := createPods(ctx, c.client, measured); err != nil {
 		return perfResult{}, err
 	}
-	sched, err := startScheduler(dir, ns+"-measured", config)
+	var env []string
+	if opts.cpuProfiles != "" {
+		env = append(env, "KSW_E2E_CPUPROFILE="+filepath.Join(opts.cpuProfiles, ns+".pprof"))
+	}
+	sched, err := startScheduler(dir, ns+"-measured", config, env...)
 	if err != nil {
 		return perfResult{}, err
 	}

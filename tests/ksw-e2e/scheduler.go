@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +23,19 @@ import (
 // registers them: one wasm.PluginFactory(name) per wasm plugin its --config
 // file enables (wasmPluginNames), beside our native NodeNumber.
 func runKubeScheduler(args []string) error {
+	// KSW_E2E_CPUPROFILE=FILE: a CPU profile of this scheduler, from start
+	// to its orderly exit (`perf --cpuprofile DIR` sets it).
+	if path := os.Getenv("KSW_E2E_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	opts := []app.Option{app.WithPlugin(nativeNodeNumberName, newNativeNodeNumber)}
 	names, err := wasmPluginNames(args)
 	if err != nil {
@@ -92,7 +106,7 @@ type schedulerProcess struct {
 	err     error         // its exit, once done is closed
 }
 
-func startScheduler(dir, name, config string) (*schedulerProcess, error) {
+func startScheduler(dir, name, config string, env ...string) (*schedulerProcess, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -107,6 +121,7 @@ func startScheduler(dir, name, config string) (*schedulerProcess, error) {
 		return nil, err
 	}
 	cmd := exec.Command(self, "kube-scheduler", "--config="+configPath, "--secure-port=0", "--v=1")
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	if err := cmd.Start(); err != nil {

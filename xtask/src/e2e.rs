@@ -11,10 +11,11 @@
 //!   pods bound through KSW's wasm plugin ... where kguest run picks`.
 //! * `perf`: scheduler_perf-style throughput, one process, one variant after
 //!   another (default profile; native NodeNumber; KSW with upstream's TinyGo
-//!   nodenumber; KSW with kguest's nodenumber; KSW with kguest's fit and
-//!   nodenumber). The short case (50 nodes, 50 + 100 pods) runs in `cargo
-//!   xtask test`, the full one (500 nodes, 500 + 1,000 pods, KSW's
-//!   scheduler_perf shape, one round) with `--full`.
+//!   nodenumber, without and with events; KSW with kguest's nodenumber; KSW
+//!   with kguest's fit and nodenumber). The short case (50 nodes, no
+//!   initial pods, 100 measured) runs in `cargo xtask test`, the full one
+//!   (500 nodes, 500 + 1,000 pods, KSW's scheduler_perf shape; three rounds
+//!   interleaved, medians) with `--full`.
 
 use std::path::Path;
 use std::process::Command;
@@ -72,9 +73,18 @@ fn run_e2e(full: bool) -> Result<(), String> {
     )?;
     let plugins = plugins.to_string_lossy();
     let shape: &[&str] = if full {
-        &["--nodes", "500", "--init", "500", "--measured", "1000"]
+        &[
+            "--nodes",
+            "500",
+            "--init",
+            "500",
+            "--measured",
+            "1000",
+            "--rounds",
+            "3",
+        ]
     } else {
-        &["--nodes", "50", "--init", "50", "--measured", "100"]
+        &["--nodes", "50", "--init", "0", "--measured", "100"]
     };
     let mut perf = vec!["perf", "--plugins", &plugins, "--ksw", &ksw];
     perf.extend_from_slice(shape);
