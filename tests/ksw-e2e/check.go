@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,11 +15,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+	"sigs.k8s.io/yaml"
 )
 
 // checkOptions are the flags of the `check` subcommand.
@@ -28,6 +28,7 @@ type checkOptions struct {
 	kguest  string // the kguest CLI binary
 	plugins string // <target>/plugins (cargo xtask examples)
 	deploy  string // docs/deploy.md
+	ksw     string // KSW's material at 9b2791f (proto-vendor/ksw), for the TinyGo control
 }
 
 // deployConfig returns the KubeSchedulerConfiguration YAML block of
@@ -50,79 +51,119 @@ func deployConfig(path string) ([]byte, error) {
 	return found[0], nil
 }
 
+// deployGuestDir is where docs/deploy.md's configuration expects the
+// modules; the check points those URLs at the built examples instead.
+const deployGuestDir = "file:///etc/kubernetes/wasm/"
+
 // checkDeployConfig loads docs/deploy.md's configuration, verbatim, with the
 // scheduler's own config loader and validation (what `kube-scheduler
-// --config` does before it builds any plugin), and checks that its wasm
-// plugin is enabled under multiPoint with its args kept for the plugin.
-func checkDeployConfig(dir, deploy string) error {
+// --config` does before it builds any plugin) and returns it, with the wasm
+// plugins KSW's cmd/scheduler rule finds in it (one per profile at least).
+func checkDeployConfig(dir, deploy string) ([]byte, error) {
 	yaml, err := deployConfig(deploy)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	path := filepath.Join(dir, "deploy-md-config.yaml")
 	if err := os.WriteFile(path, yaml, 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	cfg, err := options.LoadConfigFromFile(klog.Background(), path)
 	if err != nil {
-		return fmt.Errorf("docs/deploy.md's KubeSchedulerConfiguration: %w", err)
+		return nil, fmt.Errorf("docs/deploy.md's KubeSchedulerConfiguration: %w", err)
 	}
 	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
-		return fmt.Errorf("docs/deploy.md's KubeSchedulerConfiguration does not validate: %w", err)
+		return nil, fmt.Errorf("docs/deploy.md's KubeSchedulerConfiguration does not validate: %w", err)
 	}
-	if len(cfg.Profiles) != 1 {
-		return fmt.Errorf("docs/deploy.md's configuration has %d profiles, expected 1", len(cfg.Profiles))
+	names, err := wasmPluginNames([]string{"--config", path})
+	if err != nil {
+		return nil, err
 	}
-	prof := cfg.Profiles[0]
-	if prof.Plugins == nil {
-		return errors.New("docs/deploy.md's profile has no plugins")
+	if len(names) < len(cfg.Profiles) {
+		return nil, fmt.Errorf("docs/deploy.md: %d wasm plugins (%v) for %d profiles", len(names), names, len(cfg.Profiles))
 	}
-	// After defaulting, multiPoint holds the default plugins too; the wasm
-	// plugin is the one whose args are the wasm form (guestURL), kept raw.
-	for _, pc := range prof.PluginConfig {
-		u, ok := pc.Args.(*runtime.Unknown)
-		if !ok {
-			continue
-		}
-		var args struct {
-			GuestURL    string `json:"guestURL"`
-			GuestConfig string `json:"guestConfig"`
-		}
-		if err := json.Unmarshal(u.Raw, &args); err != nil {
-			return fmt.Errorf("docs/deploy.md: args of %s: %w", pc.Name, err)
-		}
-		if !strings.HasPrefix(args.GuestURL, "file:///") {
-			return fmt.Errorf("docs/deploy.md: guestURL %q of %s is not file:///...", args.GuestURL, pc.Name)
-		}
-		enabled := false
-		for _, p := range prof.Plugins.MultiPoint.Enabled {
-			enabled = enabled || p.Name == pc.Name
-		}
-		if !enabled {
-			return fmt.Errorf("docs/deploy.md: %s has wasm args but is not enabled under multiPoint", pc.Name)
-		}
-		fmt.Printf("deploy.md KubeSchedulerConfiguration: loaded and validated by kube-scheduler v1.33.4's loader (plugin %s under multiPoint, guestURL %s, guestConfig %s)\n", pc.Name, args.GuestURL, args.GuestConfig)
-		return nil
-	}
-	return errors.New("docs/deploy.md: no pluginConfig with wasm args (guestURL) kept for its plugin")
+	fmt.Printf("deploy.md KubeSchedulerConfiguration: loaded and validated by kube-scheduler v1.33.4's loader (%d profiles, wasm plugins %s)\n", len(cfg.Profiles), strings.Join(names, ", "))
+	return yaml, nil
 }
 
-// kguestRow is one line of `kguest run --json`.
-type kguestRow struct {
-	Node   string   `json:"node"`
-	Filter *string  `json:"filter"` // null: the plugin exports no Filter (not run)
-	Score  *float64 `json:"score"`
+// schedulerConfig is docs/deploy.md's configuration as the check runs it:
+// the same profiles, plugins, weights and guest configs, with
+// clientConnection pointing at the test cluster, each guestURL under
+// /etc/kubernetes/wasm/ pointing at the example of the same file name, and
+// the control profiles appended.
+func schedulerConfig(deployYAML []byte, kubeconfig, plugins string, control []map[string]any) ([]byte, []string, error) {
+	var cfg map[string]any
+	if err := yaml.Unmarshal(deployYAML, &cfg); err != nil {
+		return nil, nil, fmt.Errorf("docs/deploy.md's configuration: %w", err)
+	}
+	cfg["clientConnection"] = map[string]any{"kubeconfig": kubeconfig}
+	profiles, _ := cfg["profiles"].([]any)
+	var names []string
+	for _, p := range profiles {
+		prof, _ := p.(map[string]any)
+		name, _ := prof["schedulerName"].(string)
+		names = append(names, name)
+		pcs, _ := prof["pluginConfig"].([]any)
+		for _, pc := range pcs {
+			args, _ := pc.(map[string]any)["args"].(map[string]any)
+			url, _ := args["guestURL"].(string)
+			if !strings.HasPrefix(url, deployGuestDir) {
+				return nil, nil, fmt.Errorf("docs/deploy.md: guestURL %q is not under %s", url, deployGuestDir)
+			}
+			file := filepath.Join(plugins, strings.TrimPrefix(url, deployGuestDir))
+			if _, err := os.Stat(file); err != nil {
+				return nil, nil, fmt.Errorf("docs/deploy.md's guestURL %s: no example %s (cargo xtask examples)", url, file)
+			}
+			args["guestURL"] = "file://" + file
+		}
+	}
+	for _, c := range control {
+		profiles = append(profiles, c)
+		names = append(names, c["schedulerName"].(string))
+	}
+	cfg["profiles"] = profiles
+	out, err := yaml.Marshal(cfg)
+	return out, names, err
 }
 
-// kguestPicks runs `kguest run PLUGIN --pod POD --nodes NODES --config CFG
-// --json` and returns the nodes a scheduler may bind the pod to on kguest's
-// decision: those that pass Filter (or whose Filter did not run: the plugin
-// exports none) with the highest score (all of them when Score did not run).
-func kguestPicks(kguest, wasm, podFile, nodesFile, configFile string) ([]string, error) {
-	args := []string{"run", wasm, "--pod", podFile, "--nodes", nodesFile, "--json"}
-	if configFile != "" {
-		args = append(args, "--config", configFile)
+// tinyGoControl is a profile running upstream's TinyGo nodenumber example
+// through the same scheduler, after kguest's taints (so that node-7's taint
+// is a wasm decision there too).
+func tinyGoControl(wasmFile, plugins string) map[string]any {
+	return map[string]any{
+		"schedulerName": "tinygo-nodenumber",
+		"plugins": map[string]any{"multiPoint": map[string]any{"enabled": []any{
+			map[string]any{"name": "control-taints"},
+			map[string]any{"name": "tinygo-nodenumber"},
+		}}},
+		"pluginConfig": []any{
+			map[string]any{
+				"name": "control-taints",
+				"args": map[string]any{"guestURL": "file://" + filepath.Join(plugins, "taints.wasm")},
+			},
+			map[string]any{
+				"name": "tinygo-nodenumber",
+				"args": map[string]any{"guestURL": "file://" + wasmFile, "guestConfig": `{"reverse": false}`},
+			},
+		},
 	}
+}
+
+// kguestNodeRow is a node's line of `kguest run --config ... --json`; the
+// last line (the cycle's outcome) has no node.
+type kguestNodeRow struct {
+	Node   string `json:"node"`
+	Status string `json:"status"` // Success: every wasm Filter passed (or none ran)
+	Total  *int64 `json:"total"`  // the weighted sum of the wasm scores; null if Score did not run
+}
+
+// kguestPicks runs `kguest run --config CFG --profile NAME --pod POD --nodes
+// NODES --json` and returns the nodes a scheduler may bind the pod to on
+// kguest's decision: those that pass every wasm Filter with the highest
+// total (kube-scheduler picks at random among tied nodes; kguest run takes
+// the first and names how many tied).
+func kguestPicks(kguest, config, profile, podFile, nodesFile string) ([]string, error) {
+	args := []string{"run", "--config", config, "--profile", profile, "--pod", podFile, "--nodes", nodesFile, "--json"}
 	cmd := exec.Command(kguest, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -130,34 +171,31 @@ func kguestPicks(kguest, wasm, podFile, nodesFile, configFile string) ([]string,
 	if err != nil {
 		return nil, fmt.Errorf("kguest %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	var rows []kguestRow
+	best := int64(-1)
+	var picks []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var r kguestRow
+		var r kguestNodeRow
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("kguest run --json line %q: %w", sc.Text(), err)
 		}
-		rows = append(rows, r)
-	}
-	best := -1.0
-	var picks []string
-	for _, r := range rows {
-		if r.Filter != nil && *r.Filter != "Success" {
+		if r.Node == "" || r.Status != "Success" {
 			continue
 		}
-		s := 0.0
-		if r.Score != nil {
-			s = *r.Score
+		total := int64(0)
+		if r.Total != nil {
+			total = *r.Total
 		}
 		switch {
-		case s > best:
-			best, picks = s, []string{r.Node}
-		case s == best:
+		case total > best:
+			best, picks = total, []string{r.Node}
+		case total == best:
 			picks = append(picks, r.Node)
 		}
 	}
 	if len(picks) == 0 {
-		return nil, fmt.Errorf("kguest run %s: no node passes Filter for %s", wasm, podFile)
+		return nil, fmt.Errorf("kguest run --profile %s: no node passes Filter for %s", profile, podFile)
 	}
 	sort.Strings(picks)
 	return picks, nil
@@ -171,44 +209,26 @@ func writeJSON(path string, v any) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// checkProfile is one scheduler profile of the correctness run.
-type checkProfile struct {
-	schedulerName string
-	wasm          string // kguest guest, under the plugins folder
-	guestConfig   string // kguest --config; the native plugin's args
+// checkNode is a node of the check: so large that the default Score
+// plugins that stay in the profiles (NodeResourcesFit's LeastAllocated,
+// BalancedAllocation) give every node the same score whatever the few test
+// pods on it request, and the wasm plugins alone rank the nodes.
+func checkNode(name string) *v1.Node {
+	n := testNode(name)
+	capacity := v1.ResourceList{
+		v1.ResourceCPU:    resource.MustParse("1000"),
+		v1.ResourceMemory: resource.MustParse("4Ti"),
+		v1.ResourcePods:   resource.MustParse("110"),
+	}
+	n.Status.Capacity, n.Status.Allocatable = capacity, capacity
+	return n
 }
 
-const checkSchedulerConfig = `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %s
-leaderElection:
-  leaderElect: false
-profiles:
-%s`
-
-// Each profile enables NodeNumber under multiPoint and, so that its score
-// alone ranks the nodes, disables every default Score plugin ("*") and
-// enables NodeNumber again under score. Default Filter plugins stay (the
-// nodes pass them all).
-const checkProfileYAML = `- schedulerName: %s
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeNumber
-    score:
-      enabled:
-      - name: NodeNumber
-      disabled:
-      - name: "*"
-  pluginConfig:
-  - name: NodeNumber
-    args: %s
-`
-
 // runCheck is the `check` subcommand: docs/deploy.md's configuration through
-// the scheduler's loader, then pods bound by the real kube-scheduler (with
-// our native NodeNumber) compared with kguest's nodenumber decision.
+// the scheduler's loader, then run by the real kube-scheduler with KSW's wasm
+// plugin (plus upstream's TinyGo nodenumber as a control profile); every pod
+// of every profile must be bound to a node `kguest run --config` picks for
+// the same profile and the objects as the API server stores them.
 func runCheck(opts checkOptions) error {
 	dir, err := os.MkdirTemp("", "ksw-e2e-check-")
 	if err != nil {
@@ -222,12 +242,14 @@ func runCheck(opts checkOptions) error {
 			fmt.Fprintf(os.Stderr, "ksw-e2e: logs kept in %s\n", dir)
 		}
 	}()
-	if err := checkDeployConfig(dir, opts.deploy); err != nil {
+	deployYAML, err := checkDeployConfig(dir, opts.deploy)
+	if err != nil {
 		return err
 	}
-	for _, f := range []string{opts.kguest, filepath.Join(opts.plugins, "nodenumber.wasm")} {
+	tinyGo := filepath.Join(opts.ksw, "examples", "nodenumber", "main.wasm")
+	for _, f := range []string{opts.kguest, tinyGo} {
 		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("missing %s (cargo build -p kguest-cli; cargo xtask examples)", f)
+			return fmt.Errorf("missing %s (cargo build -p kguest-cli; cargo xtask vendor ksw)", f)
 		}
 	}
 
@@ -240,12 +262,22 @@ func runCheck(opts checkOptions) error {
 	fmt.Printf("cluster up in %.1f s (etcd %s, kube-apiserver %s)\n", time.Since(started).Seconds(), c.etcd.Clients[0].Addr(), c.config.Host)
 	ctx := context.Background()
 
-	// Ten nodes node-0 … node-9 and, per profile, pods whose names end in
-	// each digit, and two whose names end in no digit (PreScore skips).
+	config, profiles, err := schedulerConfig(deployYAML, c.kubeconfig, opts.plugins, []map[string]any{tinyGoControl(tinyGo, opts.plugins)})
+	if err != nil {
+		return err
+	}
+	configFile := filepath.Join(dir, "scheduler-check.yaml")
+	if err := os.WriteFile(configFile, config, 0o644); err != nil {
+		return err
+	}
+
+	// Ten nodes node-0 … node-9; node-7 is tainted NoSchedule (the wasm
+	// taints plugin and the default TaintToleration both reject it).
 	var nodes []*v1.Node
 	for i := 0; i < 10; i++ {
-		nodes = append(nodes, testNode(fmt.Sprintf("node-%d", i)))
+		nodes = append(nodes, checkNode(fmt.Sprintf("node-%d", i)))
 	}
+	nodes[7].Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "batch", Effect: v1.TaintEffectNoSchedule}}
 	if err := createNodes(ctx, c.client, nodes); err != nil {
 		return err
 	}
@@ -264,24 +296,18 @@ func runCheck(opts checkOptions) error {
 		return err
 	}
 
-	profiles := []checkProfile{
-		{"nodenumber", "nodenumber.wasm", `{"reverse": false}`},
-		{"nodenumber-reverse", "nodenumber.wasm", `{"reverse": true}`},
-	}
-	var profileYAML strings.Builder
-	for _, p := range profiles {
-		fmt.Fprintf(&profileYAML, checkProfileYAML, p.schedulerName, p.guestConfig)
-	}
-	sched, err := startScheduler(dir, "check", fmt.Sprintf(checkSchedulerConfig, c.kubeconfig, profileYAML.String()))
+	sched, err := startScheduler(dir, "check", string(config))
 	if err != nil {
 		return err
 	}
 	defer sched.stop()
 
+	// Per profile, pods whose names end in each digit, and two whose names
+	// end in no digit (nodenumber's PreScore skips).
 	bound, total := 0, 0
 	var mismatches []string
-	for _, p := range profiles {
-		ns := "e2e-" + p.schedulerName
+	for _, profile := range profiles {
+		ns := "e2e-" + profile
 		if err := createNamespace(ctx, c.client, ns); err != nil {
 			return err
 		}
@@ -293,7 +319,7 @@ func runCheck(opts checkOptions) error {
 		var names []string
 		for _, suffix := range []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "x", "web"} {
 			name := "pod-" + suffix
-			pods = append(pods, testPod(ns, name, p.schedulerName))
+			pods = append(pods, testPod(ns, name, profile))
 			names = append(names, name)
 		}
 		created, err := createPods(ctx, c.client, pods)
@@ -303,12 +329,7 @@ func runCheck(opts checkOptions) error {
 		}
 		if _, err := w.waitFor(names, 2*time.Minute, sched.exited); err != nil {
 			w.close()
-			return fmt.Errorf("profile %s: %w (scheduler log: %s)", p.schedulerName, err, sched.logPath)
-		}
-		configFile := filepath.Join(dir, p.schedulerName+"-config.json")
-		if err := os.WriteFile(configFile, []byte(p.guestConfig), 0o644); err != nil {
-			w.close()
-			return err
+			return fmt.Errorf("profile %s: %w (scheduler log: %s)", profile, err, sched.logPath)
 		}
 		for _, pod := range created {
 			pod.APIVersion, pod.Kind = "v1", "Pod"
@@ -317,7 +338,7 @@ func runCheck(opts checkOptions) error {
 				w.close()
 				return err
 			}
-			picks, err := kguestPicks(opts.kguest, filepath.Join(opts.plugins, p.wasm), podFile, nodesFile, configFile)
+			picks, err := kguestPicks(opts.kguest, configFile, profile, podFile, nodesFile)
 			if err != nil {
 				w.close()
 				return err
@@ -327,7 +348,7 @@ func runCheck(opts checkOptions) error {
 			if contains(picks, node) {
 				bound++
 			} else {
-				mismatches = append(mismatches, fmt.Sprintf("%s %s/%s: bound to %s, kguest picks %v", p.schedulerName, ns, pod.Name, node, picks))
+				mismatches = append(mismatches, fmt.Sprintf("%s %s/%s: bound to %s, kguest picks %v", profile, ns, pod.Name, node, picks))
 			}
 		}
 		w.close()
@@ -335,7 +356,7 @@ func runCheck(opts checkOptions) error {
 	for _, m := range mismatches {
 		fmt.Println("MISMATCH " + m)
 	}
-	fmt.Printf("scheduler e2e (native NodeNumber in kube-scheduler v1.33.4; KSW wasm plugin blocked): %d/%d pods bound where kguest picks\n", bound, total)
+	fmt.Printf("ksw e2e: %d/%d pods bound through KSW's wasm plugin in kube-scheduler v1.33.4 where kguest run picks (profiles %s; %s is upstream's TinyGo control)\n", bound, total, strings.Join(profiles, ", "), profiles[len(profiles)-1])
 	if bound != total {
 		return fmt.Errorf("%d of %d pods bound elsewhere than kguest picks", total-bound, total)
 	}

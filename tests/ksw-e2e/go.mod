@@ -10,6 +10,8 @@ require (
 	k8s.io/client-go v0.33.4
 	k8s.io/klog/v2 v2.130.1
 	k8s.io/kubernetes v1.33.4
+	sigs.k8s.io/kube-scheduler-wasm-extension/scheduler v0.0.0-20251124061035-9b2791f1bbea
+	sigs.k8s.io/yaml v1.4.0
 )
 
 require (
@@ -24,7 +26,7 @@ require (
 	github.com/coreos/go-oidc v2.3.0+incompatible // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
-	github.com/davecgh/go-spew v1.1.1 // indirect
+	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/emicklei/go-restful/v3 v3.11.0 // indirect
@@ -77,6 +79,7 @@ require (
 	github.com/spf13/cobra v1.8.1 // indirect
 	github.com/spf13/pflag v1.0.5 // indirect
 	github.com/stoewer/go-strcase v1.3.0 // indirect
+	github.com/tetratelabs/wazero v1.7.2 // indirect
 	github.com/tmc/grpc-websocket-proxy v0.0.0-20220101234140-673ab2c3ae75 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xiang90/probing v0.0.0-20221125231312-a49e3df8f510 // indirect
@@ -133,7 +136,7 @@ require (
 	k8s.io/kube-aggregator v0.0.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff // indirect
 	k8s.io/kube-scheduler v0.0.0 // indirect
-	k8s.io/kubectl v0.0.0 // indirect
+	k8s.io/kubectl v0.33.4 // indirect
 	k8s.io/kubelet v0.33.4 // indirect
 	k8s.io/mount-utils v0.0.0 // indirect
 	k8s.io/pod-security-admission v0.0.0 // indirect
@@ -142,18 +145,13 @@ require (
 	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
-	sigs.k8s.io/yaml v1.4.0 // indirect
 )
 
-// sigs.k8s.io/kube-scheduler-wasm-extension/scheduler at 9b2791f belongs in
-// the first require block, with
-// sigs.k8s.io/kube-scheduler-wasm-extension/kubernetes/proto replaced by the
-// same commit's pseudo-version; the Go module proxy refuses both (403
-// Forbidden, see README.md), so they are not here.
-//
 // The replace block of kube-scheduler-wasm-extension's scheduler/go.mod at
 // 9b2791f (a dependency's replaces do not apply to its consumers): grpc and
-// the Kubernetes staging modules at the versions KSW builds with.
+// the Kubernetes staging modules at the versions KSW builds with; and KSW's
+// host module itself, vendored by `cargo xtask vendor ksw` (the Go module
+// proxy does not serve it).
 replace (
 	google.golang.org/grpc => google.golang.org/grpc v1.65.0
 	k8s.io/api => k8s.io/api v0.33.4
@@ -184,4 +182,5 @@ replace (
 	k8s.io/metrics => k8s.io/metrics v0.33.4
 	k8s.io/mount-utils => k8s.io/mount-utils v0.33.4
 	k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.33.4
+	sigs.k8s.io/kube-scheduler-wasm-extension/scheduler => ../../proto-vendor/ksw/scheduler
 )

@@ -3,8 +3,8 @@
 // and an in-process kube-apiserver on 127.0.0.1, started and stopped by the
 // harness.
 //
-//	ksw-e2e check --kguest BIN --plugins DIR --deploy docs/deploy.md
-//	ksw-e2e perf [--nodes 500] [--init 500] [--measured 1000] [--rounds 1]
+//	ksw-e2e check --kguest BIN --plugins DIR --deploy docs/deploy.md --ksw proto-vendor/ksw
+//	ksw-e2e perf --plugins DIR --ksw proto-vendor/ksw [--nodes 500] [--init 500] [--measured 1000] [--rounds 1]
 //	ksw-e2e kube-scheduler ARGS...   (the scheduler itself, run as a child)
 package main
 
@@ -15,8 +15,9 @@ import (
 )
 
 const usage = `usage:
-  ksw-e2e check --kguest BIN --plugins DIR --deploy FILE
-  ksw-e2e perf [--nodes N] [--init N] [--measured N] [--rounds N]
+  ksw-e2e check --kguest BIN --plugins DIR --deploy FILE --ksw DIR
+  ksw-e2e perf --plugins DIR --ksw DIR [--nodes N] [--init N] [--measured N] [--rounds N]
+               [--only NAME] [--cpuprofile DIR]
   ksw-e2e kube-scheduler ARGS...
 `
 
@@ -35,8 +36,9 @@ func main() {
 		fs.StringVar(&o.kguest, "kguest", "", "the kguest CLI binary")
 		fs.StringVar(&o.plugins, "plugins", "", "the folder of the example plugins (cargo xtask examples)")
 		fs.StringVar(&o.deploy, "deploy", "", "docs/deploy.md")
+		fs.StringVar(&o.ksw, "ksw", "", "KSW's material at 9b2791f (proto-vendor/ksw)")
 		_ = fs.Parse(os.Args[2:])
-		if o.kguest == "" || o.plugins == "" || o.deploy == "" || fs.NArg() != 0 {
+		if o.kguest == "" || o.plugins == "" || o.deploy == "" || o.ksw == "" || fs.NArg() != 0 {
 			fmt.Fprint(os.Stderr, usage)
 			os.Exit(2)
 		}
@@ -48,8 +50,12 @@ func main() {
 		fs.IntVar(&o.initPods, "init", 500, "initial pods (scheduled before timing)")
 		fs.IntVar(&o.measuredPods, "measured", 1000, "measured pods (at least 2)")
 		fs.IntVar(&o.rounds, "rounds", 1, "rounds of all the variants")
+		fs.StringVar(&o.plugins, "plugins", "", "the folder of the example plugins (cargo xtask examples)")
+		fs.StringVar(&o.ksw, "ksw", "", "KSW's material at 9b2791f (proto-vendor/ksw)")
+		fs.StringVar(&o.only, "only", "", "run only the variants whose name contains this")
+		fs.StringVar(&o.cpuProfiles, "cpuprofile", "", "write each measured scheduler's CPU profile into this folder")
 		_ = fs.Parse(os.Args[2:])
-		if o.nodes < 1 || o.initPods < 0 || o.measuredPods < 2 || o.rounds < 1 || fs.NArg() != 0 {
+		if o.plugins == "" || o.ksw == "" || o.nodes < 1 || o.initPods < 0 || o.measuredPods < 2 || o.rounds < 1 || fs.NArg() != 0 {
 			fmt.Fprint(os.Stderr, usage)
 			os.Exit(2)
 		}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -16,13 +19,16 @@ import (
 type perfOptions struct {
 	nodes, initPods, measuredPods int
 	rounds                        int
+	plugins                       string // the example plugins (cargo xtask examples)
+	ksw                           string // KSW's material at 9b2791f (proto-vendor/ksw)
+	only                          string // run only the variants whose name contains this
+	cpuProfiles                   string // write each measured scheduler's CPU profile here
 }
 
 // perfVariant is one scheduler configuration timed by `perf`.
 type perfVariant struct {
 	name    string
 	profile string // the profile's plugins section ("" = the default profile)
-	blocked string // why it cannot run, if it cannot
 }
 
 const perfSchedulerConfig = `apiVersion: kubescheduler.config.k8s.io/v1
@@ -37,19 +43,49 @@ profiles:
 - schedulerName: default-scheduler
 %s`
 
-const blockedKSW = "blocked: the Go module proxy refuses sigs.k8s.io/kube-scheduler-wasm-extension/scheduler@9b2791f (403 Forbidden)"
+// wasmProfile is KSW's scheduler_perf "WasmOnly" shape: the default plugins
+// plus wasm plugins under multiPoint, each with its guestURL.
+func wasmProfile(plugins ...[2]string) string {
+	var b strings.Builder
+	b.WriteString("  plugins:\n    multiPoint:\n      enabled:\n")
+	for _, p := range plugins {
+		fmt.Fprintf(&b, "      - name: %s\n", p[0])
+	}
+	b.WriteString("  pluginConfig:\n")
+	for _, p := range plugins {
+		fmt.Fprintf(&b, "  - name: %s\n    args:\n      guestURL: file://%s\n", p[0], p[1])
+	}
+	return b.String()
+}
 
-var perfVariants = []perfVariant{
-	{name: "default", profile: ""},
-	// As KSW's scheduler_perf "PluginOnly" case: the default plugins plus
-	// the native plugin under multiPoint.
-	{name: "native NodeNumber", profile: `  plugins:
+// perfVariants are the configurations `perf` times, in order.
+func perfVariants(o perfOptions) ([]perfVariant, error) {
+	kguestNodeNumber := filepath.Join(o.plugins, "nodenumber.wasm")
+	kguestFit := filepath.Join(o.plugins, "fit.wasm")
+	// The TinyGo build KSW's scheduler_perf measured (no events), and
+	// upstream's example, which records an event per PreScore as kguest's
+	// port does.
+	tinyGoNodeNumber := filepath.Join(o.ksw, "internal", "e2e", "scheduler_perf", "wasm", "nodenumber", "main.wasm")
+	tinyGoExample := filepath.Join(o.ksw, "examples", "nodenumber", "main.wasm")
+	for _, f := range []string{kguestNodeNumber, kguestFit, tinyGoNodeNumber, tinyGoExample} {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("missing %s (cargo xtask examples; cargo xtask vendor ksw)", f)
+		}
+	}
+	return []perfVariant{
+		{name: "default", profile: ""},
+		// As KSW's scheduler_perf "PluginOnly" case: the default plugins
+		// plus the native plugin under multiPoint.
+		{name: "native NodeNumber", profile: `  plugins:
     multiPoint:
       enabled:
       - name: NodeNumber
 `},
-	{name: "kguest nodenumber (wasm)", blocked: blockedKSW},
-	{name: "TinyGo nodenumber (wasm)", blocked: blockedKSW},
+		{name: "KSW + TinyGo nodenumber", profile: wasmProfile([2]string{"wasm", tinyGoNodeNumber})},
+		{name: "KSW + TinyGo nodenumber+events", profile: wasmProfile([2]string{"wasm", tinyGoExample})},
+		{name: "KSW + kguest nodenumber", profile: wasmProfile([2]string{"wasm", kguestNodeNumber})},
+		{name: "KSW + kguest fit, nodenumber", profile: wasmProfile([2]string{"fit", kguestFit}, [2]string{"wasm", kguestNodeNumber})},
+	}, nil
 }
 
 // perfResult is one variant's measurement.
@@ -94,12 +130,16 @@ func runPerf(opts perfOptions) error {
 	if err := createNodes(ctx, c.client, nodes); err != nil {
 		return err
 	}
+	variants, err := perfVariants(opts)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("throughput run: %d nodes, %d initial pods, %d measured pods, %d round(s)\n", opts.nodes, opts.initPods, opts.measuredPods, opts.rounds)
 
 	results := map[string][]perfResult{}
 	for round := 0; round < opts.rounds; round++ {
-		for vi, v := range perfVariants {
-			if v.blocked != "" {
+		for vi, v := range variants {
+			if !strings.Contains(v.name, opts.only) {
 				continue
 			}
 			ns := fmt.Sprintf("perf-%d-%d", round, vi)
@@ -107,32 +147,52 @@ func runPerf(opts perfOptions) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
 			}
-			fmt.Printf("  round %d %-26s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.name, r.podsPer, opts.measuredPods, r.seconds)
+			fmt.Printf("  round %d %-32s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.name, r.podsPer, opts.measuredPods, r.seconds)
 			results[v.name] = append(results[v.name], r)
 		}
 	}
-	base := mean(results["default"])
-	for _, v := range perfVariants {
-		if v.blocked != "" {
-			fmt.Printf("throughput %s: %s\n", v.name, v.blocked)
+	// Per variant the median of the rounds (the machine is shared: a round
+	// can land on another job's burst), with the rounds' range.
+	base := median(results["default"])
+	native := median(results["native NodeNumber"])
+	tinyGo := median(results["KSW + TinyGo nodenumber"])
+	for _, v := range variants {
+		if !strings.Contains(v.name, opts.only) {
 			continue
 		}
-		m := mean(results[v.name])
-		fmt.Printf("throughput %s: %.1f pods/s (%.2fx default)\n", v.name, m, m/base)
+		m := median(results[v.name])
+		lo, hi := spread(results[v.name])
+		fmt.Printf("throughput %-32s %7.1f pods/s (rounds %.0f-%.0f)  %5.2fx default  %5.2fx native NodeNumber  %5.2fx KSW + TinyGo\n", v.name+":", m, lo, hi, m/base, m/native, m/tinyGo)
 	}
 	ok = true
 	return nil
 }
 
-func mean(rs []perfResult) float64 {
+func median(rs []perfResult) float64 {
 	if len(rs) == 0 {
 		return 0
 	}
-	s := 0.0
-	for _, r := range rs {
-		s += r.podsPer
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = r.podsPer
 	}
-	return s / float64(len(rs))
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func spread(rs []perfResult) (lo, hi float64) {
+	for i, r := range rs {
+		if i == 0 || r.podsPer < lo {
+			lo = r.podsPer
+		}
+		if r.podsPer > hi {
+			hi = r.podsPer
+		}
+	}
+	return lo, hi
 }
 
 func perfOnce(ctx context.Context, c *cluster, dir, ns string, v perfVariant, opts perfOptions) (perfResult, error) {
@@ -156,27 +216,34 @@ func perfOnce(ctx context.Context, c *cluster, dir, ns string, v perfVariant, op
 		return pods, names
 	}
 
-	// The initial pods, bound by a first scheduler.
-	warm, err := startScheduler(dir, ns+"-initial", config)
-	if err != nil {
-		return perfResult{}, err
+	// The initial pods, bound by a first scheduler (none with --init 0,
+	// the short case).
+	if opts.initPods > 0 {
+		warm, err := startScheduler(dir, ns+"-initial", config)
+		if err != nil {
+			return perfResult{}, err
+		}
+		defer warm.stop()
+		initial, initialNames := makePods("init", opts.initPods)
+		if _, err := createPods(ctx, c.client, initial); err != nil {
+			return perfResult{}, err
+		}
+		if _, err := w.waitFor(initialNames, 10*time.Minute, warm.exited); err != nil {
+			return perfResult{}, fmt.Errorf("initial pods: %w (scheduler log: %s)", err, warm.logPath)
+		}
+		warm.stop()
 	}
-	defer warm.stop()
-	initial, initialNames := makePods("init", opts.initPods)
-	if _, err := createPods(ctx, c.client, initial); err != nil {
-		return perfResult{}, err
-	}
-	if _, err := w.waitFor(initialNames, 10*time.Minute, warm.exited); err != nil {
-		return perfResult{}, fmt.Errorf("initial pods: %w (scheduler log: %s)", err, warm.logPath)
-	}
-	warm.stop()
 
 	// The measured pods, pending until a fresh scheduler starts.
 	measured, measuredNames := makePods("pod", opts.measuredPods)
 	if _, err := createPods(ctx, c.client, measured); err != nil {
 		return perfResult{}, err
 	}
-	sched, err := startScheduler(dir, ns+"-measured", config)
+	var env []string
+	if opts.cpuProfiles != "" {
+		env = append(env, "KSW_E2E_CPUPROFILE="+filepath.Join(opts.cpuProfiles, ns+".pprof"))
+	}
+	sched, err := startScheduler(dir, ns+"-measured", config, env...)
 	if err != nil {
 		return perfResult{}, err
 	}

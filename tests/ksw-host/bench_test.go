@@ -9,8 +9,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"testing"
 
@@ -19,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	wasm "sigs.k8s.io/kube-scheduler-wasm-extension/scheduler/plugin"
 )
 
 func init() { metrics.Register() }
@@ -133,4 +137,70 @@ func BenchmarkNodeNumber(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkInstantiate: upstream's New step, wasm.NewFromConfig (read the
+// guest, compile it, instantiate one guest, as KSW does for each plugin of
+// each profile at start-up), with no cycle run. The plugins stay loaded
+// until the end, so the growth of the Go heap (wazero's linear memories and
+// module data are Go memory) and of the process's resident set (which also
+// holds the compiled code) per plugin is what one loaded plugin costs.
+func BenchmarkInstantiate(b *testing.B) {
+	ksw := dirOf(b, "KGUEST_KSW_DIR")
+	plugins := dirOf(b, "KGUEST_PLUGIN_DIR")
+	cases := []struct {
+		name  string
+		guest string
+		args  []string
+	}{
+		{"kguest-nodename", filepath.Join(plugins, "nodename.wasm"), nil},
+		{"kguest-fit", filepath.Join(plugins, "fit.wasm"), nil},
+		{"kguest-taints", filepath.Join(plugins, "taints.wasm"), nil},
+		{"kguest-imagelocality", filepath.Join(plugins, "imagelocality.wasm"), nil},
+		{"kguest-nodenumber", filepath.Join(plugins, "nodenumber.wasm"), nil},
+		{"tinygo-filter", filepath.Join(ksw, "guest/testdata/filter/main.wasm"), []string{"test", "filter"}},
+		{"tinygo-nodenumber", filepath.Join(ksw, "examples/nodenumber/main.wasm"), nil},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx := context.Background()
+			cfg := wasm.PluginConfig{GuestURL: "file://" + tc.guest, Args: tc.args}
+			loaded := make([]framework.Plugin, 0, b.N)
+			heap0, rss0 := memoryNow(b)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				pl, err := wasm.NewFromConfig(ctx, tc.name, cfg, nil)
+				if err != nil {
+					b.Fatalf("%s: %v", tc.guest, err)
+				}
+				loaded = append(loaded, pl)
+			}
+			b.StopTimer()
+			heap1, rss1 := memoryNow(b)
+			b.ReportMetric(float64(heap1-heap0)/float64(b.N), "heap-B/plugin")
+			b.ReportMetric(float64(rss1-rss0)/float64(b.N), "rss-B/plugin")
+			for _, pl := range loaded {
+				if c, ok := pl.(io.Closer); ok {
+					_ = c.Close()
+				}
+			}
+		})
+	}
+}
+
+// memoryNow is the Go heap in use after a collection, and the resident set
+// (/proc/self/statm, Linux).
+func memoryNow(b *testing.B) (heap, rss int64) {
+	goruntime.GC()
+	var m goruntime.MemStats
+	goruntime.ReadMemStats(&m)
+	statm, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		b.Fatalf("resident set: %v", err)
+	}
+	var size, pages int64
+	if _, err := fmt.Sscan(string(statm), &size, &pages); err != nil {
+		b.Fatalf("/proc/self/statm %q: %v", statm, err)
+	}
+	return int64(m.HeapInuse), pages * int64(os.Getpagesize())
 }

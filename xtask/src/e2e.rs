@@ -1,25 +1,26 @@
 //! `cargo xtask e2e [--full]`: the real kube-scheduler (k8s.io/kubernetes
-//! v1.33.4, as kube-scheduler-wasm-extension pins it) against an embedded
-//! etcd and an in-process kube-apiserver on 127.0.0.1 (`tests/ksw-e2e`).
+//! v1.33.4, as kube-scheduler-wasm-extension pins it) with KSW's wasm plugin
+//! registered as KSW's cmd/scheduler registers it, against an embedded etcd
+//! and an in-process kube-apiserver on 127.0.0.1 (`tests/ksw-e2e`).
 //!
 //! * `check`: docs/deploy.md's KubeSchedulerConfiguration through the
-//!   scheduler's own config loader and validation; then pods bound by the
-//!   scheduler, each required on a node `kguest run --json` picks for the
-//!   same objects. Prints `scheduler e2e (...): N/M pods bound where kguest
-//!   picks`.
+//!   scheduler's own config loader and validation; then the scheduler runs
+//!   it (guestURLs pointed at the examples; upstream's TinyGo nodenumber as
+//!   a control profile) and every pod must be bound to a node `kguest run
+//!   --config` picks for the same profile and objects. Prints `ksw e2e: N/M
+//!   pods bound through KSW's wasm plugin ... where kguest run picks`.
 //! * `perf`: scheduler_perf-style throughput, one process, one variant after
-//!   another (default profile; native NodeNumber). The short case (50 nodes,
-//!   50 + 100 pods) runs in `cargo xtask test`, the full one (500 nodes,
-//!   500 + 1,000 pods, KSW's scheduler_perf shape, three rounds) with `--full`.
-//!
-//! KSW's wasm plugin (`sigs.k8s.io/kube-scheduler-wasm-extension/scheduler`
-//! at 9b2791f) is refused by the Go module proxy, so the wasm variants print
-//! as blocked (tests/ksw-e2e/README.md).
+//!   another (default profile; native NodeNumber; KSW with upstream's TinyGo
+//!   nodenumber, without and with events; KSW with kguest's nodenumber; KSW
+//!   with kguest's fit and nodenumber). The short case (50 nodes, no
+//!   initial pods, 100 measured) runs in `cargo xtask test`, the full one
+//!   (500 nodes, 500 + 1,000 pods, KSW's scheduler_perf shape; three rounds
+//!   interleaved, medians) with `--full`.
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::{cargo, examples, golang, paths};
+use crate::{cargo, examples, golang, paths, vendor};
 
 const MODULE: &str = "tests/ksw-e2e";
 
@@ -40,11 +41,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 fn run_e2e(full: bool) -> Result<(), String> {
     let started = std::time::Instant::now();
+    // The harness's go.mod replaces KSW's module with proto-vendor/ksw/scheduler;
+    // the TinyGo guests come from the same folder.
+    let ksw = vendor::ensure_ksw_vendored()?;
+    let ksw = ksw.to_string_lossy();
     let harness = golang::build(MODULE, ".", "ksw-e2e")?;
     cargo::cargo(&["build", "--quiet", "-p", "kguest-cli"])?;
     let kguest = paths::target_dir().join("debug").join("kguest");
     let plugins = examples::plugin_dir();
-    if !plugins.join("nodenumber.wasm").is_file() {
+    let used = ["nodenumber", "fit", "taints", "imagelocality"];
+    if used
+        .iter()
+        .any(|name| !plugins.join(format!("{name}.wasm")).is_file())
+    {
         examples::build_all()?;
     }
     let deploy = paths::root().join("docs").join("deploy.md");
@@ -58,11 +67,13 @@ fn run_e2e(full: bool) -> Result<(), String> {
             &plugins.to_string_lossy(),
             "--deploy",
             &deploy.to_string_lossy(),
+            "--ksw",
+            &ksw,
         ],
     )?;
+    let plugins = plugins.to_string_lossy();
     let shape: &[&str] = if full {
         &[
-            "perf",
             "--nodes",
             "500",
             "--init",
@@ -73,9 +84,11 @@ fn run_e2e(full: bool) -> Result<(), String> {
             "3",
         ]
     } else {
-        &["perf", "--nodes", "50", "--init", "50", "--measured", "100"]
+        &["--nodes", "50", "--init", "0", "--measured", "100"]
     };
-    run_harness(&harness, shape)?;
+    let mut perf = vec!["perf", "--plugins", &plugins, "--ksw", &ksw];
+    perf.extend_from_slice(shape);
+    run_harness(&harness, &perf)?;
     eprintln!("e2e: done in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }

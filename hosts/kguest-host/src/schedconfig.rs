@@ -206,6 +206,22 @@ pub fn scheduler_profiles(config: &Value) -> Result<Vec<SchedulerProfile>, Strin
     if out.is_empty() {
         return Err("the configuration has no profiles".into());
     }
+    // KSW's scheduler registers a wasm plugin once per profile that enables
+    // its name, and kube-scheduler refuses a second registration at
+    // start-up (tests/ksw-e2e runs it).
+    let mut seen = std::collections::HashSet::new();
+    for (p, profile) in out.iter().enumerate() {
+        for plugin in &profile.plugins {
+            if !seen.insert(plugin.name.as_str()) {
+                return Err(format!(
+                    "profiles[{p}]: the wasm plugin name `{0}` is enabled twice; KSW's scheduler \
+                     would register it twice and kube-scheduler refuses to start (`a plugin \
+                     named {0} already exists`): give each profile's plugin a name of its own",
+                    plugin.name
+                ));
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -263,6 +279,23 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_wasm_plugin_name_in_two_profiles_is_refused_as_kube_scheduler_does() {
+        let profile = |scheduler: &str| {
+            json!({"schedulerName": scheduler,
+                "plugins": {"multiPoint": {"enabled": [{"name": "nn"}]}},
+                "pluginConfig": [{"name": "nn", "args": {"guestURL": "file:///nn.wasm"}}]})
+        };
+        let config = json!({"kind": "KubeSchedulerConfiguration",
+            "profiles": [profile("a"), profile("b")]});
+        let err = scheduler_profiles(&config).unwrap_err();
+        assert!(
+            err.starts_with("profiles[1]: the wasm plugin name `nn` is enabled twice"),
+            "{err}"
+        );
+        assert!(err.contains("a plugin named nn already exists"), "{err}");
     }
 
     #[test]

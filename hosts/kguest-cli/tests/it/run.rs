@@ -834,8 +834,7 @@ fn a_plugin_without_filter_shows_not_run() {
 }
 
 /// docs/deploy.md's KubeSchedulerConfiguration, word for word but for the
-/// guestURL, which points at the nodenumber example (its guestConfig
-/// `{"reverse": false}` is nodenumber's).
+/// guestURLs, which point at the examples of the same file names.
 #[test]
 fn the_deploy_md_scheduler_configuration_runs_as_a_profile() {
     let doc = std::fs::read_to_string(workspace().join("docs/deploy.md")).expect("deploy.md");
@@ -845,41 +844,62 @@ fn the_deploy_md_scheduler_configuration_runs_as_a_profile() {
         .filter_map(|b| b.split("```").next())
         .find(|b| b.contains("kind: KubeSchedulerConfiguration"))
         .expect("a KubeSchedulerConfiguration block");
-    let url = "file:///etc/kubernetes/wasm/zone_memory.wasm";
-    assert!(block.contains(url), "{block}");
-    let config = temp(
-        "sched-config.yaml",
-        block.replace(url, &file_url("nodenumber")).as_bytes(),
-    );
-    let pod = pod_ending_in_3();
-    let rows = run_json(&[
-        "--config",
-        &config,
-        "--pod",
-        &pod,
-        "--nodes",
-        &data("nodes.yaml"),
-    ]);
-    assert_eq!(rows.len(), 4, "{rows:?}");
-    let scores: Vec<Option<i64>> = rows[..3].iter().map(|r| r["total"].as_i64()).collect();
-    assert_eq!(scores, [Some(0), Some(0), Some(10)]);
-    for row in &rows[..3] {
-        assert_eq!(row["plugins"][0]["plugin"], "zone-memory");
-        assert!(row["plugins"][0]["filter"].is_null(), "{row}");
+    let mut config = block.to_string();
+    for name in ["nodenumber", "taints", "imagelocality", "fit"] {
+        let url = format!("file:///etc/kubernetes/wasm/{name}.wasm");
+        assert!(config.contains(&url), "{block}");
+        config = config.replace(&url, &file_url(name));
     }
-    assert_eq!(rows[3]["chosen"], "node-3");
-    assert_eq!(rows[3]["outcome"]["bound"], "node-3");
-    // The table says the same, with the reason.
-    let out = kguest(
-        &[
-            "run",
+    let config = temp("sched-config.yaml", config.as_bytes());
+    let pod = pod_ending_in_3();
+    let nodes = data("nodes.yaml");
+    let run = |profile: &str| {
+        run_json(&[
             "--config",
             &config,
+            "--profile",
+            profile,
             "--pod",
             &pod,
             "--nodes",
-            &data("nodes.yaml"),
-        ],
+            &nodes,
+        ])
+    };
+    // kguest-scheduler: nodenumber (weight 2), taints, imagelocality.
+    let rows = run("kguest-scheduler");
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    let names: Vec<&str> = rows[0]["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["plugin"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["nodenumber", "taints", "imagelocality"]);
+    // node-1 holds the pod's images (imagelocality alone scores it); node-2's
+    // gpu taint is not tolerated; node-3 ends in the pod's digit: 10 x 2.
+    let node1 = &rows[0]["plugins"];
+    assert_eq!(node1[0]["weighted"], 0);
+    assert!(node1[2]["weighted"].as_i64().unwrap() > 0, "{node1}");
+    assert_eq!(rows[0]["total"], node1[2]["weighted"]);
+    assert_eq!(
+        rows[1]["plugins"][1]["filter"],
+        "UnschedulableAndUnresolvable"
+    );
+    assert_eq!(rows[2]["plugins"][0]["weighted"], 20);
+    assert_eq!(rows[2]["total"], 20);
+    assert_eq!(rows[3]["chosen"], "node-3");
+    assert_eq!(rows[3]["outcome"]["bound"], "node-3");
+    // kguest-reverse: fit rejects node-3 (400m CPU); the reversed score
+    // ties node-1 and node-2 at 10.
+    let rows = run("kguest-reverse");
+    assert_eq!(rows[2]["plugins"][0]["filter"], "Unschedulable");
+    assert_eq!(rows[0]["total"], 10);
+    assert_eq!(rows[1]["total"], 10);
+    assert_eq!(rows[3]["chosen"], "node-1");
+    assert_eq!(rows[3]["tied"], 2);
+    // The table says the same, with the reason.
+    let out = kguest(
+        &["run", "--config", &config, "--pod", &pod, "--nodes", &nodes],
         b"",
     );
     assert!(
@@ -889,11 +909,13 @@ fn the_deploy_md_scheduler_configuration_runs_as_a_profile() {
     );
     let text = String::from_utf8(out.stdout).expect("utf8");
     assert!(
-        text.contains("profile `kguest-scheduler`: zone-memory (weight 1)"),
+        text.contains(
+            "profile `kguest-scheduler`: nodenumber (weight 2), taints (weight 1), imagelocality (weight 1)"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("chosen: node-3: highest total 10 (next: node-1 with 0)"),
+        text.contains("chosen: node-3: highest total 20 (next: node-1 with"),
         "{text}"
     );
 }

@@ -378,19 +378,38 @@ pub fn deploy_md_config() -> String {
 fn the_deploy_md_configuration_reads_verbatim() {
     let value: serde_json::Value = serde_norway::from_str(&deploy_md_config()).unwrap();
     let profiles = kguest_host::scheduler_profiles(&value).unwrap();
-    assert_eq!(profiles.len(), 1);
+    let wasm = |name: &str, file: &str, config: &str, weight: i64| kguest_host::WasmPluginArgs {
+        name: name.into(),
+        guest_url: format!("file:///etc/kubernetes/wasm/{file}.wasm"),
+        guest_config: config.into(),
+        log_severity: 0,
+        args: vec![],
+        weight,
+    };
+    assert_eq!(profiles.len(), 2);
     assert_eq!(profiles[0].scheduler_name, "kguest-scheduler");
     assert!(profiles[0].other_plugins.is_empty());
     assert_eq!(
         profiles[0].plugins,
-        [kguest_host::WasmPluginArgs {
-            name: "zone-memory".into(),
-            guest_url: "file:///etc/kubernetes/wasm/zone_memory.wasm".into(),
-            guest_config: r#"{"reverse": false}"#.into(),
-            log_severity: 0,
-            args: vec![],
-            weight: 0,
-        }]
+        [
+            wasm("nodenumber", "nodenumber", r#"{"reverse": false}"#, 2),
+            wasm("taints", "taints", "", 0),
+            wasm("imagelocality", "imagelocality", "", 0),
+        ]
+    );
+    assert_eq!(profiles[1].scheduler_name, "kguest-reverse");
+    assert!(profiles[1].other_plugins.is_empty());
+    assert_eq!(
+        profiles[1].plugins,
+        [
+            wasm("fit", "fit", "", 0),
+            wasm(
+                "nodenumber-reverse",
+                "nodenumber",
+                r#"{"reverse": true}"#,
+                0
+            ),
+        ]
     );
 }
 
