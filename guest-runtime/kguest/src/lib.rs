@@ -62,6 +62,7 @@ pub mod handle;
 mod hooks;
 pub mod images;
 pub mod json;
+mod load;
 pub mod log;
 mod reason;
 #[doc(hidden)]
@@ -76,13 +77,14 @@ pub mod text;
 pub use cycle::Cycle;
 pub use hooks::*;
 pub use kguest_k8s as k8s;
+pub use load::{Load, Refusal};
 pub use reason::ReasonBuf;
 pub use state::{CycleState, Owned, PerCycle};
 pub use status::{Code, Status, UnknownCode};
 
 /// The plugin configuration (`PluginConfig.GuestConfig`, by convention
 /// JSON), fetched from the host once and kept. Empty when there is none.
-/// Callable from [`Plugin::new`].
+/// Callable from [`Plugin::new`]; [`Load::load`] is given it.
 #[inline]
 pub fn config() -> &'static [u8] {
     sys::input(sys::getter::CONFIG)

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Options;
 use super::input::{CliHandle, read_wasm};
 use super::profile_output::{profile_json, profile_notes, profile_table};
-use super::table::one_line;
+use super::table::{load_error_line, one_line};
 use crate::{Failure, read_input};
 
 /// `kguest run --config SCHED-CONFIG`: the wasm plugins of one profile.
@@ -104,10 +104,7 @@ pub(super) fn run_plugins(
             ..PluginConfig::default()
         };
         let plugin = Plugin::load(runtime, &bytes, config).map_err(|e| {
-            Failure::Input(format!(
-                "plugin `{name}` ({wasm}): {}",
-                one_line(&e.to_string())
-            ))
+            Failure::Input(format!("plugin `{name}` ({wasm}): {}", load_error_line(&e)))
         })?;
         plugins.push(kguest_host::ProfilePlugin {
             name: name.to_string(),

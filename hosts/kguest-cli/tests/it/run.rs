@@ -221,6 +221,37 @@ fn nodenumber_scores_and_reads_its_config() {
     assert_eq!(reversed, [Some(10), Some(10), Some(0)]);
 }
 
+/// nodenumber is a `kguest::Load` plugin: a config it refuses stops the
+/// load, and `kguest run` says why on one line (exit 1).
+#[test]
+fn nodenumber_refuses_a_bad_config_at_load() {
+    let dir = std::env::temp_dir().join(format!("kguest-run-refuse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let config = dir.join("config.json");
+    std::fs::write(&config, br#"{"reverse": "yes"}"#).expect("write");
+    let nodenumber = plugin("nodenumber");
+    let (pod, nodes) = (data("pod.yaml"), data("nodes.yaml"));
+    let out = kguest(
+        &[
+            "run",
+            nodenumber.to_str().expect("utf8"),
+            "--pod",
+            &pod,
+            "--nodes",
+            &nodes,
+            "--config",
+            config.to_str().expect("utf8"),
+        ],
+        b"",
+    );
+    assert_fails(
+        &out,
+        1,
+        "nodenumber.wasm: wasm: instantiate error: decode arg into NodeNumberArgs: reverse is not a bool",
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("backtrace"));
+}
+
 #[test]
 fn run_rejects_bad_input() {
     let nodename = plugin("nodename");
@@ -291,10 +322,15 @@ const IMPORTS: &[(&str, &str, &str, &str)] = &[
     ("k8s.io/scheduler", "handle.eventrecorder.eventf", "ii", ""),
     ("k8s.io/scheduler", "handle.reject_waiting_pod", "iiii", ""),
     ("k8s.io/scheduler", "handle.get_waiting_pod", "iiii", ""),
+    // KSW's host instantiates WASI for a guest that imports it; a
+    // `kguest::Load` plugin writes why it refuses its config to stderr.
+    ("wasi_snapshot_preview1", "fd_write", "iiii", "i"),
 ];
 
 /// Its exports: (name, results); all take no parameters.
 const EXPORTS: &[(&str, &str)] = &[
+    // Run when the guest is instantiated (a `kguest::Load` plugin's).
+    ("_start", ""),
     ("enqueue", ""),
     ("prefilter", "i"),
     ("filter", "i"),
@@ -733,7 +769,7 @@ fn bad_guests_get_one_line_naming_the_plugin_and_the_cause() {
         ),
         (
             ksw("scheduler/test/testdata/error/panic_on_start.wasm"),
-            "wasm: instantiate error: panic! wasm trap: wasm `unreachable`",
+            "panic_on_start.wasm: wasm: instantiate error: panic!\n",
         ),
         (exits_in_start, "proc_exit(0)"),
         (
