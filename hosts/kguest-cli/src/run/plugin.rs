@@ -65,7 +65,8 @@ pub(super) fn run_plugin(
         out.push_str(&line);
         out.push('\n');
     }
-    crate::write_stdout(out.as_bytes())
+    crate::write_stdout(out.as_bytes())?;
+    super::gate::plugin(opts.fail_on, &report)
 }
 
 /// Per node, whether Filter was not called though the node shows success:

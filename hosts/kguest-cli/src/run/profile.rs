@@ -62,7 +62,8 @@ pub(super) fn run_profile(
     let report = profile
         .schedule(cycle)
         .map_err(|err| Failure::Input(format!("{path}: {}", one_line(&err.to_string()))))?;
-    print_profile(opts, &chosen.scheduler_name, &report, &chosen.other_plugins)
+    print_profile(opts, &chosen.scheduler_name, &report, &chosen.other_plugins)?;
+    super::gate::profile(opts.fail_on, &report)
 }
 
 /// `--plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]`, repeated: a
@@ -116,7 +117,8 @@ pub(super) fn run_plugins(
     let report = profile
         .schedule(cycle)
         .map_err(|err| Failure::Input(one_line(&err.to_string())))?;
-    print_profile(opts, "command line", &report, &[])
+    print_profile(opts, "command line", &report, &[])?;
+    super::gate::profile(opts.fail_on, &report)
 }
 
 fn print_profile(

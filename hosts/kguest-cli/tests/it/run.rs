@@ -1117,3 +1117,89 @@ fn plugins_on_the_command_line_are_the_same_profile() {
     );
     assert_fails(&out, 2, "expected NAME=PLUGIN.wasm");
 }
+
+/// `--fail-on`: the outcome as the exit status (3), after the usual output;
+/// a profile's Filter error worded as kube-scheduler's framework words it.
+#[test]
+fn fail_on_makes_the_outcome_the_exit_status() {
+    let requests: String = (1..=17)
+        .map(|i| format!("example.com/r{i}: \"1\", "))
+        .collect();
+    let greedy = temp(
+        "pod-greedy.yaml",
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: greedy, namespace: test, uid: u1}}\n\
+             spec: {{containers: [{{name: c, image: nginx, resources: {{requests: {{{requests}}}}}}}]}}\n"
+        )
+        .as_bytes(),
+    );
+    let (bound_pod, nodes) = small_objects();
+    let fit = format!("fit={}", plugin("fit").display());
+    let profile = |pod: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--plugin", &fit, "--pod", pod, "--nodes", &nodes];
+        args.extend_from_slice(extra);
+        kguest(&args, b"")
+    };
+    // Without the flag: the decision, exit 0.
+    let out = profile(&greedy, &[]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(r#"running "fit" filter plugin: pod requests too many resources"#),
+        "{stdout}"
+    );
+    let out = profile(&greedy, &["--fail-on", "error"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(r#"the cycle failed at fit's filter: running "fit" filter plugin: "#),
+        "{stderr}"
+    );
+    // A pod fit binds: 0 either way.
+    for when in ["error", "unbound"] {
+        let out = profile(&bound_pod, &["--fail-on", when]);
+        assert!(out.status.success(), "{when}: {out:?}");
+    }
+    // nodename on a pod bound to a node not given: no node passes Filter,
+    // which is no error.
+    let lost = temp(
+        "pod-lost.yaml",
+        b"apiVersion: v1\nkind: Pod\nmetadata: {name: lost, namespace: test, uid: u2}\nspec: {nodeName: elsewhere}\n",
+    );
+    let nodename = plugin("nodename");
+    let single = |when: &str| {
+        kguest(
+            &[
+                "run",
+                nodename.to_str().expect("utf8"),
+                "--pod",
+                &lost,
+                "--nodes",
+                &nodes,
+                "--fail-on",
+                when,
+            ],
+            b"",
+        )
+    };
+    assert!(single("error").status.success());
+    let out = single("unbound");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no node passed Filter"));
+    let out = kguest(
+        &[
+            "run",
+            "--plugin",
+            &fit,
+            "--pod",
+            &greedy,
+            "--nodes",
+            &nodes,
+            "--fail-on",
+            "never",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

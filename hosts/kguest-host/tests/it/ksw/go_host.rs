@@ -292,6 +292,30 @@ fn cases() -> Vec<Case> {
             ],
         ),
     ];
+    // A Filter that errs (fit: a pod asking for more distinct resources
+    // than it counts) ends the cycle with the framework's wording of the
+    // plugin's reason (`running "fit" filter plugin: ...`).
+    {
+        let (_, pod, nodes) = inputs.iter().find(|(n, _, _)| *n == "demo").unwrap();
+        let mut pod = pod.clone();
+        let requests: serde_json::Map<String, Value> = (1..=17)
+            .map(|i| (format!("example.com/r{i}"), json!("1")))
+            .collect();
+        pod["spec"]["containers"][0]["resources"] = json!({ "requests": requests });
+        out.push(Case {
+            name: "profile-filter-error/demo".into(),
+            guest: PathBuf::new(),
+            args: Vec::new(),
+            guest_config: String::new(),
+            log_severity: 0,
+            pod,
+            nodes: nodes.clone(),
+            profile: vec![
+                ("taints".into(), example("taints"), String::new(), 1),
+                ("fit".into(), example("fit"), String::new(), 1),
+            ],
+        });
+    }
     for (label, plugins) in profiles {
         for (input, pod, nodes) in &inputs {
             out.push(Case {
