@@ -55,6 +55,7 @@ extern crate std;
 // crate is an rlib too (as the examples and `kguest new`'s template are:
 // `crate-type = ["cdylib", "rlib"]`). `#[inline]` does not make LLVM inline
 // at `opt-level = "z"`: a function with several callers stays one function.
+pub mod args;
 mod cycle;
 pub mod export;
 pub mod fields;
@@ -83,7 +84,7 @@ pub use state::{CycleState, Owned, PerCycle};
 pub use status::{Code, Status, UnknownCode};
 
 /// The plugin configuration (`PluginConfig.GuestConfig`, by convention
-/// JSON), fetched from the host once and kept. Empty when there is none.
+/// JSON; [`args::decode`] reads it into typed fields), fetched from the host once and kept. Empty when there is none.
 /// Callable from [`Plugin::new`]; [`Load::load`] is given it.
 #[inline]
 pub fn config() -> &'static [u8] {

@@ -41,6 +41,8 @@ use crate::Plugin;
 pub trait Load: Sized + 'static {
     /// Reads `config` (empty when there is none); `Err` refuses the load
     /// with the message given.
+    // A `Refusal` is ten `&str`s: 80 bytes in wasm32, returned once.
+    #[allow(clippy::result_large_err)]
     fn load(config: &'static [u8]) -> Result<Self, Refusal>;
 
     /// As [`Plugin::new_cycle`].
@@ -67,7 +69,8 @@ impl<T: Load> Plugin for T {
 }
 
 /// Why a [`Load`] plugin refuses its config: one line for the operator,
-/// made of up to [`Refusal::PARTS`] static pieces (a field name, what was
+/// made of up to [`Refusal::PARTS`] static pieces (pieces of the config
+/// itself are static too) (a field name, what was
 /// wanted, ...), written out as they are: nothing is copied or formatted.
 /// Pieces past the last are dropped.
 ///
@@ -78,35 +81,60 @@ impl<T: Load> Plugin for T {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Refusal {
     parts: [&'static str; Refusal::PARTS],
+    /// How many of `parts` are in use.
+    len: usize,
 }
 
 impl Refusal {
-    pub const PARTS: usize = 6;
+    pub const PARTS: usize = 10;
 
     #[inline]
     pub const fn new(msg: &'static str) -> Self {
-        Refusal {
-            parts: [msg, "", "", "", "", ""],
-        }
+        let mut parts = [""; Refusal::PARTS];
+        parts[0] = msg;
+        Refusal { parts, len: 1 }
     }
 
-    /// Appends `more` in the first free place (dropped when there is none).
+    /// The pieces `parts`, in order (those past [`Refusal::PARTS`] are
+    /// dropped): one copy, where a chain of [`then`](Self::then)s moves
+    /// the whole value at each step.
     #[inline]
-    pub const fn then(mut self, more: &'static str) -> Self {
-        let mut i = 0;
-        while i < Self::PARTS {
-            if self.parts[i].is_empty() {
-                self.parts[i] = more;
-                break;
-            }
-            i += 1;
+    pub fn of(parts: &[&'static str]) -> Self {
+        let mut r = Refusal {
+            parts: [""; Refusal::PARTS],
+            len: parts.len().min(Self::PARTS),
+        };
+        for (dst, src) in r.parts.iter_mut().zip(parts) {
+            *dst = src;
+        }
+        r
+    }
+
+    /// `first` before the pieces there are (the last one is dropped when
+    /// there is no room), e.g. the plugin's context before a config error.
+    #[inline]
+    pub fn prefixed(self, first: &'static str) -> Self {
+        let mut r = Refusal::new(first);
+        for (dst, src) in r.parts.iter_mut().skip(1).zip(self.parts()) {
+            *dst = src;
+        }
+        r.len = (self.len + 1).min(Self::PARTS);
+        r
+    }
+
+    /// Appends `more` (dropped when there is no room).
+    #[inline]
+    pub fn then(mut self, more: &'static str) -> Self {
+        if let Some(slot) = self.parts.get_mut(self.len) {
+            *slot = more;
+            self.len += 1;
         }
         self
     }
 
     /// The pieces, in order.
     pub fn parts(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.parts.iter().copied().filter(|p| !p.is_empty())
+        self.parts.iter().copied().take(self.len)
     }
 
     /// The pieces as the guest hands them to the host: all of them, the
