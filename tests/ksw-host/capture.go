@@ -79,18 +79,18 @@ func (c *klogCapture) WithValues(...any) logr.LogSink { return c }
 func (c *klogCapture) WithName(string) logr.LogSink   { return c }
 
 func (c *klogCapture) Info(level int, msg string, kvs ...any) {
-	c.add(Record{"log": "info", "msg": msg, "kvs": strings(kvs)})
+	c.add(Record{"log": "info", "msg": msg, "kvs": kvStrings(kvs)})
 }
 
 func (c *klogCapture) Error(err error, msg string, kvs ...any) {
-	rec := Record{"log": "error", "msg": msg, "kvs": strings(kvs)}
+	rec := Record{"log": "error", "msg": msg, "kvs": kvStrings(kvs)}
 	if err != nil {
 		rec["err"] = err.Error()
 	}
 	c.add(rec)
 }
 
-func strings(kvs []any) []string {
+func kvStrings(kvs []any) []string {
 	out := make([]string, len(kvs))
 	for i, kv := range kvs {
 		out[i] = fmt.Sprint(kv)

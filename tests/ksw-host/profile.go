@@ -71,6 +71,11 @@ func runProfile(ctx context.Context, c Case, nodes []*v1.Node, rec *recorder) er
 		}
 		status := fwk.RunFilterPlugins(ctx, state, pod, info)
 		rec.add(statusRecord("filter", node.Name, status))
+		// An Error ends the cycle (schedulePod returns it as the pod's
+		// scheduling error).
+		if status.Code() == framework.Error {
+			return nil
+		}
 		if status.IsSuccess() {
 			feasible = append(feasible, info)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/tetratelabs/wazero"
 	v1 "k8s.io/api/core/v1"
@@ -72,8 +73,9 @@ func runCase(c Case) ([]Record, error) {
 	pod := &c.Pod
 	fwk, pl, err := newFramework(ctx, c, nodes, rec)
 	if err != nil {
-		// Both hosts refuse the guest; the texts are each host's own.
-		rec.add(Record{"load": "error"})
+		// Both hosts refuse the guest. The texts are each host's own, but
+		// both carry what the guest wrote while loading the same way.
+		rec.add(Record{"load": "error", "guestMessage": guestMessage(err.Error())})
 		return rec.records, nil
 	}
 	defer func() { _ = fwk.Close() }()
@@ -297,4 +299,20 @@ func statusRecord(hook, node string, status *framework.Status) Record {
 		r["node"] = node
 	}
 	return r
+}
+
+// loadMarker starts what KSW's host reports for a guest that failed in
+// `_start` (decorateError in scheduler/plugin/guest.go): what the guest
+// wrote to stdout/stderr, a line break, then wazero's error.
+const loadMarker = "wasm: instantiate error: "
+
+// guestMessage is the first line after loadMarker in a load error, or ""
+// without the marker: the line an operator reads in klog.
+func guestMessage(err string) string {
+	_, after, found := strings.Cut(err, loadMarker)
+	if !found {
+		return ""
+	}
+	line, _, _ := strings.Cut(after, "\n")
+	return line
 }

@@ -21,16 +21,16 @@
 //!
 //! Config is decoded as Go's `json.Unmarshal` into `{Reverse bool
 //! "json:reverse"}` decodes it (keys matched case-insensitively, `null`
-//! ignored). A config Go would refuse makes upstream's guest panic while
-//! loading; this port cannot refuse to load, so every hook returns Error
-//! with the reason instead (EventsToRegister still answers).
+//! ignored). A config Go would refuse stops the load, as upstream's guest
+//! panics in `main`: the plugin is a [`kguest::Load`], so the host's error
+//! (and the scheduler's refusal to start) carries the reason.
 
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
 use kguest::handle::{self, ObjectRef};
 use kguest::k8s::api::core::v1::Pod;
 use kguest::{
-    ActionType, ClusterEvent, Cycle, CycleState, EnqueueExtensions, Owned, Plugin, PreScore,
+    ActionType, ClusterEvent, Cycle, CycleState, EnqueueExtensions, Load, Owned, PreScore, Refusal,
     Resource, Score, Status, json, log,
 };
 
@@ -80,35 +80,30 @@ pub fn last_digit(name: &[u8]) -> Option<u8> {
 
 pub struct NodeNumber {
     reverse: bool,
-    config_error: Option<&'static str>,
     /// PreScore's digit for this cycle (upstream's `preScoreState`), present
     /// only when PreScore ran this cycle and found one.
     digit: CycleState<Owned<Option<u8>>>,
 }
 
-impl Plugin for NodeNumber {
-    fn new() -> Self {
-        let (reverse, config_error) = match decode_config(kguest::config()) {
-            None => (false, None),
+impl Load for NodeNumber {
+    fn load(config: &'static [u8]) -> Result<Self, Refusal> {
+        let reverse = match decode_config(config) {
+            None => false,
             Some(Ok(reverse)) => {
                 log::info("NodeNumberArgs is successfully applied\n");
-                (reverse, None)
+                reverse
             }
-            Some(Err(why)) => (false, Some(why)),
+            Some(Err(why)) => return Err(why.into()),
         };
-        NodeNumber {
+        Ok(NodeNumber {
             reverse,
-            config_error,
             digit: CycleState::new(),
-        }
+        })
     }
 }
 
 impl PreScore for NodeNumber {
     fn pre_score<'a>(&'a mut self, cx: &'a Cycle) -> Status<'a> {
-        if let Some(why) = self.config_error {
-            return Status::error(why);
-        }
         let pod = cx.pod().unwrap_or(Pod::from_bytes(&[]));
         let name = pod.metadata().and_then(|m| m.name_bytes()).unwrap_or(b"");
         let regarding = ObjectRef::pod(&pod);
@@ -141,9 +136,6 @@ impl PreScore for NodeNumber {
 
 impl Score for NodeNumber {
     fn score<'a>(&'a mut self, cx: &'a Cycle) -> Result<i32, Status<'a>> {
-        if let Some(why) = self.config_error {
-            return Err(Status::error(why));
-        }
         let matched = match self.digit.peek(cx).copied().flatten() {
             Some(d) => last_digit(cx.node_name_bytes()) == Some(d),
             None => true,
@@ -160,12 +152,12 @@ impl EnqueueExtensions for NodeNumber {
     }
 }
 
-kguest::export!(NodeNumber => [enqueue, prescore, score]);
+kguest::export!(NodeNumber => [load, enqueue, prescore, score]);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kguest::Code;
+    use kguest::Plugin;
     use kguest::testing::TestHost;
     use kguest::testing::proto::PodBuilder;
 
@@ -261,17 +253,17 @@ mod tests {
     }
 
     #[test]
-    fn bad_config_fails_every_hook() {
+    fn bad_config_refuses_the_load() {
         let host = TestHost::new();
         host.set_config(r#"{"reverse":"yes"}"#);
-        host.set_pod(PodBuilder::new("p1").build());
-        let mut p = NodeNumber::new();
-        let out = host.pre_score(&mut p);
-        assert_eq!(out.code(), Ok(Code::Error));
-        assert!(out.reason().starts_with("decode arg into NodeNumberArgs"));
-        assert_eq!(host.score_node(&mut p, "n1").1.code(), Ok(Code::Error));
-        assert_eq!(host.enqueue(&mut p), Some(vec![(1, 1)]));
-        assert!(host.events().is_empty());
+        let err = host.load::<NodeNumber>().err();
+        assert_eq!(
+            err.as_deref(),
+            Some("decode arg into NodeNumberArgs: reverse is not a bool")
+        );
+        let host = TestHost::new();
+        host.set_config(r#"{"reverse":true}"#);
+        assert!(host.load::<NodeNumber>().is_ok_and(|p| p.reverse));
     }
 
     #[test]

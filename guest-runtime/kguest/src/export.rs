@@ -73,7 +73,10 @@ pub const fn check_hooks(hooks: &[u32]) {
 /// Hook names are the export names: `prefilter`, `filter`, `postfilter`,
 /// `addpod`, `removepod`, `prescore`, `score`, `normalizescore`, `reserve`
 /// (exports `reserve` and `unreserve`), `permit`, `prebind`, `bind`,
-/// `postbind`, `enqueue`. Each needs the matching trait. `prefilter` is
+/// `postbind`, `enqueue`. Each needs the matching trait. `load`, first in
+/// the list, is not a hook: it exports `_start` for a
+/// [`Load`](crate::Load) plugin, built (or refused) when the host loads the
+/// guest. `prefilter` is
 /// exported even when not listed (see the [module docs](mod@crate::export)
 /// for the accepted sets, checked at compile time).
 ///
@@ -81,6 +84,19 @@ pub const fn check_hooks(hooks: &[u32]) {
 /// [`testing`](crate::testing).
 #[macro_export]
 macro_rules! export {
+    ($plugin:ty => [load $(, $hook:ident)* $(,)?]) => {
+        const _: () = $crate::__private::check_hooks(&[$($crate::__hook_bit!($hook)),*]);
+        #[cfg(target_arch = "wasm32")]
+        const _: () = {
+            static INSTANCE: $crate::__private::Instance<$plugin, true> =
+                $crate::__private::Instance::new();
+            #[unsafe(no_mangle)]
+            extern "C" fn _start() {
+                INSTANCE.start()
+            }
+            $crate::__export_munch!(INSTANCE, [], $($hook)*);
+        };
+    };
     ($plugin:ty => [$($hook:ident),* $(,)?]) => {
         const _: () = $crate::__private::check_hooks(&[$($crate::__hook_bit!($hook)),*]);
         #[cfg(target_arch = "wasm32")]
@@ -136,6 +152,9 @@ macro_rules! __hook_bit {
     };
     (enqueue) => {
         $crate::__private::bits::ENQUEUE
+    };
+    (load) => {
+        compile_error!("`load` is not a hook: list it first, `export!(P => [load, ...])`")
     };
 }
 

@@ -55,6 +55,7 @@ extern crate std;
 // crate is an rlib too (as the examples and `kguest new`'s template are:
 // `crate-type = ["cdylib", "rlib"]`). `#[inline]` does not make LLVM inline
 // at `opt-level = "z"`: a function with several callers stays one function.
+pub mod args;
 mod cycle;
 pub mod export;
 pub mod fields;
@@ -62,6 +63,7 @@ pub mod handle;
 mod hooks;
 pub mod images;
 pub mod json;
+mod load;
 pub mod log;
 mod reason;
 #[doc(hidden)]
@@ -76,13 +78,14 @@ pub mod text;
 pub use cycle::Cycle;
 pub use hooks::*;
 pub use kguest_k8s as k8s;
+pub use load::{Load, Refusal};
 pub use reason::ReasonBuf;
 pub use state::{CycleState, Owned, PerCycle};
 pub use status::{Code, Status, UnknownCode};
 
 /// The plugin configuration (`PluginConfig.GuestConfig`, by convention
-/// JSON), fetched from the host once and kept. Empty when there is none.
-/// Callable from [`Plugin::new`].
+/// JSON; [`args::decode`] reads it into typed fields), fetched from the host once and kept. Empty when there is none.
+/// Callable from [`Plugin::new`]; [`Load::load`] is given it.
 #[inline]
 pub fn config() -> &'static [u8] {
     sys::input(sys::getter::CONFIG)

@@ -335,6 +335,13 @@ mod host {
         pub fn node_list(buf: *mut u8, limit: u32) -> u32;
     }
 
+    // Only `Load` plugins that refuse their config link it (see `refuse`).
+    #[link(wasm_import_module = "wasi_snapshot_preview1")]
+    unsafe extern "C" {
+        #[link_name = "fd_write"]
+        pub fn fd_write(fd: i32, iovs: *const [u32; 2], iovs_len: u32, nwritten: *mut u32) -> i32;
+    }
+
     #[link(wasm_import_module = "k8s.io/klog")]
     unsafe extern "C" {
         #[link_name = "log"]
@@ -725,6 +732,31 @@ pub(crate) fn trap() -> ! {
     }
 }
 
+/// Stops the guest with `why` on stderr, as a TinyGo guest's panic does:
+/// both hosts put what the guest wrote before the trap into the error
+/// (`wasm: instantiate error: <why>` when it happens in `_start`). A panic
+/// with the message in native tests.
+#[cold]
+pub(crate) fn refuse(why: &crate::Refusal) -> ! {
+    #[cfg(target_arch = "wasm32")]
+    {
+        // One `fd_write` of one iovec per piece (the hosts write stderr to
+        // a buffer whole; a short write only shortens the message).
+        let mut iovs = [[0u32; 2]; crate::Refusal::PARTS];
+        for (iov, part) in iovs.iter_mut().zip(why.all_parts()) {
+            *iov = [part.as_ptr() as u32, len32(part.as_bytes())];
+        }
+        let mut written = 0u32;
+        // SAFETY: every iovec names readable bytes; the host writes `written`.
+        unsafe { host::fd_write(2, iovs.as_ptr(), iovs.len() as u32, &mut written) };
+        core::arch::wasm32::unreachable()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        panic!("{}", why.parts().collect::<std::string::String>())
+    }
+}
+
 /// Copies `min(dst.len(), src.len())` bytes: one `memory.copy` in wasm,
 /// where a byte loop or `copy_from_slice` (whose length-mismatch panic
 /// would pull in `core::fmt`) costs more code.
@@ -846,8 +878,10 @@ pub(crate) fn logs(severity: i32, msg: &[u8], kvs: &[u8]) {
 
 /// Holds the plugin of a guest; the [`export!`](crate::export) macro declares
 /// one as a `static`. Only wasm32 guests have one (single-threaded).
+/// `LOADED`: the plugin is a [`Load`](crate::Load), built by `_start`
+/// ([`Instance::start`]), so hooks never build it.
 #[doc(hidden)]
-pub struct Instance<T> {
+pub struct Instance<T, const LOADED: bool = false> {
     /// Whether `plugin` holds a value. Kept apart from it (rather than an
     /// `Option<T>`, whose `None` may be a non-zero niche) so that the static
     /// is all zeros and lands in `.bss`, not in the file's data section.
@@ -858,9 +892,9 @@ pub struct Instance<T> {
 // SAFETY: wasm32 guests are single-threaded; the type is only used there
 // (native builds declare no exports and hence no instance).
 #[cfg(target_arch = "wasm32")]
-unsafe impl<T> Sync for Instance<T> {}
+unsafe impl<T, const LOADED: bool> Sync for Instance<T, LOADED> {}
 
-impl<T: crate::Plugin> Instance<T> {
+impl<T: crate::Plugin, const LOADED: bool> Instance<T, LOADED> {
     pub const fn new() -> Self {
         Instance {
             created: core::cell::Cell::new(false),
@@ -879,12 +913,16 @@ impl<T: crate::Plugin> Instance<T> {
         Some(unsafe { (*self.plugin.get()).assume_init_mut() })
     }
 
-    /// Runs one host call on the plugin, creating it on first use. A nested
-    /// call traps (in [`enter`]) before the plugin is borrowed again.
+    /// Runs one host call on the plugin, creating it on first use (a
+    /// `LOADED` one traps instead: its `_start` did not run). A nested call
+    /// traps (in [`enter`]) before the plugin is borrowed again.
     #[inline]
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         enter();
-        if !self.created.get() {
+        if LOADED && !self.created.get() {
+            trap();
+        }
+        if !LOADED && !self.created.get() {
             // SAFETY: as in `get`; not created yet, so nothing is
             // overwritten (and nothing needs dropping).
             unsafe { (*self.plugin.get()).write(T::new()) };
@@ -898,6 +936,23 @@ impl<T: crate::Plugin> Instance<T> {
         let r = f(plugin);
         exit();
         r
+    }
+
+    /// The `_start` export of a [`Load`](crate::Load) plugin: builds it
+    /// from its config while the host instantiates the guest; a refusal
+    /// traps there (see [`refuse`]).
+    #[inline]
+    pub fn start(&self)
+    where
+        T: crate::Load,
+    {
+        enter();
+        if !self.created.get() {
+            // SAFETY: as in `with`.
+            unsafe { (*self.plugin.get()).write(T::new()) };
+            self.created.set(true);
+        }
+        exit();
     }
 
     /// The `prefilter` export of a plugin without its own PreFilter: a new
@@ -914,7 +969,7 @@ impl<T: crate::Plugin> Instance<T> {
     }
 }
 
-impl<T: crate::Plugin> Default for Instance<T> {
+impl<T: crate::Plugin, const LOADED: bool> Default for Instance<T, LOADED> {
     fn default() -> Self {
         Self::new()
     }

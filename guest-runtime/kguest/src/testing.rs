@@ -476,6 +476,15 @@ impl TestHost {
         Outcome { code, reason }
     }
 
+    /// Builds a [`Load`](crate::Load) plugin from the config set with
+    /// [`set_config`](Self::set_config), as its `_start` export does;
+    /// `Err` is the message the guest would refuse the load with.
+    #[allow(clippy::result_large_err)] // see `Load::load`
+    pub fn load<P: crate::Load>(&self) -> Result<P, String> {
+        let (r, _) = self.run(|| P::load(crate::config()));
+        r.map_err(|e| e.parts().collect())
+    }
+
     /// The `prefilter` export of a plugin that does not list `prefilter`:
     /// starts a new scheduling cycle.
     pub fn new_cycle<P: Plugin>(&self, p: &mut P) -> Outcome {

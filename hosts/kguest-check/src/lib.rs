@@ -367,6 +367,14 @@ impl Module {
                 ))),
             }
         }
+        // A `kguest::Load` plugin writes why it refuses its config to
+        // stderr in `_start` (the hosts put it in their load error), as a
+        // TinyGo guest's panic in `main` does: the one WASI import a kguest
+        // plugin has a use for.
+        let loads = self.exports.iter().any(|e| e.name == "_start");
+        if loads {
+            wasi.retain(|name| *name != "fd_write");
+        }
         if !wasi.is_empty() {
             out.push(Finding::warning(format!(
                 "imports WASI ({}); the scheduler provides it, kguest plugins do without",

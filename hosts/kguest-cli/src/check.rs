@@ -14,7 +14,7 @@ use crate::{Failure, read_input};
 ///   - its hook set against the scheduler's rules,
 ///   - its size, by section,
 ///   - the panic and core::fmt functions it contains, by name (from the `name`
-///     section: build with `strip = false` to keep it), and the functions
+///     section: build with `strip = "debuginfo"` to keep it), and the functions
 ///     outside the standard library that pull them in.
 ///
 /// A module with `_start` and no hooks is taken for a KRM function (`kguest krm`)
@@ -116,7 +116,8 @@ fn report(
         line(
             out,
             "panic/fmt:",
-            "unknown: no `name` section (build with `strip = false` to name functions)",
+            "unknown: no `name` section (build with `strip = \"debuginfo\"` to name functions: \
+             `cargo wasm-names` in a `kguest new` crate)",
         );
     } else if forbidden.is_empty() {
         line(out, "panic/fmt:", "none");

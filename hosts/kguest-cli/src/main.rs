@@ -21,6 +21,9 @@ pub enum Failure {
     Usage(String),
     /// Bad input or I/O: exit code 1.
     Input(String),
+    /// `kguest run --fail-on`: the cycle's outcome is one asked to fail
+    /// on: exit code 3 (the decision is printed first).
+    Outcome(String),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +51,10 @@ fn main() -> ExitCode {
         Err(Failure::Input(msg)) => {
             eprintln!("error: {msg}");
             ExitCode::from(1)
+        }
+        Err(Failure::Outcome(msg)) => {
+            eprintln!("{name}: {msg}");
+            ExitCode::from(3)
         }
     }
 }

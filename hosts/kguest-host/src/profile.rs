@@ -339,6 +339,34 @@ fn is_rejection(code: Code) -> bool {
     code == Code::UNSCHEDULABLE || code == Code::UNSCHEDULABLE_AND_UNRESOLVABLE
 }
 
+/// The status kube-scheduler's framework (1.33, `framework/runtime`)
+/// returns when `plugin`'s `hook` fails: code Error and the plugin's reason
+/// inside the framework's words (`running "<plugin>" filter plugin: ...`).
+/// Rejections at Filter and at the binding phase pass as they are; the
+/// scoring hooks wrap whatever is not a success.
+fn framework_status(hook: Hook, plugin: &str, status: Status) -> Status {
+    let reason = status.reason.as_deref().unwrap_or("");
+    let text = match hook {
+        Hook::PreScore => format!("running PreScore plugin {plugin:?}: {reason}"),
+        Hook::Score => format!("running Score plugins: plugin {plugin:?} failed with: {reason}"),
+        Hook::NormalizeScore => {
+            format!("running Normalize on Score plugins: plugin {plugin:?} failed with: {reason}")
+        }
+        _ if is_rejection(status.code) => return status,
+        Hook::PreFilter => format!("running PreFilter plugin {plugin:?}: {reason}"),
+        Hook::Filter => format!("running {plugin:?} filter plugin: {reason}"),
+        Hook::Reserve => format!("running Reserve plugin {plugin:?}: {reason}"),
+        Hook::Permit => format!("running Permit plugin {plugin:?}: {reason}"),
+        Hook::PreBind => format!("running PreBind plugin {plugin:?}: {reason}"),
+        Hook::Bind => format!("running Bind plugin {plugin:?}: {reason}"),
+        _ => return status,
+    };
+    Status {
+        code: Code::ERROR,
+        reason: Some(text),
+    }
+}
+
 impl<'a> Run<'a> {
     fn new(profile: &'a Profile, cycle: &'a Cycle) -> Run<'a> {
         let plugins = profile
@@ -434,6 +462,7 @@ impl<'a> Run<'a> {
                 continue;
             }
             if !status.is_success() {
+                let status = framework_status(Hook::PreFilter, &p.name, status);
                 return self.fail(i, Hook::PreFilter, status);
             }
             if let Some(given) = given {
@@ -490,16 +519,17 @@ impl<'a> Run<'a> {
                     } else {
                         let s = self.call(i, filters[i].filter(name))?;
                         if !s.is_success() && !is_rejection(s.code) {
+                            let failed = framework_status(Hook::Filter, &p.name, s.clone());
                             self.report.nodes.push(ProfileNode {
                                 node: name.to_string(),
-                                filter: filled(filter, Outcome::Ran(s.clone()), n, |j| {
+                                filter: filled(filter, Outcome::Ran(s), n, |j| {
                                     why_not(j, CYCLE_ENDED)
                                 }),
-                                status: s.clone(),
+                                status: failed.clone(),
                                 score: vec![],
                                 total: None,
                             });
-                            return self.fail(i, Hook::Filter, s);
+                            return self.fail(i, Hook::Filter, failed);
                         }
                         status = s.clone();
                         filter.push(Outcome::Ran(s));
@@ -628,6 +658,7 @@ impl<'a> Run<'a> {
             if status.code == Code::SKIP {
                 skip[i] = true;
             } else if !status.is_success() {
+                let status = framework_status(Hook::PreScore, &p.name, status);
                 return Ok(Err((i, Hook::PreScore, status)));
             }
         }
@@ -658,6 +689,7 @@ impl<'a> Run<'a> {
                 let (score, status) = self.call(i, calls.score(node))?;
                 if !status.is_success() {
                     self.set_score(node, i, Outcome::Ran(Err(status.clone())));
+                    let status = framework_status(Hook::Score, &p.name, status);
                     return Ok(Err((i, Hook::Score, status)));
                 }
                 scores.push((node.clone(), i64::from(score)));
@@ -672,6 +704,7 @@ impl<'a> Run<'a> {
                 }
                 self.report.plugins[i].normalize = Outcome::Ran(result);
                 if !status.is_success() {
+                    let status = framework_status(Hook::NormalizeScore, &p.name, status);
                     return Ok(Err((i, Hook::NormalizeScore, status)));
                 }
             }
@@ -692,7 +725,7 @@ impl<'a> Run<'a> {
                     let status = Status {
                         code: Code::ERROR,
                         reason: Some(format!(
-                            "plugin {:?} returns an invalid score {normalized}, it should in the range of [0, {MAX_NODE_SCORE}] after normalizing",
+                            "applying score defaultWeights on Score plugins: plugin {:?} returns an invalid score {normalized}, it should in the range of [0, {MAX_NODE_SCORE}] after normalizing",
                             p.name
                         )),
                     };
@@ -834,6 +867,7 @@ impl<'a> Run<'a> {
                 self.report.plugins[i].unreserve = Outcome::NotExported;
             }
         }
+        let status = framework_status(hook, &plugins[at].name, status);
         self.fail(at, hook, status)
     }
 }

@@ -187,6 +187,30 @@ fn reserve_without_unreserve_is_a_warning() {
     assert!(paired.is_empty(), "{paired:?}");
 }
 
+/// A `kguest::Load` plugin: `_start` builds it and writes a refusal to
+/// stderr with `fd_write`, which is then no warning; without `_start` it
+/// is one.
+#[test]
+fn a_load_plugins_fd_write_is_no_warning() {
+    let load = |start: &str| {
+        module(&format!(
+            r#"(module
+          (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))
+          (memory (export "memory") 1)
+          (func (export "filter") (result i32) (i32.const 0))
+          {start})"#
+        ))
+        .abi_findings()
+    };
+    let with_start = load(r#"(func (export "_start"))"#);
+    assert!(with_start.is_empty(), "{with_start:?}");
+    let without = load("");
+    assert_eq!(
+        messages(&without, Severity::Warning),
+        ["imports WASI (fd_write); the scheduler provides it, kguest plugins do without"]
+    );
+}
+
 #[test]
 fn hooks_without_their_main_hook_and_extras_are_warnings() {
     let m = module(
@@ -208,7 +232,7 @@ fn hooks_without_their_main_hook_and_extras_are_warnings() {
     assert_eq!(
         messages(&findings, Severity::Warning),
         [
-            "imports WASI (fd_write, proc_exit); the scheduler provides it, kguest plugins do without",
+            "imports WASI (proc_exit); the scheduler provides it, kguest plugins do without",
             "exports `malloc`, which the scheduler ignores",
             "exports `prescore` without `score`: the scheduler never calls it",
             "exports `postbind` without `bind`: the scheduler never calls it",

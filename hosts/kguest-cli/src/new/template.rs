@@ -68,7 +68,7 @@ impl Template<'_> {
         vec![
             ("Cargo.toml", self.cargo_toml(dependency)),
             (".cargo/config.toml", CARGO_CONFIG.to_string()),
-            ("rust-toolchain.toml", TOOLCHAIN.to_string()),
+            ("rust-toolchain.toml", toolchain()),
             (".gitignore", "/target\n".to_string()),
             ("src/lib.rs", self.lib_rs()),
             ("pod.yaml", POD_YAML.to_string()),
@@ -106,6 +106,14 @@ codegen-units = 1
 panic = "abort"
 strip = true
 debug = false
+
+# `cargo wasm-names`: the same build with function names kept (no debug
+# info), for `kguest check --strict`, in its own folder
+# (target/wasm32-unknown-unknown/guest-names/): the deployable file stays
+# as `cargo wasm` built it.
+[profile.guest-names]
+inherits = "guest"
+strip = "debuginfo"
 
 # The Kubernetes views are a big crate; without debug info `cargo test`
 # builds it much faster.
@@ -198,6 +206,7 @@ debug = false
     fn readme(&self) -> String {
         let lib = self.lib_name();
         let wasm = format!("target/wasm32-unknown-unknown/guest/{lib}.wasm");
+        let named = format!("target/wasm32-unknown-unknown/guest-names/{lib}.wasm");
         let hooks = self.hooks.join(", ");
         format!(
             r#"# {name}
@@ -240,15 +249,19 @@ prints JSON lines, `--timing` the time per call.
 ## Check it
 
 ```sh
-kguest check {wasm}
-CARGO_PROFILE_GUEST_STRIP=false cargo wasm && kguest check --strict {wasm}
+kguest check --max-bytes 16384 {wasm}
+cargo wasm-names && kguest check --strict {named}
 ```
 
 `kguest check` reads the module's imports, exports and hook set against the
-kube-scheduler-wasm-extension ABI and exits 1 on a violation. With the
-`name` section kept (`strip = false`) it also lists panic and `core::fmt`
-code and the functions that pull it in: a plugin that avoids them stays a
-few KB (prefer byte scans and `get` to slicing, indexing and `unwrap`).
+kube-scheduler-wasm-extension ABI and exits 1 on a violation; `--max-bytes`
+also fails a deployable file over that size. `cargo wasm-names` builds the
+same plugin with its function names kept (the `guest-names` profile,
+`strip = "debuginfo"`) into its own folder, so the file you deploy stays as
+`cargo wasm` built it; on that build `kguest check --strict` also lists
+panic and `core::fmt` code and the functions that pull it in: a plugin that
+avoids them stays a few KB (prefer byte scans and `get` to slicing, indexing
+and `unwrap`).
 
 ## Deploy
 
@@ -286,13 +299,24 @@ The full walk-through: [docs/deploy.md]({deploy}).
 const CARGO_CONFIG: &str = r#"[alias]
 # `cargo wasm`: the plugin, target/wasm32-unknown-unknown/guest/<name>.wasm.
 wasm = "build --profile guest --target wasm32-unknown-unknown"
+# `cargo wasm-names`: the same with function names kept, for `kguest check
+# --strict`: target/wasm32-unknown-unknown/guest-names/<name>.wasm.
+wasm-names = "build --profile guest-names --target wasm32-unknown-unknown"
 "#;
 
-const TOOLCHAIN: &str = r#"# rustup installs the wasm target the plugin builds for on first use.
+/// `rust-toolchain.toml`: the Rust release kguest needs (its
+/// `rust-version`, which rustup reads as the newest patch release of it).
+fn toolchain() -> String {
+    format!(
+        r#"# The Rust kguest needs; rustup installs it, and the wasm target the
+# plugin builds for, on first use.
 [toolchain]
-channel = "stable"
+channel = "{}"
 targets = ["wasm32-unknown-unknown"]
-"#;
+"#,
+        env!("CARGO_PKG_RUST_VERSION")
+    )
+}
 
 const POD_YAML: &str = r#"# A sample pod: it asks for zone-a through the example.kguest.dev/zone label.
 apiVersion: v1

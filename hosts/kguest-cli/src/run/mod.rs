@@ -3,6 +3,7 @@
 //! the wasm plugins of a `KubeSchedulerConfiguration` profile together
 //! ([`Profile::schedule`]).
 
+mod gate;
 mod input;
 mod plugin;
 mod plugin_output;
@@ -58,6 +59,10 @@ use profile::{run_plugins, run_profile};
 /// the plugin sees are computed over all the nodes given, as the scheduler does.
 ///
 /// Guest klog lines and recorded events go to standard error.
+///
+/// For CI, --fail-on makes the outcome the exit status: 3 when it is one to
+/// fail on (after printing the decision as usual), 1 for bad input, 2 for a
+/// bad command line, 0 otherwise.
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -95,6 +100,11 @@ pub struct Args {
     /// One JSON object per node instead of a table.
     #[arg(long)]
     json: bool,
+    /// Exit 3 when a hook returns Error or the cycle fails (`error`), or
+    /// also when the pod would not be bound (`unbound`: no node passes
+    /// Filter, a rejection at Reserve/Permit/PreBind/Bind, a waiting Permit)
+    #[arg(long, value_name = "WHEN", verbatim_doc_comment)]
+    fail_on: Option<gate::FailOn>,
     /// Also time the filter hook (else score): per call in a fresh cycle and
     /// per call on the next node of the same cycle
     #[arg(long, verbatim_doc_comment)]
@@ -113,6 +123,7 @@ pub(super) struct Options<'a> {
     args: Vec<String>,
     as_json: bool,
     timing: bool,
+    fail_on: Option<gate::FailOn>,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -179,5 +190,6 @@ fn options(args: &Args) -> Result<Options<'_>, Failure> {
         args: args.args.clone(),
         as_json: args.json,
         timing: args.timing,
+        fail_on: args.fail_on,
     })
 }

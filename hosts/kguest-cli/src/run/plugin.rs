@@ -8,7 +8,7 @@ use kguest_host::{Code, Cycle, CycleReport, Hook, Plugin, PluginConfig, Runtime}
 use super::Options;
 use super::input::{CliHandle, read_wasm};
 use super::plugin_output::{cycle_notes, json_lines, table};
-use super::table::one_line;
+use super::table::{load_error_line, one_line};
 use super::timing::timing;
 use crate::Failure;
 
@@ -38,7 +38,8 @@ pub(super) fn run_plugin(
     let guest_failed = |err: &dyn std::fmt::Display| {
         Failure::Input(format!("{wasm}: {}", one_line(&err.to_string())))
     };
-    let plugin = Plugin::load(runtime, &wasm_bytes, plugin_config).map_err(|e| guest_failed(&e))?;
+    let plugin = Plugin::load(runtime, &wasm_bytes, plugin_config)
+        .map_err(|e| Failure::Input(format!("{wasm}: {}", load_error_line(&e))))?;
     let report = plugin.schedule(cycle).map_err(|e| guest_failed(&e))?;
     let not_run = filter_not_run(&plugin, &report);
 
@@ -64,7 +65,8 @@ pub(super) fn run_plugin(
         out.push_str(&line);
         out.push('\n');
     }
-    crate::write_stdout(out.as_bytes())
+    crate::write_stdout(out.as_bytes())?;
+    super::gate::plugin(opts.fail_on, &report)
 }
 
 /// Per node, whether Filter was not called though the node shows success:

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Options;
 use super::input::{CliHandle, read_wasm};
 use super::profile_output::{profile_json, profile_notes, profile_table};
-use super::table::one_line;
+use super::table::{load_error_line, one_line};
 use crate::{Failure, read_input};
 
 /// `kguest run --config SCHED-CONFIG`: the wasm plugins of one profile.
@@ -62,7 +62,8 @@ pub(super) fn run_profile(
     let report = profile
         .schedule(cycle)
         .map_err(|err| Failure::Input(format!("{path}: {}", one_line(&err.to_string()))))?;
-    print_profile(opts, &chosen.scheduler_name, &report, &chosen.other_plugins)
+    print_profile(opts, &chosen.scheduler_name, &report, &chosen.other_plugins)?;
+    super::gate::profile(opts.fail_on, &report)
 }
 
 /// `--plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]`, repeated: a
@@ -104,10 +105,7 @@ pub(super) fn run_plugins(
             ..PluginConfig::default()
         };
         let plugin = Plugin::load(runtime, &bytes, config).map_err(|e| {
-            Failure::Input(format!(
-                "plugin `{name}` ({wasm}): {}",
-                one_line(&e.to_string())
-            ))
+            Failure::Input(format!("plugin `{name}` ({wasm}): {}", load_error_line(&e)))
         })?;
         plugins.push(kguest_host::ProfilePlugin {
             name: name.to_string(),
@@ -119,7 +117,8 @@ pub(super) fn run_plugins(
     let report = profile
         .schedule(cycle)
         .map_err(|err| Failure::Input(one_line(&err.to_string())))?;
-    print_profile(opts, "command line", &report, &[])
+    print_profile(opts, "command line", &report, &[])?;
+    super::gate::profile(opts.fail_on, &report)
 }
 
 fn print_profile(

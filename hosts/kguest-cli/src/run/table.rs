@@ -49,3 +49,17 @@ pub(super) fn status_text(status: &Status) -> String {
 pub(super) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// A load error on one line. When the guest said why it stopped while
+/// loading (a `kguest::Load` refusal, a TinyGo panic in `main`), its first
+/// line is the host's text up to that reason: the trap and the wasm
+/// backtrace after it only say that the guest stopped.
+pub(super) fn load_error_line(err: &kguest_host::LoadError) -> String {
+    let text = err.to_string();
+    match err {
+        kguest_host::LoadError::Instantiate(call) if call.guest_output().is_some() => {
+            one_line(text.lines().next().unwrap_or_default())
+        }
+        _ => one_line(&text),
+    }
+}

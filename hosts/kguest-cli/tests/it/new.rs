@@ -155,6 +155,25 @@ fn cargo(dir: &Path, args: &[&str]) {
     );
 }
 
+/// Runs cargo in `dir` with the crate's own profiles as they are (no
+/// override), in a build directory kept between runs.
+fn cargo_profiles(dir: &Path, args: &[&str]) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir().join("new-plugins"))
+        .env_remove("CARGO_PROFILE_GUEST_STRIP")
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "cargo {args:?} in {}:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn a_new_plugin_tests_builds_checks_and_runs() {
     let dir = scratch("e2e");
@@ -180,11 +199,37 @@ fn a_new_plugin_tests_builds_checks_and_runs() {
 
     // The native tests the template ships pass.
     cargo(&plugin, &["test", "--quiet"]);
-    // The documented one-word build (kept unstripped so `check` can name
-    // functions).
-    cargo(&plugin, &["wasm", "--quiet"]);
-    let wasm = target_dir().join("size-unstripped/wasm32-unknown-unknown/guest/zone_memory.wasm");
+    let toolchain = std::fs::read_to_string(plugin.join("rust-toolchain.toml")).expect("read");
+    assert!(
+        toolchain.contains(&format!("channel = \"{}\"", env!("CARGO_PKG_RUST_VERSION"))),
+        "{toolchain}"
+    );
+    // The README's two builds: `cargo wasm`, the deployable file (stripped),
+    // then `cargo wasm-names` for `kguest check --strict`, which leaves the
+    // deployable file as it was.
+    cargo_profiles(&plugin, &["wasm", "--quiet"]);
+    let built = target_dir().join("new-plugins/wasm32-unknown-unknown");
+    let deployable = std::fs::read(built.join("guest/zone_memory.wasm")).expect("cargo wasm");
+    cargo_profiles(&plugin, &["wasm-names", "--quiet"]);
+    let wasm = built.join("guest-names/zone_memory.wasm");
     assert!(wasm.is_file(), "{} missing", wasm.display());
+    assert_eq!(
+        std::fs::read(built.join("guest/zone_memory.wasm")).expect("read"),
+        deployable,
+        "cargo wasm-names changed the deployable file"
+    );
+    let plain = kguest(
+        &[
+            "check",
+            "--strict",
+            s(&built.join("guest/zone_memory.wasm")),
+        ],
+        b"",
+    );
+    assert!(
+        String::from_utf8_lossy(&plain.stdout).contains("`cargo wasm-names`"),
+        "{plain:?}"
+    );
 
     let out = kguest(&["check", "--strict", s(&wasm)], b"");
     let text = String::from_utf8_lossy(&out.stdout);

@@ -221,6 +221,37 @@ fn nodenumber_scores_and_reads_its_config() {
     assert_eq!(reversed, [Some(10), Some(10), Some(0)]);
 }
 
+/// nodenumber is a `kguest::Load` plugin: a config it refuses stops the
+/// load, and `kguest run` says why on one line (exit 1).
+#[test]
+fn nodenumber_refuses_a_bad_config_at_load() {
+    let dir = std::env::temp_dir().join(format!("kguest-run-refuse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let config = dir.join("config.json");
+    std::fs::write(&config, br#"{"reverse": "yes"}"#).expect("write");
+    let nodenumber = plugin("nodenumber");
+    let (pod, nodes) = (data("pod.yaml"), data("nodes.yaml"));
+    let out = kguest(
+        &[
+            "run",
+            nodenumber.to_str().expect("utf8"),
+            "--pod",
+            &pod,
+            "--nodes",
+            &nodes,
+            "--config",
+            config.to_str().expect("utf8"),
+        ],
+        b"",
+    );
+    assert_fails(
+        &out,
+        1,
+        "nodenumber.wasm: wasm: instantiate error: decode arg into NodeNumberArgs: reverse is not a bool",
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("backtrace"));
+}
+
 #[test]
 fn run_rejects_bad_input() {
     let nodename = plugin("nodename");
@@ -291,10 +322,15 @@ const IMPORTS: &[(&str, &str, &str, &str)] = &[
     ("k8s.io/scheduler", "handle.eventrecorder.eventf", "ii", ""),
     ("k8s.io/scheduler", "handle.reject_waiting_pod", "iiii", ""),
     ("k8s.io/scheduler", "handle.get_waiting_pod", "iiii", ""),
+    // KSW's host instantiates WASI for a guest that imports it; a
+    // `kguest::Load` plugin writes why it refuses its config to stderr.
+    ("wasi_snapshot_preview1", "fd_write", "iiii", "i"),
 ];
 
 /// Its exports: (name, results); all take no parameters.
 const EXPORTS: &[(&str, &str)] = &[
+    // Run when the guest is instantiated (a `kguest::Load` plugin's).
+    ("_start", ""),
     ("enqueue", ""),
     ("prefilter", "i"),
     ("filter", "i"),
@@ -733,7 +769,7 @@ fn bad_guests_get_one_line_naming_the_plugin_and_the_cause() {
         ),
         (
             ksw("scheduler/test/testdata/error/panic_on_start.wasm"),
-            "wasm: instantiate error: panic! wasm trap: wasm `unreachable`",
+            "panic_on_start.wasm: wasm: instantiate error: panic!\n",
         ),
         (exits_in_start, "proc_exit(0)"),
         (
@@ -1102,4 +1138,90 @@ fn plugins_on_the_command_line_are_the_same_profile() {
         b"",
     );
     assert_fails(&out, 2, "expected NAME=PLUGIN.wasm");
+}
+
+/// `--fail-on`: the outcome as the exit status (3), after the usual output;
+/// a profile's Filter error worded as kube-scheduler's framework words it.
+#[test]
+fn fail_on_makes_the_outcome_the_exit_status() {
+    let requests: String = (1..=17)
+        .map(|i| format!("example.com/r{i}: \"1\", "))
+        .collect();
+    let greedy = temp(
+        "pod-greedy.yaml",
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: greedy, namespace: test, uid: u1}}\n\
+             spec: {{containers: [{{name: c, image: nginx, resources: {{requests: {{{requests}}}}}}}]}}\n"
+        )
+        .as_bytes(),
+    );
+    let (bound_pod, nodes) = small_objects();
+    let fit = format!("fit={}", plugin("fit").display());
+    let profile = |pod: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--plugin", &fit, "--pod", pod, "--nodes", &nodes];
+        args.extend_from_slice(extra);
+        kguest(&args, b"")
+    };
+    // Without the flag: the decision, exit 0.
+    let out = profile(&greedy, &[]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(r#"running "fit" filter plugin: pod requests too many resources"#),
+        "{stdout}"
+    );
+    let out = profile(&greedy, &["--fail-on", "error"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(r#"the cycle failed at fit's filter: running "fit" filter plugin: "#),
+        "{stderr}"
+    );
+    // A pod fit binds: 0 either way.
+    for when in ["error", "unbound"] {
+        let out = profile(&bound_pod, &["--fail-on", when]);
+        assert!(out.status.success(), "{when}: {out:?}");
+    }
+    // nodename on a pod bound to a node not given: no node passes Filter,
+    // which is no error.
+    let lost = temp(
+        "pod-lost.yaml",
+        b"apiVersion: v1\nkind: Pod\nmetadata: {name: lost, namespace: test, uid: u2}\nspec: {nodeName: elsewhere}\n",
+    );
+    let nodename = plugin("nodename");
+    let single = |when: &str| {
+        kguest(
+            &[
+                "run",
+                nodename.to_str().expect("utf8"),
+                "--pod",
+                &lost,
+                "--nodes",
+                &nodes,
+                "--fail-on",
+                when,
+            ],
+            b"",
+        )
+    };
+    assert!(single("error").status.success());
+    let out = single("unbound");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no node passed Filter"));
+    let out = kguest(
+        &[
+            "run",
+            "--plugin",
+            &fit,
+            "--pod",
+            &greedy,
+            "--nodes",
+            &nodes,
+            "--fail-on",
+            "never",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
 }

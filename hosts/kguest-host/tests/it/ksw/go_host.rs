@@ -146,6 +146,15 @@ fn cases() -> Vec<Case> {
         r#"{"reverse": false}"#,
         2,
     );
+    // Refused at load (`kguest::Load`): the guest's reason is in both
+    // hosts' load errors.
+    add(
+        "nodenumber-refused",
+        example("nodenumber"),
+        &[],
+        r#"{"reverse": "yes"}"#,
+        0,
+    );
     for package in [
         "annotation-memory",
         "nodename-view",
@@ -190,6 +199,13 @@ fn cases() -> Vec<Case> {
             vec![],
             r#"{"reverse": true}"#,
             "ksw-real",
+        ),
+        (
+            "nodenumber-refused".into(),
+            "examples/nodenumber/main.wasm",
+            vec![],
+            r#"{"reverse": "yes"}"#,
+            "digits",
         ),
         (
             "perf-nodenumber".into(),
@@ -276,6 +292,30 @@ fn cases() -> Vec<Case> {
             ],
         ),
     ];
+    // A Filter that errs (fit: a pod asking for more distinct resources
+    // than it counts) ends the cycle with the framework's wording of the
+    // plugin's reason (`running "fit" filter plugin: ...`).
+    {
+        let (_, pod, nodes) = inputs.iter().find(|(n, _, _)| *n == "demo").unwrap();
+        let mut pod = pod.clone();
+        let requests: serde_json::Map<String, Value> = (1..=17)
+            .map(|i| (format!("example.com/r{i}"), json!("1")))
+            .collect();
+        pod["spec"]["containers"][0]["resources"] = json!({ "requests": requests });
+        out.push(Case {
+            name: "profile-filter-error/demo".into(),
+            guest: PathBuf::new(),
+            args: Vec::new(),
+            guest_config: String::new(),
+            log_severity: 0,
+            pod,
+            nodes: nodes.clone(),
+            profile: vec![
+                ("taints".into(), example("taints"), String::new(), 1),
+                ("fit".into(), example("fit"), String::new(), 1),
+            ],
+        });
+    }
     for (label, plugins) in profiles {
         for (input, pod, nodes) in &inputs {
             out.push(Case {
@@ -438,6 +478,16 @@ fn run_profile(case: &Case) -> Vec<Value> {
     recorder.records.lock().unwrap().clone()
 }
 
+/// The first line after `wasm: instantiate error: ` in a load error (what
+/// the guest wrote while loading, in both hosts' texts), or "": as the Go
+/// harness's `guestMessage`.
+fn guest_message(err: &str) -> &str {
+    match err.split_once("wasm: instantiate error: ") {
+        Some((_, after)) => after.split('\n').next().unwrap_or(""),
+        None => "",
+    }
+}
+
 /// Runs `case` through kguest-host as the Go harness runs it through KSW's.
 fn run_kguest(case: &Case) -> Vec<Value> {
     if !case.profile.is_empty() {
@@ -458,8 +508,8 @@ fn run_kguest(case: &Case) -> Vec<Value> {
     });
     let plugin = match loaded {
         Ok(plugin) => plugin,
-        Err(_) => {
-            recorder.add(json!({"load": "error"}));
+        Err(e) => {
+            recorder.add(json!({"load": "error", "guestMessage": guest_message(&e.to_string())}));
             return recorder.records.lock().unwrap().clone();
         }
     };
