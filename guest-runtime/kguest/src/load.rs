@@ -6,7 +6,7 @@ use crate::Plugin;
 /// A plugin built from its config (`PluginConfig.GuestConfig`) when the
 /// host loads the guest, instead of [`Plugin::new`] on the first hook call.
 ///
-/// List `load` first in [`export!`](crate::export): the guest then exports
+/// List `load` first in [`export!`](crate::export!): the guest then exports
 /// `_start`, which KSW's host and kguest's run when they instantiate it (as
 /// they run a TinyGo guest's `main`). An `Err` stops the load: the guest
 /// writes the message to stderr and traps, so the host's error, and with it
