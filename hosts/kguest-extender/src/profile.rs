@@ -2,7 +2,7 @@
 //! `kguest run` takes: a `KubeSchedulerConfiguration` (`--config`, one of
 //! its profiles) or `--plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]`.
 
-use kguest_host::{Plugin, PluginConfig, Profile, ProfilePlugin, Runtime};
+use kguest_host::{Plugin, PluginConfig, PluginSpec, Profile, ProfilePlugin, Runtime};
 
 /// Where the profile comes from.
 #[derive(Debug, Clone, Default)]
@@ -64,29 +64,16 @@ fn from_specs(runtime: &Runtime, specs: &[String], base: &PluginConfig) -> Resul
     let mut plugins = Vec::new();
     for spec in specs {
         let bad = |why: &str| format!("--plugin {spec}: {why}");
-        let mut parts = spec.split(',');
-        let (name, wasm) = parts
-            .next()
-            .and_then(|p| p.split_once('='))
-            .filter(|(n, w)| !n.is_empty() && !w.is_empty())
-            .ok_or_else(|| bad("expected NAME=PLUGIN.wasm[,weight=N][,config=FILE]"))?;
-        let mut weight = 0;
-        let mut guest_config = Vec::new();
-        for part in parts {
-            match part.split_once('=') {
-                Some(("weight", n)) => {
-                    weight = n.parse().map_err(|_| bad("weight must be an integer"))?;
-                }
-                Some(("config", file)) => {
-                    guest_config = std::fs::read(file).map_err(|e| bad(&format!("{file}: {e}")))?;
-                }
-                _ => {
-                    return Err(bad(&format!(
-                        "unknown part `{part}` (weight=N or config=FILE)"
-                    )));
-                }
-            }
-        }
+        let PluginSpec {
+            name,
+            wasm,
+            weight,
+            config,
+        } = PluginSpec::parse(spec).map_err(|why| bad(&why))?;
+        let guest_config = match config {
+            Some(file) => std::fs::read(file).map_err(|e| bad(&format!("{file}: {e}")))?,
+            None => Vec::new(),
+        };
         let config = PluginConfig {
             guest_config: guest_config.into(),
             ..base.clone()

@@ -51,6 +51,7 @@ mod gojson;
 pub mod guest_url;
 mod input;
 mod plugin;
+mod plugin_spec;
 mod profile;
 mod runtime;
 mod schedconfig;
@@ -63,6 +64,7 @@ pub use error::{CallError, LoadError};
 pub use event::{Event, ObjectReference};
 pub use input::InputError;
 pub use plugin::{CycleCalls, Guest, Plugin};
+pub use plugin_spec::PluginSpec;
 pub use profile::{
     CycleOutcome, MAX_NODE_SCORE, Outcome, PluginCycle, PluginScore, Profile, ProfileCallError,
     ProfileError, ProfileNode, ProfilePlugin, ProfileReport,

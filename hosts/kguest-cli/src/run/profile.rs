@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use kguest_host::{Cycle, Plugin, PluginConfig, Profile, ProfileReport, Runtime};
+use kguest_host::{Cycle, Plugin, PluginConfig, PluginSpec, Profile, ProfileReport, Runtime};
 use serde_json::Value;
 
 use super::Options;
@@ -76,28 +76,17 @@ pub(super) fn run_plugins(
 ) -> Result<(), Failure> {
     let mut plugins = Vec::new();
     for spec in &opts.plugins {
-        let bad = |why: &str| Failure::Usage(format!("--plugin {spec}: {why}"));
-        let mut parts = spec.split(',');
-        let (name, wasm) = parts
-            .next()
-            .and_then(|p| p.split_once('='))
-            .filter(|(n, w)| !n.is_empty() && !w.is_empty())
-            .ok_or_else(|| bad("expected NAME=PLUGIN.wasm[,weight=N][,config=FILE]"))?;
-        let mut weight = 0;
-        let mut guest_config = Vec::new();
-        for part in parts {
-            match part.split_once('=') {
-                Some(("weight", n)) => {
-                    weight = n.parse().map_err(|_| bad("weight must be an integer"))?;
-                }
-                Some(("config", file)) => guest_config = read_input(Some(file))?.1,
-                _ => {
-                    return Err(bad(&format!(
-                        "unknown part `{part}` (weight=N or config=FILE)"
-                    )));
-                }
-            }
-        }
+        let PluginSpec {
+            name,
+            wasm,
+            weight,
+            config,
+        } = PluginSpec::parse(spec)
+            .map_err(|why| Failure::Usage(format!("--plugin {spec}: {why}")))?;
+        let guest_config = match config {
+            Some(file) => read_input(Some(file))?.1,
+            None => Vec::new(),
+        };
         let bytes = read_wasm(wasm)?;
         let config = PluginConfig {
             guest_config: guest_config.into(),
