@@ -725,6 +725,21 @@ fn registry(ctx: &Ctx<'_>, model: &Model) -> Result<TokenStream, Error> {
     }
     entries.sort_by(|a, b| a.0.cmp(b.0));
     let paths = entries.iter().map(|(_, path)| path);
+    let groups = api_groups(model)?;
+    let groups = if groups.is_empty() {
+        quote! {}
+    } else {
+        let folders = groups.iter().map(|(folder, _)| folder);
+        let names = groups.iter().map(|(_, group)| group);
+        quote! {
+            /// `(folder in k8s.io/api, API group name)` of every `k8s.io.api`
+            /// package here, sorted by folder; the core group's name is empty.
+            /// The protobuf package is named after the folder
+            /// (`k8s.io.api.rbac.v1`), `apiVersion` after the group
+            /// (`rbac.authorization.k8s.io/v1`).
+            pub static API_GROUPS: &[(&str, &str)] = &[#((#folders, #names)),*];
+        }
+    };
     Ok(quote! {
         //! Every message schema of the crate, sorted by full protobuf name.
 
@@ -732,5 +747,27 @@ fn registry(ctx: &Ctx<'_>, model: &Model) -> Result<TokenStream, Error> {
 
         /// All message schemas (map entries excluded), sorted by full name.
         pub static MESSAGES: &[&MessageSchema] = &[#(&#paths),*];
+
+        #groups
     })
+}
+
+/// The API group of each `k8s.io/api` folder the model has packages of,
+/// from [`crate::groups`] (group names are not in the protos).
+fn api_groups(model: &Model) -> Result<Vec<(&str, &'static str)>, Error> {
+    let mut out: Vec<(&str, &'static str)> = Vec::new();
+    for package in model.packages.values() {
+        let Some(rest) = package.name.strip_prefix("k8s.io.api.") else {
+            continue;
+        };
+        let folder = rest.split('.').next().unwrap_or(rest);
+        if out.iter().any(|(f, _)| *f == folder) {
+            continue;
+        }
+        let group = crate::groups::group_of_folder(folder)
+            .ok_or_else(|| Error::UnknownApiGroup(package.name.clone()))?;
+        out.push((folder, group));
+    }
+    out.sort();
+    Ok(out)
 }

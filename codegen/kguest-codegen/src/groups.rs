@@ -2,8 +2,10 @@
 //!
 //! The protobuf package of an API group is named after its folder in
 //! `k8s.io/api` (`k8s.io.api.rbac.v1`), while `apiVersion` uses the group
-//! name (`rbac.authorization.k8s.io/v1`). This table joins the two; `regen`
-//! reads it for the API reference links of generated docs.
+//! name (`rbac.authorization.k8s.io/v1`). Group names are not in the
+//! protos, so this table is their one home: `regen` reads it for the API
+//! reference links of generated docs, and the registry module it emits
+//! carries it (`API_GROUPS`) to the hosts' `apiVersion` lookups.
 
 /// `(folder in k8s.io/api, API group name)`; the core group's name is empty.
 pub const API_GROUPS: &[(&str, &str)] = &[

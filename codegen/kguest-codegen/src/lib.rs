@@ -319,6 +319,9 @@ pub fn from_template(regen_command: &str, source: &str, text: &str) -> String {
 pub enum Error {
     /// protox could not compile the files.
     Compile(String),
+    /// A `k8s.io.api.<folder>` package whose API group [`groups`] does not
+    /// know (a release added a group: add it to the table).
+    UnknownApiGroup(String),
     /// A descriptor feature the views do not support (e.g. groups).
     Unsupported {
         message: String,
@@ -344,6 +347,11 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Compile(msg) => write!(f, "compiling protos: {msg}"),
+            Error::UnknownApiGroup(package) => write!(
+                f,
+                "{package}: its k8s.io/api folder has no API group in \
+                 codegen/kguest-codegen/src/groups.rs (add the group's name there)"
+            ),
             Error::Unsupported {
                 message,
                 field,

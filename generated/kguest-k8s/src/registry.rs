@@ -1280,3 +1280,37 @@ pub static MESSAGES: &[&MessageSchema] = &[
     &crate::apimachinery::pkg::runtime::_schema::UNKNOWN,
     &crate::apimachinery::pkg::util::intstr::_schema::INT_OR_STRING,
 ];
+
+/// `(folder in k8s.io/api, API group name)` of every `k8s.io.api`
+/// package here, sorted by folder; the core group's name is empty.
+/// The protobuf package is named after the folder
+/// (`k8s.io.api.rbac.v1`), `apiVersion` after the group
+/// (`rbac.authorization.k8s.io/v1`).
+pub static API_GROUPS: &[(&str, &str)] = &[
+    ("admission", "admission.k8s.io"),
+    ("admissionregistration", "admissionregistration.k8s.io"),
+    ("apidiscovery", "apidiscovery.k8s.io"),
+    ("apiserverinternal", "internal.apiserver.k8s.io"),
+    ("apps", "apps"),
+    ("authentication", "authentication.k8s.io"),
+    ("authorization", "authorization.k8s.io"),
+    ("autoscaling", "autoscaling"),
+    ("batch", "batch"),
+    ("certificates", "certificates.k8s.io"),
+    ("coordination", "coordination.k8s.io"),
+    ("core", ""),
+    ("discovery", "discovery.k8s.io"),
+    ("events", "events.k8s.io"),
+    ("extensions", "extensions"),
+    ("flowcontrol", "flowcontrol.apiserver.k8s.io"),
+    ("imagepolicy", "imagepolicy.k8s.io"),
+    ("lifecycle", "lifecycle.k8s.io"),
+    ("networking", "networking.k8s.io"),
+    ("node", "node.k8s.io"),
+    ("policy", "policy"),
+    ("rbac", "rbac.authorization.k8s.io"),
+    ("resource", "resource.k8s.io"),
+    ("scheduling", "scheduling.k8s.io"),
+    ("storage", "storage.k8s.io"),
+    ("storagemigration", "storagemigration.k8s.io"),
+];

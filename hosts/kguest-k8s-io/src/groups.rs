@@ -2,40 +2,11 @@
 //!
 //! The protobuf package of an API group is named after its folder in
 //! `k8s.io/api` (`k8s.io.api.rbac.v1`), while `apiVersion` uses the group
-//! name (`rbac.authorization.k8s.io/v1`). This table joins the two for
-//! `apiVersion` ↔ package lookups at run time. (`kguest-codegen` has the
-//! generator's copy in its `groups` module; a test of `xtask regen` holds
-//! the two equal.)
+//! name (`rbac.authorization.k8s.io/v1`). The table that joins the two is
+//! generated into `kguest-k8s`'s registry from the generator's facts
+//! (`kguest-codegen`'s `groups`); this module looks things up in it.
 
-/// `(folder in k8s.io/api, API group name)`; the core group's name is empty.
-pub const API_GROUPS: &[(&str, &str)] = &[
-    ("admission", "admission.k8s.io"),
-    ("admissionregistration", "admissionregistration.k8s.io"),
-    ("apidiscovery", "apidiscovery.k8s.io"),
-    ("apiserverinternal", "internal.apiserver.k8s.io"),
-    ("apps", "apps"),
-    ("authentication", "authentication.k8s.io"),
-    ("authorization", "authorization.k8s.io"),
-    ("autoscaling", "autoscaling"),
-    ("batch", "batch"),
-    ("certificates", "certificates.k8s.io"),
-    ("coordination", "coordination.k8s.io"),
-    ("core", ""),
-    ("discovery", "discovery.k8s.io"),
-    ("events", "events.k8s.io"),
-    ("extensions", "extensions"),
-    ("flowcontrol", "flowcontrol.apiserver.k8s.io"),
-    ("imagepolicy", "imagepolicy.k8s.io"),
-    ("lifecycle", "lifecycle.k8s.io"),
-    ("networking", "networking.k8s.io"),
-    ("node", "node.k8s.io"),
-    ("policy", "policy"),
-    ("rbac", "rbac.authorization.k8s.io"),
-    ("resource", "resource.k8s.io"),
-    ("scheduling", "scheduling.k8s.io"),
-    ("storage", "storage.k8s.io"),
-    ("storagemigration", "storagemigration.k8s.io"),
-];
+pub use kguest_k8s::registry::API_GROUPS;
 
 /// The API group served from the `k8s.io/api` folder `folder`.
 pub fn group_of_folder(folder: &str) -> Option<&'static str> {

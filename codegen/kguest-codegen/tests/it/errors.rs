@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use kguest_codegen::Error;
 
-use crate::util::{config, generate_inline};
+use crate::util::{config, generate_inline, generate_inline_with};
 
 fn proto3(package: &str, body: &str) -> String {
     format!("syntax = \"proto3\";\npackage {package};\n{body}\n")
@@ -336,4 +336,35 @@ fn strip_package_prefix() {
     let paths: Vec<String> = files.keys().map(|p| p.display().to_string()).collect();
     assert_eq!(paths, ["ab/mod.rs", "ab/schema.rs"]);
     assert!(files[&PathBuf::from("ab/mod.rs")].contains("crate::ab::schema::GroupVersion<'a>"));
+}
+
+#[test]
+fn registry_carries_known_api_groups_and_refuses_an_unknown_one() {
+    let known = proto3("k8s.io.api.rbac.v1", "message Role { string a = 1; }");
+    let with_registry = |c: &mut kguest_codegen::Config| {
+        c.registry(true);
+    };
+    let files = generate_inline_with(
+        &[("k8s.io/api/rbac/v1/generated.proto", &known)],
+        with_registry,
+    )
+    .unwrap();
+    let registry = &files[&PathBuf::from("registry.rs")];
+    assert!(
+        registry.contains("(\"rbac\", \"rbac.authorization.k8s.io\")"),
+        "{registry}"
+    );
+
+    let unknown = proto3("k8s.io.api.frobnicate.v1", "message Frob { string a = 1; }");
+    let err = generate_inline_with(
+        &[("k8s.io/api/frobnicate/v1/generated.proto", &unknown)],
+        with_registry,
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::UnknownApiGroup(_)), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("k8s.io.api.frobnicate.v1: ") && text.contains("groups.rs"),
+        "{text}"
+    );
 }

@@ -77,9 +77,18 @@ impl Drop for TempDir {
 /// Generates from protos given inline as `(path, source)`: every one is
 /// also passed as a file to generate.
 pub fn generate_inline(protos: &[(&str, &str)]) -> Result<BTreeMap<PathBuf, String>, Error> {
+    generate_inline_with(protos, |_| {})
+}
+
+/// [`generate_inline`] with `tweak` applied to the configuration first.
+pub fn generate_inline_with(
+    protos: &[(&str, &str)],
+    tweak: impl FnOnce(&mut Config),
+) -> Result<BTreeMap<PathBuf, String>, Error> {
     let dir = TempDir::new("protos");
     let mut config = Config::new();
     config.include(dir.path());
+    tweak(&mut config);
     for (path, source) in protos {
         dir.write(path, source);
         config.file(*path);
