@@ -674,6 +674,14 @@ fn a_failed_score_is_shown() {
         .find(|l| l.starts_with("bad-node"))
         .expect("row");
     assert!(bad.ends_with("Error: no room"), "{table}");
+    // Below the table, the error as the scheduler reports it, the file's
+    // name standing for the plugin's.
+    assert!(
+        table.ends_with(
+            "scheduler: running Score plugins: plugin \"failing-score\" failed with: no room\n"
+        ),
+        "{table}"
+    );
 }
 
 #[test]
@@ -742,10 +750,14 @@ fn run_help_prints_the_usage() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("  kguest run --config SCHED-CONFIG.yaml"),
+        stdout.contains("  kguest run --scheduler-config SCHED-CONFIG.yaml"),
         "{stdout}"
     );
     assert!(stdout.contains("--arg <VALUE>"), "{stdout}");
+    assert!(stdout.contains("--guest-config <FILE>"), "{stdout}");
+    assert!(stdout.contains("--sort-nodes"), "{stdout}");
+    // The old spelling works but is not advertised.
+    assert!(!stdout.contains("--config <FILE>"), "{stdout}");
 }
 
 #[test]
