@@ -21,13 +21,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let ksw = vendor::ensure_ksw_vendored()?;
     examples::build_all()?;
     let harness = prepare()?;
-    // SAFETY of the env changes: xtask is single-threaded here.
-    unsafe {
-        std::env::set_var("KGUEST_PLUGIN_DIR", examples::plugin_dir());
-        std::env::set_var("KGUEST_KSW_DIR", ksw);
-        std::env::set_var("KGUEST_KSW_HOST", harness);
-    }
-    cargo(&[
+    let cargo_bin = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let args = [
         "test",
         "--quiet",
         "-p",
@@ -37,7 +32,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "--",
         "--nocapture",
         "ksw::go_host",
-    ])
+    ];
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new(cargo_bin)
+        .args(args)
+        .current_dir(paths::root())
+        .env("KGUEST_PLUGIN_DIR", examples::plugin_dir())
+        .env("KGUEST_KSW_DIR", ksw)
+        .env("KGUEST_KSW_HOST", harness)
+        .status()
+        .map_err(|err| format!("running cargo: {err}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
 }
 
 /// Builds the harness (it needs `proto-vendor/ksw/scheduler`, vendored

@@ -277,6 +277,7 @@ pub fn as_str(raw: &[u8]) -> Option<&str> {
         return None;
     }
     // A plain loop: `contains` on bytes links core's memchr (~300 B).
+    #[allow(clippy::manual_contains)]
     if inner.iter().any(|&b| b == b'\\') {
         return None;
     }
