@@ -60,6 +60,7 @@ pub mod args;
 mod cycle;
 pub mod export;
 pub mod fields;
+mod go_string;
 pub mod handle;
 mod hooks;
 pub mod images;
