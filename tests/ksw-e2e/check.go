@@ -149,7 +149,7 @@ func tinyGoControl(wasmFile, plugins string) map[string]any {
 	}
 }
 
-// kguestNodeRow is a node's line of `kguest run --config ... --json`; the
+// kguestNodeRow is a node's line of `kguest run --scheduler-config ... --json`; the
 // last line (the cycle's outcome) has no node.
 type kguestNodeRow struct {
 	Node   string `json:"node"`
@@ -157,13 +157,13 @@ type kguestNodeRow struct {
 	Total  *int64 `json:"total"`  // the weighted sum of the wasm scores; null if Score did not run
 }
 
-// kguestPicks runs `kguest run --config CFG --profile NAME --pod POD --nodes
+// kguestPicks runs `kguest run --scheduler-config CFG --profile NAME --pod POD --nodes
 // NODES --json` and returns the nodes a scheduler may bind the pod to on
 // kguest's decision: those that pass every wasm Filter with the highest
 // total (kube-scheduler picks at random among tied nodes; kguest run takes
 // the first and names how many tied).
 func kguestPicks(kguest, config, profile, podFile, nodesFile string) ([]string, error) {
-	args := []string{"run", "--config", config, "--profile", profile, "--pod", podFile, "--nodes", nodesFile, "--json"}
+	args := []string{"run", "--scheduler-config", config, "--profile", profile, "--pod", podFile, "--nodes", nodesFile, "--json"}
 	cmd := exec.Command(kguest, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -227,7 +227,7 @@ func checkNode(name string) *v1.Node {
 // runCheck is the `check` subcommand: docs/deploy.md's configuration through
 // the scheduler's loader, then run by the real kube-scheduler with KSW's wasm
 // plugin (plus upstream's TinyGo nodenumber as a control profile); every pod
-// of every profile must be bound to a node `kguest run --config` picks for
+// of every profile must be bound to a node `kguest run --scheduler-config` picks for
 // the same profile and the objects as the API server stores them.
 func runCheck(opts checkOptions) error {
 	dir, err := os.MkdirTemp("", "ksw-e2e-check-")

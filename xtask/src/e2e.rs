@@ -7,7 +7,7 @@
 //!   scheduler's own config loader and validation; then the scheduler runs
 //!   it (guestURLs pointed at the examples; upstream's TinyGo nodenumber as
 //!   a control profile) and every pod must be bound to a node `kguest run
-//!   --config` picks for the same profile and objects. Prints `ksw e2e: N/M
+//!   --scheduler-config` picks for the same profile and objects. Prints `ksw e2e: N/M
 //!   pods bound through KSW's wasm plugin ... where kguest run picks`.
 //! * `perf`: scheduler_perf-style throughput, one process, one variant after
 //!   another (default profile; native NodeNumber; KSW with upstream's TinyGo

@@ -55,6 +55,8 @@ tasks:
   judge [--seeds N] [--kinds REGEX]
                                   kguest against Kubernetes' Go marshallers on random objects
                                   of every type (Go >= 1.26; `test` runs it with 2 seeds)
+  ksw-host                        kguest-host against KSW's own Go host in the framework on every
+                                  example, test guest and `kguest new`'s plugin (`ksw go host: N/M`)
   krm-bench [--runs N]            KRM functions in Go (wasip1, kyaml) beside kguest's on 1,000 items,
                                   under `kguest krm` and wazero; rewrites its docs/benchmarks.md section
   package [--no-verify]           cargo package + cargo doc for every publishable crate
@@ -93,6 +95,7 @@ fn main() -> ExitCode {
         "go-lint" => golang::lint_command(rest),
         "judge" => judge::run(rest),
         "krm-bench" => krmgo::bench(rest),
+        "ksw-host" => kswhost::run(rest),
         "package" => package::run(rest),
         "perf" => perf::run(rest),
         "size" => size::run(rest),

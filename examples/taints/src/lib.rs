@@ -13,7 +13,7 @@
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
 use kguest::k8s::api::core::v1::{Pod, Taint, Toleration};
-use kguest::{Cycle, CycleState, Filter, PerCycle, Plugin, ReasonBuf, Status};
+use kguest::{Cycle, CycleState, Filter, Plugin, ReasonBuf, Status};
 
 /// Tolerations kept per cycle; a pod with more is read again for every
 /// node (same result, slower).
@@ -133,15 +133,10 @@ pub fn tolerations(pod: Pod<'_>) -> PodTolerations<'_> {
     PodTolerations::new(pod)
 }
 
-pub struct PerPod;
-
-impl PerCycle for PerPod {
-    type Data<'p> = PodTolerations<'p>;
-
-    fn shorten<'a, 'b: 'a>(data: &'a PodTolerations<'b>) -> &'a PodTolerations<'a> {
-        data
-    }
-}
+kguest::per_cycle!(
+    /// The cycle's tolerations, borrowed from the Pod (`'p`).
+    pub struct PerPod<'p> = PodTolerations<'p>
+);
 
 pub struct Taints {
     tolerations: CycleState<PerPod>,

@@ -36,11 +36,36 @@ use crate::json;
 pub struct Field {
     key: &'static [u8],
     value: &'static [u8],
-    go_type: &'static str,
     /// A field took this member.
     taken: bool,
-    error: Option<Refusal>,
+    /// The field that took the member but could not read its value: its
+    /// name and Go type. The refusal is written from it once, in
+    /// [`refusal`], so each field's reader is a few stores.
+    wrong: Option<(&'static str, GoType)>,
 }
+
+/// A field's Go type, as errors name it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GoType {
+    Int,
+    Bool,
+    String,
+}
+
+/// A JSON value's kind, as Go's errors name it (`KINDS`), by first byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Nothing a JSON value begins with.
+    Other,
+    String,
+    Object,
+    Array,
+    Bool,
+    Number,
+}
+
+const KINDS: [&str; 6] = ["", "string", "object", "array", "bool", "number"];
+const GO_TYPES: [&str; 3] = ["int", "bool", "string"];
 
 /// Reads the JSON object `config` with `fields`, which names each field
 /// once (`f.int("weight", &mut weight)...`) and is called once per member.
@@ -62,83 +87,86 @@ pub fn decode(
         let mut field = Field {
             key,
             value,
-            go_type,
             taken: false,
-            error: None,
+            wrong: None,
         };
         fields(&mut field);
-        if let Some(error) = field.error {
-            return Err(error);
+        if field.wrong.is_some() {
+            return Err(refusal(go_type, field.wrong, value));
         }
     }
     match entries.rest() {
         Some(rest) if json::is_blank(rest) => Ok(()),
-        _ => match kind(config) {
-            Some(kind) if kind != "object" => Err(Refusal::of(&[
-                "json: cannot unmarshal ",
-                kind,
-                " into Go value of type ",
-                go_type,
-            ])),
-            _ => Err(Refusal::new("malformed JSON object")),
-        },
+        _ => Err(refusal(go_type, None, config)),
     }
 }
 
-/// What Go's errors call a JSON value by its first byte.
+/// What Go's errors call a JSON value, by its first byte (after blanks).
 #[inline]
-fn kind(value: &[u8]) -> Option<&'static str> {
-    let first = value.get(json_start(value)).copied()?;
-    Some(match first {
-        b'"' => "string",
-        b'{' => "object",
-        b'[' => "array",
-        b't' | b'f' => "bool",
-        b'-' | b'0'..=b'9' => "number",
-        _ => return None,
-    })
+fn kind(value: &[u8]) -> Kind {
+    match value.get(json::skip_ws(value, 0)) {
+        Some(b'"') => Kind::String,
+        Some(b'{') => Kind::Object,
+        Some(b'[') => Kind::Array,
+        Some(b't' | b'f') => Kind::Bool,
+        Some(b'-' | b'0'..=b'9') => Kind::Number,
+        _ => Kind::Other,
+    }
 }
 
+/// The refusal for `value`: Go's `UnmarshalTypeError` for `field` (its name
+/// and Go type; a number that does not fit an int shows its literal:
+/// `number 1.5`), or for the config as a whole (`None`: not an object, or
+/// `malformed JSON object`). One array of pieces for every case keeps the
+/// code that writes them in one place.
+#[cold]
 #[inline]
-fn json_start(value: &[u8]) -> usize {
-    value
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        .unwrap_or(value.len())
+fn refusal(
+    go_type: &'static str,
+    field: Option<(&'static str, GoType)>,
+    value: &'static [u8],
+) -> Refusal {
+    let kind = kind(value);
+    let mut parts = [""; Refusal::PARTS];
+    parts[0] = "json: cannot unmarshal ";
+    parts[1] = KINDS[kind as usize];
+    match field {
+        None if matches!(kind, Kind::Object | Kind::Other) => {
+            parts[0] = "malformed JSON object";
+            parts[1] = "";
+        }
+        None => {
+            parts[4] = " into Go value of type ";
+            parts[5] = go_type;
+        }
+        Some((name, want)) => {
+            if want == GoType::Int && kind == Kind::Number {
+                parts[2] = " ";
+                parts[3] = kguest_wire::utf8::to_str(value).unwrap_or("");
+            } else if want == GoType::String && kind == Kind::String {
+                // Valid JSON Go would read: only the escapes stop us.
+                parts[0] = "kguest::args: cannot read the escaped ";
+            }
+            parts[4] = " into Go struct field ";
+            parts[5] = go_type;
+            parts[6] = ".";
+            parts[7] = name;
+            parts[8] = " of type ";
+            parts[9] = GO_TYPES[want as usize];
+        }
+    }
+    Refusal::all(parts)
 }
 
 impl Field {
     /// The member's value if its key is `name` and no field took it yet.
     #[inline]
     fn take(&mut self, name: &str) -> Option<&'static [u8]> {
-        if self.taken || self.error.is_some() || !json::key_matches(self.key, name) {
+        if self.taken || !json::key_matches(self.key, name) {
             return None;
         }
         self.taken = true;
         (!json::as_null(self.value)).then_some(self.value)
-    }
-
-    /// Go's `UnmarshalTypeError` for field `name` of Go type `want`; a
-    /// number that does not fit shows its literal (`number 1.5`).
-    #[cold]
-    fn wrong(&mut self, name: &'static str, want: &'static str, number: bool) {
-        let kind = kind(self.value).unwrap_or("value");
-        let (kind, literal) = if number && kind == "number" {
-            ("number ", as_static_str(self.value))
-        } else {
-            (kind, "")
-        };
-        self.error = Some(Refusal::of(&[
-            "json: cannot unmarshal ",
-            kind,
-            literal,
-            " into Go struct field ",
-            self.go_type,
-            ".",
-            name,
-            " of type ",
-            want,
-        ]));
     }
 
     /// A JSON integer that fits `i64` (Go `int` on 64 bits).
@@ -147,7 +175,7 @@ impl Field {
         if let Some(v) = self.take(name) {
             match json::as_i64(v) {
                 Some(n) => *dst = n,
-                None => self.wrong(name, "int", true),
+                None => self.wrong = Some((name, GoType::Int)),
             }
         }
         self
@@ -159,7 +187,7 @@ impl Field {
         if let Some(v) = self.take(name) {
             match json::as_bool(v) {
                 Some(b) => *dst = b,
-                None => self.wrong(name, "bool", false),
+                None => self.wrong = Some((name, GoType::Bool)),
             }
         }
         self
@@ -171,24 +199,11 @@ impl Field {
         if let Some(v) = self.take(name) {
             match json::as_str(v) {
                 Some(s) => *dst = s,
-                None if kind(v) == Some("string") => {
-                    self.error = Some(Refusal::of(&[
-                        "config field ",
-                        name,
-                        ": a string with escapes is not read",
-                    ]));
-                }
-                None => self.wrong(name, "string", false),
+                None => self.wrong = Some((name, GoType::String)),
             }
         }
         self
     }
-}
-
-/// A number's literal as text: JSON numbers are ASCII.
-#[inline]
-fn as_static_str(raw: &'static [u8]) -> &'static str {
-    kguest_wire::utf8::to_str(raw).unwrap_or("")
 }
 
 #[cfg(test)]
@@ -271,7 +286,16 @@ mod tests {
         );
         assert_eq!(
             read(r#"{"zone": "a\"b"}"#),
-            Err("config field zone: a string with escapes is not read".into())
+            Err(
+                "kguest::args: cannot read the escaped string into Go struct field Args.zone \
+                 of type string"
+                    .into()
+            )
+        );
+        // A member after the one refused is not read.
+        assert_eq!(
+            read(r#"{"strict": 1, "weight": "x"}"#),
+            field("number", "strict", "bool")
         );
     }
 }

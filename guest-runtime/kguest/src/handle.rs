@@ -22,6 +22,7 @@
 use kguest_k8s::api::core::v1::{Node, Pod};
 use kguest_k8s::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use crate::go_string::Out;
 use crate::sys;
 
 /// What an event is about: the fields of the Go SDK's `ObjectReference`
@@ -196,91 +197,6 @@ fn send(buf: &mut [u8], parts: &[&[&[u8]]; 3]) -> Result<(), usize> {
     }
 }
 
-/// Writes while there is room and counts every byte, so one pass both
-/// writes and measures.
-struct Out<'b> {
-    buf: &'b mut [u8],
-    len: usize,
-}
-
-impl Out<'_> {
-    /// Copies `s` when it fits and counts it either way (a part that does
-    /// not fit is not written: the message is not sent then).
-    #[inline]
-    fn raw(&mut self, s: &[u8]) {
-        let end = self.len.saturating_add(s.len());
-        if let Some(d) = self.buf.get_mut(self.len..end) {
-            // Not `copy_from_slice`: its length check links core::fmt.
-            d.iter_mut().zip(s).for_each(|(d, s)| *d = *s);
-        }
-        self.len = end;
-    }
-
-    /// A JSON string as Go's `encoding/json` writes it (HTML-safe: `<`, `>`,
-    /// `&`, U+2028 and U+2029 as `\u` escapes; `\b \f \n \r \t` short).
-    /// Runs of bytes that need no escape go out in one copy.
-    #[inline]
-    fn string(&mut self, mut b: &[u8]) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        self.raw(b"\"");
-        loop {
-            let plain = b
-                .iter()
-                .position(|&c| c < 0x20 || matches!(c, b'"' | b'\\' | b'<' | b'>' | b'&' | 0xE2))
-                .unwrap_or(b.len());
-            self.raw(b.get(..plain).unwrap_or(&[]));
-            let Some((&c, rest)) = b.get(plain..).and_then(<[u8]>::split_first) else {
-                break;
-            };
-            b = rest;
-            let mut esc = [b'\\', c, b'0', b'0', 0, 0];
-            let n = match c {
-                b'"' | b'\\' => 2,
-                0x08 | 0x09 | 0x0a | 0x0c | 0x0d => {
-                    esc[1] = b"btn?fr".get(usize::from(c - 8)).copied().unwrap_or(b'?');
-                    2
-                }
-                0..0x20 | b'<' | b'>' | b'&' => {
-                    esc[1] = b'u';
-                    esc[4] = HEX.get(usize::from(c >> 4)).copied().unwrap_or(b'0');
-                    esc[5] = HEX.get(usize::from(c & 15)).copied().unwrap_or(b'0');
-                    6
-                }
-                // U+2028 and U+2029 are E2 80 A8 / E2 80 A9.
-                0xE2 if b.first() == Some(&0x80) && matches!(b.get(1), Some(0xA8 | 0xA9)) => {
-                    esc = *b"\\u2028";
-                    if b.get(1) == Some(&0xA9) {
-                        esc[5] = b'9';
-                    }
-                    b = b.get(2..).unwrap_or(&[]);
-                    6
-                }
-                // Any other 0xE2 is written as it is.
-                _ => {
-                    esc[0] = c;
-                    1
-                }
-            };
-            self.raw(esc.get(..n).unwrap_or(&[]));
-        }
-        self.raw(b"\"");
-    }
-}
-
-/// Go's JSON string for `s` (tests and the test host).
-#[cfg(not(target_arch = "wasm32"))]
-pub(crate) fn json_string(s: &str) -> std::string::String {
-    let mut buf = std::vec![0u8; s.len() * 6 + 2];
-    let mut out = Out {
-        buf: &mut buf,
-        len: 0,
-    };
-    out.string(s.as_bytes());
-    let len = out.len;
-    buf.truncate(len);
-    std::string::String::from_utf8(buf).unwrap_or_default()
-}
-
 /// Rejects the pod with this UID if it waits on Permit
 /// (`handle.reject_waiting_pod`); true when one was rejected.
 #[inline]
@@ -349,6 +265,7 @@ fn message_prefix(buf: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::go_string::json_string;
 
     #[test]
     fn go_string_escaping() {

@@ -32,7 +32,8 @@
 //! `fmt`). [`config`] returns the plugin's config bytes ([`json`] reads
 //! JSON). [`log`] goes to klog; [`handle`] records events and reaches pods
 //! waiting on Permit. [`text`] has panic-free string helpers (splitting,
-//! `key=value` lists, label selectors).
+//! `key=value` lists, label selectors); [`labels`] reads a Pod's or Node's
+//! labels and annotations and checks `KEY=VALUE` label pairs.
 //!
 //! On `wasm32` the crate provides the `#[panic_handler]` (it traps) unless
 //! the default `panic-handler` feature is off; plugins must not define
@@ -59,10 +60,12 @@ pub mod args;
 mod cycle;
 pub mod export;
 pub mod fields;
+mod go_string;
 pub mod handle;
 mod hooks;
 pub mod images;
 pub mod json;
+pub mod labels;
 mod load;
 pub mod log;
 mod reason;

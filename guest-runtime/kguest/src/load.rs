@@ -110,6 +110,16 @@ impl Refusal {
         r
     }
 
+    /// All [`Refusal::PARTS`] pieces at once (empty ones add nothing): the
+    /// cheapest to build, as the array is written in place.
+    #[inline]
+    pub(crate) const fn all(parts: [&'static str; Refusal::PARTS]) -> Self {
+        Refusal {
+            parts,
+            len: Refusal::PARTS,
+        }
+    }
+
     /// `first` before the pieces there are (the last one is dropped when
     /// there is no room), e.g. the plugin's context before a config error.
     #[inline]

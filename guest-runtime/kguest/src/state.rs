@@ -61,6 +61,61 @@ pub trait PerCycle: 'static {
     fn shorten<'a, 'b: 'a>(data: &'a Self::Data<'b>) -> &'a Self::Data<'a>;
 }
 
+/// Declares a [`PerCycle`] marker type for data that may borrow the Pod,
+/// naming the Pod's lifetime: `per_cycle!(struct FirstKey<'p> = Option<&'p
+/// str>);` writes the struct and the impl (with `shorten`), which compiles
+/// only when the type is covariant in `'p`, as [`PerCycle`] needs.
+///
+/// ```
+/// use kguest::k8s::api::core::v1::Pod;
+/// use kguest::{Cycle, CycleState, Filter, Plugin, Status};
+///
+/// kguest::per_cycle!(struct FirstKey<'p> = Option<&'p str>);
+///
+/// fn first_key(pod: Pod<'_>) -> Option<&str> {
+///     pod.spec()?.tolerations().next()?.key()
+/// }
+///
+/// struct MyPlugin { key: CycleState<FirstKey> }
+///
+/// impl Plugin for MyPlugin {
+///     fn new() -> Self { MyPlugin { key: CycleState::new() } }
+/// }
+///
+/// impl Filter for MyPlugin {
+///     fn filter<'a>(&'a mut self, cx: &'a Cycle) -> Status<'a> {
+///         match self.key.get(cx, first_key) {
+///             Some(k) if *k == cx.node_name() => Status::unschedulable("reserved"),
+///             _ => Status::success(),
+///         }
+///     }
+/// }
+/// ```
+///
+/// A type that is not covariant is refused at compile time:
+///
+/// ```compile_fail
+/// kguest::per_cycle!(struct Bad<'p> = fn(&'p str));
+/// ```
+#[macro_export]
+macro_rules! per_cycle {
+    ($(#[$attr:meta])* $vis:vis struct $name:ident<$p:lifetime> = $data:ty $(;)?) => {
+        $(#[$attr])*
+        $vis struct $name;
+
+        impl $crate::PerCycle for $name {
+            type Data<$p> = $data;
+
+            #[inline]
+            fn shorten<'short, 'long: 'short>(
+                data: &'short Self::Data<'long>,
+            ) -> &'short Self::Data<'short> {
+                data
+            }
+        }
+    };
+}
+
 /// Per-cycle data for owned values (no borrowing from the Pod):
 /// `CycleState<Owned<u32>>`.
 pub struct Owned<T>(PhantomData<T>);

@@ -353,11 +353,14 @@ mod host {
     }
 }
 
-/// Native stand-ins with the same signatures, backed by the thread-local
-/// test host in [`crate::testing`].
+/// Native stand-ins with the same signatures, backed by the test host's
+/// thread-local state (`testing/host_state.rs`, which reaches no import).
 #[cfg(not(target_arch = "wasm32"))]
 mod host {
-    use crate::testing::{Input, host_read, host_record};
+    use crate::testing::host_state::{
+        Input, Record, host_read, host_record, host_reject_waiting_pod, host_severity,
+        host_waiting_pod,
+    };
 
     /// Copies `src` to `buf` if it fits `limit`; returns `src.len()` (the
     /// getter contract).
@@ -438,7 +441,7 @@ mod host {
     pub unsafe fn reject_waiting_pod(uid: *const u8, uid_len: u32, out: *mut u8, _limit: u32) {
         // SAFETY: forwarded from the caller.
         let uid = unsafe { read(uid, uid_len) };
-        let rejected = crate::testing::host_reject_waiting_pod(uid);
+        let rejected = host_reject_waiting_pod(uid);
         // SAFETY: forwarded from the caller.
         unsafe { put_u64(out, u64::from(rejected)) };
     }
@@ -448,7 +451,7 @@ mod host {
     pub unsafe fn get_waiting_pod(uid: *const u8, uid_len: u32, out: *mut u8, limit: u32) {
         // SAFETY: forwarded from the caller.
         let uid = unsafe { read(uid, uid_len) };
-        match crate::testing::host_waiting_pod(uid) {
+        match host_waiting_pod(uid) {
             // SAFETY: the SDK passes at least 8 writable bytes.
             None => unsafe { put_u64(out, 0) },
             Some(pod) => {
@@ -464,7 +467,7 @@ mod host {
         ($name:ident, $what:ident) => {
             pub unsafe fn $name(ptr: *const u8, len: u32) {
                 // SAFETY: forwarded from the caller.
-                host_record(crate::testing::Record::$what(unsafe { read(ptr, len) }));
+                host_record(Record::$what(unsafe { read(ptr, len) }));
             }
         };
     }
@@ -477,21 +480,17 @@ mod host {
 
     pub unsafe fn log(severity: i32, msg: *const u8, len: u32) {
         // SAFETY: forwarded from the caller.
-        host_record(crate::testing::Record::Log(
-            severity,
-            unsafe { read(msg, len) },
-            &[],
-        ));
+        host_record(Record::Log(severity, unsafe { read(msg, len) }, &[]));
     }
 
     pub unsafe fn logs(severity: i32, msg: *const u8, len: u32, kvs: *const u8, kvs_len: u32) {
         // SAFETY: forwarded from the caller.
         let (msg, kvs) = unsafe { (read(msg, len), read(kvs, kvs_len)) };
-        host_record(crate::testing::Record::Log(severity, msg, kvs));
+        host_record(Record::Log(severity, msg, kvs));
     }
 
     pub unsafe fn severity() -> i32 {
-        crate::testing::host_severity()
+        host_severity()
     }
 }
 

@@ -67,7 +67,7 @@ pub use plugin::{CycleCalls, Guest, Plugin};
 pub use plugin_spec::PluginSpec;
 pub use profile::{
     CycleOutcome, MAX_NODE_SCORE, Outcome, PluginCycle, PluginScore, Profile, ProfileCallError,
-    ProfileError, ProfileNode, ProfilePlugin, ProfileReport,
+    ProfileError, ProfileNode, ProfilePlugin, ProfileReport, framework_status,
 };
 pub use runtime::{Runtime, RuntimeConfig};
 pub use schedconfig::{SchedulerProfile, WasmPluginArgs, scheduler_profiles};

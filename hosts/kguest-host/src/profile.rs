@@ -344,7 +344,7 @@ fn is_rejection(code: Code) -> bool {
 /// inside the framework's words (`running "<plugin>" filter plugin: ...`).
 /// Rejections at Filter and at the binding phase pass as they are; the
 /// scoring hooks wrap whatever is not a success.
-fn framework_status(hook: Hook, plugin: &str, status: Status) -> Status {
+pub fn framework_status(hook: Hook, plugin: &str, status: Status) -> Status {
     let reason = status.reason.as_deref().unwrap_or("");
     let text = match hook {
         Hook::PreScore => format!("running PreScore plugin {plugin:?}: {reason}"),

@@ -49,3 +49,32 @@ pub fn plugin(name: &str) -> PathBuf {
 pub fn krm_function(name: &str) -> PathBuf {
     existing(krm_dir().join(format!("{name}.wasm")), "KGUEST_KRM_DIR")
 }
+
+/// The test and baseline guests KSW's own Go host runs beside the example
+/// plugins (`tests/ksw-host`): `cargo xtask test` builds them (xtask's
+/// `kswhost`) and kguest-host's `ksw::go_host` runs them, both from this
+/// list, so a guest is added here only.
+pub const KSW_HOST_TEST_GUESTS: &[&str] = &[
+    "annotation-memory",
+    "nodename-view",
+    "podspec-read",
+    "baseline-copy",
+    "baseline-empty",
+    "baseline-json",
+    "baseline-prost",
+    "baseline-scan",
+];
+
+/// The crate `kguest new` writes (its default hooks), which xtask's
+/// `kswhost` generates under `<target>/ksw-host/` and builds with its own
+/// `guest` profile beside the test guests: the template, judged in KSW's
+/// host as a user would deploy it.
+pub const NEW_PLUGIN: &str = "kguest-new-plugin";
+
+/// A test guest as `cargo xtask test` builds it:
+/// `<target>/wasm32-unknown-unknown/guest/<package>.wasm`.
+pub fn test_guest(package: &str) -> PathBuf {
+    target_dir()
+        .join("wasm32-unknown-unknown/guest")
+        .join(format!("{}.wasm", package.replace('-', "_")))
+}

@@ -22,9 +22,6 @@ pub struct HookCode {
 const POD_ZONE_LABEL: &str = "\
 /// The pod label naming the zone a pod must run in.
 pub const POD_ZONE_LABEL: &str = \"example.kguest.dev/zone\";";
-const NODE_ZONE_LABEL: &str = "\
-/// The node label naming a node's zone.
-pub const NODE_ZONE_LABEL: &str = \"topology.kubernetes.io/zone\";";
 const HOLD_ANNOTATION: &str = "\
 /// The pod annotation that holds a pod back.
 pub const HOLD_ANNOTATION: &str = \"example.kguest.dev/hold\";";
@@ -53,8 +50,8 @@ pub fn hook_code(hook: &str) -> Option<HookCode> {
         },
         "filter" => HookCode {
             imports: &["Cycle", "Filter", "Status"],
-            doc: "Filter: a pod labelled `example.kguest.dev/zone: Z` fits only nodes labelled\n//!   `topology.kubernetes.io/zone: Z`; other pods fit every node.",
-            consts: &[POD_ZONE_LABEL, NODE_ZONE_LABEL],
+            doc: "Filter: a pod labelled `example.kguest.dev/zone: Z` fits only nodes whose zone\n//!   label (`zoneLabel`) is Z; other pods fit every node unless `requireZone`.",
+            consts: &[POD_ZONE_LABEL],
             code: include_str!("snippets/filter.rs"),
             test_imports: &[CODE, TEST_HOST, NODE_BUILDER, POD_BUILDER],
             tests: include_str!("snippets/filter_tests.rs"),
@@ -85,7 +82,7 @@ pub fn hook_code(hook: &str) -> Option<HookCode> {
         },
         "score" => HookCode {
             imports: &["Cycle", "Score", "Status", "k8s::quantity"],
-            doc: "Score: one point per GiB of allocatable memory, at most 100.",
+            doc: "Score: one point per GiB of allocatable memory, at most `maxScore`.",
             consts: &[GIB],
             code: include_str!("snippets/score.rs"),
             test_imports: &[CODE, TEST_HOST, NODE_BUILDER],

@@ -147,16 +147,14 @@ debug = false
         ));
         out.push_str("#![cfg_attr(target_arch = \"wasm32\", no_std)]\n\n");
 
-        let mut imports: Vec<&str> = vec!["Plugin"];
+        let mut imports: Vec<&str> = vec!["Load", "Refusal", "args"];
         imports.extend(codes.iter().flat_map(|c| c.imports.iter().copied()));
         sort_items(&mut imports);
         out.push_str(&use_line("", "kguest", &imports));
         out.push('\n');
 
-        let mut consts: Vec<&str> = codes
-            .iter()
-            .flat_map(|c| c.consts.iter().copied())
-            .collect();
+        let mut consts: Vec<&str> = vec![NODE_ZONE_LABEL];
+        consts.extend(codes.iter().flat_map(|c| c.consts.iter().copied()));
         consts.dedup();
         for c in &consts {
             out.push_str(c);
@@ -166,23 +164,19 @@ debug = false
             out.push('\n');
         }
 
-        out.push_str(&format!(
-            "pub struct {ty};\n\nimpl Plugin for {ty} {{\n    fn new() -> Self {{\n        {ty}\n    }}\n}}\n"
-        ));
+        out.push_str(&CONFIG.replace("PLUGIN", &ty));
         for code in &codes {
             out.push('\n');
             out.push_str(&code.code.replace("PLUGIN", &ty));
         }
         out.push_str(&format!(
-            "\nkguest::export!({ty} => [{}]);\n",
+            "\nkguest::export!({ty} => [load, {}]);\n",
             self.hooks.join(", ")
         ));
 
         out.push_str("\n#[cfg(test)]\nmod tests {\n    use super::*;\n");
-        let mut test_imports: Vec<&str> = codes
-            .iter()
-            .flat_map(|c| c.test_imports.iter().copied())
-            .collect();
+        let mut test_imports: Vec<&str> = vec!["kguest::Plugin", "kguest::testing::TestHost"];
+        test_imports.extend(codes.iter().flat_map(|c| c.test_imports.iter().copied()));
         sort_items(&mut test_imports);
         let mut grouped: Vec<(&str, Vec<&str>)> = Vec::new();
         for item in test_imports {
@@ -192,9 +186,18 @@ debug = false
                 None => grouped.push((path, vec![name])),
             }
         }
-        for (path, names) in &grouped {
-            out.push_str(&use_line("    ", path, names));
+        // rustfmt orders `use` items by path, a `{...}` list after the
+        // names beside it: ASCII order of the lines, as `{` follows letters.
+        let mut lines: Vec<String> = grouped
+            .iter()
+            .map(|(path, names)| use_line("    ", path, names))
+            .collect();
+        lines.sort_unstable();
+        for line in lines {
+            out.push_str(&line);
         }
+        out.push('\n');
+        out.push_str(&CONFIG_TESTS.replace("PLUGIN", &ty));
         for code in &codes {
             out.push('\n');
             out.push_str(&code.tests.replace("PLUGIN", &ty));
@@ -243,8 +246,26 @@ kubectl get pod NAME -o yaml > pod.yaml
 kubectl get nodes -o yaml > nodes.yaml
 ```
 
-`--config FILE` passes the plugin configuration (`guestConfig`), `--json`
-prints JSON lines, `--timing` the time per call.
+`--guest-config FILE` passes the plugin's config (`guestConfig`, below),
+`--json` prints JSON lines, `--timing` the time per call, `--sort-nodes`
+visits the nodes by name instead of in the order given, and `--fail-on
+error` (or `unbound`) exits 3 when a hook errs (or the pod would not be
+bound), for CI.
+
+## Config
+
+`src/lib.rs` reads the config (`guestConfig` in the scheduler
+configuration) when the host loads the plugin (`impl Load`), e.g.
+
+```json
+{{"maxScore": 50, "zoneLabel": "topology.kubernetes.io/zone", "requireZone": false}}
+```
+
+`kguest::args::decode` reads it as Go's `json.Unmarshal` would read it into
+a struct, and refuses what Go would refuse, in Go's words; `load` also
+refuses a `maxScore` out of range. A refused config stops the load: `kguest
+run` exits 1 with `wasm: instantiate error: <the reason>`, and the
+scheduler refuses to start with the same reason.
 
 ## Check it
 
@@ -283,7 +304,7 @@ profiles:
   - name: {name}
     args:
       guestURL: file:///etc/kubernetes/wasm/{lib}.wasm
-      guestConfig: ""
+      guestConfig: '{{"maxScore": 50}}'
 ```
 
 The full walk-through: [docs/deploy.md]({deploy}).
@@ -295,6 +316,17 @@ The full walk-through: [docs/deploy.md]({deploy}).
         )
     }
 }
+
+/// The node label every plugin's config starts from.
+const NODE_ZONE_LABEL: &str = "\
+/// The node label naming a node's zone, unless the config names another.
+pub const NODE_ZONE_LABEL: &str = \"topology.kubernetes.io/zone\";";
+
+/// The plugin type, its config and `Load` (`PLUGIN` stands for the type
+/// name): every plugin refuses a bad config when the host loads it.
+const CONFIG: &str = include_str!("snippets/config.rs");
+/// The tests of [`CONFIG`].
+const CONFIG_TESTS: &str = include_str!("snippets/config_tests.rs");
 
 const CARGO_CONFIG: &str = r#"[alias]
 # `cargo wasm`: the plugin, target/wasm32-unknown-unknown/guest/<name>.wasm.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use kguest_host::{Cycle, Event, LogRecord, SchedulerHandle, Snapshot};
+use kguest_host::{Cycle, Event, LogRecord, SchedulerHandle, Snapshot, SnapshotNode};
 use serde_json::Value;
 
 use super::Options;
@@ -24,8 +24,20 @@ pub(super) fn load_cycle(opts: &Options<'_>) -> Result<(Arc<[u8]>, Cycle), Failu
         })?;
     let node_bytes = load_objects(opts.nodes, "Node")?;
     let given = node_bytes.len();
-    let snapshot = Snapshot::from_nodes(node_bytes)
+    let mut nodes = node_bytes
+        .into_iter()
+        .map(|bytes| SnapshotNode::from_node(bytes.into()))
+        .collect::<Result<Vec<_>, _>>()
         .map_err(|err| Failure::Input(format!("{}: {err}", opts.nodes)))?;
+    // The order given is the order visited (rows, ties); `--sort-nodes`
+    // makes it independent of how the file lists them.
+    if opts.sort_nodes {
+        nodes.sort_by(|a, b| a.name().cmp(b.name()));
+    }
+    let mut snapshot = Snapshot::new();
+    for node in nodes {
+        snapshot.insert(node);
+    }
     if snapshot.len() != given {
         return Err(Failure::Input(format!(
             "{}: {} node(s) repeat another node's name (names are unique in a cluster)",

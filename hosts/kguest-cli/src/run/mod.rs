@@ -17,6 +17,7 @@ mod timing;
 use std::sync::Arc;
 
 use kguest_host::{Runtime, RuntimeConfig};
+use serde_json::Value;
 
 use crate::{Failure, read_input};
 use input::{CliHandle, as_scheduler_config, load_cycle};
@@ -25,8 +26,8 @@ use profile::{run_plugins, run_profile};
 
 /// Run one scheduling cycle of a kube-scheduler-wasm-extension plugin (or profile)
 ///
-///   kguest run PLUGIN.wasm --pod FILE --nodes FILE [options]
-///   kguest run --config SCHED-CONFIG.yaml --pod FILE --nodes FILE [options]
+///   kguest run PLUGIN.wasm --pod FILE --nodes FILE [--guest-config FILE] [options]
+///   kguest run --scheduler-config SCHED-CONFIG.yaml --pod FILE --nodes FILE [options]
 ///   kguest run --plugin NAME=PLUGIN.wasm[,weight=N][,config=FILE]... --pod FILE --nodes FILE
 ///
 /// PLUGIN.wasm is a path, or a guest URL as kube-scheduler-wasm-extension's
@@ -39,7 +40,7 @@ use profile::{run_plugins, run_profile};
 /// node: the Filter status and reason, and the score (or Score's failure).
 /// A hook the plugin does not export shows as `not run`.
 ///
-/// With a KubeSchedulerConfiguration as --config (and no PLUGIN.wasm), runs the
+/// With --scheduler-config (a KubeSchedulerConfiguration, no PLUGIN.wasm), runs the
 /// wasm plugins of one of its profiles together, as kube-scheduler runs a
 /// profile: a plugin counts when it is enabled under plugins.multiPoint and its
 /// pluginConfig args have a guestURL (read as KSW reads it: file://PATH relative
@@ -57,6 +58,11 @@ use profile::{run_plugins, run_profile};
 /// FILE holds YAML or JSON: one object, several YAML documents, or a List
 /// (`kubectl get pod,node -o yaml` output). The node list and the image states
 /// the plugin sees are computed over all the nodes given, as the scheduler does.
+/// Nodes are visited in the order given (--sort-nodes: by name), which decides
+/// ties and the order of the rows.
+///
+/// --config FILE, the old spelling, still works (a warning says which of the
+/// two it was read as); it will go in a later release.
 ///
 /// Guest klog lines and recorded events go to standard error.
 ///
@@ -76,12 +82,19 @@ pub struct Args {
     /// The Nodes.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     nodes: String,
-    /// Guest configuration (served by get_config; by convention JSON), or a
-    /// KubeSchedulerConfiguration (see above)
+    /// PLUGIN.wasm's configuration (KSW's guestConfig, served by get_config;
+    /// by convention JSON)
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, verbatim_doc_comment)]
+    guest_config: Option<String>,
+    /// A KubeSchedulerConfiguration whose wasm plugins run together (see above)
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, verbatim_doc_comment)]
+    scheduler_config: Option<String>,
+    /// Deprecated: --guest-config or --scheduler-config, chosen by the file's
+    /// kind
+    #[arg(long, value_name = "FILE", hide = true)]
     config: Option<String>,
-    /// With a KubeSchedulerConfiguration: the profile whose schedulerName is
-    /// NAME (default: the first profile)
+    /// With --scheduler-config: the profile whose schedulerName is NAME
+    /// (default: the first profile)
     #[arg(long, value_name = "NAME", verbatim_doc_comment)]
     profile: Option<String>,
     /// NAME=PLUGIN.wasm[,weight=N][,config=FILE]: one plugin of a profile
@@ -100,6 +113,9 @@ pub struct Args {
     /// One JSON object per node instead of a table.
     #[arg(long)]
     json: bool,
+    /// Visit the nodes in name order instead of the order given
+    #[arg(long)]
+    sort_nodes: bool,
     /// Exit 3 when a hook returns Error or the cycle fails (`error`), or
     /// also when the pod would not be bound (`unbound`: no node passes
     /// Filter, a rejection at Reserve/Permit/PreBind/Bind, a waiting Permit)
@@ -112,14 +128,16 @@ pub struct Args {
 }
 
 pub(super) struct Options<'a> {
-    /// `None` with a KubeSchedulerConfiguration as `--config`.
+    /// `None` with `--scheduler-config`.
     wasm: Option<&'a str>,
     profile: Option<&'a str>,
     /// `--plugin` specs: a profile on the command line.
     plugins: Vec<&'a str>,
     pod: &'a str,
     nodes: &'a str,
-    config: Option<&'a str>,
+    /// The file the KubeSchedulerConfiguration came from, for messages.
+    scheduler_config: Option<&'a str>,
+    sort_nodes: bool,
     args: Vec<String>,
     as_json: bool,
     timing: bool,
@@ -128,51 +146,111 @@ pub(super) struct Options<'a> {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let opts = options(&args)?;
-    let config = match opts.config {
-        Some(path) => Some(read_input(Some(path))?),
-        None => None,
-    };
-    let scheduler_config = config
-        .as_ref()
-        .and_then(|(name, bytes)| as_scheduler_config(name, bytes).transpose())
-        .transpose()?;
+    let (guest_config, scheduler_config) = configs(&args)?;
     let (pod_bytes, cycle) = load_cycle(&opts)?;
     let runtime = Runtime::new(RuntimeConfig::default())
         .map_err(|err| Failure::Input(format!("starting wasmtime: {err}")))?;
     let handle = Arc::new(CliHandle::default());
     if !opts.plugins.is_empty() {
-        if opts.wasm.is_some() || scheduler_config.is_some() || !opts.args.is_empty() {
+        if opts.wasm.is_some()
+            || scheduler_config.is_some()
+            || guest_config.is_some()
+            || !opts.args.is_empty()
+        {
             return Err(Failure::Usage(
-                "--plugin goes without PLUGIN.wasm, a KubeSchedulerConfiguration or --arg".into(),
+                "--plugin goes without PLUGIN.wasm, --scheduler-config, --guest-config \
+                 (its config=FILE) or --arg"
+                    .into(),
             ));
         }
         return run_plugins(&opts, &runtime, handle, &cycle);
     }
     match (opts.wasm, scheduler_config) {
-        (None, Some(sched)) => run_profile(&opts, &sched, &runtime, handle, &cycle),
-        (Some(wasm), sched) => {
-            if sched.is_some() {
+        (None, Some(sched)) => {
+            if guest_config.is_some() || !opts.args.is_empty() {
                 return Err(Failure::Usage(
-                    "--config is a KubeSchedulerConfiguration, which names its plugins: \
-                     give no PLUGIN.wasm"
+                    "--scheduler-config gives each plugin its guestConfig and args: \
+                     no --guest-config or --arg"
                         .into(),
                 ));
             }
-            let guest_config = config.map(|(_, bytes)| bytes).unwrap_or_default();
-            run_plugin(
-                &opts,
-                wasm,
-                guest_config,
-                &runtime,
-                handle,
-                &pod_bytes,
-                &cycle,
-            )
+            run_profile(&opts, &sched, &runtime, handle, &cycle)
         }
+        (Some(_), Some(_)) => Err(Failure::Usage(
+            "--scheduler-config names its plugins: give no PLUGIN.wasm".into(),
+        )),
+        (Some(wasm), None) => run_plugin(
+            &opts,
+            wasm,
+            guest_config.unwrap_or_default(),
+            &runtime,
+            handle,
+            &pod_bytes,
+            &cycle,
+        ),
         (None, None) => Err(Failure::Usage(
-            "missing PLUGIN.wasm (or --config with a KubeSchedulerConfiguration)".into(),
+            "missing PLUGIN.wasm (or --scheduler-config, or --plugin)".into(),
         )),
     }
+}
+
+/// The guest config and the KubeSchedulerConfiguration given, each by its
+/// own flag; the old `--config` is read as whichever its file is, with a
+/// warning.
+fn configs(args: &Args) -> Result<(Option<Vec<u8>>, Option<Value>), Failure> {
+    let mut guest = match &args.guest_config {
+        Some(path) => {
+            let (name, bytes) = read_input(Some(path))?;
+            if as_scheduler_config(&name, &bytes)?.is_some() {
+                return Err(Failure::Usage(format!(
+                    "--guest-config {name} is a KubeSchedulerConfiguration: \
+                     give it as --scheduler-config"
+                )));
+            }
+            Some(bytes)
+        }
+        None => None,
+    };
+    let mut scheduler = match &args.scheduler_config {
+        Some(path) => {
+            let (name, bytes) = read_input(Some(path))?;
+            match as_scheduler_config(&name, &bytes)? {
+                Some(value) => Some(value),
+                None => {
+                    return Err(Failure::Input(format!(
+                        "{name}: not a KubeSchedulerConfiguration (for a guest config, \
+                         use --guest-config)"
+                    )));
+                }
+            }
+        }
+        None => None,
+    };
+    if let Some(path) = &args.config {
+        if guest.is_some() || scheduler.is_some() {
+            return Err(Failure::Usage(
+                "--config is the old spelling of --guest-config and --scheduler-config: \
+                 give only the new flags"
+                    .into(),
+            ));
+        }
+        let (name, bytes) = read_input(Some(path))?;
+        let (new_flag, read_as) = match as_scheduler_config(&name, &bytes)? {
+            Some(value) => {
+                scheduler = Some(value);
+                ("--scheduler-config", "a KubeSchedulerConfiguration")
+            }
+            None => {
+                guest = Some(bytes);
+                ("--guest-config", "a guest config")
+            }
+        };
+        eprintln!(
+            "warning: --config is deprecated: {name} was read as {read_as}; \
+             write {new_flag} {name}"
+        );
+    }
+    Ok((guest, scheduler))
 }
 
 /// The command line, borrowed.
@@ -186,7 +264,8 @@ fn options(args: &Args) -> Result<Options<'_>, Failure> {
         plugins: args.plugins.iter().map(String::as_str).collect(),
         pod: &args.pod,
         nodes: &args.nodes,
-        config: args.config.as_deref(),
+        scheduler_config: args.scheduler_config.as_deref().or(args.config.as_deref()),
+        sort_nodes: args.sort_nodes,
         args: args.args.clone(),
         as_json: args.json,
         timing: args.timing,

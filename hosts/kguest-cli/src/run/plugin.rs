@@ -48,7 +48,12 @@ pub(super) fn run_plugin(
     } else {
         table(&report, &not_run)
     };
-    let notes = cycle_notes(&report);
+    // The scheduler names a plugin in its configuration; here, the file's
+    // name stands for it (`nodenumber.wasm` -> "nodenumber").
+    let name = std::path::Path::new(wasm)
+        .file_stem()
+        .map_or_else(|| wasm.into(), |s| s.to_string_lossy());
+    let notes = cycle_notes(&report, &name);
     if opts.as_json {
         for note in &notes {
             eprintln!("{note}");

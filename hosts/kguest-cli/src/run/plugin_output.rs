@@ -1,14 +1,18 @@
 //! One plugin's cycle as a table or JSON lines, and the notes about it.
 
-use kguest_host::{CycleReport, Score};
+use kguest_host::{Code, CycleReport, Hook, Score, Status, framework_status};
 use serde_json::{Value, json};
 
 use super::table::{NOT_RUN, status_name, status_text};
 
 /// Lines about the cycle as a whole: what PreFilter, PostFilter, PreScore
-/// and NormalizeScore decided, when it matters.
-pub(super) fn cycle_notes(report: &CycleReport) -> Vec<String> {
+/// and NormalizeScore decided, when it matters, and the error the
+/// scheduler would report, with `name` as the plugin's name.
+pub(super) fn cycle_notes(report: &CycleReport, name: &str) -> Vec<String> {
     let mut notes = Vec::new();
+    if let Some(error) = scheduler_error(report, name) {
+        notes.push(error);
+    }
     let prefilter = &report.prefilter;
     if !prefilter.status.is_success() {
         notes.push(format!("PreFilter: {}", status_text(&prefilter.status)));
@@ -34,6 +38,32 @@ pub(super) fn cycle_notes(report: &CycleReport) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// The error kube-scheduler would report for this cycle, worded as its
+/// framework words it: the first in its order (PreFilter, Filter by node,
+/// PreScore, Score by node; the framework stops there), `name` standing for
+/// the plugin's name in the scheduler configuration. The table keeps each
+/// node's own status beside it.
+fn scheduler_error(report: &CycleReport, name: &str) -> Option<String> {
+    let is_error = |s: &&Status| s.code == Code::ERROR;
+    let (hook, status) = if is_error(&&report.prefilter.status) {
+        (Hook::PreFilter, &report.prefilter.status)
+    } else if let Some(s) = report.nodes.iter().map(|n| &n.filter).find(is_error) {
+        (Hook::Filter, s)
+    } else if let Some(s) = report.prescore.as_ref().filter(is_error) {
+        (Hook::PreScore, s)
+    } else if let Some(s) = report.nodes.iter().find_map(|n| match &n.score {
+        Score::Failed(status) => Some(status),
+        _ => None,
+    }) {
+        // The framework turns any failed Score into an Error.
+        (Hook::Score, s)
+    } else {
+        return None;
+    };
+    let worded = framework_status(hook, name, status.clone());
+    Some(format!("scheduler: {}", worded.reason.unwrap_or_default()))
 }
 
 pub(super) fn json_lines(report: &CycleReport, not_run: &[bool]) -> String {

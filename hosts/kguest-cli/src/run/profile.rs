@@ -12,7 +12,7 @@ use super::profile_output::{profile_json, profile_notes, profile_table};
 use super::table::{load_error_line, one_line};
 use crate::{Failure, read_input};
 
-/// `kguest run --config SCHED-CONFIG`: the wasm plugins of one profile.
+/// `kguest run --scheduler-config FILE`: the wasm plugins of one profile.
 pub(super) fn run_profile(
     opts: &Options<'_>,
     config: &Value,
@@ -20,13 +20,7 @@ pub(super) fn run_profile(
     handle: Arc<CliHandle>,
     cycle: &Cycle,
 ) -> Result<(), Failure> {
-    let path = opts.config.unwrap_or_default();
-    if !opts.args.is_empty() {
-        return Err(Failure::Usage(
-            "--arg does not go with a KubeSchedulerConfiguration (its pluginConfig has args)"
-                .into(),
-        ));
-    }
+    let path = opts.scheduler_config.unwrap_or_default();
     let profiles = kguest_host::scheduler_profiles(config)
         .map_err(|err| Failure::Input(format!("{path}: {err}")))?;
     let chosen = match opts.profile {

@@ -4,6 +4,7 @@
 
 mod check;
 mod completions;
+mod guide;
 mod help;
 mod krm;
 mod new;

@@ -113,7 +113,7 @@ fn the_published_dependency_names_this_version() {
     );
     let lib = std::fs::read_to_string(plugin.join("src/lib.rs")).expect("lib.rs");
     assert!(
-        lib.contains("kguest::export!(MyPlugin => [score]);"),
+        lib.contains("kguest::export!(MyPlugin => [load, score]);"),
         "{lib}"
     );
     assert!(!lib.contains("impl Filter"), "{lib}");
@@ -279,6 +279,49 @@ fn a_new_plugin_tests_builds_checks_and_runs() {
         .map(|(n, f, sc)| (n.as_str(), f.as_str(), *sc))
         .collect();
     assert_eq!(rows, expected);
+
+    // The plugin reads its config when the host loads it: a good one caps
+    // the scores, a bad one stops the load with the plugin's own words.
+    let run_with = |config: &str| {
+        let file = dir.join("guest-config.json");
+        std::fs::write(&file, config).expect("write config");
+        kguest(
+            &[
+                "run",
+                s(&built.join("guest/zone_memory.wasm")),
+                "--pod",
+                s(&plugin.join("pod.yaml")),
+                "--nodes",
+                s(&plugin.join("nodes.yaml")),
+                "--guest-config",
+                s(&file),
+                "--json",
+            ],
+            b"",
+        )
+    };
+    let capped = run_with(r#"{"maxScore": 20}"#);
+    let text = String::from_utf8_lossy(&capped.stdout);
+    assert!(capped.status.success(), "{text}");
+    let scores: Vec<Option<i64>> = text
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("JSON line")["score"].as_i64())
+        .collect();
+    assert_eq!(scores, [Some(16), Some(20), None], "{text}");
+    assert_fails(
+        &run_with(r#"{"maxScore": "20"}"#),
+        1,
+        "wasm: instantiate error: json: cannot unmarshal string into Go struct field \
+         ZoneMemoryArgs.maxScore of type int",
+    );
+    assert_fails(
+        &run_with(r#"{"maxScore": 1000}"#),
+        1,
+        "wasm: instantiate error: ZoneMemoryArgs.maxScore: want 0 to 100",
+    );
+
+    // The second hour, on this crate, as docs/second-hour.md shows it.
+    super::guide::replay_second_hour(&plugin, &built.join("guest/zone_memory.wasm"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -315,7 +358,7 @@ fn a_plugin_with_every_hook_tests_builds_checks_and_runs() {
     let lib = std::fs::read_to_string(plugin.join("src/lib.rs")).expect("lib.rs");
     assert!(
         lib.contains(&format!(
-            "kguest::export!(EveryHook => [{}]);",
+            "kguest::export!(EveryHook => [load, {}]);",
             every.join(", ")
         )),
         "{lib}"

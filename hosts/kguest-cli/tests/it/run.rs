@@ -212,7 +212,7 @@ fn nodenumber_scores_and_reads_its_config() {
     let reversed = run(
         "nodenumber",
         pod.to_str().expect("utf8"),
-        &["--config", config.to_str().expect("utf8")],
+        &["--guest-config", config.to_str().expect("utf8")],
     );
     let plain: Vec<Option<i64>> = plain.iter().map(|r| r.3).collect();
     let reversed: Vec<Option<i64>> = reversed.iter().map(|r| r.3).collect();
@@ -239,7 +239,7 @@ fn nodenumber_refuses_a_bad_config_at_load() {
             &pod,
             "--nodes",
             &nodes,
-            "--config",
+            "--guest-config",
             config.to_str().expect("utf8"),
         ],
         b"",
@@ -674,6 +674,14 @@ fn a_failed_score_is_shown() {
         .find(|l| l.starts_with("bad-node"))
         .expect("row");
     assert!(bad.ends_with("Error: no room"), "{table}");
+    // Below the table, the error as the scheduler reports it, the file's
+    // name standing for the plugin's.
+    assert!(
+        table.ends_with(
+            "scheduler: running Score plugins: plugin \"failing-score\" failed with: no room\n"
+        ),
+        "{table}"
+    );
 }
 
 #[test]
@@ -742,10 +750,14 @@ fn run_help_prints_the_usage() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("  kguest run --config SCHED-CONFIG.yaml"),
+        stdout.contains("  kguest run --scheduler-config SCHED-CONFIG.yaml"),
         "{stdout}"
     );
     assert!(stdout.contains("--arg <VALUE>"), "{stdout}");
+    assert!(stdout.contains("--guest-config <FILE>"), "{stdout}");
+    assert!(stdout.contains("--sort-nodes"), "{stdout}");
+    // The old spelling works but is not advertised.
+    assert!(!stdout.contains("--config <FILE>"), "{stdout}");
 }
 
 #[test]
@@ -891,7 +903,7 @@ fn the_deploy_md_scheduler_configuration_runs_as_a_profile() {
     let nodes = data("nodes.yaml");
     let run = |profile: &str| {
         run_json(&[
-            "--config",
+            "--scheduler-config",
             &config,
             "--profile",
             profile,
@@ -935,7 +947,15 @@ fn the_deploy_md_scheduler_configuration_runs_as_a_profile() {
     assert_eq!(rows[3]["tied"], 2);
     // The table says the same, with the reason.
     let out = kguest(
-        &["run", "--config", &config, "--pod", &pod, "--nodes", &nodes],
+        &[
+            "run",
+            "--scheduler-config",
+            &config,
+            "--pod",
+            &pod,
+            "--nodes",
+            &nodes,
+        ],
         b"",
     );
     assert!(
@@ -997,7 +1017,7 @@ profiles:
     };
     let run = |nn: u32, il: u32| {
         run_json(&[
-            "--config",
+            "--scheduler-config",
             &config(nn, il),
             "--profile",
             "kguest",
@@ -1050,7 +1070,13 @@ fn a_scheduler_configuration_with_problems_is_one_clear_line() {
     );
     let out = kguest(
         &[
-            "run", "--config", &missing, "--pod", &pod, "--nodes", &nodes,
+            "run",
+            "--scheduler-config",
+            &missing,
+            "--pod",
+            &pod,
+            "--nodes",
+            &nodes,
         ],
         b"",
     );
@@ -1064,7 +1090,15 @@ fn a_scheduler_configuration_with_problems_is_one_clear_line() {
         b"kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: s\n",
     );
     let out = kguest(
-        &["run", "--config", &none, "--pod", &pod, "--nodes", &nodes],
+        &[
+            "run",
+            "--scheduler-config",
+            &none,
+            "--pod",
+            &pod,
+            "--nodes",
+            &nodes,
+        ],
         b"",
     );
     assert_fails(
@@ -1075,7 +1109,7 @@ fn a_scheduler_configuration_with_problems_is_one_clear_line() {
     let out = kguest(
         &[
             "run",
-            "--config",
+            "--scheduler-config",
             &none,
             "--profile",
             "x",
@@ -1092,7 +1126,7 @@ fn a_scheduler_configuration_with_problems_is_one_clear_line() {
         &[
             "run",
             nn.to_str().expect("utf8"),
-            "--config",
+            "--scheduler-config",
             &none,
             "--pod",
             &pod,
@@ -1120,7 +1154,14 @@ fn plugins_on_the_command_line_are_the_same_profile() {
         )
         .as_bytes(),
     );
-    let from_config = run_json(&["--config", &sched, "--pod", &pod, "--nodes", &nodes]);
+    let from_config = run_json(&[
+        "--scheduler-config",
+        &sched,
+        "--pod",
+        &pod,
+        "--nodes",
+        &nodes,
+    ]);
     let taints = format!("taints={}", plugin("taints").display());
     let nn = format!(
         "nodenumber={},weight=3,config={config}",
@@ -1224,4 +1265,114 @@ fn fail_on_makes_the_outcome_the_exit_status() {
         b"",
     );
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--guest-config` is a guest config, `--scheduler-config` a
+/// KubeSchedulerConfiguration; each refuses the other's file in one line,
+/// and the old `--config` still reads either with a warning naming the new
+/// flag.
+#[test]
+fn each_config_flag_means_one_thing() {
+    let pod = pod_ending_in_3();
+    let nodes = data("nodes.yaml");
+    let nn = plugin("nodenumber");
+    let nn = nn.to_str().expect("utf8");
+    let guest = temp("flags-guest.json", br#"{"reverse": true}"#);
+    let sched = temp(
+        "flags-sched.yaml",
+        format!(
+            "kind: KubeSchedulerConfiguration\nprofiles:\n- plugins: {{multiPoint: {{enabled: [{{name: nn}}]}}}}\n  pluginConfig: [{{name: nn, args: {{guestURL: \"{}\"}}}}]\n",
+            file_url("nodenumber")
+        )
+        .as_bytes(),
+    );
+    let base = ["--pod", pod.as_str(), "--nodes", nodes.as_str()];
+    let with = |args: &[&str]| {
+        let mut all = vec!["run"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&base);
+        kguest(&all, b"")
+    };
+    assert_fails(
+        &with(&[nn, "--guest-config", &sched]),
+        2,
+        "is a KubeSchedulerConfiguration: give it as --scheduler-config",
+    );
+    assert_fails(
+        &with(&["--scheduler-config", &guest]),
+        1,
+        "flags-guest.json: not a KubeSchedulerConfiguration (for a guest config, use --guest-config)",
+    );
+    assert_fails(
+        &with(&["--scheduler-config", &sched, "--guest-config", &guest]),
+        2,
+        "no --guest-config or --arg",
+    );
+    assert_fails(
+        &with(&[nn, "--config", &guest, "--guest-config", &guest]),
+        2,
+        "give only the new flags",
+    );
+
+    // The old spelling: the same rows as the new flags, and a warning.
+    let mut args = vec![nn, "--guest-config", &guest];
+    args.extend_from_slice(&base);
+    let new = run_json(&args);
+    let old = with(&[nn, "--config", &guest, "--json"]);
+    let stderr = String::from_utf8_lossy(&old.stderr);
+    assert!(old.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: --config is deprecated: ")
+            && stderr.contains("was read as a guest config; write --guest-config "),
+        "{stderr}"
+    );
+    let old_rows: Vec<Value> = String::from_utf8_lossy(&old.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(old_rows, new);
+    let old = with(&["--config", &sched]);
+    let stderr = String::from_utf8_lossy(&old.stderr);
+    assert!(old.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("was read as a KubeSchedulerConfiguration; write --scheduler-config "),
+        "{stderr}"
+    );
+}
+
+/// Nodes are visited in the order the file gives them; `--sort-nodes`
+/// visits them by name.
+#[test]
+fn nodes_run_in_the_order_given_or_sorted() {
+    let text = std::fs::read_to_string(data("nodes.yaml")).expect("nodes");
+    let (head, items) = text.split_once("items:\n").expect("a List");
+    let mut nodes: Vec<String> = items
+        .split("- apiVersion: v1\n")
+        .filter(|n| !n.trim().is_empty())
+        .map(|n| format!("- apiVersion: v1\n{n}"))
+        .collect();
+    assert_eq!(nodes.len(), 3);
+    nodes.rotate_left(1); // node-2, node-3, node-1
+    let shuffled = temp(
+        "nodes-rotated.yaml",
+        format!("{head}items:\n{}", nodes.concat()).as_bytes(),
+    );
+    let pod = data("pod.yaml");
+    let nodename = plugin("nodename");
+    let order = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            nodename.to_str().expect("utf8"),
+            "--pod",
+            pod.as_str(),
+            "--nodes",
+            shuffled.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args)
+            .iter()
+            .map(|r| r["node"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(order(&[]), ["node-2", "node-3", "node-1"]);
+    assert_eq!(order(&["--sort-nodes"]), ["node-1", "node-2", "node-3"]);
 }

@@ -1,5 +1,5 @@
 /// Score, per feasible node: one point per GiB of allocatable memory, at
-/// most 100.
+/// most the config's `maxScore`.
 impl Score for PLUGIN {
     fn score<'a>(&'a mut self, cx: &'a Cycle) -> Result<i32, Status<'a>> {
         let Some(node) = cx.node() else {
@@ -13,6 +13,7 @@ impl Score for PLUGIN {
         // exact parser; `None` (not a quantity, or too large) counts as 0.
         let bytes = memory.and_then(|q| quantity::scaled(q, 0)).unwrap_or(0);
         let gib = bytes / GIB;
-        Ok(if gib > 100 { 100 } else { gib.max(0) as i32 })
+        // `max_score` is 0..=100 (`load` checked it), so the cast is exact.
+        Ok(gib.min(self.max_score).max(0) as i32)
     }
 }

@@ -107,9 +107,7 @@ fn inputs() -> Vec<(&'static str, Value, Vec<Value>)> {
 
 /// The built test guest `package` (`<target>/wasm32-unknown-unknown/guest/`).
 fn test_guest(package: &str) -> PathBuf {
-    let path = kguest_test_support::built::target_dir()
-        .join("wasm32-unknown-unknown/guest")
-        .join(format!("{}.wasm", package.replace('-', "_")));
+    let path = kguest_test_support::built::test_guest(package);
     assert!(
         path.is_file(),
         "{} is missing: `cargo xtask test` builds the test guests",
@@ -155,18 +153,34 @@ fn cases() -> Vec<Case> {
         r#"{"reverse": "yes"}"#,
         0,
     );
-    for package in [
-        "annotation-memory",
-        "nodename-view",
-        "podspec-read",
-        "baseline-copy",
-        "baseline-empty",
-        "baseline-json",
-        "baseline-prost",
-        "baseline-scan",
-    ] {
+    for package in kguest_test_support::built::KSW_HOST_TEST_GUESTS {
         add(package, test_guest(package), &[], "", 0);
     }
+    // The plugin `kguest new` writes: its config read at load, and refused
+    // there (as Go's decoder would, and out of range) in its own words.
+    let new_plugin = test_guest(kguest_test_support::built::NEW_PLUGIN);
+    add("new-plugin", new_plugin.clone(), &[], "", 0);
+    add(
+        "new-plugin-config",
+        new_plugin.clone(),
+        &[],
+        r#"{"maxScore": 20, "zoneLabel": "zone", "requireZone": true}"#,
+        0,
+    );
+    add(
+        "new-plugin-refused",
+        new_plugin.clone(),
+        &[],
+        r#"{"maxScore": "20"}"#,
+        0,
+    );
+    add(
+        "new-plugin-out-of-range",
+        new_plugin,
+        &[],
+        r#"{"maxScore": 500}"#,
+        0,
+    );
     let mut out = Vec::new();
     for (label, path, args, config, severity) in guests {
         for (input, pod, nodes) in inputs() {
