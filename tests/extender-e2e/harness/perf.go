@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"kguest.dev/tests/extender-e2e/harness/loopback"
 )
 
 // PerfOptions are the `perf` subcommand's flags; the defaults are KSW's
@@ -41,14 +41,13 @@ func perfVariants(native bool) []perfVariant {
 // kube-scheduler binds the initial pods and stops; the measured pods are
 // created while no scheduler runs; a fresh kube-scheduler with the same
 // configuration binds that backlog, timed from the first to the last
-// binding the harness sees (as tests/ksw-e2e does: neither the scheduler's
-// start nor the harness's pod creation is in the figure). The profile is
-// the default one; a variant adds the native Go NodeNumber where the
-// release module has one (KSW's scheduler_perf "PluginOnly" shape); the
-// extender variant adds deploy/extender's extender
+// binding the harness sees (loopback.Throughput, as tests/ksw-e2e times
+// it). The profile is the default one; a variant adds the native Go
+// NodeNumber where the release module has one (KSW's scheduler_perf
+// "PluginOnly" shape); the extender variant adds deploy/extender's extender
 // block, with kguest-extender serving deploy/extender/plugins.yaml
 // (NodeNumber) from its node cache.
-func Perf(opts PerfOptions, startCluster func(dir string) (*Cluster, error)) (err error) {
+func Perf(opts PerfOptions) (err error) {
 	dir, err := os.MkdirTemp("", "extender-e2e-perf-"+opts.Release+"-")
 	if err != nil {
 		return err
@@ -78,9 +77,9 @@ func Perf(opts PerfOptions, startCluster func(dir string) (*Cluster, error)) (er
 	}
 	var nodes []*v1.Node
 	for i := 0; i < opts.Nodes; i++ {
-		nodes = append(nodes, testNode(fmt.Sprintf("node-%d", i)))
+		nodes = append(nodes, loopback.TestNode(fmt.Sprintf("node-%d", i)))
 	}
-	if err := createNodes(r.ctx, r.cluster.Client, nodes); err != nil {
+	if err := loopback.CreateNodes(r.ctx, r.cluster.Client, nodes); err != nil {
 		return err
 	}
 	if r.files, err = makeTLS(dir); err != nil {
@@ -90,7 +89,7 @@ func Perf(opts PerfOptions, startCluster func(dir string) (*Cluster, error)) (er
 	if err := deployProfile(opts.Deploy, opts.Plugins, profile); err != nil {
 		return err
 	}
-	port, err := FreePort()
+	port, err := loopback.FreePort()
 	if err != nil {
 		return err
 	}
@@ -99,19 +98,24 @@ func Perf(opts PerfOptions, startCluster func(dir string) (*Cluster, error)) (er
 		return err
 	}
 	defer r.ext.stop()
-	fmt.Printf("throughput run, kube-scheduler %s: %d nodes, %d initial pods, %d measured pods\n", opts.Release, opts.Nodes, opts.InitPods, opts.MeasuredPods)
-	var base float64
-	for i, v := range perfVariants(opts.NativeNodeNumber) {
-		podsPer, secs, err := r.perfOnce(fmt.Sprintf("perf-%d", i), v, opts)
+	var variants []loopback.Variant
+	for _, v := range perfVariants(opts.NativeNodeNumber) {
+		config, err := r.perfConfig(v)
 		if err != nil {
-			return fmt.Errorf("%s: %w", v.name, err)
+			return err
 		}
-		if i == 0 {
-			base = podsPer
-		}
-		fmt.Printf("throughput %s %s: %.1f pods/s (%d pods bound in %.2f s; %.2fx the default profile)\n", opts.Release, v.name, podsPer, opts.MeasuredPods, secs, podsPer/base)
+		variants = append(variants, loopback.Variant{Name: v.name, Config: config})
 	}
-	return nil
+	fmt.Printf("throughput run, kube-scheduler %s: %d nodes, %d initial pods, %d measured pods\n", opts.Release, opts.Nodes, opts.InitPods, opts.MeasuredPods)
+	t := loopback.Throughput{Cluster: r.cluster, Dir: dir, InitPods: opts.InitPods, MeasuredPods: opts.MeasuredPods, Rounds: 1, Verbosity: 2}
+	var base float64
+	_, err = t.Run(r.ctx, variants, func(_ int, v loopback.Variant, res loopback.Result) {
+		if base == 0 {
+			base = res.PodsPer
+		}
+		fmt.Printf("throughput %s %s: %.1f pods/s (%d pods bound in %.2f s; %.2fx the default profile)\n", opts.Release, v.Name, res.PodsPer, opts.MeasuredPods, res.Seconds, res.PodsPer/base)
+	})
+	return err
 }
 
 // perfConfig is kube-scheduler's configuration for a variant.
@@ -138,64 +142,4 @@ func (r *run) perfConfig(v perfVariant) ([]byte, error) {
 		cfg["extenders"] = []any{ext}
 	}
 	return yaml.Marshal(cfg)
-}
-
-func (r *run) perfOnce(ns string, v perfVariant, opts PerfOptions) (float64, float64, error) {
-	if err := createNamespace(r.ctx, r.cluster.Client, ns); err != nil {
-		return 0, 0, err
-	}
-	w, err := watchBindings(r.cluster.Client, ns)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer w.close()
-	config, err := r.perfConfig(v)
-	if err != nil {
-		return 0, 0, err
-	}
-	makePods := func(prefix string, n int) ([]*v1.Pod, []string) {
-		var pods []*v1.Pod
-		var names []string
-		for i := 0; i < n; i++ {
-			name := fmt.Sprintf("%s-%d", prefix, i)
-			pods = append(pods, testPod(ns, name))
-			names = append(names, name)
-		}
-		return pods, names
-	}
-	warm, err := startScheduler(r.dir, ns+"-initial", config)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer warm.stop()
-	initial, initialNames := makePods("init", opts.InitPods)
-	if _, err := createPods(r.ctx, r.cluster.Client, initial); err != nil {
-		return 0, 0, err
-	}
-	if err := w.waitFor(initialNames, 10*time.Minute, warm.exited); err != nil {
-		return 0, 0, fmt.Errorf("initial pods: %w (scheduler log: %s)", err, warm.logPath)
-	}
-	warm.stop()
-	measured, measuredNames := makePods("pod", opts.MeasuredPods)
-	if _, err := createPods(r.ctx, r.cluster.Client, measured); err != nil {
-		return 0, 0, err
-	}
-	sched, err := startScheduler(r.dir, ns+"-measured", config)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer sched.stop()
-	if err := w.waitFor(measuredNames, 20*time.Minute, sched.exited); err != nil {
-		return 0, 0, fmt.Errorf("measured pods: %w (scheduler log: %s)", err, sched.logPath)
-	}
-	sched.stop()
-	zero := int64(0)
-	if err := r.cluster.Client.CoreV1().Pods(ns).DeleteCollection(r.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
-		return 0, 0, fmt.Errorf("deleting the pods of %s: %w", ns, err)
-	}
-	secs := w.span(measuredNames).Seconds()
-	if secs <= 0 || opts.MeasuredPods < 2 {
-		return 0, 0, fmt.Errorf("measured pods bound within %.3f s: too few to time", secs)
-	}
-	return float64(opts.MeasuredPods-1) / secs, secs, nil
 }
