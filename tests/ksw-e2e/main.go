@@ -36,9 +36,9 @@ func main() {
 	case "kube-scheduler":
 		err = runKubeScheduler(os.Args[2:])
 	case "extender":
-		// The extender's end-to-end check on this release; this binary's
-		// kube-scheduler has the native NodeNumber.
-		os.Exit(harness.Command("ksw-e2e extender", "1.33.4", true, os.Args[2:]))
+		// The extender's end-to-end check on this release; its perf also
+		// times KSW's wasm plugin in the same run.
+		os.Exit(harness.Command(harness.Release{Name: "ksw-e2e extender", Version: "1.33.4", KSW: kswPerfVariants}, os.Args[2:]))
 	case "check":
 		fs := flag.NewFlagSet("check", flag.ExitOnError)
 		var o checkOptions

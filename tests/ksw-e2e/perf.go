@@ -10,6 +10,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"kguest.dev/tests/extender-e2e/harness"
 	"kguest.dev/tests/extender-e2e/harness/loopback"
 )
 
@@ -148,4 +149,27 @@ func runPerf(opts perfOptions) error {
 	}
 	ok = true
 	return nil
+}
+
+// kswPerfVariants are the extender perf's variants through KSW's wasm
+// plugin on this release (harness.Release.KSW): upstream's TinyGo
+// nodenumber (the build behind KSW's published figures) and kguest's, in
+// KSW's "WasmOnly" shape, so their ratios to kguest-extender come from the
+// same run.
+func kswPerfVariants(ksw, plugins, kubeconfig string) ([]loopback.Variant, error) {
+	tinyGo := filepath.Join(ksw, "internal", "e2e", "scheduler_perf", "wasm", "nodenumber", "main.wasm")
+	kguest := filepath.Join(plugins, "nodenumber.wasm")
+	for _, f := range []string{tinyGo, kguest} {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("missing %s (cargo xtask examples; cargo xtask vendor ksw)", f)
+		}
+	}
+	variant := func(name, guest string) loopback.Variant {
+		config := fmt.Sprintf(perfSchedulerConfig, kubeconfig, wasmProfile([2]string{"wasm", guest}))
+		return loopback.Variant{Name: name, Config: []byte(config)}
+	}
+	return []loopback.Variant{
+		variant(harness.VariantKSWTinyGo, tinyGo),
+		variant("+ KSW + kguest nodenumber", kguest),
+	}, nil
 }

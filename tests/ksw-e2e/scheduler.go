@@ -38,7 +38,13 @@ func runKubeScheduler(args []string) error {
 	}
 	cmd := app.NewSchedulerCommand(opts...)
 	cmd.SetArgs(args)
-	return cmd.Execute()
+	err = cmd.Execute()
+	// It returns once SIGTERM stopped it: the extender's perf reads its
+	// counters.
+	if werr := loopback.WriteMetrics(); werr != nil && err == nil {
+		err = werr
+	}
+	return err
 }
 
 // wasmPluginNames applies KSW's cmd/scheduler rule to the --config file: per

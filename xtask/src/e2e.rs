@@ -17,9 +17,6 @@
 //!   (500 nodes, 500 + 1,000 pods, KSW's scheduler_perf shape; three rounds
 //!   interleaved, medians) with `--full`.
 
-use std::path::Path;
-use std::process::Command;
-
 use crate::{cargo, examples, golang, paths, vendor};
 
 const MODULE: &str = "tests/ksw-e2e";
@@ -57,7 +54,7 @@ fn run_e2e(full: bool) -> Result<(), String> {
         examples::build_all()?;
     }
     let deploy = paths::root().join("docs").join("deploy.md");
-    run_harness(
+    golang::run_harness(
         &harness,
         &[
             "check",
@@ -88,20 +85,7 @@ fn run_e2e(full: bool) -> Result<(), String> {
     };
     let mut perf = vec!["perf", "--plugins", &plugins, "--ksw", &ksw];
     perf.extend_from_slice(shape);
-    run_harness(&harness, &perf)?;
+    golang::run_harness(&harness, &perf)?;
     eprintln!("e2e: done in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
-}
-
-fn run_harness(harness: &Path, args: &[&str]) -> Result<(), String> {
-    eprintln!("$ {} {}", harness.display(), args.join(" "));
-    let status = Command::new(harness)
-        .args(args)
-        .status()
-        .map_err(|err| format!("running {}: {err}", harness.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`ksw-e2e {}` failed ({status})", args.join(" ")))
-    }
 }

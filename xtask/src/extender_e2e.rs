@@ -13,10 +13,12 @@
 //! `ignorable: true`: all bound while it is down). The short form runs in
 //! `cargo xtask test`; `--full` adds, per release, the throughput run in
 //! KSW's scheduler_perf shape (500 nodes, 500 initial pods, 1,000 measured;
-//! the default profile, then the same plus kguest-extender, release build).
+//! three rounds interleaved, medians): the default profile, + the native Go
+//! NodeNumber, + kguest-extender (release build), and on 1.33.4 + KSW's
+//! wasm plugin with upstream's TinyGo and kguest's nodenumber; on 1.37.2 the
+//! scheduler's opportunistic-batching counters per variant.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::{cargo, examples, golang, paths, vendor};
 
@@ -27,6 +29,8 @@ struct Release {
     module: &'static str,
     binary: &'static str,
     command: &'static [&'static str],
+    /// Its perf also times KSW's wasm plugin (`--ksw proto-vendor/ksw`).
+    ksw: bool,
 }
 
 const RELEASES: &[Release] = &[
@@ -34,11 +38,13 @@ const RELEASES: &[Release] = &[
         module: "tests/ksw-e2e",
         binary: "ksw-e2e",
         command: &["extender"],
+        ksw: true,
     },
     Release {
         module: "tests/extender-e2e/k8s-1.37",
         binary: "extender-e2e-1.37",
         command: &[],
+        ksw: false,
     },
 ];
 
@@ -63,7 +69,7 @@ fn run_all(full: bool) -> Result<(), String> {
     let started = std::time::Instant::now();
     // tests/ksw-e2e (1.33.4's module) replaces KSW's module with
     // proto-vendor/ksw/scheduler.
-    vendor::ensure_ksw_vendored()?;
+    let ksw = vendor::ensure_ksw_vendored()?;
     cargo::cargo(&["build", "--quiet", "-p", "kguest-extender"])?;
     let extender = paths::target_dir().join("debug").join("kguest-extender");
     let plugins = examples::plugin_dir();
@@ -94,16 +100,29 @@ fn run_all(full: bool) -> Result<(), String> {
         let mut check: Vec<String> = command.clone().collect();
         check.push("check".to_string());
         check.extend(files(&extender));
-        run_harness(&harness, &check)?;
+        golang::run_harness(&harness, &check)?;
         if let Some(bin) = &release_extender {
-            // KSW's scheduler_perf shape.
+            // KSW's scheduler_perf shape, three rounds interleaved (medians).
             let mut perf: Vec<String> = command.collect();
             perf.push("perf".to_string());
             perf.extend(files(bin));
             perf.extend(
-                ["--nodes", "500", "--init", "500", "--measured", "1000"].map(String::from),
+                [
+                    "--nodes",
+                    "500",
+                    "--init",
+                    "500",
+                    "--measured",
+                    "1000",
+                    "--rounds",
+                    "3",
+                ]
+                .map(String::from),
             );
-            run_harness(&harness, &perf)?;
+            if release.ksw {
+                perf.extend(["--ksw".to_string(), ksw.to_string_lossy().into_owned()]);
+            }
+            golang::run_harness(&harness, &perf)?;
         }
     }
     eprintln!(
@@ -111,25 +130,4 @@ fn run_all(full: bool) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-fn run_harness(harness: &Path, args: &[String]) -> Result<(), String> {
-    eprintln!("$ {} {}", harness.display(), args.join(" "));
-    let status = Command::new(harness)
-        .args(args)
-        .status()
-        .map_err(|err| format!("running {}: {err}", harness.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{} {}` failed ({status})",
-            harness.display(),
-            args.iter()
-                .take_while(|a| !a.starts_with("--"))
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" ")
-        ))
-    }
 }

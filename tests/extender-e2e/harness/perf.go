@@ -10,44 +10,38 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"kguest.dev/tests/extender-e2e/harness/loopback"
+	"kguest.dev/tests/extender-e2e/harness/nodenumber"
 )
 
 // PerfOptions are the `perf` subcommand's flags; the defaults are KSW's
 // scheduler_perf shape (500 nodes, 500 initial pods, 1,000 measured).
 type PerfOptions struct {
 	Options
-	Nodes, InitPods, MeasuredPods int
-	// The release module registers a native Go NodeNumber in its
-	// kube-scheduler (a variant then enables it).
-	NativeNodeNumber bool
+	Nodes, InitPods, MeasuredPods, Rounds int
+	KSW                                   string // KSW's material (proto-vendor/ksw), where the release runs KSW's variants
 }
 
-// perfVariant is one scheduler configuration timed by Perf.
-type perfVariant struct {
-	name     string
-	extender bool // deploy/extender's extender block, kguest-extender serving deploy's profile
-	native   bool // the native Go NodeNumber under multiPoint
-}
+// The variants every release times, by name.
+const (
+	variantDefault  = "default profile"
+	variantNative   = "+ native Go NodeNumber"
+	variantExtender = "+ kguest-extender (nodenumber)"
+	// VariantKSWTinyGo is the name a release's KSW variants give upstream's
+	// TinyGo nodenumber through KSW's wasm plugin (the goal's reference).
+	VariantKSWTinyGo = "+ KSW + TinyGo nodenumber"
+)
 
-func perfVariants(native bool) []perfVariant {
-	vs := []perfVariant{{name: "default profile"}}
-	if native {
-		vs = append(vs, perfVariant{name: "+ native Go NodeNumber", native: true})
-	}
-	return append(vs, perfVariant{name: "+ kguest-extender (nodenumber)", extender: true})
-}
-
-// Perf is the `perf` subcommand: per variant, on the same nodes, a
-// kube-scheduler binds the initial pods and stops; the measured pods are
-// created while no scheduler runs; a fresh kube-scheduler with the same
-// configuration binds that backlog, timed from the first to the last
-// binding the harness sees (loopback.Throughput, as tests/ksw-e2e times
-// it). The profile is the default one; a variant adds the native Go
-// NodeNumber where the release module has one (KSW's scheduler_perf
-// "PluginOnly" shape); the extender variant adds deploy/extender's extender
-// block, with kguest-extender serving deploy/extender/plugins.yaml
-// (NodeNumber) from its node cache.
-func Perf(opts PerfOptions) (err error) {
+// Perf is the `perf` subcommand: one throughput run (loopback.Throughput:
+// scheduler_perf's shape, the rounds interleaved, medians) of the default
+// profile; the same plus our native Go NodeNumber under multiPoint (KSW's
+// scheduler_perf "PluginOnly" shape); the same plus deploy/extender's
+// extender block with kguest-extender serving deploy/extender/plugins.yaml
+// (NodeNumber) from its node cache; and, where the release has them, KSW's
+// wasm plugin with upstream's TinyGo and kguest's nodenumber. It prints
+// each variant's median with ratios, the goals (met or missed, never
+// asserted) and, where the scheduler counts opportunistic batching
+// (KEP-5598, 1.35 on), what each variant's measured schedulers counted.
+func Perf(rel Release, opts PerfOptions) (err error) {
 	dir, err := os.MkdirTemp("", "extender-e2e-perf-"+opts.Release+"-")
 	if err != nil {
 		return err
@@ -98,48 +92,119 @@ func Perf(opts PerfOptions) (err error) {
 		return err
 	}
 	defer r.ext.stop()
-	var variants []loopback.Variant
-	for _, v := range perfVariants(opts.NativeNodeNumber) {
-		config, err := r.perfConfig(v)
+	variants, err := r.perfVariants()
+	if err != nil {
+		return err
+	}
+	if rel.KSW != nil {
+		ksw, err := rel.KSW(opts.KSW, opts.Plugins, r.cluster.Kubeconfig)
 		if err != nil {
 			return err
 		}
-		variants = append(variants, loopback.Variant{Name: v.name, Config: config})
+		variants = append(variants, ksw...)
 	}
-	fmt.Printf("throughput run, kube-scheduler %s: %d nodes, %d initial pods, %d measured pods\n", opts.Release, opts.Nodes, opts.InitPods, opts.MeasuredPods)
-	t := loopback.Throughput{Cluster: r.cluster, Dir: dir, InitPods: opts.InitPods, MeasuredPods: opts.MeasuredPods, Rounds: 1, Verbosity: 2}
-	var base float64
-	_, err = t.Run(r.ctx, variants, func(_ int, v loopback.Variant, res loopback.Result) {
-		if base == 0 {
-			base = res.PodsPer
-		}
-		fmt.Printf("throughput %s %s: %.1f pods/s (%d pods bound in %.2f s; %.2fx the default profile)\n", opts.Release, v.Name, res.PodsPer, opts.MeasuredPods, res.Seconds, res.PodsPer/base)
+	fmt.Printf("throughput run, kube-scheduler %s: %d nodes, %d initial pods, %d measured pods, %d round(s)\n", opts.Release, opts.Nodes, opts.InitPods, opts.MeasuredPods, opts.Rounds)
+	t := loopback.Throughput{Cluster: r.cluster, Dir: dir, InitPods: opts.InitPods, MeasuredPods: opts.MeasuredPods, Rounds: opts.Rounds, Verbosity: 2, Metrics: true}
+	results, err := t.Run(r.ctx, variants, func(round int, v loopback.Variant, res loopback.Result) {
+		fmt.Printf("  round %d %-32s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.Name, res.PodsPer, opts.MeasuredPods, res.Seconds)
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	printPerf(opts.Release, variants, results)
+	return nil
 }
 
-// perfConfig is kube-scheduler's configuration for a variant.
-func (r *run) perfConfig(v perfVariant) ([]byte, error) {
-	cfg := map[string]any{
-		"apiVersion":       "kubescheduler.config.k8s.io/v1",
-		"kind":             "KubeSchedulerConfiguration",
-		"clientConnection": map[string]any{"kubeconfig": r.cluster.Kubeconfig, "qps": 5000, "burst": 5000},
-		"leaderElection":   map[string]any{"leaderElect": false},
+// perfVariants are the default profile, + the native NodeNumber and +
+// kguest-extender, as kube-scheduler configurations.
+func (r *run) perfVariants() ([]loopback.Variant, error) {
+	base := func() map[string]any {
+		return map[string]any{
+			"apiVersion":       "kubescheduler.config.k8s.io/v1",
+			"kind":             "KubeSchedulerConfiguration",
+			"clientConnection": map[string]any{"kubeconfig": r.cluster.Kubeconfig, "qps": 5000, "burst": 5000},
+			"leaderElection":   map[string]any{"leaderElect": false},
+		}
 	}
-	if v.native {
-		cfg["profiles"] = []any{map[string]any{
-			"schedulerName": "default-scheduler",
-			"plugins": map[string]any{"multiPoint": map[string]any{
-				"enabled": []any{map[string]any{"name": "NodeNumber"}},
-			}},
-		}}
+	native := base()
+	native["profiles"] = []any{map[string]any{
+		"schedulerName": "default-scheduler",
+		"plugins": map[string]any{"multiPoint": map[string]any{
+			"enabled": []any{map[string]any{"name": nodenumber.Name}},
+		}},
+	}}
+	ext, err := r.block.forLoopback(r.ext.port, r.files, nil)
+	if err != nil {
+		return nil, err
 	}
-	if v.extender {
-		ext, err := r.block.forLoopback(r.ext.port, r.files, nil)
+	extender := base()
+	extender["extenders"] = []any{ext}
+	var variants []loopback.Variant
+	for _, v := range []struct {
+		name string
+		cfg  map[string]any
+	}{{variantDefault, base()}, {variantNative, native}, {variantExtender, extender}} {
+		config, err := yaml.Marshal(v.cfg)
 		if err != nil {
 			return nil, err
 		}
-		cfg["extenders"] = []any{ext}
+		variants = append(variants, loopback.Variant{Name: v.name, Config: config})
 	}
-	return yaml.Marshal(cfg)
+	return variants, nil
+}
+
+// printPerf prints each variant's median with its ratios, the goals, and
+// the batching counters.
+func printPerf(release string, variants []loopback.Variant, results map[string][]loopback.Result) {
+	median := func(name string) float64 { return loopback.Median(results[name]) }
+	tinyGo := median(VariantKSWTinyGo)
+	for _, v := range variants {
+		m := median(v.Name)
+		lo, hi := loopback.Spread(results[v.Name])
+		line := fmt.Sprintf("throughput %s %s: %.1f pods/s (rounds %.0f-%.0f); %.2fx the default profile, %.2fx native NodeNumber", release, v.Name, m, lo, hi, m/median(variantDefault), m/median(variantNative))
+		if tinyGo > 0 {
+			line += fmt.Sprintf(", %.2fx KSW + TinyGo", m/tinyGo)
+		}
+		fmt.Println(line)
+	}
+	goal := func(what string, ratio, want float64) {
+		verdict := "met"
+		if ratio < want {
+			verdict = "missed"
+		}
+		fmt.Printf("goal %s: kguest-extender >= %gx %s: %.2fx, %s\n", release, want, what, ratio, verdict)
+	}
+	ext := median(variantExtender)
+	goal("native NodeNumber", ext/median(variantNative), 0.8)
+	if tinyGo > 0 {
+		goal("KSW + TinyGo nodenumber", ext/tinyGo, 3)
+	}
+	// KEP-5598's opportunistic batching, as the measured schedulers counted
+	// it (all rounds): a release without it has no such counter.
+	batching := false
+	for _, v := range variants {
+		for _, res := range results[v.Name] {
+			if len(res.Counters.By("scheduler_batch_attempts_total", "result"))+len(res.Counters.By("scheduler_batch_cache_flushed_total", "reason")) > 0 {
+				batching = true
+			}
+		}
+	}
+	if !batching {
+		return
+	}
+	hints := map[string]float64{}
+	for _, v := range variants {
+		attempts, flushed := map[string]float64{}, map[string]float64{}
+		for _, res := range results[v.Name] {
+			for k, n := range res.Counters.By("scheduler_batch_attempts_total", "result") {
+				attempts[k] += n
+			}
+			for k, n := range res.Counters.By("scheduler_batch_cache_flushed_total", "reason") {
+				flushed[k] += n
+			}
+		}
+		fmt.Printf("batching %s %s: attempts %s; cache flushes %s\n", release, v.Name, loopback.Format(attempts), loopback.Format(flushed))
+		hints[v.Name] = attempts["hint_used"]
+	}
+	fmt.Printf("KEP-5598 %s: pods placed from a batch hint, all rounds: default profile %.0f, + kguest-extender %.0f; the extender variant runs at %.2fx the default profile\n", release, hints[variantDefault], hints[variantExtender], ext/median(variantDefault))
 }

@@ -21,8 +21,9 @@ type Variant struct {
 
 // Result is one timing of a variant.
 type Result struct {
-	Seconds float64 // first to last binding of the measured pods
-	PodsPer float64
+	Seconds  float64 // first to last binding of the measured pods
+	PodsPer  float64
+	Counters Counters // the measured scheduler's counters (with Throughput.Metrics)
 }
 
 // Throughput times variants in scheduler_perf's way, on the nodes the
@@ -34,6 +35,9 @@ type Throughput struct {
 	Rounds                 int
 	Verbosity              int    // the schedulers' --v
 	CPUProfiles            string // if set, each measured scheduler's CPU profile goes here
+	// Metrics: each measured scheduler writes its scheduler_* counters
+	// when it exits (WriteMetrics), into Result.Counters.
+	Metrics bool
 }
 
 // cpuProfileEnv names the file a scheduler child writes its CPU profile to.
@@ -126,6 +130,10 @@ func (t *Throughput) once(ctx context.Context, ns string, v Variant) (Result, er
 	if t.CPUProfiles != "" {
 		env = append(env, cpuProfileEnv+"="+filepath.Join(t.CPUProfiles, ns+".pprof"))
 	}
+	metrics := filepath.Join(t.Dir, ns+"-measured.metrics")
+	if t.Metrics {
+		env = append(env, metricsEnv+"="+metrics)
+	}
 	sched, err := StartScheduler(t.Dir, ns+"-measured", v.Config, t.Verbosity, env...)
 	if err != nil {
 		return Result{}, err
@@ -143,7 +151,13 @@ func (t *Throughput) once(ctx context.Context, ns string, v Variant) (Result, er
 	if secs <= 0 || t.MeasuredPods < 2 {
 		return Result{}, fmt.Errorf("measured pods bound within %.3f s: too few to time (use --measured >= 100)", secs)
 	}
-	return Result{Seconds: secs, PodsPer: float64(t.MeasuredPods-1) / secs}, nil
+	res := Result{Seconds: secs, PodsPer: float64(t.MeasuredPods-1) / secs}
+	if t.Metrics {
+		if res.Counters, err = readCounters(metrics); err != nil {
+			return Result{}, fmt.Errorf("%w (scheduler log: %s)", err, sched.LogPath)
+		}
+	}
+	return res, nil
 }
 
 // Median is the median pods/s of rs (0 for none).
