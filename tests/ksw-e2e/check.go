@@ -292,7 +292,7 @@ func runCheck(opts checkOptions) error {
 		return err
 	}
 
-	sched, err := loopback.StartScheduler(dir, "check", config, 1)
+	sched, err := loopback.StartScheduler(dir, "check", config, 1, nil)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func (r *run) startScheduler(name string, overrides map[string]any) error {
 	if err != nil {
 		return err
 	}
-	r.sched, err = loopback.StartScheduler(r.dir, name, cfg, 2)
+	r.sched, err = loopback.StartScheduler(r.dir, name, cfg, 2, nil)
 	return err
 }
 

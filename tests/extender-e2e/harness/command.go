@@ -18,6 +18,9 @@ type Release struct {
 	// it, from perf's --ksw folder, the example plugins and the scheduler's
 	// kubeconfig; perf then requires --ksw.
 	KSW func(ksw, plugins, kubeconfig string) ([]loopback.Variant, error)
+	// Batching: the scheduler has KEP-5598's OpportunisticBatching gate
+	// (1.35 on); perf then also times the default profile with it off.
+	Batching bool
 }
 
 // Command is the extender route's command line: `check` or `perf`

@@ -39,5 +39,5 @@ func main() {
 		}
 		return
 	}
-	os.Exit(harness.Command(harness.Release{Name: name, Version: "1.37.2"}, os.Args[1:]))
+	os.Exit(harness.Command(harness.Release{Name: name, Version: "1.37.2", Batching: true}, os.Args[1:]))
 }

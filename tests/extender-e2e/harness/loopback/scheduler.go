@@ -21,8 +21,9 @@ type Scheduler struct {
 }
 
 // StartScheduler writes config to dir and starts the scheduler with it, at
-// log verbosity v, with env added to this process's environment.
-func StartScheduler(dir, name string, config []byte, v int, env ...string) (*Scheduler, error) {
+// log verbosity v, with args added to its command line and env to this
+// process's environment.
+func StartScheduler(dir, name string, config []byte, v int, args []string, env ...string) (*Scheduler, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -36,7 +37,7 @@ func StartScheduler(dir, name string, config []byte, v int, env ...string) (*Sch
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "kube-scheduler", "--config="+configPath, "--secure-port=0", "--v="+strconv.Itoa(v))
+	cmd := exec.Command(self, append([]string{"kube-scheduler", "--config=" + configPath, "--secure-port=0", "--v=" + strconv.Itoa(v)}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
