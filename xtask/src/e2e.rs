@@ -21,6 +21,19 @@ use crate::{cargo, examples, golang, paths, vendor};
 
 const MODULE: &str = "tests/ksw-e2e";
 
+/// `perf`'s full run: KSW's scheduler_perf shape (500 nodes, 500 initial
+/// pods, 1,000 measured), three rounds interleaved (medians).
+pub const FULL_SHAPE: &[&str] = &[
+    "--nodes",
+    "500",
+    "--init",
+    "500",
+    "--measured",
+    "1000",
+    "--rounds",
+    "3",
+];
+
 /// What `cargo xtask test` runs: the correctness check and the short
 /// throughput case, failing on any mismatch.
 pub fn in_test() -> Result<(), String> {
@@ -70,16 +83,7 @@ fn run_e2e(full: bool) -> Result<(), String> {
     )?;
     let plugins = plugins.to_string_lossy();
     let shape: &[&str] = if full {
-        &[
-            "--nodes",
-            "500",
-            "--init",
-            "500",
-            "--measured",
-            "1000",
-            "--rounds",
-            "3",
-        ]
+        FULL_SHAPE
     } else {
         &["--nodes", "50", "--init", "0", "--measured", "100"]
     };

@@ -106,19 +106,7 @@ fn run_all(full: bool) -> Result<(), String> {
             let mut perf: Vec<String> = command.collect();
             perf.push("perf".to_string());
             perf.extend(files(bin));
-            perf.extend(
-                [
-                    "--nodes",
-                    "500",
-                    "--init",
-                    "500",
-                    "--measured",
-                    "1000",
-                    "--rounds",
-                    "3",
-                ]
-                .map(String::from),
-            );
+            perf.extend(crate::e2e::FULL_SHAPE.iter().map(|a| a.to_string()));
             if release.ksw {
                 perf.extend(["--ksw".to_string(), ksw.to_string_lossy().into_owned()]);
             }

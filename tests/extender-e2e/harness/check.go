@@ -16,6 +16,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"kguest.dev/tests/extender-e2e/harness/loopback"
@@ -153,6 +154,40 @@ func podNames(pods []*v1.Pod) []string {
 	return names
 }
 
+// extenderAccount applies deploy/extender/rbac.yaml and writes a
+// kubeconfig holding a token of its ServiceAccount, for the extender.
+func (r *run) extenderAccount() (serviceAccount, *rest.Config, string, error) {
+	sa, err := applyRBAC(r.ctx, r.cluster.Client, filepath.Join(r.opts.Deploy, "rbac.yaml"))
+	if err != nil {
+		return sa, nil, "", err
+	}
+	path := filepath.Join(r.dir, "extender-kubeconfig")
+	cfg, err := serviceAccountKubeconfig(r.ctx, r.cluster.Client, r.cluster.Config, sa, path)
+	return sa, cfg, path, err
+}
+
+// serveExtender starts kguest-extender (r.ext, to be stopped by the
+// caller whatever the error) with mTLS from two fresh CAs, the profile
+// writeProfile writes and the given kubeconfig, and waits until it is
+// ready; it returns the profile's path.
+func (r *run) serveExtender(kubeconfig string, writeProfile func(deployDir, pluginsDir, out string) error) (string, error) {
+	r.ext = &extenderProcess{}
+	var err error
+	if r.files, err = makeTLS(r.dir); err != nil {
+		return "", err
+	}
+	profile := filepath.Join(r.dir, "extender-profile.yaml")
+	if err := writeProfile(r.opts.Deploy, r.opts.Plugins, profile); err != nil {
+		return "", err
+	}
+	port, err := loopback.FreePort()
+	if err != nil {
+		return "", err
+	}
+	r.ext = newExtender(r.opts.Extender, r.dir, profile, kubeconfig, port, r.files)
+	return profile, r.ext.start()
+}
+
 // startCluster is the loopback cluster the extender runs against, with
 // RBAC authorization only, so deploy/extender/rbac.yaml is what lets the
 // extender in (the API server's default is AlwaysAllow).
@@ -195,12 +230,7 @@ func Check(opts Options) (err error) {
 	defer r.cluster.Stop()
 	fmt.Printf("cluster up in %.1f s (kube-apiserver %s, RBAC authorization)\n", time.Since(started).Seconds(), r.cluster.Config.Host)
 
-	sa, err := applyRBAC(r.ctx, r.cluster.Client, filepath.Join(opts.Deploy, "rbac.yaml"))
-	if err != nil {
-		return err
-	}
-	saKubeconfig := filepath.Join(dir, "extender-kubeconfig")
-	saConfig, err := serviceAccountKubeconfig(r.ctx, r.cluster.Client, r.cluster.Config, sa, saKubeconfig)
+	sa, saConfig, saKubeconfig, err := r.extenderAccount()
 	if err != nil {
 		return err
 	}
@@ -223,22 +253,11 @@ func Check(opts Options) (err error) {
 		return err
 	}
 
-	if r.files, err = makeTLS(dir); err != nil {
-		return err
-	}
-	profile := filepath.Join(dir, "extender-profile.yaml")
-	if err := extenderProfile(opts.Deploy, opts.Plugins, profile); err != nil {
-		return err
-	}
-	port, err := loopback.FreePort()
+	profile, err := r.serveExtender(saKubeconfig, extenderProfile)
+	defer r.ext.stop()
 	if err != nil {
 		return err
 	}
-	r.ext = newExtender(opts.Extender, dir, profile, saKubeconfig, port, r.files)
-	if err := r.ext.start(); err != nil {
-		return err
-	}
-	defer r.ext.stop()
 	r.predictor = &predictor{bin: opts.Extender, profile: profile, dir: dir, weight: r.block.weight}
 
 	if err := r.startScheduler("deploy", nil); err != nil {

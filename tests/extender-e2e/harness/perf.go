@@ -67,12 +67,8 @@ func Perf(rel Release, opts PerfOptions) (err error) {
 		return err
 	}
 	defer r.cluster.Stop()
-	sa, err := applyRBAC(r.ctx, r.cluster.Client, filepath.Join(opts.Deploy, "rbac.yaml"))
+	_, _, saKubeconfig, err := r.extenderAccount()
 	if err != nil {
-		return err
-	}
-	saKubeconfig := filepath.Join(dir, "extender-kubeconfig")
-	if _, err := serviceAccountKubeconfig(r.ctx, r.cluster.Client, r.cluster.Config, sa, saKubeconfig); err != nil {
 		return err
 	}
 	var nodes []*v1.Node
@@ -82,22 +78,11 @@ func Perf(rel Release, opts PerfOptions) (err error) {
 	if err := loopback.CreateNodes(r.ctx, r.cluster.Client, nodes); err != nil {
 		return err
 	}
-	if r.files, err = makeTLS(dir); err != nil {
-		return err
-	}
-	profile := filepath.Join(dir, "extender-profile.yaml")
-	if err := deployProfile(opts.Deploy, opts.Plugins, profile); err != nil {
-		return err
-	}
-	port, err := loopback.FreePort()
+	_, err = r.serveExtender(saKubeconfig, deployProfile)
+	defer r.ext.stop()
 	if err != nil {
 		return err
 	}
-	r.ext = newExtender(opts.Extender, dir, profile, saKubeconfig, port, r.files)
-	if err := r.ext.start(); err != nil {
-		return err
-	}
-	defer r.ext.stop()
 	variants, err := r.perfVariants()
 	if err != nil {
 		return err
