@@ -104,7 +104,7 @@ func Perf(rel Release, opts PerfOptions) (err error) {
 	fmt.Printf("throughput run, kube-scheduler %s: %d nodes, %d initial pods, %d measured pods, %d round(s)\n", opts.Release, opts.Nodes, opts.InitPods, opts.MeasuredPods, opts.Rounds)
 	t := loopback.Throughput{Cluster: r.cluster, Dir: dir, InitPods: opts.InitPods, MeasuredPods: opts.MeasuredPods, Rounds: opts.Rounds, Verbosity: 2, Metrics: true}
 	results, err := t.Run(r.ctx, variants, func(round int, v loopback.Variant, res loopback.Result) {
-		fmt.Printf("  round %d %-32s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.Name, res.PodsPer, opts.MeasuredPods, res.Seconds)
+		fmt.Printf("  round %d %-38s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.Name, res.PodsPer, opts.MeasuredPods, res.Seconds)
 	})
 	if err != nil {
 		return err
