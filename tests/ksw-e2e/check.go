@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,6 +22,9 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	"sigs.k8s.io/yaml"
+
+	"kguest.dev/tests/extender-e2e/harness"
+	"kguest.dev/tests/extender-e2e/harness/loopback"
 )
 
 // checkOptions are the flags of the `check` subcommand.
@@ -201,20 +205,12 @@ func kguestPicks(kguest, config, profile, podFile, nodesFile string) ([]string, 
 	return picks, nil
 }
 
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
-}
-
 // checkNode is a node of the check: so large that the default Score
 // plugins that stay in the profiles (NodeResourcesFit's LeastAllocated,
 // BalancedAllocation) give every node the same score whatever the few test
 // pods on it request, and the wasm plugins alone rank the nodes.
 func checkNode(name string) *v1.Node {
-	n := testNode(name)
+	n := loopback.TestNode(name)
 	capacity := v1.ResourceList{
 		v1.ResourceCPU:    resource.MustParse("1000"),
 		v1.ResourceMemory: resource.MustParse("4Ti"),
@@ -254,15 +250,15 @@ func runCheck(opts checkOptions) error {
 	}
 
 	started := time.Now()
-	c, err := startCluster(dir)
+	c, err := loopback.Start(dir, "ksw-e2e")
 	if err != nil {
 		return err
 	}
-	defer c.stop()
-	fmt.Printf("cluster up in %.1f s (etcd %s, kube-apiserver %s)\n", time.Since(started).Seconds(), c.etcd.Clients[0].Addr(), c.config.Host)
+	defer c.Stop()
+	fmt.Printf("cluster up in %.1f s (etcd %s, kube-apiserver %s)\n", time.Since(started).Seconds(), c.EtcdAddr, c.Config.Host)
 	ctx := context.Background()
 
-	config, profiles, err := schedulerConfig(deployYAML, c.kubeconfig, opts.plugins, []map[string]any{tinyGoControl(tinyGo, opts.plugins)})
+	config, profiles, err := schedulerConfig(deployYAML, c.Kubeconfig, opts.plugins, []map[string]any{tinyGoControl(tinyGo, opts.plugins)})
 	if err != nil {
 		return err
 	}
@@ -278,10 +274,10 @@ func runCheck(opts checkOptions) error {
 		nodes = append(nodes, checkNode(fmt.Sprintf("node-%d", i)))
 	}
 	nodes[7].Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "batch", Effect: v1.TaintEffectNoSchedule}}
-	if err := createNodes(ctx, c.client, nodes); err != nil {
+	if err := loopback.CreateNodes(ctx, c.Client, nodes); err != nil {
 		return err
 	}
-	stored, err := c.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	stored, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -292,15 +288,15 @@ func runCheck(opts checkOptions) error {
 		list["items"] = append(list["items"].([]any), n)
 	}
 	nodesFile := filepath.Join(dir, "nodes.json")
-	if err := writeJSON(nodesFile, list); err != nil {
+	if err := harness.WriteJSON(nodesFile, list); err != nil {
 		return err
 	}
 
-	sched, err := startScheduler(dir, "check", string(config))
+	sched, err := loopback.StartScheduler(dir, "check", config, 1, nil)
 	if err != nil {
 		return err
 	}
-	defer sched.stop()
+	defer sched.Stop()
 
 	// Per profile, pods whose names end in each digit, and two whose names
 	// end in no digit (nodenumber's PreScore skips).
@@ -308,10 +304,10 @@ func runCheck(opts checkOptions) error {
 	var mismatches []string
 	for _, profile := range profiles {
 		ns := "e2e-" + profile
-		if err := createNamespace(ctx, c.client, ns); err != nil {
+		if err := loopback.CreateNamespace(ctx, c.Client, ns); err != nil {
 			return err
 		}
-		w, err := watchBindings(c.client, ns)
+		w, err := loopback.WatchBindings(c.Client, ns)
 		if err != nil {
 			return err
 		}
@@ -319,39 +315,41 @@ func runCheck(opts checkOptions) error {
 		var names []string
 		for _, suffix := range []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "x", "web"} {
 			name := "pod-" + suffix
-			pods = append(pods, testPod(ns, name, profile))
+			pod := loopback.TestPod(ns, name)
+			pod.Spec.SchedulerName = profile
+			pods = append(pods, pod)
 			names = append(names, name)
 		}
-		created, err := createPods(ctx, c.client, pods)
+		created, err := loopback.CreatePods(ctx, c.Client, pods)
 		if err != nil {
-			w.close()
+			w.Close()
 			return err
 		}
-		if _, err := w.waitFor(names, 2*time.Minute, sched.exited); err != nil {
-			w.close()
-			return fmt.Errorf("profile %s: %w (scheduler log: %s)", profile, err, sched.logPath)
+		if err := w.WaitFor(names, 2*time.Minute, sched.Exited); err != nil {
+			w.Close()
+			return fmt.Errorf("profile %s: %w (scheduler log: %s)", profile, err, sched.LogPath)
 		}
 		for _, pod := range created {
 			pod.APIVersion, pod.Kind = "v1", "Pod"
 			podFile := filepath.Join(dir, ns+"-"+pod.Name+".json")
-			if err := writeJSON(podFile, pod); err != nil {
-				w.close()
+			if err := harness.WriteJSON(podFile, pod); err != nil {
+				w.Close()
 				return err
 			}
 			picks, err := kguestPicks(opts.kguest, configFile, profile, podFile, nodesFile)
 			if err != nil {
-				w.close()
+				w.Close()
 				return err
 			}
-			node := w.nodeOf(pod.Name)
+			node := w.NodeOf(pod.Name)
 			total++
-			if contains(picks, node) {
+			if slices.Contains(picks, node) {
 				bound++
 			} else {
 				mismatches = append(mismatches, fmt.Sprintf("%s %s/%s: bound to %s, kguest picks %v", profile, ns, pod.Name, node, picks))
 			}
 		}
-		w.close()
+		w.Close()
 	}
 	for _, m := range mismatches {
 		fmt.Println("MISMATCH " + m)
@@ -362,13 +360,4 @@ func runCheck(opts checkOptions) error {
 	}
 	ok = true
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -3,11 +3,8 @@ module kguest.dev/tests/ksw-e2e
 go 1.24.0
 
 require (
-	go.etcd.io/etcd/server/v3 v3.5.21
 	k8s.io/api v0.33.4
 	k8s.io/apimachinery v0.33.4
-	k8s.io/apiserver v0.33.4
-	k8s.io/client-go v0.33.4
 	k8s.io/klog/v2 v2.130.1
 	k8s.io/kubernetes v1.33.4
 	sigs.k8s.io/kube-scheduler-wasm-extension/scheduler v0.0.0-20251124061035-9b2791f1bbea
@@ -90,6 +87,7 @@ require (
 	go.etcd.io/etcd/client/v3 v3.5.21 // indirect
 	go.etcd.io/etcd/pkg/v3 v3.5.21 // indirect
 	go.etcd.io/etcd/raft/v3 v3.5.21 // indirect
+	go.etcd.io/etcd/server/v3 v3.5.21 // indirect
 	go.opentelemetry.io/auto/sdk v1.1.0 // indirect
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.58.0 // indirect
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.58.0 // indirect
@@ -123,6 +121,8 @@ require (
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
+	k8s.io/apiserver v0.33.4 // indirect
+	k8s.io/client-go v0.33.4 // indirect
 	k8s.io/cloud-provider v0.0.0 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/component-base v0.33.4 // indirect
@@ -184,3 +184,9 @@ replace (
 	k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.33.4
 	sigs.k8s.io/kube-scheduler-wasm-extension/scheduler => ../../proto-vendor/ksw/scheduler
 )
+
+// The loopback cluster and the extender's check, shared with
+// tests/extender-e2e's release modules.
+require kguest.dev/tests/extender-e2e/harness v0.0.0
+
+replace kguest.dev/tests/extender-e2e/harness => ../extender-e2e/harness

@@ -1,10 +1,12 @@
 // Command ksw-e2e runs the real kube-scheduler (k8s.io/kubernetes v1.33.4,
 // the version kube-scheduler-wasm-extension pins) against an embedded etcd
 // and an in-process kube-apiserver on 127.0.0.1, started and stopped by the
-// harness.
+// harness: with KSW's wasm plugin (check, perf), and as the judge of
+// kguest-extender on 1.33.4 (extender check|perf, ../extender-e2e/harness).
 //
 //	ksw-e2e check --kguest BIN --plugins DIR --deploy docs/deploy.md --ksw proto-vendor/ksw
 //	ksw-e2e perf --plugins DIR --ksw proto-vendor/ksw [--nodes 500] [--init 500] [--measured 1000] [--rounds 1]
+//	ksw-e2e extender check|perf ...   (tests/extender-e2e's check on 1.33.4)
 //	ksw-e2e kube-scheduler ARGS...   (the scheduler itself, run as a child)
 package main
 
@@ -12,12 +14,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"kguest.dev/tests/extender-e2e/harness"
 )
 
 const usage = `usage:
   ksw-e2e check --kguest BIN --plugins DIR --deploy FILE --ksw DIR
   ksw-e2e perf --plugins DIR --ksw DIR [--nodes N] [--init N] [--measured N] [--rounds N]
                [--only NAME] [--cpuprofile DIR]
+  ksw-e2e extender check|perf ...
   ksw-e2e kube-scheduler ARGS...
 `
 
@@ -30,6 +35,10 @@ func main() {
 	switch os.Args[1] {
 	case "kube-scheduler":
 		err = runKubeScheduler(os.Args[2:])
+	case "extender":
+		// The extender's end-to-end check on this release; its perf also
+		// times KSW's wasm plugin in the same run.
+		os.Exit(harness.Command(harness.Release{Name: "ksw-e2e extender", Version: "1.33.4", KSW: kswPerfVariants}, os.Args[2:]))
 	case "check":
 		fs := flag.NewFlagSet("check", flag.ExitOnError)
 		var o checkOptions

@@ -3,18 +3,16 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime/pprof"
 	"strings"
-	"syscall"
-	"time"
 
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	configscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	wasm "sigs.k8s.io/kube-scheduler-wasm-extension/scheduler/plugin"
+
+	"kguest.dev/tests/extender-e2e/harness/loopback"
+	"kguest.dev/tests/extender-e2e/harness/nodenumber"
 )
 
 // runKubeScheduler is the `kube-scheduler` subcommand: the real
@@ -23,20 +21,14 @@ import (
 // registers them: one wasm.PluginFactory(name) per wasm plugin its --config
 // file enables (wasmPluginNames), beside our native NodeNumber.
 func runKubeScheduler(args []string) error {
-	// KSW_E2E_CPUPROFILE=FILE: a CPU profile of this scheduler, from start
-	// to its orderly exit (`perf --cpuprofile DIR` sets it).
-	if path := os.Getenv("KSW_E2E_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	// A CPU profile of this scheduler, from start to its orderly exit, when
+	// `perf --cpuprofile DIR` asks for one.
+	stopProfile, err := loopback.ProfileCPU()
+	if err != nil {
+		return err
 	}
-	opts := []app.Option{app.WithPlugin(nativeNodeNumberName, newNativeNodeNumber)}
+	defer stopProfile()
+	opts := []app.Option{app.WithPlugin(nodenumber.Name, newNativeNodeNumber)}
 	names, err := wasmPluginNames(args)
 	if err != nil {
 		return err
@@ -46,7 +38,13 @@ func runKubeScheduler(args []string) error {
 	}
 	cmd := app.NewSchedulerCommand(opts...)
 	cmd.SetArgs(args)
-	return cmd.Execute()
+	err = cmd.Execute()
+	// It returns once SIGTERM stopped it: the extender's perf reads its
+	// counters.
+	if werr := loopback.WriteMetrics(); werr != nil && err == nil {
+		err = werr
+	}
+	return err
 }
 
 // wasmPluginNames applies KSW's cmd/scheduler rule to the --config file: per
@@ -94,68 +92,4 @@ func wasmPluginNames(args []string) ([]string, error) {
 		}
 	}
 	return names, nil
-}
-
-// schedulerProcess is a kube-scheduler started as a child process of this
-// binary (`ksw-e2e kube-scheduler --config FILE`).
-type schedulerProcess struct {
-	name    string
-	cmd     *exec.Cmd
-	logPath string
-	done    chan struct{} // closed when the process has ended
-	err     error         // its exit, once done is closed
-}
-
-func startScheduler(dir, name, config string, env ...string) (*schedulerProcess, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	configPath := filepath.Join(dir, "scheduler-"+name+".yaml")
-	if err := os.WriteFile(configPath, []byte(config), 0o644); err != nil {
-		return nil, err
-	}
-	logPath := filepath.Join(dir, "scheduler-"+name+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(self, "kube-scheduler", "--config="+configPath, "--secure-port=0", "--v=1")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("starting kube-scheduler %s: %w", name, err)
-	}
-	p := &schedulerProcess{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		logFile.Close()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-// exited reports the scheduler's exit if it has already ended.
-func (p *schedulerProcess) exited() error {
-	select {
-	case <-p.done:
-		return fmt.Errorf("kube-scheduler %s exited (%v); its log: %s", p.name, p.err, p.logPath)
-	default:
-		return nil
-	}
-}
-
-func (p *schedulerProcess) stop() {
-	if p.exited() != nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
 }

@@ -17,12 +17,22 @@
 //!   (500 nodes, 500 + 1,000 pods, KSW's scheduler_perf shape; three rounds
 //!   interleaved, medians) with `--full`.
 
-use std::path::Path;
-use std::process::Command;
-
 use crate::{cargo, examples, golang, paths, vendor};
 
 const MODULE: &str = "tests/ksw-e2e";
+
+/// `perf`'s full run: KSW's scheduler_perf shape (500 nodes, 500 initial
+/// pods, 1,000 measured), three rounds interleaved (medians).
+pub const FULL_SHAPE: &[&str] = &[
+    "--nodes",
+    "500",
+    "--init",
+    "500",
+    "--measured",
+    "1000",
+    "--rounds",
+    "3",
+];
 
 /// What `cargo xtask test` runs: the correctness check and the short
 /// throughput case, failing on any mismatch.
@@ -57,7 +67,7 @@ fn run_e2e(full: bool) -> Result<(), String> {
         examples::build_all()?;
     }
     let deploy = paths::root().join("docs").join("deploy.md");
-    run_harness(
+    golang::run_harness(
         &harness,
         &[
             "check",
@@ -73,35 +83,13 @@ fn run_e2e(full: bool) -> Result<(), String> {
     )?;
     let plugins = plugins.to_string_lossy();
     let shape: &[&str] = if full {
-        &[
-            "--nodes",
-            "500",
-            "--init",
-            "500",
-            "--measured",
-            "1000",
-            "--rounds",
-            "3",
-        ]
+        FULL_SHAPE
     } else {
         &["--nodes", "50", "--init", "0", "--measured", "100"]
     };
     let mut perf = vec!["perf", "--plugins", &plugins, "--ksw", &ksw];
     perf.extend_from_slice(shape);
-    run_harness(&harness, &perf)?;
+    golang::run_harness(&harness, &perf)?;
     eprintln!("e2e: done in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
-}
-
-fn run_harness(harness: &Path, args: &[&str]) -> Result<(), String> {
-    eprintln!("$ {} {}", harness.display(), args.join(" "));
-    let status = Command::new(harness)
-        .args(args)
-        .status()
-        .map_err(|err| format!("running {}: {err}", harness.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`ksw-e2e {}` failed ({status})", args.join(" ")))
-    }
 }

@@ -13,37 +13,43 @@
 //! `ignorable: true`: all bound while it is down). The short form runs in
 //! `cargo xtask test`; `--full` adds, per release, the throughput run in
 //! KSW's scheduler_perf shape (500 nodes, 500 initial pods, 1,000 measured;
-//! the default profile, then the same plus kguest-extender, release build).
+//! three rounds interleaved, medians): the default profile, + the native Go
+//! NodeNumber, + kguest-extender (release build), and on 1.33.4 + KSW's
+//! wasm plugin with upstream's TinyGo and kguest's nodenumber; on 1.37.2 the
+//! scheduler's opportunistic-batching counters per variant.
 
 use std::path::Path;
-use std::process::Command;
 
-use crate::{cargo, examples, golang, paths};
+use crate::{cargo, examples, golang, paths, vendor};
 
-/// A release: its Go module (beside the shared `harness` module) and the
-/// binary built from it.
+/// A release: its Go module (requiring the shared `harness` module), the
+/// binary built from it, and the arguments before `check`/`perf` (1.33.4's
+/// module is tests/ksw-e2e, whose binary serves KSW's route too).
 struct Release {
     module: &'static str,
     binary: &'static str,
+    command: &'static [&'static str],
+    /// Its perf also times KSW's wasm plugin (`--ksw proto-vendor/ksw`).
+    ksw: bool,
 }
 
 const RELEASES: &[Release] = &[
     Release {
-        module: "tests/extender-e2e/k8s-1.33",
-        binary: "extender-e2e-1.33",
+        module: "tests/ksw-e2e",
+        binary: "ksw-e2e",
+        command: &["extender"],
+        ksw: true,
     },
     Release {
         module: "tests/extender-e2e/k8s-1.37",
         binary: "extender-e2e-1.37",
+        command: &[],
+        ksw: false,
     },
 ];
 
-/// The Go modules of this harness, for `go-lint`.
-pub const MODULES: &[&str] = &[
-    "tests/extender-e2e/harness",
-    "tests/extender-e2e/k8s-1.33",
-    "tests/extender-e2e/k8s-1.37",
-];
+/// The Go modules of this harness (beside tests/ksw-e2e), for `go-lint`.
+pub const MODULES: &[&str] = &["tests/extender-e2e/harness", "tests/extender-e2e/k8s-1.37"];
 
 /// What `cargo xtask test` runs.
 pub fn in_test() -> Result<(), String> {
@@ -61,6 +67,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 fn run_all(full: bool) -> Result<(), String> {
     let started = std::time::Instant::now();
+    // tests/ksw-e2e (1.33.4's module) replaces KSW's module with
+    // proto-vendor/ksw/scheduler.
+    let ksw = vendor::ensure_ksw_vendored()?;
     cargo::cargo(&["build", "--quiet", "-p", "kguest-extender"])?;
     let extender = paths::target_dir().join("debug").join("kguest-extender");
     let plugins = examples::plugin_dir();
@@ -87,17 +96,21 @@ fn run_all(full: bool) -> Result<(), String> {
                 deploy.to_string_lossy().into_owned(),
             ]
         };
-        let mut check = vec!["check".to_string()];
+        let command = release.command.iter().map(|a| a.to_string());
+        let mut check: Vec<String> = command.clone().collect();
+        check.push("check".to_string());
         check.extend(files(&extender));
-        run_harness(&harness, &check)?;
+        golang::run_harness(&harness, &check)?;
         if let Some(bin) = &release_extender {
-            // KSW's scheduler_perf shape.
-            let mut perf = vec!["perf".to_string()];
+            // KSW's scheduler_perf shape, three rounds interleaved (medians).
+            let mut perf: Vec<String> = command.collect();
+            perf.push("perf".to_string());
             perf.extend(files(bin));
-            perf.extend(
-                ["--nodes", "500", "--init", "500", "--measured", "1000"].map(String::from),
-            );
-            run_harness(&harness, &perf)?;
+            perf.extend(crate::e2e::FULL_SHAPE.iter().map(|a| a.to_string()));
+            if release.ksw {
+                perf.extend(["--ksw".to_string(), ksw.to_string_lossy().into_owned()]);
+            }
+            golang::run_harness(&harness, &perf)?;
         }
     }
     eprintln!(
@@ -105,21 +118,4 @@ fn run_all(full: bool) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-fn run_harness(harness: &Path, args: &[String]) -> Result<(), String> {
-    eprintln!("$ {} {}", harness.display(), args.join(" "));
-    let status = Command::new(harness)
-        .args(args)
-        .status()
-        .map_err(|err| format!("running {}: {err}", harness.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{} {}` failed ({status})",
-            harness.display(),
-            args.first().map_or("", String::as_str)
-        ))
-    }
 }

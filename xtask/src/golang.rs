@@ -88,6 +88,31 @@ pub fn run_go(module: &str, args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// Runs a harness binary built by `build` with `args`, echoing the command;
+/// fails naming the binary and its subcommand (the arguments before the
+/// first flag).
+pub fn run_harness<S: AsRef<str>>(harness: &Path, args: &[S]) -> Result<(), String> {
+    let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+    eprintln!("$ {} {}", harness.display(), args.join(" "));
+    let status = Command::new(harness)
+        .args(&args)
+        .status()
+        .map_err(|err| format!("running {}: {err}", harness.display()))?;
+    if status.success() {
+        return Ok(());
+    }
+    let name = harness.file_name().map_or_else(
+        || harness.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let command: Vec<&str> = args
+        .iter()
+        .copied()
+        .take_while(|a| !a.starts_with("--"))
+        .collect();
+    Err(format!("`{name} {}` failed ({status})", command.join(" ")))
+}
+
 /// The directory of a downloaded module (`go mod download -json M@V`), from
 /// within `module` so its go.sum vouches for the download.
 pub fn module_dir(module: &str, path_at_version: &str) -> Result<PathBuf, String> {

@@ -8,27 +8,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
-)
 
-// Cluster is what a release module's in-process API server hands the
-// check: an admin client, its config and a kubeconfig file with it.
-type Cluster struct {
-	Client     kubernetes.Interface
-	Config     *rest.Config
-	Kubeconfig string
-	Stop       func()
-}
+	"kguest.dev/tests/extender-e2e/harness/loopback"
+)
 
 // Options are the `check` subcommand's flags.
 type Options struct {
@@ -38,27 +30,17 @@ type Options struct {
 	Deploy   string // deploy/extender
 }
 
-// FreePort is a TCP port free on 127.0.0.1 right now.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // run is one check's state.
 type run struct {
 	opts      Options
 	dir       string
 	ctx       context.Context
-	cluster   *Cluster
+	cluster   *loopback.Cluster
 	block     *extenderBlock
 	files     *tlsFiles
 	ext       *extenderProcess
 	predictor *predictor
-	sched     *schedulerProcess
+	sched     *loopback.Scheduler
 	bound     int // pods bound where kguest predicts
 	total     int
 	missed    []string
@@ -95,13 +77,13 @@ func (r *run) schedulerConfig(overrides map[string]any) ([]byte, error) {
 
 func (r *run) startScheduler(name string, overrides map[string]any) error {
 	if r.sched != nil {
-		r.sched.stop()
+		r.sched.Stop()
 	}
 	cfg, err := r.schedulerConfig(overrides)
 	if err != nil {
 		return err
 	}
-	r.sched, err = startScheduler(r.dir, name, cfg)
+	r.sched, err = loopback.StartScheduler(r.dir, name, cfg, 2, nil)
 	return err
 }
 
@@ -114,34 +96,34 @@ func (r *run) round(name string, suffixes []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	if err := w.waitFor(podNames(created), 2*time.Minute, r.alive); err != nil {
-		return fmt.Errorf("round %s: %w (scheduler log: %s)", name, err, r.sched.logPath)
+	defer w.Close()
+	if err := w.WaitFor(podNames(created), 2*time.Minute, r.alive); err != nil {
+		return fmt.Errorf("round %s: %w (scheduler log: %s)", name, err, r.sched.LogPath)
 	}
 	return r.compare(name, created, w)
 }
 
-func (r *run) createPods(ns string, suffixes []string) ([]*v1.Pod, *bindWatcher, error) {
-	if err := createNamespace(r.ctx, r.cluster.Client, ns); err != nil {
+func (r *run) createPods(ns string, suffixes []string) ([]*v1.Pod, *loopback.BindWatcher, error) {
+	if err := loopback.CreateNamespace(r.ctx, r.cluster.Client, ns); err != nil {
 		return nil, nil, err
 	}
-	w, err := watchBindings(r.cluster.Client, ns)
+	w, err := loopback.WatchBindings(r.cluster.Client, ns)
 	if err != nil {
 		return nil, nil, err
 	}
 	var pods []*v1.Pod
 	for _, s := range suffixes {
-		pods = append(pods, testPod(ns, "pod-"+s))
+		pods = append(pods, loopback.TestPod(ns, "pod-"+s))
 	}
-	created, err := createPods(r.ctx, r.cluster.Client, pods)
+	created, err := loopback.CreatePods(r.ctx, r.cluster.Client, pods)
 	if err != nil {
-		w.close()
+		w.Close()
 		return nil, nil, err
 	}
 	return created, w, nil
 }
 
-func (r *run) compare(name string, pods []*v1.Pod, w *bindWatcher) error {
+func (r *run) compare(name string, pods []*v1.Pod, w *loopback.BindWatcher) error {
 	if err := r.predictor.snapshotNodes(r.ctx, r.cluster.Client, name); err != nil {
 		return err
 	}
@@ -150,9 +132,9 @@ func (r *run) compare(name string, pods []*v1.Pod, w *bindWatcher) error {
 		if err != nil {
 			return err
 		}
-		node := w.nodeOf(pod.Name)
+		node := w.NodeOf(pod.Name)
 		r.total++
-		if contains(picks, node) {
+		if slices.Contains(picks, node) {
 			r.bound++
 		} else {
 			r.missed = append(r.missed, fmt.Sprintf("%s %s/%s: bound to %s, kguest predicts %v", name, pod.Namespace, pod.Name, node, picks))
@@ -162,7 +144,7 @@ func (r *run) compare(name string, pods []*v1.Pod, w *bindWatcher) error {
 }
 
 // alive fails once the scheduler has exited.
-func (r *run) alive() error { return r.sched.exited() }
+func (r *run) alive() error { return r.sched.Exited() }
 
 func podNames(pods []*v1.Pod) []string {
 	var names []string
@@ -172,19 +154,55 @@ func podNames(pods []*v1.Pod) []string {
 	return names
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// extenderAccount applies deploy/extender/rbac.yaml and writes a
+// kubeconfig holding a token of its ServiceAccount, for the extender.
+func (r *run) extenderAccount() (serviceAccount, *rest.Config, string, error) {
+	sa, err := applyRBAC(r.ctx, r.cluster.Client, filepath.Join(r.opts.Deploy, "rbac.yaml"))
+	if err != nil {
+		return sa, nil, "", err
 	}
-	return false
+	path := filepath.Join(r.dir, "extender-kubeconfig")
+	cfg, err := serviceAccountKubeconfig(r.ctx, r.cluster.Client, r.cluster.Config, sa, path)
+	return sa, cfg, path, err
 }
+
+// serveExtender starts kguest-extender (r.ext, to be stopped by the
+// caller whatever the error) with mTLS from two fresh CAs, the profile
+// writeProfile writes and the given kubeconfig, and waits until it is
+// ready; it returns the profile's path.
+func (r *run) serveExtender(kubeconfig string, writeProfile func(deployDir, pluginsDir, out string) error) (string, error) {
+	r.ext = &extenderProcess{}
+	var err error
+	if r.files, err = makeTLS(r.dir); err != nil {
+		return "", err
+	}
+	profile := filepath.Join(r.dir, "extender-profile.yaml")
+	if err := writeProfile(r.opts.Deploy, r.opts.Plugins, profile); err != nil {
+		return "", err
+	}
+	port, err := loopback.FreePort()
+	if err != nil {
+		return "", err
+	}
+	r.ext = newExtender(r.opts.Extender, r.dir, profile, kubeconfig, port, r.files)
+	return profile, r.ext.start()
+}
+
+// startCluster is the loopback cluster the extender runs against, with
+// RBAC authorization only, so deploy/extender/rbac.yaml is what lets the
+// extender in (the API server's default is AlwaysAllow).
+func startCluster(dir string) (*loopback.Cluster, error) {
+	return loopback.Start(dir, "extender-e2e", "--authorization-mode=RBAC")
+}
+
+// noSchedule is the taint the extender's Taints plugin filters on (the
+// scheduler's own TaintToleration is disabled in the profile).
+var noSchedule = v1.Taint{Key: "kguest.dev/e2e", Value: "tainted", Effect: v1.TaintEffectNoSchedule}
 
 var digits = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "x"}
 
 // Check is the `check` subcommand.
-func Check(opts Options, startCluster func(dir string) (*Cluster, error)) (err error) {
+func Check(opts Options) (err error) {
 	dir, err := os.MkdirTemp("", "extender-e2e-"+opts.Release+"-")
 	if err != nil {
 		return err
@@ -212,12 +230,7 @@ func Check(opts Options, startCluster func(dir string) (*Cluster, error)) (err e
 	defer r.cluster.Stop()
 	fmt.Printf("cluster up in %.1f s (kube-apiserver %s, RBAC authorization)\n", time.Since(started).Seconds(), r.cluster.Config.Host)
 
-	sa, err := applyRBAC(r.ctx, r.cluster.Client, filepath.Join(opts.Deploy, "rbac.yaml"))
-	if err != nil {
-		return err
-	}
-	saKubeconfig := filepath.Join(dir, "extender-kubeconfig")
-	saConfig, err := serviceAccountKubeconfig(r.ctx, r.cluster.Client, r.cluster.Config, sa, saKubeconfig)
+	sa, saConfig, saKubeconfig, err := r.extenderAccount()
 	if err != nil {
 		return err
 	}
@@ -231,37 +244,26 @@ func Check(opts Options, startCluster func(dir string) (*Cluster, error)) (err e
 	var nodes []*v1.Node
 	for i := 0; i < 10; i++ {
 		if i == 7 {
-			nodes = append(nodes, testNode("node-7", noSchedule))
+			nodes = append(nodes, loopback.TestNode("node-7", noSchedule))
 		} else {
-			nodes = append(nodes, testNode(fmt.Sprintf("node-%d", i)))
+			nodes = append(nodes, loopback.TestNode(fmt.Sprintf("node-%d", i)))
 		}
 	}
-	if err := createNodes(r.ctx, r.cluster.Client, nodes); err != nil {
+	if err := loopback.CreateNodes(r.ctx, r.cluster.Client, nodes); err != nil {
 		return err
 	}
 
-	if r.files, err = makeTLS(dir); err != nil {
-		return err
-	}
-	profile := filepath.Join(dir, "extender-profile.yaml")
-	if err := extenderProfile(opts.Deploy, opts.Plugins, profile); err != nil {
-		return err
-	}
-	port, err := FreePort()
+	profile, err := r.serveExtender(saKubeconfig, extenderProfile)
+	defer r.ext.stop()
 	if err != nil {
 		return err
 	}
-	r.ext = newExtender(opts.Extender, dir, profile, saKubeconfig, port, r.files)
-	if err := r.ext.start(); err != nil {
-		return err
-	}
-	defer r.ext.stop()
 	r.predictor = &predictor{bin: opts.Extender, profile: profile, dir: dir, weight: r.block.weight}
 
 	if err := r.startScheduler("deploy", nil); err != nil {
 		return err
 	}
-	defer func() { r.sched.stop() }()
+	defer func() { r.sched.Stop() }()
 
 	if err := r.round("initial", digits); err != nil {
 		return err
@@ -304,7 +306,7 @@ func (r *run) changeNodes() error {
 	if err := nodes.Delete(r.ctx, "node-5", metav1.DeleteOptions{}); err != nil {
 		return err
 	}
-	if _, err := nodes.Create(r.ctx, testNode("node-15"), metav1.CreateOptions{}); err != nil {
+	if _, err := nodes.Create(r.ctx, loopback.TestNode("node-15"), metav1.CreateOptions{}); err != nil {
 		return err
 	}
 	for name, taints := range map[string][]v1.Taint{"node-3": {noSchedule}, "node-7": nil} {
@@ -317,7 +319,7 @@ func (r *run) changeNodes() error {
 			return err
 		}
 	}
-	probe := testPod("default", "probe")
+	probe := loopback.TestPod("default", "probe")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		seen, why, err := r.extenderSeesChanges(probe)
@@ -334,23 +336,23 @@ func (r *run) changeNodes() error {
 	}
 	// The scheduler's own cache: a pod pinned to node-15 by nodeSelector.
 	ns := "e2e-barrier"
-	if err := createNamespace(r.ctx, r.cluster.Client, ns); err != nil {
+	if err := loopback.CreateNamespace(r.ctx, r.cluster.Client, ns); err != nil {
 		return err
 	}
-	w, err := watchBindings(r.cluster.Client, ns)
+	w, err := loopback.WatchBindings(r.cluster.Client, ns)
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	pin := testPod(ns, "pinned-to-node-15")
+	defer w.Close()
+	pin := loopback.TestPod(ns, "pinned-to-node-15")
 	pin.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-15"}
-	if _, err := createPods(r.ctx, r.cluster.Client, []*v1.Pod{pin}); err != nil {
+	if _, err := loopback.CreatePods(r.ctx, r.cluster.Client, []*v1.Pod{pin}); err != nil {
 		return err
 	}
-	if err := w.waitFor([]string{pin.Name}, 2*time.Minute, r.alive); err != nil {
+	if err := w.WaitFor([]string{pin.Name}, 2*time.Minute, r.alive); err != nil {
 		return fmt.Errorf("pod pinned to node-15: %w", err)
 	}
-	if got := w.nodeOf(pin.Name); got != "node-15" {
+	if got := w.NodeOf(pin.Name); got != "node-15" {
 		return fmt.Errorf("pod pinned to node-15 bound to %s", got)
 	}
 	fmt.Println("nodes changed while running (node-5 deleted, node-15 added, node-3 tainted, node-7 untainted): the extender's cache follows")
@@ -372,7 +374,7 @@ func (r *run) extenderSeesChanges(probe *v1.Pod) (bool, string, error) {
 	if !failed && !unresolvable {
 		return false, "node-3 not yet failed for its taint", nil
 	}
-	if res.NodeNames == nil || !contains(*res.NodeNames, "node-15") || !contains(*res.NodeNames, "node-7") {
+	if res.NodeNames == nil || !slices.Contains(*res.NodeNames, "node-15") || !slices.Contains(*res.NodeNames, "node-7") {
 		return false, fmt.Sprintf("passed %v, want node-15 and node-7", res.NodeNames), nil
 	}
 	res, err = r.ext.filter(probe, []string{"node-5"})
@@ -397,18 +399,18 @@ func (r *run) faultNotIgnorable() error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	// The scheduler tries (and fails) while the extender is down: wait
 	// for its failed attempts in its log, then check nothing was bound.
 	if err := r.waitForExtenderErrors(); err != nil {
 		return err
 	}
-	boundWhileDown := w.count(podNames(pods))
+	boundWhileDown := w.Count(podNames(pods))
 	if err := r.ext.start(); err != nil {
 		return err
 	}
-	if err := w.waitFor(podNames(pods), 2*time.Minute, r.alive); err != nil {
-		return fmt.Errorf("after the extender restarted: %w (scheduler log: %s)", err, r.sched.logPath)
+	if err := w.WaitFor(podNames(pods), 2*time.Minute, r.alive); err != nil {
+		return fmt.Errorf("after the extender restarted: %w (scheduler log: %s)", err, r.sched.LogPath)
 	}
 	before := r.bound
 	if err := r.compare("after-restart", pods, w); err != nil {
@@ -428,7 +430,7 @@ func (r *run) waitForExtenderErrors() error {
 	needle := fmt.Sprintf("127.0.0.1:%d", r.ext.port)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		text, err := os.ReadFile(r.sched.logPath)
+		text, err := os.ReadFile(r.sched.LogPath)
 		if err != nil {
 			return err
 		}
@@ -445,7 +447,7 @@ func (r *run) waitForExtenderErrors() error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no failed scheduling attempt naming the extender (%s) in %s after 60 s", needle, r.sched.logPath)
+			return fmt.Errorf("no failed scheduling attempt naming the extender (%s) in %s after 60 s", needle, r.sched.LogPath)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -462,10 +464,10 @@ func (r *run) faultIgnorable() error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	if err := w.waitFor(podNames(pods), 2*time.Minute, r.alive); err != nil {
-		return fmt.Errorf("ignorable: true, extender down: %w (scheduler log: %s)", err, r.sched.logPath)
+	defer w.Close()
+	if err := w.WaitFor(podNames(pods), 2*time.Minute, r.alive); err != nil {
+		return fmt.Errorf("ignorable: true, extender down: %w (scheduler log: %s)", err, r.sched.LogPath)
 	}
-	fmt.Printf("extender e2e %s ignorable: true: %d/%d pods bound while the extender was down\n", r.opts.Release, w.count(podNames(pods)), len(pods))
+	fmt.Printf("extender e2e %s ignorable: true: %d/%d pods bound while the extender was down\n", r.opts.Release, w.Count(podNames(pods)), len(pods))
 	return nil
 }

@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
+
+	"kguest.dev/tests/extender-e2e/harness/loopback"
 )
 
 // yamlDocs splits a multi-document YAML file into its documents.
@@ -114,7 +114,7 @@ func serviceAccountKubeconfig(ctx context.Context, client kubernetes.Interface, 
 			Insecure:   admin.TLSClientConfig.Insecure,
 		},
 	}
-	return cfg, WriteKubeconfig(cfg, path)
+	return cfg, loopback.WriteKubeconfig(cfg, path)
 }
 
 // checkLeastPrivilege: the service account lists Nodes and is refused Pods
@@ -134,28 +134,6 @@ func checkLeastPrivilege(ctx context.Context, cfg *rest.Config) error {
 		return fmt.Errorf("the extender's service account lists secrets (err %v); RBAC should refuse it", err)
 	}
 	return nil
-}
-
-// WriteKubeconfig writes cfg's server and credentials as a kubeconfig file.
-func WriteKubeconfig(cfg *rest.Config, path string) error {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["e2e"] = &clientcmdapi.Cluster{
-		Server:                   cfg.Host,
-		CertificateAuthorityData: cfg.TLSClientConfig.CAData,
-		CertificateAuthority:     cfg.TLSClientConfig.CAFile,
-		TLSServerName:            cfg.TLSClientConfig.ServerName,
-		InsecureSkipTLSVerify:    cfg.TLSClientConfig.Insecure,
-	}
-	kc.AuthInfos["e2e"] = &clientcmdapi.AuthInfo{
-		Token:                 cfg.BearerToken,
-		ClientCertificateData: cfg.TLSClientConfig.CertData,
-		ClientCertificate:     cfg.TLSClientConfig.CertFile,
-		ClientKeyData:         cfg.TLSClientConfig.KeyData,
-		ClientKey:             cfg.TLSClientConfig.KeyFile,
-	}
-	kc.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: "e2e"}
-	kc.CurrentContext = "e2e"
-	return clientcmd.WriteToFile(*kc, path)
 }
 
 // extenderBlock is deploy/extender/scheduler-extender.yaml's one extender,

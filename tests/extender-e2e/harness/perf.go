@@ -5,50 +5,49 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"kguest.dev/tests/extender-e2e/harness/loopback"
+	"kguest.dev/tests/extender-e2e/harness/nodenumber"
 )
 
 // PerfOptions are the `perf` subcommand's flags; the defaults are KSW's
 // scheduler_perf shape (500 nodes, 500 initial pods, 1,000 measured).
 type PerfOptions struct {
 	Options
-	Nodes, InitPods, MeasuredPods int
-	// The release module registers a native Go NodeNumber in its
-	// kube-scheduler (a variant then enables it).
-	NativeNodeNumber bool
+	Nodes, InitPods, MeasuredPods, Rounds int
+	KSW                                   string // KSW's material (proto-vendor/ksw), where the release runs KSW's variants
 }
 
-// perfVariant is one scheduler configuration timed by Perf.
-type perfVariant struct {
-	name     string
-	extender bool // deploy/extender's extender block, kguest-extender serving deploy's profile
-	native   bool // the native Go NodeNumber under multiPoint
-}
+// The variants every release times, by name.
+const (
+	variantDefault  = "default profile"
+	variantNative   = "+ native Go NodeNumber"
+	variantExtender = "+ kguest-extender (nodenumber)"
+	// A profile whose pods the scheduler can batch: the default plugins,
+	// PodTopologySpread without the system's default constraints (with
+	// them no pod is batchable, as the counters show).
+	variantBatchable         = "batchable profile"
+	variantBatchableExtender = "batchable profile + kguest-extender"
+	variantBatchableOff      = "batchable profile, batching off"
+	// VariantKSWTinyGo is the name a release's KSW variants give upstream's
+	// TinyGo nodenumber through KSW's wasm plugin (the goal's reference).
+	VariantKSWTinyGo = "+ KSW + TinyGo nodenumber"
+)
 
-func perfVariants(native bool) []perfVariant {
-	vs := []perfVariant{{name: "default profile"}}
-	if native {
-		vs = append(vs, perfVariant{name: "+ native Go NodeNumber", native: true})
-	}
-	return append(vs, perfVariant{name: "+ kguest-extender (nodenumber)", extender: true})
-}
-
-// Perf is the `perf` subcommand: per variant, on the same nodes, a
-// kube-scheduler binds the initial pods and stops; the measured pods are
-// created while no scheduler runs; a fresh kube-scheduler with the same
-// configuration binds that backlog, timed from the first to the last
-// binding the harness sees (as tests/ksw-e2e does: neither the scheduler's
-// start nor the harness's pod creation is in the figure). The profile is
-// the default one; a variant adds the native Go NodeNumber where the
-// release module has one (KSW's scheduler_perf "PluginOnly" shape); the
-// extender variant adds deploy/extender's extender
-// block, with kguest-extender serving deploy/extender/plugins.yaml
-// (NodeNumber) from its node cache.
-func Perf(opts PerfOptions, startCluster func(dir string) (*Cluster, error)) (err error) {
+// Perf is the `perf` subcommand: one throughput run (loopback.Throughput:
+// scheduler_perf's shape, the rounds interleaved, medians) of the default
+// profile; the same plus our native Go NodeNumber under multiPoint (KSW's
+// scheduler_perf "PluginOnly" shape); the same plus deploy/extender's
+// extender block with kguest-extender serving deploy/extender/plugins.yaml
+// (NodeNumber) from its node cache; and, where the release has them, KSW's
+// wasm plugin with upstream's TinyGo and kguest's nodenumber. It prints
+// each variant's median with ratios, the goals (met or missed, never
+// asserted) and, where the scheduler counts opportunistic batching
+// (KEP-5598, 1.35 on), what each variant's measured schedulers counted.
+func Perf(rel Release, opts PerfOptions) (err error) {
 	dir, err := os.MkdirTemp("", "extender-e2e-perf-"+opts.Release+"-")
 	if err != nil {
 		return err
@@ -68,134 +67,190 @@ func Perf(opts PerfOptions, startCluster func(dir string) (*Cluster, error)) (er
 		return err
 	}
 	defer r.cluster.Stop()
-	sa, err := applyRBAC(r.ctx, r.cluster.Client, filepath.Join(opts.Deploy, "rbac.yaml"))
+	_, _, saKubeconfig, err := r.extenderAccount()
 	if err != nil {
-		return err
-	}
-	saKubeconfig := filepath.Join(dir, "extender-kubeconfig")
-	if _, err := serviceAccountKubeconfig(r.ctx, r.cluster.Client, r.cluster.Config, sa, saKubeconfig); err != nil {
 		return err
 	}
 	var nodes []*v1.Node
 	for i := 0; i < opts.Nodes; i++ {
-		nodes = append(nodes, testNode(fmt.Sprintf("node-%d", i)))
+		nodes = append(nodes, loopback.TestNode(fmt.Sprintf("node-%d", i)))
 	}
-	if err := createNodes(r.ctx, r.cluster.Client, nodes); err != nil {
+	if err := loopback.CreateNodes(r.ctx, r.cluster.Client, nodes); err != nil {
 		return err
 	}
-	if r.files, err = makeTLS(dir); err != nil {
-		return err
-	}
-	profile := filepath.Join(dir, "extender-profile.yaml")
-	if err := deployProfile(opts.Deploy, opts.Plugins, profile); err != nil {
-		return err
-	}
-	port, err := FreePort()
+	_, err = r.serveExtender(saKubeconfig, deployProfile)
+	defer r.ext.stop()
 	if err != nil {
 		return err
 	}
-	r.ext = newExtender(opts.Extender, dir, profile, saKubeconfig, port, r.files)
-	if err := r.ext.start(); err != nil {
+	variants, err := r.perfVariants()
+	if err != nil {
 		return err
 	}
-	defer r.ext.stop()
-	fmt.Printf("throughput run, kube-scheduler %s: %d nodes, %d initial pods, %d measured pods\n", opts.Release, opts.Nodes, opts.InitPods, opts.MeasuredPods)
-	var base float64
-	for i, v := range perfVariants(opts.NativeNodeNumber) {
-		podsPer, secs, err := r.perfOnce(fmt.Sprintf("perf-%d", i), v, opts)
+	if rel.Batching {
+		batchable, err := r.batchableVariants()
 		if err != nil {
-			return fmt.Errorf("%s: %w", v.name, err)
+			return err
 		}
-		if i == 0 {
-			base = podsPer
-		}
-		fmt.Printf("throughput %s %s: %.1f pods/s (%d pods bound in %.2f s; %.2fx the default profile)\n", opts.Release, v.name, podsPer, opts.MeasuredPods, secs, podsPer/base)
+		variants = append(variants, batchable...)
 	}
+	if rel.KSW != nil {
+		ksw, err := rel.KSW(opts.KSW, opts.Plugins, r.cluster.Kubeconfig)
+		if err != nil {
+			return err
+		}
+		variants = append(variants, ksw...)
+	}
+	fmt.Printf("throughput run, kube-scheduler %s: %d nodes, %d initial pods, %d measured pods, %d round(s)\n", opts.Release, opts.Nodes, opts.InitPods, opts.MeasuredPods, opts.Rounds)
+	t := loopback.Throughput{Cluster: r.cluster, Dir: dir, InitPods: opts.InitPods, MeasuredPods: opts.MeasuredPods, Rounds: opts.Rounds, Verbosity: 2, Metrics: true}
+	results, err := t.Run(r.ctx, variants, func(round int, v loopback.Variant, res loopback.Result) {
+		fmt.Printf("  round %d %-38s %8.1f pods/s (%d pods bound in %.2f s)\n", round+1, v.Name, res.PodsPer, opts.MeasuredPods, res.Seconds)
+	})
+	if err != nil {
+		return err
+	}
+	printPerf(opts.Release, variants, results)
 	return nil
 }
 
-// perfConfig is kube-scheduler's configuration for a variant.
-func (r *run) perfConfig(v perfVariant) ([]byte, error) {
-	cfg := map[string]any{
-		"apiVersion":       "kubescheduler.config.k8s.io/v1",
-		"kind":             "KubeSchedulerConfiguration",
-		"clientConnection": map[string]any{"kubeconfig": r.cluster.Kubeconfig, "qps": 5000, "burst": 5000},
-		"leaderElection":   map[string]any{"leaderElect": false},
+// perfVariants are the default profile, + the native NodeNumber and +
+// kguest-extender, as kube-scheduler configurations.
+func (r *run) perfVariants() ([]loopback.Variant, error) {
+	base := func() map[string]any {
+		return map[string]any{
+			"apiVersion":       "kubescheduler.config.k8s.io/v1",
+			"kind":             "KubeSchedulerConfiguration",
+			"clientConnection": map[string]any{"kubeconfig": r.cluster.Kubeconfig, "qps": 5000, "burst": 5000},
+			"leaderElection":   map[string]any{"leaderElect": false},
+		}
 	}
-	if v.native {
-		cfg["profiles"] = []any{map[string]any{
-			"schedulerName": "default-scheduler",
-			"plugins": map[string]any{"multiPoint": map[string]any{
-				"enabled": []any{map[string]any{"name": "NodeNumber"}},
-			}},
-		}}
+	native := base()
+	native["profiles"] = []any{map[string]any{
+		"schedulerName": "default-scheduler",
+		"plugins": map[string]any{"multiPoint": map[string]any{
+			"enabled": []any{map[string]any{"name": nodenumber.Name}},
+		}},
+	}}
+	ext, err := r.block.forLoopback(r.ext.port, r.files, nil)
+	if err != nil {
+		return nil, err
 	}
-	if v.extender {
-		ext, err := r.block.forLoopback(r.ext.port, r.files, nil)
+	extender := base()
+	extender["extenders"] = []any{ext}
+	var variants []loopback.Variant
+	for _, v := range []struct {
+		name string
+		cfg  map[string]any
+	}{{variantDefault, base()}, {variantNative, native}, {variantExtender, extender}} {
+		config, err := yaml.Marshal(v.cfg)
 		if err != nil {
 			return nil, err
 		}
-		cfg["extenders"] = []any{ext}
+		variants = append(variants, loopback.Variant{Name: v.name, Config: config})
 	}
-	return yaml.Marshal(cfg)
+	return variants, nil
 }
 
-func (r *run) perfOnce(ns string, v perfVariant, opts PerfOptions) (float64, float64, error) {
-	if err := createNamespace(r.ctx, r.cluster.Client, ns); err != nil {
-		return 0, 0, err
-	}
-	w, err := watchBindings(r.cluster.Client, ns)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer w.close()
-	config, err := r.perfConfig(v)
-	if err != nil {
-		return 0, 0, err
-	}
-	makePods := func(prefix string, n int) ([]*v1.Pod, []string) {
-		var pods []*v1.Pod
-		var names []string
-		for i := 0; i < n; i++ {
-			name := fmt.Sprintf("%s-%d", prefix, i)
-			pods = append(pods, testPod(ns, name))
-			names = append(names, name)
+// batchableVariants are KEP-5598's question: the batchable profile, the
+// same with deploy/extender's extender block, and the same with the
+// OpportunisticBatching feature gate off (what batching is worth there).
+func (r *run) batchableVariants() ([]loopback.Variant, error) {
+	cfg := func(extender bool) ([]byte, error) {
+		c := map[string]any{
+			"apiVersion":       "kubescheduler.config.k8s.io/v1",
+			"kind":             "KubeSchedulerConfiguration",
+			"clientConnection": map[string]any{"kubeconfig": r.cluster.Kubeconfig, "qps": 5000, "burst": 5000},
+			"leaderElection":   map[string]any{"leaderElect": false},
+			"profiles": []any{map[string]any{
+				"schedulerName": "default-scheduler",
+				"pluginConfig": []any{map[string]any{
+					"name": "PodTopologySpread",
+					"args": map[string]any{"defaultingType": "List"},
+				}},
+			}},
 		}
-		return pods, names
+		if extender {
+			ext, err := r.block.forLoopback(r.ext.port, r.files, nil)
+			if err != nil {
+				return nil, err
+			}
+			c["extenders"] = []any{ext}
+		}
+		return yaml.Marshal(c)
 	}
-	warm, err := startScheduler(r.dir, ns+"-initial", config)
+	plain, err := cfg(false)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer warm.stop()
-	initial, initialNames := makePods("init", opts.InitPods)
-	if _, err := createPods(r.ctx, r.cluster.Client, initial); err != nil {
-		return 0, 0, err
-	}
-	if err := w.waitFor(initialNames, 10*time.Minute, warm.exited); err != nil {
-		return 0, 0, fmt.Errorf("initial pods: %w (scheduler log: %s)", err, warm.logPath)
-	}
-	warm.stop()
-	measured, measuredNames := makePods("pod", opts.MeasuredPods)
-	if _, err := createPods(r.ctx, r.cluster.Client, measured); err != nil {
-		return 0, 0, err
-	}
-	sched, err := startScheduler(r.dir, ns+"-measured", config)
+	withExtender, err := cfg(true)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer sched.stop()
-	if err := w.waitFor(measuredNames, 20*time.Minute, sched.exited); err != nil {
-		return 0, 0, fmt.Errorf("measured pods: %w (scheduler log: %s)", err, sched.logPath)
+	return []loopback.Variant{
+		{Name: variantBatchable, Config: plain},
+		{Name: variantBatchableExtender, Config: withExtender},
+		{Name: variantBatchableOff, Config: plain, Args: []string{"--feature-gates=OpportunisticBatching=false"}},
+	}, nil
+}
+
+// printPerf prints each variant's median with its ratios, the goals, and
+// the batching counters.
+func printPerf(release string, variants []loopback.Variant, results map[string][]loopback.Result) {
+	median := func(name string) float64 { return loopback.Median(results[name]) }
+	tinyGo := median(VariantKSWTinyGo)
+	for _, v := range variants {
+		m := median(v.Name)
+		lo, hi := loopback.Spread(results[v.Name])
+		line := fmt.Sprintf("throughput %s %s: %.1f pods/s (rounds %.0f-%.0f); %.2fx the default profile, %.2fx native NodeNumber", release, v.Name, m, lo, hi, m/median(variantDefault), m/median(variantNative))
+		if tinyGo > 0 {
+			line += fmt.Sprintf(", %.2fx KSW + TinyGo", m/tinyGo)
+		}
+		fmt.Println(line)
 	}
-	sched.stop()
-	zero := int64(0)
-	if err := r.cluster.Client.CoreV1().Pods(ns).DeleteCollection(r.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
-		return 0, 0, fmt.Errorf("deleting the pods of %s: %w", ns, err)
+	goal := func(what string, ratio, want float64) {
+		verdict := "met"
+		if ratio < want {
+			verdict = "missed"
+		}
+		fmt.Printf("goal %s: kguest-extender >= %gx %s: %.2fx, %s\n", release, want, what, ratio, verdict)
 	}
-	secs := w.span(measuredNames).Seconds()
-	if secs <= 0 || opts.MeasuredPods < 2 {
-		return 0, 0, fmt.Errorf("measured pods bound within %.3f s: too few to time", secs)
+	ext := median(variantExtender)
+	goal("native NodeNumber", ext/median(variantNative), 0.8)
+	if tinyGo > 0 {
+		goal("KSW + TinyGo nodenumber", ext/tinyGo, 3)
 	}
-	return float64(opts.MeasuredPods-1) / secs, secs, nil
+	// KEP-5598's opportunistic batching, as the measured schedulers counted
+	// it (all rounds): a release without it has no such counter.
+	batching := false
+	for _, v := range variants {
+		for _, res := range results[v.Name] {
+			if len(res.Counters.By("scheduler_batch_attempts_total", "result"))+len(res.Counters.By("scheduler_batch_cache_flushed_total", "reason")) > 0 {
+				batching = true
+			}
+		}
+	}
+	if !batching {
+		return
+	}
+	hints := map[string]float64{}
+	for _, v := range variants {
+		attempts, flushed := map[string]float64{}, map[string]float64{}
+		counted := 0
+		for _, res := range results[v.Name] {
+			if res.Counters != nil {
+				counted++
+			}
+			for k, n := range res.Counters.By("scheduler_batch_attempts_total", "result") {
+				attempts[k] += n
+			}
+			for k, n := range res.Counters.By("scheduler_batch_cache_flushed_total", "reason") {
+				flushed[k] += n
+			}
+		}
+		fmt.Printf("batching %s %s (%d of %d rounds counted): attempts %s; cache flushes %s\n", release, v.Name, counted, len(results[v.Name]), loopback.Format(attempts), loopback.Format(flushed))
+		hints[v.Name] = attempts["hint_used"]
+	}
+	fmt.Printf("KEP-5598 %s: pods placed from a batch hint, all rounds: default profile %.0f, batchable profile %.0f, batchable profile + kguest-extender %.0f\n", release, hints[variantDefault], hints[variantBatchable], hints[variantBatchableExtender])
+	batchable := median(variantBatchable)
+	fmt.Printf("KEP-5598 %s: against the batchable profile, batching off runs at %.2fx, + kguest-extender at %.2fx; against the default profile, + kguest-extender runs at %.2fx\n", release, median(variantBatchableOff)/batchable, median(variantBatchableExtender)/batchable, ext/median(variantDefault))
 }

@@ -37,7 +37,9 @@ type predictor struct {
 	nodesFile         string
 }
 
-func writeJSON(path string, v any) error {
+// WriteJSON writes v as indented JSON (the files `kguest run` and
+// `kguest-extender predict` read).
+func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
@@ -59,7 +61,7 @@ func (p *predictor) snapshotNodes(ctx context.Context, client kubernetes.Interfa
 		items = append(items, n)
 	}
 	p.nodesFile = filepath.Join(p.dir, "nodes-"+name+".json")
-	return writeJSON(p.nodesFile, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	return WriteJSON(p.nodesFile, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 }
 
 // picks are the nodes kube-scheduler may bind pod to under extender
@@ -73,7 +75,7 @@ func (p *predictor) picks(pod *v1.Pod) ([]string, error) {
 	pod = pod.DeepCopy()
 	pod.APIVersion, pod.Kind = "v1", "Pod"
 	podFile := filepath.Join(p.dir, "pod-"+pod.Namespace+"-"+pod.Name+".json")
-	if err := writeJSON(podFile, pod); err != nil {
+	if err := WriteJSON(podFile, pod); err != nil {
 		return nil, err
 	}
 	args := []string{"predict", "--config", p.profile, "--pod", podFile, "--nodes", p.nodesFile}

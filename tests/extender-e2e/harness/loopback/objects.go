@@ -1,4 +1,4 @@
-package harness
+package loopback
 
 import (
 	"context"
@@ -14,15 +14,16 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// testNode is a schedulable node shaped like scheduler_perf's default node
+// TestNode is a schedulable node shaped like scheduler_perf's default node
 // template (4 CPUs, 32 Gi memory, 110 pods, Ready), with optional taints.
-func testNode(name string, taints ...v1.Taint) *v1.Node {
+func TestNode(name string, taints ...v1.Taint) *v1.Node {
 	capacity := v1.ResourceList{
 		v1.ResourceCPU:    resource.MustParse("4"),
 		v1.ResourceMemory: resource.MustParse("32Gi"),
 		v1.ResourcePods:   resource.MustParse("110"),
 	}
 	return &v1.Node{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   name,
 			Labels: map[string]string{"kubernetes.io/hostname": name},
@@ -37,30 +38,28 @@ func testNode(name string, taints ...v1.Taint) *v1.Node {
 	}
 }
 
-// noSchedule is the taint the extender's Taints plugin filters on (the
-// scheduler's own TaintToleration is disabled in the profile).
-var noSchedule = v1.Taint{Key: "kguest.dev/e2e", Value: "tainted", Effect: v1.TaintEffectNoSchedule}
-
-// testPod is a pause pod like scheduler_perf's default pod template
-// (requests = limits = 100m CPU, 500 Mi memory).
-func testPod(namespace, name string) *v1.Pod {
+// TestPod is a pause pod like scheduler_perf's default pod template
+// (requests = limits = 100m CPU, 500 Mi memory; container port 80).
+func TestPod(namespace, name string) *v1.Pod {
 	res := v1.ResourceList{
 		v1.ResourceCPU:    resource.MustParse("100m"),
 		v1.ResourceMemory: resource.MustParse("500Mi"),
 	}
 	return &v1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: v1.PodSpec{
 			Containers: []v1.Container{{
 				Name:      "pause",
 				Image:     "registry.k8s.io/pause:3.10",
+				Ports:     []v1.ContainerPort{{ContainerPort: 80}},
 				Resources: v1.ResourceRequirements{Requests: res, Limits: res},
 			}},
 		},
 	}
 }
 
-func createNamespace(ctx context.Context, client kubernetes.Interface, name string) error {
+func CreateNamespace(ctx context.Context, client kubernetes.Interface, name string) error {
 	_, err := client.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("creating namespace %s: %w", name, err)
@@ -68,7 +67,7 @@ func createNamespace(ctx context.Context, client kubernetes.Interface, name stri
 	return nil
 }
 
-func createNodes(ctx context.Context, client kubernetes.Interface, nodes []*v1.Node) error {
+func CreateNodes(ctx context.Context, client kubernetes.Interface, nodes []*v1.Node) error {
 	return parallel(len(nodes), func(i int) error {
 		_, err := client.CoreV1().Nodes().Create(ctx, nodes[i], metav1.CreateOptions{})
 		if err != nil {
@@ -78,7 +77,7 @@ func createNodes(ctx context.Context, client kubernetes.Interface, nodes []*v1.N
 	})
 }
 
-func createPods(ctx context.Context, client kubernetes.Interface, pods []*v1.Pod) ([]*v1.Pod, error) {
+func CreatePods(ctx context.Context, client kubernetes.Interface, pods []*v1.Pod) ([]*v1.Pod, error) {
 	created := make([]*v1.Pod, len(pods))
 	err := parallel(len(pods), func(i int) error {
 		p, err := client.CoreV1().Pods(pods[i].Namespace).Create(ctx, pods[i], metav1.CreateOptions{})
@@ -120,9 +119,9 @@ func parallel(n int, f func(i int) error) error {
 	return <-errs
 }
 
-// bindWatcher records, from an informer, which pods of a namespace have a
-// node.
-type bindWatcher struct {
+// BindWatcher records, from an informer, which pods of a namespace have a
+// node, and when it first saw each bound.
+type BindWatcher struct {
 	mu      sync.Mutex
 	bound   map[string]string    // pod name -> node name
 	boundAt map[string]time.Time // pod name -> when the informer first saw it bound
@@ -130,8 +129,8 @@ type bindWatcher struct {
 	stop    chan struct{}
 }
 
-func watchBindings(client kubernetes.Interface, namespace string) (*bindWatcher, error) {
-	w := &bindWatcher{bound: map[string]string{}, boundAt: map[string]time.Time{}, changed: make(chan struct{}, 1), stop: make(chan struct{})}
+func WatchBindings(client kubernetes.Interface, namespace string) (*BindWatcher, error) {
+	w := &BindWatcher{bound: map[string]string{}, boundAt: map[string]time.Time{}, changed: make(chan struct{}, 1), stop: make(chan struct{})}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace))
 	informer := factory.Core().V1().Pods().Informer()
 	record := func(obj any) {
@@ -167,14 +166,14 @@ func watchBindings(client kubernetes.Interface, namespace string) (*bindWatcher,
 	return w, nil
 }
 
-// waitFor waits until the pods named all have a node, checking alive
-// meanwhile.
-func (w *bindWatcher) waitFor(names []string, timeout time.Duration, alive func() error) error {
+// WaitFor waits until the pods named all have a node, checking alive (the
+// scheduler is still running) meanwhile.
+func (w *BindWatcher) WaitFor(names []string, timeout time.Duration, alive func() error) error {
 	deadline := time.After(timeout)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
-		missing := len(names) - w.count(names)
+		missing := len(names) - w.Count(names)
 		if missing == 0 {
 			return nil
 		}
@@ -190,8 +189,8 @@ func (w *bindWatcher) waitFor(names []string, timeout time.Duration, alive func(
 	}
 }
 
-// count is how many of names are bound.
-func (w *bindWatcher) count(names []string) int {
+// Count is how many of names are bound.
+func (w *BindWatcher) Count(names []string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := 0
@@ -203,14 +202,14 @@ func (w *bindWatcher) count(names []string) int {
 	return n
 }
 
-func (w *bindWatcher) nodeOf(pod string) string {
+func (w *BindWatcher) NodeOf(pod string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.bound[pod]
 }
 
-// span is the time from the first to the last binding seen among names.
-func (w *bindWatcher) span(names []string) time.Duration {
+// Span is the time from the first to the last binding seen among names.
+func (w *BindWatcher) Span(names []string) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var first, last time.Time
@@ -226,4 +225,4 @@ func (w *bindWatcher) span(names []string) time.Duration {
 	return last.Sub(first)
 }
 
-func (w *bindWatcher) close() { close(w.stop) }
+func (w *BindWatcher) Close() { close(w.stop) }

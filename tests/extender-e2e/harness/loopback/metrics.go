@@ -1,0 +1,107 @@
+package loopback
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/component-base/metrics/legacyregistry"
+)
+
+// metricsEnv names the file a scheduler child writes its counters to when
+// it exits (Throughput.Metrics sets it for the measured scheduler).
+const metricsEnv = "E2E_SCHEDULER_METRICS"
+
+// WriteMetrics writes this process's counters named scheduler_* (a
+// kube-scheduler child, after its command returned) to the file the harness
+// asked for, one `name{label=value,...} value` a line; nothing unless asked.
+func WriteMetrics() error {
+	path := os.Getenv(metricsEnv)
+	if path == "" {
+		return nil
+	}
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		return fmt.Errorf("gathering the scheduler's metrics: %w", err)
+	}
+	var b bytes.Buffer
+	for _, mf := range families {
+		if !strings.HasPrefix(mf.GetName(), "scheduler_") {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if m.GetCounter() == nil {
+				continue
+			}
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			fmt.Fprintf(&b, "%s{%s} %g\n", mf.GetName(), strings.Join(labels, ","), m.GetCounter().GetValue())
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// Counters are a scheduler's counters as WriteMetrics wrote them.
+type Counters map[string]float64
+
+func readCounters(path string) (Counters, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("the measured scheduler's metrics: %w", err)
+	}
+	c := Counters{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			return nil, fmt.Errorf("%s: line %q", path, sc.Text())
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %q: %w", path, sc.Text(), err)
+		}
+		c[key] = v
+	}
+	return c, sc.Err()
+}
+
+// By sums the counter name by the value of label: for
+// scheduler_batch_attempts_total by "result", {hint_used: 812, ...}.
+func (c Counters) By(name, label string) map[string]float64 {
+	out := map[string]float64{}
+	for key, v := range c {
+		n, labels, ok := strings.Cut(strings.TrimSuffix(key, "}"), "{")
+		if !ok || n != name {
+			continue
+		}
+		for _, l := range strings.Split(labels, ",") {
+			if k, val, _ := strings.Cut(l, "="); k == label {
+				out[val] += v
+			}
+		}
+	}
+	return out
+}
+
+// Format is m as `k=v, k=v` in key order ("none" when empty).
+func Format(m map[string]float64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%.0f", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
