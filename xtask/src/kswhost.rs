@@ -9,7 +9,7 @@ use std::process::Command;
 
 use kguest_test_support::built::{KSW_HOST_TEST_GUESTS, NEW_PLUGIN, test_guest};
 
-use crate::cargo::cargo;
+use crate::cargo::{cargo, cargo_with_env};
 use crate::{examples, golang, guests, paths, vendor};
 
 /// `cargo xtask ksw-host`: what `cargo xtask test` runs for this judge
@@ -21,32 +21,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let ksw = vendor::ensure_ksw_vendored()?;
     examples::build_all()?;
     let harness = prepare()?;
-    let cargo_bin = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let args = [
-        "test",
-        "--quiet",
-        "-p",
-        "kguest-host",
-        "--test",
-        "it",
-        "--",
-        "--nocapture",
-        "ksw::go_host",
-    ];
-    eprintln!("$ cargo {}", args.join(" "));
-    let status = Command::new(cargo_bin)
-        .args(args)
-        .current_dir(paths::root())
-        .env("KGUEST_PLUGIN_DIR", examples::plugin_dir())
-        .env("KGUEST_KSW_DIR", ksw)
-        .env("KGUEST_KSW_HOST", harness)
-        .status()
-        .map_err(|err| format!("running cargo: {err}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
-    }
+    let plugins = examples::plugin_dir();
+    cargo_with_env(
+        &[
+            "test",
+            "--quiet",
+            "-p",
+            "kguest-host",
+            "--test",
+            "it",
+            "--",
+            "--nocapture",
+            "ksw::go_host",
+        ],
+        &[
+            ("KGUEST_PLUGIN_DIR", plugins.as_os_str()),
+            ("KGUEST_KSW_DIR", ksw.as_os_str()),
+            ("KGUEST_KSW_HOST", harness.as_os_str()),
+        ],
+    )
 }
 
 /// Builds the harness (it needs `proto-vendor/ksw/scheduler`, vendored
